@@ -1,0 +1,2 @@
+export * from "./schema";
+export { validateStackConfig, sectionsFromPulumiConfig, ValidationResult } from "./load";

@@ -1,0 +1,50 @@
+/**
+ * Rules that span config sections or need more than shape checks. Each runs only on the
+ * sections that parsed, so every section's own problems are reported alongside these.
+ */
+import { describeValue, formatPath, Problem } from "../shared/problems";
+import type { StackConfig } from "./schema";
+
+export interface RuleResult {
+    problems: Problem[];
+    warnings: string[];
+}
+
+export function crossSectionRules(config: Partial<StackConfig>): RuleResult {
+    const problems: Problem[] = [];
+    const warnings: string[] = [];
+    const { cluster, certificates, operators, olm } = config;
+
+    if (cluster && certificates?.mode === "service-ca" && cluster.platform !== "openshift") {
+        problems.push({
+            path: "certificates.mode",
+            message: `"service-ca" needs OpenShift's service-ca operator, but cluster.platform is ${describeValue(cluster.platform)}`,
+        });
+    }
+
+    operators?.forEach((op, i) => {
+        if (cluster && op.certificates?.mode === "service-ca" && cluster.platform !== "openshift") {
+            problems.push({
+                path: formatPath(["operators", i, "certificates", "mode"]),
+                message: `operator ${describeValue(op.name)}: "service-ca" needs OpenShift, but cluster.platform is ${describeValue(cluster.platform)}`,
+            });
+        }
+        if (!olm) {
+            return;
+        }
+        const allNamespaces = op.targetNamespaces.length === 0;
+        const promotionDisabled = olm.disableAllNamespacePermissionPromotion;
+        if (allNamespaces && promotionDisabled && (!op.rbacNamespaces || op.rbacNamespaces.length === 0)) {
+            problems.push({
+                path: formatPath(["operators", i, "rbacNamespaces"]),
+                message: `operator ${describeValue(op.name)}: is required (a non-empty list) when targetNamespaces is [] (AllNamespaces) and olm.disableAllNamespacePermissionPromotion is true: it names the namespaces that get the operator's Roles`,
+            });
+        }
+        if (op.rbacNamespaces && !(allNamespaces && promotionDisabled)) {
+            warnings.push(
+                `cluster-platform:${formatPath(["operators", i, "rbacNamespaces"])}: ignored for operator "${op.name}": it applies only to AllNamespaces installs with olm.disableAllNamespacePermissionPromotion`,
+            );
+        }
+    });
+    return { problems, warnings };
+}

@@ -1,0 +1,483 @@
+import { z } from "zod";
+import { DNS1123_LABEL_RULE, DNS1123_SUBDOMAIN_RULE, isDns1123Label, isDns1123Subdomain } from "../shared/k8s-names";
+import { userTagIssues } from "../aws-tags/rules";
+import { describeValue } from "../shared/problems";
+
+/**
+ * The stack-config contract of cluster-platform: the single source of truth for every key,
+ * its type, default and description. `Pulumi.yaml`'s `config:` block and the README's
+ * config reference are generated from (and checked against) this module.
+ *
+ * Each top-level key is its own section schema, parsed separately, so a mistake in one
+ * section never hides the mistakes in another. Rules that span sections live in `rules.ts`.
+ */
+
+/** A string that must satisfy `test`; the message names the value and the rule. */
+function ruled(test: (value: string) => boolean, rule: string) {
+    return z.string().superRefine((value, ctx) => {
+        if (!test(value)) {
+            ctx.addIssue({ code: "custom", message: `${describeValue(value)} ${rule}`, input: value });
+        }
+    });
+}
+
+export const dnsLabel = () => ruled(isDns1123Label, DNS1123_LABEL_RULE);
+export const dnsSubdomain = () => ruled(isDns1123Subdomain, DNS1123_SUBDOMAIN_RULE);
+const nonEmpty = () => ruled((v) => v.trim().length > 0, "must not be empty");
+
+/** Reports repeated values of `key(item)` in a list, naming the duplicate and its first position. */
+function unique<T>(key: (item: T) => string, what: string) {
+    return (items: T[], ctx: z.RefinementCtx) => {
+        const seen = new Map<string, number>();
+        items.forEach((item, index) => {
+            const k = key(item);
+            const first = seen.get(k);
+            if (first !== undefined) {
+                ctx.addIssue({
+                    code: "custom",
+                    path: [index],
+                    message: `duplicate ${what} ${describeValue(k)} (already at index ${first})`,
+                    input: item,
+                });
+            } else {
+                seen.set(k, index);
+            }
+        });
+    };
+}
+
+// ---------------------------------------------------------------- cluster
+
+export const clusterSchema = z
+    .strictObject({
+        name: dnsLabel().meta({ description: "Cluster name: used in resource names, tags and labels." }),
+        platform: z
+            .enum(["openshift", "kubernetes"])
+            .meta({ description: "Cluster flavour: `openshift` enables service-ca, console samples and OpenShift reads." }),
+        renderYamlToDirectory: nonEmpty()
+            .optional()
+            .meta({
+                description:
+                    "When set, the Kubernetes provider writes manifests to this directory instead of applying them; the program then makes no cluster reads and declares no server-side-apply patches.",
+            }),
+        kubeContext: nonEmpty()
+            .optional()
+            .meta({ description: "kubeconfig context of the cluster (default: the current context)." }),
+    })
+    .meta({ description: "The cluster this stack governs: `{name, platform, renderYamlToDirectory?, kubeContext?}`." });
+
+// ---------------------------------------------------------------- certificates
+
+export const CERTIFICATE_MODES = ["self-signed", "service-ca", "cert-manager"] as const;
+
+const issuerSchema = z
+    .strictObject({
+        kind: z.enum(["Issuer", "ClusterIssuer"]).meta({ description: "cert-manager issuer kind." }),
+        name: dnsSubdomain().meta({ description: "Name of an existing cert-manager issuer." }),
+    })
+    .meta({ description: "The cert-manager issuer that signs serving certificates (mode cert-manager)." });
+
+const DAYS = z.number().int().min(1).max(36500);
+const validityDays = (fallback: number, description: string) => DAYS.default(fallback).meta({ description });
+/** Cross-field rules compare only values that passed their own checks, so one mistake is one problem. */
+const validDays = (...values: unknown[]) => values.every((v) => DAYS.safeParse(v).success);
+
+export const certificatesSchema = z
+    .strictObject({
+        mode: z
+            .enum(CERTIFICATE_MODES)
+            .default("self-signed")
+            .meta({
+                description:
+                    "Who issues serving certificates and CA bundles: the stack's own CA, OpenShift's service-ca operator, or cert-manager.",
+            }),
+        caValidityDays: validityDays(790, "Validity of the stack's CA certificate, in days (self-signed mode)."),
+        certValidityDays: validityDays(730, "Validity of each serving certificate, in days."),
+        renewBeforeDays: validityDays(30, "Renew a certificate this many days before it expires."),
+        issuer: issuerSchema.optional(),
+    })
+    .superRefine((c, ctx) => {
+        if (c.mode === "cert-manager" && !c.issuer) {
+            ctx.addIssue({ code: "custom", path: ["issuer"], message: "is required when mode is \"cert-manager\"" });
+        }
+        if (c.mode !== "cert-manager" && c.issuer) {
+            ctx.addIssue({
+                code: "custom",
+                path: ["issuer"],
+                message: `is only used when mode is "cert-manager" (mode is ${describeValue(c.mode)})`,
+            });
+        }
+        if (validDays(c.renewBeforeDays, c.certValidityDays) && c.renewBeforeDays >= c.certValidityDays) {
+            ctx.addIssue({
+                code: "custom",
+                path: ["renewBeforeDays"],
+                message: `${c.renewBeforeDays} must be less than certValidityDays (${c.certValidityDays})`,
+            });
+        }
+        if (validDays(c.certValidityDays, c.caValidityDays) && c.certValidityDays > c.caValidityDays) {
+            ctx.addIssue({
+                code: "custom",
+                path: ["certValidityDays"],
+                message: `${c.certValidityDays} must not exceed caValidityDays (${c.caValidityDays}): a serving certificate must not outlive its CA`,
+            });
+        }
+    })
+    .meta({
+        description:
+            "Certificates for webhooks and services: `{mode, caValidityDays, certValidityDays, renewBeforeDays, issuer?}`.",
+    });
+
+// ---------------------------------------------------------------- caInjection
+
+/** The kinds that receive a CA bundle (seed 001), and whether each is namespaced. */
+export const CA_INJECTION_KINDS = {
+    APIService: false,
+    ConfigMap: true,
+    CustomResourceDefinition: false,
+    MutatingWebhookConfiguration: false,
+    ValidatingWebhookConfiguration: false,
+} as const;
+
+export const caInjectionSchema = z
+    .array(
+        z
+            .strictObject({
+                kind: z
+                    .enum(Object.keys(CA_INJECTION_KINDS) as [keyof typeof CA_INJECTION_KINDS])
+                    .meta({ description: "Kind of the existing object that receives the CA bundle." }),
+                name: dnsSubdomain().meta({ description: "Name of the existing object." }),
+                namespace: dnsLabel().optional().meta({ description: "Namespace of the object (ConfigMap only)." }),
+            })
+            .superRefine((entry, ctx) => {
+                const namespaced = CA_INJECTION_KINDS[entry.kind];
+                if (namespaced && !entry.namespace) {
+                    ctx.addIssue({
+                        code: "custom",
+                        path: ["namespace"],
+                        message: `is required: ${entry.kind} ${describeValue(entry.name)} is namespaced`,
+                    });
+                }
+                if (!namespaced && entry.namespace) {
+                    ctx.addIssue({
+                        code: "custom",
+                        path: ["namespace"],
+                        message: `must not be set: ${entry.kind} ${describeValue(entry.name)} is cluster-scoped`,
+                    });
+                }
+            }),
+    )
+    .default([])
+    .superRefine(unique((e) => `${e.kind}/${e.namespace ?? ""}/${e.name}`, "caInjection entry"))
+    .meta({
+        description:
+            "Existing cluster objects that receive the CA bundle, each `{kind, name, namespace?}` (APIService, ConfigMap, CustomResourceDefinition, Mutating/ValidatingWebhookConfiguration).",
+    });
+
+// ---------------------------------------------------------------- subscriptions
+
+/** Webhook timeouts above this are refused (the k8s-rbac policy enforces the same bound). */
+export const MAX_WEBHOOK_TIMEOUT_SECONDS = 10;
+/** Roles a ClusterBundle may aggregate to without being listed in allowedAggregationRoles. */
+export const DEFAULT_AGGREGATION_ROLES = ["admin", "edit", "view"] as const;
+
+const objectRef = (namespaceRequired: boolean, what: string) =>
+    z.strictObject({
+        name: dnsSubdomain().meta({ description: `Name of the ${what}.` }),
+        namespace: namespaceRequired
+            ? dnsLabel().meta({ description: `Namespace of the ${what}.` })
+            : dnsLabel().optional().meta({ description: `Namespace of the ${what} (default: the bundle's namespace).` }),
+    });
+
+const bundleCommon = {
+    name: dnsSubdomain().meta({ description: "Bundle name." }),
+    alwaysInject: z
+        .boolean()
+        .default(false)
+        .meta({ description: "Label the bundle `subscription.openshift.io/always-inject: \"true\"`." }),
+};
+
+const clusterBundleSchema = z.strictObject({
+    ...bundleCommon,
+    entitlements: z
+        .array(objectRef(true, "entitlement Secret"))
+        .min(1)
+        .meta({ description: "Secrets holding entitlement keys, each `{name, namespace}`." }),
+    yumRepositories: z
+        .array(objectRef(true, "yum repository ConfigMap"))
+        .default([])
+        .meta({ description: "ConfigMaps holding `.repo` files, each `{name, namespace}`." }),
+    aggregateToClusterRoles: z
+        .array(dnsSubdomain())
+        .default([])
+        .meta({ description: "Cluster roles the bundle's generated ClusterRole aggregates to." }),
+});
+
+const bundleSchema = z.strictObject({
+    ...bundleCommon,
+    namespace: dnsLabel().meta({ description: "Namespace of the Bundle." }),
+    entitlements: z
+        .array(objectRef(false, "entitlement Secret"))
+        .min(1)
+        .meta({ description: "Secrets in the bundle's namespace holding entitlement keys." }),
+    yumRepositories: z
+        .array(objectRef(false, "yum repository ConfigMap"))
+        .default([])
+        .meta({ description: "ConfigMaps in the bundle's namespace holding `.repo` files." }),
+});
+
+export const subscriptionsSchema = z
+    .strictObject({
+        enabled: z.boolean().default(false).meta({ description: "Install subscription injection (seed 000)." }),
+        namespace: dnsLabel()
+            .default("subscription-injection")
+            .meta({ description: "Namespace of the subscription injection webhook." }),
+        webhook: z
+            .strictObject({
+                replicas: z.number().int().min(1).max(50).default(3).meta({ description: "Webhook replicas." }),
+                failurePolicy: z
+                    .enum(["Fail", "Ignore"])
+                    .default("Fail")
+                    .meta({ description: "What the API server does when the webhook cannot answer." }),
+                timeoutSeconds: z
+                    .number()
+                    .int()
+                    .min(1)
+                    .max(MAX_WEBHOOK_TIMEOUT_SECONDS)
+                    .default(MAX_WEBHOOK_TIMEOUT_SECONDS)
+                    .meta({ description: "Admission timeout, 1-10 seconds." }),
+                image: nonEmpty()
+                    .optional()
+                    .meta({ description: "Webhook image reference; default: the image this stack builds (webhookImage)." }),
+            })
+            .default({ replicas: 3, failurePolicy: "Fail", timeoutSeconds: MAX_WEBHOOK_TIMEOUT_SECONDS })
+            .superRefine((w, ctx) => {
+                const replicasValid = Number.isInteger(w.replicas) && w.replicas >= 1;
+                if (w.failurePolicy === "Fail" && replicasValid && w.replicas < 2) {
+                    ctx.addIssue({
+                        code: "custom",
+                        path: ["replicas"],
+                        message: `${w.replicas} is too few: failurePolicy "Fail" needs at least 2 replicas so one pod's restart cannot block every pod creation`,
+                    });
+                }
+            })
+            .meta({ description: "The webhook's deployment: `{replicas, failurePolicy, timeoutSeconds, image?}`." }),
+        clusterBundles: z
+            .array(clusterBundleSchema)
+            .default([])
+            .superRefine(unique((b) => b.name, "ClusterBundle name"))
+            .meta({ description: "ClusterBundles to declare, each `{name, alwaysInject, entitlements, yumRepositories, aggregateToClusterRoles}`." }),
+        bundles: z
+            .array(bundleSchema)
+            .default([])
+            .superRefine(unique((b) => `${b.namespace}/${b.name}`, "Bundle"))
+            .meta({ description: "Namespaced Bundles to declare, each `{name, namespace, alwaysInject, entitlements, yumRepositories}`." }),
+        allowedAggregationRoles: z
+            .array(dnsSubdomain())
+            .default([])
+            .meta({ description: "Cluster roles, beyond admin, edit and view, that ClusterBundles may aggregate to." }),
+    })
+    .superRefine((s, ctx) => {
+        const allowed = new Set<string>([...DEFAULT_AGGREGATION_ROLES, ...s.allowedAggregationRoles]);
+        s.clusterBundles.forEach((bundle, i) =>
+            bundle.aggregateToClusterRoles.forEach((role, j) => {
+                if (!allowed.has(role)) {
+                    ctx.addIssue({
+                        code: "custom",
+                        path: ["clusterBundles", i, "aggregateToClusterRoles", j],
+                        message: `ClusterBundle ${describeValue(bundle.name)}: role ${describeValue(role)} is not admin, edit or view; list it in subscriptions.allowedAggregationRoles to allow it`,
+                    });
+                }
+            }),
+        );
+        s.bundles.forEach((bundle, i) =>
+            (["entitlements", "yumRepositories"] as const).forEach((field) =>
+                bundle[field].forEach((ref, j) => {
+                    if (ref.namespace !== undefined && ref.namespace !== bundle.namespace) {
+                        ctx.addIssue({
+                            code: "custom",
+                            path: ["bundles", i, field, j, "namespace"],
+                            message: `Bundle ${describeValue(`${bundle.namespace}/${bundle.name}`)}: ${describeValue(ref.namespace)} differs from the bundle's namespace; a Bundle may only reference objects in its own namespace (use a ClusterBundle to share across namespaces)`,
+                        });
+                    }
+                }),
+            ),
+        );
+    })
+    .meta({
+        description:
+            "Subscription injection: `{enabled, namespace, webhook:{replicas, failurePolicy, timeoutSeconds, image?}, clusterBundles, bundles, allowedAggregationRoles}`.",
+    });
+
+// ---------------------------------------------------------------- olm
+
+export const olmSchema = z
+    .strictObject({
+        disableOLMAggregateCRDRoles: z
+            .boolean()
+            .default(false)
+            .meta({ description: "Do not declare OLM's aggregate-olm-edit and aggregate-olm-view ClusterRoles." }),
+        disableAggregateCRDRoles: z
+            .boolean()
+            .default(false)
+            .meta({ description: "Do not declare the per-CRD admin/edit/view/crdview aggregate ClusterRoles." }),
+        disableAllNamespacePermissionPromotion: z
+            .boolean()
+            .default(false)
+            .meta({ description: "Do not promote AllNamespaces operators' namespaced permissions to cluster scope." }),
+        manageOLMConfig: z
+            .boolean()
+            .default(false)
+            .meta({ description: "On clusters that run OLM, server-side-apply OLMConfig/cluster as the toggles require." }),
+    })
+    .meta({
+        description:
+            "OLM RBAC toggles (seed 003): `{disableOLMAggregateCRDRoles, disableAggregateCRDRoles, disableAllNamespacePermissionPromotion, manageOLMConfig}`.",
+    });
+
+// ---------------------------------------------------------------- operators
+
+const operatorCertificatesSchema = z
+    .strictObject({
+        mode: z.enum(CERTIFICATE_MODES).optional().meta({ description: "Certificate mode for this operator's webhooks." }),
+        issuer: issuerSchema.optional(),
+    })
+    .superRefine((c, ctx) => {
+        if (c.mode === "cert-manager" && !c.issuer) {
+            ctx.addIssue({ code: "custom", path: ["issuer"], message: "is required when mode is \"cert-manager\"" });
+        }
+    });
+
+export const operatorsSchema = z
+    .array(
+        z.strictObject({
+            name: dnsLabel().meta({ description: "Operator install name." }),
+            csv: nonEmpty().meta({
+                description: "Path of the ClusterServiceVersion YAML (relative to the project), as shipped in the bundle.",
+            }),
+            namespace: dnsLabel().meta({ description: "Namespace the operator runs in." }),
+            targetNamespaces: z
+                .array(dnsLabel())
+                .default([])
+                .superRefine(unique((n) => n, "target namespace"))
+                .meta({ description: "Namespaces the operator watches; [] means AllNamespaces." }),
+            rbacNamespaces: z
+                .array(dnsLabel())
+                .optional()
+                .meta({
+                    description:
+                        "With disableAllNamespacePermissionPromotion and AllNamespaces: the namespaces that get the operator's Roles and WATCH_NAMESPACE.",
+                }),
+            certificates: operatorCertificatesSchema
+                .optional()
+                .meta({ description: "Overrides of the stack's certificates settings for this operator: `{mode?, issuer?}`." }),
+        }),
+    )
+    .default([])
+    .superRefine(unique((o) => o.name, "operator name"))
+    .meta({
+        description:
+            "Operators to install from ClusterServiceVersions, each `{name, csv, namespace, targetNamespaces, rbacNamespaces?, certificates?}`.",
+    });
+
+// ---------------------------------------------------------------- aws
+
+const AWS_REGION = /^[a-z]{2}(-[a-z]+)+-\d+$/;
+
+export const awsSchema = z
+    .strictObject({
+        enabled: z.boolean().default(false).meta({ description: "Create and tag the stack's AWS assets." }),
+        region: ruled((r) => AWS_REGION.test(r), "is not an AWS region name such as \"us-east-1\"")
+            .optional()
+            .meta({ description: "AWS region of the cluster's assets (required when enabled)." }),
+        userTags: z
+            .record(z.string(), z.union([z.string(), z.number()]))
+            .default({})
+            .superRefine((tags, ctx) => {
+                const asText = Object.fromEntries(Object.entries(tags).map(([k, v]) => [k, String(v)]));
+                for (const issue of userTagIssues(asText)) {
+                    ctx.addIssue({ code: "custom", path: issue.key === undefined ? [] : [issue.key], message: issue.message });
+                }
+            })
+            .meta({ description: "User-defined tags applied to every taggable AWS resource (at most 25)." }),
+        propagateUserTags: z
+            .boolean()
+            .optional()
+            .meta({ description: "Also tag what in-cluster consumers create (EBS volumes, load balancers)." }),
+        experimentalPropagateUserTags: z
+            .boolean()
+            .optional()
+            .meta({ description: "Deprecated spelling of propagateUserTags; wins when both are set." }),
+    })
+    .superRefine((a, ctx) => {
+        if (a.enabled && !a.region) {
+            ctx.addIssue({ code: "custom", path: ["region"], message: "is required when aws.enabled is true" });
+        }
+    })
+    .meta({
+        description:
+            "AWS assets and tags (seed 004): `{enabled, region, userTags, propagateUserTags?, experimentalPropagateUserTags?}`.",
+    });
+
+// ---------------------------------------------------------------- webhookImage
+
+export const webhookImageSchema = z
+    .strictObject({
+        repository: nonEmpty()
+            .default("cluster-platform/subscription-webhook")
+            .meta({ description: "Image repository (`registry/path` when output is registry)." }),
+        baseImage: nonEmpty()
+            .optional()
+            .meta({ description: "Base image, pinned by digest (`name@sha256:...`); default: a pinned Node.js runtime image." }),
+        output: z
+            .enum(["registry", "oci-layout"])
+            .default("oci-layout")
+            .meta({ description: "Push to `repository`, or write an OCI image layout directory." }),
+    })
+    .meta({ description: "The subscription webhook image: `{repository, baseImage, output: registry|oci-layout}`." });
+
+// ---------------------------------------------------------------- the whole contract
+
+/** Every top-level key, in documentation order, with its section schema. */
+export const SECTIONS = {
+    cluster: clusterSchema,
+    certificates: certificatesSchema.default({
+        mode: "self-signed",
+        caValidityDays: 790,
+        certValidityDays: 730,
+        renewBeforeDays: 30,
+    }),
+    caInjection: caInjectionSchema,
+    subscriptions: subscriptionsSchema.default({
+        enabled: false,
+        namespace: "subscription-injection",
+        webhook: { replicas: 3, failurePolicy: "Fail", timeoutSeconds: MAX_WEBHOOK_TIMEOUT_SECONDS },
+        clusterBundles: [],
+        bundles: [],
+        allowedAggregationRoles: [],
+    }),
+    olm: olmSchema.default({
+        disableOLMAggregateCRDRoles: false,
+        disableAggregateCRDRoles: false,
+        disableAllNamespacePermissionPromotion: false,
+        manageOLMConfig: false,
+    }),
+    operators: operatorsSchema,
+    aws: awsSchema.default({ enabled: false, userTags: {} }),
+    webhookImage: webhookImageSchema.default({
+        repository: "cluster-platform/subscription-webhook",
+        output: "oci-layout",
+    }),
+} as const;
+
+export type SectionName = keyof typeof SECTIONS;
+export const SECTION_NAMES = Object.keys(SECTIONS) as SectionName[];
+
+export type StackConfig = { [K in SectionName]: z.output<(typeof SECTIONS)[K]> };
+export type ClusterConfig = StackConfig["cluster"];
+export type CertificatesConfig = StackConfig["certificates"];
+export type CaInjectionConfig = StackConfig["caInjection"];
+export type SubscriptionsConfig = StackConfig["subscriptions"];
+export type OlmConfig = StackConfig["olm"];
+export type OperatorConfig = StackConfig["operators"][number];
+export type AwsConfig = StackConfig["aws"];
+export type WebhookImageConfig = StackConfig["webhookImage"];

@@ -1,0 +1,22 @@
+/**
+ * Jest runs the TypeScript sources through swc (transpile only: type-checking is
+ * `npm run typecheck`), as CommonJS, the module system the Pulumi program and the
+ * webhook both run under.
+ */
+module.exports = {
+  testEnvironment: "node",
+  roots: ["<rootDir>/tests"],
+  testMatch: ["**/*.test.ts"],
+  transform: {
+    "^.+\\.ts$": [
+      "@swc/jest",
+      {
+        jsc: { parser: { syntax: "typescript" }, target: "es2022" },
+        module: { type: "commonjs" },
+        sourceMaps: "inline",
+      },
+    ],
+  },
+  moduleFileExtensions: ["ts", "js", "json"],
+  testTimeout: 60000,
+};

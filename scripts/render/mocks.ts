@@ -1,0 +1,109 @@
+/**
+ * The engine stand-in for offline renders and tests: answers resource registrations the
+ * way a preview does (inputs become outputs; anything else is unknown), reads from the
+ * `--cluster` objects, StackReferences from `--stack-outputs`, and the few invokes the
+ * program makes.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { ClusterState } from "./cluster-state";
+
+/** One registration or read the program made, with its inputs as the engine received them. */
+export interface ResourceCall {
+    type: string;
+    name: string;
+    /** Deserialized inputs: secrets keep their signature, unknowns are `pulumi.unknown`. */
+    inputs: Record<string, unknown>;
+    custom: boolean;
+    /** Set for reads (`Resource.get`), the id that was read. */
+    readId?: string;
+}
+
+/** How a read was answered. */
+export type ReadOutcome = "found" | "unknown" | "missing";
+
+export interface ReadRecord {
+    type: string;
+    name: string;
+    id: string;
+    outcome: ReadOutcome;
+}
+
+export type StateProducer = (call: ResourceCall) => Record<string, unknown>;
+
+export interface RenderMocksOptions {
+    /** True for `pulumi preview` semantics (computed outputs unknown); false for `up` (tests that need values). */
+    preview: boolean;
+    /** Objects that exist in the cluster; without it, every read answers with unknown values. */
+    cluster?: ClusterState;
+    /** Outputs of this stack's last update, for StackReferences to it. */
+    stackOutputs?: Record<string, unknown>;
+    /** Per-type producers of computed outputs in `up` mode (e.g. real certificates for tls resources). */
+    computed?: Record<string, StateProducer>;
+    /** Fake AWS account and region for invokes. */
+    awsAccountId?: string;
+}
+
+export const STACK_REFERENCE_TYPE = "pulumi:pulumi:StackReference";
+
+export class RenderMocks implements pulumi.runtime.Mocks {
+    readonly calls: ResourceCall[] = [];
+    readonly reads: ReadRecord[] = [];
+
+    constructor(private readonly options: RenderMocksOptions) {}
+
+    newResource(args: pulumi.runtime.MockResourceArgs): pulumi.runtime.MockResourceResult {
+        const call: ResourceCall = {
+            type: args.type,
+            name: args.name,
+            inputs: args.inputs ?? {},
+            custom: args.custom ?? false,
+            readId: args.id === undefined || args.id === "" ? undefined : args.id,
+        };
+        this.calls.push(call);
+        if (call.readId !== undefined) {
+            return this.read(call, call.readId);
+        }
+        const computed = this.options.preview ? {} : this.options.computed?.[call.type]?.(call) ?? {};
+        return {
+            // A preview does not know the ids of resources it would create.
+            id: this.options.preview ? undefined : `${call.name}-id`,
+            state: { ...call.inputs, ...computed },
+        };
+    }
+
+    call(args: pulumi.runtime.MockCallArgs): pulumi.runtime.MockCallResult {
+        const account = this.options.awsAccountId ?? "000000000000";
+        switch (args.token) {
+            case "aws:index/getCallerIdentity:getCallerIdentity":
+                return { accountId: account, arn: `arn:aws:iam::${account}:user/render`, userId: "RENDER", id: account };
+            case "aws:index/getPartition:getPartition":
+                return { partition: "aws", dnsSuffix: "amazonaws.com", reverseDnsPrefix: "com.amazonaws", id: "aws" };
+            case "aws:index/getRegion:getRegion":
+                return { name: args.inputs.name ?? "us-east-1", region: args.inputs.region ?? "us-east-1", id: "region" };
+            default:
+                throw new Error(`the offline render has no answer for invoke ${args.token}`);
+        }
+    }
+
+    private read(call: ResourceCall, id: string): pulumi.runtime.MockResourceResult {
+        if (call.type === STACK_REFERENCE_TYPE) {
+            return {
+                id,
+                state: { name: id, outputs: this.options.stackOutputs ?? {}, secretOutputNames: [] },
+            };
+        }
+        if (!this.options.cluster) {
+            this.reads.push({ type: call.type, name: call.name, id, outcome: "unknown" });
+            return { id, state: {} };
+        }
+        const object = this.options.cluster.find(call.type, id);
+        if (!object) {
+            // The render reports this as the failure a preview would show; answering with
+            // unknown values here keeps the program's Outputs from rejecting unobserved.
+            this.reads.push({ type: call.type, name: call.name, id, outcome: "missing" });
+            return { id, state: {} };
+        }
+        this.reads.push({ type: call.type, name: call.name, id, outcome: "found" });
+        return { id, state: object };
+    }
+}

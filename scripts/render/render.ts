@@ -1,0 +1,247 @@
+/**
+ * Runs the real program (index.ts) in Pulumi's mock runtime and collects what a preview
+ * would show: every resource with its inputs and options, the Kubernetes objects, reads,
+ * warnings and errors. Used by `npm run render` and by the integration tests.
+ */
+import * as path from "node:path";
+import * as pulumi from "@pulumi/pulumi";
+import { sectionsFromPulumiConfig, validateStackConfig } from "../../components/config";
+import { CONFIG_NAMESPACE, Problem } from "../../components/shared/problems";
+import { ClusterState } from "./cluster-state";
+import { FlatConfig } from "./config-file";
+import { ReadRecord, RenderMocks, ResourceCall, StateProducer } from "./mocks";
+import { isSecretValue, present, SECRET } from "./present";
+import { recordInto, RecordedResource, resourcesOf } from "./recorder";
+import { describeObject, validateManifests } from "./validate-k8s";
+
+export const PROJECT_ROOT = path.resolve(__dirname, "..", "..");
+const PROGRAM = path.join(PROJECT_ROOT, "index");
+
+export interface RenderOptions {
+    config: FlatConfig;
+    /** Objects that exist in the cluster (`--cluster`); reads of anything else fail. */
+    cluster?: ClusterState;
+    /** Outputs of this stack's previous update (`--stack-outputs`), for StackReferences to itself. */
+    stackOutputs?: Record<string, unknown>;
+    /** Stack name (default "render"). */
+    stack?: string;
+    /** `true` (default): preview semantics. `false`: up semantics, with `computed` outputs. */
+    preview?: boolean;
+    computed?: Record<string, StateProducer>;
+    /** The program module to run (default: the project's index.ts); tests pass small fixtures. */
+    program?: string;
+}
+
+export interface RenderedOptions {
+    dependsOn: string[];
+    ignoreChanges: string[];
+    deleteBeforeReplace: boolean;
+    protect: boolean;
+    retainOnDelete: boolean;
+    additionalSecretOutputs: string[];
+}
+
+export interface RenderedResource {
+    type: string;
+    name: string;
+    parent: string | null;
+    /** For reads (`Resource.get`): the id that was read. */
+    read?: string;
+    inputs: Record<string, unknown>;
+    options: RenderedOptions;
+}
+
+export interface RenderedManifest {
+    /** File name under `kubernetes/` (patches under `kubernetes/patches/`). */
+    file: string;
+    patch: boolean;
+    object: Record<string, unknown>;
+}
+
+export interface RenderResult {
+    /** False when config was invalid (`problems`) or the program or validation failed (`errors`). */
+    ok: boolean;
+    problems: Problem[];
+    errors: string[];
+    warnings: string[];
+    resources: RenderedResource[];
+    manifests: RenderedManifest[];
+    reads: ReadRecord[];
+    /** Custom resource kinds rendered without a CRD schema to check them against. */
+    unvalidatedKinds: string[];
+    stackOutputs: Record<string, unknown>;
+}
+
+function emptyResult(): RenderResult {
+    return { ok: false, problems: [], errors: [], warnings: [], resources: [], manifests: [], reads: [], unvalidatedKinds: [], stackOutputs: {} };
+}
+
+/** Captures the runtime's log lines (under mocks, pulumi.log writes to the console). */
+function captureLogs(warnings: string[], errors: string[]): () => void {
+    const original = { warn: console.warn, error: console.error, log: console.log };
+    const route = (line: string, fallback: (...args: unknown[]) => void) => (...args: unknown[]) => {
+        const text = args.map(String).join(" ");
+        if (text.startsWith("warning: [runtime] ")) {
+            warnings.push(text.slice("warning: [runtime] ".length));
+        } else if (text.startsWith("error: [runtime] ")) {
+            errors.push(text.slice("error: [runtime] ".length));
+        } else if (!text.startsWith("info: [runtime] ") && !text.startsWith("debug: [runtime] ")) {
+            fallback(...args);
+        }
+        void line;
+    };
+    console.warn = route("warn", original.warn);
+    console.error = route("error", original.error);
+    console.log = route("log", original.log);
+    return () => Object.assign(console, original);
+}
+
+export async function renderProgram(options: RenderOptions): Promise<RenderResult> {
+    const result = emptyResult();
+    const validation = validateStackConfig(sectionsFromPulumiConfig(options.config.values));
+    if (!validation.ok) {
+        result.problems = validation.problems;
+        return result;
+    }
+
+    const mocks = new RenderMocks({
+        preview: options.preview ?? true,
+        cluster: options.cluster,
+        stackOutputs: options.stackOutputs,
+        computed: options.computed,
+    });
+    await pulumi.runtime.setMocks(mocks, CONFIG_NAMESPACE, options.stack ?? "render", options.preview ?? true);
+    pulumi.runtime.setAllConfig(options.config.values, options.config.secretKeys);
+
+    const records: RecordedResource[] = [];
+    const restoreConsole = captureLogs(result.warnings, result.errors);
+    try {
+        const outputs = await pulumi.runtime.runInPulumiStack(async () => {
+            pulumi.runtime.registerStackTransformation(recordInto(records));
+            const program = require(options.program ?? PROGRAM) as () => Promise<Record<string, unknown>>;
+            return program();
+        });
+        await pulumi.runtime.disconnect();
+        result.stackOutputs = present(outputs ?? {}) as Record<string, unknown>;
+    } catch (error) {
+        result.errors.push(errorText(error));
+    } finally {
+        restoreConsole();
+    }
+
+    result.reads = mocks.reads;
+    // A read of a missing object fails a preview with the provider's message. The mocks answer
+    // such reads with unknown values (so no Output rejects unobserved) and the failure is
+    // reported here, where the engine would report it.
+    for (const read of mocks.reads.filter((r) => r.outcome === "missing")) {
+        result.errors.push(
+            `${read.type} (${read.name}): Preview failed: resource '${read.id}' does not exist`,
+        );
+    }
+    result.resources = await describeResources(records, mocks.calls);
+    if (options.cluster === undefined) {
+        const unchecked = mocks.reads.filter((r) => r.outcome === "unknown");
+        if (unchecked.length > 0) {
+            result.warnings.push(
+                `no --cluster file: ${unchecked.length} pre-flight read${unchecked.length === 1 ? "" : "s"} not done (values unknown): ${unchecked.map((r) => `${r.type} ${r.id}`).join(", ")}`,
+            );
+        }
+    }
+    result.manifests = manifestsOf(result.resources, mocks.calls);
+    for (const object of unnamedObjects(result.manifests)) {
+        result.errors.push(
+            `${object}: has no metadata.name; Pulumi would auto-name it with a random suffix, so previews would not be deterministic`,
+        );
+    }
+    const checked = validateManifests(result.manifests.filter((m) => !m.patch).map((m) => m.object));
+    result.unvalidatedKinds = checked.unvalidated;
+    result.errors.push(...checked.problems.map((p) => `${p.object}: ${p.message}`));
+    result.ok = result.errors.length === 0;
+    return result;
+}
+
+function errorText(error: unknown): string {
+    if (error instanceof Error) {
+        return error.message;
+    }
+    return String(error);
+}
+
+function callKey(type: string, name: string): string {
+    return `${type}::${name}`;
+}
+
+async function describeResources(records: RecordedResource[], calls: ResourceCall[]): Promise<RenderedResource[]> {
+    const callsByKey = new Map<string, ResourceCall>();
+    for (const call of calls) {
+        callsByKey.set(callKey(call.type, call.name), call);
+    }
+    const names = new Map<pulumi.Resource, string>(records.map((r) => [r.resource, r.name]));
+    const rendered: RenderedResource[] = [];
+    for (const record of records) {
+        const call = callsByKey.get(callKey(record.type, record.name));
+        const parent = record.opts.parent ? names.get(record.opts.parent) ?? null : null;
+        const dependsOn = (await resourcesOf(record.opts.dependsOn)).map((r) => names.get(r) ?? "(not recorded)");
+        const inputs = { ...(call?.inputs ?? {}) };
+        // Properties named in additionalSecretOutputs are secret in state and shown so in a
+        // preview (the Kubernetes SDK names a Secret's data and stringData this way).
+        for (const field of record.opts.additionalSecretOutputs ?? []) {
+            if (inputs[field] !== undefined && !isSecretValue(inputs[field])) {
+                inputs[field] = SECRET;
+            }
+        }
+        rendered.push({
+            type: record.type,
+            name: record.name,
+            parent,
+            ...(call?.readId !== undefined ? { read: call.readId } : {}),
+            inputs: present(inputs) as Record<string, unknown>,
+            options: {
+                dependsOn,
+                ignoreChanges: record.opts.ignoreChanges ?? [],
+                deleteBeforeReplace: record.opts.deleteBeforeReplace ?? false,
+                protect: record.opts.protect ?? false,
+                retainOnDelete: record.opts.retainOnDelete ?? false,
+                additionalSecretOutputs: record.opts.additionalSecretOutputs ?? [],
+            },
+        });
+    }
+    return rendered;
+}
+
+function manifestsOf(resources: RenderedResource[], calls: ResourceCall[]): RenderedManifest[] {
+    const custom = new Set(calls.filter((c) => c.custom).map((c) => callKey(c.type, c.name)));
+    const manifests: RenderedManifest[] = [];
+    const used = new Set<string>();
+    for (const resource of resources) {
+        if (!resource.type.startsWith("kubernetes:") || resource.read !== undefined) {
+            continue;
+        }
+        if (!custom.has(callKey(resource.type, resource.name))) {
+            continue;
+        }
+        const object = resource.inputs as { apiVersion?: string; kind?: string; metadata?: { name?: string; namespace?: string } };
+        if (typeof object.apiVersion !== "string" || typeof object.kind !== "string") {
+            continue;
+        }
+        const patch = resource.type.endsWith("Patch");
+        const group = object.apiVersion.includes("/") ? object.apiVersion.split("/")[0] : "core";
+        const base = [object.kind, group, object.metadata?.namespace ?? "cluster", object.metadata?.name ?? resource.name]
+            .join("_")
+            .replace(/[^A-Za-z0-9_.-]/g, "-");
+        let file = `${patch ? "patches/" : ""}${base}.yaml`;
+        for (let n = 2; used.has(file); n++) {
+            file = `${patch ? "patches/" : ""}${base}-${n}.yaml`;
+        }
+        used.add(file);
+        manifests.push({ file, patch, object: resource.inputs });
+    }
+    return manifests;
+}
+
+/** Objects without metadata.name would be auto-named with a random suffix: never deterministic. */
+export function unnamedObjects(manifests: RenderedManifest[]): string[] {
+    return manifests
+        .filter((m) => !(m.object.metadata as { name?: unknown } | undefined)?.name)
+        .map((m) => describeObject(m.object));
+}

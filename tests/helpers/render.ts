@@ -1,0 +1,39 @@
+import * as path from "node:path";
+import { ClusterState, KubeObject } from "../../scripts/render/cluster-state";
+import { flattenConfig, readConfigFile } from "../../scripts/render/config-file";
+import { renderProgram, RenderedResource, RenderOptions, RenderResult } from "../../scripts/render/render";
+
+export const ROOT = path.resolve(__dirname, "..", "..");
+
+/** Renders the real program for a config given as an object of top-level keys. */
+export function renderConfig(
+    config: Record<string, unknown>,
+    options: Omit<Partial<RenderOptions>, "config" | "cluster"> & { cluster?: KubeObject[] } = {},
+): Promise<RenderResult> {
+    const { cluster, ...rest } = options;
+    return renderProgram({
+        ...rest,
+        config: flattenConfig(config),
+        cluster: cluster ? new ClusterState(cluster) : undefined,
+    });
+}
+
+/** Renders the real program for a config file (relative to the project root). */
+export function renderFile(file: string, options: Omit<Partial<RenderOptions>, "config"> = {}): Promise<RenderResult> {
+    return renderProgram({ ...options, config: readConfigFile(path.join(ROOT, file)) });
+}
+
+/** The one rendered resource of `type` named `name`; fails the test when absent or repeated. */
+export function resourceNamed(result: RenderResult, type: string, name: string): RenderedResource {
+    const found = result.resources.filter((r) => r.type === type && r.name === name);
+    if (found.length !== 1) {
+        throw new Error(`expected one ${type} named ${name}, found ${found.length}: ${result.resources.map((r) => `${r.type}::${r.name}`).join(", ")}`);
+    }
+    return found[0];
+}
+
+export function resourcesOfType(result: RenderResult, type: string): RenderedResource[] {
+    return result.resources.filter((r) => r.type === type);
+}
+
+export const MINIMAL = { cluster: { name: "test", platform: "kubernetes" } };

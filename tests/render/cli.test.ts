@@ -1,0 +1,62 @@
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { ROOT } from "../helpers/render";
+
+function render(args: string[]) {
+    return spawnSync(path.join(ROOT, "node_modules", ".bin", "tsx"), [path.join(ROOT, "scripts", "render", "cli.ts"), ...args], {
+        cwd: ROOT,
+        encoding: "utf8",
+    });
+}
+
+function filesUnder(dir: string): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const entry of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) {
+        if (entry.isFile()) {
+            const full = path.join(entry.parentPath, entry.name);
+            out[path.relative(dir, full)] = fs.readFileSync(full, "utf8");
+        }
+    }
+    return out;
+}
+
+describe("npm run render", () => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "render-cli-"));
+    afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+    test("GIVEN the openshift-aws example rendered twice WHEN the outputs are compared THEN they are byte-identical", () => {
+        const first = render(["--config", "examples/openshift-aws.yaml", "--out", path.join(tmp, "a")]);
+        const second = render(["--config", "examples/openshift-aws.yaml", "--out", path.join(tmp, "b")]);
+        expect(first.status).toBe(0);
+        expect(second.status).toBe(0);
+        const a = filesUnder(path.join(tmp, "a"));
+        expect(Object.keys(a)).toContain("resources.json");
+        expect(filesUnder(path.join(tmp, "b"))).toEqual(a);
+    });
+
+    test("GIVEN a config with mistakes WHEN rendered THEN it exits 1, reports every problem on stderr and writes nothing", () => {
+        const config = path.join(tmp, "bad.yaml");
+        fs.writeFileSync(config, "cluster:\n  name: Bad Name\n  platform: eks\naws:\n  enabled: true\n");
+        const out = path.join(tmp, "bad-out");
+        const result = render(["--config", config, "--out", out]);
+        expect(result.status).toBe(1);
+        expect(result.stderr).toBe(
+            [
+                "invalid configuration: 3 problems",
+                "  - cluster-platform:aws.region: is required when aws.enabled is true",
+                "  - cluster-platform:cluster.name: \"Bad Name\" must be a DNS-1123 label: at most 63 lowercase letters, digits or '-', starting and ending with a letter or digit",
+                '  - cluster-platform:cluster.platform: "eks" is not one of "openshift", "kubernetes"',
+                "",
+            ].join("\n"),
+        );
+        expect(fs.existsSync(out)).toBe(false);
+    });
+
+    test("GIVEN no arguments WHEN run THEN it prints the usage and exits 2", () => {
+        const result = render([]);
+        expect(result.status).toBe(2);
+        expect(result.stderr).toContain("usage: npm run render -- --config");
+    });
+});

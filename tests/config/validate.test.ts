@@ -99,13 +99,14 @@ describe("stack config validation", () => {
 
     test("GIVEN any subset of independent mistakes WHEN validated THEN exactly their paths are reported, in one report", () => {
         // Each mistake touches its own key; a report must list all of them, however they combine.
-        const mistakes: Record<string, [string, (raw: Record<string, any>) => void]> = {
+        type Raw = { cluster: Record<string, unknown>; [section: string]: unknown };
+        const mistakes: Record<string, [string, (raw: Raw) => void]> = {
             name: ["cluster.name", (r) => (r.cluster.name = "UPPER")],
             platform: ["cluster.platform", (r) => (r.cluster.platform = "eks")],
-            mode: ["certificates.mode", (r) => (r.certificates = { ...r.certificates, mode: "vault" })],
-            validity: ["certificates.caValidityDays", (r) => (r.certificates = { ...r.certificates, caValidityDays: 0 })],
+            mode: ["certificates.mode", (r) => (r.certificates = { ...(r.certificates as object), mode: "vault" })],
+            validity: ["certificates.caValidityDays", (r) => (r.certificates = { ...(r.certificates as object), caValidityDays: 0 })],
             kind: ["caInjection[0].kind", (r) => (r.caInjection = [{ kind: "Pod", name: "p" }])],
-            replicas: ["subscriptions.webhook.replicas", (r) => (r.subscriptions = { ...r.subscriptions, webhook: { replicas: 0 } })],
+            replicas: ["subscriptions.webhook.replicas", (r) => (r.subscriptions = { webhook: { replicas: 0 } })],
             toggle: ["olm.manageOLMConfig", (r) => (r.olm = { manageOLMConfig: "yes" })],
             operator: ["operators[0].namespace", (r) => (r.operators = [{ name: "a", csv: "a.yaml", namespace: "Bad Ns" }])],
             tag: ['aws.userTags["x.openshift.io/y"]', (r) => (r.aws = { userTags: { "x.openshift.io/y": "v" } })],
@@ -113,7 +114,7 @@ describe("stack config validation", () => {
         };
         fc.assert(
             fc.property(fc.subarray(Object.keys(mistakes), { minLength: 1 }), (chosen) => {
-                const raw: Record<string, any> = base();
+                const raw: Raw = base();
                 chosen.forEach((key) => mistakes[key][1](raw));
                 const result = validateStackConfig(raw);
                 expect(result.ok).toBe(false);

@@ -1,0 +1,69 @@
+/**
+ * The contract of the generic AdmissionWebhook component (seed 002's webhook struct), used by
+ * operator installs and by the subscription injection webhook. Consumers build these args;
+ * `components/admission-webhook/` implements the component.
+ */
+import type { CertificateIssuer } from "../certificates/contract";
+
+/** A rule with operations, as in admissionregistration.k8s.io/v1 RuleWithOperations. */
+export interface WebhookRule {
+    operations: string[];
+    apiGroups: string[];
+    apiVersions: string[];
+    resources: string[];
+    scope?: "Cluster" | "Namespaced" | "*";
+}
+
+export interface LabelSelector {
+    matchLabels?: Record<string, string>;
+    matchExpressions?: { key: string; operator: string; values?: string[] }[];
+}
+
+/** Every field of the seed's `Webhook` struct: what an author may set (never clientConfig or namespaceSelector). */
+export interface WebhookDefinition {
+    /** The webhook's name (OLM's `generateName`), a fully qualified name such as `vpod.example.io`. */
+    name: string;
+    type: "ValidatingAdmissionWebhook" | "MutatingAdmissionWebhook";
+    rules: WebhookRule[];
+    failurePolicy?: "Fail" | "Ignore";
+    matchPolicy?: "Exact" | "Equivalent";
+    objectSelector?: LabelSelector;
+    sideEffects: "None" | "NoneOnDryRun" | "Some" | "Unknown";
+    timeoutSeconds?: number;
+    admissionReviewVersions: string[];
+    reinvocationPolicy?: "Never" | "IfNeeded";
+    /** Path on the Service (`clientConfig.service.path`). */
+    path?: string;
+}
+
+/** How the component finds and exposes the backing Deployment. */
+export interface WebhookBackend {
+    /** The Deployment name; the Service is `<deployment>-service`. */
+    deploymentName: string;
+    namespace: string;
+    /** The Deployment's `spec.selector.matchLabels`, used as the Service selector. */
+    matchLabels: Record<string, string>;
+    /** The Service port (OLM's containerPort, default 443). */
+    servicePort: number;
+    /** The container port or port name the Service forwards to (OLM's targetPort; default the servicePort). */
+    targetPort: number | string;
+}
+
+export interface AdmissionWebhookArgs {
+    /** Where requests go. */
+    backend: WebhookBackend;
+    /** The webhooks served by that backend (one configuration object per type). */
+    webhooks: WebhookDefinition[];
+    /**
+     * Namespaces whose objects the webhooks see: each gets a label the namespaceSelector matches.
+     * `undefined` means all namespaces (no label selector), as OLM does for AllNamespaces.
+     */
+    targetNamespaces: string[] | undefined;
+    /** Namespaces always excluded (e.g. the webhook's own and the control plane's), via `kubernetes.io/metadata.name NotIn`. */
+    excludedNamespaces?: string[];
+    /** Issues the serving certificate and the CA bundle in the stack's (or the operator's) mode. */
+    certificates: CertificateIssuer;
+}
+
+/** Where OLM mounts webhook serving certificates; the component mounts the Secret at both (keys tls.crt/tls.key). */
+export const WEBHOOK_CERT_MOUNT_PATHS = ["/tmp/k8s-webhook-server/serving-certs", "/apiserver.local.config/certificates"] as const;

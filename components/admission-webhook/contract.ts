@@ -3,7 +3,8 @@
  * operator installs and by the subscription injection webhook. Consumers build these args;
  * `components/admission-webhook/` implements the component.
  */
-import type { CertificateIssuer } from "../certificates/contract";
+import type * as pulumi from "@pulumi/pulumi";
+import type { CertificateIssuer, ServingCertificate } from "../certificates/contract";
 
 /** A rule with operations, as in admissionregistration.k8s.io/v1 RuleWithOperations. */
 export interface WebhookRule {
@@ -61,9 +62,18 @@ export interface AdmissionWebhookArgs {
     targetNamespaces: string[] | undefined;
     /** Namespaces always excluded (e.g. the webhook's own and the control plane's), via `kubernetes.io/metadata.name NotIn`. */
     excludedNamespaces?: string[];
-    /** Issues the serving certificate and the CA bundle in the stack's (or the operator's) mode. */
+    /** Issues the CA bundle in the stack's (or the operator's) mode. */
     certificates: CertificateIssuer;
+    /**
+     * The serving certificate the backend's pods mount. The consumer issues it (with
+     * `certificates.servingCertificate`) before it declares the Deployment, mounting it with
+     * `webhookCertificateVolumes`, because the Deployment needs the mounts and the webhook
+     * configurations need the Deployment.
+     */
+    servingCertificate: ServingCertificate;
+    /** The backing Deployment: the webhook configurations are created only once it is ready. */
+    deployment: pulumi.Resource;
 }
 
-/** Where OLM mounts webhook serving certificates; the component mounts the Secret at both (keys tls.crt/tls.key). */
+/** Where OLM mounts webhook serving certificates; consumers mount the Secret at both (keys tls.crt/tls.key). */
 export const WEBHOOK_CERT_MOUNT_PATHS = ["/tmp/k8s-webhook-server/serving-certs", "/apiserver.local.config/certificates"] as const;

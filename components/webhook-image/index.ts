@@ -1,0 +1,143 @@
+/**
+ * The subscription webhook's container image, built and published by the stack itself:
+ * daemonless and reproducible, as ko and jib build images. See README "The webhook image".
+ */
+import * as path from "node:path";
+import * as pulumi from "@pulumi/pulumi";
+import { contentProblems, destinationProblems, ImageContent, planImage } from "./build";
+import { LABELS } from "./image-config";
+import type { WebhookImageInputs } from "./operations";
+import { WebhookImageProvider } from "./provider";
+import { WEBHOOK_UID } from "./rules";
+import { SourceError, staleOutputs } from "./sources";
+
+export interface WebhookImageArgs {
+    /** Where to publish: `host/path` for a registry; for an OCI layout, the name the image will be pushed under later. */
+    repository: pulumi.Input<string>;
+    /** `registry` pushes through the distribution API; `oci-layout` writes an OCI image layout directory. */
+    output: "registry" | "oci-layout";
+    /** The OCI image layout directory (output oci-layout), absolute or relative to the project. */
+    layoutDirectory?: string;
+    /** The base image, pinned by digest. */
+    baseImage: string;
+    /** Platforms to build for (`linux/amd64`...); several give an image index. */
+    platforms: string[];
+    /** The project: package.json, package-lock.json, node_modules and the compiled webhook. */
+    projectDirectory: string;
+    /** The compiler's output directory, relative to the project (default `dist`). */
+    outputDirectory?: string;
+    /** The webhook's folder, in the sources and in the output directory (default `webhook`). */
+    application?: string;
+    /** The script Node.js runs, relative to the output directory (default `webhook/main.js`). */
+    entrypoint?: string;
+    /** Environment variables set in the image (default `NODE_ENV=production`). */
+    env?: Record<string, string>;
+    /** `org.opencontainers.image.source`: where the source lives (an https URL). */
+    source?: string;
+    /** `org.opencontainers.image.revision`: the commit the webhook was built from. */
+    revision?: string;
+    /** Delete the image from the registry when the resource is deleted (default false; see README). */
+    deleteOnDestroy?: boolean;
+}
+
+type InputsOf<T> = { [K in keyof T]: pulumi.Input<T[K]> };
+
+/** The dynamic resource the provider manages; its outputs are the published image. */
+class PublishedImage extends pulumi.dynamic.Resource {
+    declare readonly imageRef: pulumi.Output<string>;
+    declare readonly digest: pulumi.Output<string>;
+
+    constructor(name: string, inputs: InputsOf<WebhookImageInputs>, opts: pulumi.CustomResourceOptions) {
+        super(new WebhookImageProvider(), name, { ...inputs, imageRef: undefined, digest: undefined, mediaType: undefined }, opts);
+    }
+}
+
+export class WebhookImage extends pulumi.ComponentResource {
+    /** `<repository>@sha256:<digest>`: what the webhook Deployment runs. */
+    readonly imageRef: pulumi.Output<string>;
+    /** The manifest (or index) digest. */
+    readonly digest: pulumi.Output<string>;
+
+    constructor(name: string, args: WebhookImageArgs, opts?: pulumi.ComponentResourceOptions) {
+        super("cluster-platform:webhook-image:WebhookImage", name, {}, opts);
+
+        const cwd = process.cwd();
+        const projectDirectory = path.relative(cwd, path.resolve(args.projectDirectory)) || ".";
+        const application = args.application ?? "webhook";
+        const content: ImageContent = {
+            projectDirectory,
+            outputDirectory: args.outputDirectory ?? "dist",
+            application,
+            entrypoint: args.entrypoint ?? `${application}/main.js`,
+            baseImage: args.baseImage,
+            platforms: args.platforms,
+            user: WEBHOOK_UID,
+            env: args.env ?? { NODE_ENV: "production" },
+            labels: provenanceLabels(args),
+        };
+        const layoutDirectory =
+            args.layoutDirectory === undefined ? undefined : path.relative(cwd, path.resolve(args.projectDirectory, args.layoutDirectory)) || ".";
+        const problems = [
+            ...contentProblems(content),
+            ...destinationProblems({ repository: "registry.invalid/checked-when-known", output: args.output, layoutDirectory }),
+        ];
+        if (problems.length > 0) {
+            throw new Error(`WebhookImage ${name}: ${problems.join("; ")}`);
+        }
+
+        void staleOutputs(args.projectDirectory, application, content.outputDirectory).then((stale) => {
+            if (stale.length > 0) {
+                pulumi.log.warn(
+                    `${content.outputDirectory}/${application} is older than ${stale.slice(0, 3).join(", ")}${stale.length > 3 ? ` and ${stale.length - 3} more` : ""}: the image packages the last build; run npm run build first`,
+                    this,
+                );
+            }
+        });
+
+        const plan = pulumi.output(
+            planImage(content).catch((error: unknown) => {
+                if (error instanceof SourceError && pulumi.runtime.isDryRun()) {
+                    pulumi.log.warn(`${error.message}\nthe image digest is unknown in this preview; an update fails until this is fixed`, this);
+                    return pulumi.unknown as never;
+                }
+                throw error;
+            }),
+        );
+
+        const repository = pulumi.output(args.repository).apply((value) => {
+            const issues = destinationProblems({ repository: value, output: args.output, layoutDirectory });
+            if (issues.length > 0) {
+                throw new Error(`WebhookImage ${name}: ${issues.join("; ")}`);
+            }
+            return value;
+        });
+        const inputs: InputsOf<WebhookImageInputs> = {
+            ...content,
+            repository,
+            output: args.output,
+            layoutDirectory,
+            contentHash: plan.contentHash,
+            layers: plan.layers,
+            deleteOnDestroy: args.deleteOnDestroy ?? false,
+        };
+        const image = new PublishedImage(name, inputs, { parent: this });
+        this.imageRef = image.imageRef;
+        this.digest = image.digest;
+        this.registerOutputs({ imageRef: this.imageRef, digest: this.digest });
+    }
+}
+
+function provenanceLabels(args: WebhookImageArgs): Record<string, string> {
+    const labels: Record<string, string> = {};
+    if (args.source !== undefined) {
+        labels[LABELS.source] = args.source;
+    }
+    if (args.revision !== undefined) {
+        labels[LABELS.revision] = args.revision;
+    }
+    return labels;
+}
+
+export { WebhookImageProvider } from "./provider";
+export { DEFAULT_BASE_IMAGE, DEFAULT_PLATFORMS, layoutDirectoryFor } from "./rules";
+export { gitProvenance } from "./provenance";

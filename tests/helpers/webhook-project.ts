@@ -1,0 +1,48 @@
+/**
+ * Throwaway projects for image builds: the repository's package.json and package-lock.json,
+ * its node_modules (linked, or the production closure copied with fresh mtimes), and a compiled
+ * webhook in dist/webhook: the stand-in fixture, or the real server when it is built.
+ */
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { productionClosure, Lockfile } from "../../components/webhook-image/closure";
+
+export const ROOT = path.resolve(__dirname, "..", "..");
+export const STAND_IN = path.join(ROOT, "tests", "fixtures", "webhook-image", "stand-in");
+
+export interface ProjectOptions {
+    /** Copy these packages' production closure instead of linking node_modules (fresh files, fresh mtimes). */
+    copyClosureOf?: string[];
+    /** The compiled webhook to package (default: the stand-in fixture). */
+    webhookDirectory?: string;
+}
+
+export function makeProject(options: ProjectOptions = {}): string {
+    const project = mkdtempSync(path.join(os.tmpdir(), "webhook-project-"));
+    for (const file of ["package.json", "package-lock.json"]) {
+        writeFileSync(path.join(project, file), readFileSync(path.join(ROOT, file)));
+    }
+    if (options.copyClosureOf === undefined) {
+        symlinkSync(path.join(ROOT, "node_modules"), path.join(project, "node_modules"));
+    } else {
+        const lockfile = JSON.parse(readFileSync(path.join(ROOT, "package-lock.json"), "utf8")) as Lockfile;
+        const closure = productionClosure(lockfile, options.copyClosureOf, { os: process.platform, cpu: process.arch });
+        for (const location of closure.locations) {
+            mkdirSync(path.dirname(path.join(project, location)), { recursive: true });
+            cpSync(path.join(ROOT, location), path.join(project, location), {
+                recursive: true,
+                filter: (source) => path.relative(path.join(ROOT, location), source).split(path.sep)[0] !== "node_modules",
+            });
+        }
+    }
+    mkdirSync(path.join(project, "dist"), { recursive: true });
+    cpSync(options.webhookDirectory ?? STAND_IN, path.join(project, "dist", "webhook"), { recursive: true });
+    return project;
+}
+
+/** The real admission server's compiled output, when `npm run build` has produced it. */
+export function builtWebhook(): string | undefined {
+    const directory = path.join(ROOT, "dist", "webhook");
+    return existsSync(path.join(directory, "main.js")) ? directory : undefined;
+}

@@ -77,9 +77,9 @@ function containersAuthFiles(env: NodeJS.ProcessEnv): string[] {
 }
 
 /** Runs `docker-credential-<helper> get` with the registry on stdin, as Docker does. */
-function fromHelper(helper: string, registry: string): Promise<Credentials | undefined> {
+function fromHelper(helper: string, registry: string, env: NodeJS.ProcessEnv): Promise<Credentials | undefined> {
     return new Promise((resolve, reject) => {
-        const child = execFile(`docker-credential-${helper}`, ["get"], { timeout: 60_000 }, (error, stdout) => {
+        const child = execFile(`docker-credential-${helper}`, ["get"], { timeout: 60_000, env }, (error, stdout) => {
             if (error) {
                 if (/credentials not found/i.test(stdout)) {
                     resolve(undefined);
@@ -95,7 +95,7 @@ function fromHelper(helper: string, registry: string): Promise<Credentials | und
     });
 }
 
-async function fromFile(file: string, registry: string): Promise<Credentials | undefined> {
+async function fromFile(file: string, registry: string, env: NodeJS.ProcessEnv): Promise<Credentials | undefined> {
     const config = await readAuthFile(file);
     if (config === undefined) {
         return undefined;
@@ -103,7 +103,7 @@ async function fromFile(file: string, registry: string): Promise<Credentials | u
     const keys = authKeys(registry);
     const helper = keys.map((k) => config.credHelpers?.[k]).find((h) => h !== undefined);
     if (helper !== undefined) {
-        return fromHelper(helper, registry);
+        return fromHelper(helper, registry, env);
     }
     for (const key of keys) {
         const found = credentialsFromAuthEntry(config.auths?.[key]);
@@ -111,7 +111,7 @@ async function fromFile(file: string, registry: string): Promise<Credentials | u
             return found;
         }
     }
-    return config.credsStore ? fromHelper(config.credsStore, registry) : undefined;
+    return config.credsStore ? fromHelper(config.credsStore, registry, env) : undefined;
 }
 
 /** ECR's registry credentials: user `AWS` and a 12-hour token, for the account and region of the host. */
@@ -148,7 +148,7 @@ export function environmentCredentials(env: NodeJS.ProcessEnv = process.env): Cr
                     return fromEcr(registry);
                 }
                 for (const file of [dockerConfigFile(env), ...containersAuthFiles(env)]) {
-                    const credentials = await fromFile(file, registry);
+                    const credentials = await fromFile(file, registry, env);
                     if (credentials !== undefined) {
                         return credentials;
                     }

@@ -5,10 +5,11 @@
  * tar and gzip into an OCI image layout (an index over a runnable linux/amd64 image and an
  * arm64 twin with the same layer, to exercise platform selection), and pushed with skopeo.
  */
-import { execFileSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { chmodSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
+import { promisify } from "node:util";
 
 const sha256 = (data: Buffer | string) => `sha256:${createHash("sha256").update(data).digest("hex")}`;
 
@@ -108,14 +109,21 @@ export function buildNodeBaseLayout(workDirectory: string): NodeBaseLayout {
  * image converted to Docker's schema 2) to `registry/repository:tag` with skopeo; returns the
  * pinned reference `registry/repository:tag@sha256:...` and the digest.
  */
-export function pushBase(base: NodeBaseLayout, registry: string, repository: string, format: "oci-index" | "v2s2"): { pinned: string; digest: string } {
+export async function pushBase(
+    base: NodeBaseLayout,
+    registry: string,
+    repository: string,
+    format: "oci-index" | "v2s2",
+    env: NodeJS.ProcessEnv = process.env,
+): Promise<{ pinned: string; digest: string }> {
     const digestFile = path.join(path.dirname(base.layout), `digest-${format}`);
     const destination = `docker://${registry}/${repository}:${format}`;
     const args =
         format === "oci-index"
             ? ["copy", "--all", "--dest-tls-verify=false", "--digestfile", digestFile, `oci:${base.layout}:${base.ref}`, destination]
             : ["copy", "--override-arch", "amd64", "--override-os", "linux", "--format", "v2s2", "--dest-tls-verify=false", "--digestfile", digestFile, `oci:${base.layout}:${base.ref}`, destination];
-    execFileSync("skopeo", args, { stdio: ["ignore", "ignore", "pipe"] });
+    // Asynchronously: the registry may call back into a token service running in this process.
+    await promisify(execFile)("skopeo", args, { env });
     const digest = readFileSync(digestFile, "utf8").trim();
     return { pinned: `${registry}/${repository}:${format}@${digest}`, digest };
 }

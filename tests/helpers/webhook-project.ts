@@ -6,6 +6,7 @@
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import type { ImageContent } from "../../components/webhook-image/build";
 import { productionClosure, Lockfile } from "../../components/webhook-image/closure";
 
 export const ROOT = path.resolve(__dirname, "..", "..");
@@ -45,4 +46,20 @@ export function makeProject(options: ProjectOptions = {}): string {
 export function builtWebhook(): string | undefined {
     const directory = path.join(ROOT, "dist", "webhook");
     return existsSync(path.join(directory, "main.js")) ? directory : undefined;
+}
+
+/** The image content tests build from `project` on `baseImage`: the webhook as index.ts configures it. */
+export function imageContent(project: string, baseImage: string, overrides: Partial<ImageContent> = {}): ImageContent {
+    return {
+        projectDirectory: project,
+        outputDirectory: "dist",
+        application: "webhook",
+        entrypoint: "webhook/main.js",
+        baseImage,
+        platforms: ["linux/amd64"],
+        user: 65532,
+        env: { NODE_ENV: "production" },
+        labels: {},
+        ...overrides,
+    };
 }

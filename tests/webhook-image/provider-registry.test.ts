@@ -48,7 +48,7 @@ beforeAll(async () => {
     registry = await startRegistry();
     work = mkdtempSync(path.join(os.tmpdir(), "image-provider-"));
     base = buildNodeBaseLayout(work);
-    const pushed = pushBase(base, registry.host, "base/node", "oci-index");
+    const pushed = await pushBase(base, registry.host, "base/node", "oci-index");
     baseIndexRef = pushed.pinned;
     const amd64 = (skopeo("inspect", "--tls-verify=false", "--raw", `docker://${registry.host}/base/node@${pushed.digest}`) as { manifests: Array<{ digest: string; platform: { architecture: string } }> }).manifests.find((m) => m.platform.architecture === "amd64");
     const manifest = skopeo("inspect", "--tls-verify=false", "--raw", `docker://${registry.host}/base/node@${amd64?.digest}`) as { layers: Array<{ digest: string }> };
@@ -197,7 +197,7 @@ describe("image formats and platforms", () => {
     });
 
     test("GIVEN a Docker schema 2 base image WHEN created THEN the image is a Docker schema 2 manifest with Docker layer and config media types", async () => {
-        const dockerBase = pushBase(base, registry.host, "base/node-docker", "v2s2").pinned;
+        const dockerBase = (await pushBase(base, registry.host, "base/node-docker", "v2s2")).pinned;
         const outs = (await provider.create(await inputsFor(project, "webhook/docker", { baseImage: dockerBase }))).outs as WebhookImageOutputs;
         const manifest = skopeo("inspect", "--tls-verify=false", "--raw", `docker://${outs.imageRef}`) as { mediaType: string; config: { mediaType: string }; layers: Array<{ mediaType: string }> };
         expect(manifest.mediaType).toBe("application/vnd.docker.distribution.manifest.v2+json");

@@ -108,8 +108,9 @@ export function containerOperations(pod: Pod, lists: readonly ContainerList[], m
                 return;
             }
             if (ephemeral && desired.length < mounts.length) {
+                const missing = mounts.length - desired.length;
                 warnings.push(
-                    `ephemeral container ${JSON.stringify(container.name)} lacks ${mounts.length - desired.length} per-file subscription mounts: Kubernetes forbids subPath in ephemeral containers`,
+                    `ephemeral container ${JSON.stringify(container.name)} lacks ${missing} per-file subscription mount${missing === 1 ? "" : "s"}: Kubernetes forbids subPath in ephemeral containers`,
                 );
             }
             operations.push(...listOperations(`/spec/${list}/${index}/volumeMounts`, current, desired));

@@ -36,9 +36,9 @@ interface NameLists {
     deny?: string[];
 }
 
-function readLists(annotations: Record<string, string>, keys: { inject: string; allow: string; deny: string }): NameLists | Denial {
+/** Reads one kind's inject/allow/deny annotations; invalid names are added to `invalid`. */
+function readLists(annotations: Record<string, string>, keys: { inject: string; allow: string; deny: string }, invalid: string[]): NameLists {
     const lists: NameLists = { inject: [] };
-    const invalid: string[] = [];
     for (const which of ["inject", "allow", "deny"] as const) {
         const value = annotations[keys[which]];
         if (value === undefined) continue;
@@ -47,9 +47,6 @@ function readLists(annotations: Record<string, string>, keys: { inject: string; 
         const bad = names.filter((name) => !(isDns1123Subdomain(name) || (wildcardAllowed && name === "*")));
         if (bad.length > 0) invalid.push(`${keys[which]}: ${listForMessage(bad)}`);
         lists[which] = names;
-    }
-    if (invalid.length > 0) {
-        return deny("InvalidAnnotation", 400, `invalid bundle names in pod annotations (a name must be a DNS-1123 subdomain; "*" is allowed only in allow/deny lists): ${invalid.join("; ")}`);
     }
     return lists;
 }
@@ -84,14 +81,16 @@ export function selectBundles(
     bundles: ReadonlyMap<string, BundleInfo>,
     clusterBundles: ReadonlyMap<string, BundleInfo>,
 ): Selection | Denial {
-    const local = readLists(annotations, { inject: ANNOTATIONS.injectBundle, allow: ANNOTATIONS.allowBundles, deny: ANNOTATIONS.denyBundles });
-    if ("allowed" in local) return local;
-    const cluster = readLists(annotations, {
-        inject: ANNOTATIONS.injectClusterBundle,
-        allow: ANNOTATIONS.allowClusterBundles,
-        deny: ANNOTATIONS.denyClusterBundles,
-    });
-    if ("allowed" in cluster) return cluster;
+    const invalid: string[] = [];
+    const local = readLists(annotations, { inject: ANNOTATIONS.injectBundle, allow: ANNOTATIONS.allowBundles, deny: ANNOTATIONS.denyBundles }, invalid);
+    const cluster = readLists(
+        annotations,
+        { inject: ANNOTATIONS.injectClusterBundle, allow: ANNOTATIONS.allowClusterBundles, deny: ANNOTATIONS.denyClusterBundles },
+        invalid,
+    );
+    if (invalid.length > 0) {
+        return deny("InvalidAnnotation", 400, `invalid bundle names in pod annotations (a name must be a DNS-1123 subdomain; "*" is allowed only in allow/deny lists): ${invalid.join("; ")}`);
+    }
 
     const localChoice = eligible(local, bundles);
     const clusterChoice = eligible(cluster, clusterBundles);

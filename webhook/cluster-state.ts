@@ -43,6 +43,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 /** Reduces a Secret (data) or ConfigMap (data, binaryData) to its key names. */
 export function keyNames(object: unknown): KeyNames {
     const record = isRecord(object) ? object : {};
+    if (Array.isArray(record.keys) && record.data === undefined && record.binaryData === undefined) return record as unknown as KeyNames;
     const metadata = isRecord(record.metadata) ? record.metadata : {};
     const keys = new Set<string>();
     for (const field of ["data", "binaryData"]) {

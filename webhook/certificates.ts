@@ -21,6 +21,8 @@ export interface KeyPair {
 
 export class CertificateFiles {
     private fingerprint = "";
+    /** Pairs loaded after the first. */
+    reloads = 0;
     private watchers: fs.FSWatcher[] = [];
     private poll: NodeJS.Timeout | undefined;
     private debounce: NodeJS.Timeout | undefined;
@@ -83,6 +85,7 @@ export class CertificateFiles {
         }
         this.fingerprint = fingerprint;
         this.onChange(pair);
+        this.reloads++;
         this.metrics.certificateReloads.inc({ result: "loaded" });
         this.recordExpiry(pair.cert);
         this.logger.info({ notAfter: new X509Certificate(pair.cert).validTo }, "serving certificate reloaded");

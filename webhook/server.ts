@@ -80,6 +80,11 @@ export class WebhookServer {
         return !this.draining && this.options.isSynced();
     }
 
+    /** How many times a new certificate has been put in use since start. */
+    get certificateReloads(): number {
+        return this.certificates.reloads;
+    }
+
     /** Checks the certificate files now (the watch and poll do this on their own). */
     reloadCertificates(): boolean {
         return this.certificates.check();

@@ -3,7 +3,8 @@
  * its node_modules (linked, or the production closure copied with fresh mtimes), and a compiled
  * webhook in dist/webhook: the stand-in fixture, or the real server when it is built.
  */
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import type { ImageContent } from "../../components/webhook-image/build";
@@ -42,12 +43,6 @@ export function makeProject(options: ProjectOptions = {}): string {
     return project;
 }
 
-/** The real admission server's compiled output, when `npm run build` has produced it. */
-export function builtWebhook(): string | undefined {
-    const directory = path.join(ROOT, "dist", "webhook");
-    return existsSync(path.join(directory, "main.js")) ? directory : undefined;
-}
-
 /** The image content tests build from `project` on `baseImage`: the webhook as index.ts configures it. */
 export function imageContent(project: string, baseImage: string, overrides: Partial<ImageContent> = {}): ImageContent {
     return {
@@ -62,4 +57,30 @@ export function imageContent(project: string, baseImage: string, overrides: Part
         labels: {},
         ...overrides,
     };
+}
+
+/**
+ * Compiles the real admission server (webhook/main.ts and what it imports) as `npm run build`
+ * does, into `<directory>/webhook`; returns that folder.
+ */
+export function compileWebhook(directory: string): string {
+    execFileSync(
+        process.execPath,
+        [
+            path.join(ROOT, "node_modules", "typescript", "bin", "tsc"),
+            "--outDir", directory,
+            "--rootDir", ROOT,
+            "--module", "commonjs",
+            "--target", "ES2022",
+            "--moduleResolution", "node",
+            "--esModuleInterop",
+            "--resolveJsonModule",
+            "--skipLibCheck",
+            "--strict",
+            "--types", "node",
+            path.join(ROOT, "webhook", "main.ts"),
+        ],
+        { stdio: "pipe" },
+    );
+    return path.join(directory, "webhook");
 }

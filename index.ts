@@ -7,9 +7,11 @@
 import * as aws from "@pulumi/aws";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
+import type { CertificateIssuer } from "./components/certificates/contract";
 import { sectionsFromPulumiConfig, StackConfig, validateStackConfig } from "./components/config";
+import { Operators, OperatorsPlan, planOperators } from "./components/operator";
 import { ClusterTarget } from "./components/shared/cluster";
-import { formatReport } from "./components/shared/problems";
+import { formatReport, Problem } from "./components/shared/problems";
 
 /** The validated stack config, or a RunError listing every problem (no stack trace, no resources). */
 function readStackConfig(): StackConfig {
@@ -23,8 +25,26 @@ function readStackConfig(): StackConfig {
     return result.config;
 }
 
+interface Preflight {
+    operators: OperatorsPlan;
+}
+
+/** Every capability's pure pre-flight checks, run before any resource is registered. */
+function preflight(config: StackConfig): Preflight {
+    const operators = planOperators(config.operators, config.olm, __dirname);
+    const problems: Problem[] = [...operators.problems];
+    for (const warning of operators.warnings) {
+        pulumi.log.warn(warning);
+    }
+    if (problems.length > 0) {
+        throw new pulumi.RunError(formatReport(problems));
+    }
+    return { operators };
+}
+
 export = async function clusterPlatform(): Promise<Record<string, unknown>> {
     const config = readStackConfig();
+    const checked = preflight(config);
 
     const cluster: ClusterTarget = {
         name: config.cluster.name,
@@ -36,9 +56,26 @@ export = async function clusterPlatform(): Promise<Record<string, unknown>> {
         context: config.cluster.kubeContext,
         enableServerSideApply: true,
     });
+    // Adopts objects that already exist instead of failing on them; used only for OLM's own
+    // aggregate roles, which every cluster running OLM already has.
+    const adoptingKubernetes = new k8s.Provider("kubernetes-adopting", {
+        renderYamlToDirectory: config.cluster.renderYamlToDirectory,
+        context: config.cluster.kubeContext,
+        enableServerSideApply: true,
+        upsertExistingObjects: true,
+    });
     const awsProvider = config.aws.enabled ? new aws.Provider("aws", { region: config.aws.region as aws.Region }) : undefined;
-    void kubernetes;
     void awsProvider;
+
+    const notYet = (): never => {
+        throw new Error("certificates capability not merged yet");
+    };
+    const issuerFor = (): CertificateIssuer => ({ mode: "self-signed", servingCertificate: notYet, caBundleFor: notYet });
+    new Operators(
+        "operators",
+        { plans: checked.operators.plans, olm: config.olm, cluster, issuerFor, adoptingProvider: adoptingKubernetes },
+        { providers: { kubernetes } },
+    );
 
     return {
         clusterName: cluster.name,

@@ -7,7 +7,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { parseAllDocuments } from "yaml";
 import { describeValue } from "../shared/problems";
-import { ClusterServiceVersion, CsvProblem, parseCsv } from "./csv";
+import { ClusterServiceVersion, csvFromDocument, CsvProblem } from "./csv";
 
 /** A CRD manifest shipped next to the CSV. */
 export interface CrdManifest {
@@ -47,21 +47,51 @@ export type BundleLoadResult =
 
 const MANIFEST_EXTENSIONS = new Set([".yaml", ".yml", ".json"]);
 
+interface ParsedDocument {
+    error?: string;
+    object: unknown;
+}
+
+/**
+ * Reads manifest files once per pre-flight: operators whose CSVs share a folder (or a folder
+ * of many CSVs, like the test data) would otherwise parse every sibling again.
+ */
+export class ManifestReader {
+    private readonly documents = new Map<string, ParsedDocument[]>();
+
+    read(file: string): ParsedDocument[] {
+        let parsed = this.documents.get(file);
+        if (!parsed) {
+            parsed = parseAllDocuments(fs.readFileSync(file, "utf8")).map((document) =>
+                document.errors.length > 0 ? { error: document.errors[0].message.split("\n")[0], object: undefined } : { object: document.toJS() },
+            );
+            this.documents.set(file, parsed);
+        }
+        return parsed;
+    }
+}
+
 /** Loads the CSV at `csvFile` (resolved against `projectRoot`) and its bundle folder. */
-export function loadBundle(projectRoot: string, csvFile: string): BundleLoadResult {
+export function loadBundle(projectRoot: string, csvFile: string, reader: ManifestReader = new ManifestReader()): BundleLoadResult {
     const csvPath = path.resolve(projectRoot, csvFile);
-    let text: string;
+    let documents: ParsedDocument[];
     try {
-        text = fs.readFileSync(csvPath, "utf8");
+        documents = reader.read(csvPath);
     } catch (error) {
         const reason = (error as NodeJS.ErrnoException).code === "ENOENT" ? "does not exist" : (error as Error).message;
         return { ok: false, problems: [{ field: "", message: `cannot read ${csvPath}: ${reason}` }] };
     }
-    const parsed = parseCsv(text);
+    if (documents.length !== 1) {
+        return { ok: false, problems: [{ field: "", message: `must hold one YAML document (the ClusterServiceVersion), found ${documents.length}` }] };
+    }
+    if (documents[0].error !== undefined) {
+        return { ok: false, problems: [{ field: "", message: `is not valid YAML: ${documents[0].error}` }] };
+    }
+    const parsed = csvFromDocument(documents[0].object);
     if (!parsed.ok) {
         return parsed;
     }
-    const folder = siblingManifests(csvPath);
+    const folder = siblingManifests(csvPath, reader);
     if (!folder.ok) {
         return folder;
     }
@@ -70,7 +100,7 @@ export function loadBundle(projectRoot: string, csvFile: string): BundleLoadResu
 
 type FolderResult = { ok: true; crds: Map<string, CrdManifest>; ignored: string[] } | { ok: false; problems: CsvProblem[] };
 
-function siblingManifests(csvPath: string): FolderResult {
+function siblingManifests(csvPath: string, reader: ManifestReader): FolderResult {
     const directory = path.dirname(csvPath);
     const crds = new Map<string, CrdManifest>();
     const ignored: string[] = [];
@@ -84,12 +114,12 @@ function siblingManifests(csvPath: string): FolderResult {
         if (!fs.statSync(full).isFile()) {
             continue;
         }
-        for (const document of parseAllDocuments(fs.readFileSync(full, "utf8"))) {
-            if (document.errors.length > 0) {
-                problems.push({ field: "", message: `bundle file ${describeValue(file)} is not valid YAML: ${document.errors[0].message.split("\n")[0]}` });
+        for (const document of reader.read(full)) {
+            if (document.error !== undefined) {
+                problems.push({ field: "", message: `bundle file ${describeValue(file)} is not valid YAML: ${document.error}` });
                 continue;
             }
-            const object = document.toJS() as { apiVersion?: unknown; kind?: unknown; metadata?: { name?: unknown } } | null;
+            const object = document.object as { apiVersion?: unknown; kind?: unknown; metadata?: { name?: unknown } } | null;
             if (!object || typeof object !== "object") {
                 continue;
             }

@@ -176,6 +176,11 @@ export function parseCsv(text: string): CsvParseResult {
     } catch (error) {
         return { ok: false, problems: [{ field: "", message: `is not valid YAML: ${(error as Error).message.split("\n")[0]}` }] };
     }
+    return csvFromDocument(document);
+}
+
+/** Validates an already parsed document as a CSV. */
+export function csvFromDocument(document: unknown): CsvParseResult {
     if (document === null || typeof document !== "object" || Array.isArray(document)) {
         return { ok: false, problems: [{ field: "", message: `must be a ClusterServiceVersion object, got ${describeValue(document)}` }] };
     }

@@ -8,7 +8,7 @@ import { webhookDescriptionProblems } from "../admission-webhook/rules";
 import type { OlmConfig, OperatorConfig } from "../config/schema";
 import { DNS1123_SUBDOMAIN_RULE, isDns1123Subdomain } from "../shared/k8s-names";
 import { describeValue, formatPath, Problem } from "../shared/problems";
-import { CrdObject, loadBundle, LoadedBundle } from "./bundle";
+import { CrdObject, loadBundle, LoadedBundle, ManifestReader } from "./bundle";
 import { ClusterServiceVersion, InstallModeType, permissionsOf } from "./csv";
 import { DeploymentInput } from "./deployments";
 import { installModeListProblems, installModeSet, requestedInstallMode, supportsAllNamespacesOnly, unsupportedInstallMode } from "./install-modes";
@@ -73,8 +73,9 @@ export function planOperators(operators: readonly OperatorConfig[], olm: OlmConf
     const problems: Problem[] = [];
     const warnings: string[] = [];
     const plans: OperatorPlan[] = [];
+    const reader = new ManifestReader();
     operators.forEach((config, index) => {
-        const result = planOperator(config, index, olm, projectRoot);
+        const result = planOperator(config, index, olm, projectRoot, reader);
         problems.push(...result.problems);
         warnings.push(...result.warnings);
         if (result.plan) {
@@ -91,13 +92,13 @@ interface SingleResult {
     warnings: string[];
 }
 
-export function planOperator(config: OperatorConfig, index: number, olm: OlmConfig, projectRoot: string): SingleResult {
+export function planOperator(config: OperatorConfig, index: number, olm: OlmConfig, projectRoot: string, reader = new ManifestReader()): SingleResult {
     const csvPath = formatPath(["operators", index, "csv"]);
     const fileProblem = (field: string, message: string): Problem => ({
         path: csvPath,
         message: `${describeValue(config.csv)}${field === "" ? "" : ` ${field}`}: ${message}`,
     });
-    const loaded = loadBundle(projectRoot, config.csv);
+    const loaded = loadBundle(projectRoot, config.csv, reader);
     if (!loaded.ok) {
         return { problems: loaded.problems.map((p) => fileProblem(p.field, p.message)), warnings: [] };
     }

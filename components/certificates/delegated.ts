@@ -55,6 +55,11 @@ export interface CertManagerIssuerArgs {
     certValidityDays: number;
     /** `renewBefore` of each Certificate, in days. */
     renewBeforeDays: number;
+    /**
+     * Read the issuer before the first Certificate that uses it, so a misspelt issuer fails
+     * `pulumi preview` instead of leaving Certificates unready (live clusters only).
+     */
+    verifyIssuer: boolean;
 }
 
 /** The cert-manager Certificate object for `request` (pure). */
@@ -81,13 +86,36 @@ export function certManagerCertificate(request: ServingCertificateRequest, args:
 export class CertManagerIssuer implements CertificateIssuer {
     readonly mode = "cert-manager" as const;
 
+    private readonly issuerReads = new Map<string, pulumi.Resource>();
+
     constructor(private readonly args: CertManagerIssuerArgs) {}
 
+    /** The read of the issuer `request` uses (an Issuer lives in the Certificate's namespace), made once. */
+    private readIssuer(request: ServingCertificateRequest, parent: pulumi.Resource): pulumi.Resource[] {
+        if (!this.args.verifyIssuer) {
+            return [];
+        }
+        const { kind, name } = this.args.issuer;
+        const id = kind === "Issuer" ? `${request.namespace}/${name}` : name;
+        let read = this.issuerReads.get(id);
+        if (!read) {
+            read = k8s.apiextensions.CustomResource.get(`cert-manager-${kind.toLowerCase()}-${id.replace("/", "-")}`, {
+                apiVersion: "cert-manager.io/v1",
+                kind,
+                id,
+                parent,
+            });
+            this.issuerReads.set(id, read);
+        }
+        return [read];
+    }
+
     servingCertificate(request: ServingCertificateRequest, parent: pulumi.Resource): ServingCertificate {
+        const issuer = this.readIssuer(request, parent);
         const certificate = new k8s.apiextensions.CustomResource(
             `${request.resourcePrefix}-certificate`,
             certManagerCertificate(request, this.args) as k8s.apiextensions.CustomResourceArgs,
-            { parent },
+            { parent, dependsOn: issuer },
         );
         return {
             request,

@@ -33,6 +33,7 @@ export class Certificates extends pulumi.ComponentResource {
     /** The issuer in the stack's mode. */
     readonly issuer: CertificateIssuer;
     private readonly settings: CertificateSettings;
+    private readonly cluster: ClusterTarget;
     private readonly issuers = new Map<string, CertificateIssuer>();
     private readonly selfSigned: SelfSignedIssuer;
     private authority?: CertificateAuthority;
@@ -40,6 +41,7 @@ export class Certificates extends pulumi.ComponentResource {
     constructor(name: string, args: CertificatesArgs, opts?: pulumi.ComponentResourceOptions) {
         super("cluster-platform:certificates:Certificates", name, {}, opts);
         this.settings = args.settings;
+        this.cluster = args.cluster;
         const selfStackName = args.selfStackName ?? `${pulumi.getOrganization()}/${pulumi.getProject()}/${pulumi.getStack()}`;
         // One CA per stack, shared by every self-signed certificate, made on first use.
         const authority = (): CertificateAuthority =>
@@ -98,6 +100,7 @@ export class Certificates extends pulumi.ComponentResource {
                     issuer: settings.issuer,
                     certValidityDays: settings.certValidityDays,
                     renewBeforeDays: settings.renewBeforeDays,
+                    verifyIssuer: this.cluster.live,
                 });
         }
     }

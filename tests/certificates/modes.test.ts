@@ -275,6 +275,18 @@ describe("mode cert-manager", () => {
         expect(result.unvalidatedKinds).toEqual(["Certificate.cert-manager.io/v1"]);
     });
 
+    test("GIVEN the configured issuer WHEN rendered THEN it is read first, so a misspelt issuer fails the preview", async () => {
+        expect(result.reads).toEqual([{ type: "kubernetes:cert-manager.io/v1:ClusterIssuer", name: "cert-manager-clusterissuer-platform-ca", id: "platform-ca", outcome: "unknown" }]);
+        expect(resourceNamed(result, "kubernetes:cert-manager.io/v1:Certificate", "policy-webhook-certificate").options.dependsOn).toEqual(["cert-manager-clusterissuer-platform-ca"]);
+        const missing = await renderConfig(
+            { cluster: { name: "test", platform: "kubernetes" }, certificates: { mode: "cert-manager", issuer: { kind: "Issuer", name: "policy-ca" } } },
+            { program, cluster: [] },
+        );
+        expect(missing.errors).toEqual([
+            "kubernetes:cert-manager.io/v1:Issuer (cert-manager-issuer-policy-policy-ca): Preview failed: resource 'policy/policy-ca' does not exist",
+        ]);
+    });
+
     test("GIVEN the webhook configurations and declared objects WHEN rendered THEN they name the Certificate for cainjector and own no caBundle", () => {
         expect(caBundlePaths(result)).toEqual([]);
         const validating = resourceNamed(result, VALIDATING, "policy-webhook-validating");

@@ -18,7 +18,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { ClusterTarget, skippedWithoutCluster } from "../shared/cluster";
 import { BundleValue, InjectionPlan, LiveObject, PATCH_FIELDS, PatchBody, planExistingInjection, SERVICE_CA_BUNDLE_CONFIGMAP } from "./injection";
-import { CaInjectionEntry, CertificateModeName, CONFIGMAP_BUNDLE_KEY, describeEntry } from "./rules";
+import { CaInjectionEntry, CertificateModeName, CONFIGMAP_BUNDLE_KEY, describeEntry, InjectableKind } from "./rules";
 
 export interface CaInjectionArgs {
     /** The existing objects (validated `caInjection` config). */
@@ -42,35 +42,38 @@ function entryId(entry: CaInjectionEntry): string {
 
 type Opts = pulumi.CustomResourceOptions;
 
-function liveObject(fields: Record<string, pulumi.Output<unknown>>): pulumi.Output<LiveObject> {
-    return pulumi.all(fields as Record<string, pulumi.Input<unknown>>) as unknown as pulumi.Output<LiveObject>;
-}
+type Reader = (name: string, id: string, opts: Opts) => pulumi.CustomResource;
+type PatchMaker = (name: string, args: never, opts: Opts) => pulumi.CustomResource;
 
-/** Reads the existing object and returns what the plan needs of it. */
+/** How each kind is read, and patched (the SDK class of its `…Patch` resource). */
+const KINDS: Record<InjectableKind, { read: Reader; patch: PatchMaker }> = {
+    APIService: {
+        read: (n, id, o) => k8s.apiregistration.v1.APIService.get(n, id, o),
+        patch: (n, a, o) => new k8s.apiregistration.v1.APIServicePatch(n, a, o),
+    },
+    ConfigMap: {
+        read: (n, id, o) => k8s.core.v1.ConfigMap.get(n, id, o),
+        patch: (n, a, o) => new k8s.core.v1.ConfigMapPatch(n, a, o),
+    },
+    CustomResourceDefinition: {
+        read: (n, id, o) => k8s.apiextensions.v1.CustomResourceDefinition.get(n, id, o),
+        patch: (n, a, o) => new k8s.apiextensions.v1.CustomResourceDefinitionPatch(n, a, o),
+    },
+    MutatingWebhookConfiguration: {
+        read: (n, id, o) => k8s.admissionregistration.v1.MutatingWebhookConfiguration.get(n, id, o),
+        patch: (n, a, o) => new k8s.admissionregistration.v1.MutatingWebhookConfigurationPatch(n, a, o),
+    },
+    ValidatingWebhookConfiguration: {
+        read: (n, id, o) => k8s.admissionregistration.v1.ValidatingWebhookConfiguration.get(n, id, o),
+        patch: (n, a, o) => new k8s.admissionregistration.v1.ValidatingWebhookConfigurationPatch(n, a, o),
+    },
+};
+
+/** Reads the existing object: its metadata and the field that holds its bundle (what the plan needs). */
 function readLive(entry: CaInjectionEntry, name: string, opts: Opts): pulumi.Output<LiveObject> {
-    const id = entryId(entry);
-    switch (entry.kind) {
-        case "APIService": {
-            const o = k8s.apiregistration.v1.APIService.get(name, id, opts);
-            return liveObject({ metadata: o.metadata, spec: o.spec });
-        }
-        case "ConfigMap": {
-            const o = k8s.core.v1.ConfigMap.get(name, id, opts);
-            return liveObject({ metadata: o.metadata, data: o.data });
-        }
-        case "CustomResourceDefinition": {
-            const o = k8s.apiextensions.v1.CustomResourceDefinition.get(name, id, opts);
-            return liveObject({ metadata: o.metadata, spec: o.spec });
-        }
-        case "MutatingWebhookConfiguration": {
-            const o = k8s.admissionregistration.v1.MutatingWebhookConfiguration.get(name, id, opts);
-            return liveObject({ metadata: o.metadata, webhooks: o.webhooks });
-        }
-        case "ValidatingWebhookConfiguration": {
-            const o = k8s.admissionregistration.v1.ValidatingWebhookConfiguration.get(name, id, opts);
-            return liveObject({ metadata: o.metadata, webhooks: o.webhooks });
-        }
-    }
+    const object = KINDS[entry.kind].read(name, entryId(entry), opts) as unknown as Record<string, pulumi.Output<unknown>>;
+    const field = PATCH_FIELDS[entry.kind];
+    return pulumi.all({ metadata: object.metadata, [field]: object[field] } as Record<string, pulumi.Input<unknown>>) as unknown as pulumi.Output<LiveObject>;
 }
 
 /** The patch body with the server-side-apply options of a patch that writes something. */
@@ -88,19 +91,7 @@ function declarePatch(entry: CaInjectionEntry, name: string, body: pulumi.Output
     const field = PATCH_FIELDS[entry.kind];
     // The object's identity is known from config, so a preview always names the object patched.
     const metadata = { name: entry.name, namespace: entry.namespace, annotations: body.apply((b) => b.metadata.annotations) };
-    const args = { metadata, [field]: body.apply((b) => b[field]) } as never;
-    switch (entry.kind) {
-        case "APIService":
-            return new k8s.apiregistration.v1.APIServicePatch(name, args, opts);
-        case "ConfigMap":
-            return new k8s.core.v1.ConfigMapPatch(name, args, opts);
-        case "CustomResourceDefinition":
-            return new k8s.apiextensions.v1.CustomResourceDefinitionPatch(name, args, opts);
-        case "MutatingWebhookConfiguration":
-            return new k8s.admissionregistration.v1.MutatingWebhookConfigurationPatch(name, args, opts);
-        case "ValidatingWebhookConfiguration":
-            return new k8s.admissionregistration.v1.ValidatingWebhookConfigurationPatch(name, args, opts);
-    }
+    return KINDS[entry.kind].patch(name, { metadata, [field]: body.apply((b) => b[field]) } as never, opts);
 }
 
 /** Injects the CA bundle into the existing objects listed in `caInjection`. */

@@ -7,7 +7,7 @@
 import * as aws from "@pulumi/aws";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import type { CertificateIssuer } from "./components/certificates/contract";
+import { Certificates } from "./components/certificates";
 import { sectionsFromPulumiConfig, StackConfig, validateStackConfig } from "./components/config";
 import { Operators, OperatorsPlan, planOperators } from "./components/operator";
 import { ClusterTarget } from "./components/shared/cluster";
@@ -67,13 +67,23 @@ export = async function clusterPlatform(): Promise<Record<string, unknown>> {
     const awsProvider = config.aws.enabled ? new aws.Provider("aws", { region: config.aws.region as aws.Region }) : undefined;
     void awsProvider;
 
-    const notYet = (): never => {
-        throw new Error("certificates capability not merged yet");
-    };
-    const issuerFor = (): CertificateIssuer => ({ mode: "self-signed", servingCertificate: notYet, caBundleFor: notYet });
+    // The stack's issuer (`certificates.issuer`) and, per operator override,
+    // `certificates.issuerFor(operator.certificates)`; CA bundles for `caInjection` objects.
+    const certificates = new Certificates(
+        "certificates",
+        { settings: config.certificates, caInjection: config.caInjection, cluster },
+        { providers: { kubernetes } },
+    );
+
     new Operators(
         "operators",
-        { plans: checked.operators.plans, olm: config.olm, cluster, issuerFor, adoptingProvider: adoptingKubernetes },
+        {
+            plans: checked.operators.plans,
+            olm: config.olm,
+            cluster,
+            issuerFor: (operator) => certificates.issuerFor(operator.certificates),
+            adoptingProvider: adoptingKubernetes,
+        },
         { providers: { kubernetes } },
     );
 
@@ -81,5 +91,7 @@ export = async function clusterPlatform(): Promise<Record<string, unknown>> {
         clusterName: cluster.name,
         platform: cluster.platform,
         clusterAccess: cluster.live ? "live" : "render-to-directory",
+        // Last, once every component has issued its certificates: read back by the next update.
+        ...certificates.stackOutputs(),
     };
 };

@@ -1,7 +1,14 @@
 /**
- * What an admission (or conversion) webhook may ask for, as pure checks shared by the operator
- * install (pre-flight, before anything is registered) and the k8s-rbac policy pack (which judges
- * the rendered webhook configurations). No Pulumi imports.
+ * What an admission (or conversion) webhook may be, as pure checks (no Pulumi imports):
+ *
+ * - `admissionWebhookProblems`: the API server's own structural rules for the AdmissionWebhook
+ *   contract (admissionregistration.k8s.io/v1), so a mistake is reported at preview with the
+ *   webhook's name rather than as a failed update. Consumers run them in their pre-flight; the
+ *   component runs them again as a safety net.
+ * - `forbiddenRuleViolations` and `webhookDescriptionProblems`: what OLM lets an operator's
+ *   webhooks intercept, and what a CSV's `webhookdefinitions[]` must hold, checked by the
+ *   operator pre-flight before anything is registered and by the k8s-rbac policy pack, which
+ *   judges rendered webhook configurations with the same functions.
  *
  * The forbidden-rule texts are OLM's own (`pkg/controller/install/webhook.go`,
  * `ValidWebhookRules`), so an admin who knows OLM recognises them. Unlike OLM, the webhook
@@ -9,8 +16,117 @@
  * (`mutatingwebhookconfigurations`), subresource forms and `*\/*`: OLM compares only `*` and the
  * Kind spellings, so a rule on `mutatingwebhookconfigurations` slips through it.
  */
-import { DNS1123_SUBDOMAIN_RULE, isDns1123Subdomain } from "../shared/k8s-names";
-import { describeValue, formatPath } from "../shared/problems";
+import { DNS1123_SUBDOMAIN_RULE, isDns1123Label, isDns1123Subdomain } from "../shared/k8s-names";
+import { describeValue, formatPath, Problem } from "../shared/problems";
+import type { WebhookBackend, WebhookDefinition } from "./contract";
+import { webhookServiceName } from "./build";
+
+export const MIN_WEBHOOK_TIMEOUT_SECONDS = 1;
+export const MAX_WEBHOOK_TIMEOUT_SECONDS = 30;
+/** admissionregistration.k8s.io/v1 accepts only these (Some and Unknown were v1beta1). */
+export const V1_SIDE_EFFECTS = ["None", "NoneOnDryRun"] as const;
+/** AdmissionReview versions API servers send. */
+export const ADMISSION_REVIEW_VERSIONS = ["v1", "v1beta1"] as const;
+
+const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+
+export function isPort(value: unknown): boolean {
+    return typeof value === "number" && Number.isInteger(value) && value >= 1 && value <= 65535;
+}
+
+/** IANA_SVC_NAME: at most 15 lowercase letters, digits and '-', with a letter, no '--', not starting or ending with '-'. */
+export function isPortName(value: unknown): boolean {
+    return (
+        typeof value === "string" &&
+        value.length >= 1 &&
+        value.length <= 15 &&
+        /^[a-z0-9-]+$/.test(value) &&
+        /[a-z]/.test(value) &&
+        !value.startsWith("-") &&
+        !value.endsWith("-") &&
+        !value.includes("--")
+    );
+}
+
+export interface WebhookDescription {
+    backend: WebhookBackend;
+    webhooks: ReadonlyArray<WebhookDefinition>;
+    targetNamespaces: string[] | undefined;
+    excludedNamespaces?: string[];
+}
+
+/** Every structural problem of a webhook description, with paths relative to it. */
+export function admissionWebhookProblems(description: WebhookDescription): Problem[] {
+    const problems: Problem[] = [];
+    const { backend } = description;
+    const serviceName = webhookServiceName(backend);
+    if (!(serviceName.length <= 63 && DNS1035_LABEL.test(serviceName))) {
+        problems.push({
+            path: "backend.deploymentName",
+            message: `${describeValue(backend.deploymentName)} makes the Service name ${describeValue(serviceName)}, which must be a DNS-1035 label: at most 63 lowercase letters, digits or '-', starting with a letter`,
+        });
+    }
+    if (!isDns1123Label(backend.namespace)) {
+        problems.push({ path: "backend.namespace", message: `${describeValue(backend.namespace)} is not a namespace name (a DNS-1123 label)` });
+    }
+    if (!isPort(backend.servicePort)) {
+        problems.push({ path: "backend.servicePort", message: `${describeValue(backend.servicePort)} is not a port: must be an integer from 1 to 65535` });
+    }
+    if (!isPort(backend.targetPort) && !isPortName(backend.targetPort)) {
+        problems.push({
+            path: "backend.targetPort",
+            message: `${describeValue(backend.targetPort)} is neither a port (an integer from 1 to 65535) nor a port name (at most 15 lowercase letters, digits or '-', with a letter)`,
+        });
+    }
+    if (description.targetNamespaces !== undefined && description.targetNamespaces.length === 0) {
+        problems.push({ path: "targetNamespaces", message: "is empty, so the webhooks would see no namespace: pass undefined for all namespaces" });
+    }
+    if (description.webhooks.length === 0) {
+        problems.push({ path: "webhooks", message: "is empty: a webhook backend needs at least one webhook" });
+    }
+    const seen = new Map<string, number>();
+    description.webhooks.forEach((webhook, i) => {
+        const at = (field: string) => formatPath(["webhooks", i, field]);
+        const who = `webhook ${describeValue(webhook.name)}`;
+        if (!isDns1123Subdomain(webhook.name) || webhook.name.split(".").length < 3) {
+            problems.push({ path: at("name"), message: `${who}: must be a fully qualified name (a DNS-1123 subdomain with at least three segments, such as "vpod.example.io")` });
+        }
+        const key = `${webhook.type}/${webhook.name}`;
+        const first = seen.get(key);
+        if (first !== undefined) {
+            problems.push({ path: at("name"), message: `${who}: repeats the name of webhooks[${first}]; names must be unique in a ${webhook.type}` });
+        } else {
+            seen.set(key, i);
+        }
+        if (!(V1_SIDE_EFFECTS as readonly string[]).includes(webhook.sideEffects)) {
+            problems.push({
+                path: at("sideEffects"),
+                message: `${who}: ${describeValue(webhook.sideEffects)} is not allowed by admissionregistration.k8s.io/v1 (allowed: ${V1_SIDE_EFFECTS.join(", ")})`,
+            });
+        }
+        if (webhook.admissionReviewVersions.length === 0 || !webhook.admissionReviewVersions.some((v) => (ADMISSION_REVIEW_VERSIONS as readonly string[]).includes(v))) {
+            problems.push({
+                path: at("admissionReviewVersions"),
+                message: `${who}: ${describeValue(webhook.admissionReviewVersions)} must include a version the API server sends (${ADMISSION_REVIEW_VERSIONS.join(", ")})`,
+            });
+        }
+        if (webhook.timeoutSeconds !== undefined && !(Number.isInteger(webhook.timeoutSeconds) && webhook.timeoutSeconds >= MIN_WEBHOOK_TIMEOUT_SECONDS && webhook.timeoutSeconds <= MAX_WEBHOOK_TIMEOUT_SECONDS)) {
+            problems.push({
+                path: at("timeoutSeconds"),
+                message: `${who}: ${describeValue(webhook.timeoutSeconds)} must be an integer from ${MIN_WEBHOOK_TIMEOUT_SECONDS} to ${MAX_WEBHOOK_TIMEOUT_SECONDS}`,
+            });
+        }
+        if (webhook.type === "ValidatingAdmissionWebhook" && webhook.reinvocationPolicy !== undefined) {
+            problems.push({ path: at("reinvocationPolicy"), message: `${who}: only mutating webhooks are reinvoked; remove it from this validating webhook` });
+        }
+        if (webhook.path !== undefined && !webhook.path.startsWith("/")) {
+            problems.push({ path: at("path"), message: `${who}: ${describeValue(webhook.path)} must start with "/"` });
+        }
+    });
+    return problems;
+}
+
+// ---------------------------------------------------------------- what OLM lets webhooks intercept
 
 export const OLM_GROUP = "operators.coreos.com";
 export const ADMISSION_GROUP = "admissionregistration.k8s.io";
@@ -105,34 +221,14 @@ export interface WebhookProblem {
     message: string;
 }
 
-/** Side effects the v1 admission API accepts (`Some` and `Unknown` are v1beta1 only). */
-export const V1_SIDE_EFFECTS = ["None", "NoneOnDryRun"] as const;
-/** Review versions an API server can send. */
-export const REVIEW_VERSIONS = ["v1", "v1beta1"] as const;
 export const MIN_PORT = 1;
 export const MAX_PORT = 65535;
-export const MAX_TIMEOUT_SECONDS = 30;
 /** The containerPort OLM uses when a description omits it. */
 export const DEFAULT_CONTAINER_PORT = 443;
 
 /** `operator "x": webhook "y" (spec.webhookdefinitions[2].sideEffects): text`. */
 export function webhookMessage(operator: string, webhook: string, field: string, text: string): string {
     return `operator ${describeValue(operator)}: webhook ${describeValue(webhook)} (${field}): ${text}`;
-}
-
-/** IANA_SVC_NAME, the rule for named ports (apimachinery `IsValidPortName`). */
-export function isValidPortName(name: string): boolean {
-    return (
-        name.length >= 1 &&
-        name.length <= 15 &&
-        /^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/.test(name) &&
-        /[a-z]/.test(name) &&
-        !name.includes("--")
-    );
-}
-
-function portInRange(port: number): boolean {
-    return Number.isInteger(port) && port >= MIN_PORT && port <= MAX_PORT;
 }
 
 /**
@@ -180,15 +276,15 @@ export function webhookDescriptionProblems(
             );
         }
         const containerPort = webhook.containerPort ?? DEFAULT_CONTAINER_PORT;
-        if (!portInRange(containerPort)) {
+        if (!isPort(containerPort)) {
             report(at("containerPort"), `${containerPort} is out of range: a Service port must be ${MIN_PORT}-${MAX_PORT}`);
         }
         const target = webhook.targetPort;
-        if (typeof target === "number" && !portInRange(target)) {
+        if (typeof target === "number" && !isPort(target)) {
             report(at("targetPort"), `${target} is out of range: a container port must be ${MIN_PORT}-${MAX_PORT}`);
         }
         if (typeof target === "string") {
-            if (!isValidPortName(target)) {
+            if (!isPortName(target)) {
                 report(at("targetPort"), `${describeValue(target)} is not a valid port name: at most 15 lowercase letters, digits or '-', with at least one letter`);
             } else if (deployment && !deployment.portNames.includes(target)) {
                 const names = deployment.portNames.length > 0 ? deployment.portNames.join(", ") : "none";
@@ -199,9 +295,9 @@ export function webhookDescriptionProblems(
         // Review versions: admission reviews, or conversion reviews for ConversionWebhook.
         const versions = webhook.admissionReviewVersions;
         if (versions === undefined || versions.length === 0) {
-            report(at("admissionReviewVersions"), `is required: list the review versions the webhook understands (${REVIEW_VERSIONS.join(", ")})`);
-        } else if (!versions.some((v) => (REVIEW_VERSIONS as readonly string[]).includes(v))) {
-            report(at("admissionReviewVersions"), `${describeValue(versions)} must include at least one of ${REVIEW_VERSIONS.join(", ")}`);
+            report(at("admissionReviewVersions"), `is required: list the review versions the webhook understands (${ADMISSION_REVIEW_VERSIONS.join(", ")})`);
+        } else if (!versions.some((v) => (ADMISSION_REVIEW_VERSIONS as readonly string[]).includes(v))) {
+            report(at("admissionReviewVersions"), `${describeValue(versions)} must include at least one of ${ADMISSION_REVIEW_VERSIONS.join(", ")}`);
         }
 
         if (webhook.type === "ConversionWebhook") {
@@ -215,8 +311,8 @@ export function webhookDescriptionProblems(
         } else if (!(V1_SIDE_EFFECTS as readonly string[]).includes(webhook.sideEffects)) {
             report(at("sideEffects"), `${describeValue(webhook.sideEffects)} is not accepted by admissionregistration.k8s.io/v1: use ${V1_SIDE_EFFECTS.map((s) => describeValue(s)).join(" or ")}`);
         }
-        if (webhook.timeoutSeconds !== undefined && (webhook.timeoutSeconds < 1 || webhook.timeoutSeconds > MAX_TIMEOUT_SECONDS)) {
-            report(at("timeoutSeconds"), `${webhook.timeoutSeconds} must be 1-${MAX_TIMEOUT_SECONDS}`);
+        if (webhook.timeoutSeconds !== undefined && (webhook.timeoutSeconds < MIN_WEBHOOK_TIMEOUT_SECONDS || webhook.timeoutSeconds > MAX_WEBHOOK_TIMEOUT_SECONDS)) {
+            report(at("timeoutSeconds"), `${webhook.timeoutSeconds} must be ${MIN_WEBHOOK_TIMEOUT_SECONDS}-${MAX_WEBHOOK_TIMEOUT_SECONDS}`);
         }
         if (webhook.reinvocationPolicy !== undefined && webhook.type !== "MutatingAdmissionWebhook") {
             report(at("reinvocationPolicy"), "is only valid for MutatingAdmissionWebhook");

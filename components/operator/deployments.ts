@@ -70,9 +70,18 @@ interface PodSpec {
     [key: string]: unknown;
 }
 
+/**
+ * A deep copy of parsed manifest data (plain JSON values). Not `structuredClone`: under a VM
+ * context (jest) it returns arrays of another realm, which Pulumi's serializer, checking
+ * `instanceof Array`, would send as objects keyed "0", "1"...
+ */
+export function plainCopy<T>(value: T): T {
+    return JSON.parse(JSON.stringify(value)) as T;
+}
+
 /** The Deployment for one CSV deployment entry. */
 export function deploymentFor(input: DeploymentInput): DeploymentObject {
-    const source = structuredClone(input.deployment.spec) as unknown as DeploymentObject["spec"];
+    const source = plainCopy(input.deployment.spec) as unknown as DeploymentObject["spec"];
     const templateAnnotations = source.template.metadata?.annotations ?? {};
     const annotations = {
         ...input.csvAnnotations,

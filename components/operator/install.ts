@@ -9,7 +9,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type { CertificateIssuer } from "../certificates/contract";
 import { ClusterTarget, skippedWithoutCluster } from "../shared/cluster";
 import { OPERATOR_LABEL, platformLabels } from "../shared/labels";
-import { deploymentFor } from "./deployments";
+import { deploymentFor, plainCopy } from "./deployments";
 import type { CrdPlan, OperatorPlan } from "./plan";
 import type { RbacObject } from "./rbac";
 import { WebhookServing } from "./serving";
@@ -25,6 +25,8 @@ export interface OperatorInstallArgs {
     namespaceDependencies: pulumi.Resource[];
 }
 
+type Manifest = Record<string, unknown> & { metadata: Record<string, unknown>; spec: Record<string, unknown> };
+
 export class OperatorInstall extends pulumi.ComponentResource {
     /** The Deployments, in CSV order. */
     readonly deployments: k8s.apps.v1.Deployment[] = [];
@@ -34,19 +36,28 @@ export class OperatorInstall extends pulumi.ComponentResource {
         const { plan } = args;
         const op = plan.config.name;
         const namespace = plan.config.namespace;
-        const child = (extra: pulumi.CustomResourceOptions = {}): pulumi.CustomResourceOptions => ({ parent: this, ...extra });
         const labels = platformLabels("operator", { [OPERATOR_LABEL]: op });
         const inNamespace = args.namespaceDependencies;
 
-        // Owned CRDs (from the bundle) come first, as OLM's InstallPlan applies them before the CSV.
-        const crds = plan.crds.filter((c) => c.manifest).map((c) => this.declareCrd(op, c, args.certificates, plan));
+        // Serving certificates first: the CRDs they convert and the Deployments that mount them need them.
+        const servings = new Map<string, WebhookServing>();
+        for (const deployment of plan.deployments.filter((d) => d.webhooks)) {
+            servings.set(
+                deployment.name,
+                new WebhookServing(`${op}-${deployment.name}`, {
+                    operator: op,
+                    namespace,
+                    deploymentName: deployment.name,
+                    certificates: args.certificates,
+                    parent: this,
+                }),
+            );
+        }
+
+        // Owned CRDs (from the bundle) come next, as OLM's InstallPlan applies them before the CSV.
+        const crds = plan.crds.filter((c) => c.manifest).map((c) => this.declareCrd(op, c, servings));
         const serviceAccounts = plan.serviceAccounts.map(
-            (sa) =>
-                new k8s.core.v1.ServiceAccount(
-                    `${op}-sa-${sa}`,
-                    { metadata: { name: sa, namespace, labels } },
-                    child({ dependsOn: inNamespace }),
-                ),
+            (sa) => new k8s.core.v1.ServiceAccount(`${op}-sa-${sa}`, { metadata: { name: sa, namespace, labels } }, { parent: this, dependsOn: inNamespace }),
         );
         const rbac = declareRbac(op, plan.rbac, this, [...inNamespace, ...crds]);
 
@@ -58,33 +69,23 @@ export class OperatorInstall extends pulumi.ComponentResource {
                 immutable: true,
                 data: { "webhooks.json": plan.webhookGeneration.definitions },
             },
-            child({ dependsOn: inNamespace, deleteBeforeReplace: true }),
+            { parent: this, dependsOn: inNamespace, deleteBeforeReplace: true },
         );
 
         // Deployments in CSV order: each waits for the previous one to be ready and for the
         // webhooks that one serves (the provider awaits a Deployment's rollout).
         let previous: pulumi.Resource[] = [generation, ...serviceAccounts, ...rbac, ...crds];
         for (const deploymentPlan of plan.deployments) {
-            const serving = deploymentPlan.webhooks
-                ? new WebhookServing(`${op}-${deploymentPlan.name}`, {
-                      operator: op,
-                      namespace,
-                      deploymentName: deploymentPlan.name,
-                      certificates: args.certificates,
-                      parent: this,
-                  })
-                : undefined;
+            const serving = servings.get(deploymentPlan.name);
             const object = deploymentFor({ ...deploymentPlan.input, certificate: serving?.mount });
+            const template = object.spec.template;
             const annotations = serving
-                ? pulumi.output(serving.certificate.podTemplateAnnotations).apply((extra) => ({ ...object.spec.template.metadata.annotations, ...extra }))
-                : object.spec.template.metadata.annotations;
+                ? pulumi.output(serving.certificate.podTemplateAnnotations).apply((extra) => ({ ...template.metadata.annotations, ...extra }))
+                : template.metadata.annotations;
             const deployment = new k8s.apps.v1.Deployment(
                 `${op}-deployment-${deploymentPlan.name}`,
-                {
-                    ...object,
-                    spec: { ...object.spec, template: { ...object.spec.template, metadata: { ...object.spec.template.metadata, annotations } } },
-                } as unknown as k8s.apps.v1.DeploymentArgs,
-                child({ dependsOn: [...previous, ...(serving?.certificate.dependencies ?? [])] }),
+                { ...object, spec: { ...object.spec, template: { ...template, metadata: { ...template.metadata, annotations } } } } as unknown as k8s.apps.v1.DeploymentArgs,
+                { parent: this, dependsOn: [...previous, ...(serving?.certificate.dependencies ?? [])] },
             );
             this.deployments.push(deployment);
             previous = [deployment];
@@ -95,22 +96,24 @@ export class OperatorInstall extends pulumi.ComponentResource {
                     deployment,
                     generation,
                     cluster: args.cluster,
+                    namespaceDependencies: inNamespace,
                 });
                 previous.push(...webhooks);
-                for (const crd of plan.crds.filter((c) => c.conversion && !c.manifest && c.conversion.service.name === serving.serviceName)) {
+                for (const crd of plan.crds.filter((c) => c.conversion?.deploymentName === deploymentPlan.name && !c.manifest)) {
                     this.patchConversion(op, crd, serving, args.cluster, [deployment, ...webhooks]);
                 }
             }
         }
-        this.registerOutputs({});
+        this.registerOutputs({ deployments: this.deployments.map((d) => d.metadata.name) });
     }
 
-    private declareCrd(op: string, crd: CrdPlan, certificates: CertificateIssuer, plan: OperatorPlan): pulumi.Resource {
-        const manifest = structuredClone(crd.manifest) as unknown as Record<string, unknown> & { metadata: Record<string, unknown>; spec: Record<string, unknown> };
+    private declareCrd(op: string, crd: CrdPlan, servings: Map<string, WebhookServing>): pulumi.Resource {
+        const manifest = plainCopy(crd.manifest) as unknown as Manifest;
         const metadataLabels = (manifest.metadata.labels as Record<string, string> | undefined) ?? {};
         manifest.metadata = { ...manifest.metadata, labels: { ...metadataLabels, ...platformLabels("operator", { [OPERATOR_LABEL]: op }) } };
-        if (crd.conversion) {
-            return WebhookServing.conversionCrd(`${op}-crd-${crd.name}`, manifest, crd.conversion, certificates, plan, this);
+        const serving = crd.conversion ? servings.get(crd.conversion.deploymentName) : undefined;
+        if (crd.conversion && serving) {
+            return serving.conversionCrd(`${op}-crd-${crd.name}`, manifest, crd.conversion);
         }
         return new k8s.apiextensions.v1.CustomResourceDefinition(`${op}-crd-${crd.name}`, manifest as unknown as k8s.apiextensions.v1.CustomResourceDefinitionArgs, {
             parent: this,
@@ -123,30 +126,24 @@ export class OperatorInstall extends pulumi.ComponentResource {
             pulumi.log.warn(`operator "${op}": ${skippedWithoutCluster(`the conversion webhook patch of CRD ${crd.name}`)}`, this);
             return;
         }
-        serving.patchExistingCrdConversion(`${op}-crd-conversion-${crd.name}`, crd, dependsOn, this);
+        serving.patchExistingCrdConversion(`${op}-crd-conversion-${crd.name}`, crd, dependsOn);
     }
 }
 
-/** Roles before their bindings; every object named as OLM names it. */
+/** Every RBAC object, named as OLM names it. */
 function declareRbac(op: string, objects: readonly RbacObject[], parent: pulumi.Resource, dependsOn: pulumi.Resource[]): pulumi.Resource[] {
-    const declared: pulumi.Resource[] = [];
-    for (const object of objects) {
+    return objects.map((object) => {
         const logical = `${op}-${object.kind.toLowerCase()}-${object.metadata.namespace ? `${object.metadata.namespace}-` : ""}${object.metadata.name}`;
         const opts = { parent, dependsOn };
         switch (object.kind) {
             case "Role":
-                declared.push(new k8s.rbac.v1.Role(logical, object, opts));
-                break;
+                return new k8s.rbac.v1.Role(logical, object, opts);
             case "ClusterRole":
-                declared.push(new k8s.rbac.v1.ClusterRole(logical, object, opts));
-                break;
+                return new k8s.rbac.v1.ClusterRole(logical, object, opts);
             case "RoleBinding":
-                declared.push(new k8s.rbac.v1.RoleBinding(logical, object, opts));
-                break;
+                return new k8s.rbac.v1.RoleBinding(logical, object, opts);
             case "ClusterRoleBinding":
-                declared.push(new k8s.rbac.v1.ClusterRoleBinding(logical, object, opts));
-                break;
+                return new k8s.rbac.v1.ClusterRoleBinding(logical, object, opts);
         }
-    }
-    return declared;
+    });
 }

@@ -4,7 +4,7 @@
  * registered), and derives what the components will declare. Pure apart from reading the
  * bundle files; index.ts runs it before it constructs anything.
  */
-import { webhookDescriptionProblems } from "../admission-webhook/rules";
+import { admissionWebhookProblems, webhookDescriptionProblems } from "../admission-webhook/rules";
 import type { OlmConfig, OperatorConfig } from "../config/schema";
 import { DNS1123_SUBDOMAIN_RULE, isDns1123Subdomain } from "../shared/k8s-names";
 import { describeValue, formatPath, Problem } from "../shared/problems";
@@ -14,7 +14,7 @@ import { DeploymentInput } from "./deployments";
 import { installModeListProblems, installModeSet, requestedInstallMode, supportsAllNamespacesOnly, unsupportedInstallMode } from "./install-modes";
 import { contentHash } from "./names";
 import { deriveOperatorRbac, objectKey, OlmToggles, OwnedApi, RbacObject, serviceAccountOf, watchNamespaces } from "./rbac";
-import { ConversionPlan, DeploymentWebhooks, webhookCertSecretName, webhooksByDeployment, webhookServiceName } from "./webhooks";
+import { ConversionPlan, DeploymentWebhooks, webhookCertSecretName, webhooksByDeployment, webhookServiceNameOf } from "./webhooks";
 
 export interface CrdPlan {
     name: string;
@@ -136,6 +136,20 @@ export function planOperator(config: OperatorConfig, index: number, olm: OlmConf
     problems.push(...webhookProblems.map((p) => fileProblem("", p.message)));
     const mapping = webhooksByDeployment(config.name, csv, config.namespace);
     problems.push(...mapping.problems.map((p) => fileProblem(p.field, p.message)));
+    if (problems.length === 0) {
+        // The AdmissionWebhook component's own structural rules, on what this install will pass it
+        // (they also cover what the CSV checks above do not, such as the Service name).
+        for (const [deploymentName, entry] of mapping.byDeployment) {
+            const structural = admissionWebhookProblems({
+                backend: entry.backend,
+                webhooks: entry.webhooks,
+                targetNamespaces: config.targetNamespaces.length === 0 ? undefined : config.targetNamespaces,
+            }).filter((p) => !(p.path === "webhooks" && entry.conversions.length > 0));
+            for (const p of structural) {
+                problems.push(fileProblem("", `operator ${describeValue(config.name)}: deployment ${describeValue(deploymentName)}: ${p.path}: ${p.message}`));
+            }
+        }
+    }
 
     // Owned APIs: CRD manifests from the bundle folder; APIServices are not installed.
     const apiServices = csv.spec.apiservicedefinitions?.owned ?? [];
@@ -201,7 +215,7 @@ export function planOperator(config: OperatorConfig, index: number, olm: OlmConf
     };
 }
 
-/** OLM's checks on names a CSV gives objects (duplicate or invalid deployment names, Service names). */
+/** OLM's checks on names a CSV gives objects (duplicate or invalid deployment and ServiceAccount names). */
 function csvStructureProblems(csv: ClusterServiceVersion): { field: string; message: string }[] {
     const problems: { field: string; message: string }[] = [];
     const seen = new Map<string, number>();
@@ -214,21 +228,6 @@ function csvStructureProblems(csv: ClusterServiceVersion): { field: string; mess
         seen.set(deployment.name, i);
         if (!isDns1123Subdomain(deployment.name)) {
             problems.push({ field, message: `${describeValue(deployment.name)} ${DNS1123_SUBDOMAIN_RULE}` });
-        }
-    });
-    const servedBy = new Set((csv.spec.webhookdefinitions ?? []).map((w) => w.deploymentName));
-    csv.spec.install.spec.deployments.forEach((deployment, i) => {
-        const service = webhookServiceName(deployment.name);
-        if (servedBy.has(deployment.name) && !/^[a-z]([-a-z0-9]*[a-z0-9])?$/.test(service)) {
-            problems.push({
-                field: formatPath(["spec", "install", "spec", "deployments", i, "name"]),
-                message: `its webhook Service ${describeValue(service)} must be a DNS-1035 label (a lowercase letter first)`,
-            });
-        } else if (servedBy.has(deployment.name) && service.length > 63) {
-            problems.push({
-                field: formatPath(["spec", "install", "spec", "deployments", i, "name"]),
-                message: `its webhook Service ${describeValue(service)} has ${service.length} characters; a Service name has at most 63`,
-            });
         }
     });
     const { permissions, clusterPermissions } = permissionsOf(csv);
@@ -284,7 +283,7 @@ function crdPlans(
             );
         }
         if (conversion && !manifest) {
-            warn(`the conversion webhook ${describeValue(conversion.webhook)} is set on the existing CRD ${describeValue(name)} with a server-side-apply patch`);
+            warn(`the conversion webhook ${describeValue(conversion.webhook)} is set on the existing CRD ${describeValue(name)} by a server-side-apply patch (live clusters only)`);
         }
         return { name, ...(manifest ? { manifest } : {}), ...(conversion ? { conversion } : {}) };
     });
@@ -360,7 +359,7 @@ function collisions(plans: readonly OperatorPlan[], operators: readonly Operator
         const keys = [
             ...plan.serviceAccounts.map((sa) => `ServiceAccount ${namespace}/${sa}`),
             ...plan.deployments.map((d) => `Deployment ${namespace}/${d.name}`),
-            ...plan.deployments.filter((d) => d.webhooks).map((d) => `Service ${namespace}/${webhookServiceName(d.name)}`),
+            ...plan.deployments.filter((d) => d.webhooks).map((d) => `Service ${namespace}/${webhookServiceNameOf(d.name)}`),
             ...plan.deployments.filter((d) => d.webhooks).map((d) => `Secret ${namespace}/${webhookCertSecretName(d.name)}`),
             ...plan.crds.map((c) => `CustomResourceDefinition ${c.name}`),
             ...plan.rbac.map(objectKey),

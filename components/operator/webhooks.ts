@@ -3,19 +3,20 @@
  * AdmissionWebhook contract (one backend per deployment), conversion webhooks to the owned
  * CRDs' `spec.conversion`. Pure; runs after `webhookDescriptionProblems` found nothing.
  */
+import { webhookServiceName } from "../admission-webhook/build";
 import type { WebhookBackend, WebhookDefinition } from "../admission-webhook/contract";
 import { DEFAULT_CONTAINER_PORT } from "../admission-webhook/rules";
 import { describeValue, formatPath } from "../shared/problems";
 import type { ClusterServiceVersion, StrategyDeployment, WebhookDescription } from "./csv";
 
-/** OLM's Service name for a deployment that serves webhooks. */
-export function webhookServiceName(deploymentName: string): string {
-    return `${deploymentName}-service`;
+/** OLM's Service name for a deployment that serves webhooks (`<deployment>-service`). */
+export function webhookServiceNameOf(deploymentName: string): string {
+    return webhookServiceName({ deploymentName });
 }
 
 /** OLM's serving-certificate Secret name (`<service>-cert`), the one bundles already mount. */
 export function webhookCertSecretName(deploymentName: string): string {
-    return `${webhookServiceName(deploymentName)}-cert`;
+    return `${webhookServiceNameOf(deploymentName)}-cert`;
 }
 
 /** The Service port and target a description asks for, with OLM's defaults. */
@@ -66,6 +67,8 @@ export interface DeploymentWebhooks {
 export interface ConversionPlan {
     webhook: string;
     crd: string;
+    /** The deployment that serves the conversion (its serving certificate signs the CRD's calls). */
+    deploymentName: string;
     service: { namespace: string; name: string; path: string; port: number };
     conversionReviewVersions: string[];
 }
@@ -125,8 +128,9 @@ export function webhooksByDeployment(
                 entry.conversions.push({
                     webhook: webhook.generateName,
                     crd,
+                    deploymentName: deployment.name,
                     // OLM's default conversion path is "/", its port the containerPort.
-                    service: { namespace, name: webhookServiceName(deployment.name), path: webhook.webhookPath ?? "/", port: ports.servicePort },
+                    service: { namespace, name: webhookServiceNameOf(deployment.name), path: webhook.webhookPath ?? "/", port: ports.servicePort },
                     conversionReviewVersions: webhook.admissionReviewVersions ?? [],
                 });
             }

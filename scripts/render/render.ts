@@ -110,7 +110,8 @@ export async function renderProgram(options: RenderOptions): Promise<RenderResul
         stackOutputs: options.stackOutputs,
         computed: options.computed,
     });
-    await pulumi.runtime.setMocks(mocks, CONFIG_NAMESPACE, options.stack ?? "render", options.preview ?? true);
+    // "organization" is what the engine reports for self-managed (DIY) backends.
+    await pulumi.runtime.setMocks(mocks, CONFIG_NAMESPACE, options.stack ?? "render", options.preview ?? true, "organization");
     pulumi.runtime.setAllConfig(options.config.values, options.config.secretKeys);
 
     const records: RecordedResource[] = [];

@@ -116,14 +116,24 @@ export async function renderProgram(options: RenderOptions): Promise<RenderResul
 
     const records: RecordedResource[] = [];
     const restoreConsole = captureLogs(result.warnings, result.errors);
+    // The program's own failure (index.ts throws a RunError when a pre-flight check finds
+    // problems) is caught inside the stack: rethrown, it would also reject the stack resource's
+    // output promise, which nothing observes, and end the process under the mock runtime.
+    let programFailed = false;
     try {
         const outputs = await pulumi.runtime.runInPulumiStack(async () => {
             pulumi.runtime.registerStackTransformation(recordInto(records));
             const program = require(options.program ?? PROGRAM) as () => Promise<Record<string, unknown>>;
-            return program();
+            try {
+                return await program();
+            } catch (error) {
+                programFailed = true;
+                result.errors.push(errorText(error));
+                return {};
+            }
         });
         await pulumi.runtime.disconnect();
-        result.stackOutputs = present(outputs ?? {}) as Record<string, unknown>;
+        result.stackOutputs = programFailed ? {} : (present(outputs ?? {}) as Record<string, unknown>);
     } catch (error) {
         result.errors.push(errorText(error));
     } finally {

@@ -7,7 +7,8 @@
 import * as aws from "@pulumi/aws";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { sectionsFromPulumiConfig, StackConfig, validateStackConfig } from "./components/config";
+import { AwsTags, parseTagKeyState, propagateUserTags, TAG_KEY_STATE_OUTPUT } from "./components/aws-tags";
+import { AwsConfig, sectionsFromPulumiConfig, StackConfig, validateStackConfig } from "./components/config";
 import { ClusterTarget } from "./components/shared/cluster";
 import { formatReport } from "./components/shared/problems";
 
@@ -36,13 +37,61 @@ export = async function clusterPlatform(): Promise<Record<string, unknown>> {
         context: config.cluster.kubeContext,
         enableServerSideApply: true,
     });
-    const awsProvider = config.aws.enabled ? new aws.Provider("aws", { region: config.aws.region as aws.Region }) : undefined;
-    void kubernetes;
-    void awsProvider;
-
-    return {
+    const outputs: Record<string, unknown> = {
         clusterName: cluster.name,
         platform: cluster.platform,
         clusterAccess: cluster.live ? "live" : "render-to-directory",
     };
+
+    if (config.aws.enabled) {
+        // First, so that every AWS resource and LoadBalancer Service declared after it is tagged.
+        Object.assign(outputs, await installAwsTags(config.aws, cluster, kubernetes));
+    }
+
+    return outputs;
 };
+
+/**
+ * The AWS assets and tags (seed 004). Reads the tag keys the previous update managed through a
+ * StackReference to this same stack (its output `awsUserTagKeys`), builds the component, and
+ * registers its transformations for the whole stack: taggable AWS resources get the merged
+ * tags in their create inputs, LoadBalancer Services the tags annotation.
+ */
+async function installAwsTags(awsConfig: AwsConfig, cluster: ClusterTarget, kubernetes: k8s.Provider): Promise<Record<string, unknown>> {
+    const awsProvider = new aws.Provider("aws", { region: awsConfig.region as aws.Region });
+    const self = new pulumi.StackReference("aws-tags-previous-update", {
+        name: `${pulumi.getOrganization()}/${pulumi.getProject()}/${pulumi.getStack()}`,
+    });
+    const previousOutput = await self.getOutputDetails(TAG_KEY_STATE_OUTPUT);
+    const previous = parseTagKeyState(previousOutput.value ?? previousOutput.secretValue);
+    if (previous.warning) {
+        pulumi.log.warn(previous.warning);
+    }
+    const awsTags = new AwsTags(
+        "aws-tags",
+        {
+            cluster,
+            region: awsConfig.region as string,
+            userTags: awsConfig.userTags,
+            propagate: propagateUserTags(awsConfig),
+            previousTagKeys: previous.state,
+            oidcProviderArn: awsConfig.oidcProviderArn,
+        },
+        { providers: { aws: awsProvider, kubernetes } },
+    );
+    pulumi.runtime.registerStackTransformation(awsTags.tagger.transformation);
+    if (awsTags.loadBalancerTransformation) {
+        pulumi.runtime.registerStackTransformation(awsTags.loadBalancerTransformation);
+    }
+    return {
+        [TAG_KEY_STATE_OUTPUT]: awsTags.tagKeys,
+        awsWebhookImageRepositoryUrl: awsTags.webhookRepositoryUrl,
+        awsImageRegistryStorage: {
+            bucket: awsTags.registryStorage.bucketName,
+            region: awsConfig.region,
+            kmsKeyArn: awsTags.registryStorage.kmsKeyArn,
+            roleArn: awsTags.registryStorage.roleArn,
+        },
+        ...(awsTags.storageClassName ? { awsTaggedStorageClass: awsTags.storageClassName } : {}),
+    };
+}

@@ -25,6 +25,8 @@ export interface RenderOptions {
     stackOutputs?: Record<string, unknown>;
     /** Stack name (default "render"). */
     stack?: string;
+    /** Organization name (default "organization", as a DIY backend names it). */
+    organization?: string;
     /** `true` (default): preview semantics. `false`: up semantics, with `computed` outputs. */
     preview?: boolean;
     computed?: Record<string, StateProducer>;
@@ -110,7 +112,8 @@ export async function renderProgram(options: RenderOptions): Promise<RenderResul
         stackOutputs: options.stackOutputs,
         computed: options.computed,
     });
-    await pulumi.runtime.setMocks(mocks, CONFIG_NAMESPACE, options.stack ?? "render", options.preview ?? true);
+    // "organization" is the name a DIY backend gives every stack's organization.
+    await pulumi.runtime.setMocks(mocks, CONFIG_NAMESPACE, options.stack ?? "render", options.preview ?? true, options.organization ?? "organization");
     pulumi.runtime.setAllConfig(options.config.values, options.config.secretKeys);
 
     const records: RecordedResource[] = [];

@@ -42,7 +42,7 @@ export class ResourceTagger {
     constructor(private readonly args: ResourceTaggerArgs) {
         this.install = pulumi.output(args.installTags).apply((install) => {
             if (install.problems.length > 0) {
-                throw new Error(installTagsError(install.problems));
+                throw new pulumi.RunError(installTagsError(install.problems));
             }
             return install.tags;
         });
@@ -118,7 +118,7 @@ export class ResourceTagger {
             const label = resourceLabel(type, name);
             const limit = tagLimitProblem(type, name, merged);
             if (limit) {
-                throw new Error(limit);
+                throw new pulumi.RunError(limit);
             }
             for (const override of merged.overrides) {
                 pulumi.log.warn(overrideWarning(label, override));

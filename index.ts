@@ -44,7 +44,8 @@ export = async function clusterPlatform(): Promise<Record<string, unknown>> {
     };
 
     if (config.aws.enabled) {
-        // First, so that every AWS resource and LoadBalancer Service declared after it is tagged.
+        // First, so that every LoadBalancer Service declared after it gets the tags annotation.
+        // A capability that creates AWS resources passes `transformations: [awsTags.tagger.transformation]`.
         Object.assign(outputs, await installAwsTags(config.aws, cluster, kubernetes));
     }
 
@@ -53,9 +54,9 @@ export = async function clusterPlatform(): Promise<Record<string, unknown>> {
 
 /**
  * The AWS assets and tags (seed 004). Reads the tag keys the previous update managed through a
- * StackReference to this same stack (its output `awsUserTagKeys`), builds the component, and
- * registers its transformations for the whole stack: taggable AWS resources get the merged
- * tags in their create inputs, LoadBalancer Services the tags annotation.
+ * StackReference to this same stack (its output `awsUserTagKeys`), builds the component, and,
+ * with propagation on, registers for the whole stack the transformation that gives
+ * LoadBalancer Services the tags annotation.
  */
 async function installAwsTags(awsConfig: AwsConfig, cluster: ClusterTarget, kubernetes: k8s.Provider): Promise<Record<string, unknown>> {
     const awsProvider = new aws.Provider("aws", { region: awsConfig.region as aws.Region });
@@ -79,7 +80,6 @@ async function installAwsTags(awsConfig: AwsConfig, cluster: ClusterTarget, kube
         },
         { providers: { aws: awsProvider, kubernetes } },
     );
-    pulumi.runtime.registerStackTransformation(awsTags.tagger.transformation);
     if (awsTags.loadBalancerTransformation) {
         pulumi.runtime.registerStackTransformation(awsTags.loadBalancerTransformation);
     }

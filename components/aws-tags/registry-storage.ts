@@ -58,7 +58,7 @@ export class ImageRegistryStorage extends pulumi.ComponentResource {
             },
             parent,
         );
-        new aws.kms.Alias(resources.kmsKey, { name: names.kmsAlias, targetKeyId: key.keyId }, parent);
+        new aws.kms.Alias(`${resources.kmsKey}-alias`, { name: names.kmsAlias, targetKeyId: key.keyId }, parent);
 
         const bucket = new aws.s3.Bucket(
             resources.bucket,
@@ -70,26 +70,26 @@ export class ImageRegistryStorage extends pulumi.ComponentResource {
             parent,
         );
         const ownership = new aws.s3.BucketOwnershipControls(
-            resources.bucket,
+            `${resources.bucket}-ownership`,
             { bucket: bucket.id, rule: { objectOwnership: "BucketOwnerEnforced" } },
             parent,
         );
         const publicAccess = new aws.s3.BucketPublicAccessBlock(
-            resources.bucket,
+            `${resources.bucket}-public-access`,
             { bucket: bucket.id, blockPublicAcls: true, blockPublicPolicy: true, ignorePublicAcls: true, restrictPublicBuckets: true },
             parent,
         );
         new aws.s3.BucketServerSideEncryptionConfiguration(
-            resources.bucket,
+            `${resources.bucket}-encryption`,
             {
                 bucket: bucket.id,
                 rules: [{ applyServerSideEncryptionByDefault: { sseAlgorithm: "aws:kms", kmsMasterKeyId: key.arn }, bucketKeyEnabled: true }],
             },
             parent,
         );
-        const versioning = new aws.s3.BucketVersioning(resources.bucket, { bucket: bucket.id, versioningConfiguration: { status: "Enabled" } }, parent);
+        const versioning = new aws.s3.BucketVersioning(`${resources.bucket}-versioning`, { bucket: bucket.id, versioningConfiguration: { status: "Enabled" } }, parent);
         new aws.s3.BucketLifecycleConfiguration(
-            resources.bucket,
+            `${resources.bucket}-lifecycle`,
             {
                 bucket: bucket.id,
                 rules: [
@@ -111,7 +111,7 @@ export class ImageRegistryStorage extends pulumi.ComponentResource {
         );
         // The policy goes on after public access is blocked, so there is never a window where it is not.
         new aws.s3.BucketPolicy(
-            resources.bucket,
+            `${resources.bucket}-tls-only`,
             { bucket: bucket.id, policy: bucket.arn.apply(bucketTlsOnlyPolicy) },
             { parent: this, dependsOn: [publicAccess, ownership] },
         );
@@ -138,7 +138,7 @@ export class ImageRegistryStorage extends pulumi.ComponentResource {
             },
             parent,
         );
-        new aws.iam.RolePolicyAttachment(resources.role, { role: role.name, policyArn: policy.arn }, parent);
+        new aws.iam.RolePolicyAttachment(`${resources.role}-access`, { role: role.name, policyArn: policy.arn }, parent);
 
         this.bucketName = bucket.bucket;
         this.bucketArn = bucket.arn;

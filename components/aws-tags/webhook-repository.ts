@@ -40,7 +40,7 @@ export class WebhookImageRepository extends pulumi.ComponentResource {
             { parent: this },
         );
         new aws.ecr.LifecyclePolicy(
-            resourceName,
+            `${resourceName}-lifecycle`,
             { repository: repository.name, policy: webhookLifecyclePolicy(args.imagesKept ?? WEBHOOK_IMAGES_KEPT) },
             { parent: this },
         );

@@ -86,7 +86,9 @@ export class AwsTags extends pulumi.ComponentResource {
                     volumeBindingMode: "WaitForFirstConsumer",
                     allowVolumeExpansion: true,
                 },
-                { parent: this },
+                // A StorageClass's parameters cannot be updated: a tag change replaces it, under
+                // the same name, so the old one goes first. Bound volumes do not depend on it.
+                { parent: this, deleteBeforeReplace: true },
             );
             this.storageClassName = TAGGED_STORAGE_CLASS;
             this.loadBalancerTransformation = loadBalancerTagTransformation((service, own) => tagger.consumerTagsFor(service, own));

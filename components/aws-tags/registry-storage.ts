@@ -12,15 +12,11 @@ import {
     registryBucketName,
     registryTrustPolicy,
 } from "./assets";
-import { ResourceTagger } from "./tagger";
+import { TaggedAssetArgs } from "./tagger";
 
-export interface ImageRegistryStorageArgs {
-    /** Cluster name: every physical name derives from it. */
-    clusterName: string;
+export interface ImageRegistryStorageArgs extends TaggedAssetArgs {
     /** AWS region of the bucket (part of its name). */
     region: string;
-    /** Puts the merged tags into each taggable resource's create inputs. */
-    tagger: ResourceTagger;
     /** The cluster's IAM OIDC provider (STS clusters): the role then trusts the registry's service accounts. */
     oidcProviderArn?: string;
 }

@@ -1,13 +1,10 @@
 import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
 import { ASSET_TYPES, assetNames, assetOwnTags, assetResourceNames, webhookLifecyclePolicy, WEBHOOK_IMAGES_KEPT } from "./assets";
-import { ResourceTagger } from "./tagger";
+import { TaggedAssetArgs } from "./tagger";
 
-export interface WebhookImageRepositoryArgs {
-    /** Cluster name: the repository is `<cluster>/subscription-webhook`. */
-    clusterName: string;
-    /** Puts the merged tags into the repository's create inputs. */
-    tagger: ResourceTagger;
+/** The repository is `<cluster>/subscription-webhook`. */
+export interface WebhookImageRepositoryArgs extends TaggedAssetArgs {
     /** Images kept by the lifecycle policy (default 10). */
     imagesKept?: number;
 }

@@ -147,7 +147,8 @@ describe("the AWS assets of examples/openshift-aws.yaml", () => {
         );
     });
 
-    test("GIVEN propagation on THEN the gp3 StorageClass carries every merged tag as tagSpecification_N", () => {
+    test("GIVEN propagation on THEN the gp3 StorageClass carries every merged tag as tagSpecification_N, and is replaced delete-first when they change", () => {
+        expect(resourceNamed(result, STORAGE_CLASS, "aws-tags-gp3-csi-tagged").options.deleteBeforeReplace).toBe(true);
         expect(resourceNamed(result, STORAGE_CLASS, "aws-tags-gp3-csi-tagged").inputs).toEqual({
             apiVersion: "storage.k8s.io/v1",
             kind: "StorageClass",

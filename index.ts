@@ -43,10 +43,22 @@ export = async function clusterPlatform(): Promise<Record<string, unknown>> {
         clusterAccess: cluster.live ? "live" : "render-to-directory",
     };
 
-    if (config.aws.enabled) {
-        // First, so that every LoadBalancer Service declared after it gets the tags annotation.
-        // A capability that creates AWS resources passes `transformations: [awsTags.tagger.transformation]`.
-        Object.assign(outputs, await installAwsTags(config.aws, cluster, kubernetes));
+    // First, so that every LoadBalancer Service declared after it gets the tags annotation. A
+    // capability that creates AWS resources passes `transformations: [awsTags.tagger.transformation]`;
+    // the webhook image is pushed to `awsTags.webhookRepositoryUrl` when webhookImage.output is registry.
+    const awsTags = config.aws.enabled ? await installAwsTags(config.aws, cluster, kubernetes) : undefined;
+    if (awsTags) {
+        Object.assign(outputs, {
+            [TAG_KEY_STATE_OUTPUT]: awsTags.tagKeys,
+            awsWebhookImageRepositoryUrl: awsTags.webhookRepositoryUrl,
+            awsImageRegistryStorage: {
+                bucket: awsTags.registryStorage.bucketName,
+                region: config.aws.region,
+                kmsKeyArn: awsTags.registryStorage.kmsKeyArn,
+                roleArn: awsTags.registryStorage.roleArn,
+            },
+            ...(awsTags.storageClassName ? { awsTaggedStorageClass: awsTags.storageClassName } : {}),
+        });
     }
 
     return outputs;
@@ -58,7 +70,7 @@ export = async function clusterPlatform(): Promise<Record<string, unknown>> {
  * with propagation on, registers for the whole stack the transformation that gives
  * LoadBalancer Services the tags annotation.
  */
-async function installAwsTags(awsConfig: AwsConfig, cluster: ClusterTarget, kubernetes: k8s.Provider): Promise<Record<string, unknown>> {
+async function installAwsTags(awsConfig: AwsConfig, cluster: ClusterTarget, kubernetes: k8s.Provider): Promise<AwsTags> {
     const awsProvider = new aws.Provider("aws", { region: awsConfig.region as aws.Region });
     const self = new pulumi.StackReference("aws-tags-previous-update", {
         name: `${pulumi.getOrganization()}/${pulumi.getProject()}/${pulumi.getStack()}`,
@@ -83,15 +95,5 @@ async function installAwsTags(awsConfig: AwsConfig, cluster: ClusterTarget, kube
     if (awsTags.loadBalancerTransformation) {
         pulumi.runtime.registerStackTransformation(awsTags.loadBalancerTransformation);
     }
-    return {
-        [TAG_KEY_STATE_OUTPUT]: awsTags.tagKeys,
-        awsWebhookImageRepositoryUrl: awsTags.webhookRepositoryUrl,
-        awsImageRegistryStorage: {
-            bucket: awsTags.registryStorage.bucketName,
-            region: awsConfig.region,
-            kmsKeyArn: awsTags.registryStorage.kmsKeyArn,
-            roleArn: awsTags.registryStorage.roleArn,
-        },
-        ...(awsTags.storageClassName ? { awsTaggedStorageClass: awsTags.storageClassName } : {}),
-    };
+    return awsTags;
 }

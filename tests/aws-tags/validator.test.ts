@@ -132,6 +132,15 @@ describe("aws.userTags validation", () => {
         expect(validateAws({ enabled: true, region: "us-east-1", propagateUserTags: false, userTags }).problems).toEqual([]);
     });
 
+    test("GIVEN an aws key in another letter case THEN it is read as the key, with a warning; next to the key itself it is unknown", () => {
+        const result = validateStackConfig({ cluster, aws: { UserTags: { a: "b" } } });
+        expect(result.ok && result.config.aws.userTags).toEqual({ a: "b" });
+        expect(result.warnings).toEqual([
+            "cluster-platform:aws.UserTags: read as aws.userTags (keys are matched case-insensitively, as the installer reads install-config); spell it userTags",
+        ]);
+        expect(validateAws({ propagateUserTags: true, PropagateUserTags: false }).problems).toEqual(["cluster-platform:aws.PropagateUserTags: unknown key"]);
+    });
+
     test("GIVEN any tag map WHEN validated through the stack config THEN it reports exactly what the rules module finds", () => {
         // One rule, one place: the schema (and later the policy pack) call userTagIssues.
         fc.assert(

@@ -20,7 +20,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { propagatableTags } from "./consumers";
 import { releasedTagIgnores } from "./day2";
 import { installTagsError, InstallTags } from "./install-tags";
-import { mergeTags, overrideWarning, resourceLabel, tagLimitProblem } from "./rules";
+import { MergedTags, mergeTags, overrideWarning, resourceLabel, tagLimitProblem } from "./rules";
 import { ListTagShape, listTagsToMap, mapToListTags, tagShapeOf } from "./taggable";
 
 export interface ResourceTaggerArgs {
@@ -64,11 +64,7 @@ export class ResourceTagger {
      */
     consumerTagsFor(consumer: string, own: Readonly<Tags> = {}): pulumi.Output<Tags> {
         return this.install.apply((install) => {
-            const merged = mergeTags({ install, config: this.args.userTags, resource: own });
-            for (const override of merged.overrides) {
-                pulumi.log.warn(overrideWarning(consumer, override));
-            }
-            const { tags, skipped } = propagatableTags(merged.tags);
+            const { tags, skipped } = propagatableTags(this.mergeAndWarn(consumer, install, own).tags);
             for (const reason of skipped) {
                 pulumi.log.warn(`${consumer}: tag left out: ${reason}`);
             }
@@ -122,17 +118,22 @@ export class ResourceTagger {
 
     private merged(type: string, name: string, own: pulumi.Output<Readonly<Tags>>): pulumi.Output<Tags> {
         return pulumi.all([this.install, own]).apply(([install, resource]) => {
-            const merged = mergeTags({ install, config: this.args.userTags, resource });
-            const label = resourceLabel(type, name);
+            const merged = this.mergeAndWarn(resourceLabel(type, name), install, resource);
             const limit = tagLimitProblem(type, name, merged);
             if (limit) {
                 throw new pulumi.RunError(limit);
             }
-            for (const override of merged.overrides) {
-                pulumi.log.warn(overrideWarning(label, override));
-            }
             return merged.tags;
         });
+    }
+
+    /** The three layers merged for `label`, with one warning per override (the seed's "event"). */
+    private mergeAndWarn(label: string, install: Readonly<Tags>, own: Readonly<Tags>): MergedTags {
+        const merged = mergeTags({ install, config: this.args.userTags, resource: own });
+        for (const override of merged.overrides) {
+            pulumi.log.warn(overrideWarning(label, override));
+        }
+        return merged;
     }
 
     private mergedList(type: string, name: string, shape: ListTagShape, declared: unknown): pulumi.Output<Record<string, unknown>[]> {

@@ -8,6 +8,7 @@ import * as aws from "@pulumi/aws";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { AwsTags, parseTagKeyState, propagateUserTags, TAG_KEY_STATE_OUTPUT } from "./components/aws-tags";
+import { Certificates } from "./components/certificates";
 import { AwsConfig, sectionsFromPulumiConfig, StackConfig, validateStackConfig } from "./components/config";
 import { ClusterTarget } from "./components/shared/cluster";
 import { formatReport } from "./components/shared/problems";
@@ -37,32 +38,44 @@ export = async function clusterPlatform(): Promise<Record<string, unknown>> {
         context: config.cluster.kubeContext,
         enableServerSideApply: true,
     });
-    const outputs: Record<string, unknown> = {
-        clusterName: cluster.name,
-        platform: cluster.platform,
-        clusterAccess: cluster.live ? "live" : "render-to-directory",
-    };
 
     // First, so that every LoadBalancer Service declared after it gets the tags annotation. A
     // capability that creates AWS resources passes `transformations: [awsTags.tagger.transformation]`;
     // the webhook image is pushed to `awsTags.webhookRepositoryUrl` when webhookImage.output is registry.
     const awsTags = config.aws.enabled ? await installAwsTags(config.aws, cluster, kubernetes) : undefined;
-    if (awsTags) {
-        Object.assign(outputs, {
-            [TAG_KEY_STATE_OUTPUT]: awsTags.tagKeys,
-            awsWebhookImageRepositoryUrl: awsTags.webhookRepositoryUrl,
-            awsImageRegistryStorage: {
-                bucket: awsTags.registryStorage.bucketName,
-                region: config.aws.region,
-                kmsKeyArn: awsTags.registryStorage.kmsKeyArn,
-                roleArn: awsTags.registryStorage.roleArn,
-            },
-            ...(awsTags.storageClassName ? { awsTaggedStorageClass: awsTags.storageClassName } : {}),
-        });
-    }
 
-    return outputs;
+    // The stack's issuer (`certificates.issuer`) and, per operator override,
+    // `certificates.issuerFor(operator.certificates)`; CA bundles for `caInjection` objects.
+    const certificates = new Certificates(
+        "certificates",
+        { settings: config.certificates, caInjection: config.caInjection, cluster },
+        { providers: { kubernetes } },
+    );
+
+    return {
+        clusterName: cluster.name,
+        platform: cluster.platform,
+        clusterAccess: cluster.live ? "live" : "render-to-directory",
+        ...(awsTags ? awsTagsOutputs(awsTags, config.aws) : {}),
+        // Last, once every component has issued its certificates: read back by the next update.
+        ...certificates.stackOutputs(),
+    };
 };
+
+/** The AWS stack outputs: assets for other tools, and the tag key state the next update reads back. */
+function awsTagsOutputs(awsTags: AwsTags, awsConfig: AwsConfig): Record<string, unknown> {
+    return {
+        [TAG_KEY_STATE_OUTPUT]: awsTags.tagKeys,
+        awsWebhookImageRepositoryUrl: awsTags.webhookRepositoryUrl,
+        awsImageRegistryStorage: {
+            bucket: awsTags.registryStorage.bucketName,
+            region: awsConfig.region,
+            kmsKeyArn: awsTags.registryStorage.kmsKeyArn,
+            roleArn: awsTags.registryStorage.roleArn,
+        },
+        ...(awsTags.storageClassName ? { awsTaggedStorageClass: awsTags.storageClassName } : {}),
+    };
+}
 
 /**
  * The AWS assets and tags (seed 004). Reads the tag keys the previous update managed through a

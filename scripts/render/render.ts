@@ -25,8 +25,6 @@ export interface RenderOptions {
     stackOutputs?: Record<string, unknown>;
     /** Stack name (default "render"). */
     stack?: string;
-    /** Organization name (default "organization", as a DIY backend names it). */
-    organization?: string;
     /** `true` (default): preview semantics. `false`: up semantics, with `computed` outputs. */
     preview?: boolean;
     computed?: Record<string, StateProducer>;
@@ -112,8 +110,8 @@ export async function renderProgram(options: RenderOptions): Promise<RenderResul
         stackOutputs: options.stackOutputs,
         computed: options.computed,
     });
-    // "organization" is the name a DIY backend gives every stack's organization.
-    await pulumi.runtime.setMocks(mocks, CONFIG_NAMESPACE, options.stack ?? "render", options.preview ?? true, options.organization ?? "organization");
+    // "organization" is what the engine reports for self-managed (DIY) backends.
+    await pulumi.runtime.setMocks(mocks, CONFIG_NAMESPACE, options.stack ?? "render", options.preview ?? true, "organization");
     pulumi.runtime.setAllConfig(options.config.values, options.config.secretKeys);
 
     const records: RecordedResource[] = [];

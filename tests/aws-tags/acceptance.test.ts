@@ -7,7 +7,7 @@ import { readConfigFile } from "../../scripts/render/config-file";
 import { renderFile, ROOT } from "../helpers/render";
 
 const EXAMPLE = "examples/openshift-aws.yaml";
-const CLUSTER = path.join(__dirname, "fixtures", "openshift-aws-cluster.yaml");
+const CLUSTER = path.join(__dirname, "..", "fixtures", "certificates", "openshift-aws.cluster.yaml");
 
 /** A resource's tags from its create inputs, whatever their shape. */
 function tagsOf(type: string, tags: unknown): Record<string, string> {

@@ -39,16 +39,22 @@ export = async function clusterPlatform(): Promise<Record<string, unknown>> {
         enableServerSideApply: true,
     });
 
+    // This stack's own last update: capabilities that must remember what they managed (CA trust,
+    // released tag keys) publish it as stack outputs and read it back here on the next update.
+    const previousUpdate = new pulumi.StackReference("previous-update", {
+        name: `${pulumi.getOrganization()}/${pulumi.getProject()}/${pulumi.getStack()}`,
+    });
+
     // First, so that every LoadBalancer Service declared after it gets the tags annotation. A
     // capability that creates AWS resources passes `transformations: [awsTags.tagger.transformation]`;
     // the webhook image is pushed to `awsTags.webhookRepositoryUrl` when webhookImage.output is registry.
-    const awsTags = config.aws.enabled ? await installAwsTags(config.aws, cluster, kubernetes) : undefined;
+    const awsTags = config.aws.enabled ? await installAwsTags(config.aws, cluster, kubernetes, previousUpdate) : undefined;
 
     // The stack's issuer (`certificates.issuer`) and, per operator override,
     // `certificates.issuerFor(operator.certificates)`; CA bundles for `caInjection` objects.
     const certificates = new Certificates(
         "certificates",
-        { settings: config.certificates, caInjection: config.caInjection, cluster },
+        { settings: config.certificates, caInjection: config.caInjection, cluster, previousUpdate },
         { providers: { kubernetes } },
     );
 
@@ -78,17 +84,19 @@ function awsTagsOutputs(awsTags: AwsTags, awsConfig: AwsConfig): Record<string, 
 }
 
 /**
- * The AWS assets and tags (seed 004). Reads the tag keys the previous update managed through a
- * StackReference to this same stack (its output `awsUserTagKeys`), builds the component, and,
+ * The AWS assets and tags (seed 004). Reads the tag keys the previous update managed (its output
+ * `awsUserTagKeys`), builds the component, and,
  * with propagation on, registers for the whole stack the transformation that gives
  * LoadBalancer Services the tags annotation.
  */
-async function installAwsTags(awsConfig: AwsConfig, cluster: ClusterTarget, kubernetes: k8s.Provider): Promise<AwsTags> {
+async function installAwsTags(
+    awsConfig: AwsConfig,
+    cluster: ClusterTarget,
+    kubernetes: k8s.Provider,
+    previousUpdate: pulumi.StackReference,
+): Promise<AwsTags> {
     const awsProvider = new aws.Provider("aws", { region: awsConfig.region as aws.Region });
-    const self = new pulumi.StackReference("aws-tags-previous-update", {
-        name: `${pulumi.getOrganization()}/${pulumi.getProject()}/${pulumi.getStack()}`,
-    });
-    const previousOutput = await self.getOutputDetails(TAG_KEY_STATE_OUTPUT);
+    const previousOutput = await previousUpdate.getOutputDetails(TAG_KEY_STATE_OUTPUT);
     const previous = parseTagKeyState(previousOutput.value ?? previousOutput.secretValue);
     if (previous.warning) {
         pulumi.log.warn(previous.warning);

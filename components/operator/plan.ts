@@ -4,7 +4,8 @@
  * registered), and derives what the components will declare. Pure apart from reading the
  * bundle files; index.ts runs it before it constructs anything.
  */
-import { admissionWebhookProblems, webhookDescriptionProblems } from "../admission-webhook/rules";
+import { webhookDescriptionProblems } from "../admission-webhook/rules";
+import { admissionWebhookProblems } from "../admission-webhook/structure";
 import type { OlmConfig, OperatorConfig } from "../config/schema";
 import { DNS1123_SUBDOMAIN_RULE, isDns1123Subdomain } from "../shared/k8s-names";
 import { describeValue, formatPath, Problem } from "../shared/problems";

@@ -122,6 +122,52 @@ describe("webhook Services, certificates and configurations", () => {
         expect(objectNamed(result, "Secret", "opentelemetry-operator-controller-manager-service-cert", "ops").type).toBe("kubernetes.io/tls");
     });
 
+    test("GIVEN kubevirt's and cert-manager's webhooks WHEN rendered THEN objectSelector, NoneOnDryRun, timeouts, matchPolicy and paths are the CSV's", async () => {
+        const kubevirt = await renderOperators([install("kubevirt-hyperconverged-operator-1.14.0.clusterserviceversion.yaml")]);
+        const mutating = objectNamed(kubevirt, "MutatingWebhookConfiguration", "ops.hco-webhook");
+        expect(mutating.webhooks.find((w: Yaml) => w.name === "mutate-ns-hco.kubevirt.io")).toEqual({
+            name: "mutate-ns-hco.kubevirt.io",
+            clientConfig: { caBundle: "[unknown]", service: { name: "hco-webhook-service", namespace: "ops", path: "/mutate-ns-hco-kubevirt-io", port: 4343 } },
+            rules: [{ apiGroups: [""], apiVersions: ["v1"], operations: ["DELETE"], resources: ["namespaces"] }],
+            failurePolicy: "Fail",
+            objectSelector: { matchLabels: { "kubernetes.io/metadata.name": "kubevirt-hyperconverged" } },
+            sideEffects: "NoneOnDryRun",
+            timeoutSeconds: 10,
+            admissionReviewVersions: ["v1beta1", "v1"],
+        });
+        const certManager = await renderOperators([install("cert-manager-1.16.1.clusterserviceversion.yaml")]);
+        expect(objectNamed(certManager, "ValidatingWebhookConfiguration", "ops.cert-manager-webhook").webhooks).toEqual([
+            {
+                name: "validate.webhooks.cert-manager.io",
+                clientConfig: { caBundle: "[unknown]", service: { name: "cert-manager-webhook-service", namespace: "ops", path: "/validate", port: 443 } },
+                rules: [{ apiGroups: ["cert-manager.io", "acme.cert-manager.io"], apiVersions: ["v1"], operations: ["CREATE", "UPDATE"], resources: ["*/*"] }],
+                failurePolicy: "Fail",
+                matchPolicy: "Equivalent",
+                sideEffects: "None",
+                timeoutSeconds: 30,
+                admissionReviewVersions: ["v1"],
+            },
+        ]);
+    });
+
+    test("GIVEN an operator with its own cert-manager issuer WHEN rendered THEN its webhook certificate is a cert-manager Certificate and cainjector fills the bundle", async () => {
+        const result = await renderOperators([
+            { ...install("node-maintenance-operator-0.0.1.clusterserviceversion.yaml"), certificates: { mode: "cert-manager", issuer: { kind: "ClusterIssuer", name: "platform-ca" } } },
+        ]);
+        const certificate = objectsOf(result, "Certificate")[0];
+        expect([certificate.metadata.namespace, certificate.spec.secretName, certificate.spec.issuerRef]).toEqual([
+            "ops",
+            "node-maintenance-operator-controller-manager-service-cert",
+            { kind: "ClusterIssuer", name: "platform-ca", group: "cert-manager.io" },
+        ]);
+        const configuration = objectNamed(result, "ValidatingWebhookConfiguration", "ops.node-maintenance-operator-controller-manager");
+        expect(configuration.metadata.annotations).toEqual({
+            "cert-manager.io/inject-ca-from": `ops/${certificate.metadata.name}`,
+            "cluster-platform.io/webhook-generation": expect.stringMatching(/^[0-9a-f]{10}$/),
+        });
+        expect(configuration.webhooks[0].clientConfig.caBundle).toBeUndefined();
+    });
+
     /** node-maintenance with every install mode supported, so its webhook can be scoped. */
     const scopable = (): string => {
         const csv = readCsv("node-maintenance-operator-0.0.1.clusterserviceversion.yaml");
@@ -238,6 +284,17 @@ describe("conversion webhooks", () => {
                 conversionReviewVersions: ["v1"],
             },
         });
+    });
+
+    test("GIVEN the sample bundle's CRD with two served versions WHEN rendered THEN each version gets its four aggregate roles", async () => {
+        const result = await renderOperators([widgets]);
+        const roles = objectsOf(result, "ClusterRole")
+            .map((r) => r.metadata.name)
+            .filter((n) => n.startsWith("widgets.samples.cluster-platform.io-"))
+            .sort();
+        expect(roles).toEqual(
+            ["v1", "v1alpha1"].flatMap((v) => ["admin", "crdview", "edit", "view"].map((s) => `widgets.samples.cluster-platform.io-${v}-${s}`)),
+        );
     });
 
     test("GIVEN service-ca mode WHEN rendered THEN the CRD asks service-ca for the bundle and ignores the field it writes", async () => {

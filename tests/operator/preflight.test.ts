@@ -159,6 +159,24 @@ describe("operator pre-flight: every problem before anything is registered", () 
         ]);
     });
 
+    test("GIVEN a bundled CRD with a version that is not served WHEN planned THEN only served versions get aggregate roles, whatever the CSV lists", () => {
+        const csv = minimalCsv({ customresourcedefinitions: { owned: [{ name: "as.example.io", version: "v2", kind: "A" }] } });
+        const crd = {
+            apiVersion: "apiextensions.k8s.io/v1",
+            kind: "CustomResourceDefinition",
+            metadata: { name: "as.example.io" },
+            spec: { group: "example.io", names: { plural: "as", kind: "A" }, scope: "Namespaced", versions: [{ name: "v1", served: true, storage: true }, { name: "v2", served: false, storage: false }] },
+        };
+        const { root, csv: file } = bundle(csv, [crd]);
+        const plan = planOperators([operator({ csv: file })], olm, root).plans[0];
+        expect(plan.rbac.map((o) => o.metadata.name).filter((n) => n.startsWith("as.example.io"))).toEqual([
+            "as.example.io-v1-admin",
+            "as.example.io-v1-edit",
+            "as.example.io-v1-view",
+            "as.example.io-v1-crdview",
+        ]);
+    });
+
     test("GIVEN a v1beta1 CRD manifest in the bundle WHEN planned THEN it is refused with the file named", () => {
         const crd = { apiVersion: "apiextensions.k8s.io/v1beta1", kind: "CustomResourceDefinition", metadata: { name: "as.example.io" }, spec: { group: "example.io", names: { plural: "as" }, version: "v1" } };
         const { root, csv: file } = bundle(minimalCsv(), [crd]);

@@ -5,7 +5,7 @@
  * AllNamespaces promotion is disabled, `WATCH_NAMESPACE` set to the namespaces that have RBAC.
  * Pure; the component adds the certificate's pod-template annotations (an Output).
  */
-import { OPERATOR_LABEL, platformLabels } from "../shared/labels";
+import { CAPABILITY_LABEL, MANAGED_BY_LABEL, OPERATOR_LABEL, platformLabels } from "../shared/labels";
 import type { StrategyDeployment } from "./csv";
 
 /** OLM's pod-template annotation listing the watched namespaces ("" = all). */
@@ -102,7 +102,7 @@ export function deploymentFor(input: DeploymentInput): DeploymentObject {
         metadata: {
             name: input.deployment.name,
             namespace: input.namespace,
-            labels: { ...(input.deployment.label ?? {}), ...platformLabels("operator", { [OPERATOR_LABEL]: input.operator }) },
+            labels: deploymentLabels(input.operator, input.deployment.label ?? {}),
         },
         spec: {
             ...source,
@@ -114,6 +114,21 @@ export function deploymentFor(input: DeploymentInput): DeploymentObject {
                 spec: podSpec,
             },
         },
+    };
+}
+
+/**
+ * The CSV's deployment labels (as OLM sets them) with this stack's: the stack manages the object
+ * (managed-by, capability, operator), but a `part-of` the bundle sets names the product and stays.
+ */
+export function deploymentLabels(operator: string, csvLabels: Record<string, string>): Record<string, string> {
+    const platform = platformLabels("operator", { [OPERATOR_LABEL]: operator });
+    return {
+        ...platform,
+        ...csvLabels,
+        [MANAGED_BY_LABEL]: platform[MANAGED_BY_LABEL],
+        [CAPABILITY_LABEL]: platform[CAPABILITY_LABEL],
+        [OPERATOR_LABEL]: operator,
     };
 }
 

@@ -1,4 +1,4 @@
-import { deploymentFor, withCertificateMount, withEnv } from "../../components/operator/deployments";
+import { deploymentFor, deploymentLabels, withCertificateMount, withEnv } from "../../components/operator/deployments";
 import type { StrategyDeployment } from "../../components/operator/csv";
 
 /** The serving certificate as the AdmissionWebhook contract mounts it: one Secret at OLM's two paths. */
@@ -124,6 +124,16 @@ describe("a CSV deployment as OLM deploys it", () => {
         });
         expect(object.spec.template.metadata.annotations["olm.targetNamespaces"]).toBe("");
         expect(object.spec.template.spec.containers[0].env).toEqual(env);
+    });
+
+    test("GIVEN a bundle's own managed-by and part-of labels (kubevirt) WHEN derived THEN the stack manages the object but the product's part-of stays", () => {
+        expect(deploymentLabels("kubevirt", { "app.kubernetes.io/managed-by": "olm", "app.kubernetes.io/part-of": "hyperconverged-cluster", name: "hco" })).toEqual({
+            "app.kubernetes.io/managed-by": "cluster-platform",
+            "app.kubernetes.io/part-of": "hyperconverged-cluster",
+            "cluster-platform.io/capability": "operator",
+            "cluster-platform.io/operator": "kubevirt",
+            name: "hco",
+        });
     });
 
     test("GIVEN an env var set twice WHEN set again THEN the last value wins and the order is kept", () => {

@@ -9,10 +9,20 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { AwsTags, parseTagKeyState, propagateUserTags, TAG_KEY_STATE_OUTPUT } from "./components/aws-tags";
 import { Certificates } from "./components/certificates";
-import { AwsConfig, sectionsFromPulumiConfig, StackConfig, validateStackConfig } from "./components/config";
+import { AwsConfig, sectionsFromPulumiConfig, StackConfig, validateStackConfig, WebhookImageConfig } from "./components/config";
 import { Operators, OperatorsPlan, planOperators } from "./components/operator";
 import { ClusterTarget } from "./components/shared/cluster";
 import { formatReport, Problem } from "./components/shared/problems";
+import {
+    buildsWebhookImage,
+    gitProvenance,
+    layoutDirectoryFor,
+    missingBuildProblem,
+    namesRegistryHost,
+    WEBHOOK_INPUT_PATHS,
+    WEBHOOK_SOURCE,
+    WebhookImage,
+} from "./components/webhook-image";
 
 /** The validated stack config, or a RunError listing every problem (no stack trace, no resources). */
 function readStackConfig(): StackConfig {
@@ -34,6 +44,11 @@ interface Preflight {
 function preflight(config: StackConfig): Preflight {
     const operators = planOperators(config.operators, config.olm, __dirname);
     const problems: Problem[] = [...operators.problems];
+    // An update cannot package a webhook that was never compiled; a preview warns instead (the digest is then unknown).
+    const unbuilt = buildsWebhookImage(config.subscriptions) && !pulumi.runtime.isDryRun() ? missingBuildProblem({ projectDirectory: __dirname, ...WEBHOOK_SOURCE }) : undefined;
+    if (unbuilt !== undefined) {
+        problems.push({ path: "webhookImage", message: unbuilt });
+    }
     for (const warning of operators.warnings) {
         pulumi.log.warn(warning);
     }
@@ -77,6 +92,10 @@ export = async function clusterPlatform(): Promise<Record<string, unknown>> {
     // the webhook image is pushed to `awsTags.webhookRepositoryUrl` when webhookImage.output is registry.
     const awsTags = config.aws.enabled ? await installAwsTags(config.aws, cluster, kubernetes, previousUpdate) : undefined;
 
+    // The subscription webhook's image, unless subscriptions.webhook.image names one. Its `imageRef`
+    // (`<repository>@sha256:...`) is what the webhook Deployment runs.
+    const webhookImage = buildsWebhookImage(config.subscriptions) ? buildWebhookImage(config.webhookImage, awsTags) : undefined;
+
     // The stack's issuer (`certificates.issuer`) and, per operator override,
     // `certificates.issuerFor(operator.certificates)`; CA bundles for `caInjection` objects.
     const certificates = new Certificates(
@@ -101,11 +120,34 @@ export = async function clusterPlatform(): Promise<Record<string, unknown>> {
         clusterName: cluster.name,
         platform: cluster.platform,
         clusterAccess: cluster.live ? "live" : "render-to-directory",
+        ...(webhookImage ? { webhookImageRef: webhookImage.imageRef } : {}),
         ...(awsTags ? awsTagsOutputs(awsTags, config.aws) : {}),
         // Last, once every component has issued its certificates: read back by the next update.
         ...certificates.stackOutputs(),
     };
 };
+
+/**
+ * Builds and publishes the webhook image: to `webhookImage.repository` when it names a registry
+ * host, else (output registry, AWS on) to the stack's ECR repository, or as an OCI image layout
+ * under out/oci/. Labels carry the git origin and the last commit that touched the webhook.
+ */
+function buildWebhookImage(settings: WebhookImageConfig, awsTags: AwsTags | undefined): WebhookImage {
+    const toEcr = settings.output === "registry" && !namesRegistryHost(settings.repository) && awsTags !== undefined;
+    const provenance = gitProvenance(__dirname, WEBHOOK_INPUT_PATHS);
+    return new WebhookImage("subscription-webhook-image", {
+        repository: toEcr ? (awsTags as AwsTags).webhookRepositoryUrl : settings.repository,
+        output: settings.output,
+        layoutDirectory: settings.output === "oci-layout" ? layoutDirectoryFor(settings.repository) : undefined,
+        baseImage: settings.baseImage,
+        platforms: settings.platforms,
+        projectDirectory: __dirname,
+        ...WEBHOOK_SOURCE,
+        source: provenance.source,
+        revision: provenance.revision,
+        deleteOnDestroy: settings.deleteOnDestroy,
+    });
+}
 
 /** The AWS stack outputs: assets for other tools, and the tag key state the next update reads back. */
 function awsTagsOutputs(awsTags: AwsTags, awsConfig: AwsConfig): Record<string, unknown> {

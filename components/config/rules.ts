@@ -5,6 +5,7 @@
 import { awsTagConfigProblems } from "../aws-tags/config";
 import { caInjectionModeProblems, effectiveCertificateSettings } from "../certificates/rules";
 import { describeValue, formatPath, Problem } from "../shared/problems";
+import { buildsWebhookImage, webhookImageProblems } from "../webhook-image/rules";
 import type { StackConfig } from "./schema";
 
 export interface RuleResult {
@@ -15,7 +16,11 @@ export interface RuleResult {
 export function crossSectionRules(config: Partial<StackConfig>): RuleResult {
     const problems: Problem[] = [];
     const warnings: string[] = [];
-    const { cluster, certificates, operators, olm, caInjection, aws } = config;
+    const { cluster, certificates, operators, olm, caInjection, aws, subscriptions, webhookImage } = config;
+
+    if (webhookImage && subscriptions && aws) {
+        problems.push(...webhookImageProblems(webhookImage, { built: buildsWebhookImage(subscriptions), awsEnabled: aws.enabled }));
+    }
 
     if (cluster && aws) {
         problems.push(...awsTagConfigProblems(aws, cluster.name));

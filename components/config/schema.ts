@@ -3,6 +3,15 @@ import { DNS1123_LABEL_RULE, DNS1123_SUBDOMAIN_RULE, isDns1123Label, isDns1123Su
 import { normalizeAwsSection } from "../aws-tags/config";
 import { tagValueText, userTagIssues } from "../aws-tags/rules";
 import { describeValue } from "../shared/problems";
+import {
+    baseImageProblem,
+    DEFAULT_BASE_IMAGE,
+    DEFAULT_PLATFORMS,
+    DEFAULT_WEBHOOK_REPOSITORY,
+    parsePlatform,
+    PLATFORM_RULE,
+    repositoryProblem,
+} from "../webhook-image/rules";
 import { INJECTABLE_KINDS, INJECTION_TARGETS, InjectableKind, NAMESPACED_NAME, NAMESPACED_NAME_RULE } from "../certificates/rules";
 
 /**
@@ -14,13 +23,19 @@ import { INJECTABLE_KINDS, INJECTION_TARGETS, InjectableKind, NAMESPACED_NAME, N
  * section never hides the mistakes in another. Rules that span sections live in `rules.ts`.
  */
 
-/** A string that must satisfy `test`; the message names the value and the rule. */
-function ruled(test: (value: string) => boolean, rule: string) {
+/** A string that passes `problemOf` (which returns the rule it breaks, or undefined); the message names the value and the rule. */
+function checked(problemOf: (value: string) => string | undefined) {
     return z.string().superRefine((value, ctx) => {
-        if (!test(value)) {
-            ctx.addIssue({ code: "custom", message: `${describeValue(value)} ${rule}`, input: value });
+        const problem = problemOf(value);
+        if (problem !== undefined) {
+            ctx.addIssue({ code: "custom", message: `${describeValue(value)} ${problem}`, input: value });
         }
     });
+}
+
+/** A string that must satisfy `test`; the message names the value and the rule. */
+function ruled(test: (value: string) => boolean, rule: string) {
+    return checked((value) => (test(value) ? undefined : rule));
 }
 
 export const dnsLabel = () => ruled(isDns1123Label, DNS1123_LABEL_RULE);
@@ -493,18 +508,31 @@ export const awsSchema = z
 
 export const webhookImageSchema = z
     .strictObject({
-        repository: nonEmpty()
-            .default("cluster-platform/subscription-webhook")
-            .meta({ description: "Image repository (`registry/path` when output is registry)." }),
-        baseImage: nonEmpty()
-            .optional()
-            .meta({ description: "Base image, pinned by digest (`name@sha256:...`); default: a pinned Node.js runtime image." }),
+        repository: checked(repositoryProblem)
+            .default(DEFAULT_WEBHOOK_REPOSITORY)
+            .meta({
+                description:
+                    "Image repository `[host[:port]/]path`. Output registry: where the image is pushed (without a host and with aws.enabled, the stack's ECR repository instead). Output oci-layout: the name the image is pushed under later; the layout is written to `out/oci/<repository>`.",
+            }),
+        baseImage: checked(baseImageProblem)
+            .default(DEFAULT_BASE_IMAGE)
+            .meta({ description: "Base image with Node.js, pinned by digest (`name[:tag]@sha256:...`); the default is distroless Node.js 22 (nonroot)." }),
         output: z
             .enum(["registry", "oci-layout"])
             .default("oci-layout")
-            .meta({ description: "Push to `repository`, or write an OCI image layout directory." }),
+            .meta({ description: "Push to `repository` through the registry API, or write an OCI image layout directory (`out/oci/<repository>`)." }),
+        platforms: z
+            .array(checked((p) => (parsePlatform(p) === undefined ? PLATFORM_RULE : undefined)))
+            .min(1)
+            .default([...DEFAULT_PLATFORMS])
+            .superRefine(unique((p) => p, "platform"))
+            .meta({ description: "Platforms to build for, e.g. `[\"linux/amd64\", \"linux/arm64\"]`; several give a multi-platform image index." }),
+        deleteOnDestroy: z
+            .boolean()
+            .default(false)
+            .meta({ description: "Delete the image from the registry when the stack deletes it; by default images stay (running pods and rollbacks pull them)." }),
     })
-    .meta({ description: "The subscription webhook image: `{repository, baseImage, output: registry|oci-layout}`." });
+    .meta({ description: "The subscription webhook image the stack builds: `{repository, baseImage, output: registry|oci-layout, platforms, deleteOnDestroy}`." });
 
 // ---------------------------------------------------------------- the whole contract
 
@@ -535,8 +563,11 @@ export const SECTIONS = {
     operators: operatorsSchema,
     aws: awsSchema.prefault({ enabled: false, userTags: {} }),
     webhookImage: webhookImageSchema.default({
-        repository: "cluster-platform/subscription-webhook",
+        repository: DEFAULT_WEBHOOK_REPOSITORY,
+        baseImage: DEFAULT_BASE_IMAGE,
         output: "oci-layout",
+        platforms: [...DEFAULT_PLATFORMS],
+        deleteOnDestroy: false,
     }),
 } as const;
 

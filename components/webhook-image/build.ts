@@ -124,11 +124,13 @@ export function contentProblems(content: ImageContent): string[] {
     return problems;
 }
 
-/** Problems in the destination, all at once. */
-export function destinationProblems(destination: ImageDestination): string[] {
+/** Problems in the destination, all at once (the repository's only when it is given). */
+export function destinationProblems(destination: Omit<ImageDestination, "repository"> & { repository?: string }): string[] {
     const problems: string[] = [];
-    const target = parseRepository(destination.repository);
-    if (!target.ok) {
+    const target = destination.repository === undefined ? undefined : parseRepository(destination.repository);
+    if (target === undefined) {
+        // Checked once the repository is known.
+    } else if (!target.ok) {
         problems.push(`repository ${JSON.stringify(destination.repository)}: ${target.problem}`);
     } else if (destination.output === "registry" && !target.value.explicitRegistry) {
         problems.push(`repository ${JSON.stringify(destination.repository)} names no registry host to push to`);

@@ -4,12 +4,12 @@
  */
 import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
-import { contentProblems, destinationProblems, ImageContent, planImage } from "./build";
+import { contentProblems, destinationProblems, ImageContent, ImagePlan, planImage } from "./build";
 import { LABELS } from "./image-config";
 import type { WebhookImageInputs } from "./operations";
 import { WebhookImageProvider } from "./provider";
 import { WEBHOOK_UID } from "./rules";
-import { SourceError, staleOutputs } from "./sources";
+import { missingBuildProblem, staleOutputs } from "./sources";
 
 export interface WebhookImageArgs {
     /** Where to publish: `host/path` for a registry; for an OCI layout, the name the image will be pushed under later. */
@@ -79,30 +79,13 @@ export class WebhookImage extends pulumi.ComponentResource {
             args.layoutDirectory === undefined ? undefined : path.relative(cwd, path.resolve(args.projectDirectory, args.layoutDirectory)) || ".";
         const problems = [
             ...contentProblems(content),
-            ...destinationProblems({ repository: "registry.invalid/checked-when-known", output: args.output, layoutDirectory }),
+            ...destinationProblems({ output: args.output, layoutDirectory }),
         ];
         if (problems.length > 0) {
             throw new Error(`WebhookImage ${name}: ${problems.join("; ")}`);
         }
 
-        void staleOutputs(args.projectDirectory, application, content.outputDirectory).then((stale) => {
-            if (stale.length > 0) {
-                pulumi.log.warn(
-                    `${content.outputDirectory}/${application} is older than ${stale.slice(0, 3).join(", ")}${stale.length > 3 ? ` and ${stale.length - 3} more` : ""}: the image packages the last build; run npm run build first`,
-                    this,
-                );
-            }
-        });
-
-        const plan = pulumi.output(
-            planImage(content).catch((error: unknown) => {
-                if (error instanceof SourceError && pulumi.runtime.isDryRun()) {
-                    pulumi.log.warn(`${error.message}\nthe image digest is unknown in this preview; an update fails until this is fixed`, this);
-                    return pulumi.unknown as never;
-                }
-                throw error;
-            }),
-        );
+        const plan = pulumi.output(this.plan(content));
 
         const repository = pulumi.output(args.repository).apply((value) => {
             const issues = destinationProblems({ repository: value, output: args.output, layoutDirectory });
@@ -125,6 +108,25 @@ export class WebhookImage extends pulumi.ComponentResource {
         this.digest = image.digest;
         this.registerOutputs({ imageRef: this.imageRef, digest: this.digest });
     }
+
+    /**
+     * The content hash and layer digests. A preview of a webhook that was never compiled warns
+     * and leaves them unknown (an update fails in index.ts's pre-flight instead); output older
+     * than its sources gets a warning, since the image packages what was compiled.
+     */
+    private async plan(content: ImageContent): Promise<ImagePlan> {
+        const missing = missingBuildProblem(content);
+        if (missing !== undefined && pulumi.runtime.isDryRun()) {
+            pulumi.log.warn(`${missing}; the image digest is unknown in this preview`, this);
+            return pulumi.unknown as never;
+        }
+        const stale = await staleOutputs(content.projectDirectory, content.application, content.outputDirectory);
+        if (missing === undefined && stale.length > 0) {
+            const listed = `${stale.slice(0, 3).join(", ")}${stale.length > 3 ? ` and ${stale.length - 3} more` : ""}`;
+            pulumi.log.warn(`${content.outputDirectory}/${content.application} is older than ${listed}: the image packages the last build; run npm run build first`, this);
+        }
+        return planImage(content);
+    }
 }
 
 function provenanceLabels(args: WebhookImageArgs): Record<string, string> {
@@ -139,5 +141,12 @@ function provenanceLabels(args: WebhookImageArgs): Record<string, string> {
 }
 
 export { WebhookImageProvider } from "./provider";
-export { DEFAULT_BASE_IMAGE, DEFAULT_PLATFORMS, layoutDirectoryFor } from "./rules";
+export { buildsWebhookImage, layoutDirectoryFor, namesRegistryHost } from "./rules";
 export { gitProvenance } from "./provenance";
+export { missingBuildProblem } from "./sources";
+
+/** Where index.ts finds the webhook: compiled by `npm run build` from `webhook/` into `dist/webhook`. */
+export const WEBHOOK_SOURCE = { outputDirectory: "dist", application: "webhook", entrypoint: "webhook/main.js" } as const;
+
+/** What the image is built from, for its revision label: a commit touching none of these does not change the image. */
+export const WEBHOOK_INPUT_PATHS = ["webhook", "package.json", "package-lock.json", "tsconfig.json", "tsconfig.build.json"] as const;

@@ -3,6 +3,7 @@
  * default base image, base-image pinning, platforms and where an OCI image layout goes.
  * Pure: no Pulumi, no file system, no network.
  */
+import type { Problem } from "../shared/problems";
 import { parsePinnedReference, parseRepository } from "./reference";
 
 /**
@@ -15,6 +16,8 @@ export const DEFAULT_BASE_IMAGE =
     "gcr.io/distroless/nodejs22-debian12:nonroot@sha256:13593b7570658e8477de39e2f4a1dd25db2f836d68a0ba771251572d23bb4f8e";
 
 export const DEFAULT_PLATFORMS = ["linux/amd64"] as const;
+
+export const DEFAULT_WEBHOOK_REPOSITORY = "cluster-platform/subscription-webhook";
 
 /** The numeric, non-root user and group the webhook runs as (distroless' `nonroot`). */
 export const WEBHOOK_UID = 65532;
@@ -76,7 +79,34 @@ export function registryTargetProblem(repository: string, awsEnabled: boolean): 
     return `${JSON.stringify(repository)} names no registry host, so output "registry" has nowhere to push: write it as \`host/path\` (e.g. "ghcr.io/example/subscription-webhook"), or enable aws to push to the stack's ECR repository`;
 }
 
+/** Whether `repository` names its registry host (`host/path`), rather than a Docker Hub path. */
+export function namesRegistryHost(repository: string): boolean {
+    const parsed = parseRepository(repository);
+    return parsed.ok && parsed.value.explicitRegistry;
+}
+
 /** The OCI image layout directory for `repository`, relative to the project (`out/oci/<repository>`, ':' as '_'). */
 export function layoutDirectoryFor(repository: string): string {
     return `${OCI_LAYOUT_ROOT}/${repository.replace(/:/g, "_")}`;
+}
+
+/** The stack settings the image rules depend on, beyond `webhookImage` itself. */
+export interface ImageUse {
+    /** Whether the stack builds the image (subscriptions on, no `subscriptions.webhook.image`). */
+    built: boolean;
+    awsEnabled: boolean;
+}
+
+/** Cross-section problems of `webhookImage`, as config problems. */
+export function webhookImageProblems(image: { repository: string; output: "registry" | "oci-layout" }, use: ImageUse): Problem[] {
+    if (!use.built || image.output !== "registry") {
+        return [];
+    }
+    const problem = registryTargetProblem(image.repository, use.awsEnabled);
+    return problem === undefined ? [] : [{ path: "webhookImage.repository", message: problem }];
+}
+
+/** Whether the stack builds the webhook image: subscriptions are on and no image is given instead. */
+export function buildsWebhookImage(subscriptions: { enabled: boolean; webhook: { image?: string } }): boolean {
+    return subscriptions.enabled && subscriptions.webhook.image === undefined;
 }

@@ -7,7 +7,7 @@
  * strings; only literal `require("...")`/`import` specifiers are seen, so an application that
  * loads modules by computed name must list those packages as requires somewhere.
  */
-import { promises as fs } from "node:fs";
+import { existsSync, promises as fs } from "node:fs";
 import { builtinModules } from "node:module";
 import * as path from "node:path";
 import { installsOn, Lockfile, NpmPlatform, packageNameOf, productionClosure } from "./closure";
@@ -58,13 +58,14 @@ export function npmPlatformOf(platform: Platform): NpmPlatform {
     return { os: platform.os, cpu: cpu[platform.architecture] ?? platform.architecture };
 }
 
-export async function collectImageSources(source: ApplicationSource, platforms: ReadonlyArray<Platform>): Promise<ImageSources> {
+export async function collectImageSources(given: ApplicationSource, platforms: ReadonlyArray<Platform>): Promise<ImageSources> {
+    const source = { ...given, projectDirectory: path.resolve(given.projectDirectory) };
     const problems: string[] = [];
     const outputRoot = path.join(source.projectDirectory, source.outputDirectory);
     const appRoot = path.join(outputRoot, source.application);
-    const entry = path.join(outputRoot, source.entrypoint);
-    if (!(await isFile(entry))) {
-        throw new SourceError([`${path.join(source.outputDirectory, source.entrypoint)} does not exist: build the webhook first (npm run build)`]);
+    const missing = missingBuildProblem(source);
+    if (missing !== undefined) {
+        throw new SourceError([missing]);
     }
 
     const appFiles = new Set<string>();
@@ -225,6 +226,12 @@ function isInside(root: string, candidate: string): boolean {
 
 function toPosix(relative: string): string {
     return relative.split(path.sep).join("/");
+}
+
+/** Why the compiled entrypoint cannot be packaged (it was never built), or undefined. */
+export function missingBuildProblem(source: ApplicationSource): string | undefined {
+    const entry = path.join(source.projectDirectory, source.outputDirectory, source.entrypoint);
+    return existsSync(entry) ? undefined : `${path.join(source.outputDirectory, source.entrypoint)} does not exist: build the webhook first (npm run build)`;
 }
 
 /**

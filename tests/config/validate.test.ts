@@ -35,7 +35,13 @@ describe("stack config validation", () => {
                 },
                 operators: [],
                 aws: { enabled: false, userTags: {} },
-                webhookImage: { repository: "cluster-platform/subscription-webhook", output: "oci-layout" },
+                webhookImage: {
+                    repository: "cluster-platform/subscription-webhook",
+                    baseImage: "gcr.io/distroless/nodejs22-debian12:nonroot@sha256:13593b7570658e8477de39e2f4a1dd25db2f836d68a0ba771251572d23bb4f8e",
+                    output: "oci-layout",
+                    platforms: ["linux/amd64"],
+                    deleteOnDestroy: false,
+                },
             },
         });
     });

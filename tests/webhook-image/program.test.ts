@@ -1,0 +1,99 @@
+/**
+ * How index.ts wires the webhook image: built only when the subscription webhook needs it,
+ * published where webhookImage says (an OCI layout under out/oci/, a registry, or the stack's ECR
+ * repository), labelled from git, and exported as the `webhookImageRef` stack output.
+ */
+import { execFileSync } from "node:child_process";
+import { sourceUrlFromRemote } from "../../components/webhook-image/provenance";
+import { MINIMAL, renderConfig, resourceNamed, ROOT } from "../helpers/render";
+
+const DYNAMIC = "pulumi-nodejs:dynamic:Resource";
+const DEFAULT_BASE = "gcr.io/distroless/nodejs22-debian12:nonroot@sha256:13593b7570658e8477de39e2f4a1dd25db2f836d68a0ba771251572d23bb4f8e";
+
+function git(...args: string[]): string | undefined {
+    try {
+        return execFileSync("git", args, { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim() || undefined;
+    } catch {
+        return undefined;
+    }
+}
+
+function expectedLabels(): Record<string, string> {
+    const revision = git("log", "-1", "--format=%H", "--", "webhook", "package.json", "package-lock.json", "tsconfig.json", "tsconfig.build.json");
+    const remote = git("remote", "get-url", "origin");
+    const source = remote === undefined ? undefined : sourceUrlFromRemote(remote);
+    return {
+        ...(source === undefined ? {} : { "org.opencontainers.image.source": source }),
+        ...(revision === undefined ? {} : { "org.opencontainers.image.revision": revision }),
+    };
+}
+
+const SUBSCRIPTIONS_ON = { ...MINIMAL, subscriptions: { enabled: true } };
+
+describe("the webhook image in the program", () => {
+    test("GIVEN subscriptions on and the default webhookImage WHEN rendered THEN one image is built from the project as an OCI layout under out/oci/<repository> on the pinned base", async () => {
+        const result = await renderConfig(SUBSCRIPTIONS_ON);
+        expect(result.errors).toEqual([]);
+        const image = resourceNamed(result, DYNAMIC, "subscription-webhook-image");
+        expect(resourceNamed(result, "cluster-platform:webhook-image:WebhookImage", "subscription-webhook-image").parent).toBeNull();
+        expect(image.parent).toBe("subscription-webhook-image");
+        expect({ ...image.inputs, __provider: undefined, contentHash: undefined, layers: undefined }).toEqual({
+            repository: "cluster-platform/subscription-webhook",
+            output: "oci-layout",
+            layoutDirectory: "out/oci/cluster-platform/subscription-webhook",
+            baseImage: DEFAULT_BASE,
+            platforms: ["linux/amd64"],
+            projectDirectory: ".",
+            outputDirectory: "dist",
+            application: "webhook",
+            entrypoint: "webhook/main.js",
+            user: 65532,
+            env: { NODE_ENV: "production" },
+            labels: expectedLabels(),
+            deleteOnDestroy: false,
+            __provider: undefined,
+            contentHash: undefined,
+            layers: undefined,
+        });
+    });
+
+    test.each([
+        ["subscriptions off", MINIMAL],
+        ["an image given in subscriptions.webhook.image", { ...MINIMAL, subscriptions: { enabled: true, webhook: { image: "quay.io/example/webhook@sha256:" + "4".repeat(64) } } }],
+    ])("GIVEN %s WHEN rendered THEN no image is built and no webhookImageRef exported", async (_what, config) => {
+        const result = await renderConfig(config);
+        expect(result.resources.filter((r) => r.type === DYNAMIC || r.type.startsWith("cluster-platform:webhook-image:"))).toEqual([]);
+        expect(result.stackOutputs).not.toHaveProperty("webhookImageRef");
+    });
+
+    test("GIVEN output registry, a repository without a host and AWS on WHEN previewed THEN the image goes to the stack's ECR repository, whose URL is not known yet", async () => {
+        const result = await renderConfig({ ...SUBSCRIPTIONS_ON, aws: { enabled: true, region: "us-east-1" }, webhookImage: { output: "registry" } });
+        expect(result.errors).toEqual([]);
+        const image = resourceNamed(result, DYNAMIC, "subscription-webhook-image");
+        expect([image.inputs.repository, image.inputs.output, image.inputs.layoutDirectory]).toEqual(["[unknown]", "registry", undefined]);
+    });
+
+    test("GIVEN output registry with a repository without a host and AWS off WHEN validated THEN the one problem says where to push instead", async () => {
+        const result = await renderConfig({ ...SUBSCRIPTIONS_ON, webhookImage: { output: "registry" } });
+        expect(result.problems).toEqual([
+            {
+                path: "webhookImage.repository",
+                message:
+                    '"cluster-platform/subscription-webhook" names no registry host, so output "registry" has nowhere to push: write it as `host/path` (e.g. "ghcr.io/example/subscription-webhook"), or enable aws to push to the stack\'s ECR repository',
+            },
+        ]);
+    });
+
+    test("GIVEN several webhookImage mistakes WHEN validated THEN each is reported with its path, value and rule", async () => {
+        const result = await renderConfig({
+            ...SUBSCRIPTIONS_ON,
+            webhookImage: { repository: "ghcr.io/Example/webhook:1.0", baseImage: "node:22-slim", platforms: ["linux/amd64", "linux", "linux/amd64"] },
+        });
+        expect(result.problems).toEqual([
+            { path: "webhookImage.baseImage", message: '"node:22-slim" must be pinned by digest: `name[:tag]@sha256:<64 hex digits>`' },
+            { path: "webhookImage.platforms[1]", message: '"linux" must be `os/architecture[/variant]`, e.g. "linux/amd64", "linux/arm64" or "linux/arm/v7"' },
+            { path: "webhookImage.platforms[2]", message: 'duplicate platform "linux/amd64" (already at index 0)' },
+            { path: "webhookImage.repository", message: '"ghcr.io/Example/webhook:1.0" has a tag or digest; give the repository alone' },
+        ]);
+    });
+});

@@ -8,6 +8,7 @@
  * does the work, otherwise pako does (about twice as slow, the same bytes on every machine).
  */
 import { once } from "node:events";
+import type { TransformOptions } from "node:stream";
 import * as zlib from "node:zlib";
 
 export const GZIP_LEVEL = 6;
@@ -53,7 +54,10 @@ export function createGzipSink(onData: (chunk: Buffer) => void, engine: GzipEngi
 }
 
 function nodeZlibSink(onData: (chunk: Buffer) => void): GzipSink {
-    const gzip = zlib.createGzip({ level: GZIP_LEVEL });
+    // Room for a few batches, so the writer rarely waits while the thread pool compresses
+    // (zlib streams pass stream options on to their Transform).
+    const options: zlib.ZlibOptions & TransformOptions = { level: GZIP_LEVEL, chunkSize: 64 * 1024, writableHighWaterMark: 4 * 1024 * 1024 };
+    const gzip = zlib.createGzip(options);
     gzip.on("data", onData);
     const ended = once(gzip, "end");
     return {

@@ -92,11 +92,29 @@ export async function compressLayer(entries: ReadonlyArray<LayerEntry>, engine?:
         blobChunks.push(chunk);
         size += chunk.length;
     }, engine);
+    // Tar chunks are small (a header, a file); the compressor works best on large writes, which
+    // leave it busy in the thread pool while the next files are packed. Deflate's output does not
+    // depend on how its input is split.
+    let pending: Buffer[] = [];
+    let pendingBytes = 0;
+    const flush = async () => {
+        if (pendingBytes > 0) {
+            const batch = Buffer.concat(pending, pendingBytes);
+            pending = [];
+            pendingBytes = 0;
+            await gzip.write(batch);
+        }
+    };
     await writeTar(entries, async (chunk) => {
         tarHash.update(chunk);
         uncompressedSize += chunk.length;
-        await gzip.write(chunk);
+        pending.push(chunk);
+        pendingBytes += chunk.length;
+        if (pendingBytes >= COMPRESSION_BATCH) {
+            await flush();
+        }
     });
+    await flush();
     await gzip.end();
     return {
         diffId: `sha256:${tarHash.digest("hex")}`,
@@ -106,6 +124,9 @@ export async function compressLayer(entries: ReadonlyArray<LayerEntry>, engine?:
         blob: Buffer.concat(blobChunks, size),
     };
 }
+
+/** Bytes of tar handed to the compressor at once. */
+const COMPRESSION_BATCH = 256 * 1024;
 
 /** How many files are read ahead of the tar writer. */
 const READ_AHEAD = 16;

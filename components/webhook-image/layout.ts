@@ -12,6 +12,8 @@ export const REF_NAME_ANNOTATION = "org.opencontainers.image.ref.name";
 const LAYOUT_FILE = canonicalJson({ imageLayoutVersion: "1.0.0" });
 
 export class ImageLayout {
+    private prepared: Promise<void> | undefined;
+
     constructor(readonly directory: string) {}
 
     blobPath(digest: string): string {
@@ -83,19 +85,26 @@ export class ImageLayout {
         await writeAtomically(path.join(this.directory, "index.json"), Buffer.from(canonicalJson(index)));
     }
 
-    private async ensureLayout(): Promise<void> {
-        await fs.mkdir(path.join(this.directory, "blobs", "sha256"), { recursive: true });
-        const marker = path.join(this.directory, "oci-layout");
-        const existing = await fs.readFile(marker, "utf8").catch(() => undefined);
-        if (existing === undefined) {
-            await writeAtomically(marker, Buffer.from(LAYOUT_FILE));
-        }
+    /** Creates the layout's skeleton once per instance, however many writes run at once. */
+    private ensureLayout(): Promise<void> {
+        this.prepared ??= (async () => {
+            await fs.mkdir(path.join(this.directory, "blobs", "sha256"), { recursive: true });
+            const marker = path.join(this.directory, "oci-layout");
+            const existing = await fs.readFile(marker, "utf8").catch(() => undefined);
+            if (existing === undefined) {
+                await writeAtomically(marker, Buffer.from(LAYOUT_FILE));
+            }
+        })();
+        return this.prepared;
     }
 }
 
+let temporaries = 0;
+
+/** Writes through a temporary file renamed into place, so readers never see a partial file. */
 async function writeAtomically(file: string, bytes: Buffer): Promise<void> {
     await fs.mkdir(path.dirname(file), { recursive: true });
-    const temporary = `${file}.${process.pid}.tmp`;
+    const temporary = `${file}.${process.pid}.${++temporaries}.tmp`;
     await fs.writeFile(temporary, bytes);
     await fs.rename(temporary, file);
 }

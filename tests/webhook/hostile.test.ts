@@ -156,13 +156,14 @@ async function send(port: number, ca: string, agent: https.Agent, item: Case): P
     if (item.contentType !== "") headers["content-type"] = item.contentType ?? "application/json";
     if (!item.chunked) headers["content-length"] = String(body.length);
     const reply = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+        let answered = false;
         const req = https.request({ host: "127.0.0.1", servername: "localhost", port, ca, agent: body.length > LIMIT ? false : agent, method: "POST", path: "/mutate-pods", headers }, (res) => {
             const chunks: Buffer[] = [];
             res.on("data", (chunk: Buffer) => chunks.push(chunk));
             res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
         });
         // Writing may fail once the server has answered an oversized body; the answer still counts.
-        req.on("error", (error) => (req.res ? undefined : reject(error)));
+        req.on("error", (error) => (answered ? undefined : reject(error)));
         if (item.chunked) {
             for (let offset = 0; offset < body.length; offset += 64 * 1024) req.write(body.subarray(offset, offset + 64 * 1024));
             req.end();

@@ -158,6 +158,7 @@ async function send(port: number, ca: string, agent: https.Agent, item: Case): P
     const reply = await new Promise<{ status: number; text: string }>((resolve, reject) => {
         let answered = false;
         const req = https.request({ host: "127.0.0.1", servername: "localhost", port, ca, agent: body.length > LIMIT ? false : agent, method: "POST", path: "/mutate-pods", headers }, (res) => {
+            answered = true;
             const chunks: Buffer[] = [];
             res.on("data", (chunk: Buffer) => chunks.push(chunk));
             res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));

@@ -7,9 +7,12 @@
 import * as aws from "@pulumi/aws";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { sectionsFromPulumiConfig, StackConfig, validateStackConfig } from "./components/config";
+import { AwsTags, parseTagKeyState, propagateUserTags, TAG_KEY_STATE_OUTPUT } from "./components/aws-tags";
+import { Certificates } from "./components/certificates";
+import { AwsConfig, sectionsFromPulumiConfig, StackConfig, validateStackConfig } from "./components/config";
+import { Operators, OperatorsPlan, planOperators } from "./components/operator";
 import { ClusterTarget } from "./components/shared/cluster";
-import { formatReport } from "./components/shared/problems";
+import { formatReport, Problem } from "./components/shared/problems";
 
 /** The validated stack config, or a RunError listing every problem (no stack trace, no resources). */
 function readStackConfig(): StackConfig {
@@ -23,8 +26,26 @@ function readStackConfig(): StackConfig {
     return result.config;
 }
 
+interface Preflight {
+    operators: OperatorsPlan;
+}
+
+/** Every capability's pure pre-flight checks, run before any resource is registered. */
+function preflight(config: StackConfig): Preflight {
+    const operators = planOperators(config.operators, config.olm, __dirname);
+    const problems: Problem[] = [...operators.problems];
+    for (const warning of operators.warnings) {
+        pulumi.log.warn(warning);
+    }
+    if (problems.length > 0) {
+        throw new pulumi.RunError(formatReport(problems));
+    }
+    return { operators };
+}
+
 export = async function clusterPlatform(): Promise<Record<string, unknown>> {
     const config = readStackConfig();
+    const checked = preflight(config);
 
     const cluster: ClusterTarget = {
         name: config.cluster.name,
@@ -36,13 +57,103 @@ export = async function clusterPlatform(): Promise<Record<string, unknown>> {
         context: config.cluster.kubeContext,
         enableServerSideApply: true,
     });
-    const awsProvider = config.aws.enabled ? new aws.Provider("aws", { region: config.aws.region as aws.Region }) : undefined;
-    void kubernetes;
-    void awsProvider;
+    // Adopts objects that already exist instead of failing on them; used only for OLM's own
+    // aggregate roles, which every cluster running OLM already has.
+    const adoptingKubernetes = new k8s.Provider("kubernetes-adopting", {
+        renderYamlToDirectory: config.cluster.renderYamlToDirectory,
+        context: config.cluster.kubeContext,
+        enableServerSideApply: true,
+        upsertExistingObjects: true,
+    });
+
+    // This stack's own last update: capabilities that must remember what they managed (CA trust,
+    // released tag keys) publish it as stack outputs and read it back here on the next update.
+    const previousUpdate = new pulumi.StackReference("previous-update", {
+        name: `${pulumi.getOrganization()}/${pulumi.getProject()}/${pulumi.getStack()}`,
+    });
+
+    // First, so that every LoadBalancer Service declared after it gets the tags annotation. A
+    // capability that creates AWS resources passes `transformations: [awsTags.tagger.transformation]`;
+    // the webhook image is pushed to `awsTags.webhookRepositoryUrl` when webhookImage.output is registry.
+    const awsTags = config.aws.enabled ? await installAwsTags(config.aws, cluster, kubernetes, previousUpdate) : undefined;
+
+    // The stack's issuer (`certificates.issuer`) and, per operator override,
+    // `certificates.issuerFor(operator.certificates)`; CA bundles for `caInjection` objects.
+    const certificates = new Certificates(
+        "certificates",
+        { settings: config.certificates, caInjection: config.caInjection, cluster, previousUpdate },
+        { providers: { kubernetes } },
+    );
+
+    new Operators(
+        "operators",
+        {
+            plans: checked.operators.plans,
+            olm: config.olm,
+            cluster,
+            issuerFor: (operator) => certificates.issuerFor(operator.certificates),
+            adoptingProvider: adoptingKubernetes,
+        },
+        { providers: { kubernetes } },
+    );
 
     return {
         clusterName: cluster.name,
         platform: cluster.platform,
         clusterAccess: cluster.live ? "live" : "render-to-directory",
+        ...(awsTags ? awsTagsOutputs(awsTags, config.aws) : {}),
+        // Last, once every component has issued its certificates: read back by the next update.
+        ...certificates.stackOutputs(),
     };
 };
+
+/** The AWS stack outputs: assets for other tools, and the tag key state the next update reads back. */
+function awsTagsOutputs(awsTags: AwsTags, awsConfig: AwsConfig): Record<string, unknown> {
+    return {
+        [TAG_KEY_STATE_OUTPUT]: awsTags.tagKeys,
+        awsWebhookImageRepositoryUrl: awsTags.webhookRepositoryUrl,
+        awsImageRegistryStorage: {
+            bucket: awsTags.registryStorage.bucketName,
+            region: awsConfig.region,
+            kmsKeyArn: awsTags.registryStorage.kmsKeyArn,
+            roleArn: awsTags.registryStorage.roleArn,
+        },
+        ...(awsTags.storageClassName ? { awsTaggedStorageClass: awsTags.storageClassName } : {}),
+    };
+}
+
+/**
+ * The AWS assets and tags (seed 004). Reads the tag keys the previous update managed (its output
+ * `awsUserTagKeys`), builds the component, and,
+ * with propagation on, registers for the whole stack the transformation that gives
+ * LoadBalancer Services the tags annotation.
+ */
+async function installAwsTags(
+    awsConfig: AwsConfig,
+    cluster: ClusterTarget,
+    kubernetes: k8s.Provider,
+    previousUpdate: pulumi.StackReference,
+): Promise<AwsTags> {
+    const awsProvider = new aws.Provider("aws", { region: awsConfig.region as aws.Region });
+    const previousOutput = await previousUpdate.getOutputDetails(TAG_KEY_STATE_OUTPUT);
+    const previous = parseTagKeyState(previousOutput.value ?? previousOutput.secretValue);
+    if (previous.warning) {
+        pulumi.log.warn(previous.warning);
+    }
+    const awsTags = new AwsTags(
+        "aws-tags",
+        {
+            cluster,
+            region: awsConfig.region as string,
+            userTags: awsConfig.userTags,
+            propagate: propagateUserTags(awsConfig),
+            previousTagKeys: previous.state,
+            oidcProviderArn: awsConfig.oidcProviderArn,
+        },
+        { providers: { aws: awsProvider, kubernetes } },
+    );
+    if (awsTags.loadBalancerTransformation) {
+        pulumi.runtime.registerStackTransformation(awsTags.loadBalancerTransformation);
+    }
+    return awsTags;
+}

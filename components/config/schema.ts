@@ -1,7 +1,9 @@
 import { z } from "zod";
 import { DNS1123_LABEL_RULE, DNS1123_SUBDOMAIN_RULE, isDns1123Label, isDns1123Subdomain } from "../shared/k8s-names";
-import { userTagIssues } from "../aws-tags/rules";
+import { normalizeAwsSection } from "../aws-tags/config";
+import { tagValueText, userTagIssues } from "../aws-tags/rules";
 import { describeValue } from "../shared/problems";
+import { INJECTABLE_KINDS, INJECTION_TARGETS, InjectableKind, NAMESPACED_NAME, NAMESPACED_NAME_RULE } from "../certificates/rules";
 
 /**
  * The stack-config contract of cluster-platform: the single source of truth for every key,
@@ -130,23 +132,25 @@ export const certificatesSchema = z
 // ---------------------------------------------------------------- caInjection
 
 /** The kinds that receive a CA bundle (seed 001), and whether each is namespaced. */
-export const CA_INJECTION_KINDS = {
-    APIService: false,
-    ConfigMap: true,
-    CustomResourceDefinition: false,
-    MutatingWebhookConfiguration: false,
-    ValidatingWebhookConfiguration: false,
-} as const;
+export const CA_INJECTION_KINDS = Object.fromEntries(
+    INJECTABLE_KINDS.map((kind) => [kind, INJECTION_TARGETS[kind].namespaced]),
+) as { readonly [K in InjectableKind]: (typeof INJECTION_TARGETS)[K]["namespaced"] };
 
 export const caInjectionSchema = z
     .array(
         z
             .strictObject({
                 kind: z
-                    .enum(Object.keys(CA_INJECTION_KINDS) as [keyof typeof CA_INJECTION_KINDS])
+                    .enum(INJECTABLE_KINDS as [InjectableKind, ...InjectableKind[]])
                     .meta({ description: "Kind of the existing object that receives the CA bundle." }),
                 name: dnsSubdomain().meta({ description: "Name of the existing object." }),
                 namespace: dnsLabel().optional().meta({ description: "Namespace of the object (ConfigMap only)." }),
+                certificate: ruled((v) => NAMESPACED_NAME.test(v), NAMESPACED_NAME_RULE)
+                    .optional()
+                    .meta({
+                        description:
+                            "cert-manager mode only: `<namespace>/<name>` of the cert-manager Certificate whose CA cainjector injects into the object.",
+                    }),
             })
             .superRefine((entry, ctx) => {
                 const namespaced = CA_INJECTION_KINDS[entry.kind];
@@ -170,7 +174,7 @@ export const caInjectionSchema = z
     .superRefine(unique((e) => `${e.kind}/${e.namespace ?? ""}/${e.name}`, "caInjection entry"))
     .meta({
         description:
-            "Existing cluster objects that receive the CA bundle, each `{kind, name, namespace?}` (APIService, ConfigMap, CustomResourceDefinition, Mutating/ValidatingWebhookConfiguration).",
+            "Existing cluster objects that receive the CA bundle, each `{kind, name, namespace?, certificate?}` (APIService, ConfigMap, CustomResourceDefinition, Mutating/ValidatingWebhookConfiguration).",
     });
 
 // ---------------------------------------------------------------- subscriptions
@@ -347,14 +351,50 @@ const operatorCertificatesSchema = z
         }
     });
 
+/**
+ * Operators sharing a namespace share what OLM keeps per namespace (one OperatorGroup: the
+ * target namespaces) and the Namespace object itself (created once, or not at all).
+ */
+function sharedNamespaceRules(operators: { name: string; namespace: string; targetNamespaces: string[]; createNamespace: boolean }[], ctx: z.RefinementCtx) {
+    const first = new Map<string, number>();
+    operators.forEach((op, i) => {
+        const j = first.get(op.namespace);
+        if (j === undefined) {
+            first.set(op.namespace, i);
+            return;
+        }
+        const other = operators[j];
+        const same = (a: string[], b: string[]) => [...a].sort().join(",") === [...b].sort().join(",");
+        if (!same(op.targetNamespaces, other.targetNamespaces)) {
+            ctx.addIssue({
+                code: "custom",
+                path: [i, "targetNamespaces"],
+                message: `operator ${describeValue(op.name)}: ${describeValue(op.targetNamespaces)} differs from operator ${describeValue(other.name)} (operators[${j}]) in the same namespace ${describeValue(op.namespace)}: OLM allows one OperatorGroup, so one set of target namespaces, per namespace`,
+            });
+        }
+        if (op.createNamespace !== other.createNamespace) {
+            ctx.addIssue({
+                code: "custom",
+                path: [i, "createNamespace"],
+                message: `operator ${describeValue(op.name)}: ${op.createNamespace} differs from operator ${describeValue(other.name)} (operators[${j}]) in the same namespace ${describeValue(op.namespace)}: the namespace is either created by the stack or not`,
+            });
+        }
+    });
+}
+
 export const operatorsSchema = z
     .array(
         z.strictObject({
             name: dnsLabel().meta({ description: "Operator install name." }),
             csv: nonEmpty().meta({
-                description: "Path of the ClusterServiceVersion YAML (relative to the project), as shipped in the bundle.",
+                description:
+                    "Path of the ClusterServiceVersion YAML (relative to the project), as shipped in the bundle; CRD manifests in the same folder are installed with it.",
             }),
             namespace: dnsLabel().meta({ description: "Namespace the operator runs in." }),
+            createNamespace: z
+                .boolean()
+                .default(true)
+                .meta({ description: "Create the namespace (false when it exists already, e.g. openshift-operators)." }),
             targetNamespaces: z
                 .array(dnsLabel())
                 .default([])
@@ -363,6 +403,7 @@ export const operatorsSchema = z
             rbacNamespaces: z
                 .array(dnsLabel())
                 .optional()
+                .superRefine((names, ctx) => (names ? unique((n: string) => n, "RBAC namespace")(names, ctx) : undefined))
                 .meta({
                     description:
                         "With disableAllNamespacePermissionPromotion and AllNamespaces: the namespaces that get the operator's Roles and WATCH_NAMESPACE.",
@@ -374,40 +415,70 @@ export const operatorsSchema = z
     )
     .default([])
     .superRefine(unique((o) => o.name, "operator name"))
+    .superRefine(sharedNamespaceRules)
     .meta({
         description:
-            "Operators to install from ClusterServiceVersions, each `{name, csv, namespace, targetNamespaces, rbacNamespaces?, certificates?}`.",
+            "Operators to install from ClusterServiceVersions, each `{name, csv, namespace, createNamespace, targetNamespaces, rbacNamespaces?, certificates?}`.",
     });
 
 // ---------------------------------------------------------------- aws
 
 const AWS_REGION = /^[a-z]{2}(-[a-z]+)+-\d+$/;
+const IAM_OIDC_PROVIDER_ARN = /^arn:aws(-[a-z]+)*:iam::\d{12}:oidc-provider\/[^\s]+$/;
 
-export const awsSchema = z
-    .strictObject({
-        enabled: z.boolean().default(false).meta({ description: "Create and tag the stack's AWS assets." }),
-        region: ruled((r) => AWS_REGION.test(r), "is not an AWS region name such as \"us-east-1\"")
-            .optional()
-            .meta({ description: "AWS region of the cluster's assets (required when enabled)." }),
-        userTags: z
-            .record(z.string(), z.union([z.string(), z.number()]))
-            .default({})
-            .superRefine((tags, ctx) => {
-                const asText = Object.fromEntries(Object.entries(tags).map(([k, v]) => [k, String(v)]));
-                for (const issue of userTagIssues(asText)) {
+/** A tag value: a string, or a YAML integer or boolean read as its text (see `tagValueText`). */
+const userTagValue = z.union([z.string(), z.number(), z.boolean()]).transform((value, ctx) => {
+    const text = tagValueText(value);
+    if (!text.ok) {
+        ctx.addIssue({ code: "custom", message: text.problem, input: value });
+        return z.NEVER;
+    }
+    return text.text;
+});
+
+const awsFields = {
+    enabled: z.boolean().default(false).meta({ description: "Create and tag the stack's AWS assets." }),
+    region: ruled((r) => AWS_REGION.test(r), "is not an AWS region name such as \"us-east-1\"")
+        .optional()
+        .meta({ description: "AWS region of the cluster's assets (required when enabled)." }),
+    userTags: z
+        .record(z.string(), userTagValue)
+        // prefault, not default: the values are transformed, and only a prefault is documented for input.
+        .prefault({})
+        .superRefine(
+            (tags, ctx) => {
+                for (const issue of userTagIssues(tags)) {
                     ctx.addIssue({ code: "custom", path: issue.key === undefined ? [] : [issue.key], message: issue.message });
                 }
-            })
-            .meta({ description: "User-defined tags applied to every taggable AWS resource (at most 25)." }),
-        propagateUserTags: z
-            .boolean()
-            .optional()
-            .meta({ description: "Also tag what in-cluster consumers create (EBS volumes, load balancers)." }),
-        experimentalPropagateUserTags: z
-            .boolean()
-            .optional()
-            .meta({ description: "Deprecated spelling of propagateUserTags; wins when both are set." }),
-    })
+            },
+            // Key rules are checked even when some value could not be read, so every problem is reported at once.
+            { when: (payload) => typeof payload.value === "object" && payload.value !== null },
+        )
+        .meta({
+            description:
+                "User-defined tags applied to every taggable AWS resource (at most 25; keys and values of letters, digits, spaces and `_ . : / = + - @`; no `Name`, `aws:`, kubernetes.io or openshift.io keys). Unquoted YAML integers and booleans are read as their text, with a warning.",
+        }),
+    propagateUserTags: z
+        .boolean()
+        .optional()
+        .meta({ description: "Also tag what in-cluster consumers create (EBS volumes, load balancers); default false." }),
+    experimentalPropagateUserTags: z
+        .boolean()
+        .optional()
+        .meta({ description: "Deprecated spelling of propagateUserTags; wins when both are set." }),
+    oidcProviderArn: ruled((a) => IAM_OIDC_PROVIDER_ARN.test(a), "is not an IAM OIDC provider ARN such as \"arn:aws:iam::123456789012:oidc-provider/oidc.example.com/cluster\"")
+        .optional()
+        .meta({
+            description:
+                "IAM OIDC provider of the cluster's service-account issuer (OpenShift STS, ROSA): the image registry role then trusts the registry's service accounts through it; without it, the role trusts this AWS account.",
+        }),
+};
+
+/** The `aws` keys, in declaration order (the raw section's keys are matched to them case-insensitively). */
+export const AWS_KEYS = Object.keys(awsFields);
+
+export const awsSchema = z
+    .strictObject(awsFields)
     .superRefine((a, ctx) => {
         if (a.enabled && !a.region) {
             ctx.addIssue({ code: "custom", path: ["region"], message: "is required when aws.enabled is true" });
@@ -415,7 +486,7 @@ export const awsSchema = z
     })
     .meta({
         description:
-            "AWS assets and tags (seed 004): `{enabled, region, userTags, propagateUserTags?, experimentalPropagateUserTags?}`.",
+            "AWS assets and tags (seed 004): `{enabled, region, userTags, propagateUserTags?, experimentalPropagateUserTags?, oidcProviderArn?}`.",
     });
 
 // ---------------------------------------------------------------- webhookImage
@@ -462,7 +533,7 @@ export const SECTIONS = {
         manageOLMConfig: false,
     }),
     operators: operatorsSchema,
-    aws: awsSchema.default({ enabled: false, userTags: {} }),
+    aws: awsSchema.prefault({ enabled: false, userTags: {} }),
     webhookImage: webhookImageSchema.default({
         repository: "cluster-platform/subscription-webhook",
         output: "oci-layout",
@@ -470,6 +541,14 @@ export const SECTIONS = {
 } as const;
 
 export type SectionName = keyof typeof SECTIONS;
+
+/**
+ * Steps that run on a section's raw value before it is parsed: they may rename keys and
+ * return warnings about how the value was read.
+ */
+export const SECTION_INPUTS: Partial<Record<SectionName, (raw: unknown) => { value: unknown; warnings: string[] }>> = {
+    aws: (raw) => normalizeAwsSection(raw, AWS_KEYS),
+};
 export const SECTION_NAMES = Object.keys(SECTIONS) as SectionName[];
 
 export type StackConfig = { [K in SectionName]: z.output<(typeof SECTIONS)[K]> };

@@ -63,7 +63,9 @@ function builtInValidator(apiVersion: string, kind: string): Validator | null {
                 }
             };
         } catch (error) {
-            if ((error as NodeJS.ErrnoException).code !== "MODULE_NOT_FOUND") {
+            // A group kubernetes-models does not ship is absent from its package exports.
+            const code = (error as NodeJS.ErrnoException).code;
+            if (code !== "MODULE_NOT_FOUND" && code !== "ERR_PACKAGE_PATH_NOT_EXPORTED") {
                 throw error;
             }
         }

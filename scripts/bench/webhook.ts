@@ -11,11 +11,11 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
 import * as https from "node:https";
-import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 import { createAuthority, issueServingPair, projectPair } from "../../tests/webhook/support/certs";
 import { FakeKubeApi, bundleObject, configMap, secret } from "../../tests/webhook/support/fake-kube-api";
+import { freePort } from "../../tests/webhook/support/servers";
 
 const ROOT = path.resolve(__dirname, "../..");
 const CONCURRENCY = 32;
@@ -34,15 +34,6 @@ interface LoadResult {
     latenciesMs: Float64Array;
     elapsedMs: number;
     failures: number;
-}
-
-function freePort(): Promise<number> {
-    return new Promise((resolve) => {
-        const probe = net.createServer().listen(0, "127.0.0.1", () => {
-            const { port } = probe.address() as net.AddressInfo;
-            probe.close(() => resolve(port));
-        });
-    });
 }
 
 /**

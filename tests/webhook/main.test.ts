@@ -1,24 +1,15 @@
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
-import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 import { type Authority, createAuthority, issueServingPair, projectPair } from "./support/certs";
 import { FakeKubeApi, bundleObject, secret } from "./support/fake-kube-api";
 import { request } from "./support/https-client";
+import { freePort } from "./support/servers";
 import { waitFor } from "./support/wait";
 
 const ROOT = path.resolve(__dirname, "../..");
 const SECRET_VALUE = Buffer.from("entitlement-private-key-material").toString("base64");
-
-function freePort(): Promise<number> {
-    return new Promise((resolve) => {
-        const probe = net.createServer().listen(0, "127.0.0.1", () => {
-            const { port } = probe.address() as net.AddressInfo;
-            probe.close(() => resolve(port));
-        });
-    });
-}
 
 function start(env: Record<string, string>) {
     const child = spawn(process.execPath, ["--import", "tsx", "webhook/main.ts"], { cwd: ROOT, env: { PATH: process.env.PATH ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] });

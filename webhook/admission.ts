@@ -8,6 +8,7 @@ import type { ServiceAccountRef } from "./access-reviews";
 import type { AccessDecision, BundleInfo, InjectionDecision, KeySets, ReferencedKind } from "./decision";
 import { deny } from "./decision";
 import { decideEphemeralContainers, decideInjection, prepareInjection } from "./inject";
+import { type MountPlan, type Planner, planMounts } from "./mounts";
 import type { AdmissionOutcome, WebhookMetrics } from "./metrics";
 import { type Pod, podDisplayName, podServiceAccount } from "./pod";
 import { type AdmissionRequest, type ReviewVersion, classifyRequest, parseReview, reviewResponse } from "./review";
@@ -17,6 +18,8 @@ export interface ClusterView extends KeySets {
     bundlesIn(namespace: string): ReadonlyMap<string, BundleInfo>;
     clusterBundleMap(): ReadonlyMap<string, BundleInfo>;
     whenKeysSynced(namespaces: Record<ReferencedKind, Set<string>>): Promise<void> | undefined;
+    /** Changes with every change the caches see; when given, mount plans are memoised per version. */
+    version?(): number;
 }
 
 /** SubjectAccessReview decisions, synchronous when cached. */
@@ -53,8 +56,32 @@ export function badRequest(message: string): HandlerResult {
     return { status: 400, body: JSON.stringify({ kind: "Status", apiVersion: "v1", status: "Failure", code: 400, reason: "BadRequest", message }), outcome: "rejected" };
 }
 
+/**
+ * planMounts memoised for one cluster-state version: identical selections (every replica of a
+ * Deployment) share one plan and its serialised mounts. Dropped when the version moves.
+ */
+function planMemo(cluster: ClusterView): Planner {
+    let version = -1;
+    const plans = new Map<string, MountPlan | ReturnType<typeof planMounts>>();
+    return (bundles, clusterBundles, namespace, keys) => {
+        const current = cluster.version?.() ?? -1;
+        if (current !== version || plans.size >= 1000) {
+            plans.clear();
+            version = current;
+        }
+        const key = `${namespace}\n${bundles.map((bundle) => bundle.name).join(",")}\n${clusterBundles.map((bundle) => bundle.name).join(",")}`;
+        let plan = plans.get(key);
+        if (!plan) plans.set(key, (plan = planMounts(bundles, clusterBundles, namespace, keys)));
+        return plan;
+    };
+}
+
 export class AdmissionHandler {
-    constructor(private readonly options: HandlerOptions) {}
+    private readonly plan: Planner;
+
+    constructor(private readonly options: HandlerOptions) {
+        this.plan = options.cluster.version ? planMemo(options.cluster) : planMounts;
+    }
 
     /** Answers a parsed JSON body: 400 when it is not an answerable AdmissionReview, else 200 with a response. */
     async handle(body: unknown): Promise<HandlerResult> {
@@ -111,8 +138,8 @@ export class AdmissionHandler {
                 throw error;
             }
         }
-        // Re-read the maps: a cache that just synced may have changed them.
-        return decideInjection({ pod, namespace, bundles: cluster.bundlesIn(namespace), clusterBundles: cluster.clusterBundleMap(), keys: cluster, access: decisions });
+        // The selection the access decisions were made for is kept, even if bundles changed meanwhile.
+        return decideInjection({ pod, namespace, bundles, clusterBundles, keys: cluster, access: decisions }, this.plan, preparation?.selection);
     }
 
     private summary(decision: InjectionDecision & { allowed: true }, type: "inject" | "ephemeral"): string {

@@ -101,6 +101,7 @@ export class ClusterState implements KeySets {
     private readonly clusterIndex = new Map<string, BundleInfo>();
     private readonly keyInformers = new Map<string, Informer<KeyNames>>();
     private started = false;
+    private changes = 0;
 
     constructor(private readonly options: ClusterStateOptions) {
         this.core = options.kubeConfig.makeApiClient(CoreV1Api);
@@ -122,6 +123,7 @@ export class ClusterState implements KeySets {
             },
             onRequest: (verb) => this.options.metrics.recordKubeApiRequest(verb, plural),
             onChange: (event, object) => {
+                this.changes++;
                 onChange(event, object);
                 if (this.started) this.reconcileKeyInformers();
             },
@@ -189,7 +191,7 @@ export class ClusterState implements KeySets {
             list: () => this.listPaged(kind, namespace),
             shrink: keyNames,
             onRequest: (verb) => this.options.metrics.recordKubeApiRequest(verb, resource),
-            onChange: () => undefined,
+            onChange: () => void this.changes++,
             logger: this.options.logger,
             retry: this.options.retry,
         });
@@ -241,6 +243,11 @@ export class ClusterState implements KeySets {
         if (!this.started || !this.bundles.hasSynced || !this.clusterBundles.hasSynced) return false;
         for (const informer of this.keyInformers.values()) if (!informer.hasSynced) return false;
         return true;
+    }
+
+    /** Counts every change seen (plans derived from the caches are valid for one version). */
+    version(): number {
+        return this.changes;
     }
 
     bundlesIn(namespace: string): ReadonlyMap<string, BundleInfo> {

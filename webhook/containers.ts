@@ -25,19 +25,33 @@ export function sameJson(a: unknown, b: unknown): boolean {
 }
 
 /**
- * Operations that turn `current` into its entries the webhook does not own plus `desired`:
- * nothing when already so, appends when the webhook owns nothing yet, else one replace.
+ * At most one operation that turns `current` into its entries the webhook does not own plus
+ * `desired`: nothing when already so, an append for a single entry, else the whole list.
  */
 function listOperations<T extends { name: string }>(path: string, current: readonly T[] | undefined, desired: readonly T[]): JsonPatchOperation[] {
     const owned = (current ?? []).filter((entry) => isInjectedVolumeName(entry.name));
     if (sameJson(owned, desired)) return [];
     if (current === undefined || current === null) return [{ op: "add", path, value: desired }];
-    if (owned.length === 0) return desired.map((value) => ({ op: "add", path: `${path}/-`, value }));
-    return [{ op: "replace", path, value: [...current.filter((entry) => !isInjectedVolumeName(entry.name)), ...desired] }];
+    if (owned.length === 0 && desired.length === 1) return [{ op: "add", path: `${path}/-`, value: desired[0] }];
+    return [{ op: current.length === 0 && owned.length === 0 ? "add" : "replace", path, value: [...current.filter((entry) => !isInjectedVolumeName(entry.name)), ...desired] }];
 }
+
+const CLEAN_PATH = /^\/(?!var\/run(\/|$))(?:[^/.][^/]*\/)*[^/.][^/]*$/;
+
+const normalized = new Map<string, string>();
 
 /** Absolute, normalised path; `/var/run` is treated as `/run` (a symlink in most images). */
 export function normalizeMountPath(path: string): string {
+    if (CLEAN_PATH.test(path)) return path;
+    const known = normalized.get(path);
+    if (known !== undefined) return known;
+    if (normalized.size >= 1024) normalized.clear();
+    const result = normalizeSlowly(path);
+    normalized.set(path, result);
+    return result;
+}
+
+function normalizeSlowly(path: string): string {
     const parts: string[] = [];
     for (const part of path.split("/")) {
         if (part === "" || part === ".") continue;
@@ -48,8 +62,47 @@ export function normalizeMountPath(path: string): string {
     return `/${parts.join("/")}`;
 }
 
-function contains(directory: string, path: string): boolean {
-    return directory === "/" ? path !== "/" : path.startsWith(`${directory}/`);
+/** The injected mount paths, and every directory above them, for lookups by normalised path. */
+interface TargetIndex {
+    targets: Map<string, VolumeMount>;
+    /** Directory → an injected mount below it. */
+    above: Map<string, VolumeMount>;
+}
+
+const indexes = new WeakMap<readonly VolumeMount[], TargetIndex>();
+
+/** Indexes the mounts (remembered per list: a memoised plan's lists recur on every admission). */
+function indexTargets(mounts: readonly VolumeMount[]): TargetIndex {
+    let index = indexes.get(mounts);
+    if (!index) indexes.set(mounts, (index = buildIndex(mounts)));
+    return index;
+}
+
+function buildIndex(mounts: readonly VolumeMount[]): TargetIndex {
+    const index: TargetIndex = { targets: new Map(), above: new Map() };
+    for (const mount of mounts) {
+        const path = normalizeMountPath(mount.mountPath);
+        index.targets.set(path, mount);
+        for (let cut = path.lastIndexOf("/"); cut >= 0; cut = path.lastIndexOf("/", cut - 1)) {
+            const directory = cut === 0 ? "/" : path.slice(0, cut);
+            if (!index.above.has(directory)) index.above.set(directory, mount);
+            if (cut === 0) break;
+        }
+    }
+    return index;
+}
+
+/** The injected mount an existing path collides with: the same path, one below it, or one above it. */
+function collision(taken: string, index: TargetIndex): { mount: VolumeMount; nested: boolean } | undefined {
+    const same = index.targets.get(taken);
+    if (same) return { mount: same, nested: false };
+    for (let cut = taken.lastIndexOf("/"); cut >= 0; cut = taken.lastIndexOf("/", cut - 1)) {
+        const hidden = index.targets.get(cut === 0 ? "/" : taken.slice(0, cut));
+        if (hidden) return { mount: hidden, nested: false };
+        if (cut === 0) break;
+    }
+    const below = index.above.get(taken);
+    return below ? { mount: below, nested: true } : undefined;
 }
 
 /** Kubelet mounts these read-only whatever the mount says; nothing can be mounted inside them. */
@@ -61,23 +114,24 @@ function acceptsNestedMounts(mount: VolumeMount, volume: Volume | undefined): bo
 }
 
 /** Existing mounts that the injected ones would replace, hide, or be hidden by. */
-function conflicts(existing: readonly VolumeMount[], injected: readonly VolumeMount[], volumes: ReadonlyMap<string, Volume>): string[] {
+function conflicts(existing: readonly VolumeMount[], index: TargetIndex, volumes: ReadonlyMap<string, Volume>): string[] {
     const found: string[] = [];
     for (const mount of existing) {
-        const taken = normalizeMountPath(mount.mountPath);
-        for (const wanted of injected) {
-            const target = normalizeMountPath(wanted.mountPath);
-            const clash =
-                taken === target ||
-                contains(target, taken) ||
-                (contains(taken, target) && !acceptsNestedMounts(mount, volumes.get(mount.name)));
-            if (clash) {
-                found.push(`volume ${JSON.stringify(mount.name)} at ${JSON.stringify(mount.mountPath)} collides with ${wanted.mountPath}`);
-                break;
-            }
+        const hit = collision(normalizeMountPath(mount.mountPath), index);
+        if (hit && !(hit.nested && acceptsNestedMounts(mount, volumes.get(mount.name)))) {
+            found.push(`volume ${JSON.stringify(mount.name)} at ${JSON.stringify(mount.mountPath)} collides with ${hit.mount.mountPath}`);
         }
     }
     return found;
+}
+
+const wholeLists = new WeakMap<readonly VolumeMount[], VolumeMount[]>();
+
+/** The mounts without subPath (what ephemeral containers may have), remembered per list. */
+function wholeMountsOf(mounts: readonly VolumeMount[]): VolumeMount[] {
+    let whole = wholeLists.get(mounts);
+    if (!whole) wholeLists.set(mounts, (whole = mounts.filter((mount) => !mount.subPath)));
+    return whole;
 }
 
 export interface ContainerChanges {
@@ -91,7 +145,9 @@ export interface ContainerChanges {
  */
 export function containerOperations(pod: Pod, lists: readonly ContainerList[], mounts: readonly VolumeMount[]): ContainerChanges | Denial {
     const volumes = new Map((pod.spec.volumes ?? []).map((volume) => [volume.name, volume]));
-    const wholeMounts = mounts.filter((mount) => !mount.subPath);
+    const wholeMounts = wholeMountsOf(mounts);
+    const allPaths = indexTargets(mounts);
+    const wholePaths = indexTargets(wholeMounts);
     const operations: JsonPatchOperation[] = [];
     const warnings: string[] = [];
     const refused: string[] = [];
@@ -102,7 +158,7 @@ export function containerOperations(pod: Pod, lists: readonly ContainerList[], m
         containers.forEach((container, index) => {
             const current = container.volumeMounts ?? undefined;
             const foreign = (current ?? []).filter((mount) => !isInjectedVolumeName(mount.name));
-            const clashes = conflicts(foreign, desired, volumes);
+            const clashes = foreign.length === 0 ? [] : conflicts(foreign, ephemeral ? wholePaths : allPaths, volumes);
             if (clashes.length > 0) {
                 refused.push(`${list} ${JSON.stringify(container.name)}: ${clashes.slice(0, 2).join(", ")}`);
                 return;

@@ -14,9 +14,9 @@ import {
     type ReferencedKind,
 } from "./decision";
 import { type JsonPatchOperation, pointerToken } from "./json-patch";
-import { planMounts } from "./mounts";
+import { type Planner, planMounts } from "./mounts";
 import { CONTAINER_LISTS, type Pod, podServiceAccount } from "./pod";
-import { applyAccess, formatGenerations, sameGenerations, selectBundles } from "./selection";
+import { type Selection, applyAccess, formatGenerations, sameGenerations, selectBundles } from "./selection";
 
 function admit(patch: JsonPatchOperation[], warnings: string[], injected: InjectedGenerations): Admission {
     return { allowed: true, patch, warnings, injected };
@@ -25,6 +25,8 @@ function admit(patch: JsonPatchOperation[], warnings: string[], injected: Inject
 const NOTHING: InjectedGenerations = { bundles: {}, clusterBundles: {} };
 
 export interface Preparation {
+    /** The bundle selection (handed back to `decideInjection` so annotations are read once). */
+    selection: Selection;
     /** ClusterBundles whose access the pod's service account needs reviewed. */
     accessReviews: string[];
     /** Namespaces whose Secrets / ConfigMaps the decision reads key names from. */
@@ -43,7 +45,7 @@ export function prepareInjection(input: Pick<InjectionInput, "pod" | "namespace"
     selection.bundles.forEach(note);
     selection.clusterBundles.forEach(({ bundle }) => note(bundle));
     if (selection.bundles.length === 0 && selection.clusterBundles.length === 0) return undefined;
-    return { accessReviews: selection.clusterBundles.map(({ bundle }) => bundle.name), namespaces };
+    return { selection, accessReviews: selection.clusterBundles.map(({ bundle }) => bundle.name), namespaces };
 }
 
 function generationsAnnotation(pod: Pod, injected: InjectedGenerations): JsonPatchOperation[] {
@@ -56,10 +58,14 @@ function generationsAnnotation(pod: Pod, injected: InjectedGenerations): JsonPat
     return [{ op: "add", path: `/metadata/annotations/${pointerToken(ANNOTATIONS.bundleGenerations)}`, value }];
 }
 
-/** Both seed algorithms, for a pod being created. */
-export function decideInjection(input: InjectionInput): InjectionDecision {
+/**
+ * Both seed algorithms, for a pod being created. `plan` may be a memo of `planMounts` (the server
+ * keeps one per cluster-state version: the plan depends only on bundles and key sets), and
+ * `selected` the selection `prepareInjection` made from the same maps.
+ */
+export function decideInjection(input: InjectionInput, plan: Planner = planMounts, selected?: Selection): InjectionDecision {
     const { pod, namespace } = input;
-    const selection = selectBundles(pod.metadata.annotations ?? {}, namespace, input.bundles, input.clusterBundles);
+    const selection = selected ?? selectBundles(pod.metadata.annotations ?? {}, namespace, input.bundles, input.clusterBundles);
     if ("allowed" in selection) return selection;
     if (selection.bundles.length === 0 && selection.clusterBundles.length === 0) return admit([], [], NOTHING);
 
@@ -68,17 +74,17 @@ export function decideInjection(input: InjectionInput): InjectionDecision {
     if ("allowed" in access) return access;
     if (selection.bundles.length === 0 && access.clusterBundles.length === 0) return admit([], access.warnings, NOTHING);
 
-    const plan = planMounts(selection.bundles, access.clusterBundles, namespace, input.keys);
-    if ("allowed" in plan) return plan;
-    const containers = containerOperations(pod, CONTAINER_LISTS, plan.mounts);
+    const mounts = plan(selection.bundles, access.clusterBundles, namespace, input.keys);
+    if ("allowed" in mounts) return mounts;
+    const containers = containerOperations(pod, CONTAINER_LISTS, mounts.mounts);
     if ("allowed" in containers) return containers;
 
     const injected: InjectedGenerations = {
         bundles: Object.fromEntries(selection.bundles.map((bundle) => [bundle.name, bundle.generation])),
         clusterBundles: Object.fromEntries(access.clusterBundles.map((bundle) => [bundle.name, bundle.generation])),
     };
-    const patch = [...generationsAnnotation(pod, injected), ...volumeOperations(pod, plan.volumes), ...containers.operations];
-    return admit(patch, [...access.warnings, ...plan.warnings, ...containers.warnings], injected);
+    const patch = [...generationsAnnotation(pod, injected), ...volumeOperations(pod, mounts.volumes), ...containers.operations];
+    return admit(patch, [...access.warnings, ...mounts.warnings, ...containers.warnings], injected);
 }
 
 /**

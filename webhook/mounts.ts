@@ -20,6 +20,7 @@ import {
     clusterBundleShareName,
 } from "./api";
 import { type BundleInfo, type Denial, type KeySets, type ReferencedKind, deny, joinForMessage } from "./decision";
+import { freezeJson } from "./json-patch";
 import { fingerprint, isConfigMapKey } from "./k8s-names";
 import type { Volume, VolumeMount } from "./pod";
 
@@ -31,6 +32,20 @@ const SHARE_VOLUME = /^subscription-share-[0-9a-f]{8}$/;
 /** The pod volume of one share: `subscription-share-<fingerprint of the share name>` (a DNS-1123 label). */
 export function shareVolumeName(shareName: string): string {
     return `subscription-share-${fingerprint(shareName)}`;
+}
+
+/** Share and volume names are pure functions of their inputs; admissions repeat them, so they are remembered. */
+const shareNames = new Map<string, { share: string; volume: string }>();
+function shareOf(bundle: string, role: ShareRole, namespace: string, name: string): { share: string; volume: string } {
+    const id = `${bundle}\n${role}\n${namespace}\n${name}`;
+    let known = shareNames.get(id);
+    if (!known) {
+        if (shareNames.size >= 4096) shareNames.clear();
+        const share = clusterBundleShareName(bundle, role, { namespace, name });
+        known = { share, volume: shareVolumeName(share) };
+        shareNames.set(id, known);
+    }
+    return known;
 }
 
 export function isInjectedVolumeName(name: string): boolean {
@@ -111,8 +126,8 @@ function collectSources(what: SourceKind, bundles: readonly BundleInfo[], cluste
             missing.push(`${what.kind} ${id} (referenced by ${owner})`);
             return;
         }
-        const share = clusterScoped ? clusterBundleShareName(bundle.name, what.role, { namespace, name: ref.name }) : undefined;
-        sources.set(id, { kind: what.kind, namespace, name: ref.name, owner, volume: share ? shareVolumeName(share) : what.projectedVolume, share, keys: found });
+        const share = clusterScoped ? shareOf(bundle.name, what.role, namespace, ref.name) : undefined;
+        sources.set(id, { kind: what.kind, namespace, name: ref.name, owner, volume: share ? share.volume : what.projectedVolume, share: share?.share, keys: found });
     };
     for (const bundle of bundles) for (const ref of what.refs(bundle)) add(bundle, ref, false);
     for (const bundle of clusterBundles) for (const ref of what.refs(bundle)) add(bundle, ref, true);
@@ -205,8 +220,11 @@ export function planMounts(bundles: readonly BundleInfo[], clusterBundles: reado
         }
     }
     return {
-        volumes: [...entitlementVolumes, ...volumesFor(YUM_REPOSITORIES, repositories)],
-        mounts: [...entitlementMounts, ...fileMounts(repositories, YUM_REPOS_MOUNT_DIR)],
+        volumes: [...entitlementVolumes, ...volumesFor(YUM_REPOSITORIES, repositories)].map(freezeJson),
+        mounts: [...entitlementMounts, ...fileMounts(repositories, YUM_REPOS_MOUNT_DIR)].map(freezeJson),
         warnings,
     };
 }
+
+/** Computes the mount plan of a bundle selection; `planMounts` or a memo of it. */
+export type Planner = typeof planMounts;

@@ -3,6 +3,7 @@
  * enough to answer, what each asks the webhook to do, and the response the API server expects.
  */
 import type { InjectionDecision } from "./decision";
+import { serializePatch } from "./json-patch";
 import { type Pod, readPod } from "./pod";
 
 export const REVIEW_VERSIONS = ["admission.k8s.io/v1", "admission.k8s.io/v1beta1"] as const;
@@ -73,20 +74,26 @@ export function classifyRequest(request: AdmissionRequest): AdmissionTask {
     return { type: ephemeral ? "ephemeral" : "inject", pod: reading.pod, namespace };
 }
 
-/** The AdmissionReview answering `uid`: allowed (maybe with a patch) or denied with a status. */
+/**
+ * The AdmissionReview answering `uid`: allowed (maybe with a patch) or denied with a status.
+ * The base64 patch is spliced in as text: it needs no escaping, and re-serialising a string of
+ * several kilobytes would cost as much as the decision.
+ */
 export function reviewResponse(apiVersion: ReviewVersion, uid: string, decision: InjectionDecision, message: string): string {
     const response: Record<string, unknown> = { uid, allowed: decision.allowed };
+    let patch = "";
     if (decision.allowed) {
         if (decision.patch.length > 0) {
             response.patchType = "JSONPatch";
-            response.patch = Buffer.from(JSON.stringify(decision.patch)).toString("base64");
+            patch = Buffer.from(serializePatch(decision.patch)).toString("base64");
         }
         if (decision.warnings.length > 0) response.warnings = decision.warnings;
         response.status = { code: 200, message };
     } else {
         response.status = { status: "Failure", code: decision.code, reason: statusReason(decision.code), message: decision.message };
     }
-    return JSON.stringify({ apiVersion, kind: "AdmissionReview", response });
+    const text = JSON.stringify({ apiVersion, kind: "AdmissionReview", response });
+    return patch ? `${text.slice(0, -2)},"patch":"${patch}"}}` : text;
 }
 
 /** metav1.StatusReason for a denial code. */

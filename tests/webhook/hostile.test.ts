@@ -1,7 +1,5 @@
 import * as fs from "node:fs";
 import * as https from "node:https";
-import * as os from "node:os";
-import * as path from "node:path";
 import * as tls from "node:tls";
 import fc from "fast-check";
 import pino from "pino";
@@ -9,9 +7,10 @@ import { ANNOTATIONS } from "../../webhook/api";
 import { AdmissionHandler } from "../../webhook/admission";
 import { WebhookMetrics } from "../../webhook/metrics";
 import { WebhookServer } from "../../webhook/server";
-import { type Authority, createAuthority, issueServingPair, projectPair } from "./support/certs";
+import type { Authority } from "./support/certs";
 import { allow, bundle, clusterBundle, keySets, staticAccess, staticCluster } from "./support/fixtures";
 import { request } from "./support/https-client";
+import { servingCertificates, startTestServer } from "./support/servers";
 
 const LIMIT = 1024 * 1024;
 
@@ -156,13 +155,15 @@ async function send(port: number, ca: string, agent: https.Agent, item: Case): P
     if (item.contentType !== "") headers["content-type"] = item.contentType ?? "application/json";
     if (!item.chunked) headers["content-length"] = String(body.length);
     const reply = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+        let answered = false;
         const req = https.request({ host: "127.0.0.1", servername: "localhost", port, ca, agent: body.length > LIMIT ? false : agent, method: "POST", path: "/mutate-pods", headers }, (res) => {
+            answered = true;
             const chunks: Buffer[] = [];
             res.on("data", (chunk: Buffer) => chunks.push(chunk));
             res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
         });
         // Writing may fail once the server has answered an oversized body; the answer still counts.
-        req.on("error", (error) => (req.res ? undefined : reject(error)));
+        req.on("error", (error) => (answered ? undefined : reject(error)));
         if (item.chunked) {
             for (let offset = 0; offset < body.length; offset += 64 * 1024) req.write(body.subarray(offset, offset + 64 * 1024));
             req.end();
@@ -187,30 +188,14 @@ describe("malformed and hostile requests", () => {
     let port: number;
 
     beforeAll(async () => {
-        authority = await createAuthority();
-        dir = fs.mkdtempSync(path.join(os.tmpdir(), "webhook-hostile-"));
-        projectPair(dir, await issueServingPair(authority, "0b01"), 1);
+        ({ dir, authority } = await servingCertificates("webhook-hostile-", "0b01"));
         const local = bundle("team-a", "local", { entitlements: ["local-entitlement"], yumRepositories: ["local-repo"] });
         const cluster = clusterBundle("cluster", { alwaysInject: true });
         const keys = keySets({ "Secret/team-a/local-entitlement": ["a.pem"], "ConfigMap/team-a/local-repo": ["redhat.repo"], "Secret/openshift-config/cluster-entitlement": ["sca.pem"] });
         const metrics = new WebhookMetrics({ processMetrics: false });
         const logger = pino({ level: "silent" });
-        server = new WebhookServer({
-            host: "127.0.0.1",
-            port: 0,
-            certFile: path.join(dir, "tls.crt"),
-            keyFile: path.join(dir, "tls.key"),
-            certPollMs: 60_000,
-            handler: new AdmissionHandler({ cluster: staticCluster([local], [cluster], keys), access: staticAccess(allow("cluster")), metrics, logger, lookupTimeoutMs: 1000 }),
-            isSynced: () => true,
-            metrics,
-            logger,
-            maxBodyBytes: LIMIT,
-            keepAliveTimeoutMs: 120_000,
-            shutdownDelayMs: 0,
-            shutdownTimeoutMs: 1000,
-        });
-        port = await server.listen();
+        const handler = new AdmissionHandler({ cluster: staticCluster([local], [cluster], keys), access: staticAccess(allow("cluster")), metrics, logger, lookupTimeoutMs: 1000 });
+        ({ server, port } = await startTestServer({ dir, handler, metrics, logger, maxBodyBytes: LIMIT }));
     });
 
     afterAll(async () => {

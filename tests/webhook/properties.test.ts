@@ -28,8 +28,8 @@ const bundleArb = (name: string, namespace: string | undefined): fc.Arbitrary<Bu
         yumRepositories: refsArb(configMapNames, namespace ? [namespace] : ["openshift-config"]),
     });
 
-const bundlesArb = (namespace: string | undefined) =>
-    fc.subarray(bundleNames).chain((names) => (names.length === 0 ? fc.constant([]) : fc.tuple(...names.map((name) => bundleArb(name, namespace)))));
+const bundlesArb = (namespace: string | undefined): fc.Arbitrary<BundleInfo[]> =>
+    fc.subarray(bundleNames).chain((names) => (names.length === 0 ? fc.constant<BundleInfo[]>([]) : (fc.tuple(...names.map((name) => bundleArb(name, namespace))) as fc.Arbitrary<BundleInfo[]>)));
 
 const nameListArb = fc
     .tuple(fc.uniqueArray(fc.constantFrom(...bundleNames, "missing", "*", "Bad Name"), { maxLength: 3 }), fc.constantFrom(",", " , ", ",,"))

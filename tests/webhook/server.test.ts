@@ -12,6 +12,7 @@ import { WebhookServer } from "../../webhook/server";
 import { type Authority, type ServingPair, createAuthority, issueServingPair, projectPair } from "./support/certs";
 import { FakeKubeApi, bundleObject, secret } from "./support/fake-kube-api";
 import { request } from "./support/https-client";
+import { startTestServer } from "./support/servers";
 import { waitFor } from "./support/wait";
 
 function podReview(uid: string, apiVersion = "admission.k8s.io/v1") {
@@ -73,22 +74,8 @@ describe("the HTTPS server (real TLS with certificates generated in the test)", 
         const logger = pino({ level: "silent" });
         state = new ClusterState({ kubeConfig: api.kubeConfig(), metrics, logger });
         const access = new AccessReviewCache(subjectAccessReviewer(api.kubeConfig(), metrics), { allowedTtlMs: 60_000, deniedTtlMs: 10_000 });
-        server = new WebhookServer({
-            host: "127.0.0.1",
-            port: 0,
-            certFile: path.join(dir, "tls.crt"),
-            keyFile: path.join(dir, "tls.key"),
-            certPollMs: 60_000,
-            handler: new AdmissionHandler({ cluster: state, access, metrics, logger, lookupTimeoutMs: 2000 }),
-            isSynced: () => state.synced(),
-            metrics,
-            logger,
-            maxBodyBytes: 64 * 1024,
-            keepAliveTimeoutMs: 120_000,
-            shutdownDelayMs: 300,
-            shutdownTimeoutMs: 5000,
-        });
-        port = await server.listen();
+        const handler = new AdmissionHandler({ cluster: state, access, metrics, logger, lookupTimeoutMs: 2000 });
+        ({ server, port } = await startTestServer({ dir, handler, metrics, logger, isSynced: () => state.synced(), shutdownDelayMs: 300 }));
     });
 
     afterEach(async () => {

@@ -76,10 +76,20 @@ describe("third-party AdmissionReviews (../shared/testdata/admission-reviews)", 
         const decision = decideInjection(input(podOf(review.request), stateFor("test-connaisseur")));
         expect(decision.allowed && decision.patch).toEqual([
             { op: "add", path: "/metadata/annotations/subscription.openshift.io~1bundle-generations", value: '{"bundles":{"rhel":5}}' },
-            { op: "add", path: "/spec/volumes/-", value: { name: ENTITLEMENTS_VOLUME, projected: { defaultMode: 420, sources: [{ secret: { name: "etc-pki-entitlement" } }] } } },
-            { op: "add", path: "/spec/volumes/-", value: { name: YUM_REPOS_VOLUME, projected: { defaultMode: 420, sources: [{ configMap: { name: "rhel-repos" } }] } } },
-            { op: "add", path: "/spec/containers/0/volumeMounts/-", value: entitlementMount },
-            { op: "add", path: "/spec/containers/0/volumeMounts/-", value: repoMount },
+            {
+                op: "replace",
+                path: "/spec/volumes",
+                value: [
+                    { name: "default-token-hn7nn", secret: { secretName: "default-token-hn7nn" } },
+                    { name: ENTITLEMENTS_VOLUME, projected: { defaultMode: 420, sources: [{ secret: { name: "etc-pki-entitlement" } }] } },
+                    { name: YUM_REPOS_VOLUME, projected: { defaultMode: 420, sources: [{ configMap: { name: "rhel-repos" } }] } },
+                ],
+            },
+            {
+                op: "replace",
+                path: "/spec/containers/0/volumeMounts",
+                value: [{ name: "default-token-hn7nn", readOnly: true, mountPath: "/var/run/secrets/kubernetes.io/serviceaccount" }, entitlementMount, repoMount],
+            },
         ]);
     });
 

@@ -9,7 +9,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import * as x509 from "@peculiar/x509";
 
-x509.cryptoProvider.set(webcrypto as unknown as Crypto);
+x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
+type CryptoKeyPair = webcrypto.CryptoKeyPair;
 const ALGORITHM = { name: "ECDSA", namedCurve: "P-256", hash: "SHA-256" };
 
 export interface Authority {

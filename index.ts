@@ -17,7 +17,6 @@ import {
     buildsWebhookImage,
     gitProvenance,
     layoutDirectoryFor,
-    missingBuildProblem,
     namesRegistryHost,
     WEBHOOK_INPUT_PATHS,
     WEBHOOK_SOURCE,
@@ -44,11 +43,6 @@ interface Preflight {
 function preflight(config: StackConfig): Preflight {
     const operators = planOperators(config.operators, config.olm, __dirname);
     const problems: Problem[] = [...operators.problems];
-    // An update cannot package a webhook that was never compiled; a preview warns instead (the digest is then unknown).
-    const unbuilt = buildsWebhookImage(config.subscriptions) && !pulumi.runtime.isDryRun() ? missingBuildProblem({ projectDirectory: __dirname, ...WEBHOOK_SOURCE }) : undefined;
-    if (unbuilt !== undefined) {
-        problems.push({ path: "webhookImage", message: unbuilt });
-    }
     for (const warning of operators.warnings) {
         pulumi.log.warn(warning);
     }

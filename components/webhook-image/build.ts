@@ -261,9 +261,13 @@ function checkLayers(built: { dependencies: CompressedLayer; application: Compre
 export async function buildAndPublish(spec: ImageSpec, options: BuildOptions = {}): Promise<PublishedImage> {
     assertValid([...contentProblems(spec), ...destinationProblems(spec)]);
     const registries = new Registries(options);
-    const [sets, base] = await Promise.all([layerSets(spec), resolveBase(spec, registries)]);
+    // Sources first: a webhook that cannot be packaged fails before any registry is contacted.
+    const sets = await layerSets(spec);
+    const resolving = resolveBase(spec, registries);
+    resolving.catch(() => undefined); // awaited below; not unhandled while the layers compress
     const [dependencies, application] = await Promise.all([compressLayer(sets.dependencies, options.engine), compressLayer(sets.application, options.engine)]);
     checkLayers({ dependencies, application }, options.expectedLayers);
+    const base = await resolving;
 
     const added: Array<AddedLayer & { blob: Buffer }> = [
         { ...dependencies, createdBy: LAYER_HISTORY.dependencies(sets.sources.requiredPackages) },

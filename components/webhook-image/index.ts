@@ -40,6 +40,9 @@ export interface WebhookImageArgs {
     deleteOnDestroy?: boolean;
 }
 
+/** The plan of a webhook that was never compiled: a value no build matches, so the provider runs and says why it cannot. */
+const UNBUILT = "unbuilt";
+
 type InputsOf<T> = { [K in keyof T]: pulumi.Input<T[K]> };
 
 /** The dynamic resource the provider manages; its outputs are the published image. */
@@ -110,18 +113,23 @@ export class WebhookImage extends pulumi.ComponentResource {
     }
 
     /**
-     * The content hash and layer digests. A preview of a webhook that was never compiled warns
-     * and leaves them unknown (an update fails in index.ts's pre-flight instead); output older
-     * than its sources gets a warning, since the image packages what was compiled.
+     * The content hash and layer digests. For a webhook that was never compiled, a warning: a
+     * preview shows the digest as unknown, and an update fails when it reaches the image (the
+     * provider cannot package it), after what does not depend on the image. Output older than
+     * its sources gets a warning too, since the image packages what was compiled.
      */
     private async plan(content: ImageContent): Promise<ImagePlan> {
         const missing = missingBuildProblem(content);
-        if (missing !== undefined && pulumi.runtime.isDryRun()) {
-            pulumi.log.warn(`${missing}; the image digest is unknown in this preview`, this);
-            return pulumi.unknown as never;
+        if (missing !== undefined) {
+            if (pulumi.runtime.isDryRun()) {
+                pulumi.log.warn(`${missing}; the image digest is unknown in this preview`, this);
+                return pulumi.unknown as never;
+            }
+            pulumi.log.warn(`${missing}; this update will fail at the image`, this);
+            return { contentHash: UNBUILT, layers: { dependencies: UNBUILT, application: UNBUILT } };
         }
         const stale = await staleOutputs(content.projectDirectory, content.application, content.outputDirectory);
-        if (missing === undefined && stale.length > 0) {
+        if (stale.length > 0) {
             const listed = `${stale.slice(0, 3).join(", ")}${stale.length > 3 ? ` and ${stale.length - 3} more` : ""}`;
             pulumi.log.warn(`${content.outputDirectory}/${content.application} is older than ${listed}: the image packages the last build; run npm run build first`, this);
         }

@@ -6,7 +6,8 @@
 import { mkdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { planImage } from "../../components/webhook-image/build";
-import { missingBuildProblem } from "../../components/webhook-image/sources";
+import type { WebhookImageInputs } from "../../components/webhook-image/operations";
+import { WebhookImageProvider } from "../../components/webhook-image/provider";
 import { renderProgram } from "../../scripts/render/render";
 import { flattenConfig } from "../../scripts/render/config-file";
 import { MINIMAL, ROOT } from "../helpers/render";
@@ -81,9 +82,16 @@ describe("the WebhookImage component", () => {
         expect(preview.errors).toEqual([]);
         expect(preview.warnings).toEqual(["dist/webhook/main.js does not exist: build the webhook first (npm run build); the image digest is unknown in this preview"]);
         expect(preview.resources.find((r) => r.type === DYNAMIC)?.inputs.contentHash).toBe("[unknown]");
-        // An update stops earlier: index.ts's pre-flight reports missingBuildProblem before registering anything.
-        expect(missingBuildProblem({ projectDirectory: project, outputDirectory: "dist", application: "webhook", entrypoint: "webhook/main.js" })).toBe(
-            "dist/webhook/main.js does not exist: build the webhook first (npm run build)",
+    });
+
+    test("GIVEN a webhook that was never compiled WHEN updated THEN the program warns and the provider's create fails saying to build it", async () => {
+        rmSync(path.join(project, "dist"), { recursive: true });
+        const update = await render(project, false);
+        expect(update.warnings).toEqual(["dist/webhook/main.js does not exist: build the webhook first (npm run build); this update will fail at the image"]);
+        const { __provider: _provider, ...inputs } = update.resources.find((r) => r.type === DYNAMIC)?.inputs ?? {};
+        expect([inputs.contentHash, inputs.layers]).toEqual(["unbuilt", { dependencies: "unbuilt", application: "unbuilt" }]);
+        await expect(new WebhookImageProvider().create(inputs as unknown as WebhookImageInputs)).rejects.toThrow(
+            new Error("cannot package the webhook image:\n  - dist/webhook/main.js does not exist: build the webhook first (npm run build)"),
         );
     });
 

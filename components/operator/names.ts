@@ -9,6 +9,7 @@
  * machines, and changing exactly when the permission (or CSV name) changes.
  */
 import { createHash } from "node:crypto";
+import { canonicalJson } from "../shared/canonical-json";
 
 /** OLM's limit for generated RBAC names (`maxNameLength`). */
 export const MAX_GENERATED_NAME_LENGTH = 63;
@@ -16,27 +17,8 @@ export const MAX_GENERATED_NAME_LENGTH = 63;
 /** apimachinery's `rand.SafeEncodeString` alphabet: no vowels, no confusable characters. */
 const SAFE_ALPHANUMS = "bcdfghjklmnpqrstvwxz2456789";
 
-/** JSON with object keys sorted at every level, so equal values always serialise equally. */
-export function canonicalJson(value: unknown): string {
-    return JSON.stringify(sortKeys(value));
-}
-
-function sortKeys(value: unknown): unknown {
-    if (Array.isArray(value)) {
-        return value.map(sortKeys);
-    }
-    if (value !== null && typeof value === "object") {
-        const out: Record<string, unknown> = {};
-        for (const key of Object.keys(value as Record<string, unknown>).sort()) {
-            const v = (value as Record<string, unknown>)[key];
-            if (v !== undefined) {
-                out[key] = sortKeys(v);
-            }
-        }
-        return out;
-    }
-    return value;
-}
+/** Re-exported for the operator modules that import it from here. */
+export { canonicalJson };
 
 /** FNV-1a, 32 bit, over the UTF-8 bytes of `text`. */
 export function fnv32a(text: string): number {

@@ -10,7 +10,8 @@ import { GzipEngine } from "./gzip";
 import { AddedLayer, BaseImage, composeImage, composeIndex, ComposedImage, ImageSettings } from "./image-config";
 import { compressLayer, CompressedLayer, completeLayer, layerDigests, LayerEntry } from "./layer";
 import { ImageLayout } from "./layout";
-import { canonicalJson, Descriptor, ImageConfig, ImageIndex, ImageManifest, INDEX_MEDIA_TYPES } from "./oci";
+import { canonicalJson } from "../shared/canonical-json";
+import { Descriptor, ImageConfig, ImageIndex, ImageManifest, INDEX_MEDIA_TYPES } from "./oci";
 import { ImageReference, parsePinnedReference, parseRepository, RepositoryName } from "./reference";
 import { RegistryClient } from "./registry";
 import { formatPlatform, parsePlatform, Platform, PLATFORM_RULE, platformMatches } from "./rules";
@@ -361,28 +362,28 @@ async function publishToLayout(spec: ImageSpec, blobs: PendingBlob[], documents:
     await layout.tag(LAYOUT_REF, { mediaType: top.mediaType, digest: top.digest, size: top.size });
 }
 
-/** Whether the image `digest` is still where it was published. */
-export async function imageExists(location: ImageDestination, digest: string, options: BuildOptions = {}): Promise<boolean> {
+/** The store an image was published to: its layout directory, or its registry client and path. */
+function storeOf(location: ImageDestination, options: BuildOptions): { layout: ImageLayout } | { client: RegistryClient; path: string } {
     if (location.output === "oci-layout") {
-        return new ImageLayout(location.layoutDirectory as string).hasManifest(digest);
+        return { layout: new ImageLayout(location.layoutDirectory as string) };
     }
     const target = parseRepository(location.repository);
     if (!target.ok) {
         throw new Error(`repository ${JSON.stringify(location.repository)}: ${target.problem}`);
     }
-    return new Registries(options).for(target.value.registry).manifestExists(target.value.path, digest);
+    return { client: new Registries(options).for(target.value.registry), path: target.value.path };
+}
+
+/** Whether the image `digest` is still where it was published. */
+export async function imageExists(location: ImageDestination, digest: string, options: BuildOptions = {}): Promise<boolean> {
+    const store = storeOf(location, options);
+    return "layout" in store ? store.layout.hasManifest(digest) : store.client.manifestExists(store.path, digest);
 }
 
 /** Removes the image `digest` (its manifest; the registry's garbage collection reclaims blobs). False when already gone. */
 export async function removeImage(location: ImageDestination, digest: string, options: BuildOptions = {}): Promise<boolean> {
-    if (location.output === "oci-layout") {
-        return new ImageLayout(location.layoutDirectory as string).untag(digest);
-    }
-    const target = parseRepository(location.repository);
-    if (!target.ok) {
-        throw new Error(`repository ${JSON.stringify(location.repository)}: ${target.problem}`);
-    }
-    return new Registries(options).for(target.value.registry).deleteManifest(target.value.path, digest);
+    const store = storeOf(location, options);
+    return "layout" in store ? store.layout.untag(digest) : store.client.deleteManifest(store.path, digest);
 }
 
 async function forEachLimited<T>(items: ReadonlyArray<T>, limit: number, run: (item: T) => Promise<void>): Promise<void> {

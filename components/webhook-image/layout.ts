@@ -6,7 +6,8 @@
  */
 import { promises as fs } from "node:fs";
 import * as path from "node:path";
-import { canonicalJson, Descriptor, ImageIndex, MEDIA_TYPES, sha256Digest } from "./oci";
+import { canonicalJson } from "../shared/canonical-json";
+import { Descriptor, ImageIndex, MEDIA_TYPES, sha256Digest } from "./oci";
 
 export const REF_NAME_ANNOTATION = "org.opencontainers.image.ref.name";
 const LAYOUT_FILE = canonicalJson({ imageLayoutVersion: "1.0.0" });

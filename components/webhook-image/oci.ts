@@ -4,6 +4,7 @@
  * has the same bytes and therefore the same digest.
  */
 import { createHash } from "node:crypto";
+import { canonicalJson } from "../shared/canonical-json";
 
 export const MEDIA_TYPES = {
     ociIndex: "application/vnd.oci.image.index.v1+json",
@@ -75,28 +76,6 @@ export interface ImageConfig {
     config?: RuntimeConfig;
     rootfs: { type: "layers"; diff_ids: string[] };
     history?: HistoryEntry[];
-}
-
-/** JSON with object keys sorted at every level and no whitespace: one byte sequence per value. */
-export function canonicalJson(value: unknown): string {
-    return JSON.stringify(sortKeys(value));
-}
-
-function sortKeys(value: unknown): unknown {
-    if (Array.isArray(value)) {
-        return value.map(sortKeys);
-    }
-    if (value !== null && typeof value === "object") {
-        const out: Record<string, unknown> = {};
-        for (const key of Object.keys(value).sort()) {
-            const v = (value as Record<string, unknown>)[key];
-            if (v !== undefined) {
-                out[key] = sortKeys(v);
-            }
-        }
-        return out;
-    }
-    return value;
 }
 
 export function sha256Digest(data: Buffer | string): string {

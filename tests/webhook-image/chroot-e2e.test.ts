@@ -7,8 +7,7 @@
  * (chroot leaves the working directory at `/`; the entrypoint uses absolute paths.)
  */
 import { ChildProcess, execFile, spawn } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
@@ -16,9 +15,11 @@ import { planImage } from "../../components/webhook-image/build";
 import type { WebhookImageOutputs } from "../../components/webhook-image/operations";
 import { WebhookImageProvider } from "../../components/webhook-image/provider";
 import { WEBHOOK_CERT_DIR } from "../../webhook/api";
-import { createAuthority, issueServingPair } from "../webhook/support/certs";
+import { createAuthority, issueServingPair, projectPair } from "../webhook/support/certs";
 import { bundleObject, FakeKubeApi, secret } from "../webhook/support/fake-kube-api";
 import { request } from "../webhook/support/https-client";
+import { freePort } from "../webhook/support/servers";
+import { waitFor } from "../webhook/support/wait";
 import { buildNodeBaseLayout, pushBase } from "../helpers/node-base-image";
 import { LocalRegistry, startRegistry } from "../helpers/registry";
 import { compileWebhook, imageContent, makeProject } from "../helpers/webhook-project";
@@ -27,31 +28,6 @@ const run = promisify(execFile);
 
 interface RuntimeConfig {
     process: { user: { uid: number; gid: number }; args: string[]; env: string[]; cwd: string };
-}
-
-function freePort(): Promise<number> {
-    return new Promise((resolve, reject) => {
-        const server = createServer();
-        server.listen(0, "127.0.0.1", () => {
-            const { port } = server.address() as { port: number };
-            server.close(() => resolve(port));
-        });
-        server.on("error", reject);
-    });
-}
-
-async function until<T>(what: string, attempt: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-        const value = await attempt().catch(() => undefined);
-        if (value !== undefined) {
-            return value;
-        }
-        if (Date.now() > deadline) {
-            throw new Error(`timed out waiting for ${what}`);
-        }
-        await new Promise((resolve) => setTimeout(resolve, 100));
-    }
 }
 
 describe("the webhook image, unpacked and run with chroot", () => {
@@ -125,12 +101,8 @@ describe("the webhook image, unpacked and run with chroot", () => {
 
         const authority = await createAuthority();
         const pair = await issueServingPair(authority, "0e2e");
-        const certDirectory = path.join(rootfs, WEBHOOK_CERT_DIR);
-        mkdirSync(certDirectory, { recursive: true });
-        writeFileSync(path.join(certDirectory, "tls.crt"), pair.cert);
-        // A Secret volume's files are readable by the pod's user (defaultMode 0644).
-        writeFileSync(path.join(certDirectory, "tls.key"), pair.key);
-        chmodSync(path.join(certDirectory, "tls.key"), 0o644);
+        // Laid out as kubelet projects a Secret volume (files readable by the pod's user).
+        projectPair(path.join(rootfs, WEBHOOK_CERT_DIR), pair, 1);
         writeFileSync(path.join(rootfs, "tmp", "kubeconfig"), api.kubeconfigText());
 
         const port = await freePort();
@@ -143,10 +115,8 @@ describe("the webhook image, unpacked and run with chroot", () => {
         server.stdout?.on("data", (chunk: Buffer) => (serverOutput += chunk.toString()));
         server.stderr?.on("data", (chunk: Buffer) => (serverOutput += chunk.toString()));
 
-        await until(`the webhook to be ready (output so far: ${serverOutput})`, async () => {
-            const reply = await request({ port, ca: authority.cert, path: "/readyz" });
-            return reply.status === 200 ? reply : undefined;
-        });
+        await waitFor(() => serverOutput.includes("caches synced; ready") || server?.exitCode !== null, "the webhook to be ready", 30_000);
+        expect((await request({ port, ca: authority.cert, path: "/readyz" })).status).toBe(200);
         const review = {
             apiVersion: "admission.k8s.io/v1",
             kind: "AdmissionReview",

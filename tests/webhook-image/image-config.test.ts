@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { composeImage, composeImageConfig, composeIndex, mergeEnv, nodeExecutable } from "../../components/webhook-image/image-config";
-import { canonicalJson, ImageConfig, MEDIA_TYPES } from "../../components/webhook-image/oci";
+import { canonicalJson } from "../../components/shared/canonical-json";
+import { ImageConfig, MEDIA_TYPES } from "../../components/webhook-image/oci";
 
 const BASE_CONFIG: ImageConfig = {
     created: "2024-05-01T10:00:00Z",

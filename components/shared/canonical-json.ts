@@ -1,0 +1,25 @@
+/**
+ * JSON with object keys sorted at every level, undefined members dropped and no whitespace:
+ * equal values always serialise to the same bytes, whatever order their keys were set in. Used
+ * where text is hashed (generated names, image digests).
+ */
+export function canonicalJson(value: unknown): string {
+    return JSON.stringify(sortKeys(value));
+}
+
+function sortKeys(value: unknown): unknown {
+    if (Array.isArray(value)) {
+        return value.map(sortKeys);
+    }
+    if (value !== null && typeof value === "object") {
+        const out: Record<string, unknown> = {};
+        for (const key of Object.keys(value).sort()) {
+            const v = (value as Record<string, unknown>)[key];
+            if (v !== undefined) {
+                out[key] = sortKeys(v);
+            }
+        }
+        return out;
+    }
+    return value;
+}

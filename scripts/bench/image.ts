@@ -12,7 +12,7 @@
  * - reproducibility: 10 builds, each from a fresh temporary project with its files copied anew,
  *   into an OCI layout; how many give the first one's manifest digest.
  *
- *   npm run bench:image [-- --rounds 5]
+ *   npm run bench:image [-- --rounds 7]
  *
  * Needs docker-registry, skopeo, tar and gzip (the Debian packages .ci/run installs).
  */
@@ -42,7 +42,7 @@ async function timed<T>(run: () => Promise<T>): Promise<{ ms: number; value: T }
 
 async function main(): Promise<void> {
     const roundsArg = process.argv.indexOf("--rounds");
-    const rounds = roundsArg > 0 ? Number(process.argv[roundsArg + 1]) : 5;
+    const rounds = roundsArg > 0 ? Number(process.argv[roundsArg + 1]) : 7;
     const work = mkdtempSync(path.join(os.tmpdir(), "bench-image-"));
     const registry = await startRegistry();
     const projects: string[] = [];
@@ -66,17 +66,20 @@ async function main(): Promise<void> {
             }
             return Number(process.hrtime.bigint() - start) / 1e6;
         };
-        floorRun(); // warm the page cache for both contenders
         const engine = canonicalGzipEngine();
-        const floor = median(Array.from({ length: rounds }, floorRun));
-
         const plan = await planImage(content);
         const push = (repository: string) => buildAndPublish({ ...content, repository: `${registry.host}/${repository}`, output: "registry" }, { expectedLayers: plan.layers });
+        // Warm-up: page cache for both contenders, module loading and JIT for the build.
+        floorRun();
         await push("bench/warm-up");
+        // Rounds alternate floor and build, so both see the same load on a shared machine.
+        const floors: number[] = [];
         const cold: number[] = [];
         for (let i = 0; i < rounds; i++) {
+            floors.push(floorRun());
             cold.push((await timed(() => push(`bench/cold-${i}`))).ms);
         }
+        const floor = median(floors);
         const noChange: number[] = [];
         let noChangeUploads = 0;
         for (let i = 0; i < rounds; i++) {

@@ -4,13 +4,13 @@
  * entries with their generated `clientConfig`, and the certificate mounts. No Pulumi imports.
  */
 import { createHash } from "node:crypto";
+import { NAMESPACE_NAME_LABEL } from "../shared/label-selector";
 import { platformLabels } from "../shared/labels";
 import { LabelSelector, WEBHOOK_CERT_MOUNT_PATHS, WebhookBackend, WebhookDefinition } from "./contract";
 
 type Obj = Record<string, unknown>;
 
-/** The label API servers set on every namespace (Kubernetes >= 1.21). */
-export const NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name";
+export { NAMESPACE_NAME_LABEL };
 /** Prefix of the label the stack puts on a webhook's target namespaces. */
 export const TARGET_NAMESPACE_LABEL_PREFIX = "webhooks.cluster-platform.io";
 const LABEL_NAME_MAX = 63;

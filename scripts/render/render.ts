@@ -116,19 +116,45 @@ export async function renderProgram(options: RenderOptions): Promise<RenderResul
 
     const records: RecordedResource[] = [];
     const restoreConsole = captureLogs(result.warnings, result.errors);
+    // An error thrown inside an apply rejects the inputs of the resources that use it, which are
+    // then never registered. The engine's language host reports each such rejection once, as an
+    // error, and the program fails; so does the render, instead of waiting for those resources.
+    const rejections: unknown[] = [];
+    let programFailed: () => void = () => undefined;
+    const failed = new Promise<"failed">((resolve) => (programFailed = () => resolve("failed")));
+    const onRejection = (reason: unknown) => {
+        if (!rejections.includes(reason)) {
+            rejections.push(reason);
+        }
+        programFailed();
+    };
+    process.on("unhandledRejection", onRejection);
     try {
-        const outputs = await pulumi.runtime.runInPulumiStack(async () => {
-            pulumi.runtime.registerStackTransformation(recordInto(records));
-            const program = require(options.program ?? PROGRAM) as () => Promise<Record<string, unknown>>;
-            return program();
-        });
-        await pulumi.runtime.disconnect();
-        result.stackOutputs = present(outputs ?? {}) as Record<string, unknown>;
+        const run = async () => {
+            const outputs = await pulumi.runtime.runInPulumiStack(async () => {
+                pulumi.runtime.registerStackTransformation(recordInto(records));
+                const program = require(options.program ?? PROGRAM) as () => Promise<Record<string, unknown>>;
+                return program();
+            });
+            await pulumi.runtime.disconnect();
+            return outputs;
+        };
+        const outputs = await Promise.race([run(), failed]);
+        if (outputs !== "failed") {
+            result.stackOutputs = present(outputs ?? {}) as Record<string, unknown>;
+        }
     } catch (error) {
         result.errors.push(errorText(error));
     } finally {
+        // Rejections settle a few turns apart; collect them until no more arrive.
+        for (let seen = -1; seen !== rejections.length; ) {
+            seen = rejections.length;
+            await new Promise((resolve) => setImmediate(resolve));
+        }
+        process.off("unhandledRejection", onRejection);
         restoreConsole();
     }
+    result.errors.push(...rejections.map(errorText));
 
     result.reads = mocks.reads;
     // A read of a missing object fails a preview with the provider's message. The mocks answer

@@ -1,7 +1,7 @@
 import * as path from "node:path";
 import { ROOT } from "../helpers/render";
 import { analyze, analyzerInfo, analyzeStack, configure, diagnosticsOf, policiesOf, RunningPack, startPack } from "./analyzer-process";
-import { k8s, UNKNOWN_VALUE } from "./support";
+import { k8s, resource, UNKNOWN_VALUE } from "./support";
 
 const EVERYTHING = { apiGroups: ["*"], resources: ["*"], verbs: ["*"] };
 
@@ -92,5 +92,51 @@ describe("the k8s-rbac pack through the real analyzer protocol (index.ts run as 
     test("GIVEN a request without AnalyzerResourceOptions WHEN Analyze is called THEN the server refuses it as coming from an older CLI", async () => {
         const role = k8s({ apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRole", metadata: { name: "r" }, rules: [] });
         await expect(analyze(pack.client, role, false)).rejects.toThrow("A more recent version of the Pulumi CLI is required");
+    });
+});
+
+describe("the aws-tags pack through the real analyzer protocol", () => {
+    let pack: RunningPack;
+    beforeAll(async () => {
+        pack = await startPack(path.join(ROOT, "policy-packs", "aws-tags"));
+    });
+    afterAll(async () => {
+        await pack?.stop();
+    });
+
+    const awsProvider = {
+        type: "pulumi:providers:aws",
+        name: "aws",
+        urn: "urn:pulumi:test::cluster-platform::pulumi:providers:aws::aws",
+        props: { region: "us-east-1", defaultTags: JSON.stringify({ tags: { adminContact: "jdoe" } }) },
+    };
+
+    test("GIVEN the running pack WHEN the CLI asks for its info THEN it names its six policies, mandatory", async () => {
+        const info = await analyzerInfo(pack.client);
+        expect([info.getName(), info.getVersion()]).toEqual(["aws-tags", "0.1.0"]);
+        expect(policiesOf(info).map((p) => `${p.type} ${p.name} ${p.enforcementLevel} ${p.severity} [${p.configKeys.join(", ")}]`)).toEqual([
+            "resource aws-required-tags mandatory high [requiredTags]",
+            "resource aws-reserved-tag-keys mandatory high [allowedKeys]",
+            "resource aws-no-name-user-tag mandatory medium []",
+            "resource aws-tag-format mandatory medium []",
+            "resource aws-tag-count mandatory high []",
+            "stack aws-untagged-resources mandatory high []",
+        ]);
+    });
+
+    test("GIVEN required keys configured WHEN a bucket with a reserved key is analyzed with its provider THEN the provider's default tags count and both violations come back", async () => {
+        await configure(pack.client, { "aws-required-tags": { enforcementLevel: "mandatory", requiredTags: ["adminContact", "costCenter"] } });
+        const bucket = resource("aws:s3/bucket:Bucket", "registry", { tags: { "openshift.io/owner": "x" }, tagsAll: UNKNOWN_VALUE }, { provider: awsProvider });
+        expect(diagnosticsOf(await analyze(pack.client, bucket)).map((d) => `${d.enforcementLevel} ${d.policyName}: ${d.message.split("\n").pop()}`)).toEqual([
+            'mandatory aws-required-tags: aws:s3/bucket:Bucket "registry" lacks the required tag "costCenter" (it carries "adminContact", "openshift.io/owner")',
+            'mandatory aws-reserved-tag-keys: aws:s3/bucket:Bucket "registry" tag "openshift.io/owner": key is in the openshift.io namespace, which the platform reserves',
+        ]);
+    });
+
+    test("GIVEN an untagged queue WHEN AnalyzeStack is called THEN one message lists it", async () => {
+        const queue = resource("aws:sqs/queue:Queue", "events", {});
+        expect(diagnosticsOf(await analyzeStack(pack.client, [queue])).map((d) => d.message)).toEqual([
+            'No taggable AWS resource of the stack is left without tags.\n1 taggable AWS resource carries no tags: aws:sqs/queue:Queue "events"',
+        ]);
     });
 });

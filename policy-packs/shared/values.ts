@@ -4,21 +4,26 @@
  * read, and the engine reports the whole policy as "can't run during preview" (advisory). Where a
  * policy can still judge the known part of a resource, it reads the uncertain parts with `known`.
  */
-import { UnknownValueError } from "@pulumi/policy";
 
 /** Stands for a value the engine does not know yet. */
 export const UNKNOWN = Symbol("unknown");
 export type Unknown = typeof UNKNOWN;
 
-// The SDK's index re-exports the class from a module whose declarations omit it, so it types as any.
-const UnknownValue = UnknownValueError as new (...args: never[]) => Error;
+/**
+ * The SDK's UnknownValueError, recognised by its shape rather than its class: run from a checkout,
+ * a pack's index.ts loads @pulumi/policy from the pack's node_modules while these shared modules
+ * would load the repository's copy, and `instanceof` fails across two copies of a class.
+ */
+export function isUnknownValueError(error: unknown): boolean {
+    return error instanceof Error && "unknownTypeSentinel" in error && Array.isArray((error as { props?: unknown }).props);
+}
 
 /** The value `read` returns, or UNKNOWN when it reads a value that is not known yet. */
 export function known<T>(read: () => T): T | Unknown {
     try {
         return read();
     } catch (error) {
-        if (error instanceof UnknownValue) {
+        if (isUnknownValueError(error)) {
             return UNKNOWN;
         }
         throw error;

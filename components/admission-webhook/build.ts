@@ -155,6 +155,22 @@ export function webhookConfigurations(
         }));
 }
 
+/**
+ * A PodDisruptionBudget for the backend's pods, for webhooks that fail closed: at most one pod
+ * evicted at a time, so a node drain never takes every replica at once; unhealthy pods may
+ * always be evicted, so a drain never waits on a pod that cannot become ready. Named after the
+ * Deployment. Consumers that declare their own budget (the subscription webhook) do not add it:
+ * the eviction API refuses pods that two budgets select.
+ */
+export function webhookDisruptionBudget(backend: Pick<WebhookBackend, "deploymentName" | "namespace" | "matchLabels">): Obj {
+    return {
+        apiVersion: "policy/v1",
+        kind: "PodDisruptionBudget",
+        metadata: { name: backend.deploymentName, namespace: backend.namespace, labels: platformLabels("admission-webhook") },
+        spec: { maxUnavailable: 1, selector: { matchLabels: { ...backend.matchLabels } }, unhealthyPodEvictionPolicy: "AlwaysAllow" },
+    };
+}
+
 /** A pod volume from a Secret (the shape of core/v1 Volume this helper fills in). */
 export interface SecretVolume {
     name: string;

@@ -4,6 +4,7 @@
  * are the object's fields. `…Patch` types are server-side-apply patches of objects the stack does
  * not own: they are judged on the fields they set, never on the ones they leave out.
  */
+import { ADMISSION_GROUP } from "../../components/admission-webhook/rules";
 import { asObject, known, Obj, UNKNOWN } from "./values";
 
 export interface K8sType {
@@ -42,8 +43,8 @@ export function isKind(type: K8sType | undefined, group: string, kinds: readonly
     return type !== undefined && type.group === group && kinds.includes(type.kind);
 }
 
+export { ADMISSION_GROUP };
 export const RBAC_GROUP = "rbac.authorization.k8s.io";
-export const ADMISSION_GROUP = "admissionregistration.k8s.io";
 export const WEBHOOK_CONFIGURATION_KINDS = ["MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"] as const;
 
 export interface ObjectIdentity {

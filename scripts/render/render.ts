@@ -129,18 +129,28 @@ export async function renderProgram(options: RenderOptions): Promise<RenderResul
         programFailed();
     };
     process.on("unhandledRejection", onRejection);
+    // The program's own failure (index.ts throws a RunError when a pre-flight check finds
+    // problems) is caught inside the stack: rethrown, it would also reject the stack resource's
+    // output promise, which nothing observes, and be reported twice.
+    let thrown = false;
     try {
         const run = async () => {
             const outputs = await pulumi.runtime.runInPulumiStack(async () => {
                 pulumi.runtime.registerStackTransformation(recordInto(records));
                 const program = require(options.program ?? PROGRAM) as () => Promise<Record<string, unknown>>;
-                return program();
+                try {
+                    return await program();
+                } catch (error) {
+                    thrown = true;
+                    result.errors.push(errorText(error));
+                    return {};
+                }
             });
             await pulumi.runtime.disconnect();
             return outputs;
         };
         const outputs = await Promise.race([run(), failed]);
-        if (outputs !== "failed") {
+        if (outputs !== "failed" && !thrown) {
             result.stackOutputs = present(outputs ?? {}) as Record<string, unknown>;
         }
     } catch (error) {

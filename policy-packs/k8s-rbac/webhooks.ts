@@ -3,7 +3,7 @@
  * API server waits for it, whether it has side effects, and which namespaces it must never see.
  */
 import type { ResourceValidationArgs } from "@pulumi/policy";
-import { SAFE_TIMEOUT_SECONDS, sideEffectsProblem, timeoutProblem, unexcludedNamespaces } from "../../components/admission-webhook/rules";
+import { forbiddenRuleViolations, RuleScope, SAFE_TIMEOUT_SECONDS, sideEffectsProblem, timeoutProblem, unexcludedNamespaces } from "../../components/admission-webhook/rules";
 import type { LabelSelector } from "../../components/shared/label-selector";
 import { ADMISSION_GROUP, describeObject, identityOf, isKind, K8sType, k8sTypeOf, WEBHOOK_CONFIGURATION_KINDS } from "../shared/k8s";
 import { resourcePolicy, stringList } from "../shared/policy";
@@ -31,6 +31,25 @@ export function webhookEntries(args: Pick<ResourceValidationArgs, "type" | "prop
         return { who: `${configuration} webhook ${JSON.stringify(entry.name)} (webhooks[${index}])`, index, entry, patch: type.patch };
     });
 }
+
+export const webhookForbiddenRules = resourcePolicy(
+    {
+        name: "k8s-webhook-forbidden-rules",
+        description: "No admission webhook intercepts all API groups (*), OLM's group operators.coreos.com, or the webhook configurations themselves.",
+        severity: "critical",
+        remediationSteps:
+            "Name the API groups and resources the webhook needs. A webhook on every group or on the webhook configurations can lock administrators out of fixing it; one on OLM's group can block operator installs and upgrades (ClusterServiceVersions, Subscriptions). These are OLM's own rules for operator webhooks, applied to every webhook of the stack.",
+    },
+    (args, _config, report) => {
+        for (const webhook of webhookEntries(args)) {
+            asArray(webhook.entry.rules).forEach((rule, index) => {
+                for (const violation of forbiddenRuleViolations((asObject(rule) ?? {}) as RuleScope)) {
+                    report(`${webhook.who} rules[${index}].${violation.field}: ${violation.message}`);
+                }
+            });
+        }
+    },
+);
 
 interface TimeoutConfig {
     maxTimeoutSeconds: number;

@@ -15,7 +15,7 @@ import { performance } from "node:perf_hooks";
 import type { Policies } from "@pulumi/policy";
 import { PACKS } from "../policy/config";
 import { EngineResource, engineResourcesFromRender, PolicyEngine } from "../policy/engine";
-import { enginesFor, renderStack } from "../policy/stacks";
+import { enginesFor, renderStack, stackFileConfig, validatedConfig } from "../policy/stacks";
 
 const STACK = "examples/openshift-aws.yaml";
 const RESOURCES = 10_000;
@@ -58,7 +58,7 @@ async function main(): Promise<void> {
         throw new Error(`rendering ${STACK} failed:\n${[...rendered.problems.map((p) => `${p.path}: ${p.message}`), ...rendered.errors].join("\n")}`);
     }
     const resources = scaled(engineResourcesFromRender(rendered.resources), RESOURCES);
-    const engines = enginesFor(STACK);
+    const engines = enginesFor(validatedConfig(stackFileConfig(STACK)));
     const floorEngine = new PolicyEngine({ name: "no-op", policies: NO_OP, enforcementLevel: "mandatory" });
     const packs = () => timed(() => PACKS.reduce((n, pack) => n + engines[pack].analyzeAll(resources).diagnostics.length, 0));
     const floor = () => timed(() => floorEngine.analyzeAll(resources).diagnostics.length);

@@ -11,8 +11,9 @@
  * TypeScript), plus the pack's PulumiPolicy.yaml. Run locally, `--policy-pack policy-packs/<pack>`
  * needs none of this: the CLI runs index.ts from the checkout, where ../../components exists.
  *
- * A pack may import only relative modules, node built-ins and its declared dependencies; the
- * build refuses anything else (a component module that pulled in zod, say), naming the importer.
+ * At run time a pack may load only relative modules, node built-ins and its declared
+ * dependencies; the build refuses anything else (a component module that pulled in zod, say),
+ * naming the importer. Type-only imports are not loaded, so they may name the project's packages.
  */
 import * as fs from "node:fs";
 import { builtinModules } from "node:module";
@@ -50,16 +51,43 @@ function resolveRelative(from: string, specifier: string): string {
 }
 
 export interface PackClosure {
-    /** Every repository file the pack loads, relative to the project root, sorted. */
+    /** Every repository file the pack loads at run time, relative to the project root, sorted. */
     files: string[];
-    /** Packages it imports (node built-ins excluded), each with the first file importing it. */
+    /** Packages it loads at run time (node built-ins excluded), each with the first file importing it. */
     packages: Record<string, string>;
+    /**
+     * Packages only type-only imports name (`import type`): no published JavaScript loads them, and
+     * run from a checkout ts-node resolves their types from the project's node_modules.
+     */
+    typePackages: Record<string, string>;
 }
 
-/** What a pack's index.ts loads, transitively (type-only imports included: ts-node type-checks them). */
+/** The module specifiers a file imports or re-exports, each marked type-only or not. */
+function importsOf(file: string): { specifier: string; typeOnly: boolean }[] {
+    const source = ts.createSourceFile(file, fs.readFileSync(file, "utf8"), ts.ScriptTarget.ES2022, false);
+    const out: { specifier: string; typeOnly: boolean }[] = [];
+    for (const statement of source.statements) {
+        if (ts.isImportDeclaration(statement) && ts.isStringLiteral(statement.moduleSpecifier)) {
+            const clause = statement.importClause;
+            const typeOnly =
+                clause !== undefined &&
+                (clause.isTypeOnly ||
+                    (clause.name === undefined && clause.namedBindings !== undefined && ts.isNamedImports(clause.namedBindings) && clause.namedBindings.elements.length > 0 && clause.namedBindings.elements.every((e) => e.isTypeOnly)));
+            out.push({ specifier: statement.moduleSpecifier.text, typeOnly });
+        } else if (ts.isExportDeclaration(statement) && statement.moduleSpecifier && ts.isStringLiteral(statement.moduleSpecifier)) {
+            out.push({ specifier: statement.moduleSpecifier.text, typeOnly: statement.isTypeOnly });
+        } else if (ts.isImportEqualsDeclaration(statement) && ts.isExternalModuleReference(statement.moduleReference) && ts.isStringLiteral(statement.moduleReference.expression)) {
+            out.push({ specifier: statement.moduleReference.expression.text, typeOnly: statement.isTypeOnly });
+        }
+    }
+    return out;
+}
+
+/** What a pack's index.ts loads at run time, transitively, and the packages its type-only imports name. */
 export function packClosure(pack: string, packsDir: string = PACKS_DIR): PackClosure {
     const seen = new Set<string>();
     const packages: Record<string, string> = {};
+    const typePackages: Record<string, string> = {};
     const queue = [path.join(packsDir, pack, "index.ts")];
     while (queue.length > 0) {
         const file = queue.pop() as string;
@@ -70,16 +98,21 @@ export function packClosure(pack: string, packsDir: string = PACKS_DIR): PackClo
         if (!file.endsWith(".ts")) {
             continue;
         }
-        for (const imported of ts.preProcessFile(fs.readFileSync(file, "utf8"), true, true).importedFiles) {
-            const specifier = imported.fileName;
+        for (const { specifier, typeOnly } of importsOf(file)) {
             if (specifier.startsWith(".")) {
-                queue.push(resolveRelative(file, specifier));
+                if (!typeOnly) {
+                    queue.push(resolveRelative(file, specifier));
+                }
             } else if (!BUILTINS.has(specifier)) {
-                packages[packageOf(specifier)] ??= path.relative(PROJECT_ROOT, file);
+                const into = typeOnly ? typePackages : packages;
+                into[packageOf(specifier)] ??= path.relative(PROJECT_ROOT, file);
             }
         }
     }
-    return { files: [...seen].map((f) => path.relative(PROJECT_ROOT, f)).sort(), packages };
+    for (const name of Object.keys(packages)) {
+        delete typePackages[name];
+    }
+    return { files: [...seen].map((f) => path.relative(PROJECT_ROOT, f)).sort(), packages, typePackages };
 }
 
 export function readPackageJson(pack: string, packsDir: string = PACKS_DIR): PackageJson {

@@ -25,12 +25,18 @@ export function policyConfigFor(config: StackConfig): Record<PackName, PackConfi
         "aws-tags": {
             "aws-required-tags": { requiredTags: Object.keys(config.aws.userTags) },
         },
-        "k8s-rbac": {},
+        "k8s-rbac": {
+            "k8s-olm-rbac-toggles": {
+                disableOLMAggregateCRDRoles: config.olm.disableOLMAggregateCRDRoles,
+                disableAggregateCRDRoles: config.olm.disableAggregateCRDRoles,
+                disableAllNamespacePermissionPromotion: config.olm.disableAllNamespacePermissionPromotion,
+            },
+        },
     };
 }
 
 /** The validated stack config of a stack file (or plain YAML of the same keys), or the validator's report. */
-export function stackConfigOf(file: string): { ok: true; config: StackConfig } | { ok: false; report: string } {
+function stackConfigOf(file: string): { ok: true; config: StackConfig } | { ok: false; report: string } {
     const result = validateStackConfig(sectionsFromPulumiConfig(readConfigFile(file).values));
     return result.ok ? { ok: true, config: result.config } : { ok: false, report: formatReport(result.problems) };
 }

@@ -7,11 +7,13 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { AWS_TAGS_POLICIES } from "../../policy-packs/aws-tags/policies";
 import { K8S_RBAC_POLICIES } from "../../policy-packs/k8s-rbac/policies";
+import { sectionsFromPulumiConfig, StackConfig, validateStackConfig } from "../../components/config";
+import { formatReport } from "../../components/shared/problems";
 import { ClusterState } from "../render/cluster-state";
-import { readConfigFile } from "../render/config-file";
+import { FlatConfig, readConfigFile } from "../render/config-file";
 import { PROJECT_ROOT, renderProgram, RenderResult } from "../render/render";
-import { PackName, PACKS, policyConfigFor, stackConfigOf } from "./config";
-import { PolicyEngine } from "./engine";
+import { PackName, PACKS, policyConfigFor } from "./config";
+import { AnalysisResult, engineResourcesFromRender, PackConfig, PolicyEngine } from "./engine";
 
 /** Pulumi.local.yaml and every examples/*.yaml (not the *.cluster.yaml objects files), relative to the project. */
 export function exampleStacks(): string[] {
@@ -32,26 +34,44 @@ export function clusterFileOf(stack: string): string | undefined {
     return [beside, fixture].find((f) => fs.existsSync(path.join(PROJECT_ROOT, f)));
 }
 
-/** Renders a stack file (relative to the project) with its cluster objects; `program` replaces index.ts (tests seed mistakes so). */
-export function renderStack(stack: string, program?: string): Promise<RenderResult> {
+/** The stack file's config (relative to the project), as the engine would hand it to the program. */
+export function stackFileConfig(stack: string): FlatConfig {
+    return readConfigFile(path.join(PROJECT_ROOT, stack));
+}
+
+/**
+ * Renders a stack file (relative to the project) with its cluster objects. `config` replaces the
+ * file's config (tests vary it) and `program` replaces index.ts (tests seed mistakes so).
+ */
+export function renderStack(stack: string, options: { config?: FlatConfig; program?: string } = {}): Promise<RenderResult> {
     const cluster = clusterFileOf(stack);
     return renderProgram({
-        config: readConfigFile(path.join(PROJECT_ROOT, stack)),
+        config: options.config ?? stackFileConfig(stack),
         ...(cluster ? { cluster: ClusterState.fromFile(path.join(PROJECT_ROOT, cluster)) } : {}),
-        ...(program ? { program } : {}),
+        ...(options.program ? { program: options.program } : {}),
     });
+}
+
+/** The validated stack config of a flat config; throws the validator's report. */
+export function validatedConfig(config: FlatConfig): StackConfig {
+    const result = validateStackConfig(sectionsFromPulumiConfig(config.values));
+    if (!result.ok) {
+        throw new Error(formatReport(result.problems));
+    }
+    return result.config;
 }
 
 const POLICIES: Record<PackName, typeof AWS_TAGS_POLICIES> = { "aws-tags": AWS_TAGS_POLICIES, "k8s-rbac": K8S_RBAC_POLICIES };
 
-/** One engine per pack, configured as the stack configures it. */
-export function enginesFor(stack: string): Record<PackName, PolicyEngine> {
-    const stackConfig = stackConfigOf(path.join(PROJECT_ROOT, stack));
-    if (!stackConfig.ok) {
-        throw new Error(stackConfig.report);
-    }
-    const config = policyConfigFor(stackConfig.config);
+/** One engine per pack, configured as the stack configures it (`packConfig` replaces that, to test the packs against a stack). */
+export function enginesFor(stackConfig: StackConfig, packConfig: Record<PackName, PackConfig> = policyConfigFor(stackConfig)): Record<PackName, PolicyEngine> {
     return Object.fromEntries(
-        PACKS.map((pack) => [pack, new PolicyEngine({ name: pack, policies: POLICIES[pack], enforcementLevel: "mandatory", config: config[pack] })]),
+        PACKS.map((pack) => [pack, new PolicyEngine({ name: pack, policies: POLICIES[pack], enforcementLevel: "mandatory", config: packConfig[pack] })]),
     ) as Record<PackName, PolicyEngine>;
+}
+
+/** Both packs over a rendered stack. */
+export function analyzeWithBothPacks(engines: Record<PackName, PolicyEngine>, result: RenderResult): Record<PackName, AnalysisResult> {
+    const resources = engineResourcesFromRender(result.resources);
+    return Object.fromEntries(PACKS.map((pack) => [pack, engines[pack].analyzeAll(resources)])) as Record<PackName, AnalysisResult>;
 }

@@ -15,6 +15,9 @@ describe("npm run policy:config: the policy config a stack passes to the packs",
         const lines: string[] = [];
         expect(main(["--config", path.join(ROOT, "examples", "openshift-aws.yaml"), "--out", out], (l) => lines.push(l), (l) => lines.push(`error: ${l}`))).toBe(0);
         expect(JSON.parse(fs.readFileSync(path.join(out, "aws-tags.json"), "utf8"))).toEqual({ "aws-required-tags": { requiredTags: ["adminContact", "costCenter", "red-hat-managed"] } });
+        expect(JSON.parse(fs.readFileSync(path.join(out, "k8s-rbac.json"), "utf8"))).toEqual({
+            "k8s-olm-rbac-toggles": { disableOLMAggregateCRDRoles: false, disableAggregateCRDRoles: false, disableAllNamespacePermissionPromotion: true },
+        });
         expect(lines).toEqual([
             `wrote ${path.join(out, "aws-tags.json")}`,
             `wrote ${path.join(out, "k8s-rbac.json")}`,

@@ -18,8 +18,17 @@ describe("the k8s-rbac pack through the real analyzer protocol (index.ts run as 
         const info = await analyzerInfo(pack.client);
         expect([info.getName(), info.getVersion(), info.getSupportsconfig()]).toEqual(["k8s-rbac", "0.1.0", true]);
         expect(policiesOf(info)).toEqual([
+            {
+                name: "k8s-olm-rbac-toggles",
+                type: "resource",
+                enforcementLevel: "mandatory",
+                severity: "high",
+                hasRemediationSteps: true,
+                configKeys: ["disableAggregateCRDRoles", "disableAllNamespacePermissionPromotion", "disableOLMAggregateCRDRoles"],
+            },
             { name: "k8s-no-wildcard-access", type: "resource", enforcementLevel: "mandatory", severity: "critical", hasRemediationSteps: true, configKeys: ["allowedRoles"] },
             { name: "k8s-no-cluster-admin-service-accounts", type: "resource", enforcementLevel: "mandatory", severity: "critical", hasRemediationSteps: true, configKeys: [] },
+            { name: "k8s-webhook-forbidden-rules", type: "resource", enforcementLevel: "mandatory", severity: "critical", hasRemediationSteps: true, configKeys: [] },
             { name: "k8s-webhook-timeout", type: "resource", enforcementLevel: "mandatory", severity: "high", hasRemediationSteps: true, configKeys: ["maxTimeoutSeconds"] },
             { name: "k8s-webhook-side-effects", type: "resource", enforcementLevel: "mandatory", severity: "medium", hasRemediationSteps: true, configKeys: [] },
             { name: "k8s-webhook-namespace-exclusions", type: "resource", enforcementLevel: "mandatory", severity: "high", hasRemediationSteps: true, configKeys: ["alsoExcluded"] },

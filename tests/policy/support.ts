@@ -25,28 +25,28 @@ const K8S_TYPES: Record<string, string> = {
 };
 
 /** A Kubernetes object as the engine sends it: type from its kind (`typeKind` for patches), Pulumi name = object name. */
-export function k8s(object: { kind: string; metadata: { name: string; namespace?: string } } & Record<string, unknown>, typeKind: string = object.kind): EngineResource {
+export function k8s<T extends { kind: string; metadata: { name: string; namespace?: string } }>(object: T, typeKind: string = object.kind): EngineResource {
     const type = K8S_TYPES[typeKind];
     if (!type) {
         throw new Error(`support.k8s: add a type token for ${typeKind}`);
     }
-    return resource(type, object.metadata.name, object);
+    return resource(type, object.metadata.name, object as unknown as Record<string, unknown>);
 }
 
-function engineFor(policy: Policy, config?: Record<string, unknown>): PolicyEngine {
-    const pack: PackConfig = config === undefined ? {} : { [policy.name]: config };
+function engineFor(policy: Policy, config?: object): PolicyEngine {
+    const pack: PackConfig = config === undefined ? {} : { [policy.name]: config as Record<string, unknown> };
     return new PolicyEngine({ name: "test-pack", policies: [policy as ResourceValidationPolicy | StackValidationPolicy], enforcementLevel: "mandatory", config: pack });
 }
 
 /** The violations (as reported, without the description) one resource policy reports for `target`. */
-export function violations(policy: ResourceValidationPolicy, target: EngineResource, config?: Record<string, unknown>): string[] {
+export function violations(policy: ResourceValidationPolicy, target: EngineResource, config?: object): string[] {
     return engineFor(policy, config)
         .analyze(target)
         .diagnostics.map((d) => (d.enforcementLevel === "advisory" ? `advisory: ${d.message}` : d.violation));
 }
 
 /** The violations a stack policy reports for `resources`, each with the URN it names. */
-export function stackViolations(policy: StackValidationPolicy, resources: EngineResource[], config?: Record<string, unknown>): { violation: string; urn?: string }[] {
+export function stackViolations(policy: StackValidationPolicy, resources: EngineResource[], config?: object): { violation: string; urn?: string }[] {
     return engineFor(policy, config)
         .analyzeStack(resources)
         .diagnostics.map((d) => ({ violation: d.violation, ...(d.urn === undefined ? {} : { urn: d.urn }) }));

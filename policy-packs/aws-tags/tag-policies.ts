@@ -15,11 +15,25 @@ import {
     tagValueProblems,
 } from "../../components/aws-tags/rules";
 import { formatPath } from "../../components/shared/problems";
-import { PolicyConfigError, resourcePolicy, stringList } from "../shared/policy";
+import type { ReportViolation, ResourceValidationArgs, ResourceValidationPolicy } from "@pulumi/policy";
+import { PolicyConfigError, PolicyMeta, resourcePolicy, stringList } from "../shared/policy";
 import { UNKNOWN } from "../shared/values";
-import { effectiveTags, providerLayerKeys, resourceTags } from "./tags";
+import { effectiveTags, providerLayerKeys, ResourceTags, resourceTags } from "./tags";
 
 const quoted = (keys: readonly string[]) => keys.map((k) => JSON.stringify(k)).join(", ");
+
+/** A policy over the resources the derived list marks taggable, given their tags. */
+function taggedResourcePolicy<C = Record<string, never>>(
+    meta: PolicyMeta,
+    check: (args: ResourceValidationArgs, tags: ResourceTags, config: C, report: ReportViolation) => void,
+): ResourceValidationPolicy {
+    return resourcePolicy<C>(meta, (args, config, report) => {
+        const tags = resourceTags(args);
+        if (tags) {
+            check(args, tags, config, report);
+        }
+    });
+}
 
 interface RequiredTagsConfig {
     requiredTags: string[];
@@ -70,7 +84,7 @@ function allowed(key: string, allowList: readonly string[]): boolean {
     return allowList.some((entry) => (entry.endsWith("*") ? key.startsWith(entry.slice(0, -1)) : key === entry));
 }
 
-export const reservedTagKeys = resourcePolicy<ReservedKeysConfig>(
+export const reservedTagKeys = taggedResourcePolicy<ReservedKeysConfig>(
     {
         name: "aws-reserved-tag-keys",
         description: "No tag key on a taggable AWS resource is in a reserved namespace: kubernetes.io, openshift.io (and their subdomains) or aws:.",
@@ -81,11 +95,7 @@ export const reservedTagKeys = resourcePolicy<ReservedKeysConfig>(
             allowedKeys: stringList("Reserved keys that may still be set: exact keys, or prefixes ending with * (kubernetes.io/cluster/*)."),
         },
     },
-    (args, config, report) => {
-        const tags = resourceTags(args);
-        if (!tags) {
-            return;
-        }
+    (args, tags, config, report) => {
         for (const key of Object.keys(effectiveTags(tags)).filter((k) => !allowed(k, config.allowedKeys))) {
             for (const problem of reservedKeyProblems(key)) {
                 report(`${resourceLabel(args.type, args.name)} tag ${JSON.stringify(key)}: ${problem}`);
@@ -94,7 +104,7 @@ export const reservedTagKeys = resourcePolicy<ReservedKeysConfig>(
     },
 );
 
-export const noNameUserTag = resourcePolicy(
+export const noNameUserTag = taggedResourcePolicy(
     {
         name: "aws-no-name-user-tag",
         description: "The key Name does not come from the stack-wide user tags (the AWS provider's defaultTags).",
@@ -102,11 +112,7 @@ export const noNameUserTag = resourcePolicy(
         remediationSteps:
             "Remove Name from the AWS provider's defaultTags (and from aws.userTags, which the config validator already refuses). Each resource sets its own Name; a stack-wide one would give every resource the same.",
     },
-    (args, _config, report) => {
-        const tags = resourceTags(args);
-        if (!tags) {
-            return;
-        }
+    (args, tags, _config, report) => {
         for (const key of providerLayerKeys(tags)) {
             const problem = nameKeyProblem(key);
             if (problem) {
@@ -116,7 +122,7 @@ export const noNameUserTag = resourcePolicy(
     },
 );
 
-export const tagFormat = resourcePolicy(
+export const tagFormat = taggedResourcePolicy(
     {
         name: "aws-tag-format",
         description: "Tag keys have 1-128 and values 1-256 characters, all letters, digits, spaces or _ . : / = + - @.",
@@ -124,11 +130,7 @@ export const tagFormat = resourcePolicy(
         remediationSteps:
             "Shorten the key or value, or replace the characters outside the allowed set. Tags reach many AWS services (and in-cluster consumers such as the EBS CSI driver's key=value parameters); the set is the one every service accepts.",
     },
-    (args, _config, report) => {
-        const tags = resourceTags(args);
-        if (!tags) {
-            return;
-        }
+    (args, tags, _config, report) => {
         for (const [key, value] of Object.entries(effectiveTags(tags))) {
             const problems = [...tagKeyFormatProblems(key), ...(value === UNKNOWN ? [] : tagValueProblems(value))];
             for (const problem of problems) {
@@ -138,18 +140,14 @@ export const tagFormat = resourcePolicy(
     },
 );
 
-export const tagCount = resourcePolicy(
+export const tagCount = taggedResourcePolicy(
     {
         name: "aws-tag-count",
         description: "A taggable AWS resource carries at most 50 tags (10 for S3 objects), counting the provider's default tags.",
         severity: "high",
         remediationSteps: "Remove tags from the resource or from the AWS provider's defaultTags: AWS refuses the create or update of a resource over its limit.",
     },
-    (args, _config, report) => {
-        const tags = resourceTags(args);
-        if (!tags) {
-            return;
-        }
+    (args, tags, _config, report) => {
         const problem = tagCountProblem(args.type, args.name, Object.keys(effectiveTags(tags)).length);
         if (problem) {
             report(problem);

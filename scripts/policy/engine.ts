@@ -118,6 +118,21 @@ function options(resource: EngineResource): PolicyResourceOptions {
     };
 }
 
+/** What both the resource and the stack validations see of a resource: a fresh proxy over its properties each time, as the server builds. */
+function resourceView(resource: EngineResource): Pick<PolicyResource, "type" | "props" | "urn" | "name" | "opts" | "provider" | "isType"> & { asType: (resourceClass: unknown) => Record<string, unknown> | undefined } {
+    const props = proxy(resource.props);
+    return {
+        type: resource.type,
+        props,
+        urn: resource.urn,
+        name: resource.name,
+        opts: options(resource),
+        isType: (resourceClass) => isTypeOf(resource.type, resourceClass),
+        asType: (resourceClass: unknown) => (isTypeOf(resource.type, resourceClass) ? props : undefined),
+        ...(resource.provider ? { provider: { ...resource.provider, props: proxy(resource.provider.props) } } : {}),
+    };
+}
+
 /** Compiled once per pack, as the server does at start-up. */
 export class PolicyEngine {
     private readonly config: ReturnType<typeof normalizedConfig>;
@@ -178,21 +193,15 @@ export class PolicyEngine {
                     continue;
                 }
                 try {
-                    const props = proxy(resource.props);
+                    const view = resourceView(resource);
                     const args: ResourceValidationArgs = {
-                        type: resource.type,
-                        props,
-                        urn: resource.urn,
-                        name: resource.name,
-                        opts: options(resource),
+                        ...view,
+                        asType: view.asType as ResourceValidationArgs["asType"],
                         stackTags: new Map(),
-                        isType: (resourceClass) => isTypeOf(resource.type, resourceClass),
-                        asType: ((resourceClass: unknown) => (isTypeOf(resource.type, resourceClass) ? props : undefined)) as ResourceValidationArgs["asType"],
                         getConfig: getConfigFor(this.config, policy.name),
                         notApplicable: (reason?: string): never => {
                             throw new NotApplicable(reason);
                         },
-                        ...(resource.provider ? { provider: { ...resource.provider, props: proxy(resource.provider.props) } } : {}),
                     };
                     synchronous(validate(args, report), policy.name);
                 } catch (error) {
@@ -211,19 +220,8 @@ export class PolicyEngine {
         }
         const byUrn = new Map<string, PolicyResource>();
         const policyResources = resources.map((resource) => {
-            const props = proxy(resource.props);
-            const policyResource: PolicyResource = {
-                type: resource.type,
-                props,
-                urn: resource.urn,
-                name: resource.name,
-                opts: options(resource),
-                dependencies: [],
-                propertyDependencies: {},
-                isType: (resourceClass) => isTypeOf(resource.type, resourceClass),
-                asType: ((resourceClass: unknown) => (isTypeOf(resource.type, resourceClass) ? props : undefined)) as PolicyResource["asType"],
-                ...(resource.provider ? { provider: { ...resource.provider, props: proxy(resource.provider.props) } } : {}),
-            };
+            const view = resourceView(resource);
+            const policyResource: PolicyResource = { ...view, asType: view.asType as PolicyResource["asType"], dependencies: [], propertyDependencies: {} };
             byUrn.set(resource.urn, policyResource);
             return policyResource;
         });

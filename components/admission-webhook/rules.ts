@@ -385,6 +385,15 @@ export function failClosedBackendProblems(
     minReplicas: number = MIN_FAIL_CLOSED_REPLICAS,
 ): FailClosedProblem[] {
     const services = new Map(workloads.services.map((s) => [key(s), s]));
+    const inNamespace = <T extends { namespace: string }>(items: readonly T[]) => {
+        const by = new Map<string, T[]>();
+        for (const item of items) {
+            by.set(item.namespace, [...(by.get(item.namespace) ?? []), item]);
+        }
+        return (namespace: string) => by.get(namespace) ?? [];
+    };
+    const deploymentsIn = inNamespace(workloads.deployments);
+    const budgetsIn = inNamespace(workloads.disruptionBudgets);
     const problems: FailClosedProblem[] = [];
     for (const configuration of configurations) {
         const seen = new Set<string>();
@@ -406,9 +415,7 @@ export function failClosedBackendProblems(
                 add(`${who}: its Service ${JSON.stringify(key(ref))} has no selector, so no Deployment of this stack backs it`);
                 continue;
             }
-            const backends = workloads.deployments.filter(
-                (d) => d.namespace === service.namespace && selectorMatches({ matchLabels: service.selector }, d.podLabels),
-            );
+            const backends = deploymentsIn(service.namespace).filter((d) => selectorMatches({ matchLabels: service.selector }, d.podLabels));
             if (backends.length === 0) {
                 add(`${who}: no Deployment in namespace ${JSON.stringify(service.namespace)} runs the pods its Service ${JSON.stringify(key(ref))} selects`);
             }
@@ -417,9 +424,7 @@ export function failClosedBackendProblems(
                 if (replicas !== "unknown" && replicas < minReplicas) {
                     add(`${who}: its Deployment ${JSON.stringify(key(deployment))} runs ${replicas} replica${replicas === 1 ? "" : "s"}; at least ${minReplicas} are needed so that one pod's restart does not block every request the webhook intercepts`);
                 }
-                const budgets = workloads.disruptionBudgets.filter(
-                    (b) => b.namespace === deployment.namespace && b.selector !== undefined && selectorMatches(b.selector, deployment.podLabels),
-                );
+                const budgets = budgetsIn(deployment.namespace).filter((b) => b.selector !== undefined && selectorMatches(b.selector, deployment.podLabels));
                 if (budgets.length === 0) {
                     add(`${who}: no PodDisruptionBudget in namespace ${JSON.stringify(deployment.namespace)} selects the pods of its Deployment ${JSON.stringify(key(deployment))}, so a node drain may evict them all at once`);
                 }

@@ -46,6 +46,20 @@ export function requiredTagsConfigProblems(requiredTags: readonly string[]): str
     return requiredTags.flatMap((key) => tagKeyProblems(key).map((problem) => `${formatPath(["requiredTags", key])}: ${problem}`));
 }
 
+/** The config is the same for every resource of a run: its problems are worked out once per key list. */
+const configProblemsSeen = new Map<string, string[]>();
+function checkedRequiredTags(requiredTags: readonly string[]): void {
+    const id = JSON.stringify(requiredTags);
+    let problems = configProblemsSeen.get(id);
+    if (problems === undefined) {
+        problems = requiredTagsConfigProblems(requiredTags);
+        configProblemsSeen.set(id, problems);
+    }
+    if (problems.length > 0) {
+        throw new PolicyConfigError(REQUIRED_TAGS_POLICY, problems);
+    }
+}
+
 export const requiredTags = resourcePolicy<RequiredTagsConfig>(
     {
         name: REQUIRED_TAGS_POLICY,
@@ -58,10 +72,7 @@ export const requiredTags = resourcePolicy<RequiredTagsConfig>(
         },
     },
     (args, config, report) => {
-        const problems = requiredTagsConfigProblems(config.requiredTags);
-        if (problems.length > 0) {
-            throw new PolicyConfigError(REQUIRED_TAGS_POLICY, problems);
-        }
+        checkedRequiredTags(config.requiredTags);
         const tags = resourceTags(args);
         if (!tags || config.requiredTags.length === 0) {
             return;

@@ -24,11 +24,22 @@ export interface PolicyMeta {
     config?: Record<string, PolicyConfigJSONSchema>;
 }
 
-/** The policy's knobs with their defaults, merged with what the pack's config sets. */
-export function configOf<T>(meta: Pick<PolicyMeta, "config">, args: { getConfig<U extends object>(): U }): T {
-    const defaults = Object.fromEntries(Object.entries(meta.config ?? {}).map(([key, schema]) => [key, schema.default]));
+/** The knobs' defaults, from their schemas. */
+export function defaultsOf(meta: Pick<PolicyMeta, "config">): Record<string, unknown> {
+    return Object.fromEntries(Object.entries(meta.config ?? {}).map(([key, schema]) => [key, schema.default]));
+}
+
+/** The policy's knobs: `defaults`, overridden by what the pack's config sets. */
+export function configOf<T>(defaults: Readonly<Record<string, unknown>>, args: { getConfig<U extends object>(): U }): T {
     const set = args.getConfig<Record<string, unknown>>();
-    return { ...defaults, ...Object.fromEntries(Object.entries(set).filter(([, v]) => v !== undefined)) } as T;
+    let config: Record<string, unknown> | undefined;
+    for (const key of Object.keys(set)) {
+        if (set[key] !== undefined) {
+            config ??= { ...defaults };
+            config[key] = set[key];
+        }
+    }
+    return (config ?? defaults) as T;
 }
 
 function schemaOf(meta: PolicyMeta): PolicyConfigSchema | undefined {
@@ -51,17 +62,19 @@ export type StackCheck<C> = (args: StackValidationArgs, config: C, report: Repor
 
 /** A resource policy whose check receives the policy's config with defaults applied. */
 export function resourcePolicy<C = Record<string, never>>(meta: PolicyMeta, check: ResourceCheck<C>): ResourceValidationPolicy {
+    const defaults = defaultsOf(meta);
     return {
         ...base(meta),
-        validateResource: (args, report) => check(args, configOf<C>(meta, args), report),
+        validateResource: (args, report) => check(args, configOf<C>(defaults, args), report),
     };
 }
 
 /** A stack policy whose check receives the policy's config with defaults applied. */
 export function stackPolicy<C = Record<string, never>>(meta: PolicyMeta, check: StackCheck<C>): StackValidationPolicy {
+    const defaults = defaultsOf(meta);
     return {
         ...base(meta),
-        validateStack: (args, report) => check(args, configOf<C>(meta, args), report),
+        validateStack: (args, report) => check(args, configOf<C>(defaults, args), report),
     };
 }
 

@@ -14,6 +14,7 @@ import {
     PolicyResource,
     PolicyResourceOptions,
     ReportViolation,
+    ResourceValidation,
     ResourceValidationArgs,
     ResourceValidationPolicy,
     StackValidationArgs,
@@ -118,7 +119,13 @@ function options(resource: EngineResource): PolicyResourceOptions {
     };
 }
 
-/** What both the resource and the stack validations see of a resource: a fresh proxy over its properties each time, as the server builds. */
+const NO_STACK_TAGS: ReadonlyMap<string, string> = new Map();
+
+function throwNotApplicable(reason?: string): never {
+    throw new NotApplicable(reason);
+}
+
+/** What both the resource and the stack validations see of a resource, behind the SDK's unknown-checking proxy. */
 function resourceView(resource: EngineResource): Pick<PolicyResource, "type" | "props" | "urn" | "name" | "opts" | "provider" | "isType"> & { asType: (resourceClass: unknown) => Record<string, unknown> | undefined } {
     const props = proxy(resource.props);
     return {
@@ -133,26 +140,51 @@ function resourceView(resource: EngineResource): Pick<PolicyResource, "type" | "
     };
 }
 
-/** Compiled once per pack, as the server does at start-up. */
+interface Compiled<P> {
+    policy: P;
+    /** A resource policy's validation functions, in order. */
+    validations: ResourceValidation[];
+    getConfig: <T extends object>() => T;
+    /** Reports into the diagnostics of the analysis under way. */
+    report: ReportViolation;
+}
+
+/**
+ * Compiled once per pack, as the server does at start-up: each enabled policy with its level,
+ * config and reporter. Each analysis builds one view of the resource (one proxy) for all
+ * policies; the server builds one per policy, which no policy can tell apart.
+ */
 export class PolicyEngine {
-    private readonly config: ReturnType<typeof normalizedConfig>;
-    private readonly resourcePolicies: ResourceValidationPolicy[];
-    private readonly stackPolicies: StackValidationPolicy[];
+    private readonly resourcePolicies: Compiled<ResourceValidationPolicy>[];
+    private readonly stackPolicies: Compiled<StackValidationPolicy>[];
+    /** Where the reporters write: the diagnostics of the analysis under way. */
+    private sink: Diagnostic[] = [];
 
     constructor(private readonly pack: PackUnderTest) {
-        this.config = normalizedConfig(pack.config);
-        this.resourcePolicies = pack.policies.filter((p): p is ResourceValidationPolicy => "validateResource" in p && p.validateResource !== undefined);
-        this.stackPolicies = pack.policies.filter((p): p is StackValidationPolicy => "validateStack" in p);
+        const config = normalizedConfig(pack.config);
+        const compile = <P extends ResourceValidationPolicy | StackValidationPolicy>(policy: P): Compiled<P> | undefined => {
+            const level = config[policy.name]?.enforcementLevel ?? policy.enforcementLevel ?? pack.enforcementLevel ?? "advisory";
+            if (level === "disabled") {
+                return undefined;
+            }
+            const validate = "validateResource" in policy ? policy.validateResource : undefined;
+            const validations = (Array.isArray(validate) ? validate : [validate]).filter((v): v is ResourceValidation => v !== undefined);
+            return { policy, validations, getConfig: getConfigFor(config, policy.name), report: this.reporter(policy, level) };
+        };
+        this.resourcePolicies = pack.policies
+            .filter((p): p is ResourceValidationPolicy => "validateResource" in p && p.validateResource !== undefined)
+            .map(compile)
+            .filter((c): c is Compiled<ResourceValidationPolicy> => c !== undefined);
+        this.stackPolicies = pack.policies
+            .filter((p): p is StackValidationPolicy => "validateStack" in p)
+            .map(compile)
+            .filter((c): c is Compiled<StackValidationPolicy> => c !== undefined);
     }
 
-    private levelOf(policy: { name: string; enforcementLevel?: EnforcementLevel }): EnforcementLevel {
-        return this.config[policy.name]?.enforcementLevel ?? policy.enforcementLevel ?? this.pack.enforcementLevel ?? "advisory";
-    }
-
-    private reporter(policy: { name: string; description: string }, level: EnforcementLevel, into: Diagnostic[]): ReportViolation {
+    private reporter(policy: { name: string; description: string }, level: EnforcementLevel): ReportViolation {
         const effective = level === "remediate" ? "mandatory" : level;
         return (violation: string, urn?: string) =>
-            into.push({
+            this.sink.push({
                 policyName: policy.name,
                 policyPackName: this.pack.name,
                 message: violation ? `${policy.description}\n${violation}` : policy.description,
@@ -181,27 +213,24 @@ export class PolicyEngine {
     /** What `Analyze` answers for one resource. */
     analyze(resource: EngineResource): AnalysisResult {
         const result: AnalysisResult = { diagnostics: [], notApplicable: [] };
-        for (const policy of this.resourcePolicies) {
-            const level = this.levelOf(policy);
-            if (level === "disabled") {
-                continue;
-            }
-            const report = this.reporter(policy, level, result.diagnostics);
-            const validations = Array.isArray(policy.validateResource) ? policy.validateResource : [policy.validateResource];
+        this.sink = result.diagnostics;
+        const view = resourceView(resource);
+        const asType = view.asType as ResourceValidationArgs["asType"];
+        for (const { policy, validations, getConfig, report } of this.resourcePolicies) {
             for (const validate of validations) {
-                if (!validate) {
-                    continue;
-                }
                 try {
-                    const view = resourceView(resource);
                     const args: ResourceValidationArgs = {
-                        ...view,
-                        asType: view.asType as ResourceValidationArgs["asType"],
-                        stackTags: new Map(),
-                        getConfig: getConfigFor(this.config, policy.name),
-                        notApplicable: (reason?: string): never => {
-                            throw new NotApplicable(reason);
-                        },
+                        type: view.type,
+                        props: view.props,
+                        urn: view.urn,
+                        name: view.name,
+                        opts: view.opts,
+                        ...(view.provider ? { provider: view.provider } : {}),
+                        isType: view.isType,
+                        asType,
+                        stackTags: NO_STACK_TAGS,
+                        getConfig,
+                        notApplicable: throwNotApplicable,
                     };
                     synchronous(validate(args, report), policy.name);
                 } catch (error) {
@@ -231,21 +260,11 @@ export class PolicyEngine {
                 policyResources[i].parent = parent;
             }
         });
-        for (const policy of this.stackPolicies) {
-            const level = this.levelOf(policy);
-            if (level === "disabled") {
-                continue;
-            }
-            const args: StackValidationArgs = {
-                resources: policyResources,
-                getConfig: getConfigFor(this.config, policy.name),
-                stackTags: new Map(),
-                notApplicable: (reason?: string): never => {
-                    throw new NotApplicable(reason);
-                },
-            };
+        this.sink = result.diagnostics;
+        for (const { policy, getConfig, report } of this.stackPolicies) {
+            const args: StackValidationArgs = { resources: policyResources, getConfig, stackTags: NO_STACK_TAGS, notApplicable: throwNotApplicable };
             try {
-                synchronous(policy.validateStack(args, this.reporter(policy, level, result.diagnostics)), policy.name);
+                synchronous(policy.validateStack(args, report), policy.name);
             } catch (error) {
                 this.caught(error, policy, result);
             }

@@ -9,6 +9,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { sectionsFromPulumiConfig, StackConfig, validateStackConfig } from "./components/config";
 import { ClusterTarget } from "./components/shared/cluster";
+import { SubscriptionInjection } from "./components/subscriptions";
 import { formatReport } from "./components/shared/problems";
 
 /** The validated stack config, or a RunError listing every problem (no stack trace, no resources). */
@@ -37,12 +38,24 @@ export = async function clusterPlatform(): Promise<Record<string, unknown>> {
         enableServerSideApply: true,
     });
     const awsProvider = config.aws.enabled ? new aws.Provider("aws", { region: config.aws.region as aws.Region }) : undefined;
-    void kubernetes;
     void awsProvider;
+
+    const subscriptions = config.subscriptions.enabled
+        ? new SubscriptionInjection(
+              "subscriptions",
+              {
+                  cluster,
+                  clusterBundles: config.subscriptions.clusterBundles,
+                  bundles: config.subscriptions.bundles,
+              },
+              { providers: [kubernetes] },
+          )
+        : undefined;
 
     return {
         clusterName: cluster.name,
         platform: cluster.platform,
         clusterAccess: cluster.live ? "live" : "render-to-directory",
+        ...(subscriptions ? { subscriptionCrds: subscriptions.crdNames, subscriptionClusterRoles: subscriptions.clusterRoleNames } : {}),
     };
 };

@@ -77,3 +77,31 @@ export interface ClusterBundleStatus {
 export function clusterBundleRoleName(bundle: string): string {
     return `${bundle}-subscription-bundle`;
 }
+
+/** Which list of a bundle a reference comes from: entitlement Secrets or yum repository ConfigMaps. */
+export type BundleSource = "entitlements" | "yumRepositories";
+
+const SHARE_INFIX: Record<BundleSource, string> = { entitlements: "entitlement", yumRepositories: "yum-repository" };
+
+/**
+ * The name of the cluster-scoped share (SharedSecret for entitlements, SharedConfigMap for yum
+ * repositories) made for one reference of a ClusterBundle: `<bundle>-entitlement-<ns>-<name>` or
+ * `<bundle>-yum-repository-<ns>-<name>`. Derived from the spec alone, so the webhook mounts the
+ * same names the cluster side declares without waiting for a controller to write `status.shares`.
+ */
+export function clusterBundleShareName(bundle: string, source: BundleSource, ref: { name: string; namespace: string }): string {
+    return `${bundle}-${SHARE_INFIX[source]}-${ref.namespace}-${ref.name}`;
+}
+
+/** How the webhook Deployment and the API server reach the admission server. */
+export const WEBHOOK_SERVER = {
+    /** The HTTPS port the server listens on (unprivileged, so the pod runs as non-root). */
+    port: 8443,
+    portName: "https",
+    /** The mutating admission endpoint (AdmissionReview v1). */
+    mutatePodsPath: "/mutate-pods",
+    livenessPath: "/healthz",
+    /** Ready only once the informer caches have synced. */
+    readinessPath: "/readyz",
+    metricsPath: "/metrics",
+} as const;

@@ -63,7 +63,10 @@ function builtInValidator(apiVersion: string, kind: string): Validator | null {
                 }
             };
         } catch (error) {
-            if ((error as NodeJS.ErrnoException).code !== "MODULE_NOT_FOUND") {
+            // Kinds kubernetes-models does not ship: a missing module (jest's resolver) or a
+            // path its package exports do not list (Node's resolver).
+            const code = (error as NodeJS.ErrnoException).code;
+            if (code !== "MODULE_NOT_FOUND" && code !== "ERR_PACKAGE_PATH_NOT_EXPORTED") {
                 throw error;
             }
         }

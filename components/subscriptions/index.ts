@@ -30,12 +30,15 @@ export class SubscriptionInjection extends pulumi.ComponentResource {
     readonly clusterRoleNames: string[];
     /** Names of the generated shares, one per ClusterBundle reference. */
     readonly shareNames: string[];
+    /** The pre-flight reads (none without a live cluster); a read Secret's data and metadata are Pulumi secrets. */
+    readonly preflightReads: pulumi.Resource[];
 
     constructor(name: string, args: SubscriptionInjectionArgs, opts?: pulumi.ComponentResourceOptions) {
         super("cluster-platform:subscriptions:SubscriptionInjection", name, {}, opts);
 
         // Every read first: a missing object fails the preview before anything is declared.
         const reads = preflightReads(args.cluster, args.clusterBundles, this);
+        this.preflightReads = reads.all;
         const crd = (manifest: CrdManifest) =>
             new k8s.apiextensions.v1.CustomResourceDefinition(
                 manifest.metadata.name,

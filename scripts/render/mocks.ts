@@ -5,6 +5,7 @@
  * program makes.
  */
 import * as pulumi from "@pulumi/pulumi";
+import { specialSecretSig, specialSigKey } from "@pulumi/pulumi/runtime/rpc";
 import { ClusterState } from "./cluster-state";
 
 /** One registration or read the program made, with its inputs as the engine received them. */
@@ -39,6 +40,8 @@ export interface RenderMocksOptions {
     stackOutputs?: Record<string, unknown>;
     /** Per-type producers of computed outputs in `up` mode (e.g. real certificates for tls resources). */
     computed?: Record<string, StateProducer>;
+    /** The outputs a resource's options name in additionalSecretOutputs, made secret as the engine does. */
+    secretOutputs?: (type: string, name: string) => string[];
     /** Fake AWS account and region for invokes. */
     awsAccountId?: string;
 }
@@ -60,15 +63,29 @@ export class RenderMocks implements pulumi.runtime.Mocks {
             readId: args.id === undefined || args.id === "" ? undefined : args.id,
         };
         this.calls.push(call);
-        if (call.readId !== undefined) {
-            return this.read(call, call.readId);
-        }
+        const result = call.readId !== undefined ? this.read(call, call.readId) : this.create(call);
+        return { ...result, state: this.withSecretOutputs(call, result.state) };
+    }
+
+    private create(call: ResourceCall): pulumi.runtime.MockResourceResult {
         const computed = this.options.preview ? {} : this.options.computed?.[call.type]?.(call) ?? {};
         return {
             // A preview does not know the ids of resources it would create.
             id: this.options.preview ? undefined : `${call.name}-id`,
             state: { ...call.inputs, ...computed },
         };
+    }
+
+    private withSecretOutputs(call: ResourceCall, state: Record<string, unknown>): Record<string, unknown> {
+        const names = this.options.secretOutputs?.(call.type, call.name) ?? [];
+        const out = { ...state };
+        for (const name of names) {
+            if (out[name] !== undefined) {
+                // The wire form of a secret, which the SDK turns into a secret Output.
+                out[name] = { [specialSigKey]: specialSecretSig, value: out[name] };
+            }
+        }
+        return out;
     }
 
     call(args: pulumi.runtime.MockCallArgs): pulumi.runtime.MockCallResult {

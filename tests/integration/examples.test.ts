@@ -6,7 +6,8 @@ const exampleStacks = [
     "Pulumi.local.yaml",
     ...fs
         .readdirSync(path.join(ROOT, "examples"))
-        .filter((f) => f.endsWith(".yaml"))
+        // `<stack>.cluster.yaml` files hold the cluster objects of a stack's pre-flight reads, not stacks.
+        .filter((f) => f.endsWith(".yaml") && !f.endsWith(".cluster.yaml"))
         .map((f) => `examples/${f}`),
 ];
 

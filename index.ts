@@ -7,6 +7,7 @@
 import * as aws from "@pulumi/aws";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
+import { Certificates } from "./components/certificates";
 import { sectionsFromPulumiConfig, StackConfig, validateStackConfig } from "./components/config";
 import { ClusterTarget } from "./components/shared/cluster";
 import { SubscriptionInjection } from "./components/subscriptions";
@@ -40,6 +41,13 @@ export = async function clusterPlatform(): Promise<Record<string, unknown>> {
     const awsProvider = config.aws.enabled ? new aws.Provider("aws", { region: config.aws.region as aws.Region }) : undefined;
     void awsProvider;
 
+    // The stack's issuer (`certificates.issuer`) and, per operator override,
+    // `certificates.issuerFor(operator.certificates)`; CA bundles for `caInjection` objects.
+    const certificates = new Certificates(
+        "certificates",
+        { settings: config.certificates, caInjection: config.caInjection, cluster },
+        { providers: { kubernetes } },
+    );
     const subscriptions = config.subscriptions.enabled
         ? new SubscriptionInjection(
               "subscriptions",
@@ -57,5 +65,7 @@ export = async function clusterPlatform(): Promise<Record<string, unknown>> {
         platform: cluster.platform,
         clusterAccess: cluster.live ? "live" : "render-to-directory",
         ...(subscriptions ? { subscriptionCrds: subscriptions.crdNames, subscriptionClusterRoles: subscriptions.clusterRoleNames } : {}),
+        // Last, once every component has issued its certificates: read back by the next update.
+        ...certificates.stackOutputs(),
     };
 };

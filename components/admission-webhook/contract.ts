@@ -5,6 +5,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import type { CertificateIssuer, ServingCertificate } from "../certificates/contract";
+import type { ClusterTarget } from "../shared/cluster";
 
 /** A rule with operations, as in admissionregistration.k8s.io/v1 RuleWithOperations. */
 export interface WebhookRule {
@@ -73,6 +74,16 @@ export interface AdmissionWebhookArgs {
     servingCertificate: ServingCertificate;
     /** The backing Deployment: the webhook configurations are created only once it is ready. */
     deployment: pulumi.Resource;
+    /**
+     * The cluster: with a live API server each target namespace gets the selector label by a
+     * server-side-apply NamespacePatch; when the provider renders YAML to a directory there is
+     * nothing to patch, so the selector names the namespaces (`kubernetes.io/metadata.name In`).
+     */
+    cluster: ClusterTarget;
+    /** Name of the webhook configuration object(s) (default `<namespace>.<deployment>`). */
+    configurationName?: string;
+    /** Resources that create target namespaces the stack declares itself, so labels are applied after them. */
+    targetNamespaceDependencies?: pulumi.Resource[];
 }
 
 /** Where OLM mounts webhook serving certificates; consumers mount the Secret at both (keys tls.crt/tls.key). */

@@ -41,6 +41,8 @@ export interface CaBundleInjection {
     readonly annotations: Record<string, string>;
     /** The base64-encoded PEM bundle for `caBundle` fields when the stack owns them (self-signed); undefined when delegated. */
     readonly caBundle: pulumi.Output<string> | undefined;
+    /** The same bundle as PEM text (for a ConfigMap's `service-ca.crt`); undefined when delegated. */
+    readonly caBundlePem: pulumi.Output<string> | undefined;
     /**
      * `ignoreChanges` paths for an object of `kind` holding `count` caBundle fields (e.g. webhooks),
      * so a delegated injector's writes never show as drift; empty when the stack owns the field.
@@ -52,7 +54,8 @@ export type CaBundleKind =
     | "MutatingWebhookConfiguration"
     | "ValidatingWebhookConfiguration"
     | "CustomResourceDefinition"
-    | "APIService";
+    | "APIService"
+    | "ConfigMap";
 
 /**
  * Issues serving certificates and CA bundles in one mode. index.ts creates the stack's issuer

@@ -2,6 +2,7 @@
  * Rules that span config sections or need more than shape checks. Each runs only on the
  * sections that parsed, so every section's own problems are reported alongside these.
  */
+import { caInjectionModeProblems, effectiveCertificateSettings } from "../certificates/rules";
 import { describeValue, formatPath, Problem } from "../shared/problems";
 import type { StackConfig } from "./schema";
 
@@ -13,7 +14,7 @@ export interface RuleResult {
 export function crossSectionRules(config: Partial<StackConfig>): RuleResult {
     const problems: Problem[] = [];
     const warnings: string[] = [];
-    const { cluster, certificates, operators, olm } = config;
+    const { cluster, certificates, operators, olm, caInjection } = config;
 
     if (cluster && certificates?.mode === "service-ca" && cluster.platform !== "openshift") {
         problems.push({
@@ -22,7 +23,17 @@ export function crossSectionRules(config: Partial<StackConfig>): RuleResult {
         });
     }
 
+    if (certificates && caInjection) {
+        problems.push(...caInjectionModeProblems(certificates.mode, caInjection));
+    }
+
     operators?.forEach((op, i) => {
+        if (certificates && op.certificates?.issuer && effectiveCertificateSettings(certificates, op.certificates).mode !== "cert-manager") {
+            problems.push({
+                path: formatPath(["operators", i, "certificates", "issuer"]),
+                message: `operator ${describeValue(op.name)}: is only used when the operator's certificate mode is "cert-manager" (it is ${describeValue(effectiveCertificateSettings(certificates, op.certificates).mode)})`,
+            });
+        }
         if (cluster && op.certificates?.mode === "service-ca" && cluster.platform !== "openshift") {
             problems.push({
                 path: formatPath(["operators", i, "certificates", "mode"]),

@@ -10,6 +10,7 @@ import {
     RuleIssue,
     shareNameIssues,
 } from "../subscriptions/rules";
+import { INJECTABLE_KINDS, INJECTION_TARGETS, InjectableKind, NAMESPACED_NAME, NAMESPACED_NAME_RULE } from "../certificates/rules";
 
 /**
  * The stack-config contract of cluster-platform: the single source of truth for every key,
@@ -138,23 +139,25 @@ export const certificatesSchema = z
 // ---------------------------------------------------------------- caInjection
 
 /** The kinds that receive a CA bundle (seed 001), and whether each is namespaced. */
-export const CA_INJECTION_KINDS = {
-    APIService: false,
-    ConfigMap: true,
-    CustomResourceDefinition: false,
-    MutatingWebhookConfiguration: false,
-    ValidatingWebhookConfiguration: false,
-} as const;
+export const CA_INJECTION_KINDS = Object.fromEntries(
+    INJECTABLE_KINDS.map((kind) => [kind, INJECTION_TARGETS[kind].namespaced]),
+) as { readonly [K in InjectableKind]: (typeof INJECTION_TARGETS)[K]["namespaced"] };
 
 export const caInjectionSchema = z
     .array(
         z
             .strictObject({
                 kind: z
-                    .enum(Object.keys(CA_INJECTION_KINDS) as [keyof typeof CA_INJECTION_KINDS])
+                    .enum(INJECTABLE_KINDS as [InjectableKind, ...InjectableKind[]])
                     .meta({ description: "Kind of the existing object that receives the CA bundle." }),
                 name: dnsSubdomain().meta({ description: "Name of the existing object." }),
                 namespace: dnsLabel().optional().meta({ description: "Namespace of the object (ConfigMap only)." }),
+                certificate: ruled((v) => NAMESPACED_NAME.test(v), NAMESPACED_NAME_RULE)
+                    .optional()
+                    .meta({
+                        description:
+                            "cert-manager mode only: `<namespace>/<name>` of the cert-manager Certificate whose CA cainjector injects into the object.",
+                    }),
             })
             .superRefine((entry, ctx) => {
                 const namespaced = CA_INJECTION_KINDS[entry.kind];
@@ -178,7 +181,7 @@ export const caInjectionSchema = z
     .superRefine(unique((e) => `${e.kind}/${e.namespace ?? ""}/${e.name}`, "caInjection entry"))
     .meta({
         description:
-            "Existing cluster objects that receive the CA bundle, each `{kind, name, namespace?}` (APIService, ConfigMap, CustomResourceDefinition, Mutating/ValidatingWebhookConfiguration).",
+            "Existing cluster objects that receive the CA bundle, each `{kind, name, namespace?, certificate?}` (APIService, ConfigMap, CustomResourceDefinition, Mutating/ValidatingWebhookConfiguration).",
     });
 
 // ---------------------------------------------------------------- subscriptions

@@ -115,7 +115,8 @@ export async function renderProgram(options: RenderOptions): Promise<RenderResul
         computed: options.computed,
         secretOutputs: (type, name) => secretOutputs.get(callKey(type, name)) ?? [],
     });
-    await pulumi.runtime.setMocks(mocks, CONFIG_NAMESPACE, options.stack ?? "render", options.preview ?? true);
+    // "organization" is what the engine reports for self-managed (DIY) backends.
+    await pulumi.runtime.setMocks(mocks, CONFIG_NAMESPACE, options.stack ?? "render", options.preview ?? true, "organization");
     pulumi.runtime.setAllConfig(options.config.values, options.config.secretKeys);
 
     const restoreConsole = captureLogs(result.warnings, result.errors);

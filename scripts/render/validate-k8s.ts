@@ -63,8 +63,7 @@ function builtInValidator(apiVersion: string, kind: string): Validator | null {
                 }
             };
         } catch (error) {
-            // Kinds kubernetes-models does not ship: a missing module (jest's resolver) or a
-            // path its package exports do not list (Node's resolver).
+            // A group kubernetes-models does not ship is absent from its package exports.
             const code = (error as NodeJS.ErrnoException).code;
             if (code !== "MODULE_NOT_FOUND" && code !== "ERR_PACKAGE_PATH_NOT_EXPORTED") {
                 throw error;

@@ -1,0 +1,199 @@
+/**
+ * The objects of an admission webhook, as pure functions of its description: the Service
+ * in front of the Deployment, the namespace label and selector, the webhook configuration
+ * entries with their generated `clientConfig`, and the certificate mounts. No Pulumi imports.
+ */
+import { createHash } from "node:crypto";
+import { platformLabels } from "../shared/labels";
+import { LabelSelector, WEBHOOK_CERT_MOUNT_PATHS, WebhookBackend, WebhookDefinition } from "./contract";
+
+type Obj = Record<string, unknown>;
+
+/** The label API servers set on every namespace (Kubernetes >= 1.21). */
+export const NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name";
+/** Prefix of the label the stack puts on a webhook's target namespaces. */
+export const TARGET_NAMESPACE_LABEL_PREFIX = "webhooks.cluster-platform.io";
+const LABEL_NAME_MAX = 63;
+
+/** OLM's Service name for a webhook's Deployment. */
+export function webhookServiceName(backend: Pick<WebhookBackend, "deploymentName">): string {
+    return `${backend.deploymentName}-service`;
+}
+
+/** The default name of the webhook configuration object(s): `<namespace>.<deployment>`. */
+export function defaultConfigurationName(backend: Pick<WebhookBackend, "deploymentName" | "namespace">): string {
+    return `${backend.namespace}.${backend.deploymentName}`;
+}
+
+/**
+ * The label key that marks a namespace as a target of one backend's webhooks:
+ * `webhooks.cluster-platform.io/<namespace>.<deployment>`, shortened with a hash when the
+ * name part would exceed 63 characters. One key per backend, so webhooks of different
+ * operators never share a selector.
+ */
+export function targetNamespaceLabel(backend: Pick<WebhookBackend, "deploymentName" | "namespace">): string {
+    const full = `${backend.namespace}.${backend.deploymentName}`;
+    if (full.length <= LABEL_NAME_MAX) {
+        return `${TARGET_NAMESPACE_LABEL_PREFIX}/${full}`;
+    }
+    const hash = createHash("sha256").update(full).digest("hex").slice(0, 10);
+    const head = full.slice(0, LABEL_NAME_MAX - hash.length - 1).replace(/[^a-z0-9]+$/, "");
+    return `${TARGET_NAMESPACE_LABEL_PREFIX}/${head}-${hash}`;
+}
+
+export interface SelectorInput {
+    backend: Pick<WebhookBackend, "deploymentName" | "namespace">;
+    /** Target namespaces; undefined for all namespaces. */
+    targetNamespaces: string[] | undefined;
+    excludedNamespaces?: string[];
+    /** True when target namespaces carry the label (live cluster); false: name them instead. */
+    labelled: boolean;
+}
+
+/**
+ * The webhooks' namespaceSelector: the backend's label on each target namespace (or, when
+ * namespaces cannot be labelled, their names), minus the excluded namespaces by name.
+ * Undefined (every namespace) for all namespaces with nothing excluded.
+ */
+export function namespaceSelector(input: SelectorInput): LabelSelector | undefined {
+    const expressions: NonNullable<LabelSelector["matchExpressions"]> = [];
+    let matchLabels: Record<string, string> | undefined;
+    if (input.targetNamespaces !== undefined) {
+        if (input.labelled) {
+            matchLabels = { [targetNamespaceLabel(input.backend)]: "true" };
+        } else {
+            expressions.push({ key: NAMESPACE_NAME_LABEL, operator: "In", values: [...new Set(input.targetNamespaces)].sort() });
+        }
+    }
+    const excluded = [...new Set(input.excludedNamespaces ?? [])].sort();
+    if (excluded.length > 0) {
+        expressions.push({ key: NAMESPACE_NAME_LABEL, operator: "NotIn", values: excluded });
+    }
+    if (!matchLabels && expressions.length === 0) {
+        return undefined;
+    }
+    return { ...(matchLabels ? { matchLabels } : {}), ...(expressions.length > 0 ? { matchExpressions: expressions } : {}) };
+}
+
+function withoutUndefined(object: Obj): Obj {
+    return Object.fromEntries(Object.entries(object).filter(([, v]) => v !== undefined));
+}
+
+/** The Service in front of the Deployment: selector = its matchLabels, port = servicePort → targetPort. */
+export function webhookService(backend: WebhookBackend, annotations: Record<string, string>): Obj {
+    return {
+        apiVersion: "v1",
+        kind: "Service",
+        metadata: withoutUndefined({
+            name: webhookServiceName(backend),
+            namespace: backend.namespace,
+            labels: platformLabels("admission-webhook"),
+            annotations: Object.keys(annotations).length > 0 ? annotations : undefined,
+        }),
+        spec: {
+            selector: { ...backend.matchLabels },
+            ports: [{ name: "https", protocol: "TCP", port: backend.servicePort, targetPort: backend.targetPort }],
+        },
+    };
+}
+
+export type WebhookKind = "MutatingWebhookConfiguration" | "ValidatingWebhookConfiguration";
+
+export const CONFIGURATION_KIND: Record<WebhookDefinition["type"], WebhookKind> = {
+    MutatingAdmissionWebhook: "MutatingWebhookConfiguration",
+    ValidatingAdmissionWebhook: "ValidatingWebhookConfiguration",
+};
+
+/**
+ * One webhook entry: the author's fields (seed 002's Webhook struct) plus the generated
+ * clientConfig (the Service, its port and the path) and namespaceSelector. Authors cannot
+ * set either: only the fields named here are read from the definition.
+ */
+export function webhookEntry(definition: WebhookDefinition, backend: WebhookBackend, selector: LabelSelector | undefined): Obj {
+    const mutating = definition.type === "MutatingAdmissionWebhook";
+    return withoutUndefined({
+        name: definition.name,
+        clientConfig: {
+            service: withoutUndefined({
+                name: webhookServiceName(backend),
+                namespace: backend.namespace,
+                path: definition.path,
+                port: backend.servicePort,
+            }),
+        },
+        rules: definition.rules.map((rule) => withoutUndefined({ ...rule })),
+        failurePolicy: definition.failurePolicy,
+        matchPolicy: definition.matchPolicy,
+        namespaceSelector: selector,
+        objectSelector: definition.objectSelector,
+        sideEffects: definition.sideEffects,
+        timeoutSeconds: definition.timeoutSeconds,
+        admissionReviewVersions: [...definition.admissionReviewVersions],
+        reinvocationPolicy: mutating ? definition.reinvocationPolicy : undefined,
+    });
+}
+
+/** The webhook configuration objects, one per type present, webhooks in the author's order. */
+export function webhookConfigurations(
+    name: string,
+    definitions: ReadonlyArray<WebhookDefinition>,
+    backend: WebhookBackend,
+    selector: LabelSelector | undefined,
+): { kind: WebhookKind; object: Obj }[] {
+    const kinds: WebhookKind[] = ["MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"];
+    return kinds
+        .map((kind) => ({ kind, definitions: definitions.filter((d) => CONFIGURATION_KIND[d.type] === kind) }))
+        .filter(({ definitions: defs }) => defs.length > 0)
+        .map(({ kind, definitions: defs }) => ({
+            kind,
+            object: {
+                apiVersion: "admissionregistration.k8s.io/v1",
+                kind,
+                metadata: { name, labels: platformLabels("admission-webhook") },
+                webhooks: defs.map((d) => webhookEntry(d, backend, selector)),
+            },
+        }));
+}
+
+/** A pod volume from a Secret (the shape of core/v1 Volume this helper fills in). */
+export interface SecretVolume {
+    name: string;
+    secret: { secretName: string; items: { key: string; path: string }[] };
+}
+
+export interface ReadOnlyMount {
+    name: string;
+    mountPath: string;
+    readOnly: true;
+}
+
+export interface CertificateVolumes {
+    volumes: SecretVolume[];
+    volumeMounts: ReadOnlyMount[];
+}
+
+/** The volume name `webhookCertificateVolumes` uses. */
+export const WEBHOOK_CERT_VOLUME = "webhook-cert";
+
+/**
+ * The serving certificate Secret mounted where OLM mounts webhook certificates (both of
+ * `WEBHOOK_CERT_MOUNT_PATHS`, keys tls.crt and tls.key), for the backend's pod template:
+ * add `volumes` to the pod spec and `volumeMounts` to the serving container.
+ */
+export function webhookCertificateVolumes(secretName: string, volumeName: string = WEBHOOK_CERT_VOLUME): CertificateVolumes {
+    return {
+        volumes: [
+            {
+                name: volumeName,
+                secret: {
+                    secretName,
+                    items: [
+                        { key: "tls.crt", path: "tls.crt" },
+                        { key: "tls.key", path: "tls.key" },
+                    ],
+                },
+            },
+        ],
+        volumeMounts: WEBHOOK_CERT_MOUNT_PATHS.map((mountPath) => ({ name: volumeName, mountPath, readOnly: true as const })),
+    };
+}

@@ -1,0 +1,115 @@
+/**
+ * The certificates capability (seed 001, and the certificate part of seed 002): issuers for
+ * the three modes, CA bundle injection into declared and existing objects, and CA rotation
+ * without downtime. index.ts makes one `Certificates` from `certificates` and `caInjection`
+ * config and hands `issuer` / `issuerFor(...)` to the components that serve TLS.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { ClusterTarget } from "../shared/cluster";
+import { CaInjection } from "./ca-injection";
+import type { CertificateIssuer } from "./contract";
+import { CertManagerIssuer, ServiceCaIssuer } from "./delegated";
+import { CaInjectionEntry, CertificateOverride, CertificateSettings, effectiveCertificateSettings } from "./rules";
+import { CertificateAuthority, SelfSignedIssuer } from "./self-signed";
+import { TRUST_STATE_OUTPUT } from "./trust";
+
+export * from "./contract";
+export { caBundleTransformation, injectCaBundle } from "./declared";
+export { SERVING_CERT_HASH_ANNOTATION } from "./rules";
+
+export interface CertificatesArgs {
+    /** The stack's certificate settings (validated `certificates` config). */
+    settings: CertificateSettings;
+    /** Existing objects that receive the CA bundle (validated `caInjection` config). */
+    caInjection: CaInjectionEntry[];
+    /** The cluster: its name goes into the CA's subject; reads and patches need it live. */
+    cluster: ClusterTarget;
+    /** `org/project/stack` of this stack, read back for CA rotation (default: the running stack). */
+    selfStackName?: string;
+}
+
+/** The stack's issuers and CA bundle injection. */
+export class Certificates extends pulumi.ComponentResource {
+    /** The issuer in the stack's mode. */
+    readonly issuer: CertificateIssuer;
+    private readonly settings: CertificateSettings;
+    private readonly cluster: ClusterTarget;
+    private readonly issuers = new Map<string, CertificateIssuer>();
+    private readonly selfSigned: SelfSignedIssuer;
+    private authority?: CertificateAuthority;
+
+    constructor(name: string, args: CertificatesArgs, opts?: pulumi.ComponentResourceOptions) {
+        super("cluster-platform:certificates:Certificates", name, {}, opts);
+        this.settings = args.settings;
+        this.cluster = args.cluster;
+        const selfStackName = args.selfStackName ?? `${pulumi.getOrganization()}/${pulumi.getProject()}/${pulumi.getStack()}`;
+        // One CA per stack, shared by every self-signed certificate, made on first use.
+        const authority = (): CertificateAuthority =>
+            (this.authority ??= new CertificateAuthority(
+                `${name}-ca`,
+                {
+                    clusterName: args.cluster.name,
+                    caValidityDays: args.settings.caValidityDays,
+                    renewBeforeDays: args.settings.renewBeforeDays,
+                    selfStackName,
+                },
+                { parent: this },
+            ));
+        this.selfSigned = new SelfSignedIssuer({
+            authority,
+            certValidityDays: args.settings.certValidityDays,
+            renewBeforeDays: args.settings.renewBeforeDays,
+        });
+        this.issuer = this.issuerFor(undefined);
+        new CaInjection(
+            `${name}-ca-injection`,
+            {
+                entries: args.caInjection,
+                mode: args.settings.mode,
+                cluster: args.cluster,
+                bundle: () => this.selfSigned.stackBundle(),
+            },
+            { parent: this },
+        );
+        this.registerOutputs({});
+    }
+
+    /** The issuer for an operator's `certificates` override (the stack's issuer without one). */
+    issuerFor(override: CertificateOverride | undefined): CertificateIssuer {
+        const settings = effectiveCertificateSettings(this.settings, override);
+        const key = `${settings.mode}|${settings.issuer?.kind ?? ""}|${settings.issuer?.name ?? ""}`;
+        let issuer = this.issuers.get(key);
+        if (!issuer) {
+            issuer = this.makeIssuer(settings);
+            this.issuers.set(key, issuer);
+        }
+        return issuer;
+    }
+
+    private makeIssuer(settings: CertificateSettings): CertificateIssuer {
+        switch (settings.mode) {
+            case "self-signed":
+                return this.selfSigned;
+            case "service-ca":
+                return new ServiceCaIssuer();
+            case "cert-manager":
+                if (!settings.issuer) {
+                    throw new Error("cert-manager mode needs certificates.issuer (a config rule checks this)");
+                }
+                return new CertManagerIssuer({
+                    issuer: settings.issuer,
+                    certValidityDays: settings.certValidityDays,
+                    renewBeforeDays: settings.renewBeforeDays,
+                    verifyIssuer: this.cluster.live,
+                });
+        }
+    }
+
+    /**
+     * Stack outputs to export: the trust state the next update reads back (only when the
+     * stack's CA exists). Call after every component has issued its certificates.
+     */
+    stackOutputs(): Record<string, pulumi.Output<unknown>> {
+        return this.authority ? { [TRUST_STATE_OUTPUT]: this.selfSigned.trustState() } : {};
+    }
+}

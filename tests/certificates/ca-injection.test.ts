@@ -1,0 +1,190 @@
+/**
+ * caInjection: CA bundles for existing cluster objects, as `npm run render --cluster` shows
+ * them: one read and one server-side-apply patch per object, writing only the bundle field
+ * (self-signed) or the injector's annotation (delegated modes).
+ */
+import * as path from "node:path";
+import { ClusterState } from "../../scripts/render/cluster-state";
+import { flattenConfig } from "../../scripts/render/config-file";
+import { renderProgram, RenderResult } from "../../scripts/render/render";
+import { renderFile, resourcesOfType, ROOT } from "../helpers/render";
+
+const existing = ClusterState.fromFile(path.join(__dirname, "..", "fixtures", "certificates", "existing-objects.yaml"));
+
+const ENTRIES = [
+    { kind: "APIService", name: "v1.metrics.example.io" },
+    { kind: "APIService", name: "v1.apps" },
+    { kind: "ConfigMap", name: "trusted-ca", namespace: "team-a" },
+    { kind: "ConfigMap", name: "service-ca-only", namespace: "team-a" },
+    { kind: "CustomResourceDefinition", name: "rules.policy.example.io" },
+    { kind: "CustomResourceDefinition", name: "notes.policy.example.io" },
+    { kind: "MutatingWebhookConfiguration", name: "policy-defaults" },
+    { kind: "ValidatingWebhookConfiguration", name: "injected-by-service-ca" },
+];
+
+function render(certificates: Record<string, unknown>, entries: Record<string, unknown>[], platform = "openshift", cluster: Record<string, unknown> = {}): Promise<RenderResult> {
+    return renderProgram({
+        config: flattenConfig({ cluster: { name: "prod", platform, ...cluster }, certificates, caInjection: entries }),
+        cluster: existing,
+    });
+}
+
+/** Patches as `[file, object]`, in registration order. */
+function patches(result: RenderResult): [string, unknown][] {
+    return result.manifests.filter((m) => m.patch).map((m) => [m.file, m.object]);
+}
+
+const FORCE = { "pulumi.com/patchForce": "true" };
+
+const NOTHING_WRITTEN_WARNINGS = [
+    'caInjection: APIService "v1.apps" is served locally by the API server (no spec.service): there is no caBundle to set; nothing written',
+    'caInjection: CustomResourceDefinition "notes.policy.example.io" has spec.conversion.strategy "None", not "Webhook": it calls no conversion webhook, so there is no caBundle to set; nothing written',
+];
+
+describe("caInjection in mode self-signed", () => {
+    let result: RenderResult;
+    beforeAll(async () => {
+        result = await render({ mode: "self-signed" }, ENTRIES);
+    });
+
+    test("GIVEN existing objects WHEN rendered THEN each is read, and each patch sets only its bundle field(s)", () => {
+        expect(result.errors).toEqual([]);
+        // Reads answer in any order; the resources declared from them come in config order.
+        expect(result.reads.map((r) => `${r.id} ${r.outcome}`).sort()).toEqual(ENTRIES.map((e) => `${e.namespace ? `${e.namespace}/` : ""}${e.name} found`).sort());
+        expect(patches(result)).toEqual([
+            ["patches/APIService_apiregistration.k8s.io_cluster_v1.metrics.example.io.yaml", { apiVersion: "apiregistration.k8s.io/v1", kind: "APIService", metadata: { annotations: FORCE, name: "v1.metrics.example.io" }, spec: { caBundle: "[unknown]" } }],
+            ["patches/APIService_apiregistration.k8s.io_cluster_v1.apps.yaml", { apiVersion: "apiregistration.k8s.io/v1", kind: "APIService", metadata: { name: "v1.apps" } }],
+            ["patches/ConfigMap_core_team-a_trusted-ca.yaml", { apiVersion: "v1", kind: "ConfigMap", metadata: { annotations: FORCE, name: "trusted-ca", namespace: "team-a" }, data: { "service-ca.crt": "[unknown]" } }],
+            ["patches/ConfigMap_core_team-a_service-ca-only.yaml", { apiVersion: "v1", kind: "ConfigMap", metadata: { annotations: FORCE, name: "service-ca-only", namespace: "team-a" }, data: { "service-ca.crt": "[unknown]" } }],
+            [
+                "patches/CustomResourceDefinition_apiextensions.k8s.io_cluster_rules.policy.example.io.yaml",
+                { apiVersion: "apiextensions.k8s.io/v1", kind: "CustomResourceDefinition", metadata: { annotations: FORCE, name: "rules.policy.example.io" }, spec: { conversion: { webhook: { clientConfig: { caBundle: "[unknown]" } } } } },
+            ],
+            ["patches/CustomResourceDefinition_apiextensions.k8s.io_cluster_notes.policy.example.io.yaml", { apiVersion: "apiextensions.k8s.io/v1", kind: "CustomResourceDefinition", metadata: { name: "notes.policy.example.io" } }],
+            [
+                "patches/MutatingWebhookConfiguration_admissionregistration.k8s.io_cluster_policy-defaults.yaml",
+                {
+                    apiVersion: "admissionregistration.k8s.io/v1",
+                    kind: "MutatingWebhookConfiguration",
+                    metadata: { annotations: FORCE, name: "policy-defaults" },
+                    webhooks: [
+                        { clientConfig: { caBundle: "[unknown]" }, name: "pods.defaults.example.io" },
+                        { clientConfig: { caBundle: "[unknown]" }, name: "jobs.defaults.example.io" },
+                    ],
+                },
+            ],
+            ["patches/ValidatingWebhookConfiguration_admissionregistration.k8s.io_cluster_injected-by-service-ca.yaml", { apiVersion: "admissionregistration.k8s.io/v1", kind: "ValidatingWebhookConfiguration", metadata: { name: "injected-by-service-ca" } }],
+        ]);
+    });
+
+    test("GIVEN objects with nothing to trust or another injector WHEN rendered THEN a warning names each and nothing is written", () => {
+        expect(result.warnings.sort()).toEqual([
+            ...NOTHING_WRITTEN_WARNINGS,
+            'caInjection: ValidatingWebhookConfiguration "injected-by-service-ca": it carries service.beta.openshift.io/inject-cabundle="TRUE", so OpenShift\'s service-ca writes its bundle; writing the self-signed bundle too would make the two overwrite each other, so nothing is written (remove the annotation, or the entry)',
+        ]);
+    });
+});
+
+describe("caInjection in mode service-ca", () => {
+    let result: RenderResult;
+    beforeAll(async () => {
+        result = await render({ mode: "service-ca" }, ENTRIES);
+    });
+
+    test("GIVEN existing objects WHEN rendered THEN each patch sets only service-ca's request annotation, and no caBundle", () => {
+        expect(result.errors).toEqual([]);
+        const annotated = { "pulumi.com/patchForce": "true", "service.beta.openshift.io/inject-cabundle": "true" };
+        expect(patches(result)).toEqual([
+            ["patches/APIService_apiregistration.k8s.io_cluster_v1.metrics.example.io.yaml", { apiVersion: "apiregistration.k8s.io/v1", kind: "APIService", metadata: { annotations: annotated, name: "v1.metrics.example.io" } }],
+            ["patches/APIService_apiregistration.k8s.io_cluster_v1.apps.yaml", { apiVersion: "apiregistration.k8s.io/v1", kind: "APIService", metadata: { name: "v1.apps" } }],
+            [
+                "patches/ConfigMap_core_team-a_trusted-ca.yaml",
+                {
+                    apiVersion: "v1",
+                    kind: "ConfigMap",
+                    metadata: { annotations: FORCE, name: "trusted-ca", namespace: "team-a" },
+                    data: { "service-ca.crt": "-----BEGIN CERTIFICATE-----\n(the service CA bundle OpenShift publishes in every namespace)\n-----END CERTIFICATE-----\n" },
+                },
+            ],
+            ["patches/ConfigMap_core_team-a_service-ca-only.yaml", { apiVersion: "v1", kind: "ConfigMap", metadata: { annotations: annotated, name: "service-ca-only", namespace: "team-a" } }],
+            ["patches/CustomResourceDefinition_apiextensions.k8s.io_cluster_rules.policy.example.io.yaml", { apiVersion: "apiextensions.k8s.io/v1", kind: "CustomResourceDefinition", metadata: { annotations: annotated, name: "rules.policy.example.io" } }],
+            ["patches/CustomResourceDefinition_apiextensions.k8s.io_cluster_notes.policy.example.io.yaml", { apiVersion: "apiextensions.k8s.io/v1", kind: "CustomResourceDefinition", metadata: { name: "notes.policy.example.io" } }],
+            ["patches/MutatingWebhookConfiguration_admissionregistration.k8s.io_cluster_policy-defaults.yaml", { apiVersion: "admissionregistration.k8s.io/v1", kind: "MutatingWebhookConfiguration", metadata: { annotations: annotated, name: "policy-defaults" } }],
+            ["patches/ValidatingWebhookConfiguration_admissionregistration.k8s.io_cluster_injected-by-service-ca.yaml", { apiVersion: "admissionregistration.k8s.io/v1", kind: "ValidatingWebhookConfiguration", metadata: { annotations: annotated, name: "injected-by-service-ca" } }],
+        ]);
+        expect(result.reads.map((r) => r.id)).toContain("team-a/openshift-service-ca.crt");
+    });
+
+    test("GIVEN a ConfigMap holding other keys WHEN rendered THEN the warning says the bundle is copied, not annotated", () => {
+        expect(result.warnings.sort()).toEqual([
+            NOTHING_WRITTEN_WARNINGS[0],
+            'caInjection: ConfigMap "team-a/trusted-ca" holds other keys (corporate-root.crt), which service-ca\'s injection would delete (it replaces the whole data); the stack copies the service CA bundle from team-a/openshift-service-ca.crt into service-ca.crt alone instead, refreshed on each update',
+            NOTHING_WRITTEN_WARNINGS[1],
+        ]);
+    });
+});
+
+describe("caInjection in mode cert-manager", () => {
+    test("GIVEN existing objects, each naming its Certificate WHEN rendered THEN each patch sets only cainjector's inject-ca-from", async () => {
+        const entries = ENTRIES.filter((e) => e.kind !== "ConfigMap").map((e) => ({ ...e, certificate: "policy/policy-webhook-cert" }));
+        const result = await render({ mode: "cert-manager", issuer: { kind: "Issuer", name: "policy-ca" } }, entries, "kubernetes");
+        expect(result.errors).toEqual([]);
+        const injectFrom = { "cert-manager.io/inject-ca-from": "policy/policy-webhook-cert", "pulumi.com/patchForce": "true" };
+        expect(patches(result).map(([file, object]) => [file, (object as { metadata: unknown }).metadata])).toEqual([
+            ["patches/APIService_apiregistration.k8s.io_cluster_v1.metrics.example.io.yaml", { annotations: injectFrom, name: "v1.metrics.example.io" }],
+            ["patches/APIService_apiregistration.k8s.io_cluster_v1.apps.yaml", { name: "v1.apps" }],
+            ["patches/CustomResourceDefinition_apiextensions.k8s.io_cluster_rules.policy.example.io.yaml", { annotations: injectFrom, name: "rules.policy.example.io" }],
+            ["patches/CustomResourceDefinition_apiextensions.k8s.io_cluster_notes.policy.example.io.yaml", { name: "notes.policy.example.io" }],
+            ["patches/MutatingWebhookConfiguration_admissionregistration.k8s.io_cluster_policy-defaults.yaml", { annotations: injectFrom, name: "policy-defaults" }],
+            // service-ca's request means nothing on plain Kubernetes: no competing injector there.
+            ["patches/ValidatingWebhookConfiguration_admissionregistration.k8s.io_cluster_injected-by-service-ca.yaml", { annotations: injectFrom, name: "injected-by-service-ca" }],
+        ]);
+        expect(patches(result).every(([, object]) => Object.keys(object as object).sort().join() === "apiVersion,kind,metadata")).toBe(true);
+        expect(result.warnings.sort()).toEqual(NOTHING_WRITTEN_WARNINGS);
+    });
+});
+
+describe("caInjection without a cluster", () => {
+    test("GIVEN the provider renders YAML to a directory WHEN rendered THEN nothing is read or patched and one warning names every entry", async () => {
+        const result = await render({ mode: "self-signed" }, ENTRIES.slice(0, 3), "openshift", { renderYamlToDirectory: "out/yaml" });
+        expect(result.errors).toEqual([]);
+        expect(result.reads).toEqual([]);
+        expect(patches(result)).toEqual([]);
+        expect(resourcesOfType(result, "tls:index/selfSignedCert:SelfSignedCert")).toEqual([]);
+        expect(result.warnings).toEqual([
+            'skipped caInjection into APIService "v1.metrics.example.io", APIService "v1.apps", ConfigMap "team-a/trusted-ca": the Kubernetes provider renders YAML to a directory (cluster.renderYamlToDirectory), so there is no cluster to read or patch',
+        ]);
+    });
+
+    test("GIVEN an entry naming an object that does not exist WHEN rendered THEN the render fails as a preview would", async () => {
+        const result = await render({ mode: "service-ca" }, [{ kind: "APIService", name: "v1.missing.example.io" }]);
+        expect(result.ok).toBe(false);
+        expect(result.errors).toEqual([
+            "kubernetes:apiregistration.k8s.io/v1:APIService (ca-injection-read-apiservice-v1.missing.example.io): Preview failed: resource 'v1.missing.example.io' does not exist",
+        ]);
+    });
+});
+
+describe("the example stack", () => {
+    test("GIVEN examples/openshift-aws.yaml and its cluster objects WHEN rendered THEN the ConfigMap keeps its keys and both webhooks get the bundle", async () => {
+        const result = await renderFile("examples/openshift-aws.yaml", {
+            cluster: ClusterState.fromFile(path.join(ROOT, "tests", "fixtures", "certificates", "openshift-aws.cluster.yaml")),
+        });
+        expect(result.errors).toEqual([]);
+        expect(patches(result)).toEqual([
+            ["patches/ConfigMap_core_openshift-config_trusted-webhook-ca.yaml", { apiVersion: "v1", kind: "ConfigMap", metadata: { annotations: FORCE, name: "trusted-webhook-ca", namespace: "openshift-config" }, data: { "service-ca.crt": "[unknown]" } }],
+            [
+                "patches/ValidatingWebhookConfiguration_admissionregistration.k8s.io_cluster_example-policy-webhook.yaml",
+                {
+                    apiVersion: "admissionregistration.k8s.io/v1",
+                    kind: "ValidatingWebhookConfiguration",
+                    metadata: { annotations: FORCE, name: "example-policy-webhook" },
+                    webhooks: [
+                        { clientConfig: { caBundle: "[unknown]" }, name: "pods.policy.example.io" },
+                        { clientConfig: { caBundle: "[unknown]" }, name: "deployments.policy.example.io" },
+                    ],
+                },
+            ],
+        ]);
+    });
+});

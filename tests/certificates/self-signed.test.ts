@@ -1,0 +1,210 @@
+/**
+ * Mode self-signed with real certificates: the program runs with `up` semantics and a tls
+ * provider stand-in that signs as the provider does and keeps state between updates, so the
+ * certificates, Secrets and bundles can be checked for real, and a CA rotation walked through
+ * consecutive updates, each reading back the previous one's outputs.
+ */
+import { createPrivateKey, createPublicKey, X509Certificate } from "node:crypto";
+import * as path from "node:path";
+import { servingCertificateHash } from "../../components/certificates/trust";
+import { flattenConfig } from "../../scripts/render/config-file";
+import { renderProgram, RenderResult } from "../../scripts/render/render";
+import { Capture } from "../helpers/capture";
+import { inspect, TlsProviderState } from "../helpers/tls-signer";
+
+const program = path.join(__dirname, "..", "fixtures", "certificates", "webhook-program");
+const config = flattenConfig({ cluster: { name: "test", platform: "kubernetes" }, certificates: { mode: "self-signed" } });
+const DAY = 24 * 3600 * 1000;
+const T0 = new Date("2026-01-01T00:00:00Z");
+
+/** One `pulumi up`: what the Secret, the pod template and the webhook configurations received. */
+interface Update {
+    result: RenderResult;
+    tlsCrt: string;
+    tlsKey: string;
+    caCrt: string;
+    caBundles: string[];
+    podAnnotations: Record<string, string>;
+    trust: { caBundle: string[]; servingCertificates: Record<string, string> };
+}
+
+async function up(tls: TlsProviderState, previous?: Update): Promise<Update> {
+    const capture = new Capture();
+    const result = await renderProgram({
+        config,
+        program,
+        preview: false,
+        stackOutputs: previous?.result.stackOutputs,
+        computed: {
+            ...tls.producers(),
+            ...capture.producers(
+                "kubernetes:core/v1:Secret",
+                "kubernetes:apps/v1:Deployment",
+                "kubernetes:admissionregistration.k8s.io/v1:ValidatingWebhookConfiguration",
+                "kubernetes:admissionregistration.k8s.io/v1:MutatingWebhookConfiguration",
+            ),
+        },
+    });
+    expect(result.errors).toEqual([]);
+    const data = capture.get("policy-webhook-serving-secret").data as Record<string, string>;
+    const decode = (b64: string) => Buffer.from(b64, "base64").toString("utf8");
+    const webhooks = [
+        ...(capture.get("policy-webhook-mutating").webhooks as { clientConfig: { caBundle: string } }[]),
+        ...(capture.get("policy-webhook-validating").webhooks as { clientConfig: { caBundle: string } }[]),
+    ];
+    const deployment = capture.get("policy-webhook") as { spec: { template: { metadata: { annotations: Record<string, string> } } } };
+    return {
+        result,
+        tlsCrt: decode(data["tls.crt"]),
+        tlsKey: decode(data["tls.key"]),
+        caCrt: decode(data["ca.crt"]),
+        caBundles: webhooks.map((w) => decode(w.clientConfig.caBundle)),
+        podAnnotations: deployment.spec.template.metadata.annotations,
+        trust: result.stackOutputs.certificateTrust as Update["trust"],
+    };
+}
+
+/** The warnings about CA rotation (the fixture's CRD without webhook conversion warns on every update). */
+const rotationWarnings = (u: Update) => u.result.warnings.filter((w) => w.startsWith("CA rotation"));
+
+/** The certificates of a PEM bundle. */
+function split(bundle: string): X509Certificate[] {
+    return (bundle.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? []).map((pem) => new X509Certificate(pem));
+}
+
+function chainsTo(certificate: string, bundle: string, now: Date): boolean {
+    const leaf = new X509Certificate(certificate);
+    const within = (c: X509Certificate) => new Date(c.validFrom) <= now && now <= new Date(c.validTo);
+    return split(bundle).some((ca) => within(leaf) && within(ca) && leaf.checkIssued(ca) && leaf.verify(ca.publicKey));
+}
+
+/** During an update pods present the previous or the new certificate; the API server holds the previous or the new bundle. */
+function expectNoOutage(before: Update | undefined, after: Update, now: Date): void {
+    const certificates = [before?.tlsCrt, after.tlsCrt].filter((c): c is string => c !== undefined);
+    const bundles = [...(before?.caBundles ?? []), ...after.caBundles];
+    for (const bundle of bundles) {
+        for (const certificate of certificates) {
+            expect(chainsTo(certificate, bundle, now)).toBe(true);
+        }
+    }
+}
+
+describe("self-signed certificates, for real", () => {
+    let first: Update;
+    beforeAll(async () => {
+        first = await up(new TlsProviderState({ now: T0 }));
+    });
+
+    test("GIVEN a webhook Service WHEN its certificate is issued THEN it names the Service three ways, serves TLS only, and chains to the stack's CA", () => {
+        const leaf = new X509Certificate(first.tlsCrt);
+        const [ca] = split(first.caCrt);
+        expect(leaf.subject).toBe("O=cluster-platform\nCN=policy-webhook-service.policy.svc");
+        expect(inspect(first.tlsCrt)).toEqual({
+            keyUsages: ["digital_signature"],
+            extendedKeyUsages: ["server_auth"],
+            isCa: false,
+            basicConstraintsCritical: true,
+            dnsNames: ["policy-webhook-service.policy", "policy-webhook-service.policy.svc", "policy-webhook-service.policy.svc.cluster.local"],
+            subjectKeyId: expect.stringMatching(/^[0-9a-f]{40}$/),
+            authorityKeyId: inspect(first.caCrt).subjectKeyId,
+        });
+        expect(leaf.checkHost("policy-webhook-service.policy.svc")).toBe("policy-webhook-service.policy.svc");
+        expect(leaf.checkIssued(ca)).toBe(true);
+        expect(leaf.verify(ca.publicKey)).toBe(true);
+        expect(leaf.publicKey.asymmetricKeyDetails).toEqual({ namedCurve: "prime256v1" });
+    });
+
+    test("GIVEN the stack's CA WHEN inspected THEN it is an ECDSA P-256 CA that may only sign", () => {
+        const [ca] = split(first.caCrt);
+        expect(ca.subject).toBe("O=cluster-platform\nCN=cluster-platform CA (test)");
+        expect(ca.ca).toBe(true);
+        expect(ca.verify(ca.publicKey)).toBe(true);
+        expect(ca.publicKey.asymmetricKeyDetails).toEqual({ namedCurve: "prime256v1" });
+        expect(inspect(first.caCrt)).toMatchObject({ keyUsages: ["digital_signature", "cert_signing", "crl_signing"], extendedKeyUsages: [], isCa: true, basicConstraintsCritical: true });
+    });
+
+    test("GIVEN the configured validity WHEN certificates are issued THEN the CA lasts 790 days and the serving certificate 730, from issue", () => {
+        const leaf = new X509Certificate(first.tlsCrt);
+        const [ca] = split(first.caCrt);
+        expect([new Date(leaf.validFrom), new Date(leaf.validTo)]).toEqual([T0, new Date(T0.getTime() + 730 * DAY)]);
+        expect([new Date(ca.validFrom), new Date(ca.validTo)]).toEqual([T0, new Date(T0.getTime() + 790 * DAY)]);
+    });
+
+    test("GIVEN the serving Secret WHEN read THEN tls.key is the certificate's key, ca.crt the CA, and every caBundle that CA", () => {
+        expect(createPublicKey(createPrivateKey(first.tlsKey)).equals(new X509Certificate(first.tlsCrt).publicKey)).toBe(true);
+        expect(first.tlsKey).toMatch(/^-----BEGIN PRIVATE KEY-----/);
+        expect(split(first.caCrt)).toHaveLength(1);
+        expect(first.caBundles).toEqual([first.caCrt, first.caCrt, first.caCrt]);
+        expect(first.podAnnotations).toEqual({ "cluster-platform.io/serving-cert-hash": servingCertificateHash(first.tlsCrt, first.caCrt) });
+        expect(first.trust).toEqual({ caBundle: [first.caCrt], servingCertificates: { "policy/policy-webhook-cert": first.tlsCrt } });
+    });
+
+    test("GIVEN the stack's Secret data WHEN rendered THEN no key or certificate text appears in the output", () => {
+        const rendered = JSON.stringify({ resources: first.result.resources, manifests: first.result.manifests });
+        expect(rendered).not.toContain("PRIVATE KEY");
+        expect(rendered).not.toContain(Buffer.from(first.tlsKey).toString("base64").slice(0, 40));
+    });
+});
+
+describe("CA rotation across updates", () => {
+    test("GIVEN the CA's renewal window WHEN the stack updates until the rotation is done THEN no update has an outage, and the bundle holds both CAs until the pods serve the new one", async () => {
+        const clock = { now: T0 };
+        const tls = new TlsProviderState(clock);
+        const u0 = await up(tls);
+
+        // Nothing changed: nothing rolls.
+        clock.now = new Date(T0.getTime() + 10 * DAY);
+        const u1 = await up(tls, u0);
+        expect([u1.tlsCrt, u1.caCrt, u1.podAnnotations]).toEqual([u0.tlsCrt, u0.caCrt, u0.podAnnotations]);
+        expect(rotationWarnings(u1)).toEqual([]);
+        expectNoOutage(u0, u1, clock.now);
+
+        // Day 701: the serving certificate reaches its renewal window (730 - 30 days): the tls
+        // provider re-signs it with the same CA, which is published, so it goes live at once.
+        clock.now = new Date(T0.getTime() + 701 * DAY);
+        tls.replace("policy-webhook-serving-cert");
+        const u1b = await up(tls, u1);
+        expect(u1b.tlsCrt).not.toBe(u1.tlsCrt);
+        expect(u1b.caCrt).toBe(u1.caCrt);
+        expect(u1b.podAnnotations).not.toEqual(u1.podAnnotations);
+        expect(rotationWarnings(u1b)).toEqual([]);
+        expectNoOutage(u1, u1b, clock.now);
+
+        // Day 761: the rotation clock renews, so the CA key and certificate are replaced (and the
+        // serving certificate re-signed by the tls provider). Pods keep the certificate they serve;
+        // the bundle gains the new CA.
+        clock.now = new Date(T0.getTime() + 761 * DAY);
+        tls.replace("certificates-ca-rotation-clock", "certificates-ca-key", "certificates-ca");
+        const u2 = await up(tls, u1b);
+        expect(u2.tlsCrt).toBe(u1b.tlsCrt);
+        expect(split(u2.caCrt).map((c) => c.fingerprint256)).toEqual([expect.any(String), split(u1b.caCrt)[0].fingerprint256]);
+        expect(u2.caBundles.every((b) => b === u2.caCrt)).toBe(true);
+        expect(rotationWarnings(u2)).toEqual([
+            `CA rotation 1/3: the stack's CA was renewed (new key, valid until ${split(u2.caCrt)[0].validTo}); this update publishes it beside the previous CA and keeps serving certificates on the previous one. Run \`pulumi up\` again to roll them (well before the previous CA expires), then once more to retire it.`,
+        ]);
+        expectNoOutage(u1b, u2, clock.now);
+
+        // Next update: the certificate signed by the new CA goes live; the pods roll.
+        clock.now = new Date(clock.now.getTime() + DAY);
+        const u3 = await up(tls, u2);
+        const [newCa, oldCa] = split(u2.caCrt);
+        expect(new X509Certificate(u3.tlsCrt).checkIssued(newCa)).toBe(true);
+        expect(new X509Certificate(u3.tlsCrt).verify(newCa.publicKey)).toBe(true);
+        expect(u3.caCrt).toBe(u2.caCrt);
+        expect(u3.podAnnotations).not.toEqual(u2.podAnnotations);
+        expect(rotationWarnings(u3)).toEqual([
+            "CA rotation 2/3: serving certificates signed by the renewed CA go live in this update; the bundle keeps 1 previous CA(s) until every pod serves a certificate of the new one. Run `pulumi up` once more to retire them.",
+        ]);
+        expectNoOutage(u2, u3, clock.now);
+
+        // Last update: nothing live chains to the previous CA: it leaves the bundle.
+        clock.now = new Date(clock.now.getTime() + DAY);
+        const u4 = await up(tls, u3);
+        expect(split(u4.caCrt).map((c) => c.fingerprint256)).toEqual([newCa.fingerprint256]);
+        expect(u4.tlsCrt).toBe(u3.tlsCrt);
+        expect(rotationWarnings(u4)).toEqual([]);
+        expectNoOutage(u3, u4, clock.now);
+        // And the old CA is gone for good: its certificate no longer verifies against the bundle.
+        expect(split(u4.caBundles[0]).some((c) => c.fingerprint256 === oldCa.fingerprint256)).toBe(false);
+    });
+});

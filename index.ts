@@ -10,7 +10,8 @@ import * as pulumi from "@pulumi/pulumi";
 import { Certificates } from "./components/certificates";
 import { sectionsFromPulumiConfig, StackConfig, validateStackConfig } from "./components/config";
 import { ClusterTarget } from "./components/shared/cluster";
-import { SubscriptionInjection } from "./components/subscriptions";
+import { defaultWebhookImage, SubscriptionInjection } from "./components/subscriptions";
+import { version } from "./package.json";
 import { formatReport } from "./components/shared/problems";
 
 /** The validated stack config, or a RunError listing every problem (no stack trace, no resources). */
@@ -55,6 +56,15 @@ export = async function clusterPlatform(): Promise<Record<string, unknown>> {
                   cluster,
                   clusterBundles: config.subscriptions.clusterBundles,
                   bundles: config.subscriptions.bundles,
+                  webhook: {
+                      namespace: config.subscriptions.namespace,
+                      replicas: config.subscriptions.webhook.replicas,
+                      failurePolicy: config.subscriptions.webhook.failurePolicy,
+                      timeoutSeconds: config.subscriptions.webhook.timeoutSeconds,
+                      // Until the image capability passes its built imageRef.
+                      image: defaultWebhookImage(config.subscriptions.webhook.image, config.webhookImage.repository, version),
+                      certificates: certificates.issuer,
+                  },
               },
               { providers: [kubernetes] },
           )

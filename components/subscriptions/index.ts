@@ -11,8 +11,19 @@ import { clusterBundleRoleName } from "../../webhook/api";
 import { BundleDeclaration, ClusterBundleDeclaration, referencesOf } from "./bundles";
 import { bundleCrd, clusterBundleCrd, CrdManifest } from "./crds";
 import { consoleYamlSampleManifests } from "./samples";
+import { webhookNamespaceManifest } from "./webhook";
+import { SubscriptionWebhook, SubscriptionWebhookArgs } from "./webhook-resources";
+
+/** A transformation that makes a component and everything under it wait for `resources`. */
+function dependingOn(resources: pulumi.Resource[]): pulumi.ResourceTransformation {
+    return ({ props, opts }) => ({ props, opts: pulumi.mergeOptions(opts, { dependsOn: resources }) });
+}
 
 export { BundleDeclaration, ClusterBundleDeclaration } from "./bundles";
+export { defaultWebhookImage } from "./webhook";
+
+/** The webhook's settings (everything but the cluster, which the component passes on). */
+export type SubscriptionWebhookSettings = Omit<SubscriptionWebhookArgs, "cluster">;
 
 export interface SubscriptionInjectionArgs {
     /** The cluster: its platform (console samples on OpenShift) and whether it can be read (pre-flight checks). */
@@ -21,6 +32,8 @@ export interface SubscriptionInjectionArgs {
     clusterBundles: ClusterBundleDeclaration[];
     /** Namespaced Bundles to declare (`subscriptions.bundles`, validated). */
     bundles: BundleDeclaration[];
+    /** The webhook's namespace, replicas, policy, image and certificate issuer. */
+    webhook: SubscriptionWebhookSettings;
 }
 
 export class SubscriptionInjection extends pulumi.ComponentResource {
@@ -30,6 +43,8 @@ export class SubscriptionInjection extends pulumi.ComponentResource {
     readonly clusterRoleNames: string[];
     /** Names of the generated shares, one per ClusterBundle reference. */
     readonly shareNames: string[];
+    /** The webhook's deployment. */
+    readonly webhook: SubscriptionWebhook;
     /** The pre-flight reads (none without a live cluster); a read Secret's data and metadata are Pulumi secrets. */
     readonly preflightReads: pulumi.Resource[];
 
@@ -57,6 +72,19 @@ export class SubscriptionInjection extends pulumi.ComponentResource {
         }
         this.clusterRoleNames = args.clusterBundles.map((b) => clusterBundleRoleName(b.name));
         this.shareNames = args.clusterBundles.flatMap(referencesOf).map((r) => r.share);
+
+        // The webhook waits for the bundle APIs (its informers watch them), and everything it
+        // declares in its namespace waits for the namespace, including what the certificate
+        // issuer and the AdmissionWebhook component create there.
+        const namespace = new k8s.core.v1.Namespace(args.webhook.namespace, webhookNamespaceManifest(args.webhook.namespace), {
+            parent: this,
+            dependsOn: reads.all,
+        });
+        this.webhook = new SubscriptionWebhook(
+            "subscription-webhook",
+            { ...args.webhook, cluster: args.cluster },
+            { parent: this, transformations: [dependingOn([namespace, bundles, clusterBundles])] },
+        );
 
         if (args.cluster.platform === "openshift") {
             for (const sample of consoleYamlSampleManifests()) {

@@ -25,9 +25,6 @@ export const WEBHOOK_NAMES = {
     service: `${WEBHOOK_APP}-service`,
 } as const;
 
-/** The key of the CA in the CA ConfigMap: the key OpenShift's service-ca operator writes, used in every mode. */
-export const CA_CONFIG_MAP_KEY = "service-ca.crt";
-
 /** The webhook's name (fully qualified, as the API requires). */
 export const WEBHOOK_NAME = "inject.subscription.openshift.io";
 
@@ -138,8 +135,8 @@ export function webhookDefinition(failurePolicy: "Fail" | "Ignore", timeoutSecon
 /** The webhook's namespace: the restricted Pod Security profile is enforced on it. */
 export function webhookNamespaceManifest(name: string) {
     return {
-        apiVersion: "v1",
-        kind: "Namespace",
+        apiVersion: "v1" as const,
+        kind: "Namespace" as const,
         metadata: {
             name,
             labels: platformLabels("subscriptions", {

@@ -168,7 +168,7 @@ describe("caInjection without a cluster", () => {
 describe("the example stack", () => {
     test("GIVEN examples/openshift-aws.yaml and its cluster objects WHEN rendered THEN the ConfigMap keeps its keys and both webhooks get the bundle", async () => {
         const result = await renderFile("examples/openshift-aws.yaml", {
-            cluster: ClusterState.fromFile(path.join(ROOT, "tests", "fixtures", "certificates", "openshift-aws.cluster.yaml")),
+            cluster: ClusterState.fromFile(path.join(ROOT, "examples", "openshift-aws.cluster.yaml")),
         });
         expect(result.errors).toEqual([]);
         expect(patches(result)).toEqual([

@@ -276,7 +276,7 @@ export const subscriptionsSchema = z
                     .meta({ description: "Admission timeout, 1-10 seconds." }),
                 image: nonEmpty()
                     .optional()
-                    .meta({ description: "Webhook image reference; default: the image this stack builds (webhookImage)." }),
+                    .meta({ description: "Webhook image reference; default: `<webhookImage.repository>:<version of this project>`." }),
             })
             .default({ replicas: 3, failurePolicy: "Fail", timeoutSeconds: MAX_WEBHOOK_TIMEOUT_SECONDS })
             .superRefine((w, ctx) => {

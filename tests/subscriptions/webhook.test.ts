@@ -7,6 +7,7 @@ import {
     webhookPodDisruptionBudgetManifest,
 } from "../../components/subscriptions/webhook";
 import { validateManifests } from "../../scripts/render/validate-k8s";
+import { namespaceSelector } from "../../components/admission-webhook/build";
 
 describe("the subscription webhook's deployment (pure parts)", () => {
     test("GIVEN plain Kubernetes WHEN the excluded namespaces are derived THEN they are the webhook's own and the control plane's, by name only", () => {
@@ -21,6 +22,24 @@ describe("the subscription webhook's deployment (pure parts)", () => {
         expect(exclusions.names).toEqual([...new Set(["kube-node-lease", "kube-public", "kube-system", "subscription-injection", ...OPENSHIFT_CRITICAL_NAMESPACES])].sort());
         expect(exclusions.names).toEqual(expect.arrayContaining(["openshift-kube-apiserver", "openshift-etcd", "openshift-ovn-kubernetes", "openshift-dns", "openshift-service-ca", "openshift-cluster-csi-drivers"]));
         expect(exclusions.labels).toEqual({ "openshift.io/cluster-monitoring": ["true"], "openshift.io/run-level": ["0", "1"] });
+    });
+
+    test("GIVEN OpenShift's exclusions WHEN the AdmissionWebhook builds the selector THEN names and each label become NotIn expressions", () => {
+        const exclusions = webhookNamespaceExclusions("openshift", "subscription-injection");
+        const selector = namespaceSelector({
+            backend: { deploymentName: "subscription-injection-webhook", namespace: "subscription-injection" },
+            targetNamespaces: undefined,
+            excludedNamespaces: exclusions.names,
+            excludedNamespaceLabels: exclusions.labels,
+            labelled: true,
+        });
+        expect(selector).toEqual({
+            matchExpressions: [
+                { key: "kubernetes.io/metadata.name", operator: "NotIn", values: exclusions.names },
+                { key: "openshift.io/cluster-monitoring", operator: "NotIn", values: ["true"] },
+                { key: "openshift.io/run-level", operator: "NotIn", values: ["0", "1"] },
+            ],
+        });
     });
 
     test("GIVEN the webhook definition THEN it mutates pod CREATE and ephemeral-container UPDATE, reinvoked if needed, with no side effects", () => {

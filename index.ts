@@ -7,8 +7,9 @@
 import * as aws from "@pulumi/aws";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
+import { AwsTags, parseTagKeyState, propagateUserTags, TAG_KEY_STATE_OUTPUT } from "./components/aws-tags";
 import { Certificates } from "./components/certificates";
-import { sectionsFromPulumiConfig, StackConfig, validateStackConfig } from "./components/config";
+import { AwsConfig, sectionsFromPulumiConfig, StackConfig, validateStackConfig } from "./components/config";
 import { ClusterTarget } from "./components/shared/cluster";
 import { defaultWebhookImage, SubscriptionInjection } from "./components/subscriptions";
 import { version } from "./package.json";
@@ -39,14 +40,23 @@ export = async function clusterPlatform(): Promise<Record<string, unknown>> {
         context: config.cluster.kubeContext,
         enableServerSideApply: true,
     });
-    const awsProvider = config.aws.enabled ? new aws.Provider("aws", { region: config.aws.region as aws.Region }) : undefined;
-    void awsProvider;
+
+    // This stack's own last update: capabilities that must remember what they managed (CA trust,
+    // released tag keys) publish it as stack outputs and read it back here on the next update.
+    const previousUpdate = new pulumi.StackReference("previous-update", {
+        name: `${pulumi.getOrganization()}/${pulumi.getProject()}/${pulumi.getStack()}`,
+    });
+
+    // First, so that every LoadBalancer Service declared after it gets the tags annotation. A
+    // capability that creates AWS resources passes `transformations: [awsTags.tagger.transformation]`;
+    // the webhook image is pushed to `awsTags.webhookRepositoryUrl` when webhookImage.output is registry.
+    const awsTags = config.aws.enabled ? await installAwsTags(config.aws, cluster, kubernetes, previousUpdate) : undefined;
 
     // The stack's issuer (`certificates.issuer`) and, per operator override,
     // `certificates.issuerFor(operator.certificates)`; CA bundles for `caInjection` objects.
     const certificates = new Certificates(
         "certificates",
-        { settings: config.certificates, caInjection: config.caInjection, cluster },
+        { settings: config.certificates, caInjection: config.caInjection, cluster, previousUpdate },
         { providers: { kubernetes } },
     );
     const subscriptions = config.subscriptions.enabled
@@ -75,7 +85,59 @@ export = async function clusterPlatform(): Promise<Record<string, unknown>> {
         platform: cluster.platform,
         clusterAccess: cluster.live ? "live" : "render-to-directory",
         ...(subscriptions ? { subscriptionCrds: subscriptions.crdNames, subscriptionClusterRoles: subscriptions.clusterRoleNames } : {}),
+        ...(awsTags ? awsTagsOutputs(awsTags, config.aws) : {}),
         // Last, once every component has issued its certificates: read back by the next update.
         ...certificates.stackOutputs(),
     };
 };
+
+/** The AWS stack outputs: assets for other tools, and the tag key state the next update reads back. */
+function awsTagsOutputs(awsTags: AwsTags, awsConfig: AwsConfig): Record<string, unknown> {
+    return {
+        [TAG_KEY_STATE_OUTPUT]: awsTags.tagKeys,
+        awsWebhookImageRepositoryUrl: awsTags.webhookRepositoryUrl,
+        awsImageRegistryStorage: {
+            bucket: awsTags.registryStorage.bucketName,
+            region: awsConfig.region,
+            kmsKeyArn: awsTags.registryStorage.kmsKeyArn,
+            roleArn: awsTags.registryStorage.roleArn,
+        },
+        ...(awsTags.storageClassName ? { awsTaggedStorageClass: awsTags.storageClassName } : {}),
+    };
+}
+
+/**
+ * The AWS assets and tags (seed 004). Reads the tag keys the previous update managed (its output
+ * `awsUserTagKeys`), builds the component, and,
+ * with propagation on, registers for the whole stack the transformation that gives
+ * LoadBalancer Services the tags annotation.
+ */
+async function installAwsTags(
+    awsConfig: AwsConfig,
+    cluster: ClusterTarget,
+    kubernetes: k8s.Provider,
+    previousUpdate: pulumi.StackReference,
+): Promise<AwsTags> {
+    const awsProvider = new aws.Provider("aws", { region: awsConfig.region as aws.Region });
+    const previousOutput = await previousUpdate.getOutputDetails(TAG_KEY_STATE_OUTPUT);
+    const previous = parseTagKeyState(previousOutput.value ?? previousOutput.secretValue);
+    if (previous.warning) {
+        pulumi.log.warn(previous.warning);
+    }
+    const awsTags = new AwsTags(
+        "aws-tags",
+        {
+            cluster,
+            region: awsConfig.region as string,
+            userTags: awsConfig.userTags,
+            propagate: propagateUserTags(awsConfig),
+            previousTagKeys: previous.state,
+            oidcProviderArn: awsConfig.oidcProviderArn,
+        },
+        { providers: { aws: awsProvider, kubernetes } },
+    );
+    if (awsTags.loadBalancerTransformation) {
+        pulumi.runtime.registerStackTransformation(awsTags.loadBalancerTransformation);
+    }
+    return awsTags;
+}

@@ -30,11 +30,11 @@ import {
     webhookService,
 } from "./build";
 import type { AdmissionWebhookArgs } from "./contract";
-import { admissionWebhookProblems } from "./rules";
+import { admissionWebhookProblems } from "./structure";
 
 export * from "./contract";
 export { webhookCertificateVolumes, webhookServiceName, targetNamespaceLabel, WEBHOOK_CERT_VOLUME } from "./build";
-export { admissionWebhookProblems } from "./rules";
+export { admissionWebhookProblems } from "./structure";
 
 /** A webhook backend's Service, namespace labels and webhook configurations. */
 export class AdmissionWebhook extends pulumi.ComponentResource {

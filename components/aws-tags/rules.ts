@@ -1,6 +1,10 @@
 /**
  * Rules for user-defined AWS tags (seed 004), shared by the config validator, the tagging
  * component and the aws-tags policy pack. Pure: no Pulumi imports.
+ *
+ * Messages start with the installer's own wording (`key is in the kubernetes.io namespace`,
+ * `value contains invalid characters`, ...) so admins who know OpenShift's install-config
+ * recognise them, then say what exactly is wrong and what is allowed.
  */
 import { describeValue, formatPath, Problem } from "../shared/problems";
 
@@ -11,42 +15,70 @@ export const MAX_TAG_VALUE_LENGTH = 256;
 /** AWS's per-resource tag limit, and the lower one for S3 object tags. */
 export const MAX_TAGS_PER_RESOURCE = 50;
 export const MAX_S3_OBJECT_TAGS = 10;
+/** Types whose tags are S3 *object* tags (limit 10), not resource tags. */
+export const S3_OBJECT_TYPES: ReadonlySet<string> = new Set([
+    "aws:s3/bucketObject:BucketObject",
+    "aws:s3/bucketObjectv2:BucketObjectv2",
+    "aws:s3/objectCopy:ObjectCopy",
+]);
 
 /**
  * Letters, digits, spaces and `_ . : / = + - @`. The OpenShift API's pattern writes
  * `+-@` inside a class, which makes a range from `+` to `@` and lets `, ; < > ?` through;
- * the '-' here is last in the class so it is literal, as the design intends.
+ * here the '-' is escaped so it is literal, as the design intends.
  */
-export const TAG_CHARACTERS = /^[0-9A-Za-z_.:/=+@ -]+$/;
+export const TAG_CHARACTERS = /^[0-9A-Za-z _.:/=+\-@]*$/;
+const TAG_CHARACTER = /[0-9A-Za-z _.:/=+\-@]/;
 export const TAG_CHARACTERS_RULE = "letters, digits, spaces and _ . : / = + - @";
 
 /** Namespaces reserved for the platform, with or without a subdomain (`x.kubernetes.io/a`). */
 export const RESERVED_TAG_NAMESPACES = ["kubernetes.io", "openshift.io"] as const;
+/** AWS reserves this key prefix, in any letter case, for its own tags. */
+export const AWS_RESERVED_PREFIX = "aws:";
 
-/** The reserved namespace a key falls in, if any. */
+/**
+ * The reserved namespace a key falls in, if any: its domain (the part before the first `/`)
+ * is the namespace or a subdomain of it. `otheropenshift.io/x` and `a/openshift.io/b` are not in it.
+ */
 export function reservedNamespaceOf(key: string): string | undefined {
     const domain = key.split("/")[0];
     return RESERVED_TAG_NAMESPACES.find((ns) => domain === ns || domain.endsWith(`.${ns}`));
 }
 
-/** Problems with one tag key, as messages without a path. */
+/** The distinct characters of `text` outside the tag character set, each quoted, in order of appearance. */
+export function invalidCharacters(text: string): string[] {
+    const found: string[] = [];
+    for (const char of text) {
+        const quoted = JSON.stringify(char);
+        if (!TAG_CHARACTER.test(char) && !found.includes(quoted)) {
+            found.push(quoted);
+        }
+    }
+    return found;
+}
+
+/** Problems with one tag key, as messages without a path (the path names the key). */
 export function tagKeyProblems(key: string): string[] {
     const problems: string[] = [];
-    if (key.length < 1 || key.length > MAX_TAG_KEY_LENGTH) {
-        problems.push(`key has ${key.length} characters; must have 1 to ${MAX_TAG_KEY_LENGTH}`);
+    if (key.toLowerCase() === "name") {
+        const alias = key === "Name" ? "" : ` (${describeValue(key)} matches it: the installer compares case-insensitively)`;
+        problems.push(`"Name" key is not allowed for user defined tags${alias}: each resource sets its own Name`);
     }
-    if (key.length > 0 && !TAG_CHARACTERS.test(key)) {
-        problems.push(`key may only contain ${TAG_CHARACTERS_RULE}`);
+    const invalid = invalidCharacters(key);
+    if (invalid.length > 0) {
+        problems.push(`key contains invalid characters ${invalid.join(", ")}; allowed are ${TAG_CHARACTERS_RULE}`);
+    }
+    if (key.length === 0) {
+        problems.push(`key is empty: a key has 1 to ${MAX_TAG_KEY_LENGTH} characters`);
+    } else if (key.length > MAX_TAG_KEY_LENGTH) {
+        problems.push(`key is too long: ${key.length} characters, at most ${MAX_TAG_KEY_LENGTH}`);
     }
     const reserved = reservedNamespaceOf(key);
     if (reserved) {
-        problems.push(`key uses the reserved prefix ${reserved}`);
+        problems.push(`key is in the ${reserved} namespace, which the platform reserves`);
     }
-    if (key.toLowerCase().startsWith("aws:")) {
-        problems.push("key uses the prefix aws:, which AWS reserves");
-    }
-    if (key === "Name") {
-        problems.push("key Name is reserved: the installer sets it on each resource");
+    if (key.toLowerCase().startsWith(AWS_RESERVED_PREFIX)) {
+        problems.push(`key starts with ${describeValue(key.slice(0, AWS_RESERVED_PREFIX.length))}: AWS reserves the prefix aws: for its own tags`);
     }
     return problems;
 }
@@ -54,30 +86,37 @@ export function tagKeyProblems(key: string): string[] {
 /** Problems with one tag value, as messages without a path. */
 export function tagValueProblems(value: string): string[] {
     const problems: string[] = [];
-    if (value.length < 1 || value.length > MAX_TAG_VALUE_LENGTH) {
-        problems.push(`value ${describeValue(value)} has ${value.length} characters; must have 1 to ${MAX_TAG_VALUE_LENGTH}`);
+    const invalid = invalidCharacters(value);
+    if (invalid.length > 0) {
+        problems.push(`value contains invalid characters ${invalid.join(", ")} in ${describeValue(value)}; allowed are ${TAG_CHARACTERS_RULE}`);
     }
-    if (value.length > 0 && !TAG_CHARACTERS.test(value)) {
-        problems.push(`value ${describeValue(value)} may only contain ${TAG_CHARACTERS_RULE}`);
+    if (value.length === 0) {
+        problems.push(`value is empty: a value has 1 to ${MAX_TAG_VALUE_LENGTH} characters (some AWS services reject empty values)`);
+    } else if (value.length > MAX_TAG_VALUE_LENGTH) {
+        problems.push(`value is too long: ${value.length} characters, at most ${MAX_TAG_VALUE_LENGTH}`);
     }
     return problems;
 }
 
-/** A problem with a user tag map: `key` is the offending tag, or undefined for the whole map. */
+/** A problem with a tag map: `key` is the offending tag, or undefined for the whole map. */
 export interface TagIssue {
     key?: string;
     message: string;
 }
 
-/** Validates the user tag map from stack config: the count limit and every key and value. */
-export function userTagIssues(tags: Record<string, string>): TagIssue[] {
+/**
+ * Validates a user tag map: the count limit (25) and every key and value. Values that are not
+ * strings are left to whoever read them (see `tagValueText`); their keys are still checked.
+ */
+export function userTagIssues(tags: Readonly<Record<string, unknown>>): TagIssue[] {
     const issues: TagIssue[] = [];
     const keys = Object.keys(tags);
     if (keys.length > MAX_USER_TAGS) {
-        issues.push({ message: `has ${keys.length} tags; at most ${MAX_USER_TAGS} user tags are allowed` });
+        issues.push({ message: `Too many: ${keys.length}: must have at most ${MAX_USER_TAGS} items (the installer's limit on user tags)` });
     }
     for (const key of keys) {
-        for (const message of [...tagKeyProblems(key), ...tagValueProblems(tags[key])]) {
+        const value = tags[key];
+        for (const message of [...tagKeyProblems(key), ...(typeof value === "string" ? tagValueProblems(value) : [])]) {
             issues.push({ key, message });
         }
     }
@@ -85,9 +124,162 @@ export function userTagIssues(tags: Record<string, string>): TagIssue[] {
 }
 
 /** `userTagIssues` as Problems, with each path naming the exact key under `pathPrefix`. */
-export function userTagProblems(tags: Record<string, string>, pathPrefix: PropertyKey[]): Problem[] {
+export function userTagProblems(tags: Readonly<Record<string, unknown>>, pathPrefix: PropertyKey[]): Problem[] {
     return userTagIssues(tags).map((issue) => ({
         path: formatPath(issue.key === undefined ? pathPrefix : [...pathPrefix, issue.key]),
         message: issue.message,
     }));
+}
+
+// ---------------------------------------------------------------- values written as YAML scalars
+
+/**
+ * How a tag value given as a YAML/JSON scalar becomes tag text. Strings are taken as they are.
+ * Integers and booleans are accepted as their canonical text (`7536`, `true`): the documented
+ * install-config sample writes `costCenter: 7536`, the installer accepts it, and
+ * `pulumi config set --path` stores integers and true/false that way. They come with a
+ * warning, because YAML has already lost the text the admin typed (`007536` and `0x1D70` both
+ * arrive as 7536). Other numbers are refused: `1.50` arrives as 1.5 and `1e3` as 1000.
+ */
+export type TagValueText = { ok: true; text: string; warning?: string } | { ok: false; problem: string };
+
+export function tagValueText(value: unknown): TagValueText {
+    if (typeof value === "string") {
+        return { ok: true, text: value };
+    }
+    if (typeof value === "boolean" || (typeof value === "number" && Number.isSafeInteger(value))) {
+        const text = String(value);
+        return {
+            ok: true,
+            text,
+            warning: `the YAML ${typeof value} ${text} is used as the tag value "${text}"; quote it in the stack file (or use pulumi config set --path --type string) so the value is exactly the text you wrote`,
+        };
+    }
+    if (typeof value === "number") {
+        return {
+            ok: false,
+            problem: `the YAML number ${describeValue(value)} is not an integer, so the text you wrote cannot be recovered from it (1.50 arrives as 1.5, 1e3 as 1000); quote the value`,
+        };
+    }
+    return { ok: false, problem: `expected a string tag value, got ${value === null ? "null" : Array.isArray(value) ? "array" : typeof value} ${describeValue(value)}` };
+}
+
+// ---------------------------------------------------------------- propagation flags
+
+export interface PropagationFlags {
+    propagateUserTags?: boolean;
+    experimentalPropagateUserTags?: boolean;
+}
+
+/**
+ * Whether user tags go to what in-cluster consumers create. The deprecated
+ * `experimentalPropagateUserTags` wins when both are set (seed 004, as the installer does);
+ * neither set means false.
+ */
+export function propagateUserTags(flags: PropagationFlags): boolean {
+    return flags.experimentalPropagateUserTags ?? flags.propagateUserTags ?? false;
+}
+
+/** The deprecation warning for `experimentalPropagateUserTags`, or undefined when it is not set. */
+export function propagationDeprecation(flags: PropagationFlags): string | undefined {
+    if (flags.experimentalPropagateUserTags === undefined) {
+        return undefined;
+    }
+    const both =
+        flags.propagateUserTags === undefined
+            ? ""
+            : flags.propagateUserTags === flags.experimentalPropagateUserTags
+              ? " (propagateUserTags is also set, to the same value)"
+              : ` and wins over propagateUserTags (${flags.propagateUserTags}): propagation is ${flags.experimentalPropagateUserTags ? "on" : "off"}`;
+    return `deprecated: use aws.propagateUserTags instead; experimentalPropagateUserTags (${flags.experimentalPropagateUserTags}) still applies${both}`;
+}
+
+// ---------------------------------------------------------------- precedence merge
+
+/** Where a tag comes from, lowest precedence first. */
+export const TAG_SOURCES = ["install", "config", "resource"] as const;
+export type TagSource = (typeof TAG_SOURCES)[number];
+
+export const TAG_SOURCE_LABELS: Record<TagSource, string> = {
+    install: "the install-time tags (Infrastructure/cluster status.platformStatus.aws.resourceTags)",
+    config: "aws.userTags",
+    resource: "the resource's own tags",
+};
+
+export type TagLayers = Partial<Record<TagSource, Readonly<Record<string, string>>>>;
+
+/** A key where a higher layer replaced a different value from a lower one. */
+export interface TagOverride {
+    key: string;
+    value: string;
+    source: TagSource;
+    overridden: { value: string; source: TagSource };
+}
+
+export interface MergedTags {
+    /** The merged tags, keys sorted. */
+    tags: Record<string, string>;
+    /** The layer each merged key's value came from. */
+    sources: Record<string, TagSource>;
+    /** Every key where a higher layer overrode a different value, in key then layer order. */
+    overrides: TagOverride[];
+}
+
+/**
+ * Merges tag layers: install-time < aws.userTags < the resource's own tags. A key that a
+ * higher layer sets to the same value is not an override (the seed: a conflict that causes
+ * no change is not reported).
+ */
+export function mergeTags(layers: TagLayers): MergedTags {
+    const tags: Record<string, string> = {};
+    const sources: Record<string, TagSource> = {};
+    const overrides: TagOverride[] = [];
+    for (const source of TAG_SOURCES) {
+        for (const [key, value] of Object.entries(layers[source] ?? {})) {
+            const previous = sources[key];
+            if (previous !== undefined && tags[key] !== value) {
+                overrides.push({ key, value, source, overridden: { value: tags[key], source: previous } });
+            }
+            tags[key] = value;
+            sources[key] = source;
+        }
+    }
+    const sortedKeys = Object.keys(tags).sort();
+    overrides.sort((a, b) => (a.key === b.key ? TAG_SOURCES.indexOf(a.source) - TAG_SOURCES.indexOf(b.source) : a.key < b.key ? -1 : 1));
+    return {
+        tags: Object.fromEntries(sortedKeys.map((k) => [k, tags[k]])),
+        sources: Object.fromEntries(sortedKeys.map((k) => [k, sources[k]])),
+        overrides,
+    };
+}
+
+/** How a resource is named in messages: its type token and Pulumi name. */
+export function resourceLabel(type: string, name: string): string {
+    return `${type} ${describeValue(name)}`;
+}
+
+/** The warning for one override (the seed's "event"): names the key, both values and the resource. */
+export function overrideWarning(resource: string, override: TagOverride): string {
+    return `tag ${describeValue(override.key)} on ${resource}: ${describeValue(override.value)} from ${TAG_SOURCE_LABELS[override.source]} supersedes ${describeValue(override.overridden.value)} from ${TAG_SOURCE_LABELS[override.overridden.source]}`;
+}
+
+// ---------------------------------------------------------------- per-resource limits
+
+/** AWS's tag limit for a resource type: 10 for S3 object tags, 50 otherwise. */
+export function tagLimitFor(type: string): number {
+    return S3_OBJECT_TYPES.has(type) ? MAX_S3_OBJECT_TAGS : MAX_TAGS_PER_RESOURCE;
+}
+
+/** The error for a merged tag set over the type's limit, with where the tags come from; undefined when it fits. */
+export function tagLimitProblem(type: string, name: string, merged: Pick<MergedTags, "sources">): string | undefined {
+    const count = Object.keys(merged.sources).length;
+    const limit = tagLimitFor(type);
+    if (count <= limit) {
+        return undefined;
+    }
+    const bySource = TAG_SOURCES.map((source) => [source, Object.values(merged.sources).filter((s) => s === source).length] as const)
+        .filter(([, n]) => n > 0)
+        .map(([source, n]) => `${n} from ${TAG_SOURCE_LABELS[source]}`);
+    const what = S3_OBJECT_TYPES.has(type) ? "S3 allows at most 10 tags on an object" : `AWS allows at most ${limit} tags on a resource`;
+    return `${resourceLabel(type, name)} would carry ${count} tags (${bySource.join(", ")}); ${what}`;
 }

@@ -24,8 +24,8 @@ export interface CertificatesArgs {
     caInjection: CaInjectionEntry[];
     /** The cluster: its name goes into the CA's subject; reads and patches need it live. */
     cluster: ClusterTarget;
-    /** `org/project/stack` of this stack, read back for CA rotation (default: the running stack). */
-    selfStackName?: string;
+    /** This stack's previous update (a StackReference to itself), read back for CA rotation. */
+    previousUpdate: pulumi.StackReference;
 }
 
 /** The stack's issuers and CA bundle injection. */
@@ -42,7 +42,6 @@ export class Certificates extends pulumi.ComponentResource {
         super("cluster-platform:certificates:Certificates", name, {}, opts);
         this.settings = args.settings;
         this.cluster = args.cluster;
-        const selfStackName = args.selfStackName ?? `${pulumi.getOrganization()}/${pulumi.getProject()}/${pulumi.getStack()}`;
         // One CA per stack, shared by every self-signed certificate, made on first use.
         const authority = (): CertificateAuthority =>
             (this.authority ??= new CertificateAuthority(
@@ -51,7 +50,7 @@ export class Certificates extends pulumi.ComponentResource {
                     clusterName: args.cluster.name,
                     caValidityDays: args.settings.caValidityDays,
                     renewBeforeDays: args.settings.renewBeforeDays,
-                    selfStackName,
+                    previousUpdate: args.previousUpdate,
                 },
                 { parent: this },
             ));

@@ -38,8 +38,8 @@ export interface CertificateAuthorityArgs {
     caValidityDays: number;
     /** Re-issue the CA (with a new key) this many days before it expires. */
     renewBeforeDays: number;
-    /** Fully qualified name of this stack (`org/project/stack`), read back for the previous update's trust state. */
-    selfStackName: string;
+    /** This stack's previous update (a StackReference to itself), for the trust state it published. */
+    previousUpdate: pulumi.StackReference;
 }
 
 /** The stack's CA, and the trust state it publishes. */
@@ -89,11 +89,10 @@ export class CertificateAuthority extends pulumi.ComponentResource {
             },
             { parent: this },
         );
-        const self = new pulumi.StackReference(`${name}-previous-update`, { name: args.selfStackName }, { parent: this });
 
         this.certificatePem = certificate.certPem;
         this.privateKeyPem = pulumi.secret(key.privateKeyPem);
-        this.previous = self.getOutput(TRUST_STATE_OUTPUT).apply((value) => {
+        this.previous = args.previousUpdate.getOutput(TRUST_STATE_OUTPUT).apply((value) => {
             const { state, warning } = parseTrustState(value);
             if (warning) {
                 pulumi.log.warn(warning, this);

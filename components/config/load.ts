@@ -1,7 +1,7 @@
 import { CONFIG_NAMESPACE, Problem, sortProblems } from "../shared/problems";
 import { issuesToProblems } from "./messages";
 import { crossSectionRules } from "./rules";
-import { SECTION_NAMES, SECTIONS, SectionName, StackConfig } from "./schema";
+import { SECTION_INPUTS, SECTION_NAMES, SECTIONS, SectionName, StackConfig } from "./schema";
 
 export type ValidationResult =
     | { ok: true; config: StackConfig; warnings: string[] }
@@ -14,6 +14,7 @@ export type ValidationResult =
  */
 export function validateStackConfig(raw: Record<string, unknown>): ValidationResult {
     const problems: Problem[] = [];
+    const warnings: string[] = [];
     const parsed: Partial<Record<SectionName, unknown>> = {};
 
     for (const key of Object.keys(raw).sort()) {
@@ -22,7 +23,9 @@ export function validateStackConfig(raw: Record<string, unknown>): ValidationRes
         }
     }
     for (const name of SECTION_NAMES) {
-        const result = SECTIONS[name].safeParse(raw[name], { reportInput: true });
+        const input = SECTION_INPUTS[name]?.(raw[name]) ?? { value: raw[name], warnings: [] };
+        warnings.push(...input.warnings);
+        const result = SECTIONS[name].safeParse(input.value, { reportInput: true });
         if (result.success) {
             parsed[name] = result.data;
         } else {
@@ -31,11 +34,12 @@ export function validateStackConfig(raw: Record<string, unknown>): ValidationRes
     }
     const rules = crossSectionRules(parsed as Partial<StackConfig>);
     problems.push(...rules.problems);
+    warnings.push(...rules.warnings);
 
     if (problems.length > 0) {
-        return { ok: false, problems: sortProblems(problems), warnings: rules.warnings };
+        return { ok: false, problems: sortProblems(problems), warnings };
     }
-    return { ok: true, config: parsed as StackConfig, warnings: rules.warnings };
+    return { ok: true, config: parsed as StackConfig, warnings };
 }
 
 /**

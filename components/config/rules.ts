@@ -2,6 +2,7 @@
  * Rules that span config sections or need more than shape checks. Each runs only on the
  * sections that parsed, so every section's own problems are reported alongside these.
  */
+import { awsTagConfigProblems } from "../aws-tags/config";
 import { caInjectionModeProblems, effectiveCertificateSettings } from "../certificates/rules";
 import { describeValue, formatPath, Problem } from "../shared/problems";
 import type { StackConfig } from "./schema";
@@ -14,7 +15,11 @@ export interface RuleResult {
 export function crossSectionRules(config: Partial<StackConfig>): RuleResult {
     const problems: Problem[] = [];
     const warnings: string[] = [];
-    const { cluster, certificates, operators, olm, caInjection } = config;
+    const { cluster, certificates, operators, olm, caInjection, aws } = config;
+
+    if (cluster && aws) {
+        problems.push(...awsTagConfigProblems(aws, cluster.name));
+    }
 
     if (cluster && certificates?.mode === "service-ca" && cluster.platform !== "openshift") {
         problems.push({

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { DNS1123_LABEL_RULE, DNS1123_SUBDOMAIN_RULE, isDns1123Label, isDns1123Subdomain } from "../shared/k8s-names";
-import { userTagIssues } from "../aws-tags/rules";
+import { normalizeAwsSection } from "../aws-tags/config";
+import { tagValueText, userTagIssues } from "../aws-tags/rules";
 import { describeValue } from "../shared/problems";
 import {
     aggregationRoleIssues,
@@ -388,32 +389,61 @@ export const operatorsSchema = z
 // ---------------------------------------------------------------- aws
 
 const AWS_REGION = /^[a-z]{2}(-[a-z]+)+-\d+$/;
+const IAM_OIDC_PROVIDER_ARN = /^arn:aws(-[a-z]+)*:iam::\d{12}:oidc-provider\/[^\s]+$/;
 
-export const awsSchema = z
-    .strictObject({
-        enabled: z.boolean().default(false).meta({ description: "Create and tag the stack's AWS assets." }),
-        region: ruled((r) => AWS_REGION.test(r), "is not an AWS region name such as \"us-east-1\"")
-            .optional()
-            .meta({ description: "AWS region of the cluster's assets (required when enabled)." }),
-        userTags: z
-            .record(z.string(), z.union([z.string(), z.number()]))
-            .default({})
-            .superRefine((tags, ctx) => {
-                const asText = Object.fromEntries(Object.entries(tags).map(([k, v]) => [k, String(v)]));
-                for (const issue of userTagIssues(asText)) {
+/** A tag value: a string, or a YAML integer or boolean read as its text (see `tagValueText`). */
+const userTagValue = z.union([z.string(), z.number(), z.boolean()]).transform((value, ctx) => {
+    const text = tagValueText(value);
+    if (!text.ok) {
+        ctx.addIssue({ code: "custom", message: text.problem, input: value });
+        return z.NEVER;
+    }
+    return text.text;
+});
+
+const awsFields = {
+    enabled: z.boolean().default(false).meta({ description: "Create and tag the stack's AWS assets." }),
+    region: ruled((r) => AWS_REGION.test(r), "is not an AWS region name such as \"us-east-1\"")
+        .optional()
+        .meta({ description: "AWS region of the cluster's assets (required when enabled)." }),
+    userTags: z
+        .record(z.string(), userTagValue)
+        // prefault, not default: the values are transformed, and only a prefault is documented for input.
+        .prefault({})
+        .superRefine(
+            (tags, ctx) => {
+                for (const issue of userTagIssues(tags)) {
                     ctx.addIssue({ code: "custom", path: issue.key === undefined ? [] : [issue.key], message: issue.message });
                 }
-            })
-            .meta({ description: "User-defined tags applied to every taggable AWS resource (at most 25)." }),
-        propagateUserTags: z
-            .boolean()
-            .optional()
-            .meta({ description: "Also tag what in-cluster consumers create (EBS volumes, load balancers)." }),
-        experimentalPropagateUserTags: z
-            .boolean()
-            .optional()
-            .meta({ description: "Deprecated spelling of propagateUserTags; wins when both are set." }),
-    })
+            },
+            // Key rules are checked even when some value could not be read, so every problem is reported at once.
+            { when: (payload) => typeof payload.value === "object" && payload.value !== null },
+        )
+        .meta({
+            description:
+                "User-defined tags applied to every taggable AWS resource (at most 25; keys and values of letters, digits, spaces and `_ . : / = + - @`; no `Name`, `aws:`, kubernetes.io or openshift.io keys). Unquoted YAML integers and booleans are read as their text, with a warning.",
+        }),
+    propagateUserTags: z
+        .boolean()
+        .optional()
+        .meta({ description: "Also tag what in-cluster consumers create (EBS volumes, load balancers); default false." }),
+    experimentalPropagateUserTags: z
+        .boolean()
+        .optional()
+        .meta({ description: "Deprecated spelling of propagateUserTags; wins when both are set." }),
+    oidcProviderArn: ruled((a) => IAM_OIDC_PROVIDER_ARN.test(a), "is not an IAM OIDC provider ARN such as \"arn:aws:iam::123456789012:oidc-provider/oidc.example.com/cluster\"")
+        .optional()
+        .meta({
+            description:
+                "IAM OIDC provider of the cluster's service-account issuer (OpenShift STS, ROSA): the image registry role then trusts the registry's service accounts through it; without it, the role trusts this AWS account.",
+        }),
+};
+
+/** The `aws` keys, in declaration order (the raw section's keys are matched to them case-insensitively). */
+export const AWS_KEYS = Object.keys(awsFields);
+
+export const awsSchema = z
+    .strictObject(awsFields)
     .superRefine((a, ctx) => {
         if (a.enabled && !a.region) {
             ctx.addIssue({ code: "custom", path: ["region"], message: "is required when aws.enabled is true" });
@@ -421,7 +451,7 @@ export const awsSchema = z
     })
     .meta({
         description:
-            "AWS assets and tags (seed 004): `{enabled, region, userTags, propagateUserTags?, experimentalPropagateUserTags?}`.",
+            "AWS assets and tags (seed 004): `{enabled, region, userTags, propagateUserTags?, experimentalPropagateUserTags?, oidcProviderArn?}`.",
     });
 
 // ---------------------------------------------------------------- webhookImage
@@ -468,7 +498,7 @@ export const SECTIONS = {
         manageOLMConfig: false,
     }),
     operators: operatorsSchema,
-    aws: awsSchema.default({ enabled: false, userTags: {} }),
+    aws: awsSchema.prefault({ enabled: false, userTags: {} }),
     webhookImage: webhookImageSchema.default({
         repository: "cluster-platform/subscription-webhook",
         output: "oci-layout",
@@ -476,6 +506,14 @@ export const SECTIONS = {
 } as const;
 
 export type SectionName = keyof typeof SECTIONS;
+
+/**
+ * Steps that run on a section's raw value before it is parsed: they may rename keys and
+ * return warnings about how the value was read.
+ */
+export const SECTION_INPUTS: Partial<Record<SectionName, (raw: unknown) => { value: unknown; warnings: string[] }>> = {
+    aws: (raw) => normalizeAwsSection(raw, AWS_KEYS),
+};
 export const SECTION_NAMES = Object.keys(SECTIONS) as SectionName[];
 
 export type StackConfig = { [K in SectionName]: z.output<(typeof SECTIONS)[K]> };

@@ -4,6 +4,7 @@
  * `--cluster` objects, StackReferences from `--stack-outputs`, and the few invokes the
  * program makes.
  */
+import { createHash } from "node:crypto";
 import * as pulumi from "@pulumi/pulumi";
 import { specialSecretSig, specialSigKey } from "@pulumi/pulumi/runtime/rpc";
 import { ClusterState } from "./cluster-state";
@@ -48,6 +49,20 @@ export interface RenderMocksOptions {
 
 export const STACK_REFERENCE_TYPE = "pulumi:pulumi:StackReference";
 
+/**
+ * What the API server adds to a Kubernetes object it creates and the program may use (an
+ * ownerReference needs the owner's uid): a uid, stable per resource so renders stay repeatable.
+ */
+function serverFields(call: ResourceCall): Record<string, unknown> {
+    const metadata = call.inputs.metadata;
+    if (!call.custom || !call.type.startsWith("kubernetes:") || call.type.startsWith("pulumi:providers:") || typeof metadata !== "object" || metadata === null) {
+        return {};
+    }
+    const hex = createHash("sha256").update(`${call.type}::${call.name}`).digest("hex");
+    const uid = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+    return { metadata: { ...metadata, uid } };
+}
+
 export class RenderMocks implements pulumi.runtime.Mocks {
     readonly calls: ResourceCall[] = [];
     readonly reads: ReadRecord[] = [];
@@ -68,12 +83,12 @@ export class RenderMocks implements pulumi.runtime.Mocks {
     }
 
     private create(call: ResourceCall): pulumi.runtime.MockResourceResult {
-        const computed = this.options.preview ? {} : this.options.computed?.[call.type]?.(call) ?? {};
-        return {
+        if (this.options.preview) {
             // A preview does not know the ids of resources it would create.
-            id: this.options.preview ? undefined : `${call.name}-id`,
-            state: { ...call.inputs, ...computed },
-        };
+            return { id: undefined, state: { ...call.inputs } };
+        }
+        const computed = this.options.computed?.[call.type]?.(call) ?? {};
+        return { id: `${call.name}-id`, state: { ...call.inputs, ...serverFields(call), ...computed } };
     }
 
     private withSecretOutputs(call: ResourceCall, state: Record<string, unknown>): Record<string, unknown> {

@@ -120,29 +120,55 @@ export async function renderProgram(options: RenderOptions): Promise<RenderResul
     pulumi.runtime.setAllConfig(options.config.values, options.config.secretKeys);
 
     const restoreConsole = captureLogs(result.warnings, result.errors);
+    // An error thrown inside an apply rejects the inputs of the resources that use it, which are
+    // then never registered. The engine's language host reports each such rejection once, as an
+    // error, and the program fails; so does the render, instead of waiting for those resources.
+    const rejections: unknown[] = [];
+    let programFailed: () => void = () => undefined;
+    const failed = new Promise<"failed">((resolve) => (programFailed = () => resolve("failed")));
+    const onRejection = (reason: unknown) => {
+        if (!rejections.includes(reason)) {
+            rejections.push(reason);
+        }
+        programFailed();
+    };
+    process.on("unhandledRejection", onRejection);
     try {
         let programOutputs: unknown = {};
-        await pulumi.runtime.runInPulumiStack(async () => {
-            pulumi.runtime.registerStackTransformation(recordInto(records));
-            pulumi.runtime.registerStackTransformation(({ type, name, opts }) => {
-                const names = (opts as pulumi.CustomResourceOptions).additionalSecretOutputs;
-                if (names?.length) {
-                    secretOutputs.set(callKey(type, name), names);
-                }
-                return undefined;
+        const run = async () => {
+            await pulumi.runtime.runInPulumiStack(async () => {
+                pulumi.runtime.registerStackTransformation(recordInto(records));
+                pulumi.runtime.registerStackTransformation(({ type, name, opts }) => {
+                    const names = (opts as pulumi.CustomResourceOptions).additionalSecretOutputs;
+                    if (names?.length) {
+                        secretOutputs.set(callKey(type, name), names);
+                    }
+                    return undefined;
+                });
+                const program = require(options.program ?? PROGRAM) as () => Promise<Record<string, unknown>>;
+                programOutputs = await program();
+                return programOutputs as Record<string, unknown>;
             });
-            const program = require(options.program ?? PROGRAM) as () => Promise<Record<string, unknown>>;
-            programOutputs = await program();
-            return programOutputs as Record<string, unknown>;
-        });
-        await pulumi.runtime.disconnect();
-        // The program's own Outputs, not the stack's resolved values: those lose secretness.
-        result.stackOutputs = present(await settled(programOutputs ?? {})) as Record<string, unknown>;
+            await pulumi.runtime.disconnect();
+            return programOutputs;
+        };
+        const outputs = await Promise.race([run(), failed]);
+        if (outputs !== "failed") {
+            // The program's own Outputs, not the stack's resolved values: those lose secretness.
+            result.stackOutputs = present(await settled(outputs ?? {})) as Record<string, unknown>;
+        }
     } catch (error) {
         result.errors.push(errorText(error));
     } finally {
+        // Rejections settle a few turns apart; collect them until no more arrive.
+        for (let seen = -1; seen !== rejections.length; ) {
+            seen = rejections.length;
+            await new Promise((resolve) => setImmediate(resolve));
+        }
+        process.off("unhandledRejection", onRejection);
         restoreConsole();
     }
+    result.errors.push(...rejections.map(errorText));
 
     result.reads = mocks.reads;
     // A read of a missing object fails a preview with the provider's message. The mocks answer

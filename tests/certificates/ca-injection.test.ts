@@ -9,20 +9,27 @@ import { flattenConfig } from "../../scripts/render/config-file";
 import { renderProgram, RenderResult } from "../../scripts/render/render";
 import { renderFile, resourcesOfType, ROOT } from "../helpers/render";
 
-const existing = ClusterState.fromFile(path.join(__dirname, "..", "fixtures", "certificates", "existing-objects.yaml"));
 
-const ENTRIES = [
-    { kind: "APIService", name: "v1.metrics.example.io" },
-    { kind: "APIService", name: "v1.apps" },
-    { kind: "ConfigMap", name: "trusted-ca", namespace: "team-a" },
-    { kind: "ConfigMap", name: "service-ca-only", namespace: "team-a" },
-    { kind: "CustomResourceDefinition", name: "rules.policy.example.io" },
-    { kind: "CustomResourceDefinition", name: "notes.policy.example.io" },
-    { kind: "MutatingWebhookConfiguration", name: "policy-defaults" },
-    { kind: "ValidatingWebhookConfiguration", name: "injected-by-service-ca" },
+const FIXTURES = path.join("tests", "fixtures", "certificates");
+const existing = ClusterState.fromFile(path.join(ROOT, FIXTURES, "existing-objects.yaml"));
+
+/** The config file of one mode (what a reviewer renders with `npm run render`). */
+function renderMode(mode: "self-signed" | "service-ca" | "cert-manager"): Promise<RenderResult> {
+    return renderFile(path.join(FIXTURES, `${mode}.yaml`), { cluster: existing });
+}
+
+const ENTRY_IDS = [
+    "v1.metrics.example.io",
+    "v1.apps",
+    "team-a/trusted-ca",
+    "team-a/service-ca-only",
+    "rules.policy.example.io",
+    "notes.policy.example.io",
+    "policy-defaults",
+    "injected-by-service-ca",
 ];
 
-function render(certificates: Record<string, unknown>, entries: Record<string, unknown>[], platform = "openshift", cluster: Record<string, unknown> = {}): Promise<RenderResult> {
+function render(certificates: Record<string, unknown>, entries: Record<string, unknown>[], platform: string, cluster: Record<string, unknown>): Promise<RenderResult> {
     return renderProgram({
         config: flattenConfig({ cluster: { name: "prod", platform, ...cluster }, certificates, caInjection: entries }),
         cluster: existing,
@@ -44,13 +51,13 @@ const NOTHING_WRITTEN_WARNINGS = [
 describe("caInjection in mode self-signed", () => {
     let result: RenderResult;
     beforeAll(async () => {
-        result = await render({ mode: "self-signed" }, ENTRIES);
+        result = await renderMode("self-signed");
     });
 
     test("GIVEN existing objects WHEN rendered THEN each is read, and each patch sets only its bundle field(s)", () => {
         expect(result.errors).toEqual([]);
         // Reads answer in any order; the resources declared from them come in config order.
-        expect(result.reads.map((r) => `${r.id} ${r.outcome}`).sort()).toEqual(ENTRIES.map((e) => `${e.namespace ? `${e.namespace}/` : ""}${e.name} found`).sort());
+        expect(result.reads.map((r) => `${r.id} ${r.outcome}`).sort()).toEqual(ENTRY_IDS.map((id) => `${id} found`).sort());
         expect(patches(result)).toEqual([
             ["patches/APIService_apiregistration.k8s.io_cluster_v1.metrics.example.io.yaml", { apiVersion: "apiregistration.k8s.io/v1", kind: "APIService", metadata: { annotations: FORCE, name: "v1.metrics.example.io" }, spec: { caBundle: "[unknown]" } }],
             ["patches/APIService_apiregistration.k8s.io_cluster_v1.apps.yaml", { apiVersion: "apiregistration.k8s.io/v1", kind: "APIService", metadata: { name: "v1.apps" } }],
@@ -88,7 +95,7 @@ describe("caInjection in mode self-signed", () => {
 describe("caInjection in mode service-ca", () => {
     let result: RenderResult;
     beforeAll(async () => {
-        result = await render({ mode: "service-ca" }, ENTRIES);
+        result = await renderMode("service-ca");
     });
 
     test("GIVEN existing objects WHEN rendered THEN each patch sets only service-ca's request annotation, and no caBundle", () => {
@@ -126,8 +133,7 @@ describe("caInjection in mode service-ca", () => {
 
 describe("caInjection in mode cert-manager", () => {
     test("GIVEN existing objects, each naming its Certificate WHEN rendered THEN each patch sets only cainjector's inject-ca-from", async () => {
-        const entries = ENTRIES.filter((e) => e.kind !== "ConfigMap").map((e) => ({ ...e, certificate: "policy/policy-webhook-cert" }));
-        const result = await render({ mode: "cert-manager", issuer: { kind: "Issuer", name: "policy-ca" } }, entries, "kubernetes");
+        const result = await renderMode("cert-manager");
         expect(result.errors).toEqual([]);
         const injectFrom = { "cert-manager.io/inject-ca-from": "policy/policy-webhook-cert", "pulumi.com/patchForce": "true" };
         expect(patches(result).map(([file, object]) => [file, (object as { metadata: unknown }).metadata])).toEqual([
@@ -146,7 +152,12 @@ describe("caInjection in mode cert-manager", () => {
 
 describe("caInjection without a cluster", () => {
     test("GIVEN the provider renders YAML to a directory WHEN rendered THEN nothing is read or patched and one warning names every entry", async () => {
-        const result = await render({ mode: "self-signed" }, ENTRIES.slice(0, 3), "openshift", { renderYamlToDirectory: "out/yaml" });
+        const entries = [
+            { kind: "APIService", name: "v1.metrics.example.io" },
+            { kind: "APIService", name: "v1.apps" },
+            { kind: "ConfigMap", name: "trusted-ca", namespace: "team-a" },
+        ];
+        const result = await render({ mode: "self-signed" }, entries, "openshift", { renderYamlToDirectory: "out/yaml" });
         expect(result.errors).toEqual([]);
         expect(result.reads).toEqual([]);
         expect(patches(result)).toEqual([]);
@@ -157,7 +168,7 @@ describe("caInjection without a cluster", () => {
     });
 
     test("GIVEN an entry naming an object that does not exist WHEN rendered THEN the render fails as a preview would", async () => {
-        const result = await render({ mode: "service-ca" }, [{ kind: "APIService", name: "v1.missing.example.io" }]);
+        const result = await render({ mode: "service-ca" }, [{ kind: "APIService", name: "v1.missing.example.io" }], "openshift", {});
         expect(result.ok).toBe(false);
         expect(result.errors).toEqual([
             "kubernetes:apiregistration.k8s.io/v1:APIService (ca-injection-read-apiservice-v1.missing.example.io): Preview failed: resource 'v1.missing.example.io' does not exist",
@@ -168,7 +179,7 @@ describe("caInjection without a cluster", () => {
 describe("the example stack", () => {
     test("GIVEN examples/openshift-aws.yaml and its cluster objects WHEN rendered THEN the ConfigMap keeps its keys and both webhooks get the bundle", async () => {
         const result = await renderFile("examples/openshift-aws.yaml", {
-            cluster: ClusterState.fromFile(path.join(ROOT, "examples", "openshift-aws.cluster.yaml")),
+            cluster: ClusterState.fromFile(path.join(ROOT, FIXTURES, "openshift-aws.cluster.yaml")),
         });
         expect(result.errors).toEqual([]);
         expect(patches(result)).toEqual([

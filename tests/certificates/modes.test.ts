@@ -129,7 +129,6 @@ describe("mode self-signed", () => {
             "certificates-ca-rotation-clock",
             "certificates-ca-key",
             "certificates-ca",
-            "certificates-ca-previous-update",
         ]);
     });
 

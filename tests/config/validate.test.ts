@@ -54,7 +54,7 @@ describe("stack config validation", () => {
             webhookImage: { output: "tarball" },
         };
         expect(problemLines(raw)).toEqual([
-            'cluster-platform:aws.userTags["kubernetes.io/x"]: key uses the reserved prefix kubernetes.io',
+            'cluster-platform:aws.userTags["kubernetes.io/x"]: key is in the kubernetes.io namespace, which the platform reserves',
             'cluster-platform:caInjection[0].namespace: is required: ConfigMap "bundle" is namespaced',
             'cluster-platform:caInjection[1].kind: "Secret" is not one of "APIService", "ConfigMap", "CustomResourceDefinition", "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"',
             'cluster-platform:certificates.issuer: is required when mode is "cert-manager"',

@@ -6,8 +6,7 @@ const exampleStacks = [
     "Pulumi.local.yaml",
     ...fs
         .readdirSync(path.join(ROOT, "examples"))
-        // `<stack>.cluster.yaml` files hold the cluster objects of a stack's pre-flight reads, not stacks.
-        .filter((f) => f.endsWith(".yaml") && !f.endsWith(".cluster.yaml"))
+        .filter((f) => f.endsWith(".yaml"))
         .map((f) => `examples/${f}`),
 ];
 

@@ -7,7 +7,7 @@ import { renderProgram, RenderResult } from "../../scripts/render/render";
 import { MINIMAL, renderConfig, renderFile, resourceNamed, resourcesOfType, ROOT } from "../helpers/render";
 
 const EXAMPLE = "examples/openshift-aws.yaml";
-const CLUSTER_FILE = path.join(ROOT, "examples/openshift-aws.cluster.yaml");
+const CLUSTER_FILE = path.join(ROOT, "tests/fixtures/certificates/openshift-aws.cluster.yaml");
 /** The example's cluster objects, so tests can take some away. */
 const clusterObjects = (): KubeObject[] => parseAllDocuments(fs.readFileSync(CLUSTER_FILE, "utf8")).map((d) => d.toJS() as KubeObject);
 const PLATFORM_LABELS = {

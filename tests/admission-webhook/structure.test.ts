@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { WebhookBackend, WebhookDefinition } from "../../components/admission-webhook/contract";
-import { admissionWebhookProblems, isPortName } from "../../components/admission-webhook/rules";
+import { admissionWebhookProblems, isPortName } from "../../components/admission-webhook/structure";
 
 const backend: WebhookBackend = { deploymentName: "policy-webhook", namespace: "policy", matchLabels: { app: "p" }, servicePort: 443, targetPort: 9443 };
 const webhook: WebhookDefinition = {

@@ -1,0 +1,48 @@
+import * as aws from "@pulumi/aws";
+import * as pulumi from "@pulumi/pulumi";
+import { ASSET_TYPES, assetNames, assetOwnTags, assetResourceNames, webhookLifecyclePolicy, WEBHOOK_IMAGES_KEPT } from "./assets";
+import { TaggedAssetArgs } from "./tagger";
+
+/** The repository is `<cluster>/subscription-webhook`. */
+export interface WebhookImageRepositoryArgs extends TaggedAssetArgs {
+    /** Images kept by the lifecycle policy (default 10). */
+    imagesKept?: number;
+}
+
+/**
+ * The ECR repository the webhook image is pushed to (when `webhookImage.output` is
+ * `registry`): images are scanned on push, and a lifecycle policy keeps the newest ones.
+ * Tags stay mutable because the image is deployed by digest, never by tag. `forceDelete` stays
+ * off: destroying the stack does not silently delete images a cluster may still run.
+ */
+export class WebhookImageRepository extends pulumi.ComponentResource {
+    /** `<account>.dkr.ecr.<region>.amazonaws.com/<cluster>/subscription-webhook`. */
+    readonly repositoryUrl: pulumi.Output<string>;
+    readonly repositoryName: pulumi.Output<string>;
+
+    constructor(name: string, args: WebhookImageRepositoryArgs, opts?: pulumi.ComponentResourceOptions) {
+        super("cluster-platform:aws-tags:WebhookImageRepository", name, {}, opts);
+        const repositoryName = assetNames(args.clusterName).ecrRepository;
+        const resourceName = assetResourceNames(args.clusterName).ecrRepository;
+        const repository = new aws.ecr.Repository(
+            resourceName,
+            {
+                name: repositoryName,
+                imageScanningConfiguration: { scanOnPush: true },
+                imageTagMutability: "MUTABLE",
+                encryptionConfigurations: [{ encryptionType: "AES256" }],
+                forceDelete: false,
+                tags: args.tagger.tagsFor(ASSET_TYPES.ecrRepository, resourceName, assetOwnTags(args.clusterName, repositoryName)),
+            },
+            { parent: this },
+        );
+        new aws.ecr.LifecyclePolicy(
+            `${resourceName}-lifecycle`,
+            { repository: repository.name, policy: webhookLifecyclePolicy(args.imagesKept ?? WEBHOOK_IMAGES_KEPT) },
+            { parent: this },
+        );
+        this.repositoryUrl = repository.repositoryUrl;
+        this.repositoryName = repository.name;
+        this.registerOutputs({ repositoryUrl: this.repositoryUrl, repositoryName: this.repositoryName });
+    }
+}

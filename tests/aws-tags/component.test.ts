@@ -1,0 +1,284 @@
+import * as path from "node:path";
+import { ClusterState, KubeObject } from "../../scripts/render/cluster-state";
+import { StateProducer } from "../../scripts/render/mocks";
+import { RenderResult } from "../../scripts/render/render";
+import { MINIMAL, renderConfig, renderFile, resourceNamed, resourcesOfType } from "../helpers/render";
+import { tlsComputed } from "../helpers/tls-signer";
+
+const CLUSTER_FILE = path.join(__dirname, "..", "fixtures", "certificates", "openshift-aws.cluster.yaml");
+const INSTALL = "the install-time tags (Infrastructure/cluster status.platformStatus.aws.resourceTags)";
+const INFRASTRUCTURE = "kubernetes:config.openshift.io/v1:Infrastructure";
+const STORAGE_CLASS = "kubernetes:storage.k8s.io/v1:StorageClass";
+const aws = (extra: Record<string, unknown> = {}) => ({ enabled: true, region: "us-east-1", userTags: { team: "platform" }, ...extra });
+const infrastructure = (platformStatus: unknown): KubeObject => ({ apiVersion: "config.openshift.io/v1", kind: "Infrastructure", metadata: { name: "cluster" }, status: { platformStatus } });
+
+/** Computed outputs an `up` would return, so policy documents can be checked whole. */
+const computed: Record<string, StateProducer> = {
+    "aws:kms/key:Key": () => ({ arn: "arn:aws:kms:us-east-1:000000000000:key/k-1", keyId: "k-1" }),
+    "aws:s3/bucket:Bucket": (call) => ({ arn: `arn:aws:s3:::${call.inputs.bucket}` }),
+    "aws:ecr/repository:Repository": (call) => ({ repositoryUrl: `000000000000.dkr.ecr.us-east-1.amazonaws.com/${call.inputs.name}` }),
+    "aws:iam/role:Role": (call) => ({ arn: `arn:aws:iam::000000000000:role/${call.inputs.name}` }),
+    "aws:iam/policy:Policy": (call) => ({ arn: `arn:aws:iam::000000000000:policy/${call.inputs.name}` }),
+};
+
+const withoutTags = (inputs: Record<string, unknown>) => Object.fromEntries(Object.entries(inputs).filter(([k]) => k !== "tags"));
+const json = (text: unknown) => JSON.parse(text as string) as unknown;
+
+describe("the AWS assets of examples/openshift-aws.yaml", () => {
+    let result: RenderResult;
+    beforeAll(async () => {
+        result = await renderFile("examples/openshift-aws.yaml", {
+            preview: false,
+            computed: { ...tlsComputed({ now: new Date("2026-01-01T00:00:00Z") }), ...computed },
+            cluster: ClusterState.fromFile(CLUSTER_FILE),
+        });
+    });
+
+    test("GIVEN the render THEN it succeeds and the stack outputs name the assets and the tag keys this update manages", () => {
+        expect(result.errors).toEqual([]);
+        const awsOutputs = Object.fromEntries(Object.entries(result.stackOutputs).filter(([k]) => k.startsWith("aws")));
+        expect(awsOutputs).toEqual({
+            awsUserTagKeys: { managed: ["adminContact", "costCenter", "red-hat-managed"], released: [] },
+            awsWebhookImageRepositoryUrl: "000000000000.dkr.ecr.us-east-1.amazonaws.com/prod-east/subscription-webhook",
+            awsImageRegistryStorage: {
+                bucket: "prod-east-image-registry-000000000000-us-east-1",
+                region: "us-east-1",
+                kmsKeyArn: "arn:aws:kms:us-east-1:000000000000:key/k-1",
+                roleArn: "arn:aws:iam::000000000000:role/prod-east-image-registry",
+            },
+            awsTaggedStorageClass: "gp3-csi-tagged",
+        });
+    });
+
+    test("GIVEN the webhook image repository THEN it scans on push and keeps the last 10 images", () => {
+        expect(withoutTags(resourceNamed(result, "aws:ecr/repository:Repository", "prod-east-webhook-image").inputs)).toEqual({
+            name: "prod-east/subscription-webhook",
+            imageScanningConfiguration: { scanOnPush: true },
+            imageTagMutability: "MUTABLE",
+            encryptionConfigurations: [{ encryptionType: "AES256" }],
+            forceDelete: false,
+        });
+        const lifecycle = resourceNamed(result, "aws:ecr/lifecyclePolicy:LifecyclePolicy", "prod-east-webhook-image-lifecycle").inputs;
+        expect(lifecycle.repository).toBe("prod-east/subscription-webhook");
+        expect(json(lifecycle.policy)).toEqual({
+            rules: [{ rulePriority: 1, description: "Keep the last 10 images", selection: { tagStatus: "any", countType: "imageCountMoreThan", countNumber: 10 }, action: { type: "expire" } }],
+        });
+    });
+
+    test("GIVEN the registry bucket THEN it is encrypted with its own rotated KMS key, blocks public access, is owner-enforced, versioned and TLS-only", () => {
+        const name = "prod-east-image-registry";
+        const bucketId = `${name}-id`;
+        const bucketArn = "arn:aws:s3:::prod-east-image-registry-000000000000-us-east-1";
+        expect(withoutTags(resourceNamed(result, "aws:kms/key:Key", name).inputs)).toEqual({
+            description: "Encrypts the image registry bucket of cluster prod-east",
+            enableKeyRotation: true,
+            deletionWindowInDays: 30,
+        });
+        expect(resourceNamed(result, "aws:kms/alias:Alias", `${name}-alias`).inputs).toEqual({ name: "alias/prod-east-image-registry", targetKeyId: "k-1" });
+        expect(withoutTags(resourceNamed(result, "aws:s3/bucket:Bucket", name).inputs)).toEqual({ bucket: "prod-east-image-registry-000000000000-us-east-1", forceDestroy: false });
+        expect(resourceNamed(result, "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration", `${name}-encryption`).inputs).toEqual({
+            bucket: bucketId,
+            rules: [{ applyServerSideEncryptionByDefault: { sseAlgorithm: "aws:kms", kmsMasterKeyId: "arn:aws:kms:us-east-1:000000000000:key/k-1" }, bucketKeyEnabled: true }],
+        });
+        expect(resourceNamed(result, "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock", `${name}-public-access`).inputs).toEqual({
+            bucket: bucketId,
+            blockPublicAcls: true,
+            blockPublicPolicy: true,
+            ignorePublicAcls: true,
+            restrictPublicBuckets: true,
+        });
+        expect(resourceNamed(result, "aws:s3/bucketOwnershipControls:BucketOwnershipControls", `${name}-ownership`).inputs).toEqual({
+            bucket: bucketId,
+            rule: { objectOwnership: "BucketOwnerEnforced" },
+        });
+        expect(resourceNamed(result, "aws:s3/bucketVersioning:BucketVersioning", `${name}-versioning`).inputs).toEqual({ bucket: bucketId, versioningConfiguration: { status: "Enabled" } });
+        const lifecycle = resourceNamed(result, "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration", `${name}-lifecycle`);
+        expect(lifecycle.inputs.rules).toEqual([
+            { id: "abort-incomplete-uploads", status: "Enabled", filter: { prefix: "" }, abortIncompleteMultipartUpload: { daysAfterInitiation: 7 } },
+            { id: "expire-noncurrent-versions", status: "Enabled", filter: { prefix: "" }, noncurrentVersionExpiration: { noncurrentDays: 30 } },
+        ]);
+        expect(lifecycle.options.dependsOn).toEqual([`${name}-versioning`]);
+        const policy = resourceNamed(result, "aws:s3/bucketPolicy:BucketPolicy", `${name}-tls-only`);
+        expect(policy.options.dependsOn).toEqual([`${name}-public-access`, `${name}-ownership`]);
+        expect(json(policy.inputs.policy)).toEqual({
+            Version: "2012-10-17",
+            Statement: [
+                { Sid: "DenyInsecureTransport", Effect: "Deny", Principal: "*", Action: "s3:*", Resource: [bucketArn, `${bucketArn}/*`], Condition: { Bool: { "aws:SecureTransport": "false" } } },
+            ],
+        });
+    });
+
+    test("GIVEN the registry's IAM role and policy THEN the role is assumable in the account and the policy reaches only the bucket's objects and its key", () => {
+        const name = "prod-east-image-registry";
+        const bucketArn = "arn:aws:s3:::prod-east-image-registry-000000000000-us-east-1";
+        const role = resourceNamed(result, "aws:iam/role:Role", name).inputs;
+        expect(role.name).toBe(name);
+        expect(json(role.assumeRolePolicy)).toEqual({
+            Version: "2012-10-17",
+            Statement: [{ Effect: "Allow", Principal: { AWS: "arn:aws:iam::000000000000:root" }, Action: "sts:AssumeRole" }],
+        });
+        expect(json(resourceNamed(result, "aws:iam/policy:Policy", name).inputs.policy)).toEqual({
+            Version: "2012-10-17",
+            Statement: [
+                { Sid: "ListRegistryBucket", Effect: "Allow", Action: ["s3:GetBucketLocation", "s3:ListBucket", "s3:ListBucketMultipartUploads"], Resource: bucketArn },
+                {
+                    Sid: "ReadWriteImageBlobs",
+                    Effect: "Allow",
+                    Action: ["s3:AbortMultipartUpload", "s3:DeleteObject", "s3:GetObject", "s3:ListMultipartUploadParts", "s3:PutObject"],
+                    Resource: `${bucketArn}/*`,
+                },
+                { Sid: "UseRegistryKey", Effect: "Allow", Action: ["kms:Decrypt", "kms:DescribeKey", "kms:Encrypt", "kms:GenerateDataKey*", "kms:ReEncrypt*"], Resource: "arn:aws:kms:us-east-1:000000000000:key/k-1" },
+            ],
+        });
+        expect(resourceNamed(result, "aws:iam/rolePolicyAttachment:RolePolicyAttachment", `${name}-access`).inputs).toEqual({
+            role: name,
+            policyArn: "arn:aws:iam::000000000000:policy/prod-east-image-registry",
+        });
+    });
+
+    test("GIVEN install-time tags that aws.userTags overrides THEN each tagged resource and the StorageClass warn once, naming the key, both values and the resource", () => {
+        const warning = (resource: string) => `tag "adminContact" on ${resource}: "jdoe" from aws.userTags supersedes "installer" from ${INSTALL}`;
+        expect([...result.warnings].sort()).toEqual(
+            [
+                warning('StorageClass "gp3-csi-tagged"'),
+                warning('aws:ecr/repository:Repository "prod-east-webhook-image"'),
+                warning('aws:kms/key:Key "prod-east-image-registry"'),
+                warning('aws:s3/bucket:Bucket "prod-east-image-registry"'),
+                warning('aws:iam/role:Role "prod-east-image-registry"'),
+                warning('aws:iam/policy:Policy "prod-east-image-registry"'),
+            ].sort(),
+        );
+    });
+
+    test("GIVEN propagation on THEN the gp3 StorageClass carries every merged tag as tagSpecification_N, and is replaced delete-first when they change", () => {
+        expect(resourceNamed(result, STORAGE_CLASS, "aws-tags-gp3-csi-tagged").options.deleteBeforeReplace).toBe(true);
+        expect(resourceNamed(result, STORAGE_CLASS, "aws-tags-gp3-csi-tagged").inputs).toEqual({
+            apiVersion: "storage.k8s.io/v1",
+            kind: "StorageClass",
+            metadata: {
+                name: "gp3-csi-tagged",
+                labels: { "app.kubernetes.io/managed-by": "cluster-platform", "app.kubernetes.io/part-of": "cluster-platform", "cluster-platform.io/capability": "aws-tags" },
+            },
+            provisioner: "ebs.csi.aws.com",
+            parameters: {
+                type: "gp3",
+                encrypted: "true",
+                "csi.storage.k8s.io/fstype": "ext4",
+                tagSpecification_1: "adminContact=jdoe",
+                tagSpecification_2: "costCenter=7536",
+                tagSpecification_3: "owner=platform-team",
+                tagSpecification_4: "red-hat-managed=true",
+            },
+            reclaimPolicy: "Delete",
+            volumeBindingMode: "WaitForFirstConsumer",
+            allowVolumeExpansion: true,
+        });
+    });
+});
+
+describe("install-time tags: read from Infrastructure/cluster, never written", () => {
+    const openshift = { name: "c1", platform: "openshift" };
+
+    test("GIVEN OpenShift with a live cluster THEN Infrastructure/cluster is read once and no Infrastructure is declared", async () => {
+        const result = await renderConfig({ cluster: openshift, aws: aws() }, { cluster: [infrastructure({ type: "AWS", aws: { resourceTags: [{ key: "owner", value: "x" }] } })] });
+        expect(result.reads).toEqual([{ type: INFRASTRUCTURE, name: "aws-tags-infrastructure", id: "cluster", outcome: "found" }]);
+        expect(resourcesOfType(result, INFRASTRUCTURE).map((r) => r.read)).toEqual(["cluster"]);
+        expect(result.manifests.filter((m) => m.object.kind === "Infrastructure")).toEqual([]);
+        expect((resourceNamed(result, "aws:s3/bucket:Bucket", "c1-image-registry").inputs.tags as Record<string, string>).owner).toBe("x");
+    });
+
+    test("GIVEN OpenShift rendered to a directory THEN the read is skipped with exactly one warning and the tags are still known", async () => {
+        const result = await renderConfig({ cluster: { ...openshift, renderYamlToDirectory: "out/x" }, aws: aws() });
+        expect(result.reads).toEqual([]);
+        expect(result.warnings).toEqual([
+            "skipped reading the install-time tags (Infrastructure/cluster status.platformStatus.aws.resourceTags): the Kubernetes provider renders YAML to a directory (cluster.renderYamlToDirectory), so there is no cluster to read or patch; AWS resources get aws.userTags and their own tags only",
+        ]);
+        expect(resourceNamed(result, "aws:s3/bucket:Bucket", "c1-image-registry").inputs.tags).toEqual({
+            Name: "c1-image-registry",
+            "cluster-platform.io/capability": "aws-tags",
+            "cluster-platform.io/cluster": "c1",
+            team: "platform",
+        });
+    });
+
+    test("GIVEN plain Kubernetes THEN nothing is read and nothing is said", async () => {
+        const result = await renderConfig({ cluster: { name: "c1", platform: "kubernetes" }, aws: aws() });
+        expect([result.reads, result.warnings, result.errors]).toEqual([[], [], []]);
+    });
+
+    test("GIVEN an OpenShift cluster that is not on AWS THEN there are no install-time tags, with one warning", async () => {
+        const result = await renderConfig({ cluster: openshift, aws: aws() }, { cluster: [infrastructure({ type: "GCP" })] });
+        expect(result.warnings).toEqual(['Infrastructure/cluster status.platformStatus.type is "GCP", not "AWS": no install-time tags']);
+        expect(result.errors).toEqual([]);
+    });
+
+    test("GIVEN AWS off THEN no AWS provider, no read and no aws output", async () => {
+        const result = await renderConfig({ cluster: openshift });
+        const awsRelated = result.resources.filter((r) => /^(aws:|pulumi:providers:aws|cluster-platform:aws-tags:)/.test(r.type));
+        expect(awsRelated).toEqual([]);
+        expect(resourcesOfType(result, INFRASTRUCTURE)).toEqual([]);
+        expect(Object.keys(result.stackOutputs).filter((k) => k.startsWith("aws"))).toEqual([]);
+    });
+});
+
+describe("propagation to in-cluster consumers", () => {
+    test.each([
+        ["propagateUserTags unset", "no", {}],
+        ["propagateUserTags false", "no", { propagateUserTags: false }],
+        ["propagateUserTags true", "one", { propagateUserTags: true }],
+        ["the deprecated flag false over propagateUserTags true", "no", { propagateUserTags: true, experimentalPropagateUserTags: false }],
+        ["the deprecated flag alone", "one", { experimentalPropagateUserTags: true }],
+    ])("GIVEN %s THEN there is %s tagged StorageClass", async (_name, expected, flags) => {
+        const result = await renderConfig({ cluster: { name: "c1", platform: "kubernetes" }, aws: aws(flags) });
+        expect(result.errors).toEqual([]);
+        expect(resourcesOfType(result, STORAGE_CLASS).map((r) => r.name)).toEqual(expected === "one" ? ["aws-tags-gp3-csi-tagged"] : []);
+    });
+});
+
+describe("tags beyond the component: its transformation and the load balancer annotation", () => {
+    let result: RenderResult;
+    beforeAll(async () => {
+        result = await renderConfig(MINIMAL, { program: path.join(__dirname, "fixtures", "stack-wide-program") });
+    });
+
+    test("GIVEN AWS resources below the component or in a component that takes the tagger's transformation THEN their own tags win over aws.userTags and released keys are ignored", () => {
+        expect(result.errors).toEqual([]);
+        const topic = resourceNamed(result, "aws:sns/topic:Topic", "alerts");
+        expect([topic.inputs.tags, topic.options.ignoreChanges]).toEqual([{ cost: "1", team: "alerts" }, ['tags["old"]']]);
+        const queue = resourceNamed(result, "aws:sqs/queue:Queue", "jobs");
+        expect([queue.inputs.tags, queue.options.ignoreChanges]).toEqual([{ cost: "1", team: "platform" }, ['tags["old"]']]);
+    });
+
+    test("GIVEN an Auto Scaling group's list-shaped tags THEN the merged tags are written back as items, and the released keys cannot be kept (with a warning)", () => {
+        const group = resourceNamed(result, "aws:autoscaling/group:Group", "workers");
+        expect(group.inputs.tags).toEqual([
+            { key: "cost", value: "1", propagateAtLaunch: true },
+            { key: "team", value: "workers", propagateAtLaunch: false },
+        ]);
+        expect(group.options.ignoreChanges).toEqual([]);
+        expect(result.warnings).toContain(
+            'aws:autoscaling/group:Group "workers": its tags are a list, so the released keys "old" cannot be left unmanaged one by one; pulumi up removes them from it',
+        );
+    });
+
+    test("GIVEN a resource outside both THEN it is not tagged (the acceptance test and the aws-tags policy pack catch such resources)", () => {
+        expect(resourceNamed(result, "aws:sns/topic:Topic", "untagged").inputs.tags).toBeUndefined();
+    });
+
+    test("GIVEN a LoadBalancer Service with its own tags annotation THEN the annotation carries the merged tags with the Service's own winning; a ClusterIP Service is untouched", () => {
+        expect(resourceNamed(result, "kubernetes:core/v1:Service", "ingress").inputs.metadata).toEqual({
+            name: "ingress",
+            namespace: "default",
+            annotations: { other: "kept", "service.beta.kubernetes.io/aws-load-balancer-additional-resource-tags": "cost=9,extra=x,team=platform" },
+        });
+        expect(resourceNamed(result, "kubernetes:core/v1:Service", "internal").inputs.metadata).toEqual({ name: "internal", namespace: "default" });
+    });
+
+    test("GIVEN the overrides THEN each is one warning naming key, both values and the resource", () => {
+        expect(result.warnings.filter((w) => w.startsWith("tag ")).sort()).toEqual([
+            `tag "cost" on kubernetes:core/v1:Service "ingress": "9" from the resource's own tags supersedes "1" from aws.userTags`,
+            `tag "team" on aws:autoscaling/group:Group "workers": "workers" from the resource's own tags supersedes "platform" from aws.userTags`,
+            `tag "team" on aws:sns/topic:Topic "alerts": "alerts" from the resource's own tags supersedes "platform" from aws.userTags`,
+        ]);
+    });
+});

@@ -1,0 +1,93 @@
+import { EMPTY_TAG_KEY_STATE, nextTagKeyState, parseTagKeyState, releasedTagIgnores, TagKeyState } from "../../components/aws-tags/day2";
+import { isTaggable } from "../../components/aws-tags/taggable";
+import { RenderResult } from "../../scripts/render/render";
+import { renderConfig } from "../helpers/render";
+
+describe("the tag key state an update remembers", () => {
+    test.each<[string, TagKeyState, string[], TagKeyState]>([
+        ["the first update", EMPTY_TAG_KEY_STATE, ["b", "a"], { managed: ["a", "b"], released: [] }],
+        ["a key removed", { managed: ["a", "b"], released: [] }, ["a"], { managed: ["a"], released: ["b"] }],
+        ["the update after that: still released", { managed: ["a"], released: ["b"] }, ["a"], { managed: ["a"], released: ["b"] }],
+        ["a released key added back: managed again", { managed: ["a"], released: ["b"] }, ["a", "b"], { managed: ["a", "b"], released: [] }],
+        ["every key removed", { managed: ["a", "c"], released: ["b"] }, [], { managed: [], released: ["a", "b", "c"] }],
+    ])("GIVEN %s THEN the state is exact", (_name, previous, configured, expected) => {
+        expect(nextTagKeyState(previous, configured)).toEqual(expected);
+    });
+
+    test.each<[string, unknown, ReturnType<typeof parseTagKeyState>]>([
+        ["no output (first update)", undefined, { state: EMPTY_TAG_KEY_STATE }],
+        ["a valid output", { managed: ["b", "a"], released: ["c"] }, { state: { managed: ["a", "b"], released: ["c"] } }],
+        [
+            "an output this version did not write",
+            ["a"],
+            {
+                state: EMPTY_TAG_KEY_STATE,
+                warning:
+                    'the previous update\'s awsUserTagKeys output is not {managed: string[], released: string[]} (got ["a"]); tags removed from aws.userTags before this update will be removed from resources',
+            },
+        ],
+    ])("GIVEN %s WHEN read back THEN it gives the previous state", (_name, output, expected) => {
+        expect(parseTagKeyState(output)).toEqual(expected);
+    });
+
+    test("GIVEN released keys THEN each becomes an ignoreChanges path, except the ones the resource sets itself", () => {
+        expect(releasedTagIgnores(["b", "key with space", "x.io/y"], ["x.io/y"])).toEqual(['tags["b"]', 'tags["key with space"]']);
+    });
+});
+
+describe("removing a key from aws.userTags (the seed's 'removed without delete')", () => {
+    const config = (userTags: Record<string, string>) => ({ cluster: { name: "c1", platform: "kubernetes" }, aws: { enabled: true, region: "us-east-1", userTags } });
+    const tagged = (result: RenderResult) => result.resources.filter((r) => isTaggable(r.type) && r.inputs.tags !== undefined);
+    const summary = (result: RenderResult) => tagged(result).map((r) => ({ resource: `${r.type}::${r.name}`, tags: r.inputs.tags, ignoreChanges: r.options.ignoreChanges }));
+    const own = (name: string) => ({ Name: name, "cluster-platform.io/capability": "aws-tags", "cluster-platform.io/cluster": "c1" });
+    const expectedSummary = (userTags: Record<string, string>, ignoreChanges: string[]) => [
+        { resource: "aws:ecr/repository:Repository::c1-webhook-image", tags: { ...userTags, ...own("c1/subscription-webhook") }, ignoreChanges },
+        { resource: "aws:kms/key:Key::c1-image-registry", tags: { ...userTags, ...own("c1-image-registry") }, ignoreChanges },
+        { resource: "aws:s3/bucket:Bucket::c1-image-registry", tags: { ...userTags, ...own("c1-image-registry") }, ignoreChanges },
+        { resource: "aws:iam/role:Role::c1-image-registry", tags: { ...userTags, ...own("c1-image-registry") }, ignoreChanges },
+        { resource: "aws:iam/policy:Policy::c1-image-registry", tags: { ...userTags, ...own("c1-image-registry") }, ignoreChanges },
+    ];
+
+    // Each update reads the outputs of the one before (pulumi up semantics, so the outputs are known).
+    const update = (userTags: Record<string, string>, previous?: RenderResult) =>
+        renderConfig(config(userTags), { preview: false, stackOutputs: previous?.stackOutputs });
+
+    test("GIVEN tags {a,b}, then {a} with the first update's outputs, then {a} again, then {a,b} THEN b is ignored on every tagged resource until it comes back", async () => {
+        const first = await update({ a: "1", b: "2" });
+        expect(first.errors).toEqual([]);
+        expect(first.stackOutputs.awsUserTagKeys).toEqual({ managed: ["a", "b"], released: [] });
+        expect(summary(first)).toEqual(expectedSummary({ a: "1", b: "2" }, []));
+
+        const second = await update({ a: "1" }, first);
+        expect(second.errors).toEqual([]);
+        expect(summary(second)).toEqual(expectedSummary({ a: "1" }, ['tags["b"]']));
+        expect(second.stackOutputs.awsUserTagKeys).toEqual({ managed: ["a"], released: ["b"] });
+
+        // Without the ignore in this update, pulumi up would now remove b after all.
+        const third = await update({ a: "1" }, second);
+        expect(summary(third)).toEqual(expectedSummary({ a: "1" }, ['tags["b"]']));
+
+        const fourth = await update({ a: "1", b: "3" }, third);
+        expect(summary(fourth)).toEqual(expectedSummary({ a: "1", b: "3" }, []));
+        expect(fourth.stackOutputs.awsUserTagKeys).toEqual({ managed: ["a", "b"], released: [] });
+    });
+
+    test("GIVEN a changed tag value THEN only the tags input changes: no option forces a replacement", async () => {
+        const before = await update({ a: "1" });
+        const after = await update({ a: "2" }, before);
+        const changed = after.resources.flatMap((r, i) => {
+            const old = before.resources[i];
+            expect([r.type, r.name, r.options]).toEqual([old.type, old.name, old.options]);
+            return Object.keys({ ...r.inputs, ...old.inputs })
+                .filter((k) => JSON.stringify(r.inputs[k]) !== JSON.stringify(old.inputs[k]))
+                .map((k) => `${r.type}::${r.name}.${k}`);
+        });
+        expect(changed).toEqual([
+            "aws:ecr/repository:Repository::c1-webhook-image.tags",
+            "aws:kms/key:Key::c1-image-registry.tags",
+            "aws:s3/bucket:Bucket::c1-image-registry.tags",
+            "aws:iam/role:Role::c1-image-registry.tags",
+            "aws:iam/policy:Policy::c1-image-registry.tags",
+        ]);
+    });
+});

@@ -10,10 +10,11 @@ import * as pulumi from "@pulumi/pulumi";
 import { AwsTags, parseTagKeyState, propagateUserTags, TAG_KEY_STATE_OUTPUT } from "./components/aws-tags";
 import { Certificates } from "./components/certificates";
 import { AwsConfig, sectionsFromPulumiConfig, StackConfig, validateStackConfig } from "./components/config";
+import { Operators, OperatorsPlan, planOperators } from "./components/operator";
 import { ClusterTarget } from "./components/shared/cluster";
+import { formatReport, Problem } from "./components/shared/problems";
 import { defaultWebhookImage, SubscriptionInjection } from "./components/subscriptions";
 import { version } from "./package.json";
-import { formatReport } from "./components/shared/problems";
 
 /** The validated stack config, or a RunError listing every problem (no stack trace, no resources). */
 function readStackConfig(): StackConfig {
@@ -27,8 +28,26 @@ function readStackConfig(): StackConfig {
     return result.config;
 }
 
+interface Preflight {
+    operators: OperatorsPlan;
+}
+
+/** Every capability's pure pre-flight checks, run before any resource is registered. */
+function preflight(config: StackConfig): Preflight {
+    const operators = planOperators(config.operators, config.olm, __dirname);
+    const problems: Problem[] = [...operators.problems];
+    for (const warning of operators.warnings) {
+        pulumi.log.warn(warning);
+    }
+    if (problems.length > 0) {
+        throw new pulumi.RunError(formatReport(problems));
+    }
+    return { operators };
+}
+
 export = async function clusterPlatform(): Promise<Record<string, unknown>> {
     const config = readStackConfig();
+    const checked = preflight(config);
 
     const cluster: ClusterTarget = {
         name: config.cluster.name,
@@ -39,6 +58,14 @@ export = async function clusterPlatform(): Promise<Record<string, unknown>> {
         renderYamlToDirectory: config.cluster.renderYamlToDirectory,
         context: config.cluster.kubeContext,
         enableServerSideApply: true,
+    });
+    // Adopts objects that already exist instead of failing on them; used only for OLM's own
+    // aggregate roles, which every cluster running OLM already has.
+    const adoptingKubernetes = new k8s.Provider("kubernetes-adopting", {
+        renderYamlToDirectory: config.cluster.renderYamlToDirectory,
+        context: config.cluster.kubeContext,
+        enableServerSideApply: true,
+        upsertExistingObjects: true,
     });
 
     // This stack's own last update: capabilities that must remember what they managed (CA trust,
@@ -79,6 +106,18 @@ export = async function clusterPlatform(): Promise<Record<string, unknown>> {
               { providers: [kubernetes] },
           )
         : undefined;
+
+    new Operators(
+        "operators",
+        {
+            plans: checked.operators.plans,
+            olm: config.olm,
+            cluster,
+            issuerFor: (operator) => certificates.issuerFor(operator.certificates),
+            adoptingProvider: adoptingKubernetes,
+        },
+        { providers: { kubernetes } },
+    );
 
     return {
         clusterName: cluster.name,

@@ -354,14 +354,50 @@ const operatorCertificatesSchema = z
         }
     });
 
+/**
+ * Operators sharing a namespace share what OLM keeps per namespace (one OperatorGroup: the
+ * target namespaces) and the Namespace object itself (created once, or not at all).
+ */
+function sharedNamespaceRules(operators: { name: string; namespace: string; targetNamespaces: string[]; createNamespace: boolean }[], ctx: z.RefinementCtx) {
+    const first = new Map<string, number>();
+    operators.forEach((op, i) => {
+        const j = first.get(op.namespace);
+        if (j === undefined) {
+            first.set(op.namespace, i);
+            return;
+        }
+        const other = operators[j];
+        const same = (a: string[], b: string[]) => [...a].sort().join(",") === [...b].sort().join(",");
+        if (!same(op.targetNamespaces, other.targetNamespaces)) {
+            ctx.addIssue({
+                code: "custom",
+                path: [i, "targetNamespaces"],
+                message: `operator ${describeValue(op.name)}: ${describeValue(op.targetNamespaces)} differs from operator ${describeValue(other.name)} (operators[${j}]) in the same namespace ${describeValue(op.namespace)}: OLM allows one OperatorGroup, so one set of target namespaces, per namespace`,
+            });
+        }
+        if (op.createNamespace !== other.createNamespace) {
+            ctx.addIssue({
+                code: "custom",
+                path: [i, "createNamespace"],
+                message: `operator ${describeValue(op.name)}: ${op.createNamespace} differs from operator ${describeValue(other.name)} (operators[${j}]) in the same namespace ${describeValue(op.namespace)}: the namespace is either created by the stack or not`,
+            });
+        }
+    });
+}
+
 export const operatorsSchema = z
     .array(
         z.strictObject({
             name: dnsLabel().meta({ description: "Operator install name." }),
             csv: nonEmpty().meta({
-                description: "Path of the ClusterServiceVersion YAML (relative to the project), as shipped in the bundle.",
+                description:
+                    "Path of the ClusterServiceVersion YAML (relative to the project), as shipped in the bundle; CRD manifests in the same folder are installed with it.",
             }),
             namespace: dnsLabel().meta({ description: "Namespace the operator runs in." }),
+            createNamespace: z
+                .boolean()
+                .default(true)
+                .meta({ description: "Create the namespace (false when it exists already, e.g. openshift-operators)." }),
             targetNamespaces: z
                 .array(dnsLabel())
                 .default([])
@@ -370,6 +406,7 @@ export const operatorsSchema = z
             rbacNamespaces: z
                 .array(dnsLabel())
                 .optional()
+                .superRefine((names, ctx) => (names ? unique((n: string) => n, "RBAC namespace")(names, ctx) : undefined))
                 .meta({
                     description:
                         "With disableAllNamespacePermissionPromotion and AllNamespaces: the namespaces that get the operator's Roles and WATCH_NAMESPACE.",
@@ -381,9 +418,10 @@ export const operatorsSchema = z
     )
     .default([])
     .superRefine(unique((o) => o.name, "operator name"))
+    .superRefine(sharedNamespaceRules)
     .meta({
         description:
-            "Operators to install from ClusterServiceVersions, each `{name, csv, namespace, targetNamespaces, rbacNamespaces?, certificates?}`.",
+            "Operators to install from ClusterServiceVersions, each `{name, csv, namespace, createNamespace, targetNamespaces, rbacNamespaces?, certificates?}`.",
     });
 
 // ---------------------------------------------------------------- aws

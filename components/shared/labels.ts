@@ -10,6 +10,8 @@ export const PART_OF_LABEL = "app.kubernetes.io/part-of";
 export const CAPABILITY_LABEL = "cluster-platform.io/capability";
 /** Names the rule or toggle that produced a generated object (e.g. an RBAC promotion). */
 export const GENERATED_BY_LABEL = "cluster-platform.io/generated-by";
+/** Names the operator install (`operators[].name`) an object belongs to. */
+export const OPERATOR_LABEL = "cluster-platform.io/operator";
 
 export type Capability =
     | "certificates"

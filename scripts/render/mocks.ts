@@ -18,6 +18,8 @@ export interface ResourceCall {
     custom: boolean;
     /** Set for reads (`Resource.get`), the id that was read. */
     readId?: string;
+    /** The explicit provider reference (`<urn>::<id>`), when the resource was given one. */
+    provider?: string;
 }
 
 /** How a read was answered. */
@@ -76,6 +78,7 @@ export class RenderMocks implements pulumi.runtime.Mocks {
             inputs: args.inputs ?? {},
             custom: args.custom ?? false,
             readId: args.id === undefined || args.id === "" ? undefined : args.id,
+            ...(args.provider ? { provider: args.provider } : {}),
         };
         this.calls.push(call);
         const result = call.readId !== undefined ? this.read(call, call.readId) : this.create(call);

@@ -133,6 +133,10 @@ export async function renderProgram(options: RenderOptions): Promise<RenderResul
         programFailed();
     };
     process.on("unhandledRejection", onRejection);
+    // The program's own failure (index.ts throws a RunError when a pre-flight check finds
+    // problems) is caught inside the stack: rethrown, it would also reject the stack resource's
+    // output promise, which nothing observes, and be reported twice.
+    let thrown = false;
     try {
         let programOutputs: unknown = {};
         const run = async () => {
@@ -146,14 +150,20 @@ export async function renderProgram(options: RenderOptions): Promise<RenderResul
                     return undefined;
                 });
                 const program = require(options.program ?? PROGRAM) as () => Promise<Record<string, unknown>>;
-                programOutputs = await program();
-                return programOutputs as Record<string, unknown>;
+                try {
+                    programOutputs = await program();
+                    return programOutputs as Record<string, unknown>;
+                } catch (error) {
+                    thrown = true;
+                    result.errors.push(errorText(error));
+                    return {};
+                }
             });
             await pulumi.runtime.disconnect();
             return programOutputs;
         };
         const outputs = await Promise.race([run(), failed]);
-        if (outputs !== "failed") {
+        if (outputs !== "failed" && !thrown) {
             // The program's own Outputs, not the stack's resolved values: those lose secretness.
             result.stackOutputs = present(await settled(outputs ?? {})) as Record<string, unknown>;
         }

@@ -1,0 +1,253 @@
+/**
+ * What OLM lets an operator's webhooks intercept, and what a CSV's `webhookdefinitions[]` must
+ * hold, as pure checks (no Pulumi imports) shared by the operator pre-flight (before anything is
+ * registered) and the k8s-rbac policy pack (which judges rendered webhook configurations with
+ * the same functions). The component's own structural rules are in `structure.ts`; both use its
+ * port, side-effect, review-version and timeout rules.
+ *
+ * The forbidden-rule texts are OLM's own (`pkg/controller/install/webhook.go`,
+ * `ValidWebhookRules`), so an admin who knows OLM recognises them. Unlike OLM, the webhook
+ * configuration check also matches the plural resource names the API server actually uses
+ * (`mutatingwebhookconfigurations`), subresource forms and `*\/*`: OLM compares only `*` and the
+ * Kind spellings, so a rule on `mutatingwebhookconfigurations` slips through it.
+ */
+import { DNS1123_SUBDOMAIN_RULE, isDns1123Subdomain } from "../shared/k8s-names";
+import { describeValue, formatPath } from "../shared/problems";
+import {
+    ADMISSION_REVIEW_VERSIONS,
+    isPort,
+    isPortName,
+    MAX_WEBHOOK_TIMEOUT_SECONDS,
+    MIN_WEBHOOK_TIMEOUT_SECONDS,
+    V1_SIDE_EFFECTS,
+} from "./structure";
+
+export const OLM_GROUP = "operators.coreos.com";
+export const ADMISSION_GROUP = "admissionregistration.k8s.io";
+
+/** OLM's messages, verbatim. */
+export const FORBIDDEN_RULE_MESSAGES = {
+    allGroups: "Webhook rules cannot include all groups",
+    olmGroup: "Webhook rules cannot include the OLM group",
+    webhookConfigurations: "Webhook rules cannot include MutatingWebhookConfiguration or ValidatingWebhookConfiguration resources",
+} as const;
+
+/** Resource names (any case, singular or plural, Kind or resource) of the webhook configurations. */
+const WEBHOOK_CONFIGURATION_RESOURCES = new Set([
+    "mutatingwebhookconfiguration",
+    "mutatingwebhookconfigurations",
+    "validatingwebhookconfiguration",
+    "validatingwebhookconfigurations",
+]);
+
+/** The part of a RuleWithOperations the forbidden-rule checks read. */
+export interface RuleScope {
+    apiGroups?: string[];
+    resources?: string[];
+}
+
+/** One broken rule: which field of the rule and OLM's message. */
+export interface RuleViolation {
+    field: "apiGroups" | "resources";
+    message: string;
+}
+
+/** Whether a rule's resource entry reaches the webhook configurations (`*`, `*\/*`, plurals, Kinds, subresources). */
+export function coversWebhookConfigurations(resource: string): boolean {
+    const lower = resource.toLowerCase();
+    if (lower === "*" || lower === "*/*") {
+        return true;
+    }
+    const base = lower.split("/")[0];
+    return WEBHOOK_CONFIGURATION_RESOURCES.has(base);
+}
+
+/** OLM's `ValidWebhookRules` for one rule, reporting every violation rather than the first. */
+export function forbiddenRuleViolations(rule: RuleScope): RuleViolation[] {
+    const groups = rule.apiGroups ?? [];
+    const violations: RuleViolation[] = [];
+    if (groups.includes("*")) {
+        violations.push({ field: "apiGroups", message: FORBIDDEN_RULE_MESSAGES.allGroups });
+    }
+    if (groups.includes(OLM_GROUP)) {
+        violations.push({ field: "apiGroups", message: FORBIDDEN_RULE_MESSAGES.olmGroup });
+    }
+    if (groups.includes(ADMISSION_GROUP) && (rule.resources ?? []).some(coversWebhookConfigurations)) {
+        violations.push({ field: "resources", message: FORBIDDEN_RULE_MESSAGES.webhookConfigurations });
+    }
+    return violations;
+}
+
+// ---------------------------------------------------------------- webhook descriptions
+
+export type WebhookKind = "ValidatingAdmissionWebhook" | "MutatingAdmissionWebhook" | "ConversionWebhook";
+
+/** The fields of OLM's WebhookDescription these checks read (a CSV's `spec.webhookdefinitions[]`). */
+export interface WebhookDescriptionInput {
+    generateName: string;
+    type: WebhookKind;
+    deploymentName?: string;
+    containerPort?: number;
+    targetPort?: number | string;
+    rules?: RuleScope[];
+    sideEffects?: string;
+    timeoutSeconds?: number;
+    admissionReviewVersions?: string[];
+    reinvocationPolicy?: string;
+    conversionCRDs?: string[];
+}
+
+/** What the checks need to know about the CSV around the webhooks. */
+export interface WebhookContext {
+    /** The operator install's name, for messages. */
+    operator: string;
+    /** The CSV's deployments, in order, with their containers' named ports. */
+    deployments: { name: string; portNames: string[] }[];
+    /** Names of the CRDs the CSV owns (`spec.customresourcedefinitions.owned[].name`). */
+    ownedCrds: string[];
+    /** Whether AllNamespaces is the CSV's only supported install mode (OLM's `isSingletonOperator`). */
+    allNamespacesOnly: boolean;
+}
+
+/** A problem in one webhook description: the CSV field and the full message. */
+export interface WebhookProblem {
+    field: string;
+    message: string;
+}
+
+export const MIN_PORT = 1;
+export const MAX_PORT = 65535;
+/** The containerPort OLM uses when a description omits it. */
+export const DEFAULT_CONTAINER_PORT = 443;
+
+/** `operator "x": webhook "y" (spec.webhookdefinitions[2].sideEffects): text`. */
+export function webhookMessage(operator: string, webhook: string, field: string, text: string): string {
+    return `operator ${describeValue(operator)}: webhook ${describeValue(webhook)} (${field}): ${text}`;
+}
+
+/**
+ * Every problem in a CSV's webhook descriptions, checked before anything is registered:
+ * OLM's forbidden rules, repeated names, unknown deployments, ports, the v1 admission API's
+ * required fields, and OLM's constraints on conversion webhooks.
+ */
+export function webhookDescriptionProblems(
+    webhooks: ReadonlyArray<WebhookDescriptionInput>,
+    context: WebhookContext,
+): WebhookProblem[] {
+    const problems: WebhookProblem[] = [];
+    const deployments = new Map(context.deployments.map((d) => [d.name, d]));
+    const owned = new Set(context.ownedCrds);
+    const firstByTypeAndName = new Map<string, number>();
+    const conversionOwner = new Map<string, string>();
+
+    webhooks.forEach((webhook, index) => {
+        const at = (...path: PropertyKey[]) => formatPath(["spec", "webhookdefinitions", index, ...path]);
+        const report = (field: string, text: string) =>
+            problems.push({ field, message: webhookMessage(context.operator, webhook.generateName, field, text) });
+
+        // Names: unique per type (webhook configurations hold one type each) and valid object names.
+        const key = `${webhook.type}/${webhook.generateName}`;
+        const first = firstByTypeAndName.get(key);
+        if (first !== undefined) {
+            report(at("generateName"), `duplicate webhook ${describeValue(webhook.generateName)} of type ${describeValue(webhook.type)} (already at spec.webhookdefinitions[${first}])`);
+        } else {
+            firstByTypeAndName.set(key, index);
+        }
+        if (!isDns1123Subdomain(webhook.generateName)) {
+            report(at("generateName"), `${describeValue(webhook.generateName)} ${DNS1123_SUBDOMAIN_RULE}`);
+        } else if (webhook.type !== "ConversionWebhook" && webhook.generateName.split(".").length < 3) {
+            report(at("generateName"), `${describeValue(webhook.generateName)} must be a domain with at least three segments separated by dots (admissionregistration.k8s.io/v1)`);
+        }
+
+        // The backing deployment and its ports.
+        const deployment = webhook.deploymentName === undefined ? undefined : deployments.get(webhook.deploymentName);
+        if (webhook.deploymentName === undefined || webhook.deploymentName === "") {
+            report(at("deploymentName"), "is required: it names the CSV deployment that serves the webhook");
+        } else if (!deployment) {
+            report(
+                at("deploymentName"),
+                `references non-existent deployment ${describeValue(webhook.deploymentName)} (the CSV's deployments: ${context.deployments.map((d) => d.name).join(", ")})`,
+            );
+        }
+        const containerPort = webhook.containerPort ?? DEFAULT_CONTAINER_PORT;
+        if (!isPort(containerPort)) {
+            report(at("containerPort"), `${containerPort} is out of range: a Service port must be ${MIN_PORT}-${MAX_PORT}`);
+        }
+        const target = webhook.targetPort;
+        if (typeof target === "number" && !isPort(target)) {
+            report(at("targetPort"), `${target} is out of range: a container port must be ${MIN_PORT}-${MAX_PORT}`);
+        }
+        if (typeof target === "string") {
+            if (!isPortName(target)) {
+                report(at("targetPort"), `${describeValue(target)} is not a valid port name: at most 15 lowercase letters, digits or '-', with at least one letter`);
+            } else if (deployment && !deployment.portNames.includes(target)) {
+                const names = deployment.portNames.length > 0 ? deployment.portNames.join(", ") : "none";
+                report(at("targetPort"), `${describeValue(target)} is not a port name of deployment ${describeValue(deployment.name)} (its named ports: ${names})`);
+            }
+        }
+
+        // Review versions: admission reviews, or conversion reviews for ConversionWebhook.
+        const versions = webhook.admissionReviewVersions;
+        if (versions === undefined || versions.length === 0) {
+            report(at("admissionReviewVersions"), `is required: list the review versions the webhook understands (${ADMISSION_REVIEW_VERSIONS.join(", ")})`);
+        } else if (!versions.some((v) => (ADMISSION_REVIEW_VERSIONS as readonly string[]).includes(v))) {
+            report(at("admissionReviewVersions"), `${describeValue(versions)} must include at least one of ${ADMISSION_REVIEW_VERSIONS.join(", ")}`);
+        }
+
+        if (webhook.type === "ConversionWebhook") {
+            conversionProblems(webhook, context, owned, conversionOwner, at, report);
+            return;
+        }
+
+        // Admission webhooks: the v1 API's required fields and OLM's forbidden rules.
+        if (webhook.sideEffects === undefined) {
+            report(at("sideEffects"), `is required: admissionregistration.k8s.io/v1 needs ${V1_SIDE_EFFECTS.map((s) => describeValue(s)).join(" or ")}`);
+        } else if (!(V1_SIDE_EFFECTS as readonly string[]).includes(webhook.sideEffects)) {
+            report(at("sideEffects"), `${describeValue(webhook.sideEffects)} is not accepted by admissionregistration.k8s.io/v1: use ${V1_SIDE_EFFECTS.map((s) => describeValue(s)).join(" or ")}`);
+        }
+        if (webhook.timeoutSeconds !== undefined && (webhook.timeoutSeconds < MIN_WEBHOOK_TIMEOUT_SECONDS || webhook.timeoutSeconds > MAX_WEBHOOK_TIMEOUT_SECONDS)) {
+            report(at("timeoutSeconds"), `${webhook.timeoutSeconds} must be ${MIN_WEBHOOK_TIMEOUT_SECONDS}-${MAX_WEBHOOK_TIMEOUT_SECONDS}`);
+        }
+        if (webhook.reinvocationPolicy !== undefined && webhook.type !== "MutatingAdmissionWebhook") {
+            report(at("reinvocationPolicy"), "is only valid for MutatingAdmissionWebhook");
+        }
+        if (webhook.conversionCRDs !== undefined && webhook.conversionCRDs.length > 0) {
+            report(at("conversionCRDs"), `is only valid for ConversionWebhook (type is ${describeValue(webhook.type)})`);
+        }
+        (webhook.rules ?? []).forEach((rule, r) => {
+            for (const violation of forbiddenRuleViolations(rule)) {
+                report(at("rules", r, violation.field), violation.message);
+            }
+        });
+    });
+    return problems;
+}
+
+function conversionProblems(
+    webhook: WebhookDescriptionInput,
+    context: WebhookContext,
+    owned: Set<string>,
+    conversionOwner: Map<string, string>,
+    at: (...path: PropertyKey[]) => string,
+    report: (field: string, text: string) => void,
+): void {
+    if (!context.allNamespacesOnly) {
+        // operator-framework/api's message for the same constraint.
+        report(at("type"), "only AllNamespaces InstallModeType is supported when conversionCRDs is present: a conversion webhook serves every namespace, so the CSV's installModes must support AllNamespaces and nothing else");
+    }
+    const crds = webhook.conversionCRDs ?? [];
+    if (crds.length === 0) {
+        report(at("conversionCRDs"), "is required: a ConversionWebhook must name at least one owned CRD");
+    }
+    crds.forEach((crd, c) => {
+        if (!owned.has(crd)) {
+            report(at("conversionCRDs", c), `references custom resource definition ${describeValue(crd)} not owned by the CSV (spec.customresourcedefinitions.owned)`);
+        }
+        const other = conversionOwner.get(crd);
+        if (other !== undefined && other !== webhook.generateName) {
+            report(at("conversionCRDs", c), `custom resource definition ${describeValue(crd)} is already converted by webhook ${describeValue(other)}`);
+        } else {
+            conversionOwner.set(crd, webhook.generateName);
+        }
+    });
+}

@@ -1,0 +1,84 @@
+/**
+ * The operator capability (seeds 002 and 003): every operator in stack config installed from its
+ * ClusterServiceVersion, plus what OLM keeps cluster-wide: its aggregate roles and, on request,
+ * `OLMConfig/cluster`. index.ts runs `planOperators` (pure pre-flight) first and hands the plans
+ * here; nothing in this file decides anything the plan has not.
+ */
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import type { CertificateIssuer } from "../certificates/contract";
+import type { OlmConfig, OperatorConfig } from "../config/schema";
+import { ClusterTarget, skippedWithoutCluster } from "../shared/cluster";
+import { platformLabels } from "../shared/labels";
+import { OperatorInstall } from "./install";
+import { olmConfigDecision } from "./olm-config";
+import type { OperatorPlan } from "./plan";
+import { olmAggregateRoles } from "./rbac";
+
+export { planOperators, togglesOf } from "./plan";
+export type { OperatorPlan, OperatorsPlan } from "./plan";
+
+export interface OperatorsArgs {
+    /** The pre-flight plans (`planOperators`), in config order. */
+    plans: OperatorPlan[];
+    /** The `olm` config section: the RBAC toggles and manageOLMConfig. */
+    olm: OlmConfig;
+    /** The cluster: whether OLMConfig can be patched. */
+    cluster: ClusterTarget;
+    /** The certificate issuer for an operator (its `certificates` override, or the stack's). */
+    issuerFor: (operator: OperatorConfig) => CertificateIssuer;
+    /**
+     * A Kubernetes provider that adopts objects that already exist (`upsertExistingObjects`),
+     * used only for OLM's own aggregate roles, which every cluster running OLM already has.
+     */
+    adoptingProvider: k8s.Provider;
+}
+
+export class Operators extends pulumi.ComponentResource {
+    /** The installs, by operator name. */
+    readonly installs: Record<string, OperatorInstall> = {};
+
+    constructor(name: string, args: OperatorsArgs, opts?: pulumi.ComponentResourceOptions) {
+        super("cluster-platform:operator:Operators", name, {}, opts);
+
+        // OLM's aggregate-olm-edit/-view: declared (adopted where OLM made them) unless toggled off.
+        for (const role of olmAggregateRoles(args.olm)) {
+            new k8s.rbac.v1.ClusterRole(`olm-${role.metadata.name}`, role, { parent: this, provider: args.adoptingProvider });
+        }
+
+        const decision = olmConfigDecision(args.olm, args.cluster.live, skippedWithoutCluster);
+        if (decision.action !== "none") {
+            pulumi.log.warn(decision.warning, this);
+        }
+        if (decision.action === "patch") {
+            new k8s.apiextensions.CustomResourcePatch("olm-config-cluster", decision.body, { parent: this });
+        }
+
+        // Each operator namespace once (operators sharing one agree on createNamespace).
+        const namespaces = new Map<string, pulumi.Resource>();
+        for (const plan of args.plans) {
+            const namespace = plan.config.namespace;
+            if (plan.config.createNamespace && !namespaces.has(namespace)) {
+                namespaces.set(
+                    namespace,
+                    new k8s.core.v1.Namespace(`namespace-${namespace}`, { metadata: { name: namespace, labels: platformLabels("operator") } }, { parent: this }),
+                );
+            }
+        }
+
+        for (const plan of args.plans) {
+            const namespace = namespaces.get(plan.config.namespace);
+            this.installs[plan.config.name] = new OperatorInstall(
+                `operator-${plan.config.name}`,
+                {
+                    plan,
+                    certificates: args.issuerFor(plan.config),
+                    cluster: args.cluster,
+                    namespaceDependencies: namespace ? [namespace] : [],
+                },
+                { parent: this },
+            );
+        }
+        this.registerOutputs({});
+    }
+}

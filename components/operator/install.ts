@@ -1,0 +1,149 @@
+/**
+ * One operator installed from its ClusterServiceVersion the way OLM installs it, declaratively:
+ * owned CRDs, ServiceAccounts, RBAC, then the CSV's Deployments in order, each after the previous
+ * is ready, each followed by the webhooks it serves. Everything here comes from a plan made by
+ * the pure pre-flight (`plan.ts`); this component only declares resources.
+ */
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import type { CertificateIssuer } from "../certificates/contract";
+import { ClusterTarget, skippedWithoutCluster } from "../shared/cluster";
+import { OPERATOR_LABEL, platformLabels } from "../shared/labels";
+import { deploymentFor, plainCopy } from "./deployments";
+import type { CrdPlan, OperatorPlan } from "./plan";
+import type { RbacObject } from "./rbac";
+import { WebhookServing } from "./serving";
+
+export interface OperatorInstallArgs {
+    /** The pre-flight plan of this install. */
+    plan: OperatorPlan;
+    /** Issues this operator's serving certificates and CA bundles (its override or the stack's mode). */
+    certificates: CertificateIssuer;
+    /** The cluster: whether patches of existing objects can be applied. */
+    cluster: ClusterTarget;
+    /** Resources that must exist first (the operator's Namespace when the stack creates it). */
+    namespaceDependencies: pulumi.Resource[];
+}
+
+type Manifest = Record<string, unknown> & { metadata: Record<string, unknown>; spec: Record<string, unknown> };
+
+export class OperatorInstall extends pulumi.ComponentResource {
+    /** The Deployments, in CSV order. */
+    readonly deployments: k8s.apps.v1.Deployment[] = [];
+
+    constructor(name: string, args: OperatorInstallArgs, opts?: pulumi.ComponentResourceOptions) {
+        super("cluster-platform:operator:OperatorInstall", name, {}, opts);
+        const { plan } = args;
+        const op = plan.config.name;
+        const namespace = plan.config.namespace;
+        const labels = platformLabels("operator", { [OPERATOR_LABEL]: op });
+        const inNamespace = args.namespaceDependencies;
+
+        // Serving certificates first: the CRDs they convert and the Deployments that mount them need them.
+        const servings = new Map<string, WebhookServing>();
+        for (const deployment of plan.deployments.filter((d) => d.webhooks)) {
+            servings.set(
+                deployment.name,
+                new WebhookServing(`${op}-${deployment.name}`, {
+                    operator: op,
+                    namespace,
+                    deploymentName: deployment.name,
+                    certificates: args.certificates,
+                    parent: this,
+                }),
+            );
+        }
+
+        // Owned CRDs (from the bundle) come next, as OLM's InstallPlan applies them before the CSV.
+        const crds = plan.crds.filter((c) => c.manifest).map((c) => this.declareCrd(op, c, servings));
+        const serviceAccounts = plan.serviceAccounts.map(
+            (sa) => new k8s.core.v1.ServiceAccount(`${op}-sa-${sa}`, { metadata: { name: sa, namespace, labels } }, { parent: this, dependsOn: inNamespace }),
+        );
+        const rbac = declareRbac(op, plan.rbac, this, [...inNamespace, ...crds]);
+
+        // The webhook generation: replaced (delete first) whenever the webhook set changes.
+        const generation = new k8s.core.v1.ConfigMap(
+            `${op}-webhook-generation`,
+            {
+                metadata: { name: plan.webhookGeneration.name, namespace, labels },
+                immutable: true,
+                data: { "webhooks.json": plan.webhookGeneration.definitions },
+            },
+            { parent: this, dependsOn: inNamespace, deleteBeforeReplace: true },
+        );
+
+        // Deployments in CSV order: each waits for the previous one to be ready and for the
+        // webhooks that one serves (the provider awaits a Deployment's rollout).
+        let previous: pulumi.Resource[] = [generation, ...serviceAccounts, ...rbac, ...crds];
+        for (const deploymentPlan of plan.deployments) {
+            const serving = servings.get(deploymentPlan.name);
+            const object = deploymentFor({ ...deploymentPlan.input, certificate: serving?.mount });
+            const template = object.spec.template;
+            const annotations = serving
+                ? pulumi.output(serving.certificate.podTemplateAnnotations).apply((extra) => ({ ...template.metadata.annotations, ...extra }))
+                : template.metadata.annotations;
+            const deployment = new k8s.apps.v1.Deployment(
+                `${op}-deployment-${deploymentPlan.name}`,
+                { ...object, spec: { ...object.spec, template: { ...template, metadata: { ...template.metadata, annotations } } } } as unknown as k8s.apps.v1.DeploymentArgs,
+                { parent: this, dependsOn: [...previous, ...(serving?.certificate.dependencies ?? [])] },
+            );
+            this.deployments.push(deployment);
+            previous = [deployment];
+            if (serving && deploymentPlan.webhooks) {
+                const webhooks = serving.declareWebhooks({
+                    plan,
+                    webhooks: deploymentPlan.webhooks,
+                    deployment,
+                    generation,
+                    cluster: args.cluster,
+                    namespaceDependencies: inNamespace,
+                });
+                previous.push(...webhooks);
+                for (const crd of plan.crds.filter((c) => c.conversion?.deploymentName === deploymentPlan.name && !c.manifest)) {
+                    this.patchConversion(op, crd, serving, args.cluster, [deployment, ...webhooks]);
+                }
+            }
+        }
+        this.registerOutputs({ deployments: this.deployments.map((d) => d.metadata.name) });
+    }
+
+    private declareCrd(op: string, crd: CrdPlan, servings: Map<string, WebhookServing>): pulumi.Resource {
+        const manifest = plainCopy(crd.manifest) as unknown as Manifest;
+        const metadataLabels = (manifest.metadata.labels as Record<string, string> | undefined) ?? {};
+        manifest.metadata = { ...manifest.metadata, labels: { ...metadataLabels, ...platformLabels("operator", { [OPERATOR_LABEL]: op }) } };
+        const serving = crd.conversion ? servings.get(crd.conversion.deploymentName) : undefined;
+        if (crd.conversion && serving) {
+            return serving.conversionCrd(`${op}-crd-${crd.name}`, manifest, crd.conversion);
+        }
+        return new k8s.apiextensions.v1.CustomResourceDefinition(`${op}-crd-${crd.name}`, manifest as unknown as k8s.apiextensions.v1.CustomResourceDefinitionArgs, {
+            parent: this,
+        });
+    }
+
+    /** Conversion for a CRD that exists without a manifest in the bundle: a server-side-apply patch. */
+    private patchConversion(op: string, crd: CrdPlan, serving: WebhookServing, cluster: ClusterTarget, dependsOn: pulumi.Resource[]): void {
+        if (!cluster.live) {
+            pulumi.log.warn(`operator "${op}": ${skippedWithoutCluster(`the conversion webhook patch of CRD ${crd.name}`)}`, this);
+            return;
+        }
+        serving.patchExistingCrdConversion(`${op}-crd-conversion-${crd.name}`, crd, dependsOn);
+    }
+}
+
+/** Every RBAC object, named as OLM names it. */
+function declareRbac(op: string, objects: readonly RbacObject[], parent: pulumi.Resource, dependsOn: pulumi.Resource[]): pulumi.Resource[] {
+    return objects.map((object) => {
+        const logical = `${op}-${object.kind.toLowerCase()}-${object.metadata.namespace ? `${object.metadata.namespace}-` : ""}${object.metadata.name}`;
+        const opts = { parent, dependsOn };
+        switch (object.kind) {
+            case "Role":
+                return new k8s.rbac.v1.Role(logical, object, opts);
+            case "ClusterRole":
+                return new k8s.rbac.v1.ClusterRole(logical, object, opts);
+            case "RoleBinding":
+                return new k8s.rbac.v1.RoleBinding(logical, object, opts);
+            case "ClusterRoleBinding":
+                return new k8s.rbac.v1.ClusterRoleBinding(logical, object, opts);
+        }
+    });
+}

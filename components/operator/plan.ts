@@ -1,0 +1,381 @@
+/**
+ * Pre-flight and plan of every operator install: reads each bundle, checks everything a CSV
+ * and the stack config can get wrong (all problems at once, before any resource is
+ * registered), and derives what the components will declare. Pure apart from reading the
+ * bundle files; index.ts runs it before it constructs anything.
+ */
+import { webhookDescriptionProblems } from "../admission-webhook/rules";
+import { admissionWebhookProblems } from "../admission-webhook/structure";
+import type { OlmConfig, OperatorConfig } from "../config/schema";
+import { DNS1123_SUBDOMAIN_RULE, isDns1123Subdomain } from "../shared/k8s-names";
+import { describeValue, formatPath, Problem } from "../shared/problems";
+import { CrdObject, loadBundle, LoadedBundle, ManifestReader } from "./bundle";
+import { ClusterServiceVersion, InstallModeType, permissionsOf } from "./csv";
+import { DeploymentInput } from "./deployments";
+import { installModeListProblems, installModeSet, requestedInstallMode, supportsAllNamespacesOnly, unsupportedInstallMode } from "./install-modes";
+import { contentHash } from "./names";
+import { deriveOperatorRbac, objectKey, OlmToggles, OwnedApi, RbacObject, serviceAccountOf, watchNamespaces } from "./rbac";
+import { ConversionPlan, DeploymentWebhooks, webhookCertSecretName, webhooksByDeployment, webhookServiceNameOf } from "./webhooks";
+
+export interface CrdPlan {
+    name: string;
+    /** The manifest from the bundle folder; undefined when the CRD must already exist. */
+    manifest?: CrdObject;
+    /** The conversion webhook that converts it, if any. */
+    conversion?: ConversionPlan;
+}
+
+export interface DeploymentPlan {
+    name: string;
+    /** Everything `deploymentFor` needs except the certificate mount (added by the component). */
+    input: DeploymentInput;
+    /** What the deployment serves, when it backs webhooks. */
+    webhooks?: DeploymentWebhooks;
+}
+
+/** The ConfigMap whose replacement removes the old webhooks before deployments roll (README: webhook upgrades). */
+export interface WebhookGeneration {
+    name: string;
+    hash: string;
+    /** Canonical JSON of every admission webhook with its backend. */
+    definitions: string;
+}
+
+export interface OperatorPlan {
+    config: OperatorConfig;
+    csvName: string;
+    installMode: InstallModeType;
+    /** `olm.targetNamespaces` / WATCH_NAMESPACE. */
+    watchNamespaces: string[];
+    serviceAccounts: string[];
+    crds: CrdPlan[];
+    rbac: RbacObject[];
+    deployments: DeploymentPlan[];
+    webhookGeneration: WebhookGeneration;
+}
+
+export interface OperatorsPlan {
+    plans: OperatorPlan[];
+    problems: Problem[];
+    warnings: string[];
+}
+
+/** The three RBAC toggles out of the `olm` config section. */
+export function togglesOf(olm: OlmConfig): OlmToggles {
+    return {
+        disableOLMAggregateCRDRoles: olm.disableOLMAggregateCRDRoles,
+        disableAggregateCRDRoles: olm.disableAggregateCRDRoles,
+        disableAllNamespacePermissionPromotion: olm.disableAllNamespacePermissionPromotion,
+    };
+}
+
+/** Plans every operator and checks the set (objects two installs would both declare). */
+export function planOperators(operators: readonly OperatorConfig[], olm: OlmConfig, projectRoot: string): OperatorsPlan {
+    const problems: Problem[] = [];
+    const warnings: string[] = [];
+    const plans: OperatorPlan[] = [];
+    const reader = new ManifestReader();
+    operators.forEach((config, index) => {
+        const result = planOperator(config, index, olm, projectRoot, reader);
+        problems.push(...result.problems);
+        warnings.push(...result.warnings);
+        if (result.plan) {
+            plans.push(result.plan);
+        }
+    });
+    problems.push(...collisions(plans, operators));
+    return { plans, problems, warnings };
+}
+
+interface SingleResult {
+    plan?: OperatorPlan;
+    problems: Problem[];
+    warnings: string[];
+}
+
+export function planOperator(config: OperatorConfig, index: number, olm: OlmConfig, projectRoot: string, reader = new ManifestReader()): SingleResult {
+    const csvPath = formatPath(["operators", index, "csv"]);
+    const fileProblem = (field: string, message: string): Problem => ({
+        path: csvPath,
+        message: `${describeValue(config.csv)}${field === "" ? "" : ` ${field}`}: ${message}`,
+    });
+    const loaded = loadBundle(projectRoot, config.csv, reader);
+    if (!loaded.ok) {
+        return { problems: loaded.problems.map((p) => fileProblem(p.field, p.message)), warnings: [] };
+    }
+    const bundle = loaded.bundle;
+    const csv = bundle.csv;
+    const problems: Problem[] = [];
+    const warnings: string[] = [];
+    const warn = (text: string) => warnings.push(`${csvPath}: operator ${describeValue(config.name)}: ${text}`);
+    const toggles = togglesOf(olm);
+
+    problems.push(...csvStructureProblems(csv).map((p) => fileProblem(p.field, p.message)));
+
+    // Install modes: the list itself, then the shape targetNamespaces asks for.
+    for (const message of installModeListProblems(csv)) {
+        problems.push(fileProblem("spec.installModes", message));
+    }
+    const modes = installModeSet(csv);
+    const unsupported = unsupportedInstallMode(modes, config.namespace, config.targetNamespaces);
+    if (unsupported) {
+        problems.push({
+            path: formatPath(["operators", index, "targetNamespaces"]),
+            message: `operator ${describeValue(config.name)}: ${describeValue(config.targetNamespaces)}: ${unsupported}`,
+        });
+    }
+
+    // Webhooks: OLM's rules, then the mapping onto one Service per deployment.
+    const deployments = csv.spec.install.spec.deployments;
+    const owned = csv.spec.customresourcedefinitions?.owned ?? [];
+    const webhookProblems = webhookDescriptionProblems(csv.spec.webhookdefinitions ?? [], {
+        operator: config.name,
+        deployments: deployments.map((d) => ({ name: d.name, portNames: namedPorts(d.spec.template.spec.containers) })),
+        ownedCrds: owned.map((c) => c.name),
+        allNamespacesOnly: supportsAllNamespacesOnly(modes),
+    });
+    problems.push(...webhookProblems.map((p) => fileProblem("", p.message)));
+    const mapping = webhooksByDeployment(config.name, csv, config.namespace);
+    problems.push(...mapping.problems.map((p) => fileProblem(p.field, p.message)));
+    if (problems.length === 0) {
+        // The AdmissionWebhook component's own structural rules, on what this install will pass it
+        // (they also cover what the CSV checks above do not, such as the Service name).
+        for (const [deploymentName, entry] of mapping.byDeployment) {
+            const structural = admissionWebhookProblems({
+                backend: entry.backend,
+                webhooks: entry.webhooks,
+                targetNamespaces: config.targetNamespaces.length === 0 ? undefined : config.targetNamespaces,
+            }).filter((p) => !(p.path === "webhooks" && entry.conversions.length > 0));
+            for (const p of structural) {
+                problems.push(fileProblem("", `operator ${describeValue(config.name)}: deployment ${describeValue(deploymentName)}: ${p.path}: ${p.message}`));
+            }
+        }
+    }
+
+    // Owned APIs: CRD manifests from the bundle folder; APIServices are not installed.
+    const apiServices = csv.spec.apiservicedefinitions?.owned ?? [];
+    if (apiServices.length > 0) {
+        problems.push(
+            fileProblem(
+                "spec.apiservicedefinitions.owned",
+                `operator ${describeValue(config.name)} owns aggregated APIServices (${apiServices.map((a) => `${a.version}.${a.group}`).join(", ")}); this stack installs CRD-based operators only, so it would leave those APIs unserved`,
+            ),
+        );
+    }
+    const crds = crdPlans(bundle, mapping.byDeployment, problems, warn, fileProblem);
+    reportRequired(csv, warn);
+    if (bundle.ignored.length > 0) {
+        warn(`bundle objects not installed by this stack: ${bundle.ignored.join(", ")}`);
+    }
+
+    const rbacNamespaces = config.rbacNamespaces;
+    const watch = watchNamespaces({ targetNamespaces: config.targetNamespaces, rbacNamespaces, toggles });
+    const { permissions, clusterPermissions } = permissionsOf(csv);
+    const rbac = deriveOperatorRbac({
+        operator: config.name,
+        csvName: csv.metadata.name,
+        namespace: config.namespace,
+        targetNamespaces: config.targetNamespaces,
+        rbacNamespaces,
+        permissions,
+        clusterPermissions,
+        ownedApis: ownedApis(csv, crds),
+        toggles,
+    });
+    const overrideWatchNamespace = config.targetNamespaces.length === 0 && toggles.disableAllNamespacePermissionPromotion;
+    const deploymentPlans: DeploymentPlan[] = deployments.map((deployment) => ({
+        name: deployment.name,
+        input: {
+            operator: config.name,
+            namespace: config.namespace,
+            deployment,
+            csvAnnotations: csv.metadata.annotations ?? {},
+            watchNamespaces: watch,
+            overrideWatchNamespace,
+        },
+        webhooks: mapping.byDeployment.get(deployment.name),
+    }));
+
+    if (problems.length > 0) {
+        return { problems, warnings };
+    }
+    return {
+        problems,
+        warnings,
+        plan: {
+            config,
+            csvName: csv.metadata.name,
+            installMode: requestedInstallMode(config.namespace, config.targetNamespaces),
+            watchNamespaces: watch,
+            serviceAccounts: serviceAccountsOf(csv),
+            crds,
+            rbac,
+            deployments: deploymentPlans,
+            webhookGeneration: webhookGenerationOf(config.name, mapping.byDeployment),
+        },
+    };
+}
+
+/** OLM's checks on names a CSV gives objects (duplicate or invalid deployment and ServiceAccount names). */
+function csvStructureProblems(csv: ClusterServiceVersion): { field: string; message: string }[] {
+    const problems: { field: string; message: string }[] = [];
+    const seen = new Map<string, number>();
+    csv.spec.install.spec.deployments.forEach((deployment, i) => {
+        const field = formatPath(["spec", "install", "spec", "deployments", i, "name"]);
+        const first = seen.get(deployment.name);
+        if (first !== undefined) {
+            problems.push({ field, message: `duplicate strategy deployment spec ${describeValue(deployment.name)} (already at deployments[${first}])` });
+        }
+        seen.set(deployment.name, i);
+        if (!isDns1123Subdomain(deployment.name)) {
+            problems.push({ field, message: `${describeValue(deployment.name)} ${DNS1123_SUBDOMAIN_RULE}` });
+        }
+    });
+    const { permissions, clusterPermissions } = permissionsOf(csv);
+    for (const [list, key] of [[permissions, "permissions"], [clusterPermissions, "clusterPermissions"]] as const) {
+        list.forEach((permission, i) => {
+            const sa = serviceAccountOf(permission);
+            if (!isDns1123Subdomain(sa)) {
+                problems.push({ field: formatPath(["spec", "install", "spec", key, i, "serviceAccountName"]), message: `${describeValue(sa)} ${DNS1123_SUBDOMAIN_RULE}` });
+            }
+        });
+    }
+    return problems;
+}
+
+function namedPorts(containers: { ports?: { name?: string }[] }[]): string[] {
+    return containers.flatMap((c) => (c.ports ?? []).flatMap((p) => (p.name ? [p.name] : [])));
+}
+
+function crdPlans(
+    bundle: LoadedBundle,
+    byDeployment: Map<string, DeploymentWebhooks>,
+    problems: Problem[],
+    warn: (text: string) => void,
+    fileProblem: (field: string, message: string) => Problem,
+): CrdPlan[] {
+    const owned = bundle.csv.spec.customresourcedefinitions?.owned ?? [];
+    const conversions = new Map<string, ConversionPlan>();
+    for (const entry of byDeployment.values()) {
+        for (const conversion of entry.conversions) {
+            conversions.set(conversion.crd, conversion);
+        }
+    }
+    const names = [...new Set(owned.map((c) => c.name))];
+    const missing = names.filter((n) => !bundle.crds.has(n));
+    if (bundle.crds.size > 0 && missing.length > 0) {
+        for (const name of missing) {
+            problems.push(fileProblem("spec.customresourcedefinitions.owned", `owned custom resource definition ${describeValue(name)} not found in the bundle folder next to the CSV`));
+        }
+    } else if (missing.length > 0) {
+        warn(
+            `no CRD manifests next to ${describeValue(bundle.csvFile)}: the owned CRDs (${missing.join(", ")}) must already exist in the cluster; their aggregate roles use the CSV's versions`,
+        );
+    }
+    return names.map((name) => {
+        const manifest = bundle.crds.get(name)?.object;
+        const conversion = conversions.get(name);
+        if (conversion && manifest?.spec.preserveUnknownFields === true) {
+            problems.push(
+                fileProblem(
+                    "spec.webhookdefinitions",
+                    `custom resource definition ${describeValue(name)} must have .spec.preserveUnknownFields set to false to let API Server call webhook to do the conversion`,
+                ),
+            );
+        }
+        if (conversion && !manifest) {
+            warn(`the conversion webhook ${describeValue(conversion.webhook)} is set on the existing CRD ${describeValue(name)} by a server-side-apply patch (live clusters only)`);
+        }
+        return { name, ...(manifest ? { manifest } : {}), ...(conversion ? { conversion } : {}) };
+    });
+}
+
+function reportRequired(csv: ClusterServiceVersion, warn: (text: string) => void): void {
+    const required = [
+        ...(csv.spec.customresourcedefinitions?.required ?? []).map((c) => `${c.name} (${c.version})`),
+        ...(csv.spec.apiservicedefinitions?.required ?? []).map((a) => `${a.version}.${a.group}`),
+    ];
+    if (required.length > 0) {
+        warn(`requires APIs another operator provides (${required.join(", ")}); this stack does not resolve dependencies, install their operators too`);
+    }
+}
+
+/**
+ * The APIs the per-API aggregate roles cover: each served version of each owned CRD (from its
+ * manifest) or, without a manifest, each version the CSV lists for it.
+ */
+export function ownedApis(csv: ClusterServiceVersion, crds: readonly CrdPlan[]): OwnedApi[] {
+    const apis: OwnedApi[] = [];
+    const seen = new Set<string>();
+    const add = (api: OwnedApi) => {
+        const key = `${api.source}/${api.name}/${api.version}`;
+        if (!seen.has(key)) {
+            seen.add(key);
+            apis.push(api);
+        }
+    };
+    const manifests = new Map(crds.filter((c) => c.manifest).map((c) => [c.name, c.manifest as CrdObject]));
+    for (const owned of csv.spec.customresourcedefinitions?.owned ?? []) {
+        const manifest = manifests.get(owned.name);
+        const dot = owned.name.indexOf(".");
+        const plural = manifest?.spec.names.plural ?? owned.name.slice(0, dot);
+        const group = manifest?.spec.group ?? owned.name.slice(dot + 1);
+        const kind = manifest?.spec.names.kind ?? owned.kind;
+        const versions = manifest ? manifest.spec.versions.filter((v) => v.served).map((v) => v.name) : [owned.version];
+        for (const version of versions) {
+            add({ name: owned.name, group, plural, version, kind, source: "CustomResourceDefinition" });
+        }
+    }
+    for (const owned of csv.spec.apiservicedefinitions?.owned ?? []) {
+        add({ name: owned.name, group: owned.group, plural: owned.name, version: owned.version, kind: owned.kind, source: "APIService" });
+    }
+    return apis;
+}
+
+/** Every ServiceAccount the install needs: those its permissions bind and its deployments run as. */
+export function serviceAccountsOf(csv: ClusterServiceVersion): string[] {
+    const { permissions, clusterPermissions } = permissionsOf(csv);
+    const names = [
+        ...[...permissions, ...clusterPermissions].map(serviceAccountOf),
+        ...csv.spec.install.spec.deployments.map((d) => d.spec.template.spec.serviceAccountName ?? "default"),
+    ];
+    return [...new Set(names)].filter((n) => n !== "default");
+}
+
+function webhookGenerationOf(operator: string, byDeployment: Map<string, DeploymentWebhooks>): WebhookGeneration {
+    const definitions = [...byDeployment.values()]
+        .filter((entry) => entry.webhooks.length > 0)
+        .map((entry) => ({ backend: entry.backend, webhooks: entry.webhooks }));
+    const hash = contentHash(definitions);
+    return { name: `${operator}-webhooks-${hash}`, hash, definitions: JSON.stringify(definitions, null, 2) };
+}
+
+/** Kubernetes objects two operator installs would both declare (a real cluster holds one). */
+function collisions(plans: readonly OperatorPlan[], operators: readonly OperatorConfig[]): Problem[] {
+    const owner = new Map<string, string>();
+    const problems: Problem[] = [];
+    const indexOf = (name: string) => operators.findIndex((o) => o.name === name);
+    for (const plan of plans) {
+        const namespace = plan.config.namespace;
+        const keys = [
+            ...plan.serviceAccounts.map((sa) => `ServiceAccount ${namespace}/${sa}`),
+            ...plan.deployments.map((d) => `Deployment ${namespace}/${d.name}`),
+            ...plan.deployments.filter((d) => d.webhooks).map((d) => `Service ${namespace}/${webhookServiceNameOf(d.name)}`),
+            ...plan.deployments.filter((d) => d.webhooks).map((d) => `Secret ${namespace}/${webhookCertSecretName(d.name)}`),
+            ...plan.crds.map((c) => `CustomResourceDefinition ${c.name}`),
+            ...plan.rbac.map(objectKey),
+        ];
+        for (const key of new Set(keys)) {
+            const other = owner.get(key);
+            if (other !== undefined && other !== plan.config.name) {
+                problems.push({
+                    path: formatPath(["operators", indexOf(plan.config.name)]),
+                    message: `operator ${describeValue(plan.config.name)}: ${key} is also declared by operator ${describeValue(other)} (operators[${indexOf(other)}]); one cluster object cannot belong to two installs`,
+                });
+            } else {
+                owner.set(key, plan.config.name);
+            }
+        }
+    }
+    return problems;
+}

@@ -1,0 +1,322 @@
+/**
+ * The RBAC an operator install gets, derived purely from its CSV, its targetNamespaces and the
+ * OLM toggles (seed 003). With every toggle off the objects are OLM's: the same names, rules and
+ * aggregation labels (see README "RBAC toggles"). Ownership labels differ on purpose: OLM's
+ * `olm.owner*` labels would make a running OLM garbage-collect these objects (it deletes
+ * ClusterRoles whose owner CSV does not exist), so each object carries this stack's labels and
+ * a `cluster-platform.io/generated-by` label naming the CSV field or toggle that produced it.
+ *
+ * No Pulumi imports: the k8s-rbac policy pack derives the same sets to judge a stack.
+ */
+import { GENERATED_BY_LABEL, OPERATOR_LABEL, platformLabels } from "../shared/labels";
+import type { Permission, PolicyRule } from "./csv";
+import { fnv64a, generateName } from "./names";
+
+export const RBAC_API_VERSION = "rbac.authorization.k8s.io/v1";
+const RBAC_GROUP = "rbac.authorization.k8s.io";
+
+/** The three OLM toggles of seed 003 (`olm.*` in stack config). */
+export interface OlmToggles {
+    disableOLMAggregateCRDRoles: boolean;
+    disableAggregateCRDRoles: boolean;
+    disableAllNamespacePermissionPromotion: boolean;
+}
+
+/**
+ * Values of the generated-by label: the CSV field or the toggle that produced an object.
+ * Policy and `pulumi preview` readers use them to tell why an object exists.
+ */
+export const GENERATED_BY = {
+    /** `spec.install.spec.permissions`: Role/RoleBinding in the operator's namespace. */
+    permissions: "csv.permissions",
+    /** `permissions` copied into each target namespace (Single/MultiNamespace installs). */
+    targetNamespaces: "csv.permissions.targetNamespaces",
+    /** `spec.install.spec.clusterPermissions`: ClusterRole/ClusterRoleBinding. */
+    clusterPermissions: "csv.clusterPermissions",
+    /** AllNamespaces promotion of `permissions`; governed by olm.disableAllNamespacePermissionPromotion. */
+    allNamespacesPromotion: "olm.allNamespacesPromotion",
+    /** `permissions` in `operators[].rbacNamespaces` when promotion is disabled. */
+    rbacNamespaces: "operators.rbacNamespaces",
+    /** Per-CRD and per-APIService aggregate roles; governed by olm.disableAggregateCRDRoles. */
+    aggregateCRDRoles: "olm.aggregateCRDRoles",
+    /** aggregate-olm-edit and aggregate-olm-view; governed by olm.disableOLMAggregateCRDRoles. */
+    olmAggregateRoles: "olm.aggregateOLMRoles",
+} as const;
+
+export type GeneratedBy = (typeof GENERATED_BY)[keyof typeof GENERATED_BY];
+
+/** Which toggle governs each generated-by value (undefined: produced by the CSV alone). */
+export const GOVERNING_TOGGLE: Record<GeneratedBy, keyof OlmToggles | undefined> = {
+    [GENERATED_BY.permissions]: undefined,
+    [GENERATED_BY.targetNamespaces]: undefined,
+    [GENERATED_BY.clusterPermissions]: undefined,
+    [GENERATED_BY.allNamespacesPromotion]: "disableAllNamespacePermissionPromotion",
+    [GENERATED_BY.rbacNamespaces]: "disableAllNamespacePermissionPromotion",
+    [GENERATED_BY.aggregateCRDRoles]: "disableAggregateCRDRoles",
+    [GENERATED_BY.olmAggregateRoles]: "disableOLMAggregateCRDRoles",
+};
+
+export interface ObjectMeta {
+    name: string;
+    namespace?: string;
+    labels: Record<string, string>;
+}
+
+interface RoleOf<K extends "Role" | "ClusterRole"> {
+    apiVersion: typeof RBAC_API_VERSION;
+    kind: K;
+    metadata: ObjectMeta;
+    rules: PolicyRule[];
+}
+
+export type RoleObject = RoleOf<"Role"> | RoleOf<"ClusterRole">;
+
+export interface Subject {
+    kind: "ServiceAccount";
+    name: string;
+    namespace: string;
+}
+
+interface BindingOf<K extends "RoleBinding" | "ClusterRoleBinding", R extends "Role" | "ClusterRole"> {
+    apiVersion: typeof RBAC_API_VERSION;
+    kind: K;
+    metadata: ObjectMeta;
+    roleRef: { apiGroup: typeof RBAC_GROUP; kind: R; name: string };
+    subjects: Subject[];
+}
+
+export type BindingObject = BindingOf<"RoleBinding", "Role"> | BindingOf<"ClusterRoleBinding", "ClusterRole">;
+
+export type RbacObject = RoleObject | BindingObject;
+
+/** An owned API (a CRD version or an APIService) the per-API aggregate roles cover. */
+export interface OwnedApi {
+    /** CRD name (`<plural>.<group>`) or, for an APIService, the plural resource name. */
+    name: string;
+    group: string;
+    plural: string;
+    version: string;
+    kind: string;
+    /** CRDs get a fourth role, `-crdview`; APIServices do not. */
+    source: "CustomResourceDefinition" | "APIService";
+}
+
+export interface OperatorRbacInput {
+    /** Operator install name (`operators[].name`), for labels. */
+    operator: string;
+    /** The CSV's `metadata.name` (OLM's name base). */
+    csvName: string;
+    /** The operator's namespace (where its ServiceAccounts live). */
+    namespace: string;
+    /** `operators[].targetNamespaces`; `[]` is AllNamespaces. */
+    targetNamespaces: readonly string[];
+    /** `operators[].rbacNamespaces`, used when AllNamespaces promotion is disabled. */
+    rbacNamespaces?: readonly string[];
+    permissions: readonly Permission[];
+    clusterPermissions: readonly Permission[];
+    ownedApis: readonly OwnedApi[];
+    toggles: OlmToggles;
+}
+
+export const VIEW_VERBS = ["get", "list", "watch"];
+const VERBS_FOR_SUFFIX = {
+    admin: ["*"],
+    edit: ["create", "update", "patch", "delete"],
+    view: VIEW_VERBS,
+} as const;
+type AggregationSuffix = keyof typeof VERBS_FOR_SUFFIX;
+
+/** The rule OLM adds to promoted permissions so an AllNamespaces operator can list namespaces. */
+export const NAMESPACE_VIEW_RULE: PolicyRule = { verbs: VIEW_VERBS, apiGroups: [""], resources: ["namespaces"] };
+
+function labels(generatedBy: GeneratedBy, operator?: string, extra: Record<string, string> = {}): Record<string, string> {
+    return platformLabels("olm-rbac", {
+        [GENERATED_BY_LABEL]: generatedBy,
+        ...(operator === undefined ? {} : { [OPERATOR_LABEL]: operator }),
+        ...extra,
+    });
+}
+
+/** OLM treats a permission without a service account as the namespace's `default` one. */
+export function serviceAccountOf(permission: Permission): string {
+    return permission.serviceAccountName === "" ? "default" : permission.serviceAccountName;
+}
+
+/** OLM's Role name for a `permissions` entry: `<csv>-<sa>-<hash of [csv, permission]>`. */
+export function roleNameFor(csvName: string, permission: Permission): string {
+    return generateName(`${csvName}-${serviceAccountOf(permission)}`, [csvName, permission]);
+}
+
+/** OLM's ClusterRole name for a `clusterPermissions` entry: `<csv>-<hash of [csv, namespace, permission]>`. */
+export function clusterRoleNameFor(csvName: string, namespace: string, permission: Permission): string {
+    return generateName(csvName, [csvName, namespace, permission]);
+}
+
+function role<K extends "Role" | "ClusterRole">(kind: K, metadata: ObjectMeta, rules: PolicyRule[]): RoleOf<K> {
+    return { apiVersion: RBAC_API_VERSION, kind, metadata, rules };
+}
+
+function binding<K extends "RoleBinding" | "ClusterRoleBinding", R extends "Role" | "ClusterRole">(
+    kind: K,
+    metadata: ObjectMeta,
+    roleKind: R,
+    serviceAccount: string,
+    namespace: string,
+): BindingOf<K, R> {
+    return {
+        apiVersion: RBAC_API_VERSION,
+        kind,
+        metadata,
+        roleRef: { apiGroup: RBAC_GROUP, kind: roleKind, name: metadata.name },
+        subjects: [{ kind: "ServiceAccount", name: serviceAccount, namespace }],
+    };
+}
+
+/** Role + RoleBinding for one permission in one namespace. */
+function namespacedPair(input: OperatorRbacInput, permission: Permission, namespace: string, generatedBy: GeneratedBy): RbacObject[] {
+    const name = roleNameFor(input.csvName, permission);
+    const meta = { name, namespace, labels: labels(generatedBy, input.operator) };
+    return [
+        role("Role", meta, permission.rules),
+        binding("RoleBinding", { ...meta, labels: { ...meta.labels } }, "Role", serviceAccountOf(permission), input.namespace),
+    ];
+}
+
+/** ClusterRole + ClusterRoleBinding. */
+function clusterPair(input: OperatorRbacInput, name: string, rules: PolicyRule[], serviceAccount: string, generatedBy: GeneratedBy): RbacObject[] {
+    const meta = { name, labels: labels(generatedBy, input.operator) };
+    return [
+        role("ClusterRole", meta, rules),
+        binding("ClusterRoleBinding", { ...meta, labels: { ...meta.labels } }, "ClusterRole", serviceAccount, input.namespace),
+    ];
+}
+
+/** Whether this install promotes `permissions` to cluster scope (AllNamespaces, toggle off). */
+export function promotesPermissions(targetNamespaces: readonly string[], toggles: OlmToggles): boolean {
+    return targetNamespaces.length === 0 && !toggles.disableAllNamespacePermissionPromotion;
+}
+
+/**
+ * The namespaces the operator watches (`WATCH_NAMESPACE`, `olm.targetNamespaces`): the target
+ * namespaces, `[]` for AllNamespaces, or exactly `rbacNamespaces` when promotion is disabled.
+ */
+export function watchNamespaces(input: Pick<OperatorRbacInput, "targetNamespaces" | "rbacNamespaces" | "toggles">): string[] {
+    if (input.targetNamespaces.length === 0 && input.toggles.disableAllNamespacePermissionPromotion) {
+        return [...(input.rbacNamespaces ?? [])];
+    }
+    return [...input.targetNamespaces];
+}
+
+/**
+ * Every Role, RoleBinding, ClusterRole and ClusterRoleBinding of one operator install, in a
+ * stable order: CSV permissions, their copies (target namespaces, promotion or rbacNamespaces),
+ * clusterPermissions, then the per-API aggregate roles. Objects with the same kind, namespace
+ * and name are declared once (OLM names them by content, so they are equal).
+ */
+export function deriveOperatorRbac(input: OperatorRbacInput): RbacObject[] {
+    const objects: RbacObject[] = [];
+    const allNamespaces = input.targetNamespaces.length === 0;
+
+    for (const permission of input.permissions) {
+        objects.push(...namespacedPair(input, permission, input.namespace, GENERATED_BY.permissions));
+    }
+    if (allNamespaces && !input.toggles.disableAllNamespacePermissionPromotion) {
+        for (const permission of input.permissions) {
+            const name = roleNameFor(input.csvName, permission);
+            objects.push(
+                ...clusterPair(input, name, [...permission.rules, NAMESPACE_VIEW_RULE], serviceAccountOf(permission), GENERATED_BY.allNamespacesPromotion),
+            );
+        }
+    } else {
+        const [copies, generatedBy] = allNamespaces
+            ? [input.rbacNamespaces ?? [], GENERATED_BY.rbacNamespaces]
+            : [input.targetNamespaces, GENERATED_BY.targetNamespaces];
+        for (const namespace of copies) {
+            if (namespace === input.namespace) {
+                continue; // OLM's ensureTenantRBAC skips the operator's own namespace
+            }
+            for (const permission of input.permissions) {
+                objects.push(...namespacedPair(input, permission, namespace, generatedBy));
+            }
+        }
+    }
+    for (const permission of input.clusterPermissions) {
+        const name = clusterRoleNameFor(input.csvName, input.namespace, permission);
+        objects.push(...clusterPair(input, name, permission.rules, serviceAccountOf(permission), GENERATED_BY.clusterPermissions));
+    }
+    if (!input.toggles.disableAggregateCRDRoles) {
+        for (const api of input.ownedApis) {
+            objects.push(...aggregateRolesFor(api, input.operator));
+        }
+    }
+    return dedupe(objects);
+}
+
+/** OLM's label that lets OperatorGroup roles aggregate an API: fnv64a of `Kind.version.group`. */
+export function operatorGroupAggregationLabel(api: Pick<OwnedApi, "kind" | "version" | "group">, suffix: AggregationSuffix): string {
+    const hash = fnv64a([api.kind, api.version, api.group].join(".")).toString(16);
+    return `olm.opgroup.permissions/aggregate-to-${hash}-${suffix}`;
+}
+
+/**
+ * OLM's `ensureClusterRolesForCSV` for one owned API: `<name>-<version>-admin|edit|view`, and for
+ * CRDs `-crdview` (get on that one CRD), each aggregated to the matching default role.
+ */
+export function aggregateRolesFor(api: OwnedApi, operator?: string): RoleOf<"ClusterRole">[] {
+    const prefix = `${api.name}-${api.version}-`;
+    const aggregation = (suffix: AggregationSuffix) =>
+        labels(GENERATED_BY.aggregateCRDRoles, operator, {
+            [`rbac.authorization.k8s.io/aggregate-to-${suffix}`]: "true",
+            [operatorGroupAggregationLabel(api, suffix)]: "true",
+        });
+    const roles = (Object.keys(VERBS_FOR_SUFFIX) as AggregationSuffix[]).map((suffix) =>
+        role("ClusterRole", { name: prefix + suffix, labels: aggregation(suffix) }, [
+            { verbs: [...VERBS_FOR_SUFFIX[suffix]], apiGroups: [api.group], resources: [api.plural] },
+        ]),
+    );
+    if (api.source === "CustomResourceDefinition") {
+        roles.push(
+            role("ClusterRole", { name: `${prefix}crdview`, labels: aggregation("view") }, [
+                { verbs: ["get"], apiGroups: ["apiextensions.k8s.io"], resources: ["customresourcedefinitions"], resourceNames: [api.name] },
+            ]),
+        );
+    }
+    return roles;
+}
+
+/** OLM's aggregate-olm-edit and aggregate-olm-view (OLM's quickstart manifests), unless toggled off. */
+export function olmAggregateRoles(toggles: Pick<OlmToggles, "disableOLMAggregateCRDRoles">): RoleOf<"ClusterRole">[] {
+    if (toggles.disableOLMAggregateCRDRoles) {
+        return [];
+    }
+    const aggregateTo = (...roles: string[]) =>
+        labels(GENERATED_BY.olmAggregateRoles, undefined, Object.fromEntries(roles.map((r) => [`rbac.authorization.k8s.io/aggregate-to-${r}`, "true"])));
+    const olmResources = ["clusterserviceversions", "catalogsources", "installplans", "subscriptions"];
+    return [
+        role("ClusterRole", { name: "aggregate-olm-edit", labels: aggregateTo("admin", "edit") }, [
+            { apiGroups: ["operators.coreos.com"], resources: ["subscriptions"], verbs: ["create", "update", "patch", "delete"] },
+            { apiGroups: ["operators.coreos.com"], resources: olmResources, verbs: ["delete"] },
+        ]),
+        role("ClusterRole", { name: "aggregate-olm-view", labels: aggregateTo("admin", "edit", "view") }, [
+            { apiGroups: ["operators.coreos.com"], resources: [...olmResources, "operatorgroups"], verbs: VIEW_VERBS },
+            { apiGroups: ["packages.operators.coreos.com"], resources: ["packagemanifests", "packagemanifests/icon"], verbs: VIEW_VERBS },
+        ]),
+    ];
+}
+
+/** `Kind namespace/name`, the identity of an object in a cluster. */
+export function objectKey(object: { kind: string; metadata: { name: string; namespace?: string } }): string {
+    return `${object.kind} ${object.metadata.namespace ? `${object.metadata.namespace}/` : ""}${object.metadata.name}`;
+}
+
+function dedupe(objects: RbacObject[]): RbacObject[] {
+    const seen = new Set<string>();
+    return objects.filter((o) => {
+        const key = objectKey(o);
+        if (seen.has(key)) {
+            return false;
+        }
+        seen.add(key);
+        return true;
+    });
+}

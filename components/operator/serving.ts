@@ -1,0 +1,144 @@
+/**
+ * What a deployment that serves webhooks needs around it: its serving certificate (issued
+ * before the Deployment, which mounts it where OLM mounts it), the AdmissionWebhook that
+ * declares its Service and webhook configurations once it is ready, and the CA bundle of the
+ * CRDs it converts.
+ */
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import { AdmissionWebhook, webhookCertificateVolumes } from "../admission-webhook";
+import { webhookService } from "../admission-webhook/build";
+import type { CertificateIssuer, ServingCertificate } from "../certificates/contract";
+import { injectCaBundle } from "../certificates/declared";
+import type { ClusterTarget } from "../shared/cluster";
+import type { CertificateMount } from "./deployments";
+import type { CrdPlan, OperatorPlan } from "./plan";
+import { webhookGenerationTransformation } from "./webhook-gate";
+import { ConversionPlan, DeploymentWebhooks, webhookCertSecretName, webhookServiceNameOf } from "./webhooks";
+
+export interface WebhookServingArgs {
+    operator: string;
+    namespace: string;
+    deploymentName: string;
+    certificates: CertificateIssuer;
+    parent: pulumi.Resource;
+}
+
+export interface DeclareWebhooksArgs {
+    plan: OperatorPlan;
+    webhooks: DeploymentWebhooks;
+    deployment: k8s.apps.v1.Deployment;
+    generation: k8s.core.v1.ConfigMap;
+    cluster: ClusterTarget;
+    /** Target namespaces the stack itself creates (the operator's own), labelled after them. */
+    namespaceDependencies: pulumi.Resource[];
+}
+
+/** One webhook backend of an operator install. */
+export class WebhookServing {
+    readonly serviceName: string;
+    readonly certificate: ServingCertificate;
+    /** The certificate's volumes and mounts, where OLM mounts webhook certificates. */
+    readonly mount: CertificateMount;
+
+    constructor(
+        private readonly name: string,
+        private readonly args: WebhookServingArgs,
+    ) {
+        this.serviceName = webhookServiceNameOf(args.deploymentName);
+        const secretName = webhookCertSecretName(args.deploymentName);
+        this.certificate = args.certificates.servingCertificate(
+            { serviceName: this.serviceName, namespace: args.namespace, secretName, resourcePrefix: name },
+            args.parent,
+        );
+        this.mount = webhookCertificateVolumes(secretName) as unknown as CertificateMount;
+    }
+
+    /**
+     * The Service and webhook configurations, after the Deployment is ready. The configurations
+     * take a property dependency on the install's webhook generation (see webhook-gate.ts). A
+     * deployment that only converts CRDs gets the Service alone.
+     */
+    declareWebhooks(args: DeclareWebhooksArgs): pulumi.Resource[] {
+        const { backend, webhooks } = args.webhooks;
+        if (webhooks.length === 0) {
+            return [
+                new k8s.core.v1.Service(
+                    `${this.name}-service`,
+                    webhookService(backend, this.certificate.serviceAnnotations) as k8s.core.v1.ServiceArgs,
+                    { parent: this.args.parent },
+                ),
+            ];
+        }
+        const allNamespaces = args.plan.config.targetNamespaces.length === 0;
+        return [
+            new AdmissionWebhook(
+                `${this.name}-webhooks`,
+                {
+                    backend,
+                    webhooks,
+                    targetNamespaces: allNamespaces ? undefined : [...args.plan.config.targetNamespaces],
+                    certificates: this.args.certificates,
+                    servingCertificate: this.certificate,
+                    deployment: args.deployment,
+                    cluster: args.cluster,
+                    targetNamespaceDependencies: args.namespaceDependencies,
+                },
+                {
+                    parent: this.args.parent,
+                    transformations: [webhookGenerationTransformation(args.generation.metadata.name, args.plan.webhookGeneration.hash)],
+                },
+            ),
+        ];
+    }
+
+    /** A CRD from the bundle, with `spec.conversion` pointing at this deployment's Service. */
+    conversionCrd(name: string, manifest: Record<string, unknown> & { spec: Record<string, unknown> }, conversion: ConversionPlan): pulumi.Resource {
+        const injected = injectCaBundle(
+            "CustomResourceDefinition",
+            { ...manifest, spec: { ...manifest.spec, conversion: conversionSpec(conversion) } },
+            this.args.certificates.caBundleFor(this.certificate),
+        );
+        return new k8s.apiextensions.v1.CustomResourceDefinition(name, injected.object as unknown as k8s.apiextensions.v1.CustomResourceDefinitionArgs, {
+            parent: this.args.parent,
+            ignoreChanges: injected.ignoreChanges.length > 0 ? injected.ignoreChanges : undefined,
+        });
+    }
+
+    /**
+     * `spec.conversion` of an owned CRD the bundle does not ship (it exists already): a
+     * server-side-apply patch that owns only that field (forced: the CRD's creator owns the
+     * default `strategy: None`), after the converting Deployment and its Service are up.
+     */
+    patchExistingCrdConversion(name: string, crd: CrdPlan, dependsOn: pulumi.Resource[]): pulumi.Resource | undefined {
+        if (!crd.conversion) {
+            return undefined;
+        }
+        const injected = injectCaBundle(
+            "CustomResourceDefinition",
+            {
+                apiVersion: "apiextensions.k8s.io/v1",
+                kind: "CustomResourceDefinition",
+                metadata: { name: crd.name, annotations: { "pulumi.com/patchForce": "true" } },
+                spec: { conversion: conversionSpec(crd.conversion) },
+            },
+            this.args.certificates.caBundleFor(this.certificate),
+        );
+        return new k8s.apiextensions.v1.CustomResourceDefinitionPatch(name, injected.object as unknown as k8s.apiextensions.v1.CustomResourceDefinitionPatchArgs, {
+            parent: this.args.parent,
+            dependsOn,
+            ignoreChanges: injected.ignoreChanges.length > 0 ? injected.ignoreChanges : undefined,
+        });
+    }
+}
+
+/** A CRD's `spec.conversion` for a conversion webhook (the CA bundle is added per mode). */
+export function conversionSpec(conversion: ConversionPlan): Record<string, unknown> {
+    return {
+        strategy: "Webhook",
+        webhook: {
+            clientConfig: { service: { ...conversion.service } },
+            conversionReviewVersions: conversion.conversionReviewVersions,
+        },
+    };
+}

@@ -1,0 +1,105 @@
+/**
+ * Helpers for operator-install tests: the real CSVs (read independently of the code under
+ * test), renders of the whole program with operators configured, and the rendered objects.
+ */
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { parse, stringify } from "yaml";
+import type { RenderOptions, RenderResult } from "../../scripts/render/render";
+import { renderConfig, ROOT } from "./render";
+
+export const CSV_DIR = "../shared/testdata/csvs";
+export const CSV_FILES = fs.readdirSync(path.join(ROOT, CSV_DIR)).sort();
+/** The real CSVs that do not support AllNamespaces. */
+export const NAMESPACED_CSVS = ["etcdoperator-0.9.4.clusterserviceversion.yaml", "prometheusoperator-0.22.2.clusterserviceversion.yaml"];
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- CSVs are read as plain YAML, independently of the typed parser under test
+export type Yaml = any;
+
+/** A real CSV as plain YAML (not through the parser under test). */
+export function readCsv(file: string): Yaml {
+    return parse(fs.readFileSync(path.join(ROOT, CSV_DIR, file), "utf8"));
+}
+
+/** A bundle folder in a temporary directory holding `csv` (and optional other manifests); returns the CSV's absolute path. */
+export function writeBundle(csv: Yaml, others: Yaml[] = []): string {
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), "bundle-"));
+    const file = path.join(folder, "operator.clusterserviceversion.yaml");
+    fs.writeFileSync(file, stringify(csv));
+    others.forEach((o, i) => fs.writeFileSync(path.join(folder, `object-${i}.yaml`), stringify(o)));
+    return file;
+}
+
+export interface OperatorsRenderOptions {
+    olm?: Record<string, boolean>;
+    platform?: "openshift" | "kubernetes";
+    /** Render to a directory (no live cluster: no patches, no reads). */
+    renderYaml?: boolean;
+    certificates?: Record<string, unknown>;
+    render?: Omit<Partial<RenderOptions>, "config" | "cluster">;
+}
+
+/** Renders the whole program with `operators` (and nothing else but a cluster). */
+export function renderOperators(operators: Record<string, unknown>[], options: OperatorsRenderOptions = {}): Promise<RenderResult> {
+    return renderConfig(
+        {
+            cluster: { name: "test", platform: options.platform ?? "kubernetes", ...(options.renderYaml ? { renderYamlToDirectory: "out/test" } : {}) },
+            ...(options.olm ? { olm: options.olm } : {}),
+            ...(options.certificates ? { certificates: options.certificates } : {}),
+            operators,
+        },
+        options.render ?? {},
+    );
+}
+
+export type KubeObject = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> }; [key: string]: Yaml };
+
+/** The rendered objects (not patches), optionally of some kinds. */
+export function objectsOf(result: RenderResult, ...kinds: string[]): KubeObject[] {
+    return result.manifests
+        .filter((m) => !m.patch)
+        .map((m) => m.object as KubeObject)
+        .filter((o) => kinds.length === 0 || kinds.includes(o.kind));
+}
+
+/** The rendered server-side-apply patches. */
+export function patchesOf(result: RenderResult): KubeObject[] {
+    return result.manifests.filter((m) => m.patch).map((m) => m.object as KubeObject);
+}
+
+/** The one rendered object of `kind` named `name` (in `namespace`). */
+export function objectNamed(result: RenderResult, kind: string, name: string, namespace?: string): KubeObject {
+    const found = objectsOf(result, kind).filter((o) => o.metadata.name === name && o.metadata.namespace === namespace);
+    if (found.length !== 1) {
+        throw new Error(`expected one ${kind} ${namespace ?? ""}/${name}, found ${found.length}: ${objectsOf(result, kind).map((o) => `${o.metadata.namespace ?? ""}/${o.metadata.name}`).join(", ")}`);
+    }
+    return found[0];
+}
+
+export const RBAC_KINDS = ["Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding"];
+
+/** `Kind namespace/name`. */
+export function keyOf(o: KubeObject): string {
+    return `${o.kind} ${o.metadata.namespace ?? ""}/${o.metadata.name}`;
+}
+
+/** What decides an RBAC object's effect: identity, rules or binding, and aggregation labels. */
+export function rbacEssence(o: KubeObject): Record<string, unknown> {
+    const labels = o.metadata.labels ?? {};
+    const aggregation = Object.fromEntries(Object.entries(labels).filter(([k]) => k.includes("aggregate-to")));
+    return {
+        key: keyOf(o),
+        generatedBy: labels["cluster-platform.io/generated-by"],
+        ...(Object.keys(aggregation).length > 0 ? { aggregation } : {}),
+        ...(o.rules ? { rules: o.rules } : {}),
+        ...(o.roleRef ? { roleRef: o.roleRef, subjects: o.subjects } : {}),
+    };
+}
+
+/** Every RBAC object of a render, as essences sorted by key. */
+export function rbacSet(result: RenderResult): Record<string, unknown>[] {
+    return objectsOf(result, ...RBAC_KINDS)
+        .map(rbacEssence)
+        .sort((a, b) => String(a.key).localeCompare(String(b.key)));
+}

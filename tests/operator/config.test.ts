@@ -1,0 +1,65 @@
+import { validateStackConfig } from "../../components/config";
+import { formatProblem } from "../../components/shared/problems";
+
+const base = { cluster: { name: "prod", platform: "openshift" } };
+const problemLines = (raw: Record<string, unknown>) => {
+    const result = validateStackConfig(raw);
+    return result.ok ? [] : result.problems.map(formatProblem);
+};
+
+describe("operators config", () => {
+    test("GIVEN an operator without createNamespace WHEN validated THEN the stack creates its namespace", () => {
+        const result = validateStackConfig({ ...base, operators: [{ name: "a", csv: "a.yaml", namespace: "ops" }] });
+        expect(result.ok && result.config.operators).toEqual([{ name: "a", csv: "a.yaml", namespace: "ops", createNamespace: true, targetNamespaces: [] }]);
+    });
+
+    test("GIVEN two operators in one namespace with different targetNamespaces WHEN validated THEN OLM's one-OperatorGroup-per-namespace rule is reported", () => {
+        expect(
+            problemLines({
+                ...base,
+                operators: [
+                    { name: "a", csv: "a.yaml", namespace: "ops", targetNamespaces: ["team-a"] },
+                    { name: "b", csv: "b.yaml", namespace: "ops", targetNamespaces: [] },
+                ],
+            }),
+        ).toEqual([
+            'cluster-platform:operators[1].targetNamespaces: operator "b": [] differs from operator "a" (operators[0]) in the same namespace "ops": OLM allows one OperatorGroup, so one set of target namespaces, per namespace',
+        ]);
+    });
+
+    test("GIVEN two operators in one namespace that disagree on creating it WHEN validated THEN the disagreement is reported", () => {
+        expect(
+            problemLines({
+                ...base,
+                operators: [
+                    { name: "a", csv: "a.yaml", namespace: "openshift-operators", createNamespace: false },
+                    { name: "b", csv: "b.yaml", namespace: "openshift-operators" },
+                ],
+            }),
+        ).toEqual([
+            'cluster-platform:operators[1].createNamespace: operator "b": true differs from operator "a" (operators[0]) in the same namespace "openshift-operators": the namespace is either created by the stack or not',
+        ]);
+    });
+
+    test("GIVEN two operators in one namespace that agree WHEN validated THEN there is no problem", () => {
+        expect(
+            problemLines({
+                ...base,
+                operators: [
+                    { name: "a", csv: "a.yaml", namespace: "ops", targetNamespaces: ["x", "y"] },
+                    { name: "b", csv: "b.yaml", namespace: "ops", targetNamespaces: ["y", "x"] },
+                ],
+            }),
+        ).toEqual([]);
+    });
+
+    test("GIVEN a repeated RBAC namespace WHEN validated THEN it is reported", () => {
+        expect(
+            problemLines({
+                ...base,
+                olm: { disableAllNamespacePermissionPromotion: true },
+                operators: [{ name: "a", csv: "a.yaml", namespace: "ops", rbacNamespaces: ["x", "x"] }],
+            }),
+        ).toEqual(['cluster-platform:operators[0].rbacNamespaces[1]: duplicate RBAC namespace "x" (already at index 0)']);
+    });
+});

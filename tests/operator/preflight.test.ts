@@ -1,0 +1,211 @@
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { stringify } from "yaml";
+import { OlmConfig, OperatorConfig } from "../../components/config/schema";
+import { planOperators } from "../../components/operator/plan";
+import { formatProblem, sortProblems } from "../../components/shared/problems";
+import { ROOT } from "../helpers/render";
+
+const olm: OlmConfig = { disableOLMAggregateCRDRoles: false, disableAggregateCRDRoles: false, disableAllNamespacePermissionPromotion: false, manageOLMConfig: false };
+const CSVS = "../shared/testdata/csvs";
+const operator = (overrides: Partial<OperatorConfig> & Pick<OperatorConfig, "csv">): OperatorConfig => ({
+    name: "op",
+    namespace: "ops",
+    createNamespace: true,
+    targetNamespaces: [],
+    ...overrides,
+});
+/** The problems as the report prints them (sorted by path, then message). */
+const problemLines = (operators: OperatorConfig[], root = ROOT) => sortProblems(planOperators(operators, olm, root).problems).map(formatProblem);
+
+/** A bundle folder in a temporary directory, from objects (the first one is the CSV). */
+function bundle(csv: Record<string, unknown>, others: Record<string, unknown>[] = []): { root: string; csv: string } {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), "bundle-"));
+    fs.mkdirSync(path.join(root, "manifests"));
+    fs.writeFileSync(path.join(root, "manifests", "op.clusterserviceversion.yaml"), stringify(csv));
+    others.forEach((o, i) => fs.writeFileSync(path.join(root, "manifests", `object-${i}.yaml`), stringify(o)));
+    return { root, csv: "manifests/op.clusterserviceversion.yaml" };
+}
+
+const minimalCsv = (spec: Record<string, unknown> = {}) => ({
+    apiVersion: "operators.coreos.com/v1alpha1",
+    kind: "ClusterServiceVersion",
+    metadata: { name: "op.v1.0.0" },
+    spec: {
+        installModes: [{ type: "AllNamespaces", supported: true }],
+        install: {
+            strategy: "deployment",
+            spec: {
+                deployments: [
+                    {
+                        name: "op-controller",
+                        spec: {
+                            selector: { matchLabels: { app: "op" } },
+                            template: { metadata: { labels: { app: "op" } }, spec: { containers: [{ name: "manager", image: "example.io/op:1" }] } },
+                        },
+                    },
+                ],
+            },
+        },
+        ...spec,
+    },
+});
+
+describe("operator pre-flight: every problem before anything is registered", () => {
+    test("GIVEN every real CSV with a supported targetNamespaces shape WHEN planned THEN there is no problem", () => {
+        const files = fs.readdirSync(path.join(ROOT, CSVS)).sort();
+        const namespaced = new Set(["etcdoperator-0.9.4.clusterserviceversion.yaml", "prometheusoperator-0.22.2.clusterserviceversion.yaml"]);
+        for (const file of files) {
+            const result = planOperators([operator({ csv: `${CSVS}/${file}`, targetNamespaces: namespaced.has(file) ? ["ops"] : [] })], olm, ROOT);
+            expect([file, result.problems]).toEqual([file, []]);
+            expect(result.plans).toHaveLength(1);
+        }
+    });
+
+    test("GIVEN a CSV path that does not exist WHEN planned THEN the problem names the config key and the file", () => {
+        expect(problemLines([operator({ csv: "bundles/missing.yaml" })])).toEqual([
+            `cluster-platform:operators[0].csv: "bundles/missing.yaml": cannot read ${path.join(ROOT, "bundles/missing.yaml")}: does not exist`,
+        ]);
+    });
+
+    test("GIVEN a malformed CSV WHEN planned THEN each problem names the file and the field", () => {
+        const csv = minimalCsv();
+        const broken = {
+            ...csv,
+            spec: {
+                ...csv.spec,
+                install: { strategy: "helm", spec: { deployments: [{ name: 7, spec: {} }] } },
+                webhookdefinitions: [{ generateName: "v.example.io", type: "Validating", containerPort: "443" }],
+            },
+        };
+        const { root, csv: file } = bundle(broken);
+        expect(problemLines([operator({ csv: file })], root)).toEqual([
+            'cluster-platform:operators[0].csv: "manifests/op.clusterserviceversion.yaml" spec.install.spec.deployments[0].name: expected string, got number 7',
+            'cluster-platform:operators[0].csv: "manifests/op.clusterserviceversion.yaml" spec.install.spec.deployments[0].spec.selector: is required (expected object)',
+            'cluster-platform:operators[0].csv: "manifests/op.clusterserviceversion.yaml" spec.install.spec.deployments[0].spec.template: is required (expected object)',
+            'cluster-platform:operators[0].csv: "manifests/op.clusterserviceversion.yaml" spec.install.strategy: "helm" is not one of "deployment"',
+            'cluster-platform:operators[0].csv: "manifests/op.clusterserviceversion.yaml" spec.webhookdefinitions[0].containerPort: expected number, got string "443"',
+            'cluster-platform:operators[0].csv: "manifests/op.clusterserviceversion.yaml" spec.webhookdefinitions[0].type: "Validating" is not one of "ValidatingAdmissionWebhook", "MutatingAdmissionWebhook", "ConversionWebhook"',
+        ]);
+    });
+
+    test("GIVEN a file that is not YAML WHEN planned THEN the problem says so", () => {
+        const { root, csv } = bundle({});
+        fs.writeFileSync(path.join(root, csv), "spec: [unclosed");
+        expect(problemLines([operator({ csv })], root)).toEqual([
+            expect.stringMatching(/^cluster-platform:operators\[0\]\.csv: "manifests\/op\.clusterserviceversion\.yaml": is not valid YAML: /),
+        ]);
+    });
+
+    test("GIVEN targetNamespaces the CSV's installModes do not support WHEN planned THEN OLM's message names the shape", () => {
+        expect(problemLines([operator({ csv: `${CSVS}/etcdoperator-0.9.4.clusterserviceversion.yaml` })])).toEqual([
+            'cluster-platform:operators[0].targetNamespaces: operator "op": []: AllNamespaces InstallModeType not supported, cannot configure to watch all namespaces (the CSV supports OwnNamespace, SingleNamespace)',
+        ]);
+        expect(problemLines([operator({ csv: `${CSVS}/cert-manager-1.16.1.clusterserviceversion.yaml`, targetNamespaces: ["team-a", "team-b"] })])).toEqual([
+            'cluster-platform:operators[0].targetNamespaces: operator "op": ["team-a","team-b"]: MultiNamespace InstallModeType not supported, cannot configure to watch 2 namespaces (the CSV supports AllNamespaces)',
+        ]);
+    });
+
+    test("GIVEN a CSV with a forbidden webhook rule and a webhook on a missing deployment WHEN planned THEN both are reported with the file", () => {
+        const csv = minimalCsv({
+            webhookdefinitions: [
+                { generateName: "vpods.example.io", type: "ValidatingAdmissionWebhook", deploymentName: "op-controller", sideEffects: "None", admissionReviewVersions: ["v1"], rules: [{ apiGroups: ["*"], apiVersions: ["*"], operations: ["*"], resources: ["pods"] }] },
+                { generateName: "mpods.example.io", type: "MutatingAdmissionWebhook", deploymentName: "op-webhook", sideEffects: "None", admissionReviewVersions: ["v1"] },
+            ],
+        });
+        const { root, csv: file } = bundle(csv);
+        expect(problemLines([operator({ csv: file })], root)).toEqual([
+            'cluster-platform:operators[0].csv: "manifests/op.clusterserviceversion.yaml": operator "op": webhook "mpods.example.io" (spec.webhookdefinitions[1].deploymentName): references non-existent deployment "op-webhook" (the CSV\'s deployments: op-controller)',
+            'cluster-platform:operators[0].csv: "manifests/op.clusterserviceversion.yaml": operator "op": webhook "vpods.example.io" (spec.webhookdefinitions[0].rules[0].apiGroups): Webhook rules cannot include all groups',
+        ]);
+    });
+
+    test("GIVEN two webhooks of one deployment on different ports WHEN planned THEN the one-port-per-deployment limit is reported", () => {
+        const webhook = { type: "ValidatingAdmissionWebhook", deploymentName: "op-controller", sideEffects: "None", admissionReviewVersions: ["v1"] };
+        const csv = minimalCsv({
+            webhookdefinitions: [
+                { ...webhook, generateName: "va.example.io", containerPort: 443, targetPort: 9443 },
+                { ...webhook, generateName: "vb.example.io", containerPort: 8443 },
+            ],
+        });
+        const { root, csv: file } = bundle(csv);
+        expect(problemLines([operator({ csv: file })], root)).toEqual([
+            'cluster-platform:operators[0].csv: "manifests/op.clusterserviceversion.yaml" spec.webhookdefinitions[1].containerPort: operator "op": webhook "vb.example.io" serves port 8443 → 8443, but spec.webhookdefinitions[0] of the same deployment "op-controller" serves 443 → 9443; this stack gives each deployment one webhook Service port',
+        ]);
+    });
+
+    test("GIVEN owned APIServices WHEN planned THEN the install is refused rather than leaving the API unserved", () => {
+        const csv = minimalCsv({ apiservicedefinitions: { owned: [{ name: "flunders", group: "wardle.example.com", version: "v1alpha1", kind: "Flunder" }] } });
+        const { root, csv: file } = bundle(csv);
+        expect(problemLines([operator({ csv: file })], root)).toEqual([
+            'cluster-platform:operators[0].csv: "manifests/op.clusterserviceversion.yaml" spec.apiservicedefinitions.owned: operator "op" owns aggregated APIServices (v1alpha1.wardle.example.com); this stack installs CRD-based operators only, so it would leave those APIs unserved',
+        ]);
+    });
+
+    test("GIVEN a bundle with some but not all owned CRD manifests WHEN planned THEN the missing one is reported", () => {
+        const csv = minimalCsv({
+            customresourcedefinitions: {
+                owned: [
+                    { name: "as.example.io", version: "v1", kind: "A" },
+                    { name: "bs.example.io", version: "v1", kind: "B" },
+                ],
+            },
+        });
+        const crd = { apiVersion: "apiextensions.k8s.io/v1", kind: "CustomResourceDefinition", metadata: { name: "as.example.io" }, spec: { group: "example.io", names: { plural: "as", kind: "A" }, scope: "Namespaced", versions: [{ name: "v1", served: true, storage: true }] } };
+        const { root, csv: file } = bundle(csv, [crd]);
+        expect(problemLines([operator({ csv: file })], root)).toEqual([
+            'cluster-platform:operators[0].csv: "manifests/op.clusterserviceversion.yaml" spec.customresourcedefinitions.owned: owned custom resource definition "bs.example.io" not found in the bundle folder next to the CSV',
+        ]);
+    });
+
+    test("GIVEN a bundled CRD with a version that is not served WHEN planned THEN only served versions get aggregate roles, whatever the CSV lists", () => {
+        const csv = minimalCsv({ customresourcedefinitions: { owned: [{ name: "as.example.io", version: "v2", kind: "A" }] } });
+        const crd = {
+            apiVersion: "apiextensions.k8s.io/v1",
+            kind: "CustomResourceDefinition",
+            metadata: { name: "as.example.io" },
+            spec: { group: "example.io", names: { plural: "as", kind: "A" }, scope: "Namespaced", versions: [{ name: "v1", served: true, storage: true }, { name: "v2", served: false, storage: false }] },
+        };
+        const { root, csv: file } = bundle(csv, [crd]);
+        const plan = planOperators([operator({ csv: file })], olm, root).plans[0];
+        expect(plan.rbac.map((o) => o.metadata.name).filter((n) => n.startsWith("as.example.io"))).toEqual([
+            "as.example.io-v1-admin",
+            "as.example.io-v1-edit",
+            "as.example.io-v1-view",
+            "as.example.io-v1-crdview",
+        ]);
+    });
+
+    test("GIVEN a v1beta1 CRD manifest in the bundle WHEN planned THEN it is refused with the file named", () => {
+        const crd = { apiVersion: "apiextensions.k8s.io/v1beta1", kind: "CustomResourceDefinition", metadata: { name: "as.example.io" }, spec: { group: "example.io", names: { plural: "as" }, version: "v1" } };
+        const { root, csv: file } = bundle(minimalCsv(), [crd]);
+        expect(problemLines([operator({ csv: file })], root)).toEqual([
+            'cluster-platform:operators[0].csv: "manifests/op.clusterserviceversion.yaml": bundle file "object-0.yaml": CustomResourceDefinition "as.example.io" is "apiextensions.k8s.io/v1beta1"; only apiextensions.k8s.io/v1 is served by Kubernetes 1.22 and later',
+        ]);
+    });
+
+    test("GIVEN two installs of CSVs owning the same CRD in one namespace WHEN planned THEN every shared object is reported once, on the second install", () => {
+        const csv = `${CSVS}/strimzi-cluster-operator-0.12.2.clusterserviceversion.yaml`;
+        const lines = problemLines([operator({ name: "kafka-a", csv }), operator({ name: "kafka-b", csv })]);
+        expect(lines).toContain(
+            'cluster-platform:operators[1]: operator "kafka-b": CustomResourceDefinition kafkas.kafka.strimzi.io is also declared by operator "kafka-a" (operators[0]); one cluster object cannot belong to two installs',
+        );
+        expect(lines).toContain(
+            'cluster-platform:operators[1]: operator "kafka-b": Deployment ops/strimzi-cluster-operator is also declared by operator "kafka-a" (operators[0]); one cluster object cannot belong to two installs',
+        );
+        expect(lines.every((l) => l.startsWith('cluster-platform:operators[1]: operator "kafka-b": '))).toBe(true);
+    });
+
+    test("GIVEN a CSV without CRD manifests next to it or with required APIs WHEN planned THEN warnings say what the admin must provide", () => {
+        const csv = minimalCsv({
+            customresourcedefinitions: { owned: [{ name: "as.example.io", version: "v1", kind: "A" }], required: [{ name: "certificates.cert-manager.io", version: "v1", kind: "Certificate" }] },
+        });
+        const { root, csv: file } = bundle(csv, [{ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "op-config" } }]);
+        expect(planOperators([operator({ csv: file })], olm, root).warnings).toEqual([
+            'operators[0].csv: operator "op": no CRD manifests next to "manifests/op.clusterserviceversion.yaml": the owned CRDs (as.example.io) must already exist in the cluster; their aggregate roles use the CSV\'s versions',
+            'operators[0].csv: operator "op": requires APIs another operator provides (certificates.cert-manager.io (v1)); this stack does not resolve dependencies, install their operators too',
+            'operators[0].csv: operator "op": bundle objects not installed by this stack: ConfigMap op-config (object-0.yaml)',
+        ]);
+    });
+});

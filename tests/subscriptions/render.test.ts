@@ -4,7 +4,7 @@ import { parseAllDocuments } from "yaml";
 import { ClusterState, KubeObject } from "../../scripts/render/cluster-state";
 import { flattenConfig } from "../../scripts/render/config-file";
 import { renderProgram, RenderResult } from "../../scripts/render/render";
-import { MINIMAL, renderConfig, renderFile, resourceNamed, resourcesOfType, ROOT } from "../helpers/render";
+import { manifestNamed, MINIMAL, renderConfig, renderFile, resourceNamed, resourcesOfType, ROOT } from "../helpers/render";
 
 const EXAMPLE = "examples/openshift-aws.yaml";
 const CLUSTER_FILE = path.join(ROOT, "tests/fixtures/certificates/openshift-aws.cluster.yaml");
@@ -16,14 +16,6 @@ const PLATFORM_LABELS = {
     "cluster-platform.io/capability": "subscriptions",
 };
 const OWNER = { apiVersion: "subscription.openshift.io/v1alpha1", kind: "ClusterBundle", name: "cluster", controller: true, uid: "[unknown]" };
-
-function manifest(result: RenderResult, kind: string, name: string): Record<string, unknown> {
-    const found = result.manifests.filter((m) => m.object.kind === kind && (m.object.metadata as { name: string }).name === name);
-    if (found.length !== 1) {
-        throw new Error(`expected one ${kind} ${name}, found ${found.length}`);
-    }
-    return found[0].object;
-}
 
 describe("subscription bundles in the rendered openshift-aws example", () => {
     let result: RenderResult;
@@ -44,7 +36,7 @@ describe("subscription bundles in the rendered openshift-aws example", () => {
     });
 
     test("GIVEN the example WHEN rendered THEN the ClusterBundle and the Bundle are declared as configured, the Bundle namespace-local", () => {
-        expect(manifest(result, "ClusterBundle", "cluster")).toEqual({
+        expect(manifestNamed(result, "ClusterBundle", "cluster")).toEqual({
             apiVersion: "subscription.openshift.io/v1alpha1",
             kind: "ClusterBundle",
             metadata: { labels: PLATFORM_LABELS, name: "cluster" },
@@ -54,7 +46,7 @@ describe("subscription bundles in the rendered openshift-aws example", () => {
                 yumRepositories: [{ name: "satellite-repos", namespace: "openshift-config" }],
             },
         });
-        expect(manifest(result, "Bundle", "subscription")).toEqual({
+        expect(manifestNamed(result, "Bundle", "subscription")).toEqual({
             apiVersion: "subscription.openshift.io/v1alpha1",
             kind: "Bundle",
             metadata: { labels: { ...PLATFORM_LABELS, "subscription.openshift.io/always-inject": "true" }, name: "subscription", namespace: "team-a" },
@@ -63,7 +55,7 @@ describe("subscription bundles in the rendered openshift-aws example", () => {
     });
 
     test("GIVEN the ClusterBundle WHEN rendered THEN one share per reference points at it, owned by the bundle", () => {
-        expect(manifest(result, "SharedSecret", "cluster-entitlement-openshift-config-etc-pki-entitlement")).toEqual({
+        expect(manifestNamed(result, "SharedSecret", "cluster-entitlement-openshift-config-etc-pki-entitlement")).toEqual({
             apiVersion: "sharedresource.openshift.io/v1alpha1",
             kind: "SharedSecret",
             metadata: { labels: PLATFORM_LABELS, name: "cluster-entitlement-openshift-config-etc-pki-entitlement", ownerReferences: [OWNER] },
@@ -72,7 +64,7 @@ describe("subscription bundles in the rendered openshift-aws example", () => {
                 secretRef: { name: "etc-pki-entitlement", namespace: "openshift-config" },
             },
         });
-        expect(manifest(result, "SharedConfigMap", "cluster-yum-repository-openshift-config-satellite-repos")).toEqual({
+        expect(manifestNamed(result, "SharedConfigMap", "cluster-yum-repository-openshift-config-satellite-repos")).toEqual({
             apiVersion: "sharedresource.openshift.io/v1alpha1",
             kind: "SharedConfigMap",
             metadata: { labels: PLATFORM_LABELS, name: "cluster-yum-repository-openshift-config-satellite-repos", ownerReferences: [OWNER] },
@@ -84,7 +76,7 @@ describe("subscription bundles in the rendered openshift-aws example", () => {
     });
 
     test("GIVEN the ClusterBundle WHEN rendered THEN its ClusterRole grants get/list/watch on it and use on exactly its shares, aggregated to admin and edit, owned by it", () => {
-        expect(manifest(result, "ClusterRole", "cluster-subscription-bundle")).toEqual({
+        expect(manifestNamed(result, "ClusterRole", "cluster-subscription-bundle")).toEqual({
             apiVersion: "rbac.authorization.k8s.io/v1",
             kind: "ClusterRole",
             metadata: {

@@ -9,21 +9,13 @@ import { WEBHOOK_ACCESS_RULES } from "../../webhook/access";
 import { RenderResult } from "../../scripts/render/render";
 import { ResourceCall } from "../../scripts/render/mocks";
 import { Capture } from "../helpers/capture";
-import { renderConfig, renderFile, resourceNamed } from "../helpers/render";
+import { manifestNamed, renderConfig, renderFile, resourceNamed } from "../helpers/render";
 import { tlsComputed } from "../helpers/tls-signer";
 
 const NAMESPACE = "subscription-injection";
 const MUTATING = "kubernetes:admissionregistration.k8s.io/v1:MutatingWebhookConfiguration";
 const CONFIG_MAP = "kubernetes:core/v1:ConfigMap";
 const CA_CONFIG_MAP = `${NAMESPACE}/subscription-injection-webhook-ca`;
-
-function manifest(result: RenderResult, kind: string, name: string): Record<string, unknown> {
-    const found = result.manifests.filter((m) => m.object.kind === kind && (m.object.metadata as { name: string }).name === name);
-    if (found.length !== 1) {
-        throw new Error(`expected one ${kind} ${name}, found ${found.length}`);
-    }
-    return found[0].object;
-}
 
 const subscriptions = (platform: string, certificates: Record<string, unknown> = { mode: "self-signed" }) => ({
     cluster: { name: "prod", platform },
@@ -41,7 +33,7 @@ describe("the subscription webhook in the rendered openshift-aws example", () =>
     });
 
     test("GIVEN the example WHEN rendered THEN one MutatingWebhookConfiguration calls the webhook Service for pod CREATE and ephemeral containers, never in its own or platform namespaces", () => {
-        const configuration = manifest(result, "MutatingWebhookConfiguration", "subscription-injection-webhook") as { webhooks: Record<string, unknown>[] };
+        const configuration = manifestNamed(result, "MutatingWebhookConfiguration", "subscription-injection-webhook") as { webhooks: Record<string, unknown>[] };
         expect(configuration.webhooks).toHaveLength(1);
         const { namespaceSelector, ...webhook } = configuration.webhooks[0] as { namespaceSelector: { matchExpressions: { key: string; operator: string; values: string[] }[] } };
         expect(webhook).toEqual({
@@ -71,15 +63,15 @@ describe("the subscription webhook in the rendered openshift-aws example", () =>
     });
 
     test("GIVEN the example WHEN rendered THEN the webhook's ServiceAccount has exactly the server's access rules, bound cluster-wide", () => {
-        expect(manifest(result, "ClusterRole", "subscription-injection-webhook").rules).toEqual(WEBHOOK_ACCESS_RULES);
-        expect(manifest(result, "ClusterRoleBinding", "subscription-injection-webhook")).toMatchObject({
+        expect(manifestNamed(result, "ClusterRole", "subscription-injection-webhook").rules).toEqual(WEBHOOK_ACCESS_RULES);
+        expect(manifestNamed(result, "ClusterRoleBinding", "subscription-injection-webhook")).toMatchObject({
             roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "subscription-injection-webhook" },
             subjects: [{ kind: "ServiceAccount", name: "subscription-injection-webhook", namespace: NAMESPACE }],
         });
     });
 
     test("GIVEN the example WHEN rendered THEN the Deployment runs the default image with 3 replicas, mounts the serving certificate and has a PodDisruptionBudget", () => {
-        const deployment = manifest(result, "Deployment", "subscription-injection-webhook") as {
+        const deployment = manifestNamed(result, "Deployment", "subscription-injection-webhook") as {
             spec: { replicas: number; template: { spec: { serviceAccountName: string; containers: { image: string; volumeMounts: unknown[] }[]; volumes: unknown[] } } };
         };
         expect(deployment.spec.replicas).toBe(3);
@@ -94,7 +86,7 @@ describe("the subscription webhook in the rendered openshift-aws example", () =>
             name: "webhook-cert",
             secret: { secretName: "subscription-injection-webhook-tls", items: [{ key: "tls.crt", path: "tls.crt" }, { key: "tls.key", path: "tls.key" }] },
         });
-        expect(manifest(result, "PodDisruptionBudget", "subscription-injection-webhook").spec).toEqual({
+        expect(manifestNamed(result, "PodDisruptionBudget", "subscription-injection-webhook").spec).toEqual({
             maxUnavailable: 1,
             selector: { matchLabels: { "app.kubernetes.io/component": "admission-webhook", "app.kubernetes.io/name": "subscription-injection-webhook" } },
             unhealthyPodEvictionPolicy: "AlwaysAllow",
@@ -114,7 +106,7 @@ describe("the subscription webhook in the rendered openshift-aws example", () =>
     });
 
     test("GIVEN self-signed mode WHEN previewed THEN the CA ConfigMap and the webhook's caBundle both come from the stack's CA (unknown until it is made)", () => {
-        expect(manifest(result, "ConfigMap", "subscription-injection-webhook-ca").data).toEqual({ "service-ca.crt": "[unknown]" });
+        expect(manifestNamed(result, "ConfigMap", "subscription-injection-webhook-ca").data).toEqual({ "service-ca.crt": "[unknown]" });
         expect(resourceNamed(result, CONFIG_MAP, CA_CONFIG_MAP).options.ignoreChanges).toEqual([]);
     });
 });
@@ -123,7 +115,7 @@ describe("the subscription webhook per platform and certificates mode", () => {
     test("GIVEN service-ca mode WHEN rendered THEN the ConfigMap and the webhook ask the service-ca operator for the same bundle and never own it", async () => {
         const result = await renderConfig(subscriptions("openshift", { mode: "service-ca" }));
         expect(result.errors).toEqual([]);
-        expect(manifest(result, "ConfigMap", "subscription-injection-webhook-ca")).toEqual({
+        expect(manifestNamed(result, "ConfigMap", "subscription-injection-webhook-ca")).toEqual({
             apiVersion: "v1",
             kind: "ConfigMap",
             metadata: {
@@ -134,7 +126,7 @@ describe("the subscription webhook per platform and certificates mode", () => {
             },
         });
         expect(resourceNamed(result, CONFIG_MAP, CA_CONFIG_MAP).options.ignoreChanges).toEqual(['data["service-ca.crt"]']);
-        const configuration = manifest(result, "MutatingWebhookConfiguration", "subscription-injection-webhook") as { metadata: { annotations: unknown }; webhooks: { clientConfig: Record<string, unknown> }[] };
+        const configuration = manifestNamed(result, "MutatingWebhookConfiguration", "subscription-injection-webhook") as { metadata: { annotations: unknown }; webhooks: { clientConfig: Record<string, unknown> }[] };
         expect(configuration.metadata.annotations).toEqual({ "service.beta.openshift.io/inject-cabundle": "true" });
         expect(configuration.webhooks[0].clientConfig.caBundle).toBeUndefined();
     });
@@ -151,13 +143,13 @@ describe("the subscription webhook per platform and certificates mode", () => {
     test("GIVEN plain Kubernetes and configured settings WHEN rendered THEN the webhook excludes only its own and the control plane's namespaces, with the configured policy, timeout, replicas and image", async () => {
         const result = await renderConfig(subscriptions("kubernetes"));
         expect(result.errors).toEqual([]);
-        const configuration = manifest(result, "MutatingWebhookConfiguration", "subscription-injection-webhook") as { webhooks: Record<string, unknown>[] };
+        const configuration = manifestNamed(result, "MutatingWebhookConfiguration", "subscription-injection-webhook") as { webhooks: Record<string, unknown>[] };
         expect(configuration.webhooks[0]).toMatchObject({
             failurePolicy: "Ignore",
             timeoutSeconds: 5,
             namespaceSelector: { matchExpressions: [{ key: "kubernetes.io/metadata.name", operator: "NotIn", values: ["kube-node-lease", "kube-public", "kube-system", NAMESPACE] }] },
         });
-        const deployment = manifest(result, "Deployment", "subscription-injection-webhook") as { spec: { replicas: number; template: { spec: { containers: { image: string }[] } } } };
+        const deployment = manifestNamed(result, "Deployment", "subscription-injection-webhook") as { spec: { replicas: number; template: { spec: { containers: { image: string }[] } } } };
         expect(deployment.spec.replicas).toBe(2);
         expect(deployment.spec.template.spec.containers[0].image).toBe("quay.io/acme/subscription-webhook@sha256:" + "0".repeat(64));
     });

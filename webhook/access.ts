@@ -12,8 +12,9 @@ export interface AccessRule {
 }
 
 export const WEBHOOK_ACCESS_RULES: AccessRule[] = [
-    { apiGroups: [SUBSCRIPTION_GROUP], resources: [BUNDLE_PLURAL, CLUSTER_BUNDLE_PLURAL], verbs: ["get", "list", "watch"] },
+    // Informers only: list and watch (the server never reads one object by name).
+    { apiGroups: [SUBSCRIPTION_GROUP], resources: [BUNDLE_PLURAL, CLUSTER_BUNDLE_PLURAL], verbs: ["list", "watch"] },
     // Key sets of referenced Secrets/ConfigMaps decide overlap denials; values are never kept.
-    { apiGroups: [""], resources: ["secrets", "configmaps"], verbs: ["get", "list", "watch"] },
+    { apiGroups: [""], resources: ["secrets", "configmaps"], verbs: ["list", "watch"] },
     { apiGroups: ["authorization.k8s.io"], resources: ["subjectaccessreviews"], verbs: ["create"] },
 ];

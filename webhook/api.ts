@@ -1,8 +1,9 @@
 /**
  * The subscription injection API (seed 000): names shared by the admission server and by the
- * component that declares the CRDs, bundles and the webhook around it. Pure data, no imports,
- * so the server image carries nothing of Pulumi.
+ * component that declares the CRDs, bundles and the webhook around it. Pure data and pure
+ * functions (it imports only the name rules beside it), so the server image carries nothing of Pulumi.
  */
+import { fingerprintedName } from "./k8s-names";
 
 export const SUBSCRIPTION_GROUP = "subscription.openshift.io";
 export const SUBSCRIPTION_VERSION = "v1alpha1";
@@ -27,6 +28,12 @@ export const ANNOTATIONS = {
     /** Written by the webhook: JSON `{"bundles": {name: generation}, "clusterBundles": {name: generation}}`. */
     bundleGenerations: "subscription.openshift.io/bundle-generations",
 } as const;
+
+/**
+ * Where the server reads its serving certificate by default: the first of the admission-webhook
+ * contract's WEBHOOK_CERT_MOUNT_PATHS (OLM's path; a test keeps the two equal).
+ */
+export const WEBHOOK_CERT_DIR = "/tmp/k8s-webhook-server/serving-certs";
 
 /** Where entitlement keys and yum repository files appear in every container. */
 export const ENTITLEMENT_MOUNT_PATH = "/run/secrets/etc-pki-entitlement";
@@ -78,25 +85,27 @@ export function clusterBundleRoleName(bundle: string): string {
     return `${bundle}-subscription-bundle`;
 }
 
-/** Which list of a bundle a reference comes from: entitlement Secrets or yum repository ConfigMaps. */
-export type BundleSource = "entitlements" | "yumRepositories";
-
-const SHARE_INFIX: Record<BundleSource, string> = { entitlements: "entitlement", yumRepositories: "yum-repository" };
+/** What a ClusterBundle share exposes: an entitlement Secret or a yum repository ConfigMap. */
+export type ShareRole = "entitlement" | "yum-repo";
 
 /**
- * The name of the cluster-scoped share (SharedSecret for entitlements, SharedConfigMap for yum
- * repositories) made for one reference of a ClusterBundle: `<bundle>-entitlement-<ns>-<name>` or
- * `<bundle>-yum-repository-<ns>-<name>`. Derived from the spec alone, so the webhook mounts the
- * same names the cluster side declares without waiting for a controller to write `status.shares`.
+ * Name of the cluster-scoped share (SharedSecret for entitlements, SharedConfigMap for yum
+ * repositories) declared for one reference of a ClusterBundle: `<bundle>-<role>-<ref name>-<hash>`.
+ * The fingerprint covers bundle, role, namespace and name, so two references never share a name
+ * even when cut to the 253-character limit. The cluster side declares shares with these names and
+ * the webhook mounts them, so both sides must call this one function.
  */
-export function clusterBundleShareName(bundle: string, source: BundleSource, ref: { name: string; namespace: string }): string {
-    return `${bundle}-${SHARE_INFIX[source]}-${ref.namespace}-${ref.name}`;
+export function clusterBundleShareName(bundle: string, role: ShareRole, ref: Required<ObjectReference>): string {
+    return fingerprintedName(`${bundle}-${role}-${ref.name}`, `${bundle}\n${role}\n${ref.namespace}\n${ref.name}`, 253);
 }
 
-/** How the webhook Deployment and the API server reach the admission server. */
+/**
+ * How the webhook Deployment and the API server reach the admission server: its default port
+ * (unprivileged, so the pod runs as non-root) and its routes. The server and the Deployment both
+ * read these, so they cannot drift apart.
+ */
 export const WEBHOOK_SERVER = {
-    /** The HTTPS port the server listens on (unprivileged, so the pod runs as non-root). */
-    port: 8443,
+    port: 9443,
     portName: "https",
     /** The mutating admission endpoint (AdmissionReview v1). */
     mutatePodsPath: "/mutate-pods",

@@ -9,7 +9,6 @@ import {
     clusterBundleIssues,
     DEFAULT_AGGREGATION_ROLES,
     RuleIssue,
-    shareNameIssues,
 } from "../subscriptions/rules";
 import { INJECTABLE_KINDS, INJECTION_TARGETS, InjectableKind, NAMESPACED_NAME, NAMESPACED_NAME_RULE } from "../certificates/rules";
 
@@ -308,7 +307,6 @@ export const subscriptionsSchema = z
     })
     .superRefine((s, ctx) => {
         report(ctx, aggregationRoleIssues(s.clusterBundles, s.allowedAggregationRoles));
-        report(ctx, shareNameIssues(s.clusterBundles));
     })
     .meta({
         description:

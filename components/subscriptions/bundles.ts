@@ -8,7 +8,6 @@
 import {
     ALWAYS_INJECT_LABEL,
     BUNDLE_KIND,
-    BundleSource,
     CLUSTER_BUNDLE_KIND,
     CLUSTER_BUNDLE_PLURAL,
     clusterBundleRoleName,
@@ -23,7 +22,7 @@ import {
     SUBSCRIPTION_GROUP,
 } from "../../webhook/api";
 import { platformLabels } from "../shared/labels";
-import { aggregationLabel } from "./rules";
+import { aggregationLabel, BundleSource } from "./rules";
 
 /** A validated reference to a Secret or ConfigMap. */
 export interface ObjectRef {
@@ -53,8 +52,8 @@ const SOURCES: readonly BundleSource[] = ["entitlements", "yumRepositories"];
 
 /** Per source: the kind it references and the share kind that exposes it. */
 export const SOURCE_KINDS = {
-    entitlements: { object: "Secret", share: SHARED_SECRET_KIND, plural: SHARED_SECRET_PLURAL, refField: "secretRef" },
-    yumRepositories: { object: "ConfigMap", share: SHARED_CONFIG_MAP_KIND, plural: SHARED_CONFIG_MAP_PLURAL, refField: "configMapRef" },
+    entitlements: { object: "Secret", role: "entitlement", share: SHARED_SECRET_KIND, plural: SHARED_SECRET_PLURAL, refField: "secretRef" },
+    yumRepositories: { object: "ConfigMap", role: "yum-repo", share: SHARED_CONFIG_MAP_KIND, plural: SHARED_CONFIG_MAP_PLURAL, refField: "configMapRef" },
 } as const;
 
 function bundleLabels(alwaysInject: boolean): Record<string, string> {
@@ -114,7 +113,7 @@ export function referencesOf(bundle: ClusterBundleDeclaration): ClusterBundleRef
                 source,
                 kind,
                 ref,
-                share: clusterBundleShareName(bundle.name, source, ref),
+                share: clusterBundleShareName(bundle.name, SOURCE_KINDS[source].role, ref),
                 readName: `clusterbundle/${bundle.name}/${kind.toLowerCase()}/${ref.namespace}/${ref.name}`,
             };
         }),

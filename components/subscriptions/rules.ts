@@ -3,7 +3,7 @@
  * every problem is reported before anything is registered, and each message names the bundle.
  * Each rule lives here once; the schema only places the issues at their paths.
  */
-import { BundleSource, clusterBundleRoleName, clusterBundleShareName } from "../../webhook/api";
+import { clusterBundleRoleName } from "../../webhook/api";
 import { DNS1123_LABEL_RULE, DNS1123_SUBDOMAIN_RULE, isDns1123Label, isDns1123Subdomain } from "../shared/k8s-names";
 import { describeValue } from "../shared/problems";
 
@@ -17,9 +17,11 @@ export function aggregationLabel(role: string): string {
 const AGGREGATION_LABEL_PREFIX = "rbac.authorization.k8s.io/aggregate-to-";
 /** A label name (the part after the prefix's `/`) has at most 63 characters. */
 export const MAX_AGGREGATION_ROLE_LENGTH = 63 - "aggregate-to-".length;
-const MAX_OBJECT_NAME_LENGTH = 253;
 /** Longest ClusterBundle name whose ClusterRole `<name>-subscription-bundle` is still a valid name. */
-export const MAX_CLUSTER_BUNDLE_NAME_LENGTH = MAX_OBJECT_NAME_LENGTH - clusterBundleRoleName("").length;
+export const MAX_CLUSTER_BUNDLE_NAME_LENGTH = 253 - clusterBundleRoleName("").length;
+
+/** Which list of a bundle a reference comes from: entitlement Secrets or yum repository ConfigMaps. */
+export type BundleSource = "entitlements" | "yumRepositories";
 
 export interface RefInput {
     name: string;
@@ -118,20 +120,6 @@ export function clusterBundleIssues(bundle: ClusterBundleInput): RuleIssue[] {
             message: `${who}: the name has ${bundle.name.length} characters; must have at most ${MAX_CLUSTER_BUNDLE_NAME_LENGTH} so that its ClusterRole "<name>${clusterBundleRoleName("")}" is a valid name`,
         });
     }
-    for (const source of SOURCES) {
-        bundle[source].forEach((ref, index) => {
-            if (ref.namespace === undefined) {
-                return;
-            }
-            const share = clusterBundleShareName(bundle.name, source, { name: ref.name, namespace: ref.namespace });
-            if (share.length > MAX_OBJECT_NAME_LENGTH) {
-                issues.push({
-                    path: [source, index],
-                    message: `${who}: ${WHAT[source]} ${refText(ref)} gives the share name ${describeValue(share)} (${share.length} characters); must have at most ${MAX_OBJECT_NAME_LENGTH}: shorten the bundle's or the object's name`,
-                });
-            }
-        });
-    }
     const seenRoles = new Map<string, number>();
     bundle.aggregateToClusterRoles.forEach((role, index) => {
         const path = ["aggregateToClusterRoles", index];
@@ -196,46 +184,5 @@ export function aggregationRoleIssues(clusterBundles: ClusterBundleInput[], allo
             }
         }),
     );
-    return issues;
-}
-
-/**
- * Shares are cluster-scoped, so two references (of one bundle or of two) must not generate the
- * same share name; two Pulumi resources would otherwise fight over one object.
- */
-export function shareNameIssues(clusterBundles: ClusterBundleInput[]): RuleIssue[] {
-    const owners = new Map<string, string>();
-    const issues: RuleIssue[] = [];
-    const bundleNames = new Set<string>();
-    clusterBundles.forEach((bundle, i) => {
-        // A repeated or misspelt bundle name is its own problem, reported by its own rule.
-        if (bundleNames.has(bundle.name) || !isDns1123Subdomain(bundle.name)) {
-            return;
-        }
-        bundleNames.add(bundle.name);
-        for (const source of SOURCES) {
-            const seenHere = new Set<string>();
-            bundle[source].forEach((ref, j) => {
-                if (ref.namespace === undefined) {
-                    return;
-                }
-                const share = clusterBundleShareName(bundle.name, source, { name: ref.name, namespace: ref.namespace });
-                const description = `${describeClusterBundle(bundle.name)} ${WHAT[source]} ${refText(ref)}`;
-                // A SharedSecret and a SharedConfigMap may have the same name: only same-kind names collide.
-                const owner = owners.get(`${source}|${share}`);
-                const key = `${ref.namespace}/${ref.name}`;
-                // The same reference listed twice in one bundle is reported by the bundle's own rule.
-                if (owner !== undefined && !seenHere.has(key)) {
-                    issues.push({
-                        path: ["clusterBundles", i, source, j],
-                        message: `${description} gives the share name ${describeValue(share)}, already made for ${owner}; rename one of them`,
-                    });
-                } else if (owner === undefined) {
-                    owners.set(`${source}|${share}`, description);
-                }
-                seenHere.add(key);
-            });
-        }
-    });
     return issues;
 }

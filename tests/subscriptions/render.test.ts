@@ -55,19 +55,19 @@ describe("subscription bundles in the rendered openshift-aws example", () => {
     });
 
     test("GIVEN the ClusterBundle WHEN rendered THEN one share per reference points at it, owned by the bundle", () => {
-        expect(manifestNamed(result, "SharedSecret", "cluster-entitlement-openshift-config-etc-pki-entitlement")).toEqual({
+        expect(manifestNamed(result, "SharedSecret", "cluster-entitlement-etc-pki-entitlement-d0e25df8")).toEqual({
             apiVersion: "sharedresource.openshift.io/v1alpha1",
             kind: "SharedSecret",
-            metadata: { labels: PLATFORM_LABELS, name: "cluster-entitlement-openshift-config-etc-pki-entitlement", ownerReferences: [OWNER] },
+            metadata: { labels: PLATFORM_LABELS, name: "cluster-entitlement-etc-pki-entitlement-d0e25df8", ownerReferences: [OWNER] },
             spec: {
                 description: "Entitlement keys of ClusterBundle cluster (subscription injection)",
                 secretRef: { name: "etc-pki-entitlement", namespace: "openshift-config" },
             },
         });
-        expect(manifestNamed(result, "SharedConfigMap", "cluster-yum-repository-openshift-config-satellite-repos")).toEqual({
+        expect(manifestNamed(result, "SharedConfigMap", "cluster-yum-repo-satellite-repos-14d80ad7")).toEqual({
             apiVersion: "sharedresource.openshift.io/v1alpha1",
             kind: "SharedConfigMap",
-            metadata: { labels: PLATFORM_LABELS, name: "cluster-yum-repository-openshift-config-satellite-repos", ownerReferences: [OWNER] },
+            metadata: { labels: PLATFORM_LABELS, name: "cluster-yum-repo-satellite-repos-14d80ad7", ownerReferences: [OWNER] },
             spec: {
                 configMapRef: { name: "satellite-repos", namespace: "openshift-config" },
                 description: "Yum repository definitions of ClusterBundle cluster (subscription injection)",
@@ -92,13 +92,13 @@ describe("subscription bundles in the rendered openshift-aws example", () => {
                 { apiGroups: ["subscription.openshift.io"], resourceNames: ["cluster"], resources: ["clusterbundles"], verbs: ["get", "list", "watch"] },
                 {
                     apiGroups: ["sharedresource.openshift.io"],
-                    resourceNames: ["cluster-entitlement-openshift-config-etc-pki-entitlement"],
+                    resourceNames: ["cluster-entitlement-etc-pki-entitlement-d0e25df8"],
                     resources: ["sharedsecrets"],
                     verbs: ["use"],
                 },
                 {
                     apiGroups: ["sharedresource.openshift.io"],
-                    resourceNames: ["cluster-yum-repository-openshift-config-satellite-repos"],
+                    resourceNames: ["cluster-yum-repo-satellite-repos-14d80ad7"],
                     resources: ["sharedconfigmaps"],
                     verbs: ["use"],
                 },
@@ -118,7 +118,7 @@ describe("subscription bundles in the rendered openshift-aws example", () => {
         expect(dependsOn("kubernetes:subscription.openshift.io/v1alpha1:ClusterBundle", "clusterbundle/cluster")).toEqual(
             ["clusterbundles.subscription.openshift.io", ...reads].sort(),
         );
-        expect(dependsOn("kubernetes:sharedresource.openshift.io/v1alpha1:SharedSecret", "share/cluster-entitlement-openshift-config-etc-pki-entitlement")).toEqual(reads);
+        expect(dependsOn("kubernetes:sharedresource.openshift.io/v1alpha1:SharedSecret", "share/cluster-entitlement-etc-pki-entitlement-d0e25df8")).toEqual(reads);
         expect(dependsOn("kubernetes:subscription.openshift.io/v1alpha1:Bundle", "bundle/team-a/subscription")).toEqual(["bundles.subscription.openshift.io"]);
     });
 
@@ -188,7 +188,7 @@ describe("subscription bundles: pre-flight failures and modes", () => {
             "skipped the pre-flight reads of 1 Secrets/ConfigMaps referenced by ClusterBundles and of the Shared Resource CSI driver's CRDs (sharedsecrets.sharedresource.openshift.io): the Kubernetes provider renders YAML to a directory (cluster.renderYamlToDirectory), so there is no cluster to read or patch",
         ]);
         expect(result.manifests.map((m) => `${m.object.kind}/${(m.object.metadata as { name: string }).name}`)).toEqual(
-            expect.arrayContaining(["ClusterBundle/cluster", "SharedSecret/cluster-entitlement-openshift-config-etc-pki-entitlement", "ClusterRole/cluster-subscription-bundle"]),
+            expect.arrayContaining(["ClusterBundle/cluster", "SharedSecret/cluster-entitlement-etc-pki-entitlement-d0e25df8", "ClusterRole/cluster-subscription-bundle"]),
         );
     });
 

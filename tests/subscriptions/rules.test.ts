@@ -80,7 +80,7 @@ describe("subscriptions config: declared bundles", () => {
         expect(problemLines({ bundles: [{ name: "b", namespace: "team-a", entitlements: [{ name: "e", namespace: "team-a" }] }] })).toEqual([]);
     });
 
-    test("GIVEN names whose generated objects would be too long WHEN validated THEN the bundle, the reference and the limit are named", () => {
+    test("GIVEN names whose generated objects would be too long WHEN validated THEN the bundle and the limit are named", () => {
         const long = "b".repeat(234);
         const role = "r".repeat(51);
         expect(
@@ -88,28 +88,12 @@ describe("subscriptions config: declared bundles", () => {
                 allowedAggregationRoles: [role],
                 clusterBundles: [
                     { name: long, entitlements: [{ name: "e", namespace: "ns" }] },
-                    { name: "x".repeat(200), entitlements: [{ name: "s".repeat(40), namespace: "ns" }] },
                     { name: "roles", entitlements: [entitlement], aggregateToClusterRoles: [role] },
                 ],
             }),
         ).toEqual([
             `cluster-platform:subscriptions.clusterBundles[0].name: ClusterBundle "${long.slice(0, 76)}...: the name has 234 characters; must have at most 233 so that its ClusterRole "<name>-subscription-bundle" is a valid name`,
-            `cluster-platform:subscriptions.clusterBundles[1].entitlements[0]: ClusterBundle "${"x".repeat(76)}...: entitlement Secret "ns/${"s".repeat(40)}" gives the share name "${"x".repeat(76)}... (256 characters); must have at most 253: shorten the bundle's or the object's name`,
-            `cluster-platform:subscriptions.clusterBundles[2].aggregateToClusterRoles[0]: ClusterBundle "roles": role "${role}" has 51 characters; must have at most 50 so that the label "rbac.authorization.k8s.io/aggregate-to-<role>" is a valid label name`,
-        ]);
-    });
-
-    test("GIVEN two references that would generate the same share name WHEN validated THEN the second names both owners", () => {
-        expect(
-            problemLines({
-                clusterBundles: [
-                    { name: "a", entitlements: [{ name: "c-d", namespace: "b" }] },
-                    { name: "a-entitlement-b", entitlements: [{ name: "d", namespace: "c" }] },
-                    { name: "z", entitlements: [{ name: "c-d", namespace: "b" }, { name: "d", namespace: "b-c" }] },
-                ],
-            }),
-        ).toEqual([
-            'cluster-platform:subscriptions.clusterBundles[2].entitlements[1]: ClusterBundle "z" entitlement Secret "b-c/d" gives the share name "z-entitlement-b-c-d", already made for ClusterBundle "z" entitlement Secret "b/c-d"; rename one of them',
+            `cluster-platform:subscriptions.clusterBundles[1].aggregateToClusterRoles[0]: ClusterBundle "roles": role "${role}" has 51 characters; must have at most 50 so that the label "rbac.authorization.k8s.io/aggregate-to-<role>" is a valid label name`,
         ]);
     });
 

@@ -104,9 +104,9 @@ describe("the subscription webhook's deployment (pure parts)", () => {
         ]);
     });
 
-    test("GIVEN the container THEN it serves HTTPS on 8443 with readiness and liveness probes and bounded resources", () => {
+    test("GIVEN the container THEN it serves HTTPS on the server's port (9443) with readiness and liveness probes and bounded resources", () => {
         const [container] = deployment.spec.template.spec.containers;
-        expect(container.ports).toEqual([{ name: "https", containerPort: 8443, protocol: "TCP" }]);
+        expect(container.ports).toEqual([{ name: "https", containerPort: 9443, protocol: "TCP" }]);
         expect(container.readinessProbe).toEqual({ httpGet: { path: "/readyz", port: "https", scheme: "HTTPS" }, periodSeconds: 5, timeoutSeconds: 2, failureThreshold: 3 });
         expect(container.livenessProbe).toEqual({
             httpGet: { path: "/healthz", port: "https", scheme: "HTTPS" },

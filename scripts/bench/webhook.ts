@@ -1,0 +1,371 @@
+/**
+ * npm run bench:webhook — the admission server against a floor server, both child processes on
+ * loopback HTTPS, driven from this process at 32 concurrent keep-alive connections with a
+ * realistic request (a pod with 3 containers and 1 init container injecting a Bundle and a
+ * ClusterBundle). The server reads its cluster from a stand-in Kubernetes API served here.
+ *
+ * Measures: throughput ratio server/floor (interleaved rounds), p50/p99 latency
+ * (process.hrtime.bigint), API reads per admission, RSS before/after 100,000 admissions; then a
+ * certificate rotation and a SIGTERM, each under load, counting failed or dropped requests.
+ */
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import * as fs from "node:fs";
+import * as https from "node:https";
+import * as os from "node:os";
+import * as path from "node:path";
+import { createAuthority, issueServingPair, projectPair } from "../../tests/webhook/support/certs";
+import { FakeKubeApi, bundleObject, configMap, secret } from "../../tests/webhook/support/fake-kube-api";
+import { freePort } from "../../tests/webhook/support/servers";
+
+const ROOT = path.resolve(__dirname, "../..");
+const CONCURRENCY = 32;
+/** Admissions measured against the floor (BENCH_REQUESTS overrides, for quick looks; the figures use 100,000). */
+const MEASURED = Number(process.env.BENCH_REQUESTS ?? 100_000);
+const ROUNDS = 4;
+const WARMUP = 5_000;
+
+interface Target {
+    name: string;
+    port: number;
+    agent: https.Agent;
+}
+
+interface LoadResult {
+    latenciesMs: Float64Array;
+    elapsedMs: number;
+    failures: number;
+}
+
+/**
+ * Runs a compiled script with plain node, as the image does (BENCH_CPU_PROFILE=<dir> writes a V8
+ * CPU profile of each child there on its graceful exit).
+ */
+function spawnChild(script: string, env: Record<string, string>): ChildProcess {
+    const profile = process.env.BENCH_CPU_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE}`] : [];
+    const child = spawn(process.execPath, [...profile, script], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] });
+    child.stdout?.on("data", () => undefined);
+    return child;
+}
+
+function get(port: number, ca: string, requestPath: string): Promise<{ status: number; body: string; serial?: string }> {
+    return new Promise((resolve, reject) => {
+        https
+            .get({ host: "127.0.0.1", servername: "localhost", port, path: requestPath, ca, agent: false }, (res) => {
+                let body = "";
+                const serial = (res.socket as import("node:tls").TLSSocket).getPeerCertificate().serialNumber;
+                res.on("data", (chunk) => (body += chunk));
+                res.on("end", () => resolve({ status: res.statusCode ?? 0, body, serial }));
+            })
+            .on("error", reject);
+    });
+}
+
+async function until(check: () => Promise<boolean>, what: string, timeoutMs = 60_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+        if (await check().catch(() => false)) return;
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+}
+
+/** The AdmissionReview body of a realistic pod, split around the uid so each request gets its own. */
+export function requestTemplate(): [string, string] {
+    const container = (name: string, image: string) => ({
+        name,
+        image,
+        ports: [{ containerPort: 8080, protocol: "TCP" }],
+        env: [
+            { name: "POD_NAME", valueFrom: { fieldRef: { apiVersion: "v1", fieldPath: "metadata.name" } } },
+            { name: "LOG_LEVEL", value: "info" },
+        ],
+        resources: { requests: { cpu: "100m", memory: "128Mi" }, limits: { memory: "256Mi" } },
+        readinessProbe: { httpGet: { path: "/ready", port: 8080, scheme: "HTTP" }, periodSeconds: 10, timeoutSeconds: 1, successThreshold: 1, failureThreshold: 3 },
+        volumeMounts: [
+            { name: "kube-api-access-7q2xk", readOnly: true, mountPath: "/var/run/secrets/kubernetes.io/serviceaccount" },
+            { name: "cache", mountPath: "/var/cache/app" },
+        ],
+        terminationMessagePath: "/dev/termination-log",
+        terminationMessagePolicy: "File",
+        imagePullPolicy: "IfNotPresent",
+        securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] }, runAsNonRoot: true },
+    });
+    const pod = {
+        apiVersion: "v1",
+        kind: "Pod",
+        metadata: {
+            generateName: "rhel-builder-7c9f8d6b5-",
+            namespace: "builds",
+            labels: { app: "rhel-builder", "pod-template-hash": "7c9f8d6b5" },
+            annotations: { "subscription.openshift.io/inject-bundle": "rhel", "subscription.openshift.io/inject-cluster-bundle": "satellite", "openshift.io/scc": "restricted-v2" },
+            ownerReferences: [{ apiVersion: "apps/v1", kind: "ReplicaSet", name: "rhel-builder-7c9f8d6b5", uid: "6a1f0c2e-3b1d-4b8e-9d0f-2c1b5e7a9f10", controller: true, blockOwnerDeletion: true }],
+        },
+        spec: {
+            volumes: [
+                { name: "cache", emptyDir: {} },
+                { name: "kube-api-access-7q2xk", projected: { defaultMode: 420, sources: [{ serviceAccountToken: { expirationSeconds: 3607, path: "token" } }, { configMap: { name: "kube-root-ca.crt", items: [{ key: "ca.crt", path: "ca.crt" }] } }] } },
+            ],
+            initContainers: [container("fetch-sources", "registry.access.redhat.com/ubi9/ubi-minimal:9.4")],
+            containers: [container("builder", "registry.access.redhat.com/ubi9/ubi:9.4"), container("cache-warmer", "registry.access.redhat.com/ubi9/ubi:9.4"), container("log-shipper", "quay.io/example/shipper:2.1")],
+            restartPolicy: "Always",
+            terminationGracePeriodSeconds: 30,
+            dnsPolicy: "ClusterFirst",
+            serviceAccountName: "builder",
+            serviceAccount: "builder",
+            securityContext: { seLinuxOptions: { level: "s0:c26,c10" }, fsGroup: 1000680000, seccompProfile: { type: "RuntimeDefault" } },
+            schedulerName: "default-scheduler",
+            tolerations: [
+                { key: "node.kubernetes.io/not-ready", operator: "Exists", effect: "NoExecute", tolerationSeconds: 300 },
+                { key: "node.kubernetes.io/unreachable", operator: "Exists", effect: "NoExecute", tolerationSeconds: 300 },
+            ],
+            priority: 0,
+            enableServiceLinks: true,
+            preemptionPolicy: "PreemptLowerPriority",
+        },
+    };
+    const review = {
+        apiVersion: "admission.k8s.io/v1",
+        kind: "AdmissionReview",
+        request: {
+            uid: "@@UID@@",
+            kind: { group: "", version: "v1", kind: "Pod" },
+            resource: { group: "", version: "v1", resource: "pods" },
+            requestKind: { group: "", version: "v1", kind: "Pod" },
+            requestResource: { group: "", version: "v1", resource: "pods" },
+            namespace: "builds",
+            operation: "CREATE",
+            userInfo: { username: "system:serviceaccount:kube-system:replicaset-controller", groups: ["system:serviceaccounts", "system:serviceaccounts:kube-system", "system:authenticated"] },
+            object: pod,
+            oldObject: null,
+            dryRun: false,
+            options: { kind: "CreateOptions", apiVersion: "meta.k8s.io/v1" },
+        },
+    };
+    const [head, tail] = JSON.stringify(review).split("@@UID@@");
+    return [head, tail];
+}
+
+const [HEAD, TAIL] = requestTemplate();
+
+function post(target: Target, ca: string, uid: string, agent: https.Agent | false): Promise<boolean> {
+    const body = `${HEAD}${uid}${TAIL}`;
+    return new Promise((resolve, reject) => {
+        const req = https.request(
+            { host: "127.0.0.1", servername: "localhost", port: target.port, path: "/mutate-pods", method: "POST", ca, agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) } },
+            (res) => {
+                let text = "";
+                res.setEncoding("utf8");
+                res.on("data", (chunk) => (text += chunk));
+                res.on("end", () => resolve(res.statusCode === 200 && text.includes('"allowed":true') && text.includes(uid)));
+                res.on("error", reject);
+            },
+        );
+        req.on("error", reject);
+        req.end(body);
+    });
+}
+
+/**
+ * `total` requests from `CONCURRENCY` workers, each waiting for its answer before the next.
+ * `pick` chooses the target per request; `fresh(i)` says whether request i opens its own connection.
+ */
+async function load(total: number, ca: string, pick: () => Target, options: { fresh?: (i: number) => boolean; onDone?: (done: number) => void; prefix: string }): Promise<LoadResult> {
+    const latenciesMs = new Float64Array(total);
+    let issued = 0;
+    let done = 0;
+    let failures = 0;
+    const started = process.hrtime.bigint();
+    const worker = async () => {
+        while (issued < total) {
+            const i = issued++;
+            const target = pick();
+            const begin = process.hrtime.bigint();
+            try {
+                if (!(await post(target, ca, `${options.prefix}-${i}`, options.fresh?.(i) ? false : target.agent))) failures++;
+            } catch {
+                failures++;
+            }
+            latenciesMs[i] = Number(process.hrtime.bigint() - begin) / 1e6;
+            options.onDone?.(++done);
+        }
+    };
+    await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+    return { latenciesMs, elapsedMs: Number(process.hrtime.bigint() - started) / 1e6, failures };
+}
+
+function percentile(sorted: Float64Array, p: number): number {
+    return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+function merge(results: LoadResult[]): { sorted: Float64Array; elapsedMs: number; count: number; failures: number } {
+    const count = results.reduce((sum, result) => sum + result.latenciesMs.length, 0);
+    const all = new Float64Array(count);
+    let offset = 0;
+    for (const result of results) {
+        all.set(result.latenciesMs, offset);
+        offset += result.latenciesMs.length;
+    }
+    return { sorted: all.sort(), elapsedMs: results.reduce((sum, result) => sum + result.elapsedMs, 0), count, failures: results.reduce((sum, result) => sum + result.failures, 0) };
+}
+
+async function scrape(port: number, ca: string): Promise<{ rss: number; apiRequests: number; cpuSeconds: number }> {
+    const text = (await get(port, ca, "/metrics")).body;
+    const rss = Number(/^subscription_webhook_process_resident_memory_bytes (\S+)$/m.exec(text)?.[1]);
+    const cpuSeconds = Number(/^subscription_webhook_process_cpu_seconds_total (\S+)$/m.exec(text)?.[1]);
+    const apiRequests = [...text.matchAll(/^subscription_webhook_kube_api_requests_total\{[^}]*\} (\S+)$/gm)].reduce((sum, match) => sum + Number(match[1]), 0);
+    return { rss, apiRequests, cpuSeconds };
+}
+
+function machine(): string {
+    const cpu = /model name\s*:\s*(.*)/.exec(fs.readFileSync("/proc/cpuinfo", "utf8"))?.[1] ?? os.cpus()[0]?.model;
+    return `nproc=${os.availableParallelism()} cpu="${cpu}" ram=${(os.totalmem() / 2 ** 30).toFixed(1)}GiB node=${process.version}`;
+}
+
+function exitOf(child: ChildProcess): Promise<number | null> {
+    return new Promise((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once("exit", (code) => resolve(code))));
+}
+
+/** `npm run build`: the server runs from dist/webhook exactly as the image ships it. */
+function build(): void {
+    const result = spawnSync(process.execPath, [require.resolve("typescript/bin/tsc"), "-p", "tsconfig.build.json"], { cwd: ROOT, stdio: "inherit" });
+    if (result.status !== 0) throw new Error("npm run build failed");
+}
+
+async function main(): Promise<void> {
+    build();
+    const work = fs.mkdtempSync(path.join(os.tmpdir(), "bench-webhook-"));
+    const certDir = path.join(work, "serving-certs");
+    const authority = await createAuthority("bench-ca");
+    const [first, second] = await Promise.all([issueServingPair(authority, "0c01"), issueServingPair(authority, "0c02")]);
+    projectPair(certDir, first, 1);
+
+    const api = new FakeKubeApi();
+    await api.start();
+    api.put(secret("builds", "rhel-entitlement", { "entitlement.pem": "cGVt", "entitlement-key.pem": "a2V5" }));
+    api.put(configMap("builds", "rhel-repos", { "redhat.repo": "[rhel-9-baseos]\nbaseurl=https://cdn.redhat.com/\n" }));
+    api.put(secret("openshift-config", "satellite-entitlement", { "satellite.pem": "cGVt", "satellite-key.pem": "a2V5" }));
+    api.put(configMap("openshift-config", "satellite-repos", { "satellite.repo": "[satellite]\nbaseurl=https://satellite.example/\n" }));
+    api.put(bundleObject("builds", "rhel", { entitlements: [{ name: "rhel-entitlement" }], yumRepositories: [{ name: "rhel-repos" }] }));
+    api.put(bundleObject(undefined, "satellite", { entitlements: [{ name: "satellite-entitlement", namespace: "openshift-config" }], yumRepositories: [{ name: "satellite-repos", namespace: "openshift-config" }] }));
+    const kubeconfig = path.join(work, "kubeconfig");
+    fs.writeFileSync(kubeconfig, api.kubeconfigText());
+
+    const serverEnv = (port: number) => ({
+        WEBHOOK_BIND_ADDRESS: "127.0.0.1",
+        WEBHOOK_PORT: String(port),
+        WEBHOOK_TLS_CERT_FILE: path.join(certDir, "tls.crt"),
+        WEBHOOK_TLS_KEY_FILE: path.join(certDir, "tls.key"),
+        KUBECONFIG: kubeconfig,
+        LOG_LEVEL: "warn",
+        WEBHOOK_SHUTDOWN_DELAY_SECONDS: "1",
+        WEBHOOK_SHUTDOWN_TIMEOUT_SECONDS: "10",
+        WEBHOOK_CERT_POLL_SECONDS: "1",
+    });
+    const [serverPort, spare, floorPort] = await Promise.all([freePort(), freePort(), freePort()]);
+    const server = spawnChild("dist/webhook/main.js", serverEnv(serverPort));
+    const floor = spawnChild("dist/scripts/bench/floor-server.js", { PORT: String(floorPort), CERT_FILE: path.join(certDir, "tls.crt"), KEY_FILE: path.join(certDir, "tls.key") });
+    const children = [server, floor];
+    const ca = authority.cert;
+    try {
+        await until(async () => (await get(serverPort, ca, "/readyz")).status === 200, "the webhook to be ready");
+        await until(async () => (await get(floorPort, ca, "/")).status === 400, "the floor server");
+        const agent = () => new https.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+        const serverTarget: Target = { name: "webhook", port: serverPort, agent: agent() };
+        const floorTarget: Target = { name: "floor", port: floorPort, agent: agent() };
+
+        console.log(`machine: ${machine()}`);
+        console.log(`request: ${Buffer.byteLength(`${HEAD}x${TAIL}`)} bytes (pod with 3 containers + 1 init container, injecting Bundle rhel and ClusterBundle satellite)`);
+        for (const target of [floorTarget, serverTarget]) await load(WARMUP, ca, () => target, { prefix: `warm-${target.name}` });
+
+        const before = await scrape(serverPort, ca);
+        const floorCpuBefore = Number((await get(floorPort, ca, "/cpu")).body);
+        const apiBefore = api.requests.length;
+        const floorRuns: LoadResult[] = [];
+        const serverRuns: LoadResult[] = [];
+        for (let round = 0; round < ROUNDS; round++) {
+            floorRuns.push(await load(MEASURED / ROUNDS, ca, () => floorTarget, { prefix: `floor-${round}` }));
+            serverRuns.push(await load(MEASURED / ROUNDS, ca, () => serverTarget, { prefix: `server-${round}` }));
+        }
+        const after = await scrape(serverPort, ca);
+        const floorCpu = Number((await get(floorPort, ca, "/cpu")).body) - floorCpuBefore;
+        const floorStats = merge(floorRuns);
+        const serverStats = merge(serverRuns);
+        const floorRate = floorStats.count / (floorStats.elapsedMs / 1000);
+        const serverRate = serverStats.count / (serverStats.elapsedMs / 1000);
+        const reads = after.apiRequests - before.apiRequests;
+        const observed = api.requests.length - apiBefore;
+        console.log(`floor:   ${floorRate.toFixed(0)} req/s  p50 ${percentile(floorStats.sorted, 50).toFixed(3)} ms  p99 ${percentile(floorStats.sorted, 99).toFixed(3)} ms  failures ${floorStats.failures}`);
+        console.log(`webhook: ${serverRate.toFixed(0)} req/s  p50 ${percentile(serverStats.sorted, 50).toFixed(3)} ms  p99 ${percentile(serverStats.sorted, 99).toFixed(3)} ms  failures ${serverStats.failures}`);
+        console.log(
+            `server CPU per request (load-independent): floor ${((floorCpu / MEASURED) * 1e6).toFixed(0)} us, webhook ${(((after.cpuSeconds - before.cpuSeconds) / MEASURED) * 1e6).toFixed(0)} us (includes its /metrics scrapes)`,
+        );
+        console.log(`API: ${reads} requests counted by the webhook, ${observed} seen by the stand-in API, over ${serverStats.count} admissions`);
+        console.log(`RSS: ${(before.rss / 2 ** 20).toFixed(1)} MiB before, ${(after.rss / 2 ** 20).toFixed(1)} MiB after ${serverStats.count} admissions`);
+
+        // Certificate rotation under load: half the requests open a new TLS connection each, so handshakes cross the swap.
+        let rotated = false;
+        const rotation = await load(20_000, ca, () => serverTarget, {
+            prefix: "rotation",
+            fresh: (i) => i % 2 === 0,
+            onDone: (done) => {
+                if (done === 5_000 && !rotated) {
+                    rotated = true;
+                    projectPair(certDir, second, 2);
+                }
+            },
+        });
+        const served = (await get(serverPort, ca, "/healthz")).serial;
+        console.log(`rotation: ${rotation.failures} of 20000 requests failed; new connections now get serial ${served} (expected 0C02)`);
+        const rotationFailed = rotation.failures + (served === "0C02" ? 0 : 1);
+
+        // SIGTERM under load: a second replica takes over once the first reports not ready.
+        const replica = spawnChild("dist/webhook/main.js", serverEnv(spare));
+        children.push(replica);
+        await until(async () => (await get(spare, ca, "/readyz")).status === 200, "the second replica");
+        const replicaTarget: Target = { name: "replica", port: spare, agent: agent() };
+        let current = serverTarget;
+        let polling = true;
+        const poll = (async () => {
+            while (polling && current === serverTarget) {
+                const ready = await get(serverPort, ca, "/readyz").then((reply) => reply.status === 200, () => false);
+                if (!ready) current = replicaTarget;
+                else await new Promise((resolve) => setTimeout(resolve, 20));
+            }
+        })();
+        let signalled = false;
+        const shutdown = await load(15_000, ca, () => current, {
+            prefix: "shutdown",
+            onDone: (done) => {
+                if (done === 3_000 && !signalled) {
+                    signalled = true;
+                    server.kill("SIGTERM");
+                }
+            },
+        });
+        polling = false;
+        await poll;
+        const exitCode = await exitOf(server);
+        console.log(`shutdown: ${shutdown.failures} of 15000 requests dropped; the terminated replica exited with ${exitCode}`);
+        const dropped = shutdown.failures + (exitCode === 0 ? 0 : 1);
+
+        const ratio = serverRate / floorRate;
+        const readsPerAdmission = reads / serverStats.count;
+        const rssGrowth = ((after.rss - before.rss) / before.rss) * 100;
+        console.log(
+            `bench:webhook ratio=${ratio.toFixed(2)} p50_ms=${percentile(serverStats.sorted, 50).toFixed(3)} p99_ms=${percentile(serverStats.sorted, 99).toFixed(3)} floor_p99_ms=${percentile(floorStats.sorted, 99).toFixed(3)} reads_per_admission=${readsPerAdmission} rss_growth_pct=${rssGrowth.toFixed(1)} rotation_failed=${rotationFailed} shutdown_dropped=${dropped}`,
+        );
+        for (const target of [serverTarget, floorTarget, replicaTarget]) target.agent.destroy();
+    } finally {
+        for (const child of children) if (child.exitCode === null) child.kill("SIGTERM");
+        await Promise.all(children.map(exitOf));
+        await api.stop();
+        fs.rmSync(work, { recursive: true, force: true });
+    }
+}
+
+if (require.main === module) {
+    main().catch((error: Error) => {
+        console.error(`bench:webhook failed: ${error.stack ?? error.message}`);
+        process.exit(1);
+    });
+}

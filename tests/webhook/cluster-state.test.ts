@@ -1,0 +1,187 @@
+import { Writable } from "node:stream";
+import pino from "pino";
+import { AccessReviewCache } from "../../webhook/access-reviews";
+import { AdmissionHandler } from "../../webhook/admission";
+import { ClusterState, subjectAccessReviewer } from "../../webhook/cluster-state";
+import { WebhookMetrics } from "../../webhook/metrics";
+import { FakeKubeApi, bundleObject, configMap, secret } from "./support/fake-kube-api";
+import { waitFor } from "./support/wait";
+
+const SECRET_VALUE = Buffer.from("-----BEGIN ENTITLEMENT DATA----- TOP-SECRET-7f3a").toString("base64");
+
+function capturedLogger() {
+    const lines: string[] = [];
+    const stream = new Writable({
+        write(chunk, _encoding, done) {
+            lines.push(String(chunk));
+            done();
+        },
+    });
+    return { logger: pino({ level: "trace" }, stream), lines };
+}
+
+function review(uid: string, annotations: Record<string, string>, namespace = "team-a") {
+    return {
+        apiVersion: "admission.k8s.io/v1",
+        kind: "AdmissionReview",
+        request: {
+            uid,
+            kind: { group: "", version: "v1", kind: "Pod" },
+            resource: { group: "", version: "v1", resource: "pods" },
+            namespace,
+            operation: "CREATE",
+            object: {
+                apiVersion: "v1",
+                kind: "Pod",
+                metadata: { generateName: "app-", annotations },
+                spec: { serviceAccountName: "builder", containers: [{ name: "app", image: "ubi9" }] },
+            },
+        },
+    };
+}
+
+describe("cluster state from list + watch against a stand-in API (real @kubernetes/client-node code)", () => {
+    let api: FakeKubeApi;
+    let state: ClusterState;
+    let metrics: WebhookMetrics;
+    let logs: ReturnType<typeof capturedLogger>;
+
+    beforeEach(async () => {
+        api = new FakeKubeApi();
+        await api.start();
+        api.put(secret("openshift-config", "etc-pki-entitlement", { "sca.pem": SECRET_VALUE, "sca-key.pem": SECRET_VALUE }));
+        api.put(secret("openshift-config", "unrelated", { password: SECRET_VALUE }));
+        api.put(secret("openshift-config", "zz-unrelated", { token: SECRET_VALUE }));
+        api.put(secret("team-a", "local-entitlement", { "local.pem": SECRET_VALUE }));
+        api.put(configMap("team-a", "local-repo", { "redhat.repo": "[rhel]\nbaseurl=https://satellite.example/" }));
+        api.put(bundleObject("team-a", "local", { entitlements: [{ name: "local-entitlement" }], yumRepositories: [{ name: "local-repo" }] }));
+        api.put(bundleObject(undefined, "cluster", { entitlements: [{ name: "etc-pki-entitlement", namespace: "openshift-config" }] }, true));
+        metrics = new WebhookMetrics({ processMetrics: false });
+        logs = capturedLogger();
+        state = new ClusterState({ kubeConfig: api.kubeConfig(), metrics, logger: logs.logger, retry: { initialMs: 10, maxMs: 50 }, pageSize: 2 });
+        await state.start();
+        // start() resolves after the lists; the watches it opened reach the API a moment later.
+        await waitFor(() => api.requests.length === metrics.kubeApiRequestCount, "the watch requests to arrive");
+    });
+
+    afterEach(async () => {
+        state.stop();
+        await api.stop();
+    });
+
+    test("GIVEN bundles and referenced objects WHEN started THEN it is synced with bundles indexed and only key names of watched namespaces cached", () => {
+        expect(state.synced()).toBe(true);
+        expect([...state.bundlesIn("team-a").values()]).toEqual([
+            { name: "local", namespace: "team-a", generation: 1, alwaysInject: false, entitlements: [{ name: "local-entitlement" }], yumRepositories: [{ name: "local-repo" }] },
+        ]);
+        expect([...state.clusterBundleMap().values()]).toEqual([
+            { name: "cluster", namespace: undefined, generation: 1, alwaysInject: true, entitlements: [{ name: "etc-pki-entitlement", namespace: "openshift-config" }], yumRepositories: [] },
+        ]);
+        expect(state.keyCacheContents()).toEqual({
+            "Secret/team-a": { "local-entitlement": ["local.pem"] },
+            "ConfigMap/team-a": { "local-repo": ["redhat.repo"] },
+            "Secret/openshift-config": { "etc-pki-entitlement": ["sca-key.pem", "sca.pem"], unrelated: ["password"], "zz-unrelated": ["token"] },
+        });
+        expect(JSON.stringify(state.keyCacheContents())).not.toContain(SECRET_VALUE);
+        expect(JSON.stringify(state.keyCacheContents())).not.toContain("satellite.example");
+    });
+
+    test("GIVEN a started state WHEN listing THEN pages of the page size were read and only referenced namespaces were listed", () => {
+        expect(api.requestsSince(0).filter((line) => !line.endsWith("(watch)")).sort()).toEqual(
+            [
+                "GET /api/v1/namespaces/openshift-config/secrets",
+                "GET /api/v1/namespaces/openshift-config/secrets",
+                "GET /api/v1/namespaces/team-a/configmaps",
+                "GET /api/v1/namespaces/team-a/secrets",
+                "GET /apis/subscription.openshift.io/v1alpha1/bundles",
+                "GET /apis/subscription.openshift.io/v1alpha1/clusterbundles",
+            ].sort(),
+        );
+        expect(metrics.kubeApiRequestCount).toBe(api.requests.length);
+    });
+
+    test("GIVEN a watched Secret WHEN a key is added THEN the new key name is known without a new list", async () => {
+        const before = api.requests.length;
+        api.put(secret("team-a", "local-entitlement", { "local.pem": SECRET_VALUE, "local-key.pem": SECRET_VALUE }));
+        await waitFor(() => state.keysOf("Secret", "team-a", "local-entitlement")?.length === 2, "the watch event");
+        expect(state.keysOf("Secret", "team-a", "local-entitlement")).toEqual(["local-key.pem", "local.pem"]);
+        expect(api.requestsSince(before)).toEqual([]);
+    });
+
+    test("GIVEN a new Bundle in another namespace WHEN it arrives THEN that namespace's Secrets are listed and watched, and dropped again when it goes", async () => {
+        api.put(secret("team-b", "b-entitlement", { "b.pem": SECRET_VALUE }));
+        api.put(bundleObject("team-b", "b", { entitlements: [{ name: "b-entitlement" }] }));
+        await waitFor(() => state.keysOf("Secret", "team-b", "b-entitlement") !== undefined, "team-b's key cache");
+        expect(state.bundlesIn("team-b").get("b")?.generation).toBe(1);
+        api.remove("Bundle", "team-b", "b");
+        await waitFor(() => !("Secret/team-b" in state.keyCacheContents()), "team-b's key cache to stop");
+        expect(state.bundlesIn("team-b").size).toBe(0);
+    });
+
+    test("GIVEN the API closes every watch WHEN events follow THEN the informers resume from their resourceVersion and see them", async () => {
+        api.closeWatches();
+        api.put(bundleObject("team-a", "late", { entitlements: [{ name: "local-entitlement" }] }));
+        await waitFor(() => state.bundlesIn("team-a").has("late"), "the resumed watch");
+        expect(logs.lines.join("")).not.toContain(SECRET_VALUE);
+    });
+
+    test("GIVEN the API forgot its history WHEN watches resume from an old resourceVersion THEN 410 Gone makes them re-list", async () => {
+        api.closeWatches();
+        api.compact();
+        const before = api.requests.length;
+        await waitFor(() => api.requestsSince(before).includes("GET /apis/subscription.openshift.io/v1alpha1/bundles"), "a re-list after 410");
+        api.put(bundleObject("team-a", "after-gone", { entitlements: [] }));
+        await waitFor(() => state.bundlesIn("team-a").has("after-gone"), "events after the re-list");
+    });
+
+    describe("admissions in steady state", () => {
+        test("GIVEN warm caches and a reviewed service account WHEN 50 pods are admitted THEN the API sees no request at all and the webhook counts none", async () => {
+            const access = new AccessReviewCache(subjectAccessReviewer(api.kubeConfig(), metrics), { allowedTtlMs: 60_000, deniedTtlMs: 10_000 });
+            const handler = new AdmissionHandler({ cluster: state, access, metrics, logger: logs.logger, lookupTimeoutMs: 2000 });
+            const annotations = { "subscription.openshift.io/inject-bundle": "local" };
+            const first = JSON.parse((await handler.handle(review("warm-up", annotations))).body);
+            expect(first.response.status.message).toBe("injected Bundle local, ClusterBundle cluster");
+            const sar = api.requests.find((request) => request.path === "/apis/authorization.k8s.io/v1/subjectaccessreviews");
+            expect(sar?.body).toEqual({
+                apiVersion: "authorization.k8s.io/v1",
+                kind: "SubjectAccessReview",
+                spec: {
+                    user: "system:serviceaccount:team-a:builder",
+                    groups: ["system:serviceaccounts", "system:serviceaccounts:team-a", "system:authenticated"],
+                    resourceAttributes: { group: "subscription.openshift.io", version: "v1alpha1", resource: "clusterbundles", verb: "get", name: "cluster" },
+                },
+            });
+            const apiBefore = api.requests.length;
+            const countedBefore = metrics.kubeApiRequestCount;
+            for (let i = 0; i < 50; i++) {
+                const result = JSON.parse((await handler.handle(review(`uid-${i}`, annotations))).body);
+                expect(result.response.allowed).toBe(true);
+            }
+            expect(api.requests.length - apiBefore).toBe(0);
+            expect(metrics.kubeApiRequestCount - countedBefore).toBe(0);
+            expect(logs.lines.join("")).not.toContain(SECRET_VALUE);
+        });
+
+        test("GIVEN the SubjectAccessReview denies WHEN the bundle is requested THEN the pod is denied; an always-inject one is skipped with a warning", async () => {
+            api.authorize = () => false;
+            const access = new AccessReviewCache(subjectAccessReviewer(api.kubeConfig(), metrics), { allowedTtlMs: 60_000, deniedTtlMs: 10_000 });
+            const handler = new AdmissionHandler({ cluster: state, access, metrics, logger: logs.logger, lookupTimeoutMs: 2000 });
+            const requested = JSON.parse((await handler.handle(review("r1", { "subscription.openshift.io/inject-cluster-bundle": "cluster" }))).body);
+            expect(requested.response).toMatchObject({ uid: "r1", allowed: false, status: { code: 403, reason: "Forbidden" } });
+            const automatic = JSON.parse((await handler.handle(review("r2", {}))).body);
+            expect(automatic.response.warnings).toEqual(['always-inject ClusterBundle "cluster" not injected: service account team-a/builder may not get it']);
+        });
+
+        test("GIVEN the review API fails WHEN a ClusterBundle applies THEN the pod is denied as retryable and the failure is not cached", async () => {
+            api.failReviewsWith = 500;
+            const access = new AccessReviewCache(subjectAccessReviewer(api.kubeConfig(), metrics), { allowedTtlMs: 60_000, deniedTtlMs: 10_000 });
+            const handler = new AdmissionHandler({ cluster: state, access, metrics, logger: logs.logger, lookupTimeoutMs: 2000 });
+            const failed = JSON.parse((await handler.handle(review("f1", {}))).body);
+            expect(failed.response.status).toMatchObject({ code: 503, reason: "ServiceUnavailable" });
+            expect(failed.response.status.message).toContain("SubjectAccessReview failed: status 500");
+            api.failReviewsWith = undefined;
+            const recovered = JSON.parse((await handler.handle(review("f2", {}))).body);
+            expect(recovered.response.allowed).toBe(true);
+        });
+    });
+});

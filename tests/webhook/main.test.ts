@@ -1,0 +1,94 @@
+import { spawn } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { type Authority, createAuthority, issueServingPair, projectPair } from "./support/certs";
+import { FakeKubeApi, bundleObject, secret } from "./support/fake-kube-api";
+import { request } from "./support/https-client";
+import { freePort } from "./support/servers";
+import { waitFor } from "./support/wait";
+
+const ROOT = path.resolve(__dirname, "../..");
+const SECRET_VALUE = Buffer.from("entitlement-private-key-material").toString("base64");
+
+function start(env: Record<string, string>) {
+    const child = spawn(process.execPath, ["--import", "tsx", "webhook/main.ts"], { cwd: ROOT, env: { PATH: process.env.PATH ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    const output = { stdout: "", stderr: "" };
+    child.stdout.on("data", (chunk) => (output.stdout += chunk));
+    child.stderr.on("data", (chunk) => (output.stderr += chunk));
+    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    return { child, output, exited };
+}
+
+describe("the entry point (webhook/main.ts) as a process configured by environment", () => {
+    let dir: string;
+    let authority: Authority;
+    let api: FakeKubeApi;
+
+    beforeAll(async () => {
+        authority = await createAuthority();
+        dir = fs.mkdtempSync(path.join(os.tmpdir(), "webhook-main-"));
+        projectPair(path.join(dir, "certs"), await issueServingPair(authority, "0d01"), 1);
+        api = new FakeKubeApi();
+        await api.start();
+        api.put(secret("team-a", "local-entitlement", { "local.pem": SECRET_VALUE }));
+        api.put(bundleObject("team-a", "local", { entitlements: [{ name: "local-entitlement" }] }));
+        fs.writeFileSync(path.join(dir, "kubeconfig"), api.kubeconfigText());
+    });
+
+    afterAll(async () => {
+        await api.stop();
+        fs.rmSync(dir, { recursive: true, force: true });
+    });
+
+    test("GIVEN env config WHEN started THEN it becomes ready, admits over HTTPS, logs JSON without Secret data, and exits 0 on SIGTERM", async () => {
+        const port = await freePort();
+        const server = start({
+            WEBHOOK_BIND_ADDRESS: "127.0.0.1",
+            WEBHOOK_PORT: String(port),
+            WEBHOOK_TLS_CERT_FILE: path.join(dir, "certs", "tls.crt"),
+            WEBHOOK_TLS_KEY_FILE: path.join(dir, "certs", "tls.key"),
+            KUBECONFIG: path.join(dir, "kubeconfig"),
+            LOG_LEVEL: "debug",
+            WEBHOOK_SHUTDOWN_DELAY_SECONDS: "0.2",
+        });
+        await waitFor(() => server.output.stdout.includes("caches synced; ready"), "readiness", 30_000);
+        expect((await request({ port, ca: authority.cert, path: "/readyz" })).status).toBe(200);
+        const review = {
+            apiVersion: "admission.k8s.io/v1",
+            kind: "AdmissionReview",
+            request: {
+                uid: "main-1",
+                kind: { group: "", version: "v1", kind: "Pod" },
+                resource: { group: "", version: "v1", resource: "pods" },
+                namespace: "team-a",
+                operation: "CREATE",
+                object: { metadata: { annotations: { "subscription.openshift.io/inject-bundle": "local,absent" } }, spec: { containers: [{ name: "app" }] } },
+            },
+        };
+        const reply = JSON.parse((await request({ port, ca: authority.cert, body: JSON.stringify(review) })).body);
+        expect(reply.response).toMatchObject({ uid: "main-1", allowed: false, status: { code: 404, reason: "NotFound" } });
+        server.child.kill("SIGTERM");
+        expect(await server.exited).toBe(0);
+        const lines = server.output.stdout.trim().split("\n").map((line) => JSON.parse(line));
+        expect(lines.map((line) => line.msg)).toEqual([
+            "listening (HTTPS); not ready until caches sync",
+            "caches synced; ready",
+            "denied",
+            "stopping",
+            "shutting down: not ready, draining",
+            "server closed",
+        ]);
+        expect(lines[2]).toMatchObject({ level: 30, component: "subscription-webhook", uid: "main-1", namespace: "team-a", reason: "BundleNotFound" });
+        expect(server.output.stdout).not.toContain(SECRET_VALUE);
+        expect(server.output.stderr).toBe("");
+    });
+
+    test("GIVEN invalid environment variables WHEN started THEN it exits 1 naming each variable, value and rule", async () => {
+        const server = start({ WEBHOOK_PORT: "http", LOG_LEVEL: "chatty" });
+        expect(await server.exited).toBe(1);
+        expect(server.output.stderr).toBe(
+            'subscription-webhook: LOG_LEVEL="chatty": must be one of fatal, error, warn, info, debug, trace, silent\nsubscription-webhook: WEBHOOK_PORT="http": must be a number from 1 to 65535\n',
+        );
+    });
+});

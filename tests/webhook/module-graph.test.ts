@@ -1,0 +1,56 @@
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { WEBHOOK_CERT_MOUNT_PATHS } from "../../components/admission-webhook/contract";
+import { WEBHOOK_ACCESS_RULES } from "../../webhook/access";
+import { WEBHOOK_CERT_DIR } from "../../webhook/api";
+
+const ROOT = path.resolve(__dirname, "../..");
+const packageJson = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as { dependencies: Record<string, string> };
+
+/** Every module specifier imported (at run time, not `import type`) by the files reachable from main.ts. */
+function importClosure(entry: string): { files: string[]; packages: Set<string> } {
+    const files: string[] = [];
+    const packages = new Set<string>();
+    const pending = [entry];
+    while (pending.length > 0) {
+        const file = pending.pop() as string;
+        if (files.includes(file)) continue;
+        files.push(file);
+        const source = fs.readFileSync(file, "utf8");
+        for (const match of source.matchAll(/^(?:import|export)\s+(?!type\b)(?:[^'"]*?from\s+)?["']([^"']+)["'];?$/gm)) {
+            const specifier = match[1];
+            if (specifier.startsWith(".")) pending.push(path.resolve(path.dirname(file), `${specifier}.ts`));
+            else if (!specifier.startsWith("node:")) packages.add(specifier.startsWith("@") ? specifier.split("/").slice(0, 2).join("/") : specifier.split("/")[0]);
+        }
+    }
+    return { files: files.map((file) => path.relative(ROOT, file)).sort(), packages };
+}
+
+describe("what the server image carries", () => {
+    const { files, packages } = importClosure(path.join(ROOT, "webhook/main.ts"));
+
+    test("GIVEN the entry point WHEN its imports are followed THEN every file is inside webhook/ (dist/webhook is packaged alone)", () => {
+        expect(files.filter((file) => !file.startsWith("webhook/"))).toEqual([]);
+    });
+
+    test("GIVEN the entry point WHEN its imports are followed THEN the packages are exactly production dependencies, none of Pulumi", () => {
+        expect([...packages].sort()).toEqual(["@kubernetes/client-node", "pino", "prom-client"]);
+        for (const name of packages) expect(Object.keys(packageJson.dependencies)).toContain(name);
+    });
+
+    test("GIVEN @kubernetes/client-node WHEN its version is read THEN it is 0.22.3, the last CommonJS line (1.x is ESM-only)", () => {
+        expect(packageJson.dependencies["@kubernetes/client-node"]).toBe("0.22.3");
+    });
+
+    test("GIVEN the default certificate directory WHEN compared with the admission-webhook contract THEN it is OLM's first mount path", () => {
+        expect(WEBHOOK_CERT_DIR).toBe(WEBHOOK_CERT_MOUNT_PATHS[0]);
+    });
+
+    test("GIVEN the server's access rules WHEN listed THEN they are list/watch on bundles and referenced objects and create on SubjectAccessReviews, nothing else", () => {
+        expect(WEBHOOK_ACCESS_RULES).toEqual([
+            { apiGroups: ["subscription.openshift.io"], resources: ["bundles", "clusterbundles"], verbs: ["list", "watch"] },
+            { apiGroups: [""], resources: ["secrets", "configmaps"], verbs: ["list", "watch"] },
+            { apiGroups: ["authorization.k8s.io"], resources: ["subjectaccessreviews"], verbs: ["create"] },
+        ]);
+    });
+});

@@ -1,0 +1,259 @@
+/**
+ * A small stand-in for the Kubernetes API over plain HTTP, enough for the real
+ * @kubernetes/client-node code: list (with limit/continue), watch (chunked JSON lines from a
+ * resourceVersion, 410 Gone when it is too old), and SubjectAccessReview create. It records every
+ * request so tests can count what the webhook read.
+ */
+import * as http from "node:http";
+import type { AddressInfo } from "node:net";
+import { KubeConfig } from "@kubernetes/client-node";
+
+export interface StoredObject {
+    apiVersion: string;
+    kind: string;
+    metadata: { name: string; namespace?: string; resourceVersion?: string; generation?: number; labels?: Record<string, string>; [field: string]: unknown };
+    [field: string]: unknown;
+}
+
+interface Collection {
+    /** URL prefix without namespace, e.g. /api/v1 or /apis/subscription.openshift.io/v1alpha1. */
+    base: string;
+    plural: string;
+    namespaced: boolean;
+    listKind: string;
+}
+
+const COLLECTIONS: Record<string, Collection> = {
+    Secret: { base: "/api/v1", plural: "secrets", namespaced: true, listKind: "SecretList" },
+    ConfigMap: { base: "/api/v1", plural: "configmaps", namespaced: true, listKind: "ConfigMapList" },
+    Bundle: { base: "/apis/subscription.openshift.io/v1alpha1", plural: "bundles", namespaced: true, listKind: "BundleList" },
+    ClusterBundle: { base: "/apis/subscription.openshift.io/v1alpha1", plural: "clusterbundles", namespaced: false, listKind: "ClusterBundleList" },
+};
+
+interface Event {
+    resourceVersion: number;
+    plural: string;
+    type: "ADDED" | "MODIFIED" | "DELETED";
+    object: StoredObject;
+}
+
+interface Watcher {
+    plural: string;
+    namespace?: string;
+    response: http.ServerResponse;
+}
+
+export interface RecordedRequest {
+    method: string;
+    path: string;
+    query: Record<string, string>;
+    body?: unknown;
+}
+
+export interface SubjectAccessReviewSpec {
+    user: string;
+    groups?: string[];
+    resourceAttributes: { group: string; resource: string; verb: string; name: string; version?: string };
+}
+
+export class FakeKubeApi {
+    private readonly server: http.Server;
+    private readonly objects = new Map<string, StoredObject>();
+    private readonly history: Event[] = [];
+    private readonly watchers = new Set<Watcher>();
+    private resourceVersion = 1000;
+    /** Events older than this resourceVersion are gone (a watch from before gets 410). */
+    private compactedBefore = 0;
+    readonly requests: RecordedRequest[] = [];
+    /** Decides SubjectAccessReviews; default: allow everything. */
+    authorize: (spec: SubjectAccessReviewSpec) => boolean = () => true;
+    /** When set, SubjectAccessReview creates answer with this HTTP status. */
+    failReviewsWith: number | undefined;
+    url = "";
+
+    constructor() {
+        this.server = http.createServer((req, res) => this.handle(req, res));
+    }
+
+    async start(): Promise<string> {
+        await new Promise<void>((resolve) => this.server.listen(0, "127.0.0.1", resolve));
+        this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+        return this.url;
+    }
+
+    async stop(): Promise<void> {
+        this.closeWatches();
+        this.server.closeAllConnections();
+        await new Promise((resolve) => this.server.close(resolve));
+    }
+
+    kubeConfig(): KubeConfig {
+        const config = new KubeConfig();
+        config.loadFromOptions({
+            clusters: [{ name: "fake", server: this.url, skipTLSVerify: true }],
+            users: [{ name: "webhook", token: "fake-token" }],
+            contexts: [{ name: "fake", cluster: "fake", user: "webhook" }],
+            currentContext: "fake",
+        });
+        return config;
+    }
+
+    /** A kubeconfig file's text pointing at this API. */
+    kubeconfigText(): string {
+        return JSON.stringify({
+            apiVersion: "v1",
+            kind: "Config",
+            clusters: [{ name: "fake", cluster: { server: this.url } }],
+            users: [{ name: "webhook", user: { token: "fake-token" } }],
+            contexts: [{ name: "fake", context: { cluster: "fake", user: "webhook" } }],
+            "current-context": "fake",
+        });
+    }
+
+    private key(kind: string, namespace: string | undefined, name: string): string {
+        return `${kind}/${namespace ?? ""}/${name}`;
+    }
+
+    /** Creates or updates an object (bumping resourceVersion, and generation on update). */
+    put(object: StoredObject): StoredObject {
+        const key = this.key(object.kind, object.metadata.namespace, object.metadata.name);
+        const previous = this.objects.get(key);
+        const stored: StoredObject = structuredClone(object);
+        stored.metadata.resourceVersion = String(++this.resourceVersion);
+        stored.metadata.generation = previous ? (previous.metadata.generation ?? 1) + 1 : (object.metadata.generation ?? 1);
+        this.objects.set(key, stored);
+        this.emit({ resourceVersion: this.resourceVersion, plural: COLLECTIONS[object.kind].plural, type: previous ? "MODIFIED" : "ADDED", object: stored });
+        return stored;
+    }
+
+    remove(kind: string, namespace: string | undefined, name: string): void {
+        const key = this.key(kind, namespace, name);
+        const previous = this.objects.get(key);
+        if (!previous) return;
+        this.objects.delete(key);
+        const deleted = structuredClone(previous);
+        deleted.metadata.resourceVersion = String(++this.resourceVersion);
+        this.emit({ resourceVersion: this.resourceVersion, plural: COLLECTIONS[kind].plural, type: "DELETED", object: deleted });
+    }
+
+    /** Ends every open watch, as an API server does when a watch times out. */
+    closeWatches(): void {
+        for (const watcher of this.watchers) watcher.response.end();
+        this.watchers.clear();
+    }
+
+    /** Forgets the event history: a watch resuming from an older resourceVersion gets 410 Gone. */
+    compact(): void {
+        this.compactedBefore = this.resourceVersion + 1;
+        this.history.length = 0;
+    }
+
+    /** Requests made since `from` (an index into `requests`), as "METHOD path" with watch marked. */
+    requestsSince(from: number): string[] {
+        return this.requests.slice(from).map((request) => `${request.method} ${request.path}${request.query.watch ? " (watch)" : ""}`);
+    }
+
+    private emit(event: Event): void {
+        this.history.push(event);
+        for (const watcher of this.watchers) {
+            if (watcher.plural === event.plural && (!watcher.namespace || watcher.namespace === event.object.metadata.namespace)) {
+                watcher.response.write(`${JSON.stringify({ type: event.type, object: event.object })}\n`);
+            }
+        }
+    }
+
+    private route(path: string): { collection: Collection; namespace?: string } | undefined {
+        for (const collection of Object.values(COLLECTIONS)) {
+            if (path === `${collection.base}/${collection.plural}`) return { collection };
+            const prefix = `${collection.base}/namespaces/`;
+            if (collection.namespaced && path.startsWith(prefix) && path.endsWith(`/${collection.plural}`)) {
+                const namespace = path.slice(prefix.length, -(collection.plural.length + 1));
+                if (!namespace.includes("/")) return { collection, namespace };
+            }
+        }
+        return undefined;
+    }
+
+    private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
+        const url = new URL(req.url ?? "/", "http://fake");
+        const query = Object.fromEntries(url.searchParams.entries());
+        const chunks: Buffer[] = [];
+        req.on("data", (chunk: Buffer) => chunks.push(chunk));
+        req.on("end", () => {
+            const body = chunks.length > 0 ? JSON.parse(Buffer.concat(chunks).toString("utf8")) : undefined;
+            this.requests.push({ method: req.method ?? "GET", path: url.pathname, query, body });
+            if (req.method === "POST" && url.pathname === "/apis/authorization.k8s.io/v1/subjectaccessreviews") return this.review(body, res);
+            const target = this.route(url.pathname);
+            if (req.method !== "GET" || !target) return this.json(res, 404, { kind: "Status", apiVersion: "v1", status: "Failure", code: 404, reason: "NotFound" });
+            if (query.watch === "true" || query.watch === "1") return this.watch(target.collection, target.namespace, Number(query.resourceVersion || 0), res);
+            return this.list(target.collection, target.namespace, query, res);
+        });
+    }
+
+    private json(res: http.ServerResponse, status: number, value: unknown): void {
+        const text = JSON.stringify(value);
+        res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+        res.end(text);
+    }
+
+    private list(collection: Collection, namespace: string | undefined, query: Record<string, string>, res: http.ServerResponse): void {
+        const kind = Object.keys(COLLECTIONS).find((name) => COLLECTIONS[name] === collection) as string;
+        const all = [...this.objects.values()]
+            .filter((object) => object.kind === kind && (!namespace || object.metadata.namespace === namespace))
+            .sort((a, b) => this.key(kind, a.metadata.namespace, a.metadata.name).localeCompare(this.key(kind, b.metadata.namespace, b.metadata.name)));
+        const offset = Number(query.continue || 0);
+        const limit = Number(query.limit || 0) || all.length;
+        const items = all.slice(offset, offset + limit);
+        const more = offset + limit < all.length;
+        this.json(res, 200, {
+            apiVersion: collection.base === "/api/v1" ? "v1" : collection.base.slice("/apis/".length),
+            kind: collection.listKind,
+            metadata: { resourceVersion: String(this.resourceVersion), ...(more ? { continue: String(offset + limit) } : {}) },
+            items,
+        });
+    }
+
+    private watch(collection: Collection, namespace: string | undefined, from: number, res: http.ServerResponse): void {
+        res.writeHead(200, { "content-type": "application/json", "transfer-encoding": "chunked" });
+        if (from < this.compactedBefore) {
+            res.end(`${JSON.stringify({ type: "ERROR", object: { kind: "Status", apiVersion: "v1", status: "Failure", code: 410, reason: "Expired", message: "too old resource version" } })}\n`);
+            return;
+        }
+        const watcher: Watcher = { plural: collection.plural, namespace, response: res };
+        for (const event of this.history) {
+            if (event.resourceVersion > from && event.plural === collection.plural && (!namespace || event.object.metadata.namespace === namespace)) {
+                res.write(`${JSON.stringify({ type: event.type, object: event.object })}\n`);
+            }
+        }
+        this.watchers.add(watcher);
+        res.on("close", () => this.watchers.delete(watcher));
+    }
+
+    private review(body: { spec: SubjectAccessReviewSpec }, res: http.ServerResponse): void {
+        if (this.failReviewsWith) return this.json(res, this.failReviewsWith, { kind: "Status", apiVersion: "v1", status: "Failure", code: this.failReviewsWith });
+        const allowed = this.authorize(body.spec);
+        this.json(res, 201, { ...body, status: allowed ? { allowed: true } : { allowed: false, reason: "no RBAC policy matched" } });
+    }
+}
+
+export function secret(namespace: string, name: string, data: Record<string, string>): StoredObject {
+    return { apiVersion: "v1", kind: "Secret", metadata: { name, namespace }, type: "Opaque", data };
+}
+
+export function configMap(namespace: string, name: string, data: Record<string, string>): StoredObject {
+    return { apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace }, data };
+}
+
+export function bundleObject(
+    namespace: string | undefined,
+    name: string,
+    spec: { entitlements: { name: string; namespace?: string }[]; yumRepositories?: { name: string; namespace?: string }[] },
+    alwaysInject = false,
+): StoredObject {
+    return {
+        apiVersion: "subscription.openshift.io/v1alpha1",
+        kind: namespace ? "Bundle" : "ClusterBundle",
+        metadata: { name, ...(namespace ? { namespace } : {}), ...(alwaysInject ? { labels: { "subscription.openshift.io/always-inject": "true" } } : {}) },
+        spec,
+    };
+}

@@ -1,0 +1,111 @@
+/**
+ * The vocabulary of the pure admission decision: what it is given (cluster state as plain data)
+ * and what it returns (a JSON Patch with warnings, or a denial with a reason and a message).
+ */
+import type { ObjectReference } from "./api";
+import type { JsonPatchOperation } from "./json-patch";
+import type { Pod } from "./pod";
+
+/** A Bundle or ClusterBundle as the webhook sees it: names, generation and references, nothing else. */
+export interface BundleInfo {
+    name: string;
+    /** The Bundle's namespace; undefined for a ClusterBundle. */
+    namespace?: string;
+    /** metadata.generation, recorded in the bundle-generations annotation. */
+    generation: number;
+    /** Labelled `subscription.openshift.io/always-inject: "true"`. */
+    alwaysInject: boolean;
+    entitlements: readonly ObjectReference[];
+    yumRepositories: readonly ObjectReference[];
+}
+
+export type ReferencedKind = "Secret" | "ConfigMap";
+
+/** Key names of the Secrets and ConfigMaps bundles reference (never their values). */
+export interface KeySets {
+    /** The object's key names, or undefined when the object does not exist. */
+    keysOf(kind: ReferencedKind, namespace: string, name: string): readonly string[] | undefined;
+}
+
+/** Whether the pod's service account may `get` a ClusterBundle (a SubjectAccessReview result). */
+export type AccessDecision = { allowed: true } | { allowed: false; reason?: string } | { error: string };
+
+export type DenialReason =
+    | "InvalidPod"
+    | "InvalidAnnotation"
+    | "BundleNotFound"
+    | "AccessDenied"
+    | "AccessCheckFailed"
+    | "InvalidBundle"
+    | "ReferenceNotFound"
+    | "KeyOverlap"
+    | "MountConflict"
+    | "InternalError";
+
+export const DENIAL_REASONS: readonly DenialReason[] = [
+    "InvalidPod",
+    "InvalidAnnotation",
+    "BundleNotFound",
+    "AccessDenied",
+    "AccessCheckFailed",
+    "InvalidBundle",
+    "ReferenceNotFound",
+    "KeyOverlap",
+    "MountConflict",
+    "InternalError",
+];
+
+export interface Denial {
+    allowed: false;
+    reason: DenialReason;
+    /** HTTP-style code the API server reports to the client (400, 403, 404, 409, 500, 503). */
+    code: number;
+    message: string;
+}
+
+export interface Admission {
+    allowed: true;
+    /** Empty when the pod needs no change (nothing to inject, or already injected). */
+    patch: JsonPatchOperation[];
+    /** Shown to the client by the API server (kubectl prints them). */
+    warnings: string[];
+    /** Generations of what was injected, as recorded in the bundle-generations annotation. */
+    injected: InjectedGenerations;
+}
+
+export type InjectionDecision = Admission | Denial;
+
+export interface InjectedGenerations {
+    bundles: Record<string, number>;
+    clusterBundles: Record<string, number>;
+}
+
+export interface InjectionInput {
+    pod: Pod;
+    /** The namespace the pod is created in (the request's namespace). */
+    namespace: string;
+    /** The Bundles in the pod's namespace, by name. */
+    bundles: ReadonlyMap<string, BundleInfo>;
+    /** All ClusterBundles, by name. */
+    clusterBundles: ReadonlyMap<string, BundleInfo>;
+    keys: KeySets;
+    /** Access of the pod's service account to each selected ClusterBundle, by name. */
+    access: ReadonlyMap<string, AccessDecision>;
+}
+
+export function deny(reason: DenialReason, code: number, message: string): Denial {
+    return { allowed: false, reason, code, message };
+}
+
+/** At most `limit` items of a list for a message, quoted, with a count of the rest. */
+export function listForMessage(items: readonly string[], limit = 5): string {
+    const shown = items.slice(0, limit).map((item) => JSON.stringify(item.length > 80 ? `${item.slice(0, 80)}…` : item));
+    const rest = items.length - shown.length;
+    return rest > 0 ? `${shown.join(", ")} and ${rest} more` : shown.join(", ");
+}
+
+/** At most `limit` already-formatted phrases joined with "; ", with a count of the rest. */
+export function joinForMessage(phrases: readonly string[], limit = 3): string {
+    const rest = phrases.length - limit;
+    return rest > 0 ? `${phrases.slice(0, limit).join("; ")}; and ${rest} more` : phrases.join("; ");
+}

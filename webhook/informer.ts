@@ -1,0 +1,161 @@
+/**
+ * A @kubernetes/client-node ListWatch that counts its API requests, can shrink every object
+ * before the cache stores it (Secrets and ConfigMaps keep only key names), restarts itself after
+ * errors with backoff, and tells when its first list has completed.
+ */
+import type * as http from "node:http";
+import { type KubeConfig, type KubernetesListObject, type KubernetesObject, ListWatch, Watch } from "@kubernetes/client-node";
+import type { Logger } from "pino";
+
+export type ListPage<T extends KubernetesObject = KubernetesObject> = { response: http.IncomingMessage; body: KubernetesListObject<T> };
+
+/**
+ * Watch whose events pass through `shrink` before the ListWatch sees them (the raw event is
+ * dropped). ListWatch re-lists from its watch callbacks without awaiting them; their rejections
+ * are caught here and reported instead of becoming unhandled.
+ */
+class ShrinkingWatch<T> extends Watch {
+    constructor(
+        config: KubeConfig,
+        private readonly shrink: (object: unknown) => T,
+        private readonly onRequest: () => void,
+        private readonly onFailure: (error: unknown) => void,
+    ) {
+        super(config);
+    }
+
+    override async watch(path: string, queryParams: Record<string, unknown>, callback: (phase: string, apiObj: unknown) => void, done: (err: unknown) => void) {
+        this.onRequest();
+        const guard = (result: unknown) => {
+            if (result instanceof Promise) result.catch(this.onFailure);
+        };
+        return super.watch(
+            path,
+            queryParams,
+            (phase, object) => guard((callback as (phase: string, apiObj: unknown) => unknown)(phase, phase === "ERROR" ? object : this.shrink(object))),
+            (err) => guard((done as (err: unknown) => unknown)(err)),
+        );
+    }
+}
+
+export interface InformerOptions<T extends KubernetesObject> {
+    name: string;
+    kubeConfig: KubeConfig;
+    /** API path of the collection, e.g. /api/v1/namespaces/ns/secrets. */
+    path: string;
+    /** One list call (the informer counts it); may page internally. */
+    list: () => Promise<ListPage>;
+    shrink: (object: unknown) => T;
+    /** Called once per API request (list or watch). */
+    onRequest: (verb: "list" | "watch") => void;
+    onChange: (event: "add" | "update" | "delete", object: T) => void;
+    logger: Logger;
+    retry?: { initialMs: number; maxMs: number };
+}
+
+export class Informer<T extends KubernetesObject> {
+    private readonly listWatch: ListWatch<T>;
+    private stopped = false;
+    private synced = false;
+    private syncedPromise: Promise<void>;
+    private resolveSynced!: () => void;
+    private delayMs: number;
+    private retryTimer: NodeJS.Timeout | undefined;
+
+    constructor(private readonly options: InformerOptions<T>) {
+        this.delayMs = options.retry?.initialMs ?? 1000;
+        this.syncedPromise = new Promise((resolve) => (this.resolveSynced = resolve));
+        const watch = new ShrinkingWatch(
+            options.kubeConfig,
+            options.shrink,
+            () => options.onRequest("watch"),
+            (error) => {
+                options.logger.warn({ informer: options.name, err: describeError(error) }, "re-list failed; retrying");
+                this.scheduleRestart();
+            },
+        );
+        const list = async (): Promise<ListPage<T>> => {
+            options.onRequest("list");
+            const page = await options.list();
+            const items = page.body.items.map((item) => options.shrink(item));
+            return { response: page.response, body: { ...page.body, items } };
+        };
+        this.listWatch = new ListWatch<T>(options.path, watch, list, false);
+        this.listWatch.on("add", (object) => options.onChange("add", object));
+        this.listWatch.on("update", (object) => options.onChange("update", object));
+        this.listWatch.on("delete", (object) => options.onChange("delete", object));
+        this.listWatch.on("error", (error) => {
+            options.logger.warn({ informer: options.name, err: describeError(error) }, "watch failed; restarting");
+            this.scheduleRestart();
+        });
+    }
+
+    /** Starts listing and watching; retries until it succeeds or is stopped. */
+    start(): void {
+        this.stopped = false;
+        this.run();
+    }
+
+    private run(): void {
+        if (this.stopped) return;
+        this.listWatch.start().then(
+            () => {
+                this.delayMs = this.options.retry?.initialMs ?? 1000;
+                if (!this.synced) {
+                    this.synced = true;
+                    this.resolveSynced();
+                }
+            },
+            (error: unknown) => {
+                this.options.logger.warn({ informer: this.options.name, err: describeError(error) }, "list failed; retrying");
+                this.scheduleRestart();
+            },
+        );
+    }
+
+    private scheduleRestart(): void {
+        if (this.stopped || this.retryTimer) return;
+        const delay = this.delayMs;
+        this.delayMs = Math.min(this.delayMs * 2, this.options.retry?.maxMs ?? 30_000);
+        this.retryTimer = setTimeout(() => {
+            this.retryTimer = undefined;
+            this.run();
+        }, delay);
+        this.retryTimer.unref();
+    }
+
+    get hasSynced(): boolean {
+        return this.synced;
+    }
+
+    /** Resolves once the first list has completed. */
+    whenSynced(): Promise<void> {
+        return this.syncedPromise;
+    }
+
+    get(name: string, namespace?: string): T | undefined {
+        return this.listWatch.get(name, namespace);
+    }
+
+    list(): ReadonlyArray<T> {
+        return this.listWatch.list();
+    }
+
+    stop(): void {
+        this.stopped = true;
+        if (this.retryTimer) clearTimeout(this.retryTimer);
+        this.retryTimer = undefined;
+        void this.listWatch.stop();
+    }
+}
+
+/** A loggable description of a client error: status and message only (never a response body). */
+export function describeError(error: unknown): string {
+    if (error && typeof error === "object") {
+        const record = error as { statusCode?: unknown; code?: unknown; message?: unknown };
+        const status = record.statusCode ?? record.code;
+        const message = typeof record.message === "string" ? record.message : "";
+        return [status !== undefined ? `status ${String(status)}` : "", message].filter(Boolean).join(": ") || "unknown error";
+    }
+    return String(error);
+}

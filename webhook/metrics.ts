@@ -1,0 +1,70 @@
+/** Prometheus metrics of the admission server (served at /metrics). */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { DENIAL_REASONS, type DenialReason } from "./decision";
+
+/** How an admission ended: a patch, allowed unchanged, denied, not a pod CREATE, or not an AdmissionReview. */
+export type AdmissionOutcome = "patched" | "unchanged" | "denied" | "ignored" | "rejected";
+
+export class WebhookMetrics {
+    readonly registry = new Registry();
+    readonly admissions: Counter<"outcome">;
+    readonly denials: Counter<"reason">;
+    readonly latency: Histogram;
+    readonly kubeApiRequests: Counter<"verb" | "resource">;
+    readonly cacheSynced: Gauge;
+    readonly certificateReloads: Counter<"result">;
+    readonly certificateNotAfter: Gauge;
+    /** Every request this process made to the Kubernetes API (lists, watches, reviews). */
+    kubeApiRequestCount = 0;
+
+    constructor(options: { processMetrics?: boolean } = {}) {
+        const registers = [this.registry];
+        this.admissions = new Counter({
+            name: "subscription_webhook_admission_requests_total",
+            help: "Admission requests by outcome (patched, unchanged, denied, ignored: not a pod create, rejected: HTTP 4xx).",
+            labelNames: ["outcome"],
+            registers,
+        });
+        this.denials = new Counter({
+            name: "subscription_webhook_denials_total",
+            help: "Denied admissions by reason.",
+            labelNames: ["reason"],
+            registers,
+        });
+        for (const reason of DENIAL_REASONS) this.denials.inc({ reason }, 0);
+        this.latency = new Histogram({
+            name: "subscription_webhook_admission_duration_seconds",
+            help: "Time from the request's arrival to its response being written.",
+            buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+            registers,
+        });
+        this.kubeApiRequests = new Counter({
+            name: "subscription_webhook_kube_api_requests_total",
+            help: "Requests made to the Kubernetes API (list, watch, create subjectaccessreviews); flat in steady state.",
+            labelNames: ["verb", "resource"],
+            registers,
+        });
+        this.cacheSynced = new Gauge({ name: "subscription_webhook_cache_synced", help: "1 once bundle caches and referenced key caches are synced.", registers });
+        this.certificateReloads = new Counter({
+            name: "subscription_webhook_certificate_reloads_total",
+            help: "Serving certificate reloads by result (loaded, invalid).",
+            labelNames: ["result"],
+            registers,
+        });
+        this.certificateNotAfter = new Gauge({
+            name: "subscription_webhook_certificate_not_after_seconds",
+            help: "Expiry (Unix time) of the serving certificate in use.",
+            registers,
+        });
+        if (options.processMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix: "subscription_webhook_" });
+    }
+
+    recordKubeApiRequest(verb: string, resource: string): void {
+        this.kubeApiRequestCount++;
+        this.kubeApiRequests.inc({ verb, resource });
+    }
+
+    recordDenial(reason: DenialReason): void {
+        this.denials.inc({ reason });
+    }
+}

@@ -1,0 +1,215 @@
+/**
+ * The HTTPS server: POST /mutate-pods (AdmissionReview in, AdmissionReview out), GET /healthz,
+ * /readyz and /metrics. TLS 1.2 or newer only, with the certificate reloaded in place; request
+ * bodies bounded; graceful shutdown (not ready first, then finish what is in flight, then close).
+ */
+import * as https from "node:https";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Logger } from "pino";
+import { type AdmissionHandler, type HandlerResult, badRequest } from "./admission";
+import { WEBHOOK_SERVER } from "./api";
+import { CertificateFiles, TLS_OPTIONS } from "./certificates";
+import type { WebhookMetrics } from "./metrics";
+
+export const MUTATE_PATH = WEBHOOK_SERVER.mutatePodsPath;
+const { livenessPath: HEALTHZ, readinessPath: READYZ, metricsPath: METRICS } = WEBHOOK_SERVER;
+
+export interface WebhookServerOptions {
+    host: string;
+    port: number;
+    certFile: string;
+    keyFile: string;
+    /** Poll interval for certificate changes the directory watch misses. */
+    certPollMs: number;
+    handler: AdmissionHandler;
+    /** Whether the caches are synced (readiness needs it). */
+    isSynced: () => boolean;
+    metrics: WebhookMetrics;
+    logger: Logger;
+    maxBodyBytes: number;
+    /** Longer than the API server's idle-connection timeout (90 s), so the client closes first. */
+    keepAliveTimeoutMs: number;
+    /** After SIGTERM: how long to keep serving while not ready, so endpoints drop the pod first. */
+    shutdownDelayMs: number;
+    /** After the listener closes: how long in-flight requests may take before connections are cut. */
+    shutdownTimeoutMs: number;
+}
+
+const JSON_CONTENT_TYPE = /^application\/json\s*(;|$)/i;
+
+export class WebhookServer {
+    private readonly server: https.Server;
+    private readonly certificates: CertificateFiles;
+    private draining = false;
+    private inFlight = 0;
+    private idle: (() => void)[] = [];
+    private stopping: Promise<void> | undefined;
+
+    constructor(private readonly options: WebhookServerOptions) {
+        this.certificates = new CertificateFiles(
+            options.certFile,
+            options.keyFile,
+            (pair) => this.server.setSecureContext({ ...TLS_OPTIONS, ...pair }),
+            options.logger,
+            options.metrics,
+        );
+        const pair = this.certificates.load();
+        this.server = https.createServer({ ...TLS_OPTIONS, ...pair, requestTimeout: 30_000, headersTimeout: 20_000 }, (req, res) => this.route(req, res));
+        this.server.keepAliveTimeout = options.keepAliveTimeoutMs;
+        this.server.on("tlsClientError", (error) => options.logger.debug({ err: error.message }, "TLS handshake failed"));
+        this.server.on("clientError", (error, socket) => {
+            if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
+            else socket.destroy();
+            options.logger.debug({ err: error.message }, "malformed HTTP request");
+        });
+    }
+
+    /** Starts listening and watching the certificate files; resolves with the bound port. */
+    listen(): Promise<number> {
+        this.certificates.watch(this.options.certPollMs);
+        return new Promise((resolve, reject) => {
+            this.server.once("error", reject);
+            this.server.listen(this.options.port, this.options.host, () => {
+                this.server.off("error", reject);
+                resolve((this.server.address() as AddressInfo).port);
+            });
+        });
+    }
+
+    /** Ready: caches synced and not shutting down. */
+    ready(): boolean {
+        return !this.draining && this.options.isSynced();
+    }
+
+    /** How many times a new certificate has been put in use since start. */
+    get certificateReloads(): number {
+        return this.certificates.reloads;
+    }
+
+    /** Checks the certificate files now (the watch and poll do this on their own). */
+    reloadCertificates(): boolean {
+        return this.certificates.check();
+    }
+
+    private route(req: IncomingMessage, res: ServerResponse): void {
+        if (this.draining) res.setHeader("connection", "close");
+        const path = (req.url ?? "/").split("?", 1)[0];
+        if (path === MUTATE_PATH) return this.admit(req, res);
+        if (path !== HEALTHZ && path !== READYZ && path !== METRICS) return this.reply(res, 404, "text/plain", `no route ${path.slice(0, 100)}\n`);
+        if (req.method !== "GET" && req.method !== "HEAD") {
+            res.setHeader("allow", "GET, HEAD");
+            return this.reply(res, 405, "text/plain", "method not allowed\n");
+        }
+        req.resume();
+        if (path === HEALTHZ) return this.reply(res, 200, "text/plain", "ok\n");
+        if (path === READYZ) {
+            if (this.ready()) return this.reply(res, 200, "text/plain", "ok\n");
+            return this.reply(res, 503, "text/plain", this.draining ? "shutting down\n" : "caches not synced\n");
+        }
+        this.options.metrics.registry.metrics().then(
+            (text) => this.reply(res, 200, this.options.metrics.registry.contentType, text),
+            (error: Error) => this.reply(res, 500, "text/plain", `metrics unavailable: ${error.message}\n`),
+        );
+    }
+
+    private reply(res: ServerResponse, status: number, contentType: string, body: string): void {
+        if (res.headersSent || res.destroyed) return;
+        res.writeHead(status, { "content-type": contentType, "content-length": Buffer.byteLength(body) });
+        res.end(body);
+    }
+
+    private admit(req: IncomingMessage, res: ServerResponse): void {
+        const started = process.hrtime.bigint();
+        this.inFlight++;
+        res.once("close", () => {
+            this.options.metrics.latency.observe(Number(process.hrtime.bigint() - started) / 1e9);
+            if (--this.inFlight === 0) for (const resolve of this.idle.splice(0)) resolve();
+        });
+        const finish = (result: HandlerResult) => {
+            this.options.metrics.admissions.inc({ outcome: result.outcome });
+            this.reply(res, result.status, "application/json", result.body);
+        };
+        if (req.method !== "POST") {
+            res.setHeader("allow", "POST");
+            req.resume();
+            this.options.metrics.admissions.inc({ outcome: "rejected" });
+            return this.reply(res, 405, "text/plain", "method not allowed\n");
+        }
+        const contentType = req.headers["content-type"] ?? "";
+        if (!JSON_CONTENT_TYPE.test(contentType)) {
+            req.resume();
+            return finish(badRequest(`content type must be application/json, not ${JSON.stringify(contentType.slice(0, 100))}`));
+        }
+        const limit = this.options.maxBodyBytes;
+        const declared = Number(req.headers["content-length"]);
+        if (declared > limit) return this.refuseOversized(req, res, finish);
+        const chunks: Buffer[] = [];
+        let size = 0;
+        let refused = false;
+        req.on("data", (chunk: Buffer) => {
+            if (refused) return;
+            size += chunk.length;
+            if (size > limit) {
+                refused = true;
+                chunks.length = 0;
+                this.refuseOversized(req, res, finish);
+            } else chunks.push(chunk);
+        });
+        req.on("error", () => res.destroy());
+        req.on("end", () => {
+            if (refused) return;
+            let body: unknown;
+            try {
+                body = JSON.parse(Buffer.concat(chunks, size).toString("utf8"));
+            } catch (error) {
+                return finish(badRequest(`the body is not valid JSON: ${(error as Error).message.slice(0, 200)}`));
+            }
+            this.options.handler.handle(body).then(finish, (error: Error) => {
+                // The handler answers its own failures; reaching this is a bug, reported as one.
+                this.options.logger.error({ err: error.message }, "admission handler failed");
+                finish({ ...badRequest("internal error"), status: 500 });
+            });
+        });
+    }
+
+    /** 400 at once, then the connection closes; what the client still sends is read and dropped (bounded by requestTimeout). */
+    private refuseOversized(req: IncomingMessage, res: ServerResponse, finish: (result: HandlerResult) => void): void {
+        res.setHeader("connection", "close");
+        req.removeAllListeners("data");
+        req.resume();
+        finish(badRequest(`the body exceeds ${this.options.maxBodyBytes} bytes`));
+    }
+
+    private waitIdle(timeoutMs: number): Promise<void> {
+        if (this.inFlight === 0) return Promise.resolve();
+        return new Promise((resolve) => {
+            const timer = setTimeout(resolve, timeoutMs);
+            this.idle.push(() => {
+                clearTimeout(timer);
+                resolve();
+            });
+        });
+    }
+
+    /**
+     * Graceful stop: readiness fails at once, requests are still served for `shutdownDelayMs`
+     * (every response now closes its connection), then the listener closes, idle connections are
+     * closed, in-flight requests get up to `shutdownTimeoutMs`, and whatever remains is cut.
+     */
+    shutdown(): Promise<void> {
+        this.stopping ??= (async () => {
+            this.draining = true;
+            this.options.logger.info({ inFlight: this.inFlight, delayMs: this.options.shutdownDelayMs }, "shutting down: not ready, draining");
+            await new Promise((resolve) => setTimeout(resolve, this.options.shutdownDelayMs));
+            const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+            this.server.closeIdleConnections();
+            await this.waitIdle(this.options.shutdownTimeoutMs);
+            this.server.closeAllConnections();
+            await closed;
+            this.certificates.stop();
+            this.options.logger.info("server closed");
+        })();
+        return this.stopping;
+    }
+}

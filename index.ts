@@ -13,6 +13,8 @@ import { AwsConfig, sectionsFromPulumiConfig, StackConfig, validateStackConfig }
 import { Operators, OperatorsPlan, planOperators } from "./components/operator";
 import { ClusterTarget } from "./components/shared/cluster";
 import { formatReport, Problem } from "./components/shared/problems";
+import { defaultWebhookImage, SubscriptionInjection } from "./components/subscriptions";
+import { version } from "./package.json";
 
 /** The validated stack config, or a RunError listing every problem (no stack trace, no resources). */
 function readStackConfig(): StackConfig {
@@ -84,6 +86,26 @@ export = async function clusterPlatform(): Promise<Record<string, unknown>> {
         { settings: config.certificates, caInjection: config.caInjection, cluster, previousUpdate },
         { providers: { kubernetes } },
     );
+    const subscriptions = config.subscriptions.enabled
+        ? new SubscriptionInjection(
+              "subscriptions",
+              {
+                  cluster,
+                  clusterBundles: config.subscriptions.clusterBundles,
+                  bundles: config.subscriptions.bundles,
+                  webhook: {
+                      namespace: config.subscriptions.namespace,
+                      replicas: config.subscriptions.webhook.replicas,
+                      failurePolicy: config.subscriptions.webhook.failurePolicy,
+                      timeoutSeconds: config.subscriptions.webhook.timeoutSeconds,
+                      // Until the image capability passes its built imageRef.
+                      image: defaultWebhookImage(config.subscriptions.webhook.image, config.webhookImage.repository, version),
+                      certificates: certificates.issuer,
+                  },
+              },
+              { providers: [kubernetes] },
+          )
+        : undefined;
 
     new Operators(
         "operators",
@@ -101,6 +123,7 @@ export = async function clusterPlatform(): Promise<Record<string, unknown>> {
         clusterName: cluster.name,
         platform: cluster.platform,
         clusterAccess: cluster.live ? "live" : "render-to-directory",
+        ...(subscriptions ? { subscriptionCrds: subscriptions.crdNames, subscriptionClusterRoles: subscriptions.clusterRoleNames } : {}),
         ...(awsTags ? awsTagsOutputs(awsTags, config.aws) : {}),
         // Last, once every component has issued its certificates: read back by the next update.
         ...certificates.stackOutputs(),

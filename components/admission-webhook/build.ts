@@ -46,13 +46,15 @@ export interface SelectorInput {
     /** Target namespaces; undefined for all namespaces. */
     targetNamespaces: string[] | undefined;
     excludedNamespaces?: string[];
+    /** Label → values whose namespaces are excluded (one NotIn expression per label). */
+    excludedNamespaceLabels?: Record<string, string[]>;
     /** True when target namespaces carry the label (live cluster); false: name them instead. */
     labelled: boolean;
 }
 
 /**
  * The webhooks' namespaceSelector: the backend's label on each target namespace (or, when
- * namespaces cannot be labelled, their names), minus the excluded namespaces by name.
+ * namespaces cannot be labelled, their names), minus the excluded namespaces by name and by label.
  * Undefined (every namespace) for all namespaces with nothing excluded.
  */
 export function namespaceSelector(input: SelectorInput): LabelSelector | undefined {
@@ -68,6 +70,9 @@ export function namespaceSelector(input: SelectorInput): LabelSelector | undefin
     const excluded = [...new Set(input.excludedNamespaces ?? [])].sort();
     if (excluded.length > 0) {
         expressions.push({ key: NAMESPACE_NAME_LABEL, operator: "NotIn", values: excluded });
+    }
+    for (const [key, values] of Object.entries(input.excludedNamespaceLabels ?? {}).sort(([a], [b]) => a.localeCompare(b))) {
+        expressions.push({ key, operator: "NotIn", values: [...new Set(values)].sort() });
     }
     if (!matchLabels && expressions.length === 0) {
         return undefined;

@@ -9,6 +9,7 @@
  * No Pulumi imports: the k8s-rbac policy pack derives the same sets to judge a stack.
  */
 import { GENERATED_BY_LABEL, OPERATOR_LABEL, platformLabels } from "../shared/labels";
+import { aggregationLabel } from "../shared/rbac";
 import type { Permission, PolicyRule } from "./csv";
 import { fnv64a, generateName } from "./names";
 
@@ -269,7 +270,7 @@ export function aggregateRolesFor(api: OwnedApi, operator?: string): RoleOf<"Clu
     const prefix = `${api.name}-${api.version}-`;
     const aggregation = (suffix: AggregationSuffix) =>
         labels(GENERATED_BY.aggregateCRDRoles, operator, {
-            [`rbac.authorization.k8s.io/aggregate-to-${suffix}`]: "true",
+            [aggregationLabel(suffix)]: "true",
             [operatorGroupAggregationLabel(api, suffix)]: "true",
         });
     const roles = (Object.keys(VERBS_FOR_SUFFIX) as AggregationSuffix[]).map((suffix) =>
@@ -293,7 +294,7 @@ export function olmAggregateRoles(toggles: Pick<OlmToggles, "disableOLMAggregate
         return [];
     }
     const aggregateTo = (...roles: string[]) =>
-        labels(GENERATED_BY.olmAggregateRoles, undefined, Object.fromEntries(roles.map((r) => [`rbac.authorization.k8s.io/aggregate-to-${r}`, "true"])));
+        labels(GENERATED_BY.olmAggregateRoles, undefined, Object.fromEntries(roles.map((r) => [aggregationLabel(r), "true"])));
     const olmResources = ["clusterserviceversions", "catalogsources", "installplans", "subscriptions"];
     return [
         role("ClusterRole", { name: "aggregate-olm-edit", labels: aggregateTo("admin", "edit") }, [

@@ -24,9 +24,14 @@ export interface RbacSubject {
 
 export const ALL = "*";
 export const CLUSTER_ADMIN_ROLE = "cluster-admin";
-/** The default roles ClusterRoles aggregate into with `rbac.authorization.k8s.io/aggregate-to-<role>: "true"`. */
-export const DEFAULT_AGGREGATED_ROLES = ["admin", "edit", "view"] as const;
+/** The user-facing default roles, which select ClusterRoles labelled `rbac.authorization.k8s.io/aggregate-to-<role>: "true"`. */
+export const DEFAULT_AGGREGATION_ROLES = ["admin", "edit", "view"] as const;
 export const AGGREGATE_TO_LABEL_PREFIX = "rbac.authorization.k8s.io/aggregate-to-";
+
+/** The label that aggregates a ClusterRole into `role` (when that role's aggregationRule selects it). */
+export function aggregationLabel(role: string): string {
+    return `${AGGREGATE_TO_LABEL_PREFIX}${role}`;
+}
 
 /** A request for `verb` on `resource` (optionally `resource/subresource`) in `group`. */
 export interface RbacRequest {
@@ -81,9 +86,9 @@ export function isWildcardRule(rule: RbacRule): boolean {
     return (rule.verbs ?? []).includes(ALL) && (rule.resources ?? []).includes(ALL);
 }
 
-/** The default roles (admin, edit, view) a ClusterRole's labels aggregate it into, in that order. */
-export function aggregatedDefaultRoles(labels: Readonly<Record<string, unknown>> | undefined): string[] {
-    return DEFAULT_AGGREGATED_ROLES.filter((role) => labels?.[`${AGGREGATE_TO_LABEL_PREFIX}${role}`] === "true");
+/** Which of `roles` (by default admin, edit, view) a ClusterRole's labels aggregate it into, in that order. */
+export function aggregatedInto(labels: Readonly<Record<string, unknown>> | undefined, roles: readonly string[] = DEFAULT_AGGREGATION_ROLES): string[] {
+    return roles.filter((role) => labels?.[aggregationLabel(role)] === "true");
 }
 
 /**

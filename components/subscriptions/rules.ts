@@ -3,20 +3,15 @@
  * every problem is reported before anything is registered, and each message names the bundle.
  * Each rule lives here once; the schema only places the issues at their paths.
  */
-import { clusterBundleRoleName } from "../../webhook/api";
+import { clusterBundleRoleName, SHARED_RESOURCE_GROUP, SHARED_SECRET_PLURAL } from "../../webhook/api";
 import { DNS1123_LABEL_RULE, DNS1123_SUBDOMAIN_RULE, isDns1123Label, isDns1123Subdomain } from "../shared/k8s-names";
 import { describeValue } from "../shared/problems";
+import { AGGREGATE_TO_LABEL_PREFIX, aggregationLabel, DEFAULT_AGGREGATION_ROLES, RbacRule, ruleGrantsUnrestricted, ruleReachesResource } from "../shared/rbac";
 
-/** Roles a ClusterBundle may aggregate to without being listed in `allowedAggregationRoles`. */
-export const DEFAULT_AGGREGATION_ROLES = ["admin", "edit", "view"] as const;
-
-/** The label that aggregates a ClusterRole into `role` (when that role's aggregationRule selects it). */
-export function aggregationLabel(role: string): string {
-    return `${AGGREGATION_LABEL_PREFIX}${role}`;
-}
-const AGGREGATION_LABEL_PREFIX = "rbac.authorization.k8s.io/aggregate-to-";
+/** Roles a ClusterBundle may aggregate to without being listed in `allowedAggregationRoles`: admin, edit, view. */
+export { aggregationLabel, DEFAULT_AGGREGATION_ROLES };
 /** A label name (the part after the prefix's `/`) has at most 63 characters. */
-export const MAX_AGGREGATION_ROLE_LENGTH = 63 - "aggregate-to-".length;
+export const MAX_AGGREGATION_ROLE_LENGTH = 63 - AGGREGATE_TO_LABEL_PREFIX.slice(AGGREGATE_TO_LABEL_PREFIX.indexOf("/") + 1).length;
 /** Longest ClusterBundle name whose ClusterRole `<name>-subscription-bundle` is still a valid name. */
 export const MAX_CLUSTER_BUNDLE_NAME_LENGTH = 253 - clusterBundleRoleName("").length;
 
@@ -128,7 +123,7 @@ export function clusterBundleIssues(bundle: ClusterBundleInput): RuleIssue[] {
         } else if (role.length > MAX_AGGREGATION_ROLE_LENGTH) {
             issues.push({
                 path,
-                message: `${who}: role ${describeValue(role)} has ${role.length} characters; must have at most ${MAX_AGGREGATION_ROLE_LENGTH} so that the label "${AGGREGATION_LABEL_PREFIX}<role>" is a valid label name`,
+                message: `${who}: role ${describeValue(role)} has ${role.length} characters; must have at most ${MAX_AGGREGATION_ROLE_LENGTH} so that the label "${AGGREGATE_TO_LABEL_PREFIX}<role>" is a valid label name`,
             });
         }
         const first = seenRoles.get(role);
@@ -185,4 +180,37 @@ export function aggregationRoleIssues(clusterBundles: ClusterBundleInput[], allo
         }),
     );
     return issues;
+}
+
+/** One rule of an aggregated ClusterRole that grants what such a role must not. */
+export interface AggregatedRoleProblem {
+    /** Index in the role's `rules`. */
+    index: number;
+    message: string;
+}
+
+/**
+ * What a ClusterRole aggregated into admin, edit or view (or another role ClusterBundles may
+ * aggregate to) must not grant. ClusterBundles share entitlements through such roles (seed 000),
+ * so the role grants nothing on Secrets (every holder of the role would read the entitlement keys
+ * in every namespace it reaches) and `use` on SharedSecrets only by resourceNames (a role that
+ * may use every share mounts every bundle's keys, not its own).
+ */
+export function aggregatedRoleProblems(rules: readonly RbacRule[]): AggregatedRoleProblem[] {
+    const problems: AggregatedRoleProblem[] = [];
+    rules.forEach((rule, index) => {
+        if (ruleReachesResource(rule, "", "secrets")) {
+            problems.push({
+                index,
+                message: `grants ${describeValue(rule.verbs ?? [])} on Secrets (apiGroups ${describeValue(rule.apiGroups ?? [])}, resources ${describeValue(rule.resources ?? [])}); a role aggregated into a default role must grant nothing on Secrets`,
+            });
+        }
+        if (ruleGrantsUnrestricted(rule, { group: SHARED_RESOURCE_GROUP, resource: SHARED_SECRET_PLURAL, verb: "use" })) {
+            problems.push({
+                index,
+                message: `grants "use" on every SharedSecret (${SHARED_SECRET_PLURAL}.${SHARED_RESOURCE_GROUP} without resourceNames); name the shares the role may use`,
+            });
+        }
+    });
+    return problems;
 }

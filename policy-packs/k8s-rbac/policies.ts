@@ -3,6 +3,7 @@
  * import this module; only index.ts constructs the PolicyPack (which starts its gRPC server).
  */
 import type { Policies } from "@pulumi/policy";
+import { aggregatedRoles } from "./aggregated-roles";
 import { olmRbacToggles } from "./olm-toggles";
 import { podSecurityRestricted } from "./pod-security";
 import { noClusterAdminServiceAccounts, noWildcardAccess } from "./rbac-access";
@@ -15,6 +16,7 @@ export const PACK_DESCRIPTION =
 
 export const K8S_RBAC_POLICIES: Policies = [
     olmRbacToggles,
+    aggregatedRoles,
     noWildcardAccess,
     noClusterAdminServiceAccounts,
     webhookForbiddenRules,

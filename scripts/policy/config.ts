@@ -13,6 +13,7 @@ import * as path from "node:path";
 import { parseArgs } from "node:util";
 import { sectionsFromPulumiConfig, StackConfig, validateStackConfig } from "../../components/config";
 import { formatReport } from "../../components/shared/problems";
+import { DEFAULT_AGGREGATION_ROLES } from "../../components/shared/rbac";
 import { readConfigFile } from "../render/config-file";
 import type { PackConfig } from "./engine";
 
@@ -31,6 +32,7 @@ export function policyConfigFor(config: StackConfig): Record<PackName, PackConfi
                 disableAggregateCRDRoles: config.olm.disableAggregateCRDRoles,
                 disableAllNamespacePermissionPromotion: config.olm.disableAllNamespacePermissionPromotion,
             },
+            "k8s-aggregated-roles": { aggregatedRoles: [...new Set([...DEFAULT_AGGREGATION_ROLES, ...config.subscriptions.allowedAggregationRoles])] },
         },
     };
 }

@@ -71,8 +71,9 @@ describe("the reverse: seeded mistakes in the real program are caught", () => {
         ]);
     });
 
-    test("GIVEN a webhook intercepting OLM's ClusterServiceVersions WHEN analyzed THEN OLM's own rule catches it, and nothing else of the program is reported", () => {
+    test("GIVEN a hand-written ClusterRole aggregated to edit that reads Secrets, and a webhook intercepting OLM's ClusterServiceVersions WHEN analyzed THEN each is caught by its rule, and nothing else of the program is reported", () => {
         expect(summary(analysis["k8s-rbac"])).toEqual([
+            'mandatory k8s-aggregated-roles urn:pulumi:render::cluster-platform::kubernetes:rbac.authorization.k8s.io/v1:ClusterRole::seeded-secrets-reader: ClusterRole "secrets-reader" (aggregated into edit) rules[0] grants ["get","list"] on Secrets (apiGroups [""], resources ["secrets"]); a role aggregated into a default role must grant nothing on Secrets',
             'mandatory k8s-webhook-forbidden-rules urn:pulumi:render::cluster-platform::kubernetes:admissionregistration.k8s.io/v1:ValidatingWebhookConfiguration::seeded-csv-guard: ValidatingWebhookConfiguration "csv-guard" webhook "csv.guard.example.io" (webhooks[0]) rules[0].apiGroups: Webhook rules cannot include the OLM group',
         ]);
     });

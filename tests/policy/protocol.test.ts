@@ -26,6 +26,7 @@ describe("the k8s-rbac pack through the real analyzer protocol (index.ts run as 
                 hasRemediationSteps: true,
                 configKeys: ["disableAggregateCRDRoles", "disableAllNamespacePermissionPromotion", "disableOLMAggregateCRDRoles"],
             },
+            { name: "k8s-aggregated-roles", type: "resource", enforcementLevel: "mandatory", severity: "critical", hasRemediationSteps: true, configKeys: ["aggregatedRoles"] },
             { name: "k8s-no-wildcard-access", type: "resource", enforcementLevel: "mandatory", severity: "critical", hasRemediationSteps: true, configKeys: ["allowedRoles"] },
             { name: "k8s-no-cluster-admin-service-accounts", type: "resource", enforcementLevel: "mandatory", severity: "critical", hasRemediationSteps: true, configKeys: [] },
             { name: "k8s-webhook-forbidden-rules", type: "resource", enforcementLevel: "mandatory", severity: "critical", hasRemediationSteps: true, configKeys: [] },

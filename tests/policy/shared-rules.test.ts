@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { NAMESPACE_NAME_LABEL, selectorExcludesNamespace, selectorMatches } from "../../components/shared/label-selector";
-import { aggregatedDefaultRoles, isServiceAccountSubject, ruleGrants, ruleGrantsUnrestricted, ruleReachesResource } from "../../components/shared/rbac";
+import { aggregatedInto, isServiceAccountSubject, ruleGrants, ruleGrantsUnrestricted, ruleReachesResource } from "../../components/shared/rbac";
 
 describe("RBAC rule matching (components/shared/rbac.ts), as the API server's authorizer", () => {
     test("GIVEN resource forms WHEN matched THEN `*`, exact names, `pods/*` and `*/scale` match as the authorizer does", () => {
@@ -42,8 +42,10 @@ describe("RBAC rule matching (components/shared/rbac.ts), as the API server's au
         ].map(isServiceAccountSubject)).toEqual([true, true, true, true, false, false]);
     });
 
-    test("GIVEN aggregation labels WHEN read THEN only the default roles set to \"true\" count", () => {
-        expect(aggregatedDefaultRoles({ "rbac.authorization.k8s.io/aggregate-to-view": "true", "rbac.authorization.k8s.io/aggregate-to-admin": "true", "rbac.authorization.k8s.io/aggregate-to-edit": "false", "rbac.authorization.k8s.io/aggregate-to-monitoring": "true" })).toEqual(["admin", "view"]);
+    test("GIVEN aggregation labels WHEN read THEN only the roles asked about, set to \"true\", count", () => {
+        const labels = { "rbac.authorization.k8s.io/aggregate-to-view": "true", "rbac.authorization.k8s.io/aggregate-to-admin": "true", "rbac.authorization.k8s.io/aggregate-to-edit": "false", "rbac.authorization.k8s.io/aggregate-to-monitoring": "true" };
+        expect(aggregatedInto(labels)).toEqual(["admin", "view"]);
+        expect(aggregatedInto(labels, ["admin", "edit", "view", "monitoring"])).toEqual(["admin", "view", "monitoring"]);
     });
 });
 

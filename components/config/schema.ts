@@ -11,6 +11,7 @@ import {
     RuleIssue,
 } from "../subscriptions/rules";
 import { INJECTABLE_KINDS, INJECTION_TARGETS, InjectableKind, NAMESPACED_NAME, NAMESPACED_NAME_RULE } from "../certificates/rules";
+import { MIN_FAIL_CLOSED_REPLICAS, SAFE_TIMEOUT_SECONDS } from "../admission-webhook/rules";
 
 /**
  * The stack-config contract of cluster-platform: the single source of truth for every key,
@@ -186,8 +187,8 @@ export const caInjectionSchema = z
 
 // ---------------------------------------------------------------- subscriptions
 
-/** Webhook timeouts above this are refused (the k8s-rbac policy enforces the same bound). */
-export const MAX_WEBHOOK_TIMEOUT_SECONDS = 10;
+/** Webhook timeouts above this are refused: the bound the k8s-rbac policy enforces. */
+export const MAX_WEBHOOK_TIMEOUT_SECONDS = SAFE_TIMEOUT_SECONDS;
 export { DEFAULT_AGGREGATION_ROLES };
 
 /** Adds the issues a pure rule found, at their paths. */
@@ -281,11 +282,11 @@ export const subscriptionsSchema = z
             .default({ replicas: 3, failurePolicy: "Fail", timeoutSeconds: MAX_WEBHOOK_TIMEOUT_SECONDS })
             .superRefine((w, ctx) => {
                 const replicasValid = Number.isInteger(w.replicas) && w.replicas >= 1;
-                if (w.failurePolicy === "Fail" && replicasValid && w.replicas < 2) {
+                if (w.failurePolicy === "Fail" && replicasValid && w.replicas < MIN_FAIL_CLOSED_REPLICAS) {
                     ctx.addIssue({
                         code: "custom",
                         path: ["replicas"],
-                        message: `${w.replicas} is too few: failurePolicy "Fail" needs at least 2 replicas so one pod's restart cannot block every pod creation`,
+                        message: `${w.replicas} is too few: failurePolicy "Fail" needs at least ${MIN_FAIL_CLOSED_REPLICAS} replicas so one pod's restart cannot block every pod creation`,
                     });
                 }
             })

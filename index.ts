@@ -13,6 +13,7 @@ import { AwsConfig, sectionsFromPulumiConfig, StackConfig, validateStackConfig, 
 import { Operators, OperatorsPlan, planOperators } from "./components/operator";
 import { ClusterTarget } from "./components/shared/cluster";
 import { formatReport, Problem } from "./components/shared/problems";
+import { SubscriptionInjection } from "./components/subscriptions";
 import {
     buildsWebhookImage,
     gitProvenance,
@@ -97,6 +98,26 @@ export = async function clusterPlatform(): Promise<Record<string, unknown>> {
         { settings: config.certificates, caInjection: config.caInjection, cluster, previousUpdate },
         { providers: { kubernetes } },
     );
+    const subscriptions = config.subscriptions.enabled
+        ? new SubscriptionInjection(
+              "subscriptions",
+              {
+                  cluster,
+                  clusterBundles: config.subscriptions.clusterBundles,
+                  bundles: config.subscriptions.bundles,
+                  webhook: {
+                      namespace: config.subscriptions.namespace,
+                      replicas: config.subscriptions.webhook.replicas,
+                      failurePolicy: config.subscriptions.webhook.failurePolicy,
+                      timeoutSeconds: config.subscriptions.webhook.timeoutSeconds,
+                      // The configured image, else the one this stack built (`<repository>@sha256:...`).
+                      image: config.subscriptions.webhook.image ?? (webhookImage as WebhookImage).imageRef,
+                      certificates: certificates.issuer,
+                  },
+              },
+              { providers: [kubernetes] },
+          )
+        : undefined;
 
     new Operators(
         "operators",
@@ -114,6 +135,7 @@ export = async function clusterPlatform(): Promise<Record<string, unknown>> {
         clusterName: cluster.name,
         platform: cluster.platform,
         clusterAccess: cluster.live ? "live" : "render-to-directory",
+        ...(subscriptions ? { subscriptionCrds: subscriptions.crdNames, subscriptionClusterRoles: subscriptions.clusterRoleNames } : {}),
         ...(webhookImage ? { webhookImageRef: webhookImage.imageRef } : {}),
         ...(awsTags ? awsTagsOutputs(awsTags, config.aws) : {}),
         // Last, once every component has issued its certificates: read back by the next update.

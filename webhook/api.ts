@@ -98,3 +98,19 @@ export type ShareRole = "entitlement" | "yum-repo";
 export function clusterBundleShareName(bundle: string, role: ShareRole, ref: Required<ObjectReference>): string {
     return fingerprintedName(`${bundle}-${role}-${ref.name}`, `${bundle}\n${role}\n${ref.namespace}\n${ref.name}`, 253);
 }
+
+/**
+ * How the webhook Deployment and the API server reach the admission server: its default port
+ * (unprivileged, so the pod runs as non-root) and its routes. The server and the Deployment both
+ * read these, so they cannot drift apart.
+ */
+export const WEBHOOK_SERVER = {
+    port: 9443,
+    portName: "https",
+    /** The mutating admission endpoint (AdmissionReview v1). */
+    mutatePodsPath: "/mutate-pods",
+    livenessPath: "/healthz",
+    /** Ready only once the informer caches have synced. */
+    readinessPath: "/readyz",
+    metricsPath: "/metrics",
+} as const;

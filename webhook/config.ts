@@ -1,5 +1,5 @@
 /** The server's configuration from environment variables, validated all at once. */
-import { WEBHOOK_CERT_DIR } from "./api";
+import { WEBHOOK_CERT_DIR, WEBHOOK_SERVER } from "./api";
 
 export interface ServerConfig {
     host: string;
@@ -28,7 +28,7 @@ interface Setting {
 /** Every variable, its default and meaning (the README table is this list). */
 export const SETTINGS = {
     host: { env: "WEBHOOK_BIND_ADDRESS", default: "0.0.0.0", describe: "address to listen on" },
-    port: { env: "WEBHOOK_PORT", default: "9443", describe: "HTTPS port (1-65535)" },
+    port: { env: "WEBHOOK_PORT", default: String(WEBHOOK_SERVER.port), describe: "HTTPS port (1-65535)" },
     certFile: { env: "WEBHOOK_TLS_CERT_FILE", default: `${WEBHOOK_CERT_DIR}/tls.crt`, describe: "serving certificate (PEM, chain allowed); reloaded on change" },
     keyFile: { env: "WEBHOOK_TLS_KEY_FILE", default: `${WEBHOOK_CERT_DIR}/tls.key`, describe: "serving key (PEM); reloaded on change" },
     kubeconfig: { env: "KUBECONFIG", default: "", describe: "kubeconfig file; unset: in-cluster service account" },

@@ -3,8 +3,11 @@
  * Returned strings are rule descriptions for messages; `undefined` means valid.
  */
 
-const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+/** The patterns as regular-expression source, for OpenAPI schemas (CRDs) that check the same rules. */
+export const DNS1123_LABEL_PATTERN = "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$";
+export const DNS1123_SUBDOMAIN_PATTERN = "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$";
+const DNS1123_LABEL = new RegExp(DNS1123_LABEL_PATTERN);
+const DNS1123_SUBDOMAIN = new RegExp(DNS1123_SUBDOMAIN_PATTERN);
 
 export const DNS1123_LABEL_RULE =
     "must be a DNS-1123 label: at most 63 lowercase letters, digits or '-', starting and ending with a letter or digit";

@@ -8,10 +8,12 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
 import { type AdmissionHandler, type HandlerResult, badRequest } from "./admission";
+import { WEBHOOK_SERVER } from "./api";
 import { CertificateFiles, TLS_OPTIONS } from "./certificates";
 import type { WebhookMetrics } from "./metrics";
 
-export const MUTATE_PATH = "/mutate-pods";
+export const MUTATE_PATH = WEBHOOK_SERVER.mutatePodsPath;
+const { livenessPath: HEALTHZ, readinessPath: READYZ, metricsPath: METRICS } = WEBHOOK_SERVER;
 
 export interface WebhookServerOptions {
     host: string;
@@ -94,14 +96,14 @@ export class WebhookServer {
         if (this.draining) res.setHeader("connection", "close");
         const path = (req.url ?? "/").split("?", 1)[0];
         if (path === MUTATE_PATH) return this.admit(req, res);
-        if (path !== "/healthz" && path !== "/readyz" && path !== "/metrics") return this.reply(res, 404, "text/plain", `no route ${path.slice(0, 100)}\n`);
+        if (path !== HEALTHZ && path !== READYZ && path !== METRICS) return this.reply(res, 404, "text/plain", `no route ${path.slice(0, 100)}\n`);
         if (req.method !== "GET" && req.method !== "HEAD") {
             res.setHeader("allow", "GET, HEAD");
             return this.reply(res, 405, "text/plain", "method not allowed\n");
         }
         req.resume();
-        if (path === "/healthz") return this.reply(res, 200, "text/plain", "ok\n");
-        if (path === "/readyz") {
+        if (path === HEALTHZ) return this.reply(res, 200, "text/plain", "ok\n");
+        if (path === READYZ) {
             if (this.ready()) return this.reply(res, 200, "text/plain", "ok\n");
             return this.reply(res, 503, "text/plain", this.draining ? "shutting down\n" : "caches not synced\n");
         }

@@ -4,13 +4,13 @@
  * entries with their generated `clientConfig`, and the certificate mounts. No Pulumi imports.
  */
 import { createHash } from "node:crypto";
+import { NAMESPACE_NAME_LABEL } from "../shared/label-selector";
 import { platformLabels } from "../shared/labels";
 import { LabelSelector, WEBHOOK_CERT_MOUNT_PATHS, WebhookBackend, WebhookDefinition } from "./contract";
 
 type Obj = Record<string, unknown>;
 
-/** The label API servers set on every namespace (Kubernetes >= 1.21). */
-export const NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name";
+export { NAMESPACE_NAME_LABEL };
 /** Prefix of the label the stack puts on a webhook's target namespaces. */
 export const TARGET_NAMESPACE_LABEL_PREFIX = "webhooks.cluster-platform.io";
 const LABEL_NAME_MAX = 63;
@@ -46,13 +46,15 @@ export interface SelectorInput {
     /** Target namespaces; undefined for all namespaces. */
     targetNamespaces: string[] | undefined;
     excludedNamespaces?: string[];
+    /** Label → values whose namespaces are excluded (one NotIn expression per label). */
+    excludedNamespaceLabels?: Record<string, string[]>;
     /** True when target namespaces carry the label (live cluster); false: name them instead. */
     labelled: boolean;
 }
 
 /**
  * The webhooks' namespaceSelector: the backend's label on each target namespace (or, when
- * namespaces cannot be labelled, their names), minus the excluded namespaces by name.
+ * namespaces cannot be labelled, their names), minus the excluded namespaces by name and by label.
  * Undefined (every namespace) for all namespaces with nothing excluded.
  */
 export function namespaceSelector(input: SelectorInput): LabelSelector | undefined {
@@ -68,6 +70,9 @@ export function namespaceSelector(input: SelectorInput): LabelSelector | undefin
     const excluded = [...new Set(input.excludedNamespaces ?? [])].sort();
     if (excluded.length > 0) {
         expressions.push({ key: NAMESPACE_NAME_LABEL, operator: "NotIn", values: excluded });
+    }
+    for (const [key, values] of Object.entries(input.excludedNamespaceLabels ?? {}).sort(([a], [b]) => a.localeCompare(b))) {
+        expressions.push({ key, operator: "NotIn", values: [...new Set(values)].sort() });
     }
     if (!matchLabels && expressions.length === 0) {
         return undefined;
@@ -153,6 +158,22 @@ export function webhookConfigurations(
                 webhooks: defs.map((d) => webhookEntry(d, backend, selector)),
             },
         }));
+}
+
+/**
+ * A PodDisruptionBudget for the backend's pods, for webhooks that fail closed: at most one pod
+ * evicted at a time, so a node drain never takes every replica at once; unhealthy pods may
+ * always be evicted, so a drain never waits on a pod that cannot become ready. Named after the
+ * Deployment. Consumers that declare their own budget (the subscription webhook) do not add it:
+ * the eviction API refuses pods that two budgets select.
+ */
+export function webhookDisruptionBudget(backend: Pick<WebhookBackend, "deploymentName" | "namespace" | "matchLabels">): Obj {
+    return {
+        apiVersion: "policy/v1",
+        kind: "PodDisruptionBudget",
+        metadata: { name: backend.deploymentName, namespace: backend.namespace, labels: platformLabels("admission-webhook") },
+        spec: { maxUnavailable: 1, selector: { matchLabels: { ...backend.matchLabels } }, unhealthyPodEvictionPolicy: "AlwaysAllow" },
+    };
 }
 
 /** A pod volume from a Secret (the shape of core/v1 Volume this helper fills in). */

@@ -63,6 +63,12 @@ export interface AdmissionWebhookArgs {
     targetNamespaces: string[] | undefined;
     /** Namespaces always excluded (e.g. the webhook's own and the control plane's), via `kubernetes.io/metadata.name NotIn`. */
     excludedNamespaces?: string[];
+    /**
+     * Namespaces excluded by their labels: one `<label> NotIn <values>` expression per entry, so a
+     * namespace carrying the label with one of the values is never seen (e.g. OpenShift's platform
+     * namespaces, which no name prefix can select).
+     */
+    excludedNamespaceLabels?: Record<string, string[]>;
     /** Issues the CA bundle in the stack's (or the operator's) mode. */
     certificates: CertificateIssuer;
     /**

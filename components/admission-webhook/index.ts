@@ -85,6 +85,7 @@ export class AdmissionWebhook extends pulumi.ComponentResource {
             backend,
             targetNamespaces: args.targetNamespaces,
             excludedNamespaces: args.excludedNamespaces,
+            excludedNamespaceLabels: args.excludedNamespaceLabels,
             labelled,
         });
         const injection = args.certificates.caBundleFor(args.servingCertificate);

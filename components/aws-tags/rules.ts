@@ -57,13 +57,21 @@ export function invalidCharacters(text: string): string[] {
     return found;
 }
 
-/** Problems with one tag key, as messages without a path (the path names the key). */
-export function tagKeyProblems(key: string): string[] {
-    const problems: string[] = [];
-    if (key.toLowerCase() === "name") {
-        const alias = key === "Name" ? "" : ` (${describeValue(key)} matches it: the installer compares case-insensitively)`;
-        problems.push(`"Name" key is not allowed for user defined tags${alias}: each resource sets its own Name`);
+/**
+ * The `Name` key (any letter case, as the installer compares) as a user tag: each resource sets
+ * its own Name, so a stack-wide one would give every resource the same. Undefined for other keys.
+ */
+export function nameKeyProblem(key: string): string | undefined {
+    if (key.toLowerCase() !== "name") {
+        return undefined;
     }
+    const alias = key === "Name" ? "" : ` (${describeValue(key)} matches it: the installer compares case-insensitively)`;
+    return `"Name" key is not allowed for user defined tags${alias}: each resource sets its own Name`;
+}
+
+/** A key's characters and length. */
+export function tagKeyFormatProblems(key: string): string[] {
+    const problems: string[] = [];
     const invalid = invalidCharacters(key);
     if (invalid.length > 0) {
         problems.push(`key contains invalid characters ${invalid.join(", ")}; allowed are ${TAG_CHARACTERS_RULE}`);
@@ -73,6 +81,12 @@ export function tagKeyProblems(key: string): string[] {
     } else if (key.length > MAX_TAG_KEY_LENGTH) {
         problems.push(`key is too long: ${key.length} characters, at most ${MAX_TAG_KEY_LENGTH}`);
     }
+    return problems;
+}
+
+/** A key in a namespace the platform reserves (kubernetes.io, openshift.io) or with AWS's prefix aws:. */
+export function reservedKeyProblems(key: string): string[] {
+    const problems: string[] = [];
     const reserved = reservedNamespaceOf(key);
     if (reserved) {
         problems.push(`key is in the ${reserved} namespace, which the platform reserves`);
@@ -81,6 +95,12 @@ export function tagKeyProblems(key: string): string[] {
         problems.push(`key starts with ${describeValue(key.slice(0, AWS_RESERVED_PREFIX.length))}: AWS reserves the prefix aws: for its own tags`);
     }
     return problems;
+}
+
+/** Problems with one user tag key, as messages without a path (the path names the key). */
+export function tagKeyProblems(key: string): string[] {
+    const name = nameKeyProblem(key);
+    return [...(name === undefined ? [] : [name]), ...tagKeyFormatProblems(key), ...reservedKeyProblems(key)];
 }
 
 /** Problems with one tag value, as messages without a path. */
@@ -280,6 +300,15 @@ export function tagLimitProblem(type: string, name: string, merged: Pick<MergedT
     const bySource = TAG_SOURCES.map((source) => [source, Object.values(merged.sources).filter((s) => s === source).length] as const)
         .filter(([, n]) => n > 0)
         .map(([source, n]) => `${n} from ${TAG_SOURCE_LABELS[source]}`);
-    const what = S3_OBJECT_TYPES.has(type) ? "S3 allows at most 10 tags on an object" : `AWS allows at most ${limit} tags on a resource`;
-    return `${resourceLabel(type, name)} would carry ${count} tags (${bySource.join(", ")}); ${what}`;
+    return `${resourceLabel(type, name)} would carry ${count} tags (${bySource.join(", ")}); ${tagLimitText(type)}`;
+}
+
+/** What AWS allows a resource of `type`, for messages. */
+export function tagLimitText(type: string): string {
+    return S3_OBJECT_TYPES.has(type) ? `S3 allows at most ${MAX_S3_OBJECT_TAGS} tags on an object` : `AWS allows at most ${MAX_TAGS_PER_RESOURCE} tags on a resource`;
+}
+
+/** The error for a resource that carries `count` tags (its own and its provider's defaults), over its type's limit; undefined when it fits. */
+export function tagCountProblem(type: string, name: string, count: number): string | undefined {
+    return count <= tagLimitFor(type) ? undefined : `${resourceLabel(type, name)} carries ${count} tags; ${tagLimitText(type)}`;
 }

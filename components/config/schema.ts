@@ -12,7 +12,15 @@ import {
     PLATFORM_RULE,
     repositoryProblem,
 } from "../webhook-image/rules";
+import {
+    aggregationRoleIssues,
+    bundleIssues,
+    clusterBundleIssues,
+    DEFAULT_AGGREGATION_ROLES,
+    RuleIssue,
+} from "../subscriptions/rules";
 import { INJECTABLE_KINDS, INJECTION_TARGETS, InjectableKind, NAMESPACED_NAME, NAMESPACED_NAME_RULE } from "../certificates/rules";
+import { MIN_FAIL_CLOSED_REPLICAS, SAFE_TIMEOUT_SECONDS } from "../admission-webhook/rules";
 
 /**
  * The stack-config contract of cluster-platform: the single source of truth for every key,
@@ -194,55 +202,73 @@ export const caInjectionSchema = z
 
 // ---------------------------------------------------------------- subscriptions
 
-/** Webhook timeouts above this are refused (the k8s-rbac policy enforces the same bound). */
-export const MAX_WEBHOOK_TIMEOUT_SECONDS = 10;
-/** Roles a ClusterBundle may aggregate to without being listed in allowedAggregationRoles. */
-export const DEFAULT_AGGREGATION_ROLES = ["admin", "edit", "view"] as const;
+/** Webhook timeouts above this are refused: the bound the k8s-rbac policy enforces. */
+export const MAX_WEBHOOK_TIMEOUT_SECONDS = SAFE_TIMEOUT_SECONDS;
+export { DEFAULT_AGGREGATION_ROLES };
 
-const objectRef = (namespaceRequired: boolean, what: string) =>
+/** Adds the issues a pure rule found, at their paths. */
+function report(ctx: z.RefinementCtx, issues: RuleIssue[]): void {
+    for (const issue of issues) {
+        ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
+    }
+}
+
+// Names and lists of bundles are plain shapes here: their rules (DNS-1123, non-empty,
+// namespace-local Bundles, generated names) are in components/subscriptions/rules.ts, which
+// judges each bundle as a whole so every message names the bundle.
+const clusterRef = (what: string) =>
     z.strictObject({
-        name: dnsSubdomain().meta({ description: `Name of the ${what}.` }),
-        namespace: namespaceRequired
-            ? dnsLabel().meta({ description: `Namespace of the ${what}.` })
-            : dnsLabel().optional().meta({ description: `Namespace of the ${what} (default: the bundle's namespace).` }),
+        name: z.string().meta({ description: `Name of the ${what}.` }),
+        namespace: z.string().meta({ description: `Namespace of the ${what}.` }),
+    });
+
+const localRef = (what: string) =>
+    z.strictObject({
+        name: z.string().meta({ description: `Name of the ${what}.` }),
+        namespace: z
+            .string()
+            .optional()
+            .meta({ description: `Namespace of the ${what}: omit it, or give the bundle's own namespace (a Bundle is namespace-local).` }),
     });
 
 const bundleCommon = {
-    name: dnsSubdomain().meta({ description: "Bundle name." }),
+    name: z.string().meta({ description: "Bundle name (DNS-1123 subdomain)." }),
     alwaysInject: z
         .boolean()
         .default(false)
         .meta({ description: "Label the bundle `subscription.openshift.io/always-inject: \"true\"`." }),
 };
 
-const clusterBundleSchema = z.strictObject({
-    ...bundleCommon,
-    entitlements: z
-        .array(objectRef(true, "entitlement Secret"))
-        .min(1)
-        .meta({ description: "Secrets holding entitlement keys, each `{name, namespace}`." }),
-    yumRepositories: z
-        .array(objectRef(true, "yum repository ConfigMap"))
-        .default([])
-        .meta({ description: "ConfigMaps holding `.repo` files, each `{name, namespace}`." }),
-    aggregateToClusterRoles: z
-        .array(dnsSubdomain())
-        .default([])
-        .meta({ description: "Cluster roles the bundle's generated ClusterRole aggregates to." }),
-});
+const clusterBundleSchema = z
+    .strictObject({
+        ...bundleCommon,
+        entitlements: z
+            .array(clusterRef("entitlement Secret"))
+            .meta({ description: "Secrets holding entitlement keys, each `{name, namespace}` (at least one)." }),
+        yumRepositories: z
+            .array(clusterRef("yum repository ConfigMap"))
+            .default([])
+            .meta({ description: "ConfigMaps holding `.repo` files, each `{name, namespace}`." }),
+        aggregateToClusterRoles: z
+            .array(z.string())
+            .default([])
+            .meta({ description: "Cluster roles the bundle's generated ClusterRole aggregates to (admin, edit, view, or roles in allowedAggregationRoles)." }),
+    })
+    .superRefine((bundle, ctx) => report(ctx, clusterBundleIssues(bundle)));
 
-const bundleSchema = z.strictObject({
-    ...bundleCommon,
-    namespace: dnsLabel().meta({ description: "Namespace of the Bundle." }),
-    entitlements: z
-        .array(objectRef(false, "entitlement Secret"))
-        .min(1)
-        .meta({ description: "Secrets in the bundle's namespace holding entitlement keys." }),
-    yumRepositories: z
-        .array(objectRef(false, "yum repository ConfigMap"))
-        .default([])
-        .meta({ description: "ConfigMaps in the bundle's namespace holding `.repo` files." }),
-});
+const bundleSchema = z
+    .strictObject({
+        ...bundleCommon,
+        namespace: z.string().meta({ description: "Namespace of the Bundle." }),
+        entitlements: z
+            .array(localRef("entitlement Secret"))
+            .meta({ description: "Secrets in the bundle's namespace holding entitlement keys (at least one)." }),
+        yumRepositories: z
+            .array(localRef("yum repository ConfigMap"))
+            .default([])
+            .meta({ description: "ConfigMaps in the bundle's namespace holding `.repo` files." }),
+    })
+    .superRefine((bundle, ctx) => report(ctx, bundleIssues(bundle)));
 
 export const subscriptionsSchema = z
     .strictObject({
@@ -266,16 +292,16 @@ export const subscriptionsSchema = z
                     .meta({ description: "Admission timeout, 1-10 seconds." }),
                 image: nonEmpty()
                     .optional()
-                    .meta({ description: "Webhook image reference; default: the image this stack builds (webhookImage)." }),
+                    .meta({ description: "Webhook image reference; default: `<webhookImage.repository>:<version of this project>`." }),
             })
             .default({ replicas: 3, failurePolicy: "Fail", timeoutSeconds: MAX_WEBHOOK_TIMEOUT_SECONDS })
             .superRefine((w, ctx) => {
                 const replicasValid = Number.isInteger(w.replicas) && w.replicas >= 1;
-                if (w.failurePolicy === "Fail" && replicasValid && w.replicas < 2) {
+                if (w.failurePolicy === "Fail" && replicasValid && w.replicas < MIN_FAIL_CLOSED_REPLICAS) {
                     ctx.addIssue({
                         code: "custom",
                         path: ["replicas"],
-                        message: `${w.replicas} is too few: failurePolicy "Fail" needs at least 2 replicas so one pod's restart cannot block every pod creation`,
+                        message: `${w.replicas} is too few: failurePolicy "Fail" needs at least ${MIN_FAIL_CLOSED_REPLICAS} replicas so one pod's restart cannot block every pod creation`,
                     });
                 }
             })
@@ -296,31 +322,7 @@ export const subscriptionsSchema = z
             .meta({ description: "Cluster roles, beyond admin, edit and view, that ClusterBundles may aggregate to." }),
     })
     .superRefine((s, ctx) => {
-        const allowed = new Set<string>([...DEFAULT_AGGREGATION_ROLES, ...s.allowedAggregationRoles]);
-        s.clusterBundles.forEach((bundle, i) =>
-            bundle.aggregateToClusterRoles.forEach((role, j) => {
-                if (!allowed.has(role)) {
-                    ctx.addIssue({
-                        code: "custom",
-                        path: ["clusterBundles", i, "aggregateToClusterRoles", j],
-                        message: `ClusterBundle ${describeValue(bundle.name)}: role ${describeValue(role)} is not admin, edit or view; list it in subscriptions.allowedAggregationRoles to allow it`,
-                    });
-                }
-            }),
-        );
-        s.bundles.forEach((bundle, i) =>
-            (["entitlements", "yumRepositories"] as const).forEach((field) =>
-                bundle[field].forEach((ref, j) => {
-                    if (ref.namespace !== undefined && ref.namespace !== bundle.namespace) {
-                        ctx.addIssue({
-                            code: "custom",
-                            path: ["bundles", i, field, j, "namespace"],
-                            message: `Bundle ${describeValue(`${bundle.namespace}/${bundle.name}`)}: ${describeValue(ref.namespace)} differs from the bundle's namespace; a Bundle may only reference objects in its own namespace (use a ClusterBundle to share across namespaces)`,
-                        });
-                    }
-                }),
-            ),
-        );
+        report(ctx, aggregationRoleIssues(s.clusterBundles, s.allowedAggregationRoles));
     })
     .meta({
         description:

@@ -9,6 +9,7 @@
  * No Pulumi imports: the k8s-rbac policy pack derives the same sets to judge a stack.
  */
 import { GENERATED_BY_LABEL, OPERATOR_LABEL, platformLabels } from "../shared/labels";
+import { aggregationLabel } from "../shared/rbac";
 import type { Permission, PolicyRule } from "./csv";
 import { fnv64a, generateName } from "./names";
 
@@ -252,10 +253,13 @@ export function deriveOperatorRbac(input: OperatorRbacInput): RbacObject[] {
     return dedupe(objects);
 }
 
+/** The prefix of OLM's per-API aggregation labels (`…/aggregate-to-<hash>-<admin|edit|view>`). */
+export const OPERATOR_GROUP_AGGREGATION_PREFIX = "olm.opgroup.permissions/aggregate-to-";
+
 /** OLM's label that lets OperatorGroup roles aggregate an API: fnv64a of `Kind.version.group`. */
 export function operatorGroupAggregationLabel(api: Pick<OwnedApi, "kind" | "version" | "group">, suffix: AggregationSuffix): string {
     const hash = fnv64a([api.kind, api.version, api.group].join(".")).toString(16);
-    return `olm.opgroup.permissions/aggregate-to-${hash}-${suffix}`;
+    return `${OPERATOR_GROUP_AGGREGATION_PREFIX}${hash}-${suffix}`;
 }
 
 /**
@@ -266,7 +270,7 @@ export function aggregateRolesFor(api: OwnedApi, operator?: string): RoleOf<"Clu
     const prefix = `${api.name}-${api.version}-`;
     const aggregation = (suffix: AggregationSuffix) =>
         labels(GENERATED_BY.aggregateCRDRoles, operator, {
-            [`rbac.authorization.k8s.io/aggregate-to-${suffix}`]: "true",
+            [aggregationLabel(suffix)]: "true",
             [operatorGroupAggregationLabel(api, suffix)]: "true",
         });
     const roles = (Object.keys(VERBS_FOR_SUFFIX) as AggregationSuffix[]).map((suffix) =>
@@ -290,7 +294,7 @@ export function olmAggregateRoles(toggles: Pick<OlmToggles, "disableOLMAggregate
         return [];
     }
     const aggregateTo = (...roles: string[]) =>
-        labels(GENERATED_BY.olmAggregateRoles, undefined, Object.fromEntries(roles.map((r) => [`rbac.authorization.k8s.io/aggregate-to-${r}`, "true"])));
+        labels(GENERATED_BY.olmAggregateRoles, undefined, Object.fromEntries(roles.map((r) => [aggregationLabel(r), "true"])));
     const olmResources = ["clusterserviceversions", "catalogsources", "installplans", "subscriptions"];
     return [
         role("ClusterRole", { name: "aggregate-olm-edit", labels: aggregateTo("admin", "edit") }, [
@@ -302,6 +306,62 @@ export function olmAggregateRoles(toggles: Pick<OlmToggles, "disableOLMAggregate
             { apiGroups: ["packages.operators.coreos.com"], resources: ["packagemanifests", "packagemanifests/icon"], verbs: VIEW_VERBS },
         ]),
     ];
+}
+
+/**
+ * What each toggle, once set, rules out: the objects generated for the reason it disables. (The
+ * `operators.rbacNamespaces` copies are governed by disableAllNamespacePermissionPromotion too,
+ * but exist because it is set.)
+ */
+export const DISABLED_BY: Readonly<Record<keyof OlmToggles, GeneratedBy>> = {
+    disableAllNamespacePermissionPromotion: GENERATED_BY.allNamespacesPromotion,
+    disableAggregateCRDRoles: GENERATED_BY.aggregateCRDRoles,
+    disableOLMAggregateCRDRoles: GENERATED_BY.olmAggregateRoles,
+};
+
+/** OLM's own names for its aggregate roles (aggregate-olm-edit, aggregate-olm-view). */
+export const OLM_AGGREGATE_ROLE_NAMES: readonly string[] = olmAggregateRoles({ disableOLMAggregateCRDRoles: false }).map((r) => r.metadata.name);
+
+/** A ClusterRole or ClusterRoleBinding as the toggle rule reads it. */
+export interface ClusterRbacRef {
+    kind: string;
+    name: string;
+    labels: Readonly<Record<string, string>>;
+}
+
+/** The set toggle an object breaks, and how the object was recognised. */
+export interface ToggleBreach {
+    toggle: keyof OlmToggles;
+    recognisedBy: string;
+}
+
+/**
+ * The set toggle a cluster-scoped RBAC object must not exist under (seed 003), or undefined: an
+ * object whose generated-by label names what the toggle disables; for disableOLMAggregateCRDRoles
+ * also a ClusterRole with OLM's own name for those roles; for disableAggregateCRDRoles also one
+ * carrying OLM's per-API aggregation label, whoever declared it.
+ */
+export function toggleBreach(object: ClusterRbacRef, toggles: OlmToggles): ToggleBreach | undefined {
+    if (object.kind !== "ClusterRole" && object.kind !== "ClusterRoleBinding") {
+        return undefined;
+    }
+    const generatedBy = object.labels[GENERATED_BY_LABEL];
+    for (const toggle of Object.keys(DISABLED_BY) as (keyof OlmToggles)[]) {
+        if (toggles[toggle] && generatedBy === DISABLED_BY[toggle]) {
+            return { toggle, recognisedBy: `its label ${GENERATED_BY_LABEL}=${generatedBy}` };
+        }
+    }
+    if (object.kind !== "ClusterRole") {
+        return undefined;
+    }
+    if (toggles.disableOLMAggregateCRDRoles && OLM_AGGREGATE_ROLE_NAMES.includes(object.name)) {
+        return { toggle: "disableOLMAggregateCRDRoles", recognisedBy: `OLM's name for its aggregate roles (${OLM_AGGREGATE_ROLE_NAMES.join(", ")})` };
+    }
+    const perApi = Object.keys(object.labels).find((key) => key.startsWith(OPERATOR_GROUP_AGGREGATION_PREFIX));
+    if (toggles.disableAggregateCRDRoles && perApi !== undefined) {
+        return { toggle: "disableAggregateCRDRoles", recognisedBy: `OLM's per-API aggregation label ${perApi}` };
+    }
+    return undefined;
 }
 
 /** `Kind namespace/name`, the identity of an object in a cluster. */

@@ -7,7 +7,8 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { AdmissionWebhook, webhookCertificateVolumes } from "../admission-webhook";
-import { webhookService } from "../admission-webhook/build";
+import { webhookDisruptionBudget, webhookService } from "../admission-webhook/build";
+import { failsClosed, requiredExclusions } from "../admission-webhook/rules";
 import type { CertificateIssuer, ServingCertificate } from "../certificates/contract";
 import { injectCaBundle } from "../certificates/declared";
 import type { ClusterTarget } from "../shared/cluster";
@@ -71,13 +72,19 @@ export class WebhookServing {
             ];
         }
         const allNamespaces = args.plan.config.targetNamespaces.length === 0;
+        const targetNamespaces = allNamespaces ? undefined : [...args.plan.config.targetNamespaces];
+        // Webhooks that fail closed block what they intercept while their pods are down: a budget keeps a drain from evicting them all.
+        if (webhooks.some(failsClosed)) {
+            new k8s.policy.v1.PodDisruptionBudget(`${this.name}-pdb`, webhookDisruptionBudget(backend) as k8s.policy.v1.PodDisruptionBudgetArgs, { parent: this.args.parent });
+        }
         return [
             new AdmissionWebhook(
                 `${this.name}-webhooks`,
                 {
                     backend,
                     webhooks,
-                    targetNamespaces: allNamespaces ? undefined : [...args.plan.config.targetNamespaces],
+                    targetNamespaces,
+                    excludedNamespaces: requiredExclusions(backend.namespace, targetNamespaces),
                     certificates: this.args.certificates,
                     servingCertificate: this.certificate,
                     deployment: args.deployment,

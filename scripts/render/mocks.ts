@@ -4,7 +4,9 @@
  * `--cluster` objects, StackReferences from `--stack-outputs`, and the few invokes the
  * program makes.
  */
+import { createHash } from "node:crypto";
 import * as pulumi from "@pulumi/pulumi";
+import { specialSecretSig, specialSigKey } from "@pulumi/pulumi/runtime/rpc";
 import { ClusterState } from "./cluster-state";
 
 /** One registration or read the program made, with its inputs as the engine received them. */
@@ -41,11 +43,27 @@ export interface RenderMocksOptions {
     stackOutputs?: Record<string, unknown>;
     /** Per-type producers of computed outputs in `up` mode (e.g. real certificates for tls resources). */
     computed?: Record<string, StateProducer>;
+    /** The outputs a resource's options name in additionalSecretOutputs, made secret as the engine does. */
+    secretOutputs?: (type: string, name: string) => string[];
     /** Fake AWS account and region for invokes. */
     awsAccountId?: string;
 }
 
 export const STACK_REFERENCE_TYPE = "pulumi:pulumi:StackReference";
+
+/**
+ * What the API server adds to a Kubernetes object it creates and the program may use (an
+ * ownerReference needs the owner's uid): a uid, stable per resource so renders stay repeatable.
+ */
+function serverFields(call: ResourceCall): Record<string, unknown> {
+    const metadata = call.inputs.metadata;
+    if (!call.custom || !call.type.startsWith("kubernetes:") || call.type.startsWith("pulumi:providers:") || typeof metadata !== "object" || metadata === null) {
+        return {};
+    }
+    const hex = createHash("sha256").update(`${call.type}::${call.name}`).digest("hex");
+    const uid = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+    return { metadata: { ...metadata, uid } };
+}
 
 export class RenderMocks implements pulumi.runtime.Mocks {
     readonly calls: ResourceCall[] = [];
@@ -63,15 +81,29 @@ export class RenderMocks implements pulumi.runtime.Mocks {
             ...(args.provider ? { provider: args.provider } : {}),
         };
         this.calls.push(call);
-        if (call.readId !== undefined) {
-            return this.read(call, call.readId);
-        }
-        const computed = this.options.preview ? {} : this.options.computed?.[call.type]?.(call) ?? {};
-        return {
+        const result = call.readId !== undefined ? this.read(call, call.readId) : this.create(call);
+        return { ...result, state: this.withSecretOutputs(call, result.state) };
+    }
+
+    private create(call: ResourceCall): pulumi.runtime.MockResourceResult {
+        if (this.options.preview) {
             // A preview does not know the ids of resources it would create.
-            id: this.options.preview ? undefined : `${call.name}-id`,
-            state: { ...call.inputs, ...computed },
-        };
+            return { id: undefined, state: { ...call.inputs } };
+        }
+        const computed = this.options.computed?.[call.type]?.(call) ?? {};
+        return { id: `${call.name}-id`, state: { ...call.inputs, ...serverFields(call), ...computed } };
+    }
+
+    private withSecretOutputs(call: ResourceCall, state: Record<string, unknown>): Record<string, unknown> {
+        const names = this.options.secretOutputs?.(call.type, call.name) ?? [];
+        const out = { ...state };
+        for (const name of names) {
+            if (out[name] !== undefined) {
+                // The wire form of a secret, which the SDK turns into a secret Output.
+                out[name] = { [specialSigKey]: specialSecretSig, value: out[name] };
+            }
+        }
+        return out;
     }
 
     call(args: pulumi.runtime.MockCallArgs): pulumi.runtime.MockCallResult {

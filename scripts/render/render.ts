@@ -10,7 +10,7 @@ import { CONFIG_NAMESPACE, Problem } from "../../components/shared/problems";
 import { ClusterState } from "./cluster-state";
 import { FlatConfig } from "./config-file";
 import { ReadRecord, RenderMocks, ResourceCall, StateProducer } from "./mocks";
-import { isSecretValue, present, SECRET } from "./present";
+import { isSecretValue, present, SECRET, UNKNOWN } from "./present";
 import { recordInto, RecordedResource, resourcesOf } from "./recorder";
 import { describeObject, validateManifests } from "./validate-k8s";
 
@@ -104,17 +104,21 @@ export async function renderProgram(options: RenderOptions): Promise<RenderResul
         return result;
     }
 
+    const records: RecordedResource[] = [];
+    // The engine makes the outputs named in additionalSecretOutputs secret (a read Secret's data,
+    // say); the mock monitor does not, so the mocks do it from the options the recorder saw.
+    const secretOutputs = new Map<string, string[]>();
     const mocks = new RenderMocks({
         preview: options.preview ?? true,
         cluster: options.cluster,
         stackOutputs: options.stackOutputs,
         computed: options.computed,
+        secretOutputs: (type, name) => secretOutputs.get(callKey(type, name)) ?? [],
     });
     // "organization" is what the engine reports for self-managed (DIY) backends.
     await pulumi.runtime.setMocks(mocks, CONFIG_NAMESPACE, options.stack ?? "render", options.preview ?? true, "organization");
     pulumi.runtime.setAllConfig(options.config.values, options.config.secretKeys);
 
-    const records: RecordedResource[] = [];
     const restoreConsole = captureLogs(result.warnings, result.errors);
     // An error thrown inside an apply rejects the inputs of the resources that use it, which are
     // then never registered. The engine's language host reports each such rejection once, as an
@@ -134,12 +138,21 @@ export async function renderProgram(options: RenderOptions): Promise<RenderResul
     // output promise, which nothing observes, and be reported twice.
     let thrown = false;
     try {
+        let programOutputs: unknown = {};
         const run = async () => {
-            const outputs = await pulumi.runtime.runInPulumiStack(async () => {
+            await pulumi.runtime.runInPulumiStack(async () => {
                 pulumi.runtime.registerStackTransformation(recordInto(records));
+                pulumi.runtime.registerStackTransformation(({ type, name, opts }) => {
+                    const names = (opts as pulumi.CustomResourceOptions).additionalSecretOutputs;
+                    if (names?.length) {
+                        secretOutputs.set(callKey(type, name), names);
+                    }
+                    return undefined;
+                });
                 const program = require(options.program ?? PROGRAM) as () => Promise<Record<string, unknown>>;
                 try {
-                    return await program();
+                    programOutputs = await program();
+                    return programOutputs as Record<string, unknown>;
                 } catch (error) {
                     thrown = true;
                     result.errors.push(errorText(error));
@@ -147,11 +160,12 @@ export async function renderProgram(options: RenderOptions): Promise<RenderResul
                 }
             });
             await pulumi.runtime.disconnect();
-            return outputs;
+            return programOutputs;
         };
         const outputs = await Promise.race([run(), failed]);
         if (outputs !== "failed" && !thrown) {
-            result.stackOutputs = present(outputs ?? {}) as Record<string, unknown>;
+            // The program's own Outputs, not the stack's resolved values: those lose secretness.
+            result.stackOutputs = present(await settled(outputs ?? {})) as Record<string, unknown>;
         }
     } catch (error) {
         result.errors.push(errorText(error));
@@ -195,6 +209,30 @@ export async function renderProgram(options: RenderOptions): Promise<RenderResul
     result.errors.push(...checked.problems.map((p) => `${p.object}: ${p.message}`));
     result.ok = result.errors.length === 0;
     return result;
+}
+
+/** Resolves the Outputs in `value`, keeping what a preview shows of them: secrets and unknowns as markers. */
+async function settled(value: unknown): Promise<unknown> {
+    if (pulumi.Output.isInstance(value)) {
+        // Internal members of OutputImpl, the only way to see an Output's known/secret flags.
+        const output = value as unknown as { isKnown: Promise<boolean>; isSecret: Promise<boolean>; promise(): Promise<unknown> };
+        const [known, secret] = await Promise.all([output.isKnown, output.isSecret]);
+        if (!known) {
+            return UNKNOWN;
+        }
+        return secret ? SECRET : settled(await output.promise());
+    }
+    if (value instanceof Promise) {
+        return settled(await value);
+    }
+    if (Array.isArray(value)) {
+        return Promise.all(value.map(settled));
+    }
+    if (value !== null && typeof value === "object" && !pulumi.Resource.isInstance(value)) {
+        const entries = await Promise.all(Object.entries(value).map(async ([k, v]) => [k, await settled(v)] as const));
+        return Object.fromEntries(entries);
+    }
+    return value;
 }
 
 function errorText(error: unknown): string {

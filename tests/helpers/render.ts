@@ -32,6 +32,15 @@ export function resourceNamed(result: RenderResult, type: string, name: string):
     return found[0];
 }
 
+/** The one rendered Kubernetes object of `kind` named `name`; fails the test when absent or repeated. */
+export function manifestNamed(result: RenderResult, kind: string, name: string): Record<string, unknown> {
+    const found = result.manifests.filter((m) => m.object.kind === kind && (m.object.metadata as { name?: string } | undefined)?.name === name);
+    if (found.length !== 1) {
+        throw new Error(`expected one ${kind} named ${name}, found ${found.length}`);
+    }
+    return found[0].object;
+}
+
 export function resourcesOfType(result: RenderResult, type: string): RenderedResource[] {
     return result.resources.filter((r) => r.type === type);
 }

@@ -96,6 +96,9 @@ describe("deployments in CSV order", () => {
     });
 });
 
+/** Every operator webhook shuts out the control plane and, unless the install targets it, the operator's own namespace (k8s-rbac's k8s-webhook-namespace-exclusions). */
+const SHUT_OUT = { key: "kubernetes.io/metadata.name", operator: "NotIn", values: ["kube-system", "ops"] };
+
 describe("webhook Services, certificates and configurations", () => {
     test("GIVEN cert-manager's named targetPort WHEN rendered THEN the Service forwards 443 to the port named https", async () => {
         const result = await renderOperators([install("cert-manager-1.16.1.clusterserviceversion.yaml")]);
@@ -130,6 +133,7 @@ describe("webhook Services, certificates and configurations", () => {
             clientConfig: { caBundle: "[unknown]", service: { name: "hco-webhook-service", namespace: "ops", path: "/mutate-ns-hco-kubevirt-io", port: 4343 } },
             rules: [{ apiGroups: [""], apiVersions: ["v1"], operations: ["DELETE"], resources: ["namespaces"] }],
             failurePolicy: "Fail",
+            namespaceSelector: { matchExpressions: [SHUT_OUT] },
             objectSelector: { matchLabels: { "kubernetes.io/metadata.name": "kubevirt-hyperconverged" } },
             sideEffects: "NoneOnDryRun",
             timeoutSeconds: 10,
@@ -143,6 +147,7 @@ describe("webhook Services, certificates and configurations", () => {
                 rules: [{ apiGroups: ["cert-manager.io", "acme.cert-manager.io"], apiVersions: ["v1"], operations: ["CREATE", "UPDATE"], resources: ["*/*"] }],
                 failurePolicy: "Fail",
                 matchPolicy: "Equivalent",
+                namespaceSelector: { matchExpressions: [SHUT_OUT] },
                 sideEffects: "None",
                 timeoutSeconds: 30,
                 admissionReviewVersions: ["v1"],
@@ -191,29 +196,51 @@ describe("webhook Services, certificates and configurations", () => {
     const configuration = "ops.node-maintenance-operator-controller-manager";
     const label = "webhooks.cluster-platform.io/ops.node-maintenance-operator-controller-manager";
 
-    test("GIVEN an AllNamespaces install WHEN rendered THEN the webhook has a generated clientConfig and no namespaceSelector", async () => {
+    test("GIVEN an AllNamespaces install WHEN rendered THEN the webhook has a generated clientConfig and a namespaceSelector that only shuts out kube-system and its own namespace", async () => {
         const result = await renderOperators([{ name: "op", csv: scopable(), namespace: "ops", targetNamespaces: [] }]);
-        expect(objectNamed(result, "ValidatingWebhookConfiguration", configuration).webhooks).toEqual([entry(undefined)]);
+        expect(objectNamed(result, "ValidatingWebhookConfiguration", configuration).webhooks).toEqual([entry({ matchExpressions: [SHUT_OUT] })]);
         expect(patchesOf(result).filter((p) => p.kind === "Namespace")).toEqual([]);
     });
 
     test("GIVEN a SingleNamespace install on a live cluster WHEN rendered THEN the target namespace is labelled and the selector matches the label", async () => {
         const result = await renderOperators([{ name: "op", csv: scopable(), namespace: "ops", targetNamespaces: ["team-a"] }]);
-        expect(objectNamed(result, "ValidatingWebhookConfiguration", configuration).webhooks).toEqual([entry({ matchLabels: { [label]: "true" } })]);
+        expect(objectNamed(result, "ValidatingWebhookConfiguration", configuration).webhooks).toEqual([entry({ matchLabels: { [label]: "true" }, matchExpressions: [SHUT_OUT] })]);
         expect(patchesOf(result).filter((p) => p.kind === "Namespace").map((p) => p.metadata)).toEqual([{ name: "team-a", labels: { [label]: "true" } }]);
     });
 
     test("GIVEN a MultiNamespace install rendered to a directory WHEN rendered THEN nothing is patched and the selector names the namespaces", async () => {
         const result = await renderOperators([{ name: "op", csv: scopable(), namespace: "ops", targetNamespaces: ["team-b", "team-a"] }], { renderYaml: true });
         expect(objectNamed(result, "ValidatingWebhookConfiguration", configuration).webhooks).toEqual([
-            entry({ matchExpressions: [{ key: "kubernetes.io/metadata.name", operator: "In", values: ["team-a", "team-b"] }] }),
+            entry({ matchExpressions: [{ key: "kubernetes.io/metadata.name", operator: "In", values: ["team-a", "team-b"] }, SHUT_OUT] }),
         ]);
         expect(patchesOf(result)).toEqual([]);
     });
 
-    test("GIVEN an OwnNamespace install WHEN rendered THEN the operator's own namespace is labelled after the stack creates it", async () => {
+    test("GIVEN an OwnNamespace install WHEN rendered THEN the operator's own namespace is labelled after the stack creates it, and only kube-system is shut out", async () => {
         const result = await renderOperators([{ name: "op", csv: scopable(), namespace: "ops", targetNamespaces: ["ops"] }]);
         expect(resourceNamed(result, "kubernetes:core/v1:NamespacePatch", "op-node-maintenance-operator-controller-manager-webhooks-target-ops").options.dependsOn).toEqual(["namespace-ops"]);
+        expect(objectNamed(result, "ValidatingWebhookConfiguration", configuration).webhooks[0].namespaceSelector).toEqual({
+            matchLabels: { [label]: "true" },
+            matchExpressions: [{ key: "kubernetes.io/metadata.name", operator: "NotIn", values: ["kube-system"] }],
+        });
+    });
+
+    test("GIVEN webhooks that fail closed WHEN rendered THEN their Deployment's pods get a PodDisruptionBudget allowing one eviction at a time; webhooks that fail open get none", async () => {
+        const result = await renderOperators([{ name: "op", csv: scopable(), namespace: "ops", targetNamespaces: [] }]);
+        expect(objectNamed(result, "PodDisruptionBudget", "node-maintenance-operator-controller-manager", "ops")).toEqual({
+            apiVersion: "policy/v1",
+            kind: "PodDisruptionBudget",
+            metadata: {
+                name: "node-maintenance-operator-controller-manager",
+                namespace: "ops",
+                labels: { "app.kubernetes.io/managed-by": "cluster-platform", "app.kubernetes.io/part-of": "cluster-platform", "cluster-platform.io/capability": "admission-webhook" },
+            },
+            spec: { maxUnavailable: 1, selector: { matchLabels: { "control-plane": "controller-manager", "node-maintenance-operator": "" } }, unhealthyPodEvictionPolicy: "AlwaysAllow" },
+        });
+        const failOpen = readCsv("node-maintenance-operator-0.0.1.clusterserviceversion.yaml");
+        failOpen.spec.webhookdefinitions = failOpen.spec.webhookdefinitions.map((w: Yaml) => ({ ...w, failurePolicy: "Ignore" }));
+        const open = await renderOperators([{ name: "op", csv: writeBundle(failOpen), namespace: "ops", targetNamespaces: [] }]);
+        expect(objectsOf(open, "PodDisruptionBudget")).toEqual([]);
     });
 });
 

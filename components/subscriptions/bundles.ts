@@ -1,0 +1,180 @@
+/**
+ * What the declared bundles become (seed 000, "Subscription Cluster Bundle Controller"), as pure
+ * data: the Bundle/ClusterBundle objects, and per ClusterBundle the pre-flight reads, one share
+ * per reference, and the ClusterRole that grants its use. The component turns these into
+ * resources; the owner's uid is a type parameter because it is only known once the ClusterBundle
+ * exists (an Output in the component, a string in tests).
+ */
+import {
+    ALWAYS_INJECT_LABEL,
+    BUNDLE_KIND,
+    CLUSTER_BUNDLE_KIND,
+    CLUSTER_BUNDLE_PLURAL,
+    clusterBundleRoleName,
+    clusterBundleShareName,
+    SHARED_CONFIG_MAP_KIND,
+    SHARED_CONFIG_MAP_PLURAL,
+    SHARED_RESOURCE_API_VERSION,
+    SHARED_RESOURCE_GROUP,
+    SHARED_SECRET_KIND,
+    SHARED_SECRET_PLURAL,
+    SUBSCRIPTION_API_VERSION,
+    SUBSCRIPTION_GROUP,
+} from "../../webhook/api";
+import { platformLabels } from "../shared/labels";
+import { aggregationLabel, BundleSource } from "./rules";
+
+/** A validated reference to a Secret or ConfigMap. */
+export interface ObjectRef {
+    name: string;
+    namespace: string;
+}
+
+/** A ClusterBundle as declared in `subscriptions.clusterBundles[]` (validated). */
+export interface ClusterBundleDeclaration {
+    name: string;
+    alwaysInject: boolean;
+    entitlements: ObjectRef[];
+    yumRepositories: ObjectRef[];
+    aggregateToClusterRoles: string[];
+}
+
+/** A Bundle as declared in `subscriptions.bundles[]` (validated; references may omit the namespace). */
+export interface BundleDeclaration {
+    name: string;
+    namespace: string;
+    alwaysInject: boolean;
+    entitlements: { name: string; namespace?: string }[];
+    yumRepositories: { name: string; namespace?: string }[];
+}
+
+const SOURCES: readonly BundleSource[] = ["entitlements", "yumRepositories"];
+
+/** Per source: the kind it references and the share kind that exposes it. */
+export const SOURCE_KINDS = {
+    entitlements: { object: "Secret", role: "entitlement", share: SHARED_SECRET_KIND, plural: SHARED_SECRET_PLURAL, refField: "secretRef" },
+    yumRepositories: { object: "ConfigMap", role: "yum-repo", share: SHARED_CONFIG_MAP_KIND, plural: SHARED_CONFIG_MAP_PLURAL, refField: "configMapRef" },
+} as const;
+
+function bundleLabels(alwaysInject: boolean): Record<string, string> {
+    return platformLabels("subscriptions", alwaysInject ? { [ALWAYS_INJECT_LABEL]: "true" } : {});
+}
+
+/** `spec` lists as the API carries them: yumRepositories only when there are any. */
+function specLists<R>(entitlements: R[], yumRepositories: R[]): { entitlements: R[]; yumRepositories?: R[] } {
+    return yumRepositories.length > 0 ? { entitlements, yumRepositories } : { entitlements };
+}
+
+export function clusterBundleManifest(bundle: ClusterBundleDeclaration) {
+    return {
+        apiVersion: SUBSCRIPTION_API_VERSION,
+        kind: CLUSTER_BUNDLE_KIND,
+        metadata: { name: bundle.name, labels: bundleLabels(bundle.alwaysInject) },
+        spec: {
+            ...(bundle.aggregateToClusterRoles.length > 0 ? { aggregateToClusterRoles: bundle.aggregateToClusterRoles } : {}),
+            ...specLists(bundle.entitlements, bundle.yumRepositories),
+        },
+    };
+}
+
+/** A Bundle; references are written with their (own) namespace, so the object says exactly what it mounts. */
+export function bundleManifest(bundle: BundleDeclaration) {
+    const local = (refs: { name: string }[]): ObjectRef[] => refs.map((r) => ({ name: r.name, namespace: bundle.namespace }));
+    return {
+        apiVersion: SUBSCRIPTION_API_VERSION,
+        kind: BUNDLE_KIND,
+        metadata: { name: bundle.name, namespace: bundle.namespace, labels: bundleLabels(bundle.alwaysInject) },
+        spec: specLists(local(bundle.entitlements), local(bundle.yumRepositories)),
+    };
+}
+
+/** One referenced Secret or ConfigMap of a ClusterBundle, with everything generated for it. */
+export interface ClusterBundleReference {
+    bundle: string;
+    source: BundleSource;
+    /** `Secret` or `ConfigMap`. */
+    kind: "Secret" | "ConfigMap";
+    ref: ObjectRef;
+    /** The share's name (cluster-scoped). */
+    share: string;
+    /**
+     * The logical name of the pre-flight read: it names bundle, kind, namespace and name, so the
+     * error of a preview that cannot find the object says which bundle needs what.
+     */
+    readName: string;
+}
+
+export function referencesOf(bundle: ClusterBundleDeclaration): ClusterBundleReference[] {
+    return SOURCES.flatMap((source) =>
+        bundle[source].map((ref) => {
+            const kind = SOURCE_KINDS[source].object;
+            return {
+                bundle: bundle.name,
+                source,
+                kind,
+                ref,
+                share: clusterBundleShareName(bundle.name, SOURCE_KINDS[source].role, ref),
+                readName: `clusterbundle/${bundle.name}/${kind.toLowerCase()}/${ref.namespace}/${ref.name}`,
+            };
+        }),
+    );
+}
+
+/** Makes an object a dependent of its ClusterBundle, so garbage collection deletes it with the bundle. */
+export function ownerReferenceTo<U>(bundle: string, uid: U) {
+    return { apiVersion: SUBSCRIPTION_API_VERSION, kind: CLUSTER_BUNDLE_KIND, name: bundle, uid, controller: true };
+}
+
+export function shareManifest<U>(reference: ClusterBundleReference, ownerUid: U) {
+    const kinds = SOURCE_KINDS[reference.source];
+    const what = reference.source === "entitlements" ? "Entitlement keys" : "Yum repository definitions";
+    return {
+        apiVersion: SHARED_RESOURCE_API_VERSION,
+        kind: kinds.share,
+        metadata: {
+            name: reference.share,
+            labels: platformLabels("subscriptions"),
+            ownerReferences: [ownerReferenceTo(reference.bundle, ownerUid)],
+        },
+        spec: {
+            [kinds.refField]: { name: reference.ref.name, namespace: reference.ref.namespace },
+            description: `${what} of ClusterBundle ${reference.bundle} (subscription injection)`,
+        },
+    };
+}
+
+/**
+ * The ClusterRole `<bundle>-subscription-bundle`: get/list/watch on this ClusterBundle and `use`
+ * on exactly its shares (what the Shared Resource CSI driver checks for the pod's service
+ * account), aggregated into each role of `aggregateToClusterRoles`.
+ */
+export function clusterRoleManifest<U>(bundle: ClusterBundleDeclaration, ownerUid: U) {
+    const references = referencesOf(bundle);
+    const useRules = SOURCES.map((source) => ({
+        plural: SOURCE_KINDS[source].plural,
+        names: references.filter((r) => r.source === source).map((r) => r.share).sort(),
+    }))
+        .filter((rule) => rule.names.length > 0)
+        .map((rule) => ({ apiGroups: [SHARED_RESOURCE_GROUP], resources: [rule.plural], resourceNames: rule.names, verbs: ["use"] }));
+    const aggregation = Object.fromEntries([...bundle.aggregateToClusterRoles].sort().map((role) => [aggregationLabel(role), "true"]));
+    return {
+        apiVersion: "rbac.authorization.k8s.io/v1" as const,
+        kind: "ClusterRole" as const,
+        metadata: {
+            name: clusterBundleRoleName(bundle.name),
+            labels: platformLabels("subscriptions", aggregation),
+            ownerReferences: [ownerReferenceTo(bundle.name, ownerUid)],
+        },
+        rules: [
+            { apiGroups: [SUBSCRIPTION_GROUP], resources: [CLUSTER_BUNDLE_PLURAL], resourceNames: [bundle.name], verbs: ["get", "list", "watch"] },
+            ...useRules,
+        ],
+    };
+}
+
+/** The share CRDs the ClusterBundles need (the Shared Resource CSI driver provides them), by name. */
+export function requiredShareCrds(bundles: ClusterBundleDeclaration[]): string[] {
+    return SOURCES.filter((source) => bundles.some((b) => b[source].length > 0)).map(
+        (source) => `${SOURCE_KINDS[source].plural}.${SHARED_RESOURCE_GROUP}`,
+    );
+}

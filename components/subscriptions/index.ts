@@ -1,0 +1,96 @@
+/**
+ * Subscription injection, cluster side (seed 000): the Bundle and ClusterBundle APIs, the
+ * declared bundles with their shares and ClusterRoles, the console samples on OpenShift, and the
+ * deployment of the mutating webhook that injects them into pods.
+ */
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import { ClusterTarget } from "../shared/cluster";
+import { declareBundle, declareClusterBundle, preflightReads } from "./bundle-resources";
+import { clusterBundleRoleName } from "../../webhook/api";
+import { BundleDeclaration, ClusterBundleDeclaration, referencesOf } from "./bundles";
+import { bundleCrd, clusterBundleCrd, CrdManifest } from "./crds";
+import { consoleYamlSampleManifests } from "./samples";
+import { webhookNamespaceManifest } from "./webhook";
+import { SubscriptionWebhook, SubscriptionWebhookArgs } from "./webhook-resources";
+
+/** A transformation that makes a component and everything under it wait for `resources`. */
+function dependingOn(resources: pulumi.Resource[]): pulumi.ResourceTransformation {
+    return ({ props, opts }) => ({ props, opts: pulumi.mergeOptions(opts, { dependsOn: resources }) });
+}
+
+export { BundleDeclaration, ClusterBundleDeclaration } from "./bundles";
+
+/** The webhook's settings (everything but the cluster, which the component passes on). */
+export type SubscriptionWebhookSettings = Omit<SubscriptionWebhookArgs, "cluster">;
+
+export interface SubscriptionInjectionArgs {
+    /** The cluster: its platform (console samples on OpenShift) and whether it can be read (pre-flight checks). */
+    cluster: ClusterTarget;
+    /** ClusterBundles to declare (`subscriptions.clusterBundles`, validated). */
+    clusterBundles: ClusterBundleDeclaration[];
+    /** Namespaced Bundles to declare (`subscriptions.bundles`, validated). */
+    bundles: BundleDeclaration[];
+    /** The webhook's namespace, replicas, policy, image and certificate issuer. */
+    webhook: SubscriptionWebhookSettings;
+}
+
+export class SubscriptionInjection extends pulumi.ComponentResource {
+    /** Names of the two CRDs. */
+    readonly crdNames: string[];
+    /** Names of the generated ClusterRoles, one per ClusterBundle. */
+    readonly clusterRoleNames: string[];
+    /** Names of the generated shares, one per ClusterBundle reference. */
+    readonly shareNames: string[];
+    /** The webhook's deployment. */
+    readonly webhook: SubscriptionWebhook;
+    /** The pre-flight reads (none without a live cluster); a read Secret's data and metadata are Pulumi secrets. */
+    readonly preflightReads: pulumi.Resource[];
+
+    constructor(name: string, args: SubscriptionInjectionArgs, opts?: pulumi.ComponentResourceOptions) {
+        super("cluster-platform:subscriptions:SubscriptionInjection", name, {}, opts);
+
+        // Every read first: a missing object fails the preview before anything is declared.
+        const reads = preflightReads(args.cluster, args.clusterBundles, this);
+        this.preflightReads = reads.all;
+        const crd = (manifest: CrdManifest) =>
+            new k8s.apiextensions.v1.CustomResourceDefinition(
+                manifest.metadata.name,
+                manifest as unknown as k8s.apiextensions.v1.CustomResourceDefinitionArgs,
+                { parent: this, dependsOn: reads.all },
+            );
+        const manifests = [bundleCrd(), clusterBundleCrd()];
+        const [bundles, clusterBundles] = manifests.map(crd);
+        this.crdNames = manifests.map((m) => m.metadata.name);
+
+        for (const bundle of args.clusterBundles) {
+            declareClusterBundle(bundle, clusterBundles, reads.of(bundle.name), this);
+        }
+        for (const bundle of args.bundles) {
+            declareBundle(bundle, bundles, this);
+        }
+        this.clusterRoleNames = args.clusterBundles.map((b) => clusterBundleRoleName(b.name));
+        this.shareNames = args.clusterBundles.flatMap(referencesOf).map((r) => r.share);
+
+        // The webhook waits for the bundle APIs (its informers watch them), and everything it
+        // declares in its namespace waits for the namespace, including what the certificate
+        // issuer and the AdmissionWebhook component create there.
+        const namespace = new k8s.core.v1.Namespace(args.webhook.namespace, webhookNamespaceManifest(args.webhook.namespace), {
+            parent: this,
+            dependsOn: reads.all,
+        });
+        this.webhook = new SubscriptionWebhook(
+            "subscription-webhook",
+            { ...args.webhook, cluster: args.cluster },
+            { parent: this, transformations: [dependingOn([namespace, bundles, clusterBundles])] },
+        );
+
+        if (args.cluster.platform === "openshift") {
+            for (const sample of consoleYamlSampleManifests()) {
+                new k8s.apiextensions.CustomResource(sample.metadata.name, sample, { parent: this, dependsOn: [bundles, clusterBundles] });
+            }
+        }
+
+        this.registerOutputs({ crdNames: this.crdNames, clusterRoleNames: this.clusterRoleNames, shareNames: this.shareNames });
+    }
+}

@@ -1,0 +1,216 @@
+/**
+ * The rules for declared bundles (seed 000), as pure functions: the config schema runs them, so
+ * every problem is reported before anything is registered, and each message names the bundle.
+ * Each rule lives here once; the schema only places the issues at their paths.
+ */
+import { clusterBundleRoleName, SHARED_RESOURCE_GROUP, SHARED_SECRET_PLURAL } from "../../webhook/api";
+import { DNS1123_LABEL_RULE, DNS1123_SUBDOMAIN_RULE, isDns1123Label, isDns1123Subdomain } from "../shared/k8s-names";
+import { describeValue } from "../shared/problems";
+import { AGGREGATE_TO_LABEL_PREFIX, aggregationLabel, DEFAULT_AGGREGATION_ROLES, RbacRule, ruleGrantsUnrestricted, ruleReachesResource } from "../shared/rbac";
+
+/** Roles a ClusterBundle may aggregate to without being listed in `allowedAggregationRoles`: admin, edit, view. */
+export { aggregationLabel, DEFAULT_AGGREGATION_ROLES };
+/** A label name (the part after the prefix's `/`) has at most 63 characters. */
+export const MAX_AGGREGATION_ROLE_LENGTH = 63 - AGGREGATE_TO_LABEL_PREFIX.slice(AGGREGATE_TO_LABEL_PREFIX.indexOf("/") + 1).length;
+/** Longest ClusterBundle name whose ClusterRole `<name>-subscription-bundle` is still a valid name. */
+export const MAX_CLUSTER_BUNDLE_NAME_LENGTH = 253 - clusterBundleRoleName("").length;
+
+/** Which list of a bundle a reference comes from: entitlement Secrets or yum repository ConfigMaps. */
+export type BundleSource = "entitlements" | "yumRepositories";
+
+export interface RefInput {
+    name: string;
+    namespace?: string;
+}
+
+export interface ClusterBundleInput {
+    name: string;
+    entitlements: RefInput[];
+    yumRepositories: RefInput[];
+    aggregateToClusterRoles: string[];
+}
+
+export interface BundleInput {
+    name: string;
+    namespace: string;
+    entitlements: RefInput[];
+    yumRepositories: RefInput[];
+}
+
+/** A problem at `path` (relative to the object the rule judged). */
+export interface RuleIssue {
+    path: (string | number)[];
+    message: string;
+}
+
+const SOURCES: readonly BundleSource[] = ["entitlements", "yumRepositories"];
+const WHAT: Record<BundleSource, string> = { entitlements: "entitlement Secret", yumRepositories: "yum repository ConfigMap" };
+
+export function describeClusterBundle(name: string): string {
+    return `ClusterBundle ${describeValue(name)}`;
+}
+
+export function describeBundle(bundle: { namespace: string; name: string }): string {
+    return `Bundle ${describeValue(`${bundle.namespace}/${bundle.name}`)}`;
+}
+
+function refText(ref: RefInput): string {
+    return describeValue(ref.namespace === undefined ? ref.name : `${ref.namespace}/${ref.name}`);
+}
+
+/** Checks shared by both kinds: the bundle's name, a non-empty entitlements list, each reference's names, no repeats. */
+function commonIssues(
+    who: string,
+    bundle: { name: string; entitlements: RefInput[]; yumRepositories: RefInput[] },
+    defaultNamespace: string | undefined,
+): RuleIssue[] {
+    const issues: RuleIssue[] = [];
+    if (!isDns1123Subdomain(bundle.name)) {
+        issues.push({ path: ["name"], message: `${who}: the name ${DNS1123_SUBDOMAIN_RULE}` });
+    }
+    if (bundle.entitlements.length === 0) {
+        issues.push({
+            path: ["entitlements"],
+            message: `${who}: entitlements is empty; a bundle must reference at least one entitlement Secret`,
+        });
+    }
+    for (const source of SOURCES) {
+        const seen = new Map<string, number>();
+        bundle[source].forEach((ref, index) => {
+            if (!isDns1123Subdomain(ref.name)) {
+                issues.push({
+                    path: [source, index, "name"],
+                    message: `${who}: ${WHAT[source]} name ${describeValue(ref.name)} ${DNS1123_SUBDOMAIN_RULE}`,
+                });
+            }
+            // A Bundle's reference may only repeat the bundle's namespace: bundleIssues judges it.
+            if (defaultNamespace === undefined && ref.namespace !== undefined && !isDns1123Label(ref.namespace)) {
+                issues.push({
+                    path: [source, index, "namespace"],
+                    message: `${who}: ${WHAT[source]} namespace ${describeValue(ref.namespace)} ${DNS1123_LABEL_RULE}`,
+                });
+            }
+            const key = `${ref.namespace ?? defaultNamespace}/${ref.name}`;
+            const first = seen.get(key);
+            if (first !== undefined) {
+                issues.push({
+                    path: [source, index],
+                    message: `${who}: ${WHAT[source]} ${refText(ref)} is listed twice (already at index ${first})`,
+                });
+            } else {
+                seen.set(key, index);
+            }
+        });
+    }
+    return issues;
+}
+
+/** The rules of one ClusterBundle on its own (names, lengths of what it generates, its roles' spelling). */
+export function clusterBundleIssues(bundle: ClusterBundleInput): RuleIssue[] {
+    const who = describeClusterBundle(bundle.name);
+    const issues = commonIssues(who, bundle, undefined);
+    if (bundle.name.length > MAX_CLUSTER_BUNDLE_NAME_LENGTH) {
+        issues.push({
+            path: ["name"],
+            message: `${who}: the name has ${bundle.name.length} characters; must have at most ${MAX_CLUSTER_BUNDLE_NAME_LENGTH} so that its ClusterRole "<name>${clusterBundleRoleName("")}" is a valid name`,
+        });
+    }
+    const seenRoles = new Map<string, number>();
+    bundle.aggregateToClusterRoles.forEach((role, index) => {
+        const path = ["aggregateToClusterRoles", index];
+        if (!isDns1123Subdomain(role)) {
+            issues.push({ path, message: `${who}: role ${describeValue(role)} ${DNS1123_SUBDOMAIN_RULE}` });
+        } else if (role.length > MAX_AGGREGATION_ROLE_LENGTH) {
+            issues.push({
+                path,
+                message: `${who}: role ${describeValue(role)} has ${role.length} characters; must have at most ${MAX_AGGREGATION_ROLE_LENGTH} so that the label "${AGGREGATE_TO_LABEL_PREFIX}<role>" is a valid label name`,
+            });
+        }
+        const first = seenRoles.get(role);
+        if (first !== undefined) {
+            issues.push({ path, message: `${who}: role ${describeValue(role)} is listed twice (already at index ${first})` });
+        } else {
+            seenRoles.set(role, index);
+        }
+    });
+    return issues;
+}
+
+/**
+ * The rules of one namespaced Bundle. A Bundle is namespace-local (seed 000): the webhook mounts
+ * its Secrets and ConfigMaps as a projected volume, and a projected volume can only reference
+ * objects in the pod's namespace. So a reference may omit `namespace` (it is the bundle's) and
+ * may not name another one; sharing across namespaces is what ClusterBundles are for.
+ */
+export function bundleIssues(bundle: BundleInput): RuleIssue[] {
+    const who = describeBundle(bundle);
+    const issues = commonIssues(who, bundle, bundle.namespace);
+    if (!isDns1123Label(bundle.namespace)) {
+        issues.push({ path: ["namespace"], message: `${who}: the namespace ${DNS1123_LABEL_RULE}` });
+    }
+    for (const source of SOURCES) {
+        bundle[source].forEach((ref, index) => {
+            if (ref.namespace !== undefined && ref.namespace !== bundle.namespace) {
+                issues.push({
+                    path: [source, index, "namespace"],
+                    message: `${who}: ${describeValue(ref.namespace)} differs from the bundle's namespace; a Bundle may only reference objects in its own namespace (use a ClusterBundle to share across namespaces)`,
+                });
+            }
+        });
+    }
+    return issues;
+}
+
+/**
+ * Roles a ClusterBundle aggregates to must be admin, edit, view or listed in
+ * `allowedAggregationRoles`: aggregating into any other role widens who can mount entitlements.
+ * Roles that fail their own spelling rule are left to it (one mistake, one problem).
+ */
+export function aggregationRoleIssues(clusterBundles: ClusterBundleInput[], allowedAggregationRoles: string[]): RuleIssue[] {
+    const allowed = new Set<string>([...DEFAULT_AGGREGATION_ROLES, ...allowedAggregationRoles]);
+    const issues: RuleIssue[] = [];
+    clusterBundles.forEach((bundle, i) =>
+        bundle.aggregateToClusterRoles.forEach((role, j) => {
+            if (isDns1123Subdomain(role) && !allowed.has(role)) {
+                issues.push({
+                    path: ["clusterBundles", i, "aggregateToClusterRoles", j],
+                    message: `${describeClusterBundle(bundle.name)}: role ${describeValue(role)} is not admin, edit or view; list it in subscriptions.allowedAggregationRoles to allow it`,
+                });
+            }
+        }),
+    );
+    return issues;
+}
+
+/** One rule of an aggregated ClusterRole that grants what such a role must not. */
+export interface AggregatedRoleProblem {
+    /** Index in the role's `rules`. */
+    index: number;
+    message: string;
+}
+
+/**
+ * What a ClusterRole aggregated into admin, edit or view (or another role ClusterBundles may
+ * aggregate to) must not grant. ClusterBundles share entitlements through such roles (seed 000),
+ * so the role grants nothing on Secrets (every holder of the role would read the entitlement keys
+ * in every namespace it reaches) and `use` on SharedSecrets only by resourceNames (a role that
+ * may use every share mounts every bundle's keys, not its own).
+ */
+export function aggregatedRoleProblems(rules: readonly RbacRule[]): AggregatedRoleProblem[] {
+    const problems: AggregatedRoleProblem[] = [];
+    rules.forEach((rule, index) => {
+        if (ruleReachesResource(rule, "", "secrets")) {
+            problems.push({
+                index,
+                message: `grants ${describeValue(rule.verbs ?? [])} on Secrets (apiGroups ${describeValue(rule.apiGroups ?? [])}, resources ${describeValue(rule.resources ?? [])}); a role aggregated into a default role must grant nothing on Secrets`,
+            });
+        }
+        if (ruleGrantsUnrestricted(rule, { group: SHARED_RESOURCE_GROUP, resource: SHARED_SECRET_PLURAL, verb: "use" })) {
+            problems.push({
+                index,
+                message: `grants "use" on every SharedSecret (${SHARED_SECRET_PLURAL}.${SHARED_RESOURCE_GROUP} without resourceNames); name the shares the role may use`,
+            });
+        }
+    });
+    return problems;
+}

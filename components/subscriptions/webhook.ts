@@ -1,0 +1,250 @@
+/**
+ * The subscription injection webhook's deployment (seed 000, "Subscription Injection Mutating
+ * Admission Webhook"), as pure data: names, the pod template, the webhook definition and the
+ * namespaces it must never see. The component wires these to the certificate issuer and the
+ * AdmissionWebhook component.
+ */
+import type { WebhookDefinition } from "../admission-webhook/contract";
+import { platformLabels } from "../shared/labels";
+import { WEBHOOK_SERVER } from "../../webhook/api";
+
+export const WEBHOOK_APP = "subscription-injection-webhook";
+
+/** Names of the objects around the webhook server; cluster-scoped ones are unique in the cluster. */
+export const WEBHOOK_NAMES = {
+    deployment: WEBHOOK_APP,
+    serviceAccount: WEBHOOK_APP,
+    clusterRole: WEBHOOK_APP,
+    clusterRoleBinding: WEBHOOK_APP,
+    podDisruptionBudget: WEBHOOK_APP,
+    /** The `kubernetes.io/tls` Secret with the serving certificate. */
+    tlsSecret: `${WEBHOOK_APP}-tls`,
+    /** The ConfigMap that publishes the CA that signs the webhook's serving certificate (seed: "a ConfigMap where the service serving CA can be injected"). */
+    caConfigMap: `${WEBHOOK_APP}-ca`,
+    /** The Service the AdmissionWebhook component creates: `<deployment>-service`. */
+    service: `${WEBHOOK_APP}-service`,
+} as const;
+
+/** The webhook's name (fully qualified, as the API requires). */
+export const WEBHOOK_NAME = "inject.subscription.openshift.io";
+
+/** The Deployment's selector (and the Service's). */
+export const WEBHOOK_MATCH_LABELS = {
+    "app.kubernetes.io/name": WEBHOOK_APP,
+    "app.kubernetes.io/component": "admission-webhook",
+} as const;
+
+/** Namespaces every cluster has whose pods the webhook must never block. */
+const KUBERNETES_CONTROL_PLANE_NAMESPACES = ["kube-node-lease", "kube-public", "kube-system"];
+
+/**
+ * OpenShift platform namespaces the webhook's own pods, the API servers or node bring-up depend
+ * on: API servers and etcd, controllers and the scheduler, the cluster network and DNS, the
+ * service CA (which signs the webhook's certificate in service-ca mode), the CSI drivers (the
+ * Shared Resource CSI driver mounts ClusterBundles), machine config and CSR approval for new
+ * nodes, and the version operator. Listed by name because a label selector has no prefix match;
+ * the label exclusions below cover the rest of the `openshift-*` namespaces.
+ */
+export const OPENSHIFT_CRITICAL_NAMESPACES = [
+    "openshift",
+    "openshift-apiserver",
+    "openshift-apiserver-operator",
+    "openshift-authentication",
+    "openshift-authentication-operator",
+    "openshift-cloud-controller-manager",
+    "openshift-cloud-controller-manager-operator",
+    "openshift-cluster-csi-drivers",
+    "openshift-cluster-machine-approver",
+    "openshift-cluster-storage-operator",
+    "openshift-cluster-version",
+    "openshift-config",
+    "openshift-config-managed",
+    "openshift-dns",
+    "openshift-dns-operator",
+    "openshift-etcd",
+    "openshift-etcd-operator",
+    "openshift-kube-apiserver",
+    "openshift-kube-apiserver-operator",
+    "openshift-kube-controller-manager",
+    "openshift-kube-controller-manager-operator",
+    "openshift-kube-scheduler",
+    "openshift-kube-scheduler-operator",
+    "openshift-machine-api",
+    "openshift-machine-config-operator",
+    "openshift-multus",
+    "openshift-network-operator",
+    "openshift-oauth-apiserver",
+    "openshift-operator-lifecycle-manager",
+    "openshift-ovn-kubernetes",
+    "openshift-sdn",
+    "openshift-service-ca",
+    "openshift-service-ca-operator",
+];
+
+/**
+ * Labels OpenShift's platform namespaces carry (a namespace with one of these values is excluded):
+ * `openshift.io/run-level` "0"/"1" marks the control-plane namespaces that start before regular
+ * admission applies; `openshift.io/cluster-monitoring: "true"` marks the namespaces the platform
+ * monitoring stack owns, which OpenShift sets on its `openshift-*` namespaces and does not support
+ * on user namespaces.
+ */
+export const OPENSHIFT_PLATFORM_NAMESPACE_LABELS: Record<string, string[]> = {
+    "openshift.io/cluster-monitoring": ["true"],
+    "openshift.io/run-level": ["0", "1"],
+};
+
+export interface NamespaceExclusions {
+    /** Excluded by `kubernetes.io/metadata.name NotIn`. */
+    names: string[];
+    /** Excluded by `<label> NotIn <values>`, one expression per label. */
+    labels: Record<string, string[]>;
+}
+
+/** The namespaces the webhook never intercepts: its own, the control plane's and, on OpenShift, the platform's. */
+export function webhookNamespaceExclusions(platform: "openshift" | "kubernetes", ownNamespace: string): NamespaceExclusions {
+    const names = new Set([ownNamespace, ...KUBERNETES_CONTROL_PLANE_NAMESPACES]);
+    if (platform === "openshift") {
+        OPENSHIFT_CRITICAL_NAMESPACES.forEach((n) => names.add(n));
+    }
+    return { names: [...names].sort(), labels: platform === "openshift" ? OPENSHIFT_PLATFORM_NAMESPACE_LABELS : {} };
+}
+
+/**
+ * The mutating webhook: pod CREATE, and UPDATE of the `pods/ephemeralcontainers` subresource
+ * (how `kubectl debug` adds ephemeral containers), so ephemeral containers get the mounts too.
+ * Reinvoked when a later webhook adds containers; it has no side effects.
+ */
+export function webhookDefinition(failurePolicy: "Fail" | "Ignore", timeoutSeconds: number): WebhookDefinition {
+    return {
+        name: WEBHOOK_NAME,
+        type: "MutatingAdmissionWebhook",
+        rules: [
+            { operations: ["CREATE"], apiGroups: [""], apiVersions: ["v1"], resources: ["pods"], scope: "Namespaced" },
+            { operations: ["UPDATE"], apiGroups: [""], apiVersions: ["v1"], resources: ["pods/ephemeralcontainers"], scope: "Namespaced" },
+        ],
+        failurePolicy,
+        matchPolicy: "Equivalent",
+        sideEffects: "None",
+        timeoutSeconds,
+        admissionReviewVersions: ["v1"],
+        reinvocationPolicy: "IfNeeded",
+        path: WEBHOOK_SERVER.mutatePodsPath,
+    };
+}
+
+/** The webhook's namespace: the restricted Pod Security profile is enforced on it. */
+export function webhookNamespaceManifest(name: string) {
+    return {
+        apiVersion: "v1" as const,
+        kind: "Namespace" as const,
+        metadata: {
+            name,
+            labels: platformLabels("subscriptions", {
+                "pod-security.kubernetes.io/enforce": "restricted",
+                "pod-security.kubernetes.io/audit": "restricted",
+                "pod-security.kubernetes.io/warn": "restricted",
+            }),
+        },
+    };
+}
+
+export interface WebhookPodInputs<S, A> {
+    namespace: string;
+    replicas: number;
+    image: S;
+    /** Volumes and mounts of the serving certificate (from the certificates capability). */
+    certificateVolumes: { volumes: unknown[]; volumeMounts: unknown[] };
+    /** Pod template annotations that roll the pods when the certificate changes. */
+    podAnnotations: A;
+}
+
+const RESTRICTED_CONTAINER_SECURITY = {
+    allowPrivilegeEscalation: false,
+    readOnlyRootFilesystem: true,
+    runAsNonRoot: true,
+    capabilities: { drop: ["ALL"] },
+    seccompProfile: { type: "RuntimeDefault" },
+};
+
+/**
+ * The webhook's Deployment. Highly available: spread across nodes (a hard rule, tainted and
+ * cordoned nodes not counted) and zones (best effort), never fewer ready pods than desired during
+ * a rollout, and `system-cluster-critical` priority because with failurePolicy Fail every pod
+ * creation in the cluster waits on it. Restricted Pod Security: non-root (the image sets a numeric
+ * user; no fixed UID so OpenShift's restricted SCC can assign one), read-only root filesystem with
+ * an emptyDir for /tmp, no privilege escalation, all capabilities dropped, RuntimeDefault seccomp.
+ */
+export function webhookDeploymentManifest<S, A>(inputs: WebhookPodInputs<S, A>) {
+    const labels = platformLabels("subscriptions", WEBHOOK_MATCH_LABELS);
+    const probe = (path: string, periodSeconds: number) => ({
+        httpGet: { path, port: WEBHOOK_SERVER.portName, scheme: "HTTPS" },
+        periodSeconds,
+        timeoutSeconds: 2,
+        failureThreshold: 3,
+    });
+    return {
+        apiVersion: "apps/v1",
+        kind: "Deployment",
+        metadata: { name: WEBHOOK_NAMES.deployment, namespace: inputs.namespace, labels },
+        spec: {
+            replicas: inputs.replicas,
+            selector: { matchLabels: { ...WEBHOOK_MATCH_LABELS } },
+            strategy: { type: "RollingUpdate", rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } },
+            template: {
+                metadata: { labels, annotations: inputs.podAnnotations },
+                spec: {
+                    serviceAccountName: WEBHOOK_NAMES.serviceAccount,
+                    priorityClassName: "system-cluster-critical",
+                    securityContext: { runAsNonRoot: true, seccompProfile: { type: "RuntimeDefault" } },
+                    topologySpreadConstraints: [
+                        {
+                            maxSkew: 1,
+                            topologyKey: "kubernetes.io/hostname",
+                            whenUnsatisfiable: "DoNotSchedule",
+                            nodeTaintsPolicy: "Honor",
+                            labelSelector: { matchLabels: { ...WEBHOOK_MATCH_LABELS } },
+                        },
+                        {
+                            maxSkew: 1,
+                            topologyKey: "topology.kubernetes.io/zone",
+                            whenUnsatisfiable: "ScheduleAnyway",
+                            labelSelector: { matchLabels: { ...WEBHOOK_MATCH_LABELS } },
+                        },
+                    ],
+                    terminationGracePeriodSeconds: 30,
+                    containers: [
+                        {
+                            name: "webhook",
+                            image: inputs.image,
+                            imagePullPolicy: "IfNotPresent",
+                            ports: [{ name: WEBHOOK_SERVER.portName, containerPort: WEBHOOK_SERVER.port, protocol: "TCP" }],
+                            readinessProbe: probe(WEBHOOK_SERVER.readinessPath, 5),
+                            livenessProbe: { ...probe(WEBHOOK_SERVER.livenessPath, 10), initialDelaySeconds: 10 },
+                            resources: {
+                                requests: { cpu: "50m", memory: "96Mi" },
+                                limits: { cpu: "1", memory: "256Mi" },
+                            },
+                            securityContext: RESTRICTED_CONTAINER_SECURITY,
+                            volumeMounts: [{ name: "tmp", mountPath: "/tmp" }, ...inputs.certificateVolumes.volumeMounts],
+                        },
+                    ],
+                    volumes: [{ name: "tmp", emptyDir: { medium: "Memory", sizeLimit: "16Mi" } }, ...inputs.certificateVolumes.volumes],
+                },
+            },
+        },
+    };
+}
+
+/** At most one webhook pod down for voluntary disruptions; unhealthy pods may always be evicted, so drains never stick. */
+export function webhookPodDisruptionBudgetManifest(namespace: string) {
+    return {
+        apiVersion: "policy/v1",
+        kind: "PodDisruptionBudget",
+        metadata: { name: WEBHOOK_NAMES.podDisruptionBudget, namespace, labels: platformLabels("subscriptions") },
+        spec: {
+            maxUnavailable: 1,
+            selector: { matchLabels: { ...WEBHOOK_MATCH_LABELS } },
+            unhealthyPodEvictionPolicy: "AlwaysAllow",
+        },
+    };
+}

@@ -1,0 +1,13 @@
+/**
+ * The aws-tags pack's policies, in the order the README documents them. Tests and benchmarks
+ * import this module; only index.ts constructs the PolicyPack (which starts its gRPC server).
+ */
+import type { Policies } from "@pulumi/policy";
+import { noNameUserTag, requiredTags, reservedTagKeys, tagCount, tagFormat } from "./tag-policies";
+import { untaggedResources } from "./untagged-resources";
+
+export const PACK_NAME = "aws-tags";
+export const PACK_DESCRIPTION =
+    "User-defined tags on every taggable AWS resource of a cluster-platform stack: required keys, reserved namespaces, Name, format and count limits, and no untagged resources.";
+
+export const AWS_TAGS_POLICIES: Policies = [requiredTags, reservedTagKeys, noNameUserTag, tagFormat, tagCount, untaggedResources];

@@ -1,0 +1,80 @@
+import * as path from "node:path";
+import { DISABLED_BY } from "../../components/operator/rbac";
+import { GENERATED_BY_LABEL } from "../../components/shared/labels";
+import { PackName } from "../../scripts/policy/config";
+import { AnalysisResult } from "../../scripts/policy/engine";
+import { analyzeWithBothPacks, enginesFor, exampleStacks, renderStack, stackFileConfig, validatedConfig } from "../../scripts/policy/stacks";
+import { FlatConfig } from "../../scripts/render/config-file";
+
+const summary = (result: AnalysisResult) => result.diagnostics.map((d) => `${d.enforcementLevel} ${d.policyName} ${d.urn ?? ""}: ${d.violation}`);
+
+/** The stack's config with its olm section's toggles replaced. */
+function withToggles(config: FlatConfig, toggles: Record<string, boolean>): FlatConfig {
+    const key = "cluster-platform:olm";
+    return { ...config, values: { ...config.values, [key]: JSON.stringify({ ...JSON.parse(config.values[key] ?? "{}"), ...toggles }) } };
+}
+
+const ALL_ON = { disableOLMAggregateCRDRoles: true, disableAggregateCRDRoles: true, disableAllNamespacePermissionPromotion: true };
+const ALL_OFF = { disableOLMAggregateCRDRoles: false, disableAggregateCRDRoles: false, disableAllNamespacePermissionPromotion: false };
+
+describe("whole-program compliance: every example stack through the real program and both packs", () => {
+    test.each(exampleStacks())("GIVEN %s rendered with its cluster objects WHEN every resource goes through aws-tags and k8s-rbac, configured as the stack configures them THEN no policy reports anything", async (stack) => {
+        const result = await renderStack(stack);
+        expect(result.errors).toEqual([]);
+        const analysis = analyzeWithBothPacks(enginesFor(validatedConfig(stackFileConfig(stack))), result);
+        expect(summary(analysis["aws-tags"])).toEqual([]);
+        expect(summary(analysis["k8s-rbac"])).toEqual([]);
+    });
+
+    test.each([
+        ["every OLM RBAC toggle set", ALL_ON],
+        ["every OLM RBAC toggle unset", ALL_OFF],
+    ])("GIVEN examples/openshift-aws.yaml with %s WHEN rendered and analyzed with the stack's own toggles THEN the operator installs honour them and nothing is reported", async (_what, toggles) => {
+        const config = withToggles(stackFileConfig("examples/openshift-aws.yaml"), toggles);
+        const result = await renderStack("examples/openshift-aws.yaml", { config });
+        expect(result.errors).toEqual([]);
+        expect(summary(analyzeWithBothPacks(enginesFor(validatedConfig(config)), result)["k8s-rbac"])).toEqual([]);
+    });
+});
+
+describe("the reverse: the packs catch what a stack should not declare", () => {
+    test("GIVEN the example rendered with every OLM RBAC toggle unset WHEN judged by a pack configured with them all set THEN exactly the promoted and aggregate ClusterRoles it generates are reported", async () => {
+        const stackConfig = withToggles(stackFileConfig("examples/openshift-aws.yaml"), ALL_OFF);
+        const result = await renderStack("examples/openshift-aws.yaml", { config: stackConfig });
+        const strict = enginesFor(validatedConfig(withToggles(stackConfig, ALL_ON)));
+        const diagnostics = analyzeWithBothPacks(strict, result)["k8s-rbac"].diagnostics;
+        // What the operator installs generated for the reasons the toggles disable, read from the rendered objects.
+        const disabled = new Set<string>(Object.values(DISABLED_BY));
+        const generated = result.manifests
+            .map((m) => m.object as { kind: string; metadata: { name: string; labels?: Record<string, string> } })
+            .filter((o) => ["ClusterRole", "ClusterRoleBinding"].includes(o.kind) && disabled.has(o.metadata.labels?.[GENERATED_BY_LABEL] ?? ""))
+            .map((o) => `${o.kind} ${JSON.stringify(o.metadata.name)}`);
+        expect(diagnostics.map((d) => `${d.policyName} ${d.violation.split(" is ")[0]}`)).toEqual(generated.map((object) => `k8s-olm-rbac-toggles ${object}`));
+        expect([...new Set(diagnostics.map((d) => /olm\.(\w+) is set$/.exec(d.violation)?.[1]))].sort()).toEqual(Object.keys(ALL_ON).sort());
+        expect(generated).toEqual(expect.arrayContaining(['ClusterRole "aggregate-olm-edit"', 'ClusterRole "backups.samples.cluster-platform.io-v1-crdview"']));
+    });
+});
+
+describe("the reverse: seeded mistakes in the real program are caught", () => {
+    const stack = "examples/openshift-aws.yaml";
+    let analysis: Record<PackName, AnalysisResult>;
+    beforeAll(async () => {
+        const result = await renderStack(stack, { program: path.join(__dirname, "fixtures", "seeded-program") });
+        expect(result.errors).toEqual([]);
+        analysis = analyzeWithBothPacks(enginesFor(validatedConfig(stackFileConfig(stack))), result);
+    });
+
+    test("GIVEN an S3 bucket created by a test component outside the tagging components WHEN analyzed THEN it lacks the stack's user tags and is listed as untagged", () => {
+        expect(summary(analysis["aws-tags"])).toEqual([
+            'mandatory aws-required-tags urn:pulumi:render::cluster-platform::test:seeded:UntaggedLogs$aws:s3/bucket:Bucket::seeded-logs-bucket: aws:s3/bucket:Bucket "seeded-logs-bucket" lacks the required tags "adminContact", "costCenter", "red-hat-managed" (it carries no tags)',
+            'mandatory aws-untagged-resources : 1 taggable AWS resource carries no tags: aws:s3/bucket:Bucket "seeded-logs-bucket"',
+        ]);
+    });
+
+    test("GIVEN a hand-written ClusterRole aggregated to edit that reads Secrets, and a webhook intercepting OLM's ClusterServiceVersions WHEN analyzed THEN each is caught by its rule, and nothing else of the program is reported", () => {
+        expect(summary(analysis["k8s-rbac"])).toEqual([
+            'mandatory k8s-aggregated-roles urn:pulumi:render::cluster-platform::kubernetes:rbac.authorization.k8s.io/v1:ClusterRole::seeded-secrets-reader: ClusterRole "secrets-reader" (aggregated into edit) rules[0] grants ["get","list"] on Secrets (apiGroups [""], resources ["secrets"]); a role aggregated into a default role must grant nothing on Secrets',
+            'mandatory k8s-webhook-forbidden-rules urn:pulumi:render::cluster-platform::kubernetes:admissionregistration.k8s.io/v1:ValidatingWebhookConfiguration::seeded-csv-guard: ValidatingWebhookConfiguration "csv-guard" webhook "csv.guard.example.io" (webhooks[0]) rules[0].apiGroups: Webhook rules cannot include the OLM group',
+        ]);
+    });
+});

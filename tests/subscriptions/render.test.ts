@@ -1,0 +1,200 @@
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { parseAllDocuments } from "yaml";
+import { ClusterState, KubeObject } from "../../scripts/render/cluster-state";
+import { flattenConfig } from "../../scripts/render/config-file";
+import { renderProgram, RenderResult } from "../../scripts/render/render";
+import { manifestNamed, MINIMAL, renderConfig, renderFile, resourceNamed, resourcesOfType, ROOT } from "../helpers/render";
+
+const EXAMPLE = "examples/openshift-aws.yaml";
+const CLUSTER_FILE = path.join(ROOT, "tests/fixtures/certificates/openshift-aws.cluster.yaml");
+/** The example's cluster objects, so tests can take some away. */
+const clusterObjects = (): KubeObject[] => parseAllDocuments(fs.readFileSync(CLUSTER_FILE, "utf8")).map((d) => d.toJS() as KubeObject);
+const PLATFORM_LABELS = {
+    "app.kubernetes.io/managed-by": "cluster-platform",
+    "app.kubernetes.io/part-of": "cluster-platform",
+    "cluster-platform.io/capability": "subscriptions",
+};
+const OWNER = { apiVersion: "subscription.openshift.io/v1alpha1", kind: "ClusterBundle", name: "cluster", controller: true, uid: "[unknown]" };
+
+describe("subscription bundles in the rendered openshift-aws example", () => {
+    let result: RenderResult;
+    beforeAll(async () => {
+        result = await renderFile(EXAMPLE, { cluster: new ClusterState(clusterObjects()) });
+    });
+
+    test("GIVEN the example and its cluster objects WHEN rendered THEN it succeeds and every pre-flight read found its object", () => {
+        expect(result.errors).toEqual([]);
+        expect(result.reads.map((r) => [r.name, r.id, r.outcome])).toEqual(
+            expect.arrayContaining([
+                ["shared-resource-csi-driver/sharedsecrets.sharedresource.openshift.io", "sharedsecrets.sharedresource.openshift.io", "found"],
+                ["shared-resource-csi-driver/sharedconfigmaps.sharedresource.openshift.io", "sharedconfigmaps.sharedresource.openshift.io", "found"],
+                ["clusterbundle/cluster/secret/openshift-config/etc-pki-entitlement", "openshift-config/etc-pki-entitlement", "found"],
+                ["clusterbundle/cluster/configmap/openshift-config/satellite-repos", "openshift-config/satellite-repos", "found"],
+            ]),
+        );
+    });
+
+    test("GIVEN the example WHEN rendered THEN the ClusterBundle and the Bundle are declared as configured, the Bundle namespace-local", () => {
+        expect(manifestNamed(result, "ClusterBundle", "cluster")).toEqual({
+            apiVersion: "subscription.openshift.io/v1alpha1",
+            kind: "ClusterBundle",
+            metadata: { labels: PLATFORM_LABELS, name: "cluster" },
+            spec: {
+                aggregateToClusterRoles: ["admin", "edit"],
+                entitlements: [{ name: "etc-pki-entitlement", namespace: "openshift-config" }],
+                yumRepositories: [{ name: "satellite-repos", namespace: "openshift-config" }],
+            },
+        });
+        expect(manifestNamed(result, "Bundle", "subscription")).toEqual({
+            apiVersion: "subscription.openshift.io/v1alpha1",
+            kind: "Bundle",
+            metadata: { labels: { ...PLATFORM_LABELS, "subscription.openshift.io/always-inject": "true" }, name: "subscription", namespace: "team-a" },
+            spec: { entitlements: [{ name: "etc-pki-entitlement", namespace: "team-a" }] },
+        });
+    });
+
+    test("GIVEN the ClusterBundle WHEN rendered THEN one share per reference points at it, owned by the bundle", () => {
+        expect(manifestNamed(result, "SharedSecret", "cluster-entitlement-etc-pki-entitlement-d0e25df8")).toEqual({
+            apiVersion: "sharedresource.openshift.io/v1alpha1",
+            kind: "SharedSecret",
+            metadata: { labels: PLATFORM_LABELS, name: "cluster-entitlement-etc-pki-entitlement-d0e25df8", ownerReferences: [OWNER] },
+            spec: {
+                description: "Entitlement keys of ClusterBundle cluster (subscription injection)",
+                secretRef: { name: "etc-pki-entitlement", namespace: "openshift-config" },
+            },
+        });
+        expect(manifestNamed(result, "SharedConfigMap", "cluster-yum-repo-satellite-repos-14d80ad7")).toEqual({
+            apiVersion: "sharedresource.openshift.io/v1alpha1",
+            kind: "SharedConfigMap",
+            metadata: { labels: PLATFORM_LABELS, name: "cluster-yum-repo-satellite-repos-14d80ad7", ownerReferences: [OWNER] },
+            spec: {
+                configMapRef: { name: "satellite-repos", namespace: "openshift-config" },
+                description: "Yum repository definitions of ClusterBundle cluster (subscription injection)",
+            },
+        });
+    });
+
+    test("GIVEN the ClusterBundle WHEN rendered THEN its ClusterRole grants get/list/watch on it and use on exactly its shares, aggregated to admin and edit, owned by it", () => {
+        expect(manifestNamed(result, "ClusterRole", "cluster-subscription-bundle")).toEqual({
+            apiVersion: "rbac.authorization.k8s.io/v1",
+            kind: "ClusterRole",
+            metadata: {
+                labels: {
+                    ...PLATFORM_LABELS,
+                    "rbac.authorization.k8s.io/aggregate-to-admin": "true",
+                    "rbac.authorization.k8s.io/aggregate-to-edit": "true",
+                },
+                name: "cluster-subscription-bundle",
+                ownerReferences: [OWNER],
+            },
+            rules: [
+                { apiGroups: ["subscription.openshift.io"], resourceNames: ["cluster"], resources: ["clusterbundles"], verbs: ["get", "list", "watch"] },
+                {
+                    apiGroups: ["sharedresource.openshift.io"],
+                    resourceNames: ["cluster-entitlement-etc-pki-entitlement-d0e25df8"],
+                    resources: ["sharedsecrets"],
+                    verbs: ["use"],
+                },
+                {
+                    apiGroups: ["sharedresource.openshift.io"],
+                    resourceNames: ["cluster-yum-repo-satellite-repos-14d80ad7"],
+                    resources: ["sharedconfigmaps"],
+                    verbs: ["use"],
+                },
+            ],
+        });
+    });
+
+    test("GIVEN the example WHEN rendered THEN nothing is created before the reads, bundles wait for their CRD, shares for their reads", () => {
+        const reads = result.reads
+            .map((r) => r.name)
+            .filter((name) => name.startsWith("clusterbundle/") || name.startsWith("shared-resource-csi-driver/"))
+            .sort();
+        expect(reads).toHaveLength(4);
+        const dependsOn = (type: string, name: string) => [...resourceNamed(result, type, name).options.dependsOn].sort();
+        expect(dependsOn("kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition", "clusterbundles.subscription.openshift.io")).toEqual(reads);
+        expect(dependsOn("kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition", "bundles.subscription.openshift.io")).toEqual(reads);
+        expect(dependsOn("kubernetes:subscription.openshift.io/v1alpha1:ClusterBundle", "clusterbundle/cluster")).toEqual(
+            ["clusterbundles.subscription.openshift.io", ...reads].sort(),
+        );
+        expect(dependsOn("kubernetes:sharedresource.openshift.io/v1alpha1:SharedSecret", "share/cluster-entitlement-etc-pki-entitlement-d0e25df8")).toEqual(reads);
+        expect(dependsOn("kubernetes:subscription.openshift.io/v1alpha1:Bundle", "bundle/team-a/subscription")).toEqual(["bundles.subscription.openshift.io"]);
+    });
+
+    test("GIVEN OpenShift WHEN rendered THEN both console samples are declared", () => {
+        expect(resourcesOfType(result, "kubernetes:console.openshift.io/v1:ConsoleYAMLSample").map((r) => r.name)).toEqual([
+            "subscription-cluster-bundle-example",
+            "subscription-namespaced-bundle-example",
+        ]);
+    });
+
+    test("GIVEN the entitlement Secret in the cluster WHEN rendered THEN its data never appears in the render, and its read keeps metadata secret", () => {
+        const entitlement = clusterObjects().find((o) => o.kind === "Secret") as unknown as { data: Record<string, string> };
+        const everything = JSON.stringify(result);
+        for (const value of Object.values(entitlement.data)) {
+            expect(everything).not.toContain(value);
+        }
+        expect(resourceNamed(result, "kubernetes:core/v1:Secret", "clusterbundle/cluster/secret/openshift-config/etc-pki-entitlement").options.additionalSecretOutputs).toEqual([
+            "metadata",
+            "data",
+            "stringData",
+        ]);
+    });
+});
+
+describe("subscription bundles: pre-flight failures and modes", () => {
+    test("GIVEN the cluster lacks the entitlement Secret WHEN rendered THEN it fails naming bundle, kind, namespace and name", async () => {
+        const withoutSecret = clusterObjects().filter((o) => o.kind !== "Secret");
+        const result = await renderFile(EXAMPLE, { cluster: new ClusterState(withoutSecret) });
+        expect(result.ok).toBe(false);
+        expect(result.errors).toEqual([
+            "kubernetes:core/v1:Secret (clusterbundle/cluster/secret/openshift-config/etc-pki-entitlement): Preview failed: resource 'openshift-config/etc-pki-entitlement' does not exist",
+        ]);
+    });
+
+    test("GIVEN the cluster lacks the Shared Resource CSI driver WHEN rendered THEN it fails naming its CRDs", async () => {
+        const withoutDriver = clusterObjects().filter((o) => o.kind !== "CustomResourceDefinition");
+        const result = await renderFile(EXAMPLE, { cluster: new ClusterState(withoutDriver) });
+        expect(result.errors).toEqual([
+            "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition (shared-resource-csi-driver/sharedsecrets.sharedresource.openshift.io): Preview failed: resource 'sharedsecrets.sharedresource.openshift.io' does not exist",
+            "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition (shared-resource-csi-driver/sharedconfigmaps.sharedresource.openshift.io): Preview failed: resource 'sharedconfigmaps.sharedresource.openshift.io' does not exist",
+        ]);
+    });
+
+    test("GIVEN values read from a Secret WHEN the program uses them THEN a preview shows them as secrets", async () => {
+        const result = await renderProgram({
+            config: flattenConfig(MINIMAL),
+            program: path.join(ROOT, "tests", "fixtures", "subscription-reads-program"),
+            cluster: new ClusterState(clusterObjects()),
+        });
+        expect(result.errors).toEqual([]);
+        expect(result.stackOutputs).toEqual({ data: "[secret]", metadata: "[secret]", type: "Opaque" });
+    });
+
+    const bundlesConfig = (cluster: Record<string, unknown>) => ({
+        cluster,
+        subscriptions: {
+            enabled: true,
+            clusterBundles: [{ name: "cluster", entitlements: [{ name: "etc-pki-entitlement", namespace: "openshift-config" }] }],
+        },
+    });
+
+    test("GIVEN the provider renders YAML to a directory WHEN rendered THEN no read is made and one warning says what was skipped", async () => {
+        const result = await renderConfig(bundlesConfig({ name: "c", platform: "openshift", renderYamlToDirectory: "out/yaml" }));
+        expect(result.errors).toEqual([]);
+        expect(result.reads).toEqual([]);
+        expect(result.warnings).toEqual([
+            "skipped the pre-flight reads of 1 Secrets/ConfigMaps referenced by ClusterBundles and of the Shared Resource CSI driver's CRDs (sharedsecrets.sharedresource.openshift.io): the Kubernetes provider renders YAML to a directory (cluster.renderYamlToDirectory), so there is no cluster to read or patch",
+        ]);
+        expect(result.manifests.map((m) => `${m.object.kind}/${(m.object.metadata as { name: string }).name}`)).toEqual(
+            expect.arrayContaining(["ClusterBundle/cluster", "SharedSecret/cluster-entitlement-etc-pki-entitlement-d0e25df8", "ClusterRole/cluster-subscription-bundle"]),
+        );
+    });
+
+    test("GIVEN plain Kubernetes WHEN rendered THEN no console samples are declared", async () => {
+        const result = await renderConfig(bundlesConfig({ name: "c", platform: "kubernetes" }));
+        expect(result.errors).toEqual([]);
+        expect(resourcesOfType(result, "kubernetes:console.openshift.io/v1:ConsoleYAMLSample")).toEqual([]);
+    });
+});

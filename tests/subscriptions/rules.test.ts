@@ -1,0 +1,113 @@
+import fc from "fast-check";
+import { validateStackConfig } from "../../components/config";
+import { formatProblem } from "../../components/shared/problems";
+import { isDns1123Subdomain } from "../../components/shared/k8s-names";
+
+const cluster = { name: "prod-east", platform: "openshift" };
+const entitlement = { name: "etc-pki-entitlement", namespace: "openshift-config" };
+
+function problemLines(subscriptions: Record<string, unknown>): string[] {
+    const result = validateStackConfig({ cluster, subscriptions: { enabled: true, ...subscriptions } });
+    return result.ok ? [] : result.problems.map(formatProblem);
+}
+
+const DNS_SUBDOMAIN =
+    "must be a DNS-1123 subdomain: at most 253 lowercase letters, digits, '-' or '.', each dot-separated part starting and ending with a letter or digit";
+const DNS_LABEL = "must be a DNS-1123 label: at most 63 lowercase letters, digits or '-', starting and ending with a letter or digit";
+
+describe("subscriptions config: declared bundles", () => {
+    test("GIVEN valid ClusterBundles and Bundles WHEN validated THEN they pass with defaults, Bundle references keeping their spelling", () => {
+        const result = validateStackConfig({
+            cluster,
+            subscriptions: {
+                enabled: true,
+                clusterBundles: [{ name: "cluster", entitlements: [entitlement], aggregateToClusterRoles: ["edit"] }],
+                bundles: [{ name: "subscription", namespace: "team-a", entitlements: [{ name: "e" }, { name: "f", namespace: "team-a" }] }],
+            },
+        });
+        expect(result.ok && result.config.subscriptions.clusterBundles).toEqual([
+            { name: "cluster", alwaysInject: false, entitlements: [entitlement], yumRepositories: [], aggregateToClusterRoles: ["edit"] },
+        ]);
+        expect(result.ok && result.config.subscriptions.bundles).toEqual([
+            { name: "subscription", namespace: "team-a", alwaysInject: false, entitlements: [{ name: "e" }, { name: "f", namespace: "team-a" }], yumRepositories: [] },
+        ]);
+    });
+
+    test("GIVEN one mistake of each kind WHEN validated THEN every one is reported at once, each naming its bundle", () => {
+        expect(
+            problemLines({
+                clusterBundles: [
+                    { name: "cluster", entitlements: [entitlement] },
+                    { name: "cluster", entitlements: [entitlement] },
+                    { name: "Bad_Bundle", entitlements: [] },
+                    { name: "roles", entitlements: [entitlement], aggregateToClusterRoles: ["cluster-admin", "Edit", "view", "view"] },
+                    { name: "refs", entitlements: [{ name: "Etc", namespace: "open.shift" }, entitlement, entitlement] },
+                ],
+                bundles: [
+                    { name: "b", namespace: "team-a", entitlements: [{ name: "e", namespace: "team-b" }] },
+                    { name: "b", namespace: "team-a", entitlements: [{ name: "e" }] },
+                    { name: "empty", namespace: "Team_C", entitlements: [], yumRepositories: [{ name: "r" }, { name: "r", namespace: "Team_C" }] },
+                ],
+            }),
+        ).toEqual([
+            `cluster-platform:subscriptions.bundles[0].entitlements[0].namespace: Bundle "team-a/b": "team-b" differs from the bundle's namespace; a Bundle may only reference objects in its own namespace (use a ClusterBundle to share across namespaces)`,
+            'cluster-platform:subscriptions.bundles[1]: duplicate Bundle "team-a/b" (already at index 0)',
+            'cluster-platform:subscriptions.bundles[2].entitlements: Bundle "Team_C/empty": entitlements is empty; a bundle must reference at least one entitlement Secret',
+            `cluster-platform:subscriptions.bundles[2].namespace: Bundle "Team_C/empty": the namespace ${DNS_LABEL}`,
+            `cluster-platform:subscriptions.bundles[2].yumRepositories[1]: Bundle "Team_C/empty": yum repository ConfigMap "Team_C/r" is listed twice (already at index 0)`,
+            'cluster-platform:subscriptions.clusterBundles[1]: duplicate ClusterBundle name "cluster" (already at index 0)',
+            'cluster-platform:subscriptions.clusterBundles[2].entitlements: ClusterBundle "Bad_Bundle": entitlements is empty; a bundle must reference at least one entitlement Secret',
+            `cluster-platform:subscriptions.clusterBundles[2].name: ClusterBundle "Bad_Bundle": the name ${DNS_SUBDOMAIN}`,
+            'cluster-platform:subscriptions.clusterBundles[3].aggregateToClusterRoles[0]: ClusterBundle "roles": role "cluster-admin" is not admin, edit or view; list it in subscriptions.allowedAggregationRoles to allow it',
+            `cluster-platform:subscriptions.clusterBundles[3].aggregateToClusterRoles[1]: ClusterBundle "roles": role "Edit" ${DNS_SUBDOMAIN}`,
+            'cluster-platform:subscriptions.clusterBundles[3].aggregateToClusterRoles[3]: ClusterBundle "roles": role "view" is listed twice (already at index 2)',
+            'cluster-platform:subscriptions.clusterBundles[4].entitlements[0].name: ClusterBundle "refs": entitlement Secret name "Etc" ' + DNS_SUBDOMAIN,
+            'cluster-platform:subscriptions.clusterBundles[4].entitlements[0].namespace: ClusterBundle "refs": entitlement Secret namespace "open.shift" ' + DNS_LABEL,
+            'cluster-platform:subscriptions.clusterBundles[4].entitlements[2]: ClusterBundle "refs": entitlement Secret "openshift-config/etc-pki-entitlement" is listed twice (already at index 1)',
+        ]);
+    });
+
+    test("GIVEN a role listed in allowedAggregationRoles WHEN validated THEN a ClusterBundle may aggregate to it", () => {
+        expect(
+            problemLines({
+                allowedAggregationRoles: ["subscription-users"],
+                clusterBundles: [{ name: "cluster", entitlements: [entitlement], aggregateToClusterRoles: ["subscription-users", "admin"] }],
+            }),
+        ).toEqual([]);
+    });
+
+    test("GIVEN a Bundle reference naming its own namespace WHEN validated THEN it is accepted (the namespace is optional, never foreign)", () => {
+        expect(problemLines({ bundles: [{ name: "b", namespace: "team-a", entitlements: [{ name: "e", namespace: "team-a" }] }] })).toEqual([]);
+    });
+
+    test("GIVEN names whose generated objects would be too long WHEN validated THEN the bundle and the limit are named", () => {
+        const long = "b".repeat(234);
+        const role = "r".repeat(51);
+        expect(
+            problemLines({
+                allowedAggregationRoles: [role],
+                clusterBundles: [
+                    { name: long, entitlements: [{ name: "e", namespace: "ns" }] },
+                    { name: "roles", entitlements: [entitlement], aggregateToClusterRoles: [role] },
+                ],
+            }),
+        ).toEqual([
+            `cluster-platform:subscriptions.clusterBundles[0].name: ClusterBundle "${long.slice(0, 76)}...: the name has 234 characters; must have at most 233 so that its ClusterRole "<name>-subscription-bundle" is a valid name`,
+            `cluster-platform:subscriptions.clusterBundles[1].aggregateToClusterRoles[0]: ClusterBundle "roles": role "${role}" has 51 characters; must have at most 50 so that the label "rbac.authorization.k8s.io/aggregate-to-<role>" is a valid label name`,
+        ]);
+    });
+
+    test("GIVEN any entitlement name WHEN validated THEN it is refused exactly when it is not a DNS-1123 subdomain, and the message names the bundle", () => {
+        fc.assert(
+            fc.property(fc.stringMatching(/^[a-zA-Z0-9._-]{0,12}$/), (name) => {
+                const lines = problemLines({ clusterBundles: [{ name: "cb", entitlements: [{ name, namespace: "ns" }] }] });
+                expect(lines).toEqual(
+                    isDns1123Subdomain(name)
+                        ? []
+                        : [`cluster-platform:subscriptions.clusterBundles[0].entitlements[0].name: ClusterBundle "cb": entitlement Secret name ${JSON.stringify(name)} ${DNS_SUBDOMAIN}`],
+                );
+            }),
+            { numRuns: 300 },
+        );
+    });
+});

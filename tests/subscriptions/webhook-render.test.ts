@@ -1,0 +1,188 @@
+/**
+ * The subscription webhook's deployment as the whole program renders it: the webhook
+ * configuration, the server's access, the CA ConfigMap in each certificates mode, and (with
+ * `up` semantics and certificates signed for real) that ConfigMap and the webhook's caBundle
+ * holding the same CA, which signed the serving certificate.
+ */
+import { X509Certificate } from "node:crypto";
+import { WEBHOOK_ACCESS_RULES } from "../../webhook/access";
+import { RenderResult } from "../../scripts/render/render";
+import { ResourceCall } from "../../scripts/render/mocks";
+import { Capture } from "../helpers/capture";
+import { manifestNamed, renderConfig, renderFile, resourceNamed } from "../helpers/render";
+import { tlsComputed } from "../helpers/tls-signer";
+
+const NAMESPACE = "subscription-injection";
+const MUTATING = "kubernetes:admissionregistration.k8s.io/v1:MutatingWebhookConfiguration";
+const CONFIG_MAP = "kubernetes:core/v1:ConfigMap";
+const CA_CONFIG_MAP = `${NAMESPACE}/subscription-injection-webhook-ca`;
+
+const subscriptions = (platform: string, certificates: Record<string, unknown> = { mode: "self-signed" }) => ({
+    cluster: { name: "prod", platform },
+    certificates,
+    subscriptions: {
+        enabled: true,
+        webhook: { replicas: 2, failurePolicy: "Ignore", timeoutSeconds: 5, image: "quay.io/acme/subscription-webhook@sha256:" + "0".repeat(64) },
+    },
+});
+
+describe("the subscription webhook in the rendered openshift-aws example", () => {
+    let result: RenderResult;
+    beforeAll(async () => {
+        result = await renderFile("examples/openshift-aws.yaml");
+    });
+
+    test("GIVEN the example WHEN rendered THEN one MutatingWebhookConfiguration calls the webhook Service for pod CREATE and ephemeral containers, never in its own or platform namespaces", () => {
+        const configuration = manifestNamed(result, "MutatingWebhookConfiguration", "subscription-injection-webhook") as { webhooks: Record<string, unknown>[] };
+        expect(configuration.webhooks).toHaveLength(1);
+        const { namespaceSelector, ...webhook } = configuration.webhooks[0] as { namespaceSelector: { matchExpressions: { key: string; operator: string; values: string[] }[] } };
+        expect(webhook).toEqual({
+            admissionReviewVersions: ["v1"],
+            clientConfig: {
+                caBundle: "[unknown]",
+                service: { name: "subscription-injection-webhook-service", namespace: NAMESPACE, path: "/mutate-pods", port: 443 },
+            },
+            failurePolicy: "Fail",
+            matchPolicy: "Equivalent",
+            name: "inject.subscription.openshift.io",
+            reinvocationPolicy: "IfNeeded",
+            rules: [
+                { apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["pods"], scope: "Namespaced" },
+                { apiGroups: [""], apiVersions: ["v1"], operations: ["UPDATE"], resources: ["pods/ephemeralcontainers"], scope: "Namespaced" },
+            ],
+            sideEffects: "None",
+            timeoutSeconds: 10,
+        });
+        expect(namespaceSelector.matchExpressions.map((e) => [e.key, e.operator])).toEqual([
+            ["kubernetes.io/metadata.name", "NotIn"],
+            ["openshift.io/cluster-monitoring", "NotIn"],
+            ["openshift.io/run-level", "NotIn"],
+        ]);
+        expect(namespaceSelector.matchExpressions[0].values).toEqual(expect.arrayContaining([NAMESPACE, "kube-system", "openshift-kube-apiserver", "openshift-etcd"]));
+        expect(namespaceSelector.matchExpressions.slice(1).map((e) => e.values)).toEqual([["true"], ["0", "1"]]);
+    });
+
+    test("GIVEN the example WHEN rendered THEN the webhook's ServiceAccount has exactly the server's access rules, bound cluster-wide", () => {
+        expect(manifestNamed(result, "ClusterRole", "subscription-injection-webhook").rules).toEqual(WEBHOOK_ACCESS_RULES);
+        expect(manifestNamed(result, "ClusterRoleBinding", "subscription-injection-webhook")).toMatchObject({
+            roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "subscription-injection-webhook" },
+            subjects: [{ kind: "ServiceAccount", name: "subscription-injection-webhook", namespace: NAMESPACE }],
+        });
+    });
+
+    test("GIVEN the example WHEN rendered THEN the Deployment runs the image the stack builds (unknown before it is built) with 3 replicas, mounts the serving certificate and has a PodDisruptionBudget", () => {
+        const deployment = manifestNamed(result, "Deployment", "subscription-injection-webhook") as {
+            spec: { replicas: number; template: { spec: { serviceAccountName: string; containers: { image: string; volumeMounts: unknown[] }[]; volumes: unknown[] } } };
+        };
+        expect(deployment.spec.replicas).toBe(3);
+        expect(deployment.spec.template.spec.serviceAccountName).toBe("subscription-injection-webhook");
+        expect(deployment.spec.template.spec.containers[0].image).toBe("[unknown]");
+        expect(deployment.spec.template.spec.containers[0].volumeMounts).toEqual([
+            { mountPath: "/tmp", name: "tmp" },
+            { mountPath: "/tmp/k8s-webhook-server/serving-certs", name: "webhook-cert", readOnly: true },
+            { mountPath: "/apiserver.local.config/certificates", name: "webhook-cert", readOnly: true },
+        ]);
+        expect(deployment.spec.template.spec.volumes).toContainEqual({
+            name: "webhook-cert",
+            secret: { secretName: "subscription-injection-webhook-tls", items: [{ key: "tls.crt", path: "tls.crt" }, { key: "tls.key", path: "tls.key" }] },
+        });
+        expect(manifestNamed(result, "PodDisruptionBudget", "subscription-injection-webhook").spec).toEqual({
+            maxUnavailable: 1,
+            selector: { matchLabels: { "app.kubernetes.io/component": "admission-webhook", "app.kubernetes.io/name": "subscription-injection-webhook" } },
+            unhealthyPodEvictionPolicy: "AlwaysAllow",
+        });
+    });
+
+    test("GIVEN the example WHEN rendered THEN the webhook configuration waits for the Deployment, and everything in the namespace for the namespace and the bundle CRDs", () => {
+        expect(resourceNamed(result, MUTATING, "subscription-injection-webhook-mutating").options.dependsOn).toEqual(
+            expect.arrayContaining([`${NAMESPACE}/subscription-injection-webhook`, NAMESPACE, "bundles.subscription.openshift.io", "clusterbundles.subscription.openshift.io"]),
+        );
+        expect(resourceNamed(result, "kubernetes:apps/v1:Deployment", `${NAMESPACE}/subscription-injection-webhook`).options.dependsOn).toEqual(
+            expect.arrayContaining(["subscription-injection-webhook-serving-secret", NAMESPACE, "clusterbundles.subscription.openshift.io"]),
+        );
+        expect(resourceNamed(result, "kubernetes:core/v1:Service", "subscription-injection-webhook-service").options.dependsOn).toEqual(
+            expect.arrayContaining([NAMESPACE]),
+        );
+    });
+
+    test("GIVEN self-signed mode WHEN previewed THEN the CA ConfigMap and the webhook's caBundle both come from the stack's CA (unknown until it is made)", () => {
+        expect(manifestNamed(result, "ConfigMap", "subscription-injection-webhook-ca").data).toEqual({ "service-ca.crt": "[unknown]" });
+        expect(resourceNamed(result, CONFIG_MAP, CA_CONFIG_MAP).options.ignoreChanges).toEqual([]);
+    });
+});
+
+describe("the subscription webhook per platform and certificates mode", () => {
+    test("GIVEN service-ca mode WHEN rendered THEN the ConfigMap and the webhook ask the service-ca operator for the same bundle and never own it", async () => {
+        const result = await renderConfig(subscriptions("openshift", { mode: "service-ca" }));
+        expect(result.errors).toEqual([]);
+        expect(manifestNamed(result, "ConfigMap", "subscription-injection-webhook-ca")).toEqual({
+            apiVersion: "v1",
+            kind: "ConfigMap",
+            metadata: {
+                annotations: { "service.beta.openshift.io/inject-cabundle": "true" },
+                labels: { "app.kubernetes.io/managed-by": "cluster-platform", "app.kubernetes.io/part-of": "cluster-platform", "cluster-platform.io/capability": "subscriptions" },
+                name: "subscription-injection-webhook-ca",
+                namespace: NAMESPACE,
+            },
+        });
+        expect(resourceNamed(result, CONFIG_MAP, CA_CONFIG_MAP).options.ignoreChanges).toEqual(['data["service-ca.crt"]']);
+        const configuration = manifestNamed(result, "MutatingWebhookConfiguration", "subscription-injection-webhook") as { metadata: { annotations: unknown }; webhooks: { clientConfig: Record<string, unknown> }[] };
+        expect(configuration.metadata.annotations).toEqual({ "service.beta.openshift.io/inject-cabundle": "true" });
+        expect(configuration.webhooks[0].clientConfig.caBundle).toBeUndefined();
+    });
+
+    test("GIVEN cert-manager mode WHEN rendered THEN no CA ConfigMap is declared and one warning says where the CA is", async () => {
+        const result = await renderConfig(subscriptions("kubernetes", { mode: "cert-manager", issuer: { kind: "ClusterIssuer", name: "internal-ca" } }));
+        expect(result.errors).toEqual([]);
+        expect(result.manifests.filter((m) => m.object.kind === "ConfigMap")).toEqual([]);
+        expect(result.warnings).toContain(
+            "subscription webhook: no CA ConfigMap subscription-injection/subscription-injection-webhook-ca in cert-manager mode (cert-manager's cainjector does not inject ConfigMaps); the CA is the ca.crt key of Secret subscription-injection/subscription-injection-webhook-tls, which trust-manager can distribute",
+        );
+    });
+
+    test("GIVEN plain Kubernetes and configured settings WHEN rendered THEN the webhook excludes only its own and the control plane's namespaces, with the configured policy, timeout, replicas and image", async () => {
+        const result = await renderConfig(subscriptions("kubernetes"));
+        expect(result.errors).toEqual([]);
+        const configuration = manifestNamed(result, "MutatingWebhookConfiguration", "subscription-injection-webhook") as { webhooks: Record<string, unknown>[] };
+        expect(configuration.webhooks[0]).toMatchObject({
+            failurePolicy: "Ignore",
+            timeoutSeconds: 5,
+            namespaceSelector: { matchExpressions: [{ key: "kubernetes.io/metadata.name", operator: "NotIn", values: ["kube-node-lease", "kube-public", "kube-system", NAMESPACE] }] },
+        });
+        const deployment = manifestNamed(result, "Deployment", "subscription-injection-webhook") as { spec: { replicas: number; template: { spec: { containers: { image: string }[] } } } };
+        expect(deployment.spec.replicas).toBe(2);
+        expect(deployment.spec.template.spec.containers[0].image).toBe("quay.io/acme/subscription-webhook@sha256:" + "0".repeat(64));
+    });
+
+    test("GIVEN self-signed mode with up semantics WHEN certificates are signed for real THEN the CA ConfigMap holds exactly the webhook's caBundle, which signed the serving certificate, and owned objects carry the bundle's uid", async () => {
+        const capture = new Capture();
+        const clusterBundle = "kubernetes:subscription.openshift.io/v1alpha1:ClusterBundle";
+        const result = await renderConfig(
+            {
+                ...subscriptions("openshift"),
+                subscriptions: {
+                    ...subscriptions("openshift").subscriptions,
+                    clusterBundles: [{ name: "cluster", entitlements: [{ name: "etc-pki-entitlement", namespace: "openshift-config" }] }],
+                },
+            },
+            {
+                preview: false,
+                computed: {
+                    ...tlsComputed({ now: new Date("2026-01-01T00:00:00Z") }),
+                    [clusterBundle]: (call: ResourceCall) => ({ metadata: { ...(call.inputs.metadata as object), uid: "0b5c3e1e-uid-of-cluster" } }),
+                    ...capture.producers(CONFIG_MAP, MUTATING, "kubernetes:core/v1:Secret", "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole", "kubernetes:sharedresource.openshift.io/v1alpha1:SharedSecret"),
+                },
+            },
+        );
+        expect(result.errors).toEqual([]);
+        const configMapPem = (capture.get(CA_CONFIG_MAP).data as Record<string, string>)["service-ca.crt"];
+        const webhooks = capture.get("subscription-injection-webhook-mutating").webhooks as { clientConfig: { caBundle: string } }[];
+        expect(Buffer.from(webhooks[0].clientConfig.caBundle, "base64").toString("utf8")).toBe(configMapPem);
+        const serving = Buffer.from((capture.get("subscription-injection-webhook-serving-secret").data as Record<string, string>)["tls.crt"], "base64").toString("utf8");
+        const ca = new X509Certificate(configMapPem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/)![0]);
+        expect(new X509Certificate(serving).checkIssued(ca)).toBe(true);
+        const owner = { apiVersion: "subscription.openshift.io/v1alpha1", kind: "ClusterBundle", name: "cluster", uid: "0b5c3e1e-uid-of-cluster", controller: true };
+        expect((capture.get("cluster-subscription-bundle").metadata as { ownerReferences: unknown }).ownerReferences).toEqual([owner]);
+        expect((capture.get("share/cluster-entitlement-etc-pki-entitlement-d0e25df8").metadata as { ownerReferences: unknown }).ownerReferences).toEqual([owner]);
+    });
+});

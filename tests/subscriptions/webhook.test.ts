@@ -1,0 +1,119 @@
+import {
+    OPENSHIFT_CRITICAL_NAMESPACES,
+    webhookDefinition,
+    webhookDeploymentManifest,
+    webhookNamespaceExclusions,
+    webhookPodDisruptionBudgetManifest,
+} from "../../components/subscriptions/webhook";
+import { validateManifests } from "../../scripts/render/validate-k8s";
+import { namespaceSelector } from "../../components/admission-webhook/build";
+
+describe("the subscription webhook's deployment (pure parts)", () => {
+    test("GIVEN plain Kubernetes WHEN the excluded namespaces are derived THEN they are the webhook's own and the control plane's, by name only", () => {
+        expect(webhookNamespaceExclusions("kubernetes", "subscription-injection")).toEqual({
+            names: ["kube-node-lease", "kube-public", "kube-system", "subscription-injection"],
+            labels: {},
+        });
+    });
+
+    test("GIVEN OpenShift WHEN the excluded namespaces are derived THEN the platform's critical namespaces are added by name and the rest by their labels", () => {
+        const exclusions = webhookNamespaceExclusions("openshift", "subscription-injection");
+        expect(exclusions.names).toEqual([...new Set(["kube-node-lease", "kube-public", "kube-system", "subscription-injection", ...OPENSHIFT_CRITICAL_NAMESPACES])].sort());
+        expect(exclusions.names).toEqual(expect.arrayContaining(["openshift-kube-apiserver", "openshift-etcd", "openshift-ovn-kubernetes", "openshift-dns", "openshift-service-ca", "openshift-cluster-csi-drivers"]));
+        expect(exclusions.labels).toEqual({ "openshift.io/cluster-monitoring": ["true"], "openshift.io/run-level": ["0", "1"] });
+    });
+
+    test("GIVEN OpenShift's exclusions WHEN the AdmissionWebhook builds the selector THEN names and each label become NotIn expressions", () => {
+        const exclusions = webhookNamespaceExclusions("openshift", "subscription-injection");
+        const selector = namespaceSelector({
+            backend: { deploymentName: "subscription-injection-webhook", namespace: "subscription-injection" },
+            targetNamespaces: undefined,
+            excludedNamespaces: exclusions.names,
+            excludedNamespaceLabels: exclusions.labels,
+            labelled: true,
+        });
+        expect(selector).toEqual({
+            matchExpressions: [
+                { key: "kubernetes.io/metadata.name", operator: "NotIn", values: exclusions.names },
+                { key: "openshift.io/cluster-monitoring", operator: "NotIn", values: ["true"] },
+                { key: "openshift.io/run-level", operator: "NotIn", values: ["0", "1"] },
+            ],
+        });
+    });
+
+    test("GIVEN the webhook definition THEN it mutates pod CREATE and ephemeral-container UPDATE, reinvoked if needed, with no side effects", () => {
+        expect(webhookDefinition("Fail", 10)).toEqual({
+            name: "inject.subscription.openshift.io",
+            type: "MutatingAdmissionWebhook",
+            rules: [
+                { operations: ["CREATE"], apiGroups: [""], apiVersions: ["v1"], resources: ["pods"], scope: "Namespaced" },
+                { operations: ["UPDATE"], apiGroups: [""], apiVersions: ["v1"], resources: ["pods/ephemeralcontainers"], scope: "Namespaced" },
+            ],
+            failurePolicy: "Fail",
+            matchPolicy: "Equivalent",
+            sideEffects: "None",
+            timeoutSeconds: 10,
+            admissionReviewVersions: ["v1"],
+            reinvocationPolicy: "IfNeeded",
+            path: "/mutate-pods",
+        });
+    });
+
+    const deployment = webhookDeploymentManifest({
+        namespace: "subscription-injection",
+        replicas: 3,
+        image: "registry.example.com/subscription-webhook@sha256:" + "a".repeat(64),
+        certificateVolumes: {
+            volumes: [{ name: "webhook-cert", secret: { secretName: "subscription-injection-webhook-tls" } }],
+            volumeMounts: [{ name: "webhook-cert", mountPath: "/tmp/k8s-webhook-server/serving-certs", readOnly: true }],
+        },
+        podAnnotations: { "cluster-platform.io/cert-hash": "abc" },
+    });
+
+    test("GIVEN the Deployment THEN it is a valid apps/v1 Deployment and its PodDisruptionBudget a valid policy/v1 one", () => {
+        expect(validateManifests([deployment, webhookPodDisruptionBudgetManifest("subscription-injection")])).toEqual({ problems: [], unvalidated: [] });
+    });
+
+    test("GIVEN the Deployment THEN its pods meet the restricted Pod Security profile", () => {
+        const pod = deployment.spec.template.spec;
+        expect(pod.securityContext).toEqual({ runAsNonRoot: true, seccompProfile: { type: "RuntimeDefault" } });
+        expect(pod.containers.map((c) => c.securityContext)).toEqual([
+            {
+                allowPrivilegeEscalation: false,
+                readOnlyRootFilesystem: true,
+                runAsNonRoot: true,
+                capabilities: { drop: ["ALL"] },
+                seccompProfile: { type: "RuntimeDefault" },
+            },
+        ]);
+        expect(pod.volumes).toEqual([
+            { name: "tmp", emptyDir: { medium: "Memory", sizeLimit: "16Mi" } },
+            { name: "webhook-cert", secret: { secretName: "subscription-injection-webhook-tls" } },
+        ]);
+    });
+
+    test("GIVEN the Deployment THEN it is highly available: spread over nodes and zones, no unavailable pod during rollouts, critical priority", () => {
+        const spec = deployment.spec;
+        expect(spec.replicas).toBe(3);
+        expect(spec.strategy).toEqual({ type: "RollingUpdate", rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } });
+        expect(spec.template.spec.priorityClassName).toBe("system-cluster-critical");
+        expect(spec.template.spec.topologySpreadConstraints.map((c) => [c.topologyKey, c.whenUnsatisfiable, c.labelSelector])).toEqual([
+            ["kubernetes.io/hostname", "DoNotSchedule", { matchLabels: spec.selector.matchLabels }],
+            ["topology.kubernetes.io/zone", "ScheduleAnyway", { matchLabels: spec.selector.matchLabels }],
+        ]);
+    });
+
+    test("GIVEN the container THEN it serves HTTPS on the server's port (9443) with readiness and liveness probes and bounded resources", () => {
+        const [container] = deployment.spec.template.spec.containers;
+        expect(container.ports).toEqual([{ name: "https", containerPort: 9443, protocol: "TCP" }]);
+        expect(container.readinessProbe).toEqual({ httpGet: { path: "/readyz", port: "https", scheme: "HTTPS" }, periodSeconds: 5, timeoutSeconds: 2, failureThreshold: 3 });
+        expect(container.livenessProbe).toEqual({
+            httpGet: { path: "/healthz", port: "https", scheme: "HTTPS" },
+            periodSeconds: 10,
+            timeoutSeconds: 2,
+            failureThreshold: 3,
+            initialDelaySeconds: 10,
+        });
+        expect(container.resources).toEqual({ requests: { cpu: "50m", memory: "96Mi" }, limits: { cpu: "1", memory: "256Mi" } });
+    });
+});

@@ -5,7 +5,8 @@
  */
 import { execFileSync } from "node:child_process";
 import { sourceUrlFromRemote } from "../../components/webhook-image/provenance";
-import { MINIMAL, renderConfig, resourceNamed, ROOT } from "../helpers/render";
+import { manifestNamed, MINIMAL, renderConfig, resourceNamed, ROOT } from "../helpers/render";
+import { tlsComputed } from "../helpers/tls-signer";
 
 const DYNAMIC = "pulumi-nodejs:dynamic:Resource";
 const DEFAULT_BASE = "gcr.io/distroless/nodejs22-debian12:nonroot@sha256:13593b7570658e8477de39e2f4a1dd25db2f836d68a0ba771251572d23bb4f8e";
@@ -55,6 +56,21 @@ describe("the webhook image in the program", () => {
             contentHash: undefined,
             layers: undefined,
         });
+    });
+
+    test("GIVEN the provider's answer WHEN the program runs as an update THEN the webhook Deployment runs that imageRef and the stack exports it", async () => {
+        const digest = `sha256:${"3".repeat(64)}`;
+        const result = await renderConfig(
+            { ...SUBSCRIPTIONS_ON, webhookImage: { repository: "ghcr.io/example/subscription-webhook", output: "registry" } },
+            {
+                preview: false,
+                computed: { ...tlsComputed({ now: new Date("2026-01-01T00:00:00Z") }), [DYNAMIC]: (call) => ({ digest, imageRef: `${String(call.inputs.repository)}@${digest}` }) },
+            },
+        );
+        const imageRef = `ghcr.io/example/subscription-webhook@${digest}`;
+        expect(result.stackOutputs.webhookImageRef).toBe(imageRef);
+        const deployment = manifestNamed(result, "Deployment", "subscription-injection-webhook") as { spec: { template: { spec: { containers: Array<{ image: string }> } } } };
+        expect(deployment.spec.template.spec.containers.map((c) => c.image)).toEqual([imageRef]);
     });
 
     test.each([

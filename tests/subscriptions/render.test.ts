@@ -176,6 +176,9 @@ describe("subscription bundles: pre-flight failures and modes", () => {
         cluster,
         subscriptions: {
             enabled: true,
+            // A given image: these tests are about bundles, not the image build (whose preview
+            // warns when dist/webhook was never built).
+            webhook: { image: `quay.io/example/subscription-webhook@sha256:${"5".repeat(64)}` },
             clusterBundles: [{ name: "cluster", entitlements: [{ name: "etc-pki-entitlement", namespace: "openshift-config" }] }],
         },
     });

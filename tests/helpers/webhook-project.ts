@@ -4,7 +4,7 @@
  * webhook in dist/webhook: the stand-in fixture, or the real server when it is built.
  */
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import type { ImageContent } from "../../components/webhook-image/build";
@@ -83,4 +83,22 @@ export function compileWebhook(directory: string): string {
         { stdio: "pipe" },
     );
     return path.join(directory, "webhook");
+}
+
+/**
+ * A fresh stand-in project for each test (`"each"`) or for the whole describe block (`"all"`),
+ * removed afterwards; call inside `describe` and read the path with the returned function.
+ */
+export function withProject(scope: "each" | "all", options: ProjectOptions = {}): () => string {
+    let project: string | undefined;
+    const [setUp, tearDown] = scope === "each" ? [beforeEach, afterEach] : [beforeAll, afterAll];
+    setUp(() => {
+        project = makeProject(options);
+    });
+    tearDown(() => {
+        if (project !== undefined) {
+            rmSync(project, { recursive: true, force: true });
+        }
+    });
+    return () => project as string;
 }

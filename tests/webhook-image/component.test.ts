@@ -11,7 +11,7 @@ import { WebhookImageProvider } from "../../components/webhook-image/provider";
 import { renderProgram } from "../../scripts/render/render";
 import { flattenConfig } from "../../scripts/render/config-file";
 import { MINIMAL, ROOT } from "../helpers/render";
-import { imageContent, makeProject } from "../helpers/webhook-project";
+import { imageContent, withProject } from "../helpers/webhook-project";
 
 const PROGRAM = path.join(ROOT, "tests", "fixtures", "webhook-image-program.ts");
 const BASE = `registry.example/base/node:22@sha256:${"1".repeat(64)}`;
@@ -36,20 +36,16 @@ function render(project: string, preview = true) {
 }
 
 describe("the WebhookImage component", () => {
-    let project: string;
-    beforeEach(() => {
-        project = makeProject();
-    });
-    afterEach(() => rmSync(project, { recursive: true, force: true }));
+    const project = withProject("each");
 
     test("GIVEN a compiled webhook WHEN rendered THEN the provider gets the spec with the plan's content hash, relative paths and no credentials", async () => {
-        const result = await render(project);
+        const result = await render(project());
         expect(result.errors).toEqual([]);
         expect(result.warnings).toEqual([]);
         const component = result.resources.find((r) => r.type === "cluster-platform:webhook-image:WebhookImage");
         expect(component?.name).toBe("image");
         const image = result.resources.find((r) => r.type === DYNAMIC);
-        const plan = await planImage(imageContent(project, BASE, { labels: { "org.opencontainers.image.revision": "a".repeat(40) } }));
+        const plan = await planImage(imageContent(project(), BASE, { labels: { "org.opencontainers.image.revision": "a".repeat(40) } }));
         const { __provider: provider, ...inputs } = image?.inputs ?? {};
         expect(inputs).toEqual({
             application: "webhook",
@@ -63,7 +59,7 @@ describe("the WebhookImage component", () => {
             output: "registry",
             outputDirectory: "dist",
             platforms: ["linux/amd64"],
-            projectDirectory: path.relative(process.cwd(), project),
+            projectDirectory: path.relative(process.cwd(), project()),
             repository: "registry.example/team/webhook",
             user: 65532,
         });
@@ -71,22 +67,22 @@ describe("the WebhookImage component", () => {
     });
 
     test("GIVEN the provider's answer WHEN the program runs as an update THEN the component's imageRef is the provider's", async () => {
-        const result = await render(project, false);
+        const result = await render(project(), false);
         expect(result.errors).toEqual([]);
         expect(result.stackOutputs).toEqual({ imageRef: `registry.example/team/webhook@${DIGEST}` });
     });
 
     test("GIVEN a webhook that was never compiled WHEN previewed THEN a warning says to build it and the digest is unknown", async () => {
-        rmSync(path.join(project, "dist"), { recursive: true });
-        const preview = await render(project);
+        rmSync(path.join(project(), "dist"), { recursive: true });
+        const preview = await render(project());
         expect(preview.errors).toEqual([]);
         expect(preview.warnings).toEqual(["dist/webhook/main.js does not exist: build the webhook first (npm run build); the image digest is unknown in this preview"]);
         expect(preview.resources.find((r) => r.type === DYNAMIC)?.inputs.contentHash).toBe("[unknown]");
     });
 
     test("GIVEN a webhook that was never compiled WHEN updated THEN the program warns and the provider's create fails saying to build it", async () => {
-        rmSync(path.join(project, "dist"), { recursive: true });
-        const update = await render(project, false);
+        rmSync(path.join(project(), "dist"), { recursive: true });
+        const update = await render(project(), false);
         expect(update.warnings).toEqual(["dist/webhook/main.js does not exist: build the webhook first (npm run build); this update will fail at the image"]);
         const { __provider: _provider, ...inputs } = update.resources.find((r) => r.type === DYNAMIC)?.inputs ?? {};
         expect([inputs.contentHash, inputs.layers]).toEqual(["unbuilt", { dependencies: "unbuilt", application: "unbuilt" }]);
@@ -96,14 +92,14 @@ describe("the WebhookImage component", () => {
     });
 
     test("GIVEN sources newer than the compiled webhook WHEN rendered THEN a warning names them", async () => {
-        mkdirSync(path.join(project, "webhook"));
-        writeFileSync(path.join(project, "webhook", "main.ts"), "export {};\n");
-        writeFileSync(path.join(project, "webhook", "review.ts"), "export {};\n");
+        mkdirSync(path.join(project(), "webhook"));
+        writeFileSync(path.join(project(), "webhook", "main.ts"), "export {};\n");
+        writeFileSync(path.join(project(), "webhook", "review.ts"), "export {};\n");
         const compiledLongAgo = new Date("2020-01-01T00:00:00Z");
         for (const file of ["main.js", "review.js"]) {
-            utimesSync(path.join(project, "dist", "webhook", file), compiledLongAgo, compiledLongAgo);
+            utimesSync(path.join(project(), "dist", "webhook", file), compiledLongAgo, compiledLongAgo);
         }
-        const result = await render(project);
+        const result = await render(project());
         expect(result.warnings).toEqual(["dist/webhook is older than webhook/main.ts, webhook/review.ts: the image packages the last build; run npm run build first"]);
     });
 });

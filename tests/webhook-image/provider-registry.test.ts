@@ -12,7 +12,7 @@ import type { WebhookImageInputs, WebhookImageOutputs } from "../../components/w
 import { WebhookImageProvider } from "../../components/webhook-image/provider";
 import { buildNodeBaseLayout, NodeBaseLayout, pushBase } from "../helpers/node-base-image";
 import { LocalRegistry, startRegistry } from "../helpers/registry";
-import { makeProject } from "../helpers/webhook-project";
+import { makeProject, withProject } from "../helpers/webhook-project";
 
 function skopeo(...args: string[]): unknown {
     return JSON.parse(execFileSync("skopeo", args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }));
@@ -177,14 +177,10 @@ describe("WebhookImage provider against a registry", () => {
 });
 
 describe("image formats and platforms", () => {
-    let project: string;
-    beforeAll(() => {
-        project = makeProject();
-    });
-    afterAll(() => rmSync(project, { recursive: true, force: true }));
+    const project = withProject("all");
 
     test("GIVEN two platforms WHEN created THEN an OCI index names one manifest per platform, each on its base platform image", async () => {
-        const outs = (await provider.create(await inputsFor(project, "webhook/multi", { platforms: ["linux/amd64", "linux/arm64"] }))).outs as WebhookImageOutputs;
+        const outs = (await provider.create(await inputsFor(project(), "webhook/multi", { platforms: ["linux/amd64", "linux/arm64"] }))).outs as WebhookImageOutputs;
         const index = skopeo("inspect", "--tls-verify=false", "--raw", `docker://${outs.imageRef}`) as { mediaType: string; manifests: Array<{ digest: string; platform: unknown }> };
         expect(index.mediaType).toBe("application/vnd.oci.image.index.v1+json");
         expect(index.manifests.map((m) => m.platform)).toEqual([
@@ -198,7 +194,7 @@ describe("image formats and platforms", () => {
 
     test("GIVEN a Docker schema 2 base image WHEN created THEN the image is a Docker schema 2 manifest with Docker layer and config media types", async () => {
         const dockerBase = (await pushBase(base, registry.host, "base/node-docker", "v2s2")).pinned;
-        const outs = (await provider.create(await inputsFor(project, "webhook/docker", { baseImage: dockerBase }))).outs as WebhookImageOutputs;
+        const outs = (await provider.create(await inputsFor(project(), "webhook/docker", { baseImage: dockerBase }))).outs as WebhookImageOutputs;
         const manifest = skopeo("inspect", "--tls-verify=false", "--raw", `docker://${outs.imageRef}`) as { mediaType: string; config: { mediaType: string }; layers: Array<{ mediaType: string }> };
         expect(manifest.mediaType).toBe("application/vnd.docker.distribution.manifest.v2+json");
         expect(manifest.config.mediaType).toBe("application/vnd.docker.container.image.v1+json");
@@ -206,7 +202,7 @@ describe("image formats and platforms", () => {
     });
 
     test("GIVEN a base without the requested platform WHEN created THEN the error names the platforms it has", async () => {
-        await expect(provider.create(await inputsFor(project, "webhook/s390x", { platforms: ["linux/s390x"] }))).rejects.toThrow(
+        await expect(provider.create(await inputsFor(project(), "webhook/s390x", { platforms: ["linux/s390x"] }))).rejects.toThrow(
             `base image ${baseIndexRef} has no linux/s390x image (it has linux/amd64, linux/arm64)`,
         );
     });

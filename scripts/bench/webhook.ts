@@ -16,12 +16,22 @@ import * as path from "node:path";
 import { createAuthority, issueServingPair, projectPair } from "../../tests/webhook/support/certs";
 import { FakeKubeApi, bundleObject, configMap, secret } from "../../tests/webhook/support/fake-kube-api";
 import { freePort } from "../../tests/webhook/support/servers";
+import { allow, bundle, clusterBundle, keySets, staticAccess, staticCluster } from "../../tests/webhook/support/fixtures";
+import pino from "pino";
+import { AdmissionHandler } from "../../webhook/admission";
+import { WebhookMetrics } from "../../webhook/metrics";
 
 const ROOT = path.resolve(__dirname, "../..");
 const CONCURRENCY = 32;
 /** Admissions measured against the floor (BENCH_REQUESTS overrides, for quick looks; the figures use 100,000). */
 const MEASURED = Number(process.env.BENCH_REQUESTS ?? 100_000);
 const ROUNDS = 4;
+/**
+ * BENCH_SCENARIO=bundles: the seed's first example, two namespace Bundles (one projected volume
+ * per kind). Default "mixed": a Bundle and a ClusterBundle, the heavier shape (per-file mounts).
+ */
+const SCENARIO = process.env.BENCH_SCENARIO === "bundles" ? "bundles" : "mixed";
+const SATELLITE_NAMESPACE = SCENARIO === "bundles" ? "builds" : "openshift-config";
 const WARMUP = 5_000;
 
 interface Target {
@@ -97,7 +107,12 @@ export function requestTemplate(): [string, string] {
             generateName: "rhel-builder-7c9f8d6b5-",
             namespace: "builds",
             labels: { app: "rhel-builder", "pod-template-hash": "7c9f8d6b5" },
-            annotations: { "subscription.openshift.io/inject-bundle": "rhel", "subscription.openshift.io/inject-cluster-bundle": "satellite", "openshift.io/scc": "restricted-v2" },
+            annotations: {
+                ...(SCENARIO === "bundles"
+                    ? { "subscription.openshift.io/inject-bundle": "rhel,satellite" }
+                    : { "subscription.openshift.io/inject-bundle": "rhel", "subscription.openshift.io/inject-cluster-bundle": "satellite" }),
+                "openshift.io/scc": "restricted-v2",
+            },
             ownerReferences: [{ apiVersion: "apps/v1", kind: "ReplicaSet", name: "rhel-builder-7c9f8d6b5", uid: "6a1f0c2e-3b1d-4b8e-9d0f-2c1b5e7a9f10", controller: true, blockOwnerDeletion: true }],
         },
         spec: {
@@ -216,6 +231,41 @@ async function scrape(port: number, ca: string): Promise<{ rss: number; apiReque
     return { rss, apiRequests, cpuSeconds };
 }
 
+/**
+ * Where the server's extra time goes, in this process with no I/O: parsing the body (which the
+ * floor does too) against parsing plus the whole decision and response serialisation.
+ */
+async function inProcessCost(): Promise<{ parseUs: number; decisionUs: number; responseBytes: number }> {
+    const satellite = { entitlements: ["satellite-entitlement"], yumRepositories: ["satellite-repos"] };
+    const keys = keySets({
+        "Secret/builds/rhel-entitlement": ["entitlement.pem", "entitlement-key.pem"],
+        "ConfigMap/builds/rhel-repos": ["redhat.repo"],
+        [`Secret/${SATELLITE_NAMESPACE}/satellite-entitlement`]: ["satellite.pem", "satellite-key.pem"],
+        [`ConfigMap/${SATELLITE_NAMESPACE}/satellite-repos`]: ["satellite.repo"],
+    });
+    const rhel = bundle("builds", "rhel", { entitlements: ["rhel-entitlement"], yumRepositories: ["rhel-repos"] });
+    const cluster =
+        SCENARIO === "bundles"
+            ? staticCluster([rhel, bundle("builds", "satellite", satellite)], [], keys)
+            : staticCluster([rhel], [clusterBundle("satellite", { entitlements: [{ name: "satellite-entitlement", namespace: SATELLITE_NAMESPACE }], yumRepositories: [{ name: "satellite-repos", namespace: SATELLITE_NAMESPACE }] })], keys);
+    const handler = new AdmissionHandler({ cluster: { ...cluster, version: () => 1 }, access: staticAccess(allow("satellite")), metrics: new WebhookMetrics(), logger: pino({ level: "silent" }), lookupTimeoutMs: 1000 });
+    const rounds = 20_000;
+    let responseBytes = 0;
+    const time = async (work: (text: string) => Promise<void> | void): Promise<number> => {
+        for (let i = 0; i < 2_000; i++) await work(`${HEAD}warm-${i}${TAIL}`);
+        const started = process.hrtime.bigint();
+        for (let i = 0; i < rounds; i++) await work(`${HEAD}cost-${i}${TAIL}`);
+        return Number(process.hrtime.bigint() - started) / rounds / 1000;
+    };
+    const parseUs = await time((text) => void JSON.parse(text));
+    const totalUs = await time(async (text) => {
+        const result = await handler.handle(JSON.parse(text));
+        if (result.status !== 200 || !result.body.includes('"allowed":true')) throw new Error(`unexpected answer: ${result.body.slice(0, 200)}`);
+        responseBytes = Buffer.byteLength(result.body);
+    });
+    return { parseUs, decisionUs: totalUs - parseUs, responseBytes };
+}
+
 function machine(): string {
     const cpu = /model name\s*:\s*(.*)/.exec(fs.readFileSync("/proc/cpuinfo", "utf8"))?.[1] ?? os.cpus()[0]?.model;
     return `nproc=${os.availableParallelism()} cpu="${cpu}" ram=${(os.totalmem() / 2 ** 30).toFixed(1)}GiB node=${process.version}`;
@@ -243,10 +293,14 @@ async function main(): Promise<void> {
     await api.start();
     api.put(secret("builds", "rhel-entitlement", { "entitlement.pem": "cGVt", "entitlement-key.pem": "a2V5" }));
     api.put(configMap("builds", "rhel-repos", { "redhat.repo": "[rhel-9-baseos]\nbaseurl=https://cdn.redhat.com/\n" }));
-    api.put(secret("openshift-config", "satellite-entitlement", { "satellite.pem": "cGVt", "satellite-key.pem": "a2V5" }));
-    api.put(configMap("openshift-config", "satellite-repos", { "satellite.repo": "[satellite]\nbaseurl=https://satellite.example/\n" }));
+    api.put(secret(SATELLITE_NAMESPACE, "satellite-entitlement", { "satellite.pem": "cGVt", "satellite-key.pem": "a2V5" }));
+    api.put(configMap(SATELLITE_NAMESPACE, "satellite-repos", { "satellite.repo": "[satellite]\nbaseurl=https://satellite.example/\n" }));
     api.put(bundleObject("builds", "rhel", { entitlements: [{ name: "rhel-entitlement" }], yumRepositories: [{ name: "rhel-repos" }] }));
-    api.put(bundleObject(undefined, "satellite", { entitlements: [{ name: "satellite-entitlement", namespace: "openshift-config" }], yumRepositories: [{ name: "satellite-repos", namespace: "openshift-config" }] }));
+    api.put(
+        SCENARIO === "bundles"
+            ? bundleObject("builds", "satellite", { entitlements: [{ name: "satellite-entitlement" }], yumRepositories: [{ name: "satellite-repos" }] })
+            : bundleObject(undefined, "satellite", { entitlements: [{ name: "satellite-entitlement", namespace: SATELLITE_NAMESPACE }], yumRepositories: [{ name: "satellite-repos", namespace: SATELLITE_NAMESPACE }] }),
+    );
     const kubeconfig = path.join(work, "kubeconfig");
     fs.writeFileSync(kubeconfig, api.kubeconfigText());
 
@@ -274,7 +328,7 @@ async function main(): Promise<void> {
         const floorTarget: Target = { name: "floor", port: floorPort, agent: agent() };
 
         console.log(`machine: ${machine()}`);
-        console.log(`request: ${Buffer.byteLength(`${HEAD}x${TAIL}`)} bytes (pod with 3 containers + 1 init container, injecting Bundle rhel and ClusterBundle satellite)`);
+        console.log(`request: ${Buffer.byteLength(`${HEAD}x${TAIL}`)} bytes (pod with 3 containers + 1 init container, injecting ${SCENARIO === "bundles" ? "Bundles rhel and satellite" : "Bundle rhel and ClusterBundle satellite"})`);
         for (const target of [floorTarget, serverTarget]) await load(WARMUP, ca, () => target, { prefix: `warm-${target.name}` });
 
         const before = await scrape(serverPort, ca);
@@ -298,6 +352,10 @@ async function main(): Promise<void> {
         console.log(`webhook: ${serverRate.toFixed(0)} req/s  p50 ${percentile(serverStats.sorted, 50).toFixed(3)} ms  p99 ${percentile(serverStats.sorted, 99).toFixed(3)} ms  failures ${serverStats.failures}`);
         console.log(
             `server CPU per request (load-independent): floor ${((floorCpu / MEASURED) * 1e6).toFixed(0)} us, webhook ${(((after.cpuSeconds - before.cpuSeconds) / MEASURED) * 1e6).toFixed(0)} us (includes its /metrics scrapes)`,
+        );
+        const cost = await inProcessCost();
+        console.log(
+            `in process, no I/O: parsing the request ${cost.parseUs.toFixed(0)} us (the floor does this too), decision + response ${cost.decisionUs.toFixed(0)} us; response ${cost.responseBytes} bytes (floor: ~100)`,
         );
         console.log(`API: ${reads} requests counted by the webhook, ${observed} seen by the stand-in API, over ${serverStats.count} admissions`);
         console.log(`RSS: ${(before.rss / 2 ** 20).toFixed(1)} MiB before, ${(after.rss / 2 ** 20).toFixed(1)} MiB after ${serverStats.count} admissions`);

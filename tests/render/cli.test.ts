@@ -36,18 +36,23 @@ describe("npm run render", () => {
         expect(filesUnder(path.join(tmp, "b"))).toEqual(a);
     });
 
-    test("GIVEN a config with mistakes WHEN rendered THEN it exits 1, reports every problem on stderr and writes nothing", () => {
-        const config = path.join(tmp, "bad.yaml");
-        fs.writeFileSync(config, "cluster:\n  name: Bad Name\n  platform: eks\naws:\n  enabled: true\n");
+    test("GIVEN a config with 10 mistakes WHEN rendered THEN it exits 1, reports all 10 on stderr and writes nothing", () => {
         const out = path.join(tmp, "bad-out");
-        const result = render(["--config", config, "--out", out]);
+        const result = render(["--config", "tests/fixtures/ten-mistakes.yaml", "--out", out]);
         expect(result.status).toBe(1);
         expect(result.stderr).toBe(
             [
-                "invalid configuration: 3 problems",
-                "  - cluster-platform:aws.region: is required when aws.enabled is true",
-                "  - cluster-platform:cluster.name: \"Bad Name\" must be a DNS-1123 label: at most 63 lowercase letters, digits or '-', starting and ending with a letter or digit",
-                '  - cluster-platform:cluster.platform: "eks" is not one of "openshift", "kubernetes"',
+                "invalid configuration: 10 problems",
+                '  - cluster-platform:aws.userTags["kubernetes.io/x"]: key is in the kubernetes.io namespace, which the platform reserves',
+                '  - cluster-platform:caInjection[0].namespace: is required: ConfigMap "bundle" is namespaced',
+                '  - cluster-platform:caInjection[1].kind: "Secret" is not one of "APIService", "ConfigMap", "CustomResourceDefinition", "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"',
+                '  - cluster-platform:certificates.issuer: is required when mode is "cert-manager"',
+                "  - cluster-platform:certificates.renewBeforeDays: 900 must be less than certValidityDays (730)",
+                "  - cluster-platform:cluster.name: \"Prod_East\" must be a DNS-1123 label: at most 63 lowercase letters, digits or '-', starting and ending with a letter or digit",
+                '  - cluster-platform:cluster.platform: "aws" is not one of "openshift", "kubernetes"',
+                '  - cluster-platform:operators[1]: duplicate operator name "etcd" (already at index 0)',
+                "  - cluster-platform:subscriptions.webhook.replicas: 1 is too few: failurePolicy \"Fail\" needs at least 2 replicas so one pod's restart cannot block every pod creation",
+                '  - cluster-platform:webhookImage.output: "tarball" is not one of "registry", "oci-layout"',
                 "",
             ].join("\n"),
         );

@@ -58,6 +58,7 @@ export class Certificates extends pulumi.ComponentResource {
             authority,
             certValidityDays: args.settings.certValidityDays,
             renewBeforeDays: args.settings.renewBeforeDays,
+            cluster: args.cluster,
         });
         this.issuer = this.issuerFor(undefined);
         new CaInjection(

@@ -12,6 +12,7 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import * as tls from "@pulumi/tls";
+import type { ClusterTarget } from "../shared/cluster";
 import { platformLabels } from "../shared/labels";
 import { CaBundleInjection, CertificateIssuer, ServingCertificate, ServingCertificateRequest } from "./contract";
 import { SERVING_CERT_HASH_ANNOTATION } from "./rules";
@@ -117,6 +118,13 @@ export interface SelfSignedIssuerArgs {
     certValidityDays: number;
     /** Renew a serving certificate this many days before it expires. */
     renewBeforeDays: number;
+    /** The cluster: when the provider renders YAML to a directory, a Secret's key is written there in plaintext. */
+    cluster: ClusterTarget;
+}
+
+/** The warning for a serving Secret that a directory render would write out with its private key. */
+export function plaintextKeyWarning(secret: string): string {
+    return `Secret ${secret} holds a private key, and with cluster.renderYamlToDirectory the Kubernetes provider writes Secrets to that directory in plaintext: keep the directory private, or use certificates.mode service-ca or cert-manager so that no key is rendered`;
 }
 
 /** Issues serving certificates from the stack's CA and remembers what each Secret serves. */
@@ -179,6 +187,9 @@ export class SelfSignedIssuer implements CertificateIssuer {
             },
             { parent },
         );
+        if (!this.args.cluster.live) {
+            pulumi.log.warn(plaintextKeyWarning(secretKey), secret);
+        }
         this.served.set(secretKey, certificatePem);
         return {
             request,

@@ -7,6 +7,7 @@
 import { createPrivateKey, createPublicKey, X509Certificate } from "node:crypto";
 import * as path from "node:path";
 import { servingCertificateHash } from "../../components/certificates/trust";
+import { plaintextKeyWarning } from "../../components/certificates/self-signed";
 import { flattenConfig } from "../../scripts/render/config-file";
 import { renderProgram, RenderResult } from "../../scripts/render/render";
 import { Capture } from "../helpers/capture";
@@ -206,5 +207,15 @@ describe("CA rotation across updates", () => {
         expectNoOutage(u3, u4, clock.now);
         // And the old CA is gone for good: its certificate no longer verifies against the bundle.
         expect(split(u4.caBundles[0]).some((c) => c.fingerprint256 === oldCa.fingerprint256)).toBe(false);
+    });
+});
+
+describe("self-signed certificates rendered to a directory", () => {
+    test("GIVEN renderYamlToDirectory WHEN a serving certificate is issued THEN a warning says its Secret's key is written in plaintext", async () => {
+        const { warnings } = await renderProgram({
+            config: flattenConfig({ cluster: { name: "test", platform: "kubernetes", renderYamlToDirectory: "out/yaml" } }),
+            program: path.join(__dirname, "..", "fixtures", "certificates", "webhook-program"),
+        });
+        expect(warnings.filter((w) => w.includes("private key"))).toEqual([plaintextKeyWarning("policy/policy-webhook-cert")]);
     });
 });

@@ -1,6 +1,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { parseAllDocuments } from "yaml";
+import { plaintextKeyWarning } from "../../components/certificates/self-signed";
 import { ClusterState, KubeObject } from "../../scripts/render/cluster-state";
 import { flattenConfig } from "../../scripts/render/config-file";
 import { renderProgram, RenderResult } from "../../scripts/render/render";
@@ -183,12 +184,13 @@ describe("subscription bundles: pre-flight failures and modes", () => {
         },
     });
 
-    test("GIVEN the provider renders YAML to a directory WHEN rendered THEN no read is made and one warning says what was skipped", async () => {
+    test("GIVEN the provider renders YAML to a directory WHEN rendered THEN no read is made, one warning says what was skipped and one that the webhook's key is written in plaintext", async () => {
         const result = await renderConfig(bundlesConfig({ name: "c", platform: "openshift", renderYamlToDirectory: "out/yaml" }));
         expect(result.errors).toEqual([]);
         expect(result.reads).toEqual([]);
         expect(result.warnings).toEqual([
             "skipped the pre-flight reads of 1 Secrets/ConfigMaps referenced by ClusterBundles and of the Shared Resource CSI driver's CRDs (sharedsecrets.sharedresource.openshift.io): the Kubernetes provider renders YAML to a directory (cluster.renderYamlToDirectory), so there is no cluster to read or patch",
+            plaintextKeyWarning("subscription-injection/subscription-injection-webhook-tls"),
         ]);
         expect(result.manifests.map((m) => `${m.object.kind}/${(m.object.metadata as { name: string }).name}`)).toEqual(
             expect.arrayContaining(["ClusterBundle/cluster", "SharedSecret/cluster-entitlement-etc-pki-entitlement-d0e25df8", "ClusterRole/cluster-subscription-bundle"]),

@@ -16,7 +16,7 @@ import * as path from "node:path";
 import { createAuthority, issueServingPair, projectPair } from "../../tests/webhook/support/certs";
 import { FakeKubeApi, bundleObject, configMap, secret } from "../../tests/webhook/support/fake-kube-api";
 import { freePort } from "../../tests/webhook/support/servers";
-import { allow, bundle, clusterBundle, keySets, staticAccess, staticCluster } from "../../tests/webhook/support/fixtures";
+import { allow, bundle, clusterBundle, keySets, podCreateReview, staticAccess, staticCluster } from "../../tests/webhook/support/fixtures";
 import pino from "pino";
 import { AdmissionHandler } from "../../webhook/admission";
 import { WebhookMetrics } from "../../webhook/metrics";
@@ -138,24 +138,14 @@ export function requestTemplate(): [string, string] {
             preemptionPolicy: "PreemptLowerPriority",
         },
     };
-    const review = {
-        apiVersion: "admission.k8s.io/v1",
-        kind: "AdmissionReview",
-        request: {
-            uid: "@@UID@@",
-            kind: { group: "", version: "v1", kind: "Pod" },
-            resource: { group: "", version: "v1", resource: "pods" },
-            requestKind: { group: "", version: "v1", kind: "Pod" },
-            requestResource: { group: "", version: "v1", resource: "pods" },
-            namespace: "builds",
-            operation: "CREATE",
-            userInfo: { username: "system:serviceaccount:kube-system:replicaset-controller", groups: ["system:serviceaccounts", "system:serviceaccounts:kube-system", "system:authenticated"] },
-            object: pod,
-            oldObject: null,
-            dryRun: false,
-            options: { kind: "CreateOptions", apiVersion: "meta.k8s.io/v1" },
-        },
-    };
+    const review = podCreateReview("@@UID@@", "builds", pod, {
+        requestKind: { group: "", version: "v1", kind: "Pod" },
+        requestResource: { group: "", version: "v1", resource: "pods" },
+        userInfo: { username: "system:serviceaccount:kube-system:replicaset-controller", groups: ["system:serviceaccounts", "system:serviceaccounts:kube-system", "system:authenticated"] },
+        oldObject: null,
+        dryRun: false,
+        options: { kind: "CreateOptions", apiVersion: "meta.k8s.io/v1" },
+    });
     const [head, tail] = JSON.stringify(review).split("@@UID@@");
     return [head, tail];
 }

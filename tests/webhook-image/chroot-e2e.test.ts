@@ -17,6 +17,7 @@ import { WebhookImageProvider } from "../../components/webhook-image/provider";
 import { WEBHOOK_CERT_DIR } from "../../webhook/api";
 import { createAuthority, issueServingPair, projectPair } from "../webhook/support/certs";
 import { bundleObject, FakeKubeApi, secret } from "../webhook/support/fake-kube-api";
+import { podCreateReview } from "../webhook/support/fixtures";
 import { request } from "../webhook/support/https-client";
 import { freePort } from "../webhook/support/servers";
 import { waitFor } from "../webhook/support/wait";
@@ -117,24 +118,17 @@ describe("the webhook image, unpacked and run with chroot", () => {
 
         await waitFor(() => serverOutput.includes("caches synced; ready") || server?.exitCode !== null, "the webhook to be ready", 30_000);
         expect((await request({ port, ca: authority.cert, path: "/readyz" })).status).toBe(200);
-        const review = {
-            apiVersion: "admission.k8s.io/v1",
-            kind: "AdmissionReview",
-            request: {
-                uid: "e2e-uid-1",
-                kind: { group: "", version: "v1", kind: "Pod" },
-                resource: { group: "", version: "v1", resource: "pods" },
-                namespace: "team-a",
-                operation: "CREATE",
-                userInfo: { username: "system:serviceaccount:team-a:builder" },
-                object: {
-                    apiVersion: "v1",
-                    kind: "Pod",
-                    metadata: { name: "build", namespace: "team-a", annotations: { "subscription.openshift.io/inject-bundle": "local" } },
-                    spec: { serviceAccountName: "builder", containers: [{ name: "build", image: "ubi9" }] },
-                },
+        const review = podCreateReview(
+            "e2e-uid-1",
+            "team-a",
+            {
+                apiVersion: "v1",
+                kind: "Pod",
+                metadata: { name: "build", namespace: "team-a", annotations: { "subscription.openshift.io/inject-bundle": "local" } },
+                spec: { serviceAccountName: "builder", containers: [{ name: "build", image: "ubi9" }] },
             },
-        };
+            { userInfo: { username: "system:serviceaccount:team-a:builder" } },
+        );
         const reply = await request({ port, ca: authority.cert, body: JSON.stringify(review) });
         const answer = JSON.parse(reply.body) as { apiVersion: string; response: { uid: string; allowed: boolean; patchType: string; patch: string } };
 

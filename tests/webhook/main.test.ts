@@ -4,6 +4,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { type Authority, createAuthority, issueServingPair, projectPair } from "./support/certs";
 import { FakeKubeApi, bundleObject, secret } from "./support/fake-kube-api";
+import { podCreateReview } from "./support/fixtures";
 import { request } from "./support/https-client";
 import { freePort } from "./support/servers";
 import { waitFor } from "./support/wait";
@@ -54,18 +55,7 @@ describe("the entry point (webhook/main.ts) as a process configured by environme
         });
         await waitFor(() => server.output.stdout.includes("caches synced; ready"), "readiness", 30_000);
         expect((await request({ port, ca: authority.cert, path: "/readyz" })).status).toBe(200);
-        const review = {
-            apiVersion: "admission.k8s.io/v1",
-            kind: "AdmissionReview",
-            request: {
-                uid: "main-1",
-                kind: { group: "", version: "v1", kind: "Pod" },
-                resource: { group: "", version: "v1", resource: "pods" },
-                namespace: "team-a",
-                operation: "CREATE",
-                object: { metadata: { annotations: { "subscription.openshift.io/inject-bundle": "local,absent" } }, spec: { containers: [{ name: "app" }] } },
-            },
-        };
+        const review = podCreateReview("main-1", "team-a", { metadata: { annotations: { "subscription.openshift.io/inject-bundle": "local,absent" } }, spec: { containers: [{ name: "app" }] } });
         const reply = JSON.parse((await request({ port, ca: authority.cert, body: JSON.stringify(review) })).body);
         expect(reply.response).toMatchObject({ uid: "main-1", allowed: false, status: { code: 404, reason: "NotFound" } });
         server.child.kill("SIGTERM");

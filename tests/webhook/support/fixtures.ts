@@ -137,3 +137,20 @@ export function staticCluster(bundles: BundleInfo[], clusterBundles: BundleInfo[
 export function staticAccess(decisions: Map<string, AccessDecision>): import("../../../webhook/admission").AccessView {
     return { decisions: (_serviceAccount, names) => new Map(names.map((name) => [name, decisions.get(name) ?? { allowed: false }])) };
 }
+
+/** An `admission.k8s.io/v1` AdmissionReview of a pod CREATE, as the API server sends it; `request` adds or overrides fields. */
+export function podCreateReview(uid: string, namespace: string, object: unknown, request: Record<string, unknown> = {}) {
+    return {
+        apiVersion: "admission.k8s.io/v1",
+        kind: "AdmissionReview",
+        request: {
+            uid,
+            kind: { group: "", version: "v1", kind: "Pod" },
+            resource: { group: "", version: "v1", resource: "pods" },
+            namespace,
+            operation: "CREATE",
+            ...request,
+            object,
+        },
+    };
+}

@@ -5,6 +5,7 @@ import { AdmissionHandler } from "../../webhook/admission";
 import { ClusterState, subjectAccessReviewer } from "../../webhook/cluster-state";
 import { WebhookMetrics } from "../../webhook/metrics";
 import { FakeKubeApi, bundleObject, configMap, secret } from "./support/fake-kube-api";
+import { podCreateReview } from "./support/fixtures";
 import { waitFor } from "./support/wait";
 
 const SECRET_VALUE = Buffer.from("-----BEGIN ENTITLEMENT DATA----- TOP-SECRET-7f3a").toString("base64");
@@ -21,23 +22,12 @@ function capturedLogger() {
 }
 
 function review(uid: string, annotations: Record<string, string>, namespace = "team-a") {
-    return {
-        apiVersion: "admission.k8s.io/v1",
-        kind: "AdmissionReview",
-        request: {
-            uid,
-            kind: { group: "", version: "v1", kind: "Pod" },
-            resource: { group: "", version: "v1", resource: "pods" },
-            namespace,
-            operation: "CREATE",
-            object: {
-                apiVersion: "v1",
-                kind: "Pod",
-                metadata: { generateName: "app-", annotations },
-                spec: { serviceAccountName: "builder", containers: [{ name: "app", image: "ubi9" }] },
-            },
-        },
-    };
+    return podCreateReview(uid, namespace, {
+        apiVersion: "v1",
+        kind: "Pod",
+        metadata: { generateName: "app-", annotations },
+        spec: { serviceAccountName: "builder", containers: [{ name: "app", image: "ubi9" }] },
+    });
 }
 
 describe("cluster state from list + watch against a stand-in API (real @kubernetes/client-node code)", () => {

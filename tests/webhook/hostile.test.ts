@@ -8,7 +8,7 @@ import { AdmissionHandler } from "../../webhook/admission";
 import { WebhookMetrics } from "../../webhook/metrics";
 import { WebhookServer } from "../../webhook/server";
 import type { Authority } from "./support/certs";
-import { allow, bundle, clusterBundle, keySets, staticAccess, staticCluster } from "./support/fixtures";
+import { allow, bundle, clusterBundle, keySets, podCreateReview, staticAccess, staticCluster } from "./support/fixtures";
 import { request } from "./support/https-client";
 import { servingCertificates, startTestServer } from "./support/servers";
 
@@ -35,11 +35,7 @@ function reviewCase(name: string, uid: string, request: Record<string, unknown>,
     return {
         name,
         uid,
-        body: JSON.stringify({
-            apiVersion,
-            kind: "AdmissionReview",
-            request: { uid, kind: { group: "", version: "v1", kind: "Pod" }, resource: { group: "", version: "v1", resource: "pods" }, namespace: "team-a", operation: "CREATE", ...request },
-        }),
+        body: JSON.stringify(podCreateReview(uid, "team-a", undefined, request, apiVersion)),
     };
 }
 

@@ -13,21 +13,12 @@ import { type Authority, type ServingPair, createAuthority, issueServingPair, pr
 import { FakeKubeApi, bundleObject, secret } from "./support/fake-kube-api";
 import { request } from "./support/https-client";
 import { startTestServer } from "./support/servers";
+import { podCreateReview } from "./support/fixtures";
 import { waitFor } from "./support/wait";
 
 function podReview(uid: string, apiVersion = "admission.k8s.io/v1") {
-    return JSON.stringify({
-        apiVersion,
-        kind: "AdmissionReview",
-        request: {
-            uid,
-            kind: { group: "", version: "v1", kind: "Pod" },
-            resource: { group: "", version: "v1", resource: "pods" },
-            namespace: "team-a",
-            operation: "CREATE",
-            object: { metadata: { generateName: "app-", annotations: { "subscription.openshift.io/inject-bundle": "local" } }, spec: { containers: [{ name: "app" }] } },
-        },
-    });
+    const pod = { metadata: { generateName: "app-", annotations: { "subscription.openshift.io/inject-bundle": "local" } }, spec: { containers: [{ name: "app" }] } };
+    return JSON.stringify(podCreateReview(uid, "team-a", pod, {}, apiVersion));
 }
 
 /** Sends headers and the first half of a body, and returns a function that sends the rest and yields the reply. */

@@ -138,10 +138,10 @@ export function staticAccess(decisions: Map<string, AccessDecision>): import("..
     return { decisions: (_serviceAccount, names) => new Map(names.map((name) => [name, decisions.get(name) ?? { allowed: false }])) };
 }
 
-/** An `admission.k8s.io/v1` AdmissionReview of a pod CREATE, as the API server sends it; `request` adds or overrides fields. */
-export function podCreateReview(uid: string, namespace: string, object: unknown, request: Record<string, unknown> = {}) {
+/** An AdmissionReview of a pod CREATE, as the API server sends it; `request` adds or overrides fields (object included). */
+export function podCreateReview(uid: string, namespace: string, object: unknown, request: Record<string, unknown> = {}, apiVersion = "admission.k8s.io/v1") {
     return {
-        apiVersion: "admission.k8s.io/v1",
+        apiVersion,
         kind: "AdmissionReview",
         request: {
             uid,
@@ -149,8 +149,8 @@ export function podCreateReview(uid: string, namespace: string, object: unknown,
             resource: { group: "", version: "v1", resource: "pods" },
             namespace,
             operation: "CREATE",
-            ...request,
             object,
+            ...request,
         },
     };
 }

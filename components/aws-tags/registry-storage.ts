@@ -10,6 +10,7 @@ import {
     NONCURRENT_VERSION_DAYS,
     registryAccessPolicy,
     registryBucketName,
+    RegistryTrust,
     registryTrustPolicy,
 } from "./assets";
 import { TaggedAssetArgs } from "./tagger";
@@ -17,8 +18,8 @@ import { TaggedAssetArgs } from "./tagger";
 export interface ImageRegistryStorageArgs extends TaggedAssetArgs {
     /** AWS region of the bucket (part of its name). */
     region: string;
-    /** The cluster's IAM OIDC provider (STS clusters): the role then trusts the registry's service accounts. */
-    oidcProviderArn?: string;
+    /** Whom the registry role trusts: the cluster's IAM OIDC provider (STS clusters) or one named IAM role or user. */
+    trust: RegistryTrust;
 }
 
 /**
@@ -42,7 +43,6 @@ export class ImageRegistryStorage extends pulumi.ComponentResource {
         const own = (physical: string) => assetOwnTags(clusterName, physical);
         const parent = { parent: this };
         const account = aws.getCallerIdentityOutput({}, parent);
-        const partition = aws.getPartitionOutput({}, parent);
 
         const key = new aws.kms.Key(
             resources.kmsKey,
@@ -117,9 +117,7 @@ export class ImageRegistryStorage extends pulumi.ComponentResource {
             {
                 name: names.roleName,
                 description: `Used by the image registry of cluster ${clusterName} to store images in its bucket`,
-                assumeRolePolicy: pulumi
-                    .all([partition.partition, account.accountId])
-                    .apply(([p, id]) => registryTrustPolicy({ partition: p, accountId: id, oidcProviderArn: args.oidcProviderArn })),
+                assumeRolePolicy: registryTrustPolicy(args.trust),
                 tags: tagger.tagsFor(ASSET_TYPES.role, resources.role, own(names.roleName)),
             },
             parent,

@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import {
     EMPTY_TAG_KEY_STATE,
     nextInstallTagKeys,
@@ -65,6 +66,18 @@ describe("the install-time keys an update remembers", () => {
         ],
     ])("GIVEN %s WHEN read back THEN it gives the previous keys", (_name, output, expected) => {
         expect(parseInstallTagKeys(output)).toEqual(expected);
+    });
+
+    test("GIVEN any history of keys THEN the keys left alone are exactly the released and earlier install-time keys that aws.userTags does not set now", () => {
+        const keys = fc.uniqueArray(fc.constantFrom("a", "b", "c", "d", "e", "f"), { maxLength: 6 });
+        fc.assert(
+            fc.property(keys, keys, keys, keys, (managed, released, install, configured) => {
+                const state = nextTagKeyState({ managed, released }, configured);
+                const left = unmanagedTagKeys(state, install);
+                const expected = [...new Set([...managed, ...released, ...install])].filter((k) => !configured.includes(k)).sort();
+                expect(left).toEqual(expected);
+            }),
+        );
     });
 
     test("GIVEN released user keys and install-time keys applied before THEN every one is left alone except the keys aws.userTags sets now", () => {

@@ -27,7 +27,9 @@ export interface ImageRegistryStorageArgs extends TaggedAssetArgs {
  * (rotated yearly), public access blocked, owner-enforced, TLS-only, versioned (replaced blobs
  * stay recoverable for 30 days), plus the IAM role and policy the registry uses to reach it.
  * Built from the split S3 resources of @pulumi/aws 7, not the deprecated inline bucket
- * arguments. The bucket is never force-destroyed: images outlive a stack mistake.
+ * arguments. The bucket and its key are retained when the storage leaves the config or the stack
+ * is destroyed (`retainOnDelete`): the images outlive the stack, and so does the key that
+ * decrypts them (deleting it would schedule it, and with it the images, for destruction).
  */
 export class ImageRegistryStorage extends pulumi.ComponentResource {
     readonly bucketName: pulumi.Output<string>;
@@ -52,7 +54,7 @@ export class ImageRegistryStorage extends pulumi.ComponentResource {
                 deletionWindowInDays: 30,
                 tags: tagger.tagsFor(ASSET_TYPES.kmsKey, resources.kmsKey, own(names.kmsAlias.slice("alias/".length))),
             },
-            parent,
+            { ...parent, retainOnDelete: true },
         );
         new aws.kms.Alias(`${resources.kmsKey}-alias`, { name: names.kmsAlias, targetKeyId: key.keyId }, parent);
 
@@ -63,17 +65,18 @@ export class ImageRegistryStorage extends pulumi.ComponentResource {
                 forceDestroy: false,
                 tags: tagger.tagsFor(ASSET_TYPES.bucket, resources.bucket, own(names.bucketBase)),
             },
-            parent,
+            { ...parent, retainOnDelete: true },
         );
         const ownership = new aws.s3.BucketOwnershipControls(
             `${resources.bucket}-ownership`,
             { bucket: bucket.id, rule: { objectOwnership: "BucketOwnerEnforced" } },
             parent,
         );
+        // Retained with the bucket, so a retained bucket never loses its public access block.
         const publicAccess = new aws.s3.BucketPublicAccessBlock(
             `${resources.bucket}-public-access`,
             { bucket: bucket.id, blockPublicAcls: true, blockPublicPolicy: true, ignorePublicAcls: true, restrictPublicBuckets: true },
-            parent,
+            { ...parent, retainOnDelete: true },
         );
         new aws.s3.BucketServerSideEncryptionConfiguration(
             `${resources.bucket}-encryption`,

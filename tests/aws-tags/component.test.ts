@@ -65,6 +65,15 @@ describe("the AWS assets of examples/openshift-aws.yaml", () => {
         expect(result.stackOutputs.awsWebhookImageRepositoryUrl).toBeUndefined();
     });
 
+    test("GIVEN the storage leaves the config or the stack is destroyed THEN the bucket, its key and its public access block stay in AWS; nothing else does", () => {
+        const retained = result.resources.filter((r) => r.type.startsWith("aws:") && r.options.retainOnDelete).map((r) => `${r.type}::${r.name}`);
+        expect(retained).toEqual([
+            "aws:kms/key:Key::prod-east-image-registry",
+            "aws:s3/bucket:Bucket::prod-east-image-registry",
+            "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock::prod-east-image-registry-public-access",
+        ]);
+    });
+
     test("GIVEN the AWS provider THEN aws.ignoreTags is its ignoreTags", () => {
         // A provider's object inputs reach the engine as JSON text.
         expect(json(resourceNamed(result, "pulumi:providers:aws", "aws").inputs.ignoreTags)).toEqual({ keys: [], keyPrefixes: ["cost-allocation:"] });
@@ -210,6 +219,8 @@ describe("the webhook image repository", () => {
         const result = await renderConfig(published, { preview: false, computed: { ...tlsComputed({ now: new Date("2026-01-01T00:00:00Z") }), ...computed } });
         expect(result.errors).toEqual([]);
         expect(result.stackOutputs.awsWebhookImageRepositoryUrl).toBe("000000000000.dkr.ecr.us-east-1.amazonaws.com/prod-east/subscription-webhook");
+        // Retained when the image goes elsewhere or the stack is destroyed: a cluster may still run its images.
+        expect(resourceNamed(result, "aws:ecr/repository:Repository", "prod-east-webhook-image").options.retainOnDelete).toBe(true);
         expect(withoutTags(resourceNamed(result, "aws:ecr/repository:Repository", "prod-east-webhook-image").inputs)).toEqual({
             name: "prod-east/subscription-webhook",
             imageScanningConfiguration: { scanOnPush: true },

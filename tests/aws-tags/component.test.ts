@@ -267,6 +267,25 @@ describe("install-time tags: read from Infrastructure/cluster, never written", (
         });
     });
 
+    test("GIVEN an install-time tag this stack's rules refuse THEN one warning names it, it is left out, and the rest of the update proceeds", async () => {
+        const tags = [
+            { key: "dept", value: "a,b" },
+            { key: "owner", value: "x" },
+        ];
+        const result = await renderConfig({ cluster: openshift, aws: aws({ propagateUserTags: false }) }, { cluster: [infrastructure({ type: "AWS", aws: { resourceTags: tags } })] });
+        expect(result.errors).toEqual([]);
+        expect(result.warnings).toEqual([
+            'Infrastructure/cluster status.platformStatus.aws.resourceTags "dept": value contains invalid characters "," in "a,b"; allowed are letters, digits, spaces and _ . : / = + - @; this tag is left out, the other install-time tags are applied',
+        ]);
+        expect(resourceNamed(result, "aws:s3/bucket:Bucket", "c1-image-registry").inputs.tags).toEqual({
+            Name: "c1-image-registry",
+            "cluster-platform.io/capability": "aws-tags",
+            "cluster-platform.io/cluster": "c1",
+            owner: "x",
+            team: "platform",
+        });
+    });
+
     test("GIVEN plain Kubernetes THEN nothing is read and nothing is said", async () => {
         const result = await renderConfig({ cluster: { name: "c1", platform: "kubernetes" }, aws: aws() });
         expect([result.reads, result.warnings, result.errors]).toEqual([[], [], []]);

@@ -7,7 +7,17 @@
 import * as aws from "@pulumi/aws";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { AwsTags, parseTagKeyState, propagateUserTags, TAG_KEY_STATE_OUTPUT } from "./components/aws-tags";
+import {
+    AwsAssetPlan,
+    awsAssetPlan,
+    AwsTags,
+    INSTALL_TAG_KEYS_OUTPUT,
+    parseInstallTagKeys,
+    parseTagKeyState,
+    propagateUserTags,
+    registryTrustOf,
+    TAG_KEY_STATE_OUTPUT,
+} from "./components/aws-tags";
 import { Certificates } from "./components/certificates";
 import { AwsConfig, sectionsFromPulumiConfig, StackConfig, validateStackConfig, WebhookImageConfig } from "./components/config";
 import { Operators, OperatorsPlan, planOperators } from "./components/operator";
@@ -18,7 +28,6 @@ import {
     buildsWebhookImage,
     gitProvenance,
     layoutDirectoryFor,
-    namesRegistryHost,
     WEBHOOK_INPUT_PATHS,
     WEBHOOK_SOURCE,
     WebhookImage,
@@ -82,10 +91,11 @@ export = async function clusterPlatform(): Promise<Record<string, unknown>> {
         name: `${pulumi.getOrganization()}/${pulumi.getProject()}/${pulumi.getStack()}`,
     });
 
-    // First, so that every LoadBalancer Service declared after it gets the tags annotation. A
-    // capability that creates AWS resources passes `transformations: [awsTags.tagger.transformation]`;
-    // the webhook image is pushed to `awsTags.webhookRepositoryUrl` when webhookImage.output is registry.
-    const awsTags = config.aws.enabled ? await installAwsTags(config.aws, cluster, kubernetes, previousUpdate) : undefined;
+    // First, so that every taggable AWS resource and LoadBalancer Service declared after it, in any
+    // component or file, gets the tags (stack transformations). The webhook image is pushed to
+    // `awsTags.webhookRepositoryUrl` when the plan has the ECR repository (see awsAssetPlan).
+    const assets = awsAssetPlan(config);
+    const awsTags = config.aws.enabled ? await installAwsTags(config.aws, assets, cluster, kubernetes, previousUpdate) : undefined;
 
     // The subscription webhook's image, unless subscriptions.webhook.image names one. Its `imageRef`
     // (`<repository>@sha256:...`) is what the webhook Deployment runs.
@@ -144,15 +154,15 @@ export = async function clusterPlatform(): Promise<Record<string, unknown>> {
 };
 
 /**
- * Builds and publishes the webhook image: to `webhookImage.repository` when it names a registry
- * host, else (output registry, AWS on) to the stack's ECR repository, or as an OCI image layout
- * under out/oci/. Labels carry the git origin and the last commit that touched the webhook.
+ * Builds and publishes the webhook image: to the stack's ECR repository when the plan has one
+ * (output registry, a repository without a registry host, AWS on), else to
+ * `webhookImage.repository`, or as an OCI image layout under out/oci/. Labels carry the git
+ * origin and the last commit that touched the webhook.
  */
 function buildWebhookImage(settings: WebhookImageConfig, awsTags: AwsTags | undefined): WebhookImage {
-    const toEcr = settings.output === "registry" && !namesRegistryHost(settings.repository) && awsTags !== undefined;
     const provenance = gitProvenance(__dirname, WEBHOOK_INPUT_PATHS);
     return new WebhookImage("subscription-webhook-image", {
-        repository: toEcr ? (awsTags as AwsTags).webhookRepositoryUrl : settings.repository,
+        repository: awsTags?.webhookRepositoryUrl ?? settings.repository,
         output: settings.output,
         layoutDirectory: settings.output === "oci-layout" ? layoutDirectoryFor(settings.repository) : undefined,
         baseImage: settings.baseImage,
@@ -165,38 +175,46 @@ function buildWebhookImage(settings: WebhookImageConfig, awsTags: AwsTags | unde
     });
 }
 
-/** The AWS stack outputs: assets for other tools, and the tag key state the next update reads back. */
+/** The AWS stack outputs: assets for other tools, and the tag key states the next update reads back. */
 function awsTagsOutputs(awsTags: AwsTags, awsConfig: AwsConfig): Record<string, unknown> {
+    const storage = awsTags.registryStorage;
     return {
         [TAG_KEY_STATE_OUTPUT]: awsTags.tagKeys,
-        awsWebhookImageRepositoryUrl: awsTags.webhookRepositoryUrl,
-        awsImageRegistryStorage: {
-            bucket: awsTags.registryStorage.bucketName,
-            region: awsConfig.region,
-            kmsKeyArn: awsTags.registryStorage.kmsKeyArn,
-            roleArn: awsTags.registryStorage.roleArn,
-        },
+        [INSTALL_TAG_KEYS_OUTPUT]: awsTags.installTagKeys,
+        ...(awsTags.webhookRepositoryUrl ? { awsWebhookImageRepositoryUrl: awsTags.webhookRepositoryUrl } : {}),
+        ...(storage
+            ? { awsImageRegistryStorage: { bucket: storage.bucketName, region: awsConfig.region, kmsKeyArn: storage.kmsKeyArn, roleArn: storage.roleArn } }
+            : {}),
         ...(awsTags.storageClassName ? { awsTaggedStorageClass: awsTags.storageClassName } : {}),
     };
 }
 
 /**
- * The AWS assets and tags (seed 004). Reads the tag keys the previous update managed (its output
- * `awsUserTagKeys`), builds the component, and,
- * with propagation on, registers for the whole stack the transformation that gives
- * LoadBalancer Services the tags annotation.
+ * The AWS assets and tags (seed 004). Reads the tag keys the previous update managed (its outputs
+ * `awsUserTagKeys` and `awsInstallTagKeys`), builds the component with the AWS provider (its
+ * `ignoreTags` from `aws.ignoreTags`), and registers for the whole stack the tagging safety net
+ * (every taggable AWS resource declared after this, wherever, gets the tags at creation) and,
+ * with propagation on, the transformation that gives LoadBalancer Services the tags annotation.
  */
 async function installAwsTags(
     awsConfig: AwsConfig,
+    assets: AwsAssetPlan,
     cluster: ClusterTarget,
     kubernetes: k8s.Provider,
     previousUpdate: pulumi.StackReference,
 ): Promise<AwsTags> {
-    const awsProvider = new aws.Provider("aws", { region: awsConfig.region as aws.Region });
+    const awsProvider = new aws.Provider("aws", {
+        region: awsConfig.region as aws.Region,
+        ignoreTags: { keys: awsConfig.ignoreTags.keys, keyPrefixes: awsConfig.ignoreTags.keyPrefixes },
+    });
     const previousOutput = await previousUpdate.getOutputDetails(TAG_KEY_STATE_OUTPUT);
     const previous = parseTagKeyState(previousOutput.value ?? previousOutput.secretValue);
-    if (previous.warning) {
-        pulumi.log.warn(previous.warning);
+    const previousInstallOutput = await previousUpdate.getOutputDetails(INSTALL_TAG_KEYS_OUTPUT);
+    const previousInstall = parseInstallTagKeys(previousInstallOutput.value ?? previousInstallOutput.secretValue);
+    for (const warning of [previous.warning, previousInstall.warning]) {
+        if (warning) {
+            pulumi.log.warn(warning);
+        }
     }
     const awsTags = new AwsTags(
         "aws-tags",
@@ -206,10 +224,13 @@ async function installAwsTags(
             userTags: awsConfig.userTags,
             propagate: propagateUserTags(awsConfig),
             previousTagKeys: previous.state,
-            oidcProviderArn: awsConfig.oidcProviderArn,
+            previousInstallTagKeys: previousInstall.keys,
+            assets,
+            registryTrust: registryTrustOf(awsConfig),
         },
         { providers: { aws: awsProvider, kubernetes } },
     );
+    pulumi.runtime.registerStackTransformation(awsTags.tagger.transformation);
     if (awsTags.loadBalancerTransformation) {
         pulumi.runtime.registerStackTransformation(awsTags.loadBalancerTransformation);
     }

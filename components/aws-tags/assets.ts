@@ -5,6 +5,7 @@
  */
 import { createHash } from "node:crypto";
 import { CAPABILITY_LABEL } from "../shared/labels";
+import { buildsWebhookImage, namesRegistryHost } from "../webhook-image/rules";
 
 /** Type tokens of the taggable assets (checked against the derived taggable list by a test). */
 export const ASSET_TYPES = {
@@ -92,17 +93,54 @@ export interface PlannedResource {
     ownTags: Record<string, string>;
 }
 
-/** Every taggable AWS resource the assets create, with its own tags (for pre-flight limit checks). */
-export function plannedAssetResources(clusterName: string): PlannedResource[] {
+/** Which AWS assets the stack creates: only those something uses. */
+export interface AwsAssetPlan {
+    /** The webhook image's ECR repository: only when the image is published there. */
+    webhookRepository: boolean;
+    /** The image registry's bucket, key, role and policy: only when `aws.imageRegistryStorage.enabled`. */
+    registryStorage: boolean;
+}
+
+export const NO_AWS_ASSETS: AwsAssetPlan = { webhookRepository: false, registryStorage: false };
+
+/** What `awsAssetPlan` reads from the config sections. */
+export interface AwsAssetPlanInputs {
+    aws: { enabled: boolean; imageRegistryStorage: { enabled: boolean } };
+    subscriptions: { enabled: boolean; webhook: { image?: string } };
+    /** `webhookImage` with its output resolved (registry or oci-layout). */
+    webhookImage: { output: string; repository: string };
+}
+
+/**
+ * The ECR repository exists only when the stack builds the webhook image and pushes it
+ * (`webhookImage.output` registry) to a repository without a registry host, which is what
+ * sends it to ECR; the registry storage only when the config asks for it.
+ */
+export function awsAssetPlan({ aws, subscriptions, webhookImage }: AwsAssetPlanInputs): AwsAssetPlan {
+    if (!aws.enabled) {
+        return NO_AWS_ASSETS;
+    }
+    return {
+        webhookRepository: buildsWebhookImage(subscriptions) && webhookImage.output === "registry" && !namesRegistryHost(webhookImage.repository),
+        registryStorage: aws.imageRegistryStorage.enabled,
+    };
+}
+
+/** Every taggable AWS resource the planned assets create, with its own tags (for pre-flight limit checks). */
+export function plannedAssetResources(clusterName: string, plan: AwsAssetPlan): PlannedResource[] {
     const names = assetNames(clusterName);
     const resources = assetResourceNames(clusterName);
     const own = (name: string) => assetOwnTags(clusterName, name);
     return [
-        { type: ASSET_TYPES.ecrRepository, name: resources.ecrRepository, ownTags: own(names.ecrRepository) },
-        { type: ASSET_TYPES.kmsKey, name: resources.kmsKey, ownTags: own(names.kmsAlias.slice("alias/".length)) },
-        { type: ASSET_TYPES.bucket, name: resources.bucket, ownTags: own(names.bucketBase) },
-        { type: ASSET_TYPES.role, name: resources.role, ownTags: own(names.roleName) },
-        { type: ASSET_TYPES.policy, name: resources.policy, ownTags: own(names.policyName) },
+        ...(plan.webhookRepository ? [{ type: ASSET_TYPES.ecrRepository, name: resources.ecrRepository, ownTags: own(names.ecrRepository) }] : []),
+        ...(plan.registryStorage
+            ? [
+                  { type: ASSET_TYPES.kmsKey, name: resources.kmsKey, ownTags: own(names.kmsAlias.slice("alias/".length)) },
+                  { type: ASSET_TYPES.bucket, name: resources.bucket, ownTags: own(names.bucketBase) },
+                  { type: ASSET_TYPES.role, name: resources.role, ownTags: own(names.roleName) },
+                  { type: ASSET_TYPES.policy, name: resources.policy, ownTags: own(names.policyName) },
+              ]
+            : []),
     ];
 }
 
@@ -167,20 +205,26 @@ export function registryAccessPolicy(bucketArn: string, kmsKeyArn: string): stri
     });
 }
 
+/** Whom the registry role trusts: the cluster's OIDC provider, or one named IAM role or user. */
+export type RegistryTrust = { oidcProviderArn: string } | { principalArn: string };
+
 /**
- * Who may assume the registry role. With the cluster's IAM OIDC provider (OpenShift STS,
- * ROSA): the image registry's service accounts, through web identity. Without one: principals
- * of this AWS account that are allowed `sts:AssumeRole` on it.
+ * Who may assume the registry role, and nothing wider. With the cluster's IAM OIDC provider
+ * (OpenShift STS, ROSA): the image registry's service accounts, through web identity, the
+ * subjects OpenShift's CredentialsRequest for the registry names. Otherwise the one IAM role or
+ * user the config names. Never an account root (`arn:aws:iam::<account>:root` would let every
+ * principal of the account that is allowed `sts:AssumeRole` in); the config rules refuse it.
  */
-export function registryTrustPolicy(args: { partition: string; accountId: string; oidcProviderArn?: string }): string {
-    if (args.oidcProviderArn) {
-        const issuer = args.oidcProviderArn.slice(args.oidcProviderArn.indexOf("oidc-provider/") + "oidc-provider/".length);
+export function registryTrustPolicy(trust: RegistryTrust): string {
+    if ("oidcProviderArn" in trust) {
+        const arn = trust.oidcProviderArn;
+        const issuer = arn.slice(arn.indexOf("oidc-provider/") + "oidc-provider/".length);
         return JSON.stringify({
             Version: "2012-10-17",
             Statement: [
                 {
                     Effect: "Allow",
-                    Principal: { Federated: args.oidcProviderArn },
+                    Principal: { Federated: arn },
                     Action: "sts:AssumeRoleWithWebIdentity",
                     Condition: { StringEquals: { [`${issuer}:sub`]: [...REGISTRY_SERVICE_ACCOUNTS] } },
                 },
@@ -189,12 +233,6 @@ export function registryTrustPolicy(args: { partition: string; accountId: string
     }
     return JSON.stringify({
         Version: "2012-10-17",
-        Statement: [
-            {
-                Effect: "Allow",
-                Principal: { AWS: `arn:${args.partition}:iam::${args.accountId}:root` },
-                Action: "sts:AssumeRole",
-            },
-        ],
+        Statement: [{ Effect: "Allow", Principal: { AWS: trust.principalArn }, Action: "sts:AssumeRole" }],
     });
 }

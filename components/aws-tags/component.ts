@@ -2,47 +2,64 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { ClusterTarget, skippedWithoutCluster } from "../shared/cluster";
 import { platformLabels } from "../shared/labels";
+import { AwsAssetPlan, RegistryTrust } from "./assets";
 import { EBS_CSI_PROVISIONER, ebsTagParameters } from "./consumers";
-import { nextTagKeyState, TagKeyState } from "./day2";
+import { nextInstallTagKeys, nextTagKeyState, TagKeyState, unmanagedTagKeys } from "./day2";
+import { day2LimitProblem, day2TagsField, day2UnsupportedWarning, INFRASTRUCTURE_CRD, infrastructureTagsPatch, replacedEntriesWarning } from "./infrastructure";
 import { INFRASTRUCTURE_API_VERSION, INFRASTRUCTURE_KIND, INFRASTRUCTURE_NAME, InstallTags, installTagsFromInfrastructure } from "./install-tags";
 import { loadBalancerTagTransformation } from "./load-balancers";
 import { ImageRegistryStorage } from "./registry-storage";
 import { ResourceTagger } from "./tagger";
 import { WebhookImageRepository } from "./webhook-repository";
 
+/** What the read of `Infrastructure/cluster` registers as outputs. */
+interface LiveInfrastructure {
+    spec: pulumi.Output<unknown>;
+    status: pulumi.Output<unknown>;
+}
+
 /** The StorageClass whose volumes carry the user tags when propagation is on. */
 export const TAGGED_STORAGE_CLASS = "gp3-csi-tagged";
 
 export interface AwsTagsArgs {
-    /** The cluster: on OpenShift the install-time tags are read from it, when it can be read (`live`). */
+    /** The cluster: on OpenShift the install-time tags are read from it, and the day-2 tags written to it, when it is live. */
     cluster: ClusterTarget;
     /** AWS region of the assets. */
     region: string;
     /** `aws.userTags`, validated. */
     userTags: Record<string, string>;
-    /** Whether what in-cluster consumers create (EBS volumes, load balancers) gets the tags too. */
+    /** Whether what the cluster creates in AWS gets the tags too (Infrastructure spec, EBS volumes, load balancers). */
     propagate: boolean;
     /** The tag key state the previous update recorded (see day2.ts); empty on the first update. */
     previousTagKeys: TagKeyState;
-    /** The cluster's IAM OIDC provider, for the image registry role's trust (STS clusters). */
-    oidcProviderArn?: string;
+    /** The install-time tag keys earlier updates applied (see day2.ts); empty on the first update. */
+    previousInstallTagKeys: string[];
+    /** Which assets to create (see `awsAssetPlan`). */
+    assets: AwsAssetPlan;
+    /** Whom the image registry role trusts; required when `assets.registryStorage`. */
+    registryTrust?: RegistryTrust;
 }
 
 /**
  * User-defined tags on every AWS resource (seed 004), and the AWS assets this stack creates.
  * Reads the install-time tags (OpenShift), merges them with `aws.userTags` and each resource's
- * own tags into every taggable resource's create inputs (`ResourceTagger`), creates the
- * webhook image repository and the image registry storage, and, with propagation on, the
- * tagged EBS StorageClass and the load balancer annotation transformation. Children inherit
- * the `aws` and `kubernetes` providers given in `opts.providers`.
+ * own tags into every taggable resource's create inputs (`ResourceTagger`), creates the assets
+ * the plan asks for (webhook image repository, image registry storage), and, with propagation
+ * on, writes `aws.userTags` to `Infrastructure/cluster` for the cluster's own operators (see
+ * infrastructure.ts), creates the tagged EBS StorageClass and the load balancer annotation
+ * transformation. Children inherit the `aws` and `kubernetes` providers given in `opts.providers`.
  */
 export class AwsTags extends pulumi.ComponentResource {
     /** The merge and the safety-net transformation; index.ts registers the latter for the whole stack. */
     readonly tagger: ResourceTagger;
     /** This update's tag key state: exported as a stack output, read back by the next update. */
     readonly tagKeys: TagKeyState;
-    readonly webhookRepositoryUrl: pulumi.Output<string>;
-    readonly registryStorage: ImageRegistryStorage;
+    /** The install-time keys applied so far: exported as a stack output, read back by the next update. */
+    readonly installTagKeys: pulumi.Output<string[]>;
+    /** The ECR repository's URL, when the plan has it. */
+    readonly webhookRepositoryUrl?: pulumi.Output<string>;
+    /** The image registry storage, when the plan has it. */
+    readonly registryStorage?: ImageRegistryStorage;
     /** Name of the tagged EBS StorageClass (propagation on), else undefined. */
     readonly storageClassName?: string;
     /** Annotates LoadBalancer Services with the tags (propagation on), else undefined. */
@@ -50,7 +67,7 @@ export class AwsTags extends pulumi.ComponentResource {
 
     constructor(name: string, args: AwsTagsArgs, opts?: pulumi.ComponentResourceOptions) {
         // The transformation is created with the tagger, after the cluster read below; children
-        // constructed before it (the read itself) take no tags.
+        // constructed before it (the reads themselves) take no tags.
         const late: { tagger?: ResourceTagger } = {};
         super("cluster-platform:aws-tags:AwsTags", name, {}, {
             ...opts,
@@ -58,22 +75,34 @@ export class AwsTags extends pulumi.ComponentResource {
         });
 
         this.tagKeys = nextTagKeyState(args.previousTagKeys, Object.keys(args.userTags));
+        const infrastructure = this.readInfrastructure(name, args);
+        const installTags = this.installTagsOf(infrastructure);
+        this.installTagKeys = pulumi.output(installTags).apply((install) => nextInstallTagKeys(args.previousInstallTagKeys, Object.keys(install.tags)));
         const tagger = new ResourceTagger({
             userTags: args.userTags,
-            installTags: this.readInstallTags(name, args.cluster),
-            releasedKeys: this.tagKeys.released,
+            installTags,
+            releasedKeys: unmanagedTagKeys(this.tagKeys, args.previousInstallTagKeys),
         });
         this.tagger = late.tagger = tagger;
 
-        this.webhookRepositoryUrl = new WebhookImageRepository(`${name}-webhook-image`, { clusterName: args.cluster.name, tagger }, { parent: this })
-            .repositoryUrl;
-        this.registryStorage = new ImageRegistryStorage(
-            `${name}-image-registry`,
-            { clusterName: args.cluster.name, region: args.region, tagger, oidcProviderArn: args.oidcProviderArn },
-            { parent: this },
-        );
+        if (args.assets.webhookRepository) {
+            this.webhookRepositoryUrl = new WebhookImageRepository(`${name}-webhook-image`, { clusterName: args.cluster.name, tagger }, { parent: this }).repositoryUrl;
+        }
+        if (args.assets.registryStorage) {
+            if (!args.registryTrust) {
+                throw new Error("AwsTags: assets.registryStorage needs registryTrust (the config rules require aws.oidcProviderArn or aws.imageRegistryStorage.trustedPrincipalArn)");
+            }
+            this.registryStorage = new ImageRegistryStorage(
+                `${name}-image-registry`,
+                { clusterName: args.cluster.name, region: args.region, tagger, trust: args.registryTrust },
+                { parent: this },
+            );
+        }
 
         if (args.propagate) {
+            if (infrastructure) {
+                this.patchInfrastructure(name, infrastructure, args.userTags);
+            }
             new k8s.storage.v1.StorageClass(
                 `${name}-${TAGGED_STORAGE_CLASS}`,
                 {
@@ -96,41 +125,89 @@ export class AwsTags extends pulumi.ComponentResource {
 
         this.registerOutputs({
             tagKeys: this.tagKeys,
+            installTagKeys: this.installTagKeys,
             webhookRepositoryUrl: this.webhookRepositoryUrl,
-            registryBucket: this.registryStorage.bucketName,
+            registryBucket: this.registryStorage?.bucketName,
             storageClassName: this.storageClassName,
         });
     }
 
     /**
-     * Reads `Infrastructure/cluster` on OpenShift (never writes it). A read through the
-     * constructor with an `id` is what `CustomResource.get` does, but registers `status` as an
-     * output (`get` registers only apiVersion and kind).
+     * Reads `Infrastructure/cluster` on a live OpenShift cluster (the stack never writes its
+     * `status`). A read through the constructor with an `id` is what `CustomResource.get` does,
+     * but registers `spec` and `status` as outputs (`get` registers only apiVersion and kind).
+     * Undefined elsewhere; rendering OpenShift to a directory says once what is skipped.
      */
-    private readInstallTags(name: string, cluster: ClusterTarget): pulumi.Input<InstallTags> {
-        const none: InstallTags = { tags: {}, notes: [], problems: [] };
-        if (cluster.platform !== "openshift") {
-            return none;
+    private readInfrastructure(name: string, args: AwsTagsArgs): LiveInfrastructure | undefined {
+        if (args.cluster.platform !== "openshift") {
+            return undefined;
         }
-        if (!cluster.live) {
+        if (!args.cluster.live) {
+            const day2 = args.propagate ? ` and writing aws.userTags to Infrastructure/${INFRASTRUCTURE_NAME} spec.platformSpec.aws.resourceTags` : "";
             pulumi.log.warn(
-                `${skippedWithoutCluster(`reading the install-time tags (Infrastructure/${INFRASTRUCTURE_NAME} status.platformStatus.aws.resourceTags)`)}; AWS resources get aws.userTags and their own tags only`,
+                `${skippedWithoutCluster(`reading the install-time tags (Infrastructure/${INFRASTRUCTURE_NAME} status.platformStatus.aws.resourceTags)${day2}`)}; AWS resources get aws.userTags and their own tags only`,
                 this,
             );
-            return none;
+            return undefined;
         }
-        const infrastructure = new k8s.apiextensions.CustomResource(
+        return new k8s.apiextensions.CustomResource(
             `${name}-infrastructure`,
-            { apiVersion: INFRASTRUCTURE_API_VERSION, kind: INFRASTRUCTURE_KIND, metadata: undefined, status: undefined },
+            { apiVersion: INFRASTRUCTURE_API_VERSION, kind: INFRASTRUCTURE_KIND, metadata: undefined, spec: undefined, status: undefined },
             { parent: this, id: INFRASTRUCTURE_NAME },
-        );
-        const status = (infrastructure as unknown as { status: pulumi.Output<unknown> }).status;
-        return status.apply((s) => {
-            const install = installTagsFromInfrastructure({ status: s });
+        ) as unknown as LiveInfrastructure;
+    }
+
+    private installTagsOf(infrastructure: LiveInfrastructure | undefined): pulumi.Input<InstallTags> {
+        if (!infrastructure) {
+            return { tags: {}, notes: [] };
+        }
+        return infrastructure.status.apply((status) => {
+            const install = installTagsFromInfrastructure({ status });
             for (const note of install.notes) {
                 pulumi.log.warn(note, this);
             }
             return install;
         });
+    }
+
+    /**
+     * Server-side-applies `aws.userTags` to `spec.platformSpec.aws.resourceTags` (see
+     * infrastructure.ts) when the cluster's Infrastructure CRD has that field; otherwise the
+     * patch owns nothing, with one warning. The patch always exists with propagation on, so a
+     * preview shows it whatever the cluster; deleting it (propagation off, AWS off, stack
+     * destroyed) releases the entries it owns: they leave the list and stay on AWS resources.
+     */
+    private patchInfrastructure(name: string, infrastructure: LiveInfrastructure, userTags: Record<string, string>): void {
+        const crd = k8s.apiextensions.v1.CustomResourceDefinition.get(`${name}-infrastructure-crd`, INFRASTRUCTURE_CRD, { parent: this });
+        const field = crd.spec.apply((spec) => day2TagsField({ spec }));
+        const body = field.apply((f) => {
+            if (!f.present) {
+                pulumi.log.warn(day2UnsupportedWarning(), this);
+                return infrastructureTagsPatch(userTags, false);
+            }
+            const limit = day2LimitProblem(f, userTags);
+            if (limit) {
+                throw new pulumi.RunError(limit);
+            }
+            return infrastructureTagsPatch(userTags, true);
+        });
+        // Only a warning depends on the live list, so the patch does not wait for it.
+        pulumi.all([field, infrastructure.spec]).apply(([f, spec]) => {
+            const replaced = f.present ? replacedEntriesWarning({ spec }, userTags, f.listType) : undefined;
+            if (replaced) {
+                pulumi.log.warn(replaced, this);
+            }
+        });
+        new k8s.apiextensions.CustomResourcePatch(
+            `${name}-infrastructure-tags`,
+            {
+                apiVersion: INFRASTRUCTURE_API_VERSION,
+                kind: INFRASTRUCTURE_KIND,
+                // The object's identity is known from config, so a preview always names the object patched.
+                metadata: { name: INFRASTRUCTURE_NAME, annotations: body.apply((b) => b.metadata.annotations) },
+                spec: body.apply((b) => b.spec),
+            },
+            { parent: this },
+        );
     }
 }

@@ -6,10 +6,12 @@
  *   `experimentalPropagateUsertags`), with a warning to fix the spelling; and it warns about
  *   tag values written as YAML numbers or booleans (see `tagValueText`).
  * - `awsTagConfigProblems` runs on the parsed config: whether every resource's merged tags fit
- *   its limit, and whether tags to propagate survive the consumers' `key=value` formats.
+ *   its limit, whether tags to propagate survive the consumers' `key=value` formats, and whether
+ *   `aws.ignoreTags` leaves every tag the stack sets alone.
+ * - `registryTrustProblems` runs inside the section's schema: whom the registry role trusts.
  */
 import { CONFIG_NAMESPACE, formatPath, Problem } from "../shared/problems";
-import { plannedAssetResources, PlannedResource } from "./assets";
+import { PlannedResource, RegistryTrust } from "./assets";
 import { consumerFormatProblems } from "./consumers";
 import { mergeTags, PropagationFlags, propagateUserTags, propagationDeprecation, tagLimitProblem, tagValueText } from "./rules";
 
@@ -60,19 +62,78 @@ export function normalizeAwsSection(raw: unknown, knownKeys: readonly string[]):
 export interface AwsTagConfig extends PropagationFlags {
     enabled: boolean;
     userTags: Record<string, string>;
+    ignoreTags?: IgnoreTags;
+}
+
+/** The AWS provider's `ignoreTags`, as `aws.ignoreTags` configures it. */
+export interface IgnoreTags {
+    keys: string[];
+    keyPrefixes: string[];
+}
+
+/** The parts of the parsed `aws` section that decide whom the registry role trusts. */
+export interface RegistryTrustConfig {
+    enabled: boolean;
+    oidcProviderArn?: string;
+    imageRegistryStorage: { enabled: boolean; trustedPrincipalArn?: string };
+}
+
+/**
+ * The registry role trusts exactly one thing: the cluster's OIDC provider (the registry's
+ * service accounts, through web identity) or one IAM role or user the config names; never a
+ * whole account. Paths are relative to the `aws` section.
+ */
+export function registryTrustProblems(aws: RegistryTrustConfig): { path: PropertyKey[]; message: string }[] {
+    const storage = aws.imageRegistryStorage;
+    if (!aws.enabled || !storage.enabled) {
+        return [];
+    }
+    if (aws.oidcProviderArn === undefined && storage.trustedPrincipalArn === undefined) {
+        return [
+            {
+                path: ["imageRegistryStorage", "enabled"],
+                message:
+                    "true needs whom the registry role trusts: set aws.oidcProviderArn (STS clusters: the image registry's service accounts, through web identity) or aws.imageRegistryStorage.trustedPrincipalArn (one IAM role or user); the stack never lets a whole account assume it",
+            },
+        ];
+    }
+    if (aws.oidcProviderArn !== undefined && storage.trustedPrincipalArn !== undefined) {
+        return [
+            {
+                path: ["imageRegistryStorage", "trustedPrincipalArn"],
+                message: "is set together with aws.oidcProviderArn: the registry role trusts exactly one of them; remove one",
+            },
+        ];
+    }
+    return [];
+}
+
+/** The registry role's trust from valid config (see `registryTrustProblems`); undefined without storage. */
+export function registryTrustOf(aws: RegistryTrustConfig): RegistryTrust | undefined {
+    if (!aws.imageRegistryStorage.enabled) {
+        return undefined;
+    }
+    if (aws.oidcProviderArn !== undefined) {
+        return { oidcProviderArn: aws.oidcProviderArn };
+    }
+    return aws.imageRegistryStorage.trustedPrincipalArn === undefined ? undefined : { principalArn: aws.imageRegistryStorage.trustedPrincipalArn };
 }
 
 /**
  * Problems the tags would cause before anything is created: a planned resource whose own tags
  * plus `aws.userTags` exceed its limit (the install-time tags are only known after the cluster
- * read and are checked then), and tags that cannot be written in the consumers' formats when
- * propagation is on.
+ * read and are checked then), tags that cannot be written in the consumers' formats when
+ * propagation is on, and `aws.ignoreTags` entries that cover a tag the stack sets (the provider
+ * would neither apply nor track it).
  */
-export function awsTagConfigProblems(aws: AwsTagConfig, clusterName: string, planned: PlannedResource[] = plannedAssetResources(clusterName)): Problem[] {
+export function awsTagConfigProblems(aws: AwsTagConfig, planned: readonly PlannedResource[]): Problem[] {
     if (!aws.enabled) {
         return [];
     }
     const problems: Problem[] = [];
+    if (aws.ignoreTags) {
+        problems.push(...ignoreTagsProblems(aws.ignoreTags, aws.userTags, planned));
+    }
     for (const resource of planned) {
         const limit = tagLimitProblem(resource.type, resource.name, mergeTags({ config: aws.userTags, resource: resource.ownTags }));
         if (limit) {
@@ -89,5 +150,25 @@ export function awsTagConfigProblems(aws: AwsTagConfig, clusterName: string, pla
             }
         }
     }
+    return problems;
+}
+
+/** `aws.ignoreTags` entries that cover a key of `aws.userTags` or a key a planned resource sets itself. */
+function ignoreTagsProblems(ignore: IgnoreTags, userTags: Readonly<Record<string, string>>, planned: readonly PlannedResource[]): Problem[] {
+    const problems: Problem[] = [];
+    const own = [...new Set(planned.flatMap((r) => Object.keys(r.ownTags)))];
+    const check = (field: "keys" | "keyPrefixes", index: number, covers: (key: string) => boolean) => {
+        const user = Object.keys(userTags).filter(covers);
+        const stack = own.filter(covers);
+        const named = [...user.map((k) => `aws.userTags ${JSON.stringify(k)}`), ...stack.map((k) => `the stack's own tag ${JSON.stringify(k)}`)];
+        if (named.length > 0) {
+            problems.push({
+                path: formatPath(["aws", "ignoreTags", field, index]),
+                message: `${JSON.stringify(field === "keys" ? ignore.keys[index] : ignore.keyPrefixes[index])} covers ${named.join(", ")}: the AWS provider would neither apply nor track a tag it ignores; ignoreTags is for tags other tools manage`,
+            });
+        }
+    };
+    ignore.keys.forEach((key, i) => check("keys", i, (k) => k === key));
+    ignore.keyPrefixes.forEach((prefix, i) => check("keyPrefixes", i, (k) => k.startsWith(prefix)));
     return problems;
 }

@@ -62,3 +62,45 @@ export function releasedTagIgnores(released: readonly string[], ownKeys: Iterabl
     const own = new Set(ownKeys);
     return released.filter((k) => !own.has(k)).map(tagPropertyPath);
 }
+
+// ---------------------------------------------------------------- install-time tags
+
+/**
+ * The stack output holding the install-time tag keys the stack has applied. Install-time tags
+ * follow the same rule as user tags (seed 004: a tag removed from the list is not deleted from
+ * AWS): a key applied once is left alone afterwards, so it is neither removed when it leaves
+ * `status.platformStatus.aws.resourceTags` nor changed. The current keys are only known after
+ * the cluster read, and `ignoreChanges` must be known when a resource is declared, so the keys
+ * applied by earlier updates are what this update leaves alone: a key is applied at creation
+ * (and added to existing resources by the first update that sees it), then never touched again.
+ */
+export const INSTALL_TAG_KEYS_OUTPUT = "awsInstallTagKeys";
+
+/** Reads the previous update's install-time keys; anything but a list of strings is reported and treated as none. */
+export function parseInstallTagKeys(value: unknown): { keys: string[]; warning?: string } {
+    if (value === undefined || value === null) {
+        return { keys: [] };
+    }
+    if (Array.isArray(value) && value.every((k) => typeof k === "string")) {
+        return { keys: [...new Set(value)].sort() };
+    }
+    return {
+        keys: [],
+        warning: `the previous update's ${INSTALL_TAG_KEYS_OUTPUT} output is not a list of keys (got ${JSON.stringify(value)}); install-time tags removed since will be removed from resources`,
+    };
+}
+
+/** The install-time keys to record for the next update: every key applied so far. */
+export function nextInstallTagKeys(previous: readonly string[], current: Iterable<string>): string[] {
+    return [...new Set([...previous, ...current])].sort();
+}
+
+/**
+ * The keys every tagged resource leaves alone (`ignoreChanges`): keys released from
+ * `aws.userTags`, and install-time keys applied by an earlier update, except the keys
+ * `aws.userTags` sets now (those it manages).
+ */
+export function unmanagedTagKeys(userKeys: TagKeyState, previousInstallKeys: readonly string[]): string[] {
+    const configured = new Set(userKeys.managed);
+    return [...new Set([...userKeys.released, ...previousInstallKeys])].filter((k) => !configured.has(k)).sort();
+}

@@ -10,6 +10,7 @@ import {
     NONCURRENT_VERSION_DAYS,
     registryAccessPolicy,
     registryBucketName,
+    RegistryTrust,
     registryTrustPolicy,
 } from "./assets";
 import { TaggedAssetArgs } from "./tagger";
@@ -17,8 +18,8 @@ import { TaggedAssetArgs } from "./tagger";
 export interface ImageRegistryStorageArgs extends TaggedAssetArgs {
     /** AWS region of the bucket (part of its name). */
     region: string;
-    /** The cluster's IAM OIDC provider (STS clusters): the role then trusts the registry's service accounts. */
-    oidcProviderArn?: string;
+    /** Whom the registry role trusts: the cluster's IAM OIDC provider (STS clusters) or one named IAM role or user. */
+    trust: RegistryTrust;
 }
 
 /**
@@ -26,7 +27,9 @@ export interface ImageRegistryStorageArgs extends TaggedAssetArgs {
  * (rotated yearly), public access blocked, owner-enforced, TLS-only, versioned (replaced blobs
  * stay recoverable for 30 days), plus the IAM role and policy the registry uses to reach it.
  * Built from the split S3 resources of @pulumi/aws 7, not the deprecated inline bucket
- * arguments. The bucket is never force-destroyed: images outlive a stack mistake.
+ * arguments. The bucket and its key are retained when the storage leaves the config or the stack
+ * is destroyed (`retainOnDelete`): the images outlive the stack, and so does the key that
+ * decrypts them (deleting it would schedule it, and with it the images, for destruction).
  */
 export class ImageRegistryStorage extends pulumi.ComponentResource {
     readonly bucketName: pulumi.Output<string>;
@@ -42,7 +45,6 @@ export class ImageRegistryStorage extends pulumi.ComponentResource {
         const own = (physical: string) => assetOwnTags(clusterName, physical);
         const parent = { parent: this };
         const account = aws.getCallerIdentityOutput({}, parent);
-        const partition = aws.getPartitionOutput({}, parent);
 
         const key = new aws.kms.Key(
             resources.kmsKey,
@@ -52,7 +54,7 @@ export class ImageRegistryStorage extends pulumi.ComponentResource {
                 deletionWindowInDays: 30,
                 tags: tagger.tagsFor(ASSET_TYPES.kmsKey, resources.kmsKey, own(names.kmsAlias.slice("alias/".length))),
             },
-            parent,
+            { ...parent, retainOnDelete: true },
         );
         new aws.kms.Alias(`${resources.kmsKey}-alias`, { name: names.kmsAlias, targetKeyId: key.keyId }, parent);
 
@@ -63,17 +65,18 @@ export class ImageRegistryStorage extends pulumi.ComponentResource {
                 forceDestroy: false,
                 tags: tagger.tagsFor(ASSET_TYPES.bucket, resources.bucket, own(names.bucketBase)),
             },
-            parent,
+            { ...parent, retainOnDelete: true },
         );
         const ownership = new aws.s3.BucketOwnershipControls(
             `${resources.bucket}-ownership`,
             { bucket: bucket.id, rule: { objectOwnership: "BucketOwnerEnforced" } },
             parent,
         );
+        // Retained with the bucket, so a retained bucket never loses its public access block.
         const publicAccess = new aws.s3.BucketPublicAccessBlock(
             `${resources.bucket}-public-access`,
             { bucket: bucket.id, blockPublicAcls: true, blockPublicPolicy: true, ignorePublicAcls: true, restrictPublicBuckets: true },
-            parent,
+            { ...parent, retainOnDelete: true },
         );
         new aws.s3.BucketServerSideEncryptionConfiguration(
             `${resources.bucket}-encryption`,
@@ -117,9 +120,7 @@ export class ImageRegistryStorage extends pulumi.ComponentResource {
             {
                 name: names.roleName,
                 description: `Used by the image registry of cluster ${clusterName} to store images in its bucket`,
-                assumeRolePolicy: pulumi
-                    .all([partition.partition, account.accountId])
-                    .apply(([p, id]) => registryTrustPolicy({ partition: p, accountId: id, oidcProviderArn: args.oidcProviderArn })),
+                assumeRolePolicy: registryTrustPolicy(args.trust),
                 tags: tagger.tagsFor(ASSET_TYPES.role, resources.role, own(names.roleName)),
             },
             parent,

@@ -192,12 +192,12 @@ export interface PropagationFlags {
 }
 
 /**
- * Whether user tags go to what in-cluster consumers create. The deprecated
- * `experimentalPropagateUserTags` wins when both are set (seed 004, as the installer does);
- * neither set means false.
+ * Whether user tags go to what the cluster creates in AWS. The deprecated
+ * `experimentalPropagateUserTags` wins when both are set, and neither set means true (seed 004,
+ * day-2 proposal: "an omitted value means that the user tags will be propagated to the cluster").
  */
 export function propagateUserTags(flags: PropagationFlags): boolean {
-    return flags.experimentalPropagateUserTags ?? flags.propagateUserTags ?? false;
+    return flags.experimentalPropagateUserTags ?? flags.propagateUserTags ?? true;
 }
 
 /** The deprecation warning for `experimentalPropagateUserTags`, or undefined when it is not set. */

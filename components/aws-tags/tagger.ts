@@ -7,9 +7,9 @@
  *   (explicit, visible in every preview and under mocks);
  * - `tagger.transformation`, a legacy `transformations` entry (it runs under Pulumi's mocks
  *   and for real, unlike `registerResourceTransform`), is the safety net: any taggable
- *   resource created below the component, or anywhere in the stack once registered as a stack
- *   transformation, that did not get its tags from `tagsFor` gets them merged in, with its own
- *   `tags` as the highest layer.
+ *   resource created below the component, and anywhere in the stack after it (index.ts
+ *   registers it with `registerStackTransformation`), that did not get its tags from `tagsFor`
+ *   gets them merged in, with its own `tags` as the highest layer.
  *
  * Provider `defaultTags` are deliberately not used: mocks ignore them (a render could not show
  * them), keys set both as default and resource tags give perpetual `tags`/`tagsAll` diffs, the
@@ -19,7 +19,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { propagatableTags } from "./consumers";
 import { releasedTagIgnores } from "./day2";
-import { installTagsError, InstallTags } from "./install-tags";
+import { InstallTags } from "./install-tags";
 import { MergedTags, mergeTags, overrideWarning, resourceLabel, tagLimitProblem } from "./rules";
 import { ListTagShape, listTagsToMap, mapToListTags, tagShapeOf } from "./taggable";
 
@@ -28,7 +28,7 @@ export interface ResourceTaggerArgs {
     userTags: Readonly<Record<string, string>>;
     /** The install-time tags (empty when there are none or they could not be read). */
     installTags: pulumi.Input<InstallTags>;
-    /** Keys released from `aws.userTags` (see day2.ts): left on resources, never changed by the stack. */
+    /** Keys released from `aws.userTags` and install-time keys applied before (see day2.ts): left on resources, never changed by the stack. */
     releasedKeys: readonly string[];
 }
 
@@ -48,12 +48,7 @@ export class ResourceTagger {
     private readonly install: pulumi.Output<Tags>;
 
     constructor(private readonly args: ResourceTaggerArgs) {
-        this.install = pulumi.output(args.installTags).apply((install) => {
-            if (install.problems.length > 0) {
-                throw new pulumi.RunError(installTagsError(install.problems));
-            }
-            return install.tags;
-        });
+        this.install = pulumi.output(args.installTags).apply((install) => install.tags);
     }
 
     /**

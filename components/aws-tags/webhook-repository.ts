@@ -12,8 +12,9 @@ export interface WebhookImageRepositoryArgs extends TaggedAssetArgs {
 /**
  * The ECR repository the webhook image is pushed to (when `webhookImage.output` is
  * `registry`): images are scanned on push, and a lifecycle policy keeps the newest ones.
- * Tags stay mutable because the image is deployed by digest, never by tag. `forceDelete` stays
- * off: destroying the stack does not silently delete images a cluster may still run.
+ * Tags stay mutable because the image is deployed by digest, never by tag. The repository is
+ * retained when the image goes elsewhere or the stack is destroyed (`retainOnDelete`), and
+ * `forceDelete` stays off: images a cluster may still run are never deleted with it.
  */
 export class WebhookImageRepository extends pulumi.ComponentResource {
     /** `<account>.dkr.ecr.<region>.amazonaws.com/<cluster>/subscription-webhook`. */
@@ -34,7 +35,7 @@ export class WebhookImageRepository extends pulumi.ComponentResource {
                 forceDelete: false,
                 tags: args.tagger.tagsFor(ASSET_TYPES.ecrRepository, resourceName, assetOwnTags(args.clusterName, repositoryName)),
             },
-            { parent: this },
+            { parent: this, retainOnDelete: true },
         );
         new aws.ecr.LifecyclePolicy(
             `${resourceName}-lifecycle`,

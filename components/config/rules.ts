@@ -2,6 +2,7 @@
  * Rules that span config sections or need more than shape checks. Each runs only on the
  * sections that parsed, so every section's own problems are reported alongside these.
  */
+import { awsAssetPlan, plannedAssetResources } from "../aws-tags/assets";
 import { awsTagConfigProblems } from "../aws-tags/config";
 import { caInjectionModeProblems, effectiveCertificateSettings } from "../certificates/rules";
 import { describeValue, formatPath, Problem } from "../shared/problems";
@@ -23,7 +24,13 @@ export function crossSectionRules(config: Partial<StackConfig>): RuleResult {
     }
 
     if (cluster && aws) {
-        problems.push(...awsTagConfigProblems(aws, cluster.name));
+        // A section that did not parse has its own problems reported; its assets are then not planned.
+        const plan = awsAssetPlan({
+            aws,
+            subscriptions: subscriptions ?? { enabled: false, webhook: {} },
+            webhookImage: webhookImage ?? { output: "oci-layout", repository: "" },
+        });
+        problems.push(...awsTagConfigProblems(aws, plannedAssetResources(cluster.name, plan)));
     }
 
     if (cluster && certificates?.mode === "service-ca" && cluster.platform !== "openshift") {

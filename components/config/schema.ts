@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { DNS1123_LABEL_RULE, DNS1123_SUBDOMAIN_RULE, isDns1123Label, isDns1123Subdomain } from "../shared/k8s-names";
-import { normalizeAwsSection } from "../aws-tags/config";
+import { normalizeAwsSection, registryTrustProblems } from "../aws-tags/config";
 import { tagValueText, userTagIssues } from "../aws-tags/rules";
 import { describeValue } from "../shared/problems";
 import {
@@ -442,6 +442,10 @@ export const operatorsSchema = z
 
 const AWS_REGION = /^[a-z]{2}(-[a-z]+)+-\d+$/;
 const IAM_OIDC_PROVIDER_ARN = /^arn:aws(-[a-z]+)*:iam::\d{12}:oidc-provider\/[^\s]+$/;
+/** An IAM role or user (never `:root`, never a wildcard): the one principal a trust policy may name. */
+const IAM_ROLE_OR_USER_ARN = /^arn:aws(-[a-z]+)*:iam::\d{12}:(role|user)\/[\w+=,.@/-]+$/;
+const IAM_PRINCIPAL_RULE =
+    'is not an IAM role or user ARN such as "arn:aws:iam::123456789012:role/registry-admin" (an account root, "*" or another principal would let a whole account assume the role)';
 
 /** A tag value: a string, or a YAML integer or boolean read as its text (see `tagValueText`). */
 const userTagValue = z.union([z.string(), z.number(), z.boolean()]).transform((value, ctx) => {
@@ -478,16 +482,52 @@ const awsFields = {
     propagateUserTags: z
         .boolean()
         .optional()
-        .meta({ description: "Also tag what in-cluster consumers create (EBS volumes, load balancers); default false." }),
+        .meta({
+            description:
+                "Propagate aws.userTags to what the cluster creates in AWS: on OpenShift, server-side-applied to Infrastructure/cluster spec.platformSpec.aws.resourceTags for its own operators (when the cluster's API has that field); the gp3-csi-tagged StorageClass and LoadBalancer Services the stack declares. Omitted means true (seed 004).",
+        }),
     experimentalPropagateUserTags: z
         .boolean()
         .optional()
-        .meta({ description: "Deprecated spelling of propagateUserTags; wins when both are set." }),
+        .meta({ description: "Deprecated spelling of propagateUserTags; wins over it when both are set (with a deprecation warning)." }),
     oidcProviderArn: ruled((a) => IAM_OIDC_PROVIDER_ARN.test(a), "is not an IAM OIDC provider ARN such as \"arn:aws:iam::123456789012:oidc-provider/oidc.example.com/cluster\"")
         .optional()
         .meta({
             description:
-                "IAM OIDC provider of the cluster's service-account issuer (OpenShift STS, ROSA): the image registry role then trusts the registry's service accounts through it; without it, the role trusts this AWS account.",
+                "IAM OIDC provider of the cluster's service-account issuer (OpenShift STS, ROSA): the image registry role trusts the registry's service accounts through it (web identity).",
+        }),
+    imageRegistryStorage: z
+        .strictObject({
+            enabled: z.boolean().default(false).meta({ description: "Create the image registry's S3 bucket, KMS key, IAM role and policy." }),
+            trustedPrincipalArn: ruled((a) => IAM_ROLE_OR_USER_ARN.test(a), IAM_PRINCIPAL_RULE)
+                .optional()
+                .meta({
+                    description:
+                        "Without aws.oidcProviderArn: the one IAM role or user that may assume the registry role (`arn:aws:iam::<account>:role/<name>` or `:user/<name>`; never an account root).",
+                }),
+        })
+        .prefault({})
+        .meta({
+            description:
+                "Image registry storage `{enabled, trustedPrincipalArn?}`, off by default. Its role trusts aws.oidcProviderArn's registry service accounts, or trustedPrincipalArn: exactly one of the two.",
+        }),
+    ignoreTags: z
+        .strictObject({
+            keys: z
+                .array(nonEmpty())
+                .default([])
+                .superRefine(unique((k: string) => k, "key"))
+                .meta({ description: "Tag keys other tools manage: the AWS provider neither removes them nor shows them as drift." }),
+            keyPrefixes: z
+                .array(nonEmpty())
+                .default([])
+                .superRefine(unique((k: string) => k, "key prefix"))
+                .meta({ description: "Tag key prefixes other tools manage, as keys." }),
+        })
+        .prefault({})
+        .meta({
+            description:
+                "The AWS provider's ignoreTags `{keys, keyPrefixes}`: tags other tools (cost allocation, scanners) add are neither removed by `pulumi up --refresh` nor shown as drift. Must not cover a tag the stack sets.",
         }),
 };
 
@@ -500,10 +540,13 @@ export const awsSchema = z
         if (a.enabled && !a.region) {
             ctx.addIssue({ code: "custom", path: ["region"], message: "is required when aws.enabled is true" });
         }
+        for (const problem of registryTrustProblems(a)) {
+            ctx.addIssue({ code: "custom", path: problem.path, message: problem.message });
+        }
     })
     .meta({
         description:
-            "AWS assets and tags (seed 004): `{enabled, region, userTags, propagateUserTags?, experimentalPropagateUserTags?, oidcProviderArn?}`.",
+            "AWS assets and tags (seed 004): `{enabled, region, userTags, propagateUserTags?, experimentalPropagateUserTags?, oidcProviderArn?, imageRegistryStorage, ignoreTags}`.",
     });
 
 // ---------------------------------------------------------------- webhookImage

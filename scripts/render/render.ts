@@ -96,6 +96,26 @@ function captureLogs(warnings: string[], errors: string[]): () => void {
     return () => Object.assign(console, original);
 }
 
+/**
+ * Registers `tail` as the stack's last transformations, and keeps them last when the program
+ * registers its own (index.ts registers the tagging safety net): the recorder must see each
+ * resource's final options, as the engine receives them. The SDK applies a resource's own, then
+ * its parents', then the stack's transformations in registration order, and
+ * `registerStackTransformation` replaces the stack's list with a longer one each time
+ * (@pulumi/pulumi runtime/stack.js, resource.js), so the list is re-ordered on every write.
+ */
+function keepLastStackTransformations(tail: pulumi.ResourceTransformation[]): void {
+    const stack = pulumi.runtime.getStackResource() as unknown as { __transformations?: pulumi.ResourceTransformation[] };
+    let list = [...(stack.__transformations ?? []).filter((t) => !tail.includes(t)), ...tail];
+    Object.defineProperty(stack, "__transformations", {
+        configurable: true,
+        get: () => list,
+        set: (next: pulumi.ResourceTransformation[]) => {
+            list = [...next.filter((t) => !tail.includes(t)), ...tail];
+        },
+    });
+}
+
 export async function renderProgram(options: RenderOptions): Promise<RenderResult> {
     const result = emptyResult();
     const validation = validateStackConfig(sectionsFromPulumiConfig(options.config.values));
@@ -141,14 +161,16 @@ export async function renderProgram(options: RenderOptions): Promise<RenderResul
         let programOutputs: unknown = {};
         const run = async () => {
             await pulumi.runtime.runInPulumiStack(async () => {
-                pulumi.runtime.registerStackTransformation(recordInto(records));
-                pulumi.runtime.registerStackTransformation(({ type, name, opts }) => {
-                    const names = (opts as pulumi.CustomResourceOptions).additionalSecretOutputs;
-                    if (names?.length) {
-                        secretOutputs.set(callKey(type, name), names);
-                    }
-                    return undefined;
-                });
+                keepLastStackTransformations([
+                    recordInto(records),
+                    ({ type, name, opts }) => {
+                        const names = (opts as pulumi.CustomResourceOptions).additionalSecretOutputs;
+                        if (names?.length) {
+                            secretOutputs.set(callKey(type, name), names);
+                        }
+                        return undefined;
+                    },
+                ]);
                 const program = require(options.program ?? PROGRAM) as () => Promise<Record<string, unknown>>;
                 try {
                     programOutputs = await program();

@@ -4,7 +4,9 @@ import { mergeTags } from "../../components/aws-tags/rules";
 import { isTaggable, listTagsToMap, tagShapeOf, TAGGABLE_SOURCE } from "../../components/aws-tags/taggable";
 import { ClusterState } from "../../scripts/render/cluster-state";
 import { readConfigFile } from "../../scripts/render/config-file";
-import { renderFile, ROOT } from "../helpers/render";
+import { KubeObject } from "../../scripts/render/cluster-state";
+import { RenderResult } from "../../scripts/render/render";
+import { renderConfig, renderFile, resourceNamed, resourcesOfType, ROOT } from "../helpers/render";
 
 const EXAMPLE = "examples/openshift-aws.yaml";
 const CLUSTER = path.join(__dirname, "..", "fixtures", "certificates", "openshift-aws.cluster.yaml");
@@ -43,7 +45,6 @@ describe("acceptance: every taggable AWS resource carries every merged user tag 
         );
         expect(missing).toEqual([]);
         expect(taggable.map((r) => `${r.type}::${r.name}`)).toEqual([
-            "aws:ecr/repository:Repository::prod-east-webhook-image",
             "aws:kms/key:Key::prod-east-image-registry",
             "aws:s3/bucket:Bucket::prod-east-image-registry",
             "aws:iam/role:Role::prod-east-image-registry",
@@ -51,7 +52,6 @@ describe("acceptance: every taggable AWS resource carries every merged user tag 
         ]);
         // And the AWS resources that are not taggable are exactly those @pulumi/aws gives no tags input.
         expect(aws.filter((r) => !isTaggable(r.type)).map((r) => r.type)).toEqual([
-            "aws:ecr/lifecyclePolicy:LifecyclePolicy",
             "aws:kms/alias:Alias",
             "aws:s3/bucketOwnershipControls:BucketOwnershipControls",
             "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock",
@@ -61,5 +61,108 @@ describe("acceptance: every taggable AWS resource carries every merged user tag 
             "aws:s3/bucketPolicy:BucketPolicy",
             "aws:iam/rolePolicyAttachment:RolePolicyAttachment",
         ]);
+    });
+});
+
+describe("acceptance: issue 16 (day-2 tags for the cluster's operators, stack-wide tagging, least privilege)", () => {
+    const CRD_TYPE = "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition";
+    const PATCH = "kubernetes:config.openshift.io/v1:InfrastructurePatch";
+    const userTags = { adminContact: "jdoe", costCenter: "7536", "red-hat-managed": "true" };
+    const realCrd = ClusterState.fromFile(CLUSTER).find(CRD_TYPE, "infrastructures.config.openshift.io") as KubeObject;
+    const infrastructure = ClusterState.fromFile(CLUSTER).find("kubernetes:config.openshift.io/v1:Infrastructure", "cluster") as KubeObject;
+    /** The real CRD with the seed's spec.platformSpec.aws.resourceTags (the seed's "Required updates in API"). */
+    const seedCrd = (): KubeObject => {
+        type Node = { properties?: Record<string, Node> } & Record<string, unknown>;
+        const crd = JSON.parse(JSON.stringify(realCrd)) as KubeObject & { spec: { versions: { schema: { openAPIV3Schema: Node } }[] } };
+        const at = (node: Node, ...path: string[]): Node => path.reduce((n, step) => (n.properties as Record<string, Node>)[step], node);
+        const aws = at(crd.spec.versions[0].schema.openAPIV3Schema, "spec", "platformSpec", "aws");
+        (aws.properties as Record<string, Node>).resourceTags = {
+            type: "array",
+            maxItems: 25,
+            items: { type: "object", required: ["key", "value"], properties: { key: { type: "string", maxLength: 128, minLength: 1 }, value: { type: "string", maxLength: 256, minLength: 1 } } },
+        };
+        return crd;
+    };
+    const openshift = (aws: Record<string, unknown>) => ({ cluster: { name: "prod-east", platform: "openshift" }, aws: { enabled: true, region: "us-east-1", userTags, ...aws } });
+    const patchOf = (result: RenderResult) => resourceNamed(result, PATCH, "aws-tags-infrastructure-tags").inputs;
+    const exactlyTheUserTags = {
+        apiVersion: "config.openshift.io/v1",
+        kind: "Infrastructure",
+        metadata: { name: "cluster", annotations: { "pulumi.com/patchForce": "true", "pulumi.com/patchFieldManager": "cluster-platform-aws-tags" } },
+        spec: {
+            platformSpec: {
+                aws: {
+                    resourceTags: [
+                        { key: "adminContact", value: "jdoe" },
+                        { key: "costCenter", value: "7536" },
+                        { key: "red-hat-managed", value: "true" },
+                    ],
+                },
+            },
+        },
+    };
+
+    test.each([
+        ["propagation on", { propagateUserTags: true }],
+        ["propagation omitted", {}],
+    ])("GIVEN %s and a cluster whose API has the seed's field WHEN rendered THEN the Infrastructure patch holds exactly the user tags, under the stack's field manager", async (_name, flags) => {
+        const result = await renderConfig(openshift(flags), { cluster: [infrastructure, seedCrd()] });
+        expect(result.errors).toEqual([]);
+        expect(patchOf(result)).toEqual(exactlyTheUserTags);
+        expect(result.warnings.filter((w) => w.includes("spec.platformSpec.aws.resourceTags"))).toEqual([]);
+    });
+
+    test("GIVEN the real Infrastructure API (no spec field) WHEN rendered THEN one warning says which versions have day-2 tags and what is still tagged, and the patch writes nothing", async () => {
+        const result = await renderConfig(openshift({}), { cluster: [infrastructure, realCrd] });
+        expect(result.errors).toEqual([]);
+        expect(result.warnings.filter((w) => w.includes("spec.platformSpec.aws.resourceTags"))).toEqual([
+            "Infrastructure/cluster spec.platformSpec.aws.resourceTags is not in this cluster's Infrastructure API (CRD infrastructures.config.openshift.io), so aws.userTags cannot reach the cluster's own operators on day 2: " +
+                "the seed's day-2 field is in no OpenShift release yet (openshift/api config/v1 has only serviceEndpoints in spec.platformSpec.aws); " +
+                "those operators apply only the install-time status.platformStatus.aws.resourceTags (OpenShift 4.8 and later). " +
+                "The stack still tags what it creates itself: its AWS resources, the volumes of the gp3-csi-tagged StorageClass and the LoadBalancer Services it declares. " +
+                "The Infrastructure patch writes nothing until the field exists",
+        ]);
+        expect(patchOf(result)).toEqual({ apiVersion: "config.openshift.io/v1", kind: "Infrastructure", metadata: exactlyTheUserTags.metadata });
+    });
+
+    test("GIVEN propagation off WHEN rendered THEN there is no Infrastructure patch and the CRD is not read", async () => {
+        const result = await renderConfig(openshift({ propagateUserTags: false }), { cluster: [infrastructure] });
+        expect(result.errors).toEqual([]);
+        expect(resourcesOfType(result, PATCH)).toEqual([]);
+        expect(resourcesOfType(result, CRD_TYPE)).toEqual([]);
+    });
+
+    test("GIVEN an extra taggable AWS resource declared outside the AwsTags component WHEN the program is rendered THEN it carries the user tags at creation, its own tag winning", async () => {
+        const result = await renderConfig(openshift({ propagateUserTags: false, userTags: { team: "platform", costCenter: "7536" } }), {
+            cluster: [infrastructure],
+            program: path.join(__dirname, "fixtures", "extra-resource-program"),
+        });
+        expect(result.errors).toEqual([]);
+        const topic = resourceNamed(result, "aws:sns/topic:Topic", "declared-elsewhere");
+        expect(topic.parent).not.toBe("aws-tags");
+        expect(topic.inputs.tags).toEqual({ adminContact: "installer", costCenter: "7536", owner: "platform-team", team: "alerts" });
+    });
+
+    test("GIVEN the example and every trust the config allows WHEN rendered THEN no trust policy names an account root", async () => {
+        const renders = await Promise.all([
+            renderFile(EXAMPLE, { cluster: ClusterState.fromFile(CLUSTER) }),
+            renderConfig({
+                cluster: { name: "c1", platform: "kubernetes" },
+                aws: { enabled: true, region: "us-east-1", imageRegistryStorage: { enabled: true, trustedPrincipalArn: "arn:aws:iam::123456789012:role/registry-admin" } },
+            }),
+        ]);
+        const policies = renders.flatMap((r) => resourcesOfType(r, "aws:iam/role:Role").map((role) => role.inputs.assumeRolePolicy as string));
+        expect(policies).toHaveLength(2);
+        expect(policies.filter((p) => /:root"/.test(p))).toEqual([]);
+    });
+
+    test.each([
+        ["written as an OCI layout", { output: "oci-layout", repository: "cluster-platform/subscription-webhook" }],
+        ["pushed to a registry host of its own", { output: "registry", repository: "quay.example.com/platform/subscription-webhook" }],
+    ])("GIVEN the webhook image %s WHEN rendered THEN no ECR repository exists", async (_name, webhookImage) => {
+        const result = await renderConfig({ cluster: { name: "c1", platform: "kubernetes" }, aws: { enabled: true, region: "us-east-1" }, subscriptions: { enabled: true }, webhookImage });
+        expect(result.problems).toEqual([]);
+        expect(resourcesOfType(result, "aws:ecr/repository:Repository")).toEqual([]);
+        expect(result.stackOutputs.awsWebhookImageRepositoryUrl).toBeUndefined();
     });
 });

@@ -37,7 +37,7 @@ describe("asset names", () => {
 
     test("GIVEN the cluster's OIDC provider THEN the registry role trusts only the image registry's service accounts through it", () => {
         const arn = "arn:aws:iam::123456789012:oidc-provider/oidc.example.com/prod-east";
-        expect(JSON.parse(registryTrustPolicy({ partition: "aws", accountId: "123456789012", oidcProviderArn: arn }))).toEqual({
+        expect(JSON.parse(registryTrustPolicy({ oidcProviderArn: arn }))).toEqual({
             Version: "2012-10-17",
             Statement: [
                 {
@@ -54,6 +54,14 @@ describe("asset names", () => {
                     },
                 },
             ],
+        });
+    });
+
+    test("GIVEN a named IAM role THEN the registry role trusts that role alone, through sts:AssumeRole", () => {
+        const arn = "arn:aws:iam::123456789012:role/registry-admin";
+        expect(JSON.parse(registryTrustPolicy({ principalArn: arn }))).toEqual({
+            Version: "2012-10-17",
+            Statement: [{ Effect: "Allow", Principal: { AWS: arn }, Action: "sts:AssumeRole" }],
         });
     });
 });

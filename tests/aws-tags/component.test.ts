@@ -9,7 +9,17 @@ const CLUSTER_FILE = path.join(__dirname, "..", "fixtures", "certificates", "ope
 const INSTALL = "the install-time tags (Infrastructure/cluster status.platformStatus.aws.resourceTags)";
 const INFRASTRUCTURE = "kubernetes:config.openshift.io/v1:Infrastructure";
 const STORAGE_CLASS = "kubernetes:storage.k8s.io/v1:StorageClass";
-const aws = (extra: Record<string, unknown> = {}) => ({ enabled: true, region: "us-east-1", userTags: { team: "platform" }, ...extra });
+const REGISTRY_ADMIN = "arn:aws:iam::123456789012:role/registry-admin";
+const aws = (extra: Record<string, unknown> = {}) => ({
+    enabled: true,
+    region: "us-east-1",
+    userTags: { team: "platform" },
+    imageRegistryStorage: { enabled: true, trustedPrincipalArn: REGISTRY_ADMIN },
+    ...extra,
+});
+const CRD = "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition";
+/** The Infrastructure CRD as openshift/api serves it (trimmed, in the example's cluster file). */
+const infrastructureCrd = ClusterState.fromFile(CLUSTER_FILE).find(CRD, "infrastructures.config.openshift.io") as KubeObject;
 const infrastructure = (platformStatus: unknown): KubeObject => ({ apiVersion: "config.openshift.io/v1", kind: "Infrastructure", metadata: { name: "cluster" }, status: { platformStatus } });
 
 /** Computed outputs an `up` would return, so policy documents can be checked whole. */
@@ -39,7 +49,7 @@ describe("the AWS assets of examples/openshift-aws.yaml", () => {
         const awsOutputs = Object.fromEntries(Object.entries(result.stackOutputs).filter(([k]) => k.startsWith("aws")));
         expect(awsOutputs).toEqual({
             awsUserTagKeys: { managed: ["adminContact", "costCenter", "red-hat-managed"], released: [] },
-            awsWebhookImageRepositoryUrl: "000000000000.dkr.ecr.us-east-1.amazonaws.com/prod-east/subscription-webhook",
+            awsInstallTagKeys: ["adminContact", "costCenter", "owner"],
             awsImageRegistryStorage: {
                 bucket: "prod-east-image-registry-000000000000-us-east-1",
                 region: "us-east-1",
@@ -50,19 +60,45 @@ describe("the AWS assets of examples/openshift-aws.yaml", () => {
         });
     });
 
-    test("GIVEN the webhook image repository THEN it scans on push and keeps the last 10 images", () => {
-        expect(withoutTags(resourceNamed(result, "aws:ecr/repository:Repository", "prod-east-webhook-image").inputs)).toEqual({
-            name: "prod-east/subscription-webhook",
-            imageScanningConfiguration: { scanOnPush: true },
-            imageTagMutability: "MUTABLE",
-            encryptionConfigurations: [{ encryptionType: "AES256" }],
-            forceDelete: false,
+    test("GIVEN the webhook image written as an OCI layout THEN there is no ECR repository and no repository output", () => {
+        expect(resourcesOfType(result, "aws:ecr/repository:Repository")).toEqual([]);
+        expect(result.stackOutputs.awsWebhookImageRepositoryUrl).toBeUndefined();
+    });
+
+    test("GIVEN the storage leaves the config or the stack is destroyed THEN the bucket, its key and its public access block stay in AWS; nothing else does", () => {
+        const retained = result.resources.filter((r) => r.type.startsWith("aws:") && r.options.retainOnDelete).map((r) => `${r.type}::${r.name}`);
+        expect(retained).toEqual([
+            "aws:kms/key:Key::prod-east-image-registry",
+            "aws:s3/bucket:Bucket::prod-east-image-registry",
+            "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock::prod-east-image-registry-public-access",
+        ]);
+    });
+
+    test("GIVEN the AWS provider THEN aws.ignoreTags is its ignoreTags", () => {
+        // A provider's object inputs reach the engine as JSON text.
+        expect(json(resourceNamed(result, "pulumi:providers:aws", "aws").inputs.ignoreTags)).toEqual({ keys: [], keyPrefixes: ["cost-allocation:"] });
+    });
+
+    test("GIVEN the registry's role THEN it trusts the registry's service accounts through the cluster's OIDC provider, and no account root", () => {
+        expect(json(resourceNamed(result, "aws:iam/role:Role", "prod-east-image-registry").inputs.assumeRolePolicy)).toEqual({
+            Version: "2012-10-17",
+            Statement: [
+                {
+                    Effect: "Allow",
+                    Principal: { Federated: "arn:aws:iam::123456789012:oidc-provider/oidc.prod-east.example.com" },
+                    Action: "sts:AssumeRoleWithWebIdentity",
+                    Condition: {
+                        StringEquals: {
+                            "oidc.prod-east.example.com:sub": [
+                                "system:serviceaccount:openshift-image-registry:cluster-image-registry-operator",
+                                "system:serviceaccount:openshift-image-registry:registry",
+                            ],
+                        },
+                    },
+                },
+            ],
         });
-        const lifecycle = resourceNamed(result, "aws:ecr/lifecyclePolicy:LifecyclePolicy", "prod-east-webhook-image-lifecycle").inputs;
-        expect(lifecycle.repository).toBe("prod-east/subscription-webhook");
-        expect(json(lifecycle.policy)).toEqual({
-            rules: [{ rulePriority: 1, description: "Keep the last 10 images", selection: { tagStatus: "any", countType: "imageCountMoreThan", countNumber: 10 }, action: { type: "expire" } }],
-        });
+        expect(JSON.stringify(result.resources.map((r) => r.inputs))).not.toMatch(/:root/);
     });
 
     test("GIVEN the registry bucket THEN it is encrypted with its own rotated KMS key, blocks public access, is owner-enforced, versioned and TLS-only", () => {
@@ -108,15 +144,10 @@ describe("the AWS assets of examples/openshift-aws.yaml", () => {
         });
     });
 
-    test("GIVEN the registry's IAM role and policy THEN the role is assumable in the account and the policy reaches only the bucket's objects and its key", () => {
+    test("GIVEN the registry's IAM policy THEN it reaches only the bucket's objects and its key", () => {
         const name = "prod-east-image-registry";
         const bucketArn = "arn:aws:s3:::prod-east-image-registry-000000000000-us-east-1";
-        const role = resourceNamed(result, "aws:iam/role:Role", name).inputs;
-        expect(role.name).toBe(name);
-        expect(json(role.assumeRolePolicy)).toEqual({
-            Version: "2012-10-17",
-            Statement: [{ Effect: "Allow", Principal: { AWS: "arn:aws:iam::000000000000:root" }, Action: "sts:AssumeRole" }],
-        });
+        expect(resourceNamed(result, "aws:iam/role:Role", name).inputs.name).toBe(name);
         expect(json(resourceNamed(result, "aws:iam/policy:Policy", name).inputs.policy)).toEqual({
             Version: "2012-10-17",
             Statement: [
@@ -142,7 +173,6 @@ describe("the AWS assets of examples/openshift-aws.yaml", () => {
         expect(result.warnings.filter((w) => w.startsWith("tag ")).sort()).toEqual(
             [
                 warning('StorageClass "gp3-csi-tagged"'),
-                warning('aws:ecr/repository:Repository "prod-east-webhook-image"'),
                 warning('aws:kms/key:Key "prod-east-image-registry"'),
                 warning('aws:s3/bucket:Bucket "prod-east-image-registry"'),
                 warning('aws:iam/role:Role "prod-east-image-registry"'),
@@ -177,14 +207,49 @@ describe("the AWS assets of examples/openshift-aws.yaml", () => {
     });
 });
 
+describe("the webhook image repository", () => {
+    const published = {
+        cluster: { name: "prod-east", platform: "kubernetes" },
+        aws: aws(),
+        subscriptions: { enabled: true },
+        webhookImage: { output: "registry", repository: "cluster-platform/subscription-webhook" },
+    };
+
+    test("GIVEN the webhook image pushed to a repository without a registry host THEN the stack's ECR repository exists, scans on push and keeps the last 10 images", async () => {
+        const result = await renderConfig(published, { preview: false, computed: { ...tlsComputed({ now: new Date("2026-01-01T00:00:00Z") }), ...computed } });
+        expect(result.errors).toEqual([]);
+        expect(result.stackOutputs.awsWebhookImageRepositoryUrl).toBe("000000000000.dkr.ecr.us-east-1.amazonaws.com/prod-east/subscription-webhook");
+        // Retained when the image goes elsewhere or the stack is destroyed: a cluster may still run its images.
+        expect(resourceNamed(result, "aws:ecr/repository:Repository", "prod-east-webhook-image").options.retainOnDelete).toBe(true);
+        expect(withoutTags(resourceNamed(result, "aws:ecr/repository:Repository", "prod-east-webhook-image").inputs)).toEqual({
+            name: "prod-east/subscription-webhook",
+            imageScanningConfiguration: { scanOnPush: true },
+            imageTagMutability: "MUTABLE",
+            encryptionConfigurations: [{ encryptionType: "AES256" }],
+            forceDelete: false,
+        });
+        const lifecycle = resourceNamed(result, "aws:ecr/lifecyclePolicy:LifecyclePolicy", "prod-east-webhook-image-lifecycle").inputs;
+        expect(lifecycle.repository).toBe("prod-east/subscription-webhook");
+        expect(json(lifecycle.policy)).toEqual({
+            rules: [{ rulePriority: 1, description: "Keep the last 10 images", selection: { tagStatus: "any", countType: "imageCountMoreThan", countNumber: 10 }, action: { type: "expire" } }],
+        });
+    });
+});
+
 describe("install-time tags: read from Infrastructure/cluster, never written", () => {
     const openshift = { name: "c1", platform: "openshift" };
 
-    test("GIVEN OpenShift with a live cluster THEN Infrastructure/cluster is read once and no Infrastructure is declared", async () => {
-        const result = await renderConfig({ cluster: openshift, aws: aws() }, { cluster: [infrastructure({ type: "AWS", aws: { resourceTags: [{ key: "owner", value: "x" }] } })] });
-        expect(result.reads).toEqual([{ type: INFRASTRUCTURE, name: "aws-tags-infrastructure", id: "cluster", outcome: "found" }]);
+    test("GIVEN OpenShift with a live cluster THEN Infrastructure/cluster and its CRD are read once, and Infrastructure is only ever patched, never declared", async () => {
+        const result = await renderConfig(
+            { cluster: openshift, aws: aws() },
+            { cluster: [infrastructure({ type: "AWS", aws: { resourceTags: [{ key: "owner", value: "x" }] } }), infrastructureCrd] },
+        );
+        expect(result.reads).toEqual([
+            { type: INFRASTRUCTURE, name: "aws-tags-infrastructure", id: "cluster", outcome: "found" },
+            { type: CRD, name: "aws-tags-infrastructure-crd", id: "infrastructures.config.openshift.io", outcome: "found" },
+        ]);
         expect(resourcesOfType(result, INFRASTRUCTURE).map((r) => r.read)).toEqual(["cluster"]);
-        expect(result.manifests.filter((m) => m.object.kind === "Infrastructure")).toEqual([]);
+        expect(result.manifests.filter((m) => m.object.kind === "Infrastructure" && !m.patch)).toEqual([]);
         expect((resourceNamed(result, "aws:s3/bucket:Bucket", "c1-image-registry").inputs.tags as Record<string, string>).owner).toBe("x");
     });
 
@@ -192,12 +257,31 @@ describe("install-time tags: read from Infrastructure/cluster, never written", (
         const result = await renderConfig({ cluster: { ...openshift, renderYamlToDirectory: "out/x" }, aws: aws() });
         expect(result.reads).toEqual([]);
         expect(result.warnings).toEqual([
-            "skipped reading the install-time tags (Infrastructure/cluster status.platformStatus.aws.resourceTags): the Kubernetes provider renders YAML to a directory (cluster.renderYamlToDirectory), so there is no cluster to read or patch; AWS resources get aws.userTags and their own tags only",
+            "skipped reading the install-time tags (Infrastructure/cluster status.platformStatus.aws.resourceTags) and writing aws.userTags to Infrastructure/cluster spec.platformSpec.aws.resourceTags: the Kubernetes provider renders YAML to a directory (cluster.renderYamlToDirectory), so there is no cluster to read or patch; AWS resources get aws.userTags and their own tags only",
         ]);
         expect(resourceNamed(result, "aws:s3/bucket:Bucket", "c1-image-registry").inputs.tags).toEqual({
             Name: "c1-image-registry",
             "cluster-platform.io/capability": "aws-tags",
             "cluster-platform.io/cluster": "c1",
+            team: "platform",
+        });
+    });
+
+    test("GIVEN an install-time tag this stack's rules refuse THEN one warning names it, it is left out, and the rest of the update proceeds", async () => {
+        const tags = [
+            { key: "dept", value: "a,b" },
+            { key: "owner", value: "x" },
+        ];
+        const result = await renderConfig({ cluster: openshift, aws: aws({ propagateUserTags: false }) }, { cluster: [infrastructure({ type: "AWS", aws: { resourceTags: tags } })] });
+        expect(result.errors).toEqual([]);
+        expect(result.warnings).toEqual([
+            'Infrastructure/cluster status.platformStatus.aws.resourceTags "dept": value contains invalid characters "," in "a,b"; allowed are letters, digits, spaces and _ . : / = + - @; this tag is left out, the other install-time tags are applied',
+        ]);
+        expect(resourceNamed(result, "aws:s3/bucket:Bucket", "c1-image-registry").inputs.tags).toEqual({
+            Name: "c1-image-registry",
+            "cluster-platform.io/capability": "aws-tags",
+            "cluster-platform.io/cluster": "c1",
+            owner: "x",
             team: "platform",
         });
     });
@@ -208,7 +292,7 @@ describe("install-time tags: read from Infrastructure/cluster, never written", (
     });
 
     test("GIVEN an OpenShift cluster that is not on AWS THEN there are no install-time tags, with one warning", async () => {
-        const result = await renderConfig({ cluster: openshift, aws: aws() }, { cluster: [infrastructure({ type: "GCP" })] });
+        const result = await renderConfig({ cluster: openshift, aws: aws({ propagateUserTags: false }) }, { cluster: [infrastructure({ type: "GCP" })] });
         expect(result.warnings).toEqual(['Infrastructure/cluster status.platformStatus.type is "GCP", not "AWS": no install-time tags']);
         expect(result.errors).toEqual([]);
     });
@@ -224,7 +308,7 @@ describe("install-time tags: read from Infrastructure/cluster, never written", (
 
 describe("propagation to in-cluster consumers", () => {
     test.each([
-        ["propagateUserTags unset", "no", {}],
+        ["propagateUserTags unset (the seed: omitted means propagate)", "one", {}],
         ["propagateUserTags false", "no", { propagateUserTags: false }],
         ["propagateUserTags true", "one", { propagateUserTags: true }],
         ["the deprecated flag false over propagateUserTags true", "no", { propagateUserTags: true, experimentalPropagateUserTags: false }],
@@ -236,13 +320,13 @@ describe("propagation to in-cluster consumers", () => {
     });
 });
 
-describe("tags beyond the component: its transformation and the load balancer annotation", () => {
+describe("tags beyond the component: the stack-wide transformations (tags and load balancer annotation)", () => {
     let result: RenderResult;
     beforeAll(async () => {
         result = await renderConfig(MINIMAL, { program: path.join(__dirname, "fixtures", "stack-wide-program") });
     });
 
-    test("GIVEN AWS resources below the component or in a component that takes the tagger's transformation THEN their own tags win over aws.userTags and released keys are ignored", () => {
+    test("GIVEN AWS resources below the component or in another component THEN their own tags win over aws.userTags and released keys are ignored", () => {
         expect(result.errors).toEqual([]);
         const topic = resourceNamed(result, "aws:sns/topic:Topic", "alerts");
         expect([topic.inputs.tags, topic.options.ignoreChanges]).toEqual([{ cost: "1", team: "alerts" }, ['tags["old"]']]);
@@ -262,8 +346,9 @@ describe("tags beyond the component: its transformation and the load balancer an
         );
     });
 
-    test("GIVEN a resource outside both THEN it is not tagged (the acceptance test and the aws-tags policy pack catch such resources)", () => {
-        expect(resourceNamed(result, "aws:sns/topic:Topic", "untagged").inputs.tags).toBeUndefined();
+    test("GIVEN a top-level resource declared after the component THEN it carries the user tags, with the released key left alone", () => {
+        const topic = resourceNamed(result, "aws:sns/topic:Topic", "top-level");
+        expect([topic.inputs.tags, topic.options.ignoreChanges]).toEqual([{ cost: "1", team: "platform" }, ['tags["old"]']]);
     });
 
     test("GIVEN a LoadBalancer Service with its own tags annotation THEN the annotation carries the merged tags with the Service's own winning; a ClusterIP Service is untouched", () => {

@@ -1,4 +1,14 @@
-import { EMPTY_TAG_KEY_STATE, nextTagKeyState, parseTagKeyState, releasedTagIgnores, TagKeyState } from "../../components/aws-tags/day2";
+import fc from "fast-check";
+import {
+    EMPTY_TAG_KEY_STATE,
+    nextInstallTagKeys,
+    nextTagKeyState,
+    parseInstallTagKeys,
+    parseTagKeyState,
+    releasedTagIgnores,
+    TagKeyState,
+    unmanagedTagKeys,
+} from "../../components/aws-tags/day2";
 import { isTaggable } from "../../components/aws-tags/taggable";
 import { RenderResult } from "../../scripts/render/render";
 import { renderConfig } from "../helpers/render";
@@ -35,13 +45,76 @@ describe("the tag key state an update remembers", () => {
     });
 });
 
+const STORAGE = { enabled: true, trustedPrincipalArn: "arn:aws:iam::123456789012:role/registry-admin" };
+
+describe("the install-time keys an update remembers", () => {
+    test.each<[string, string[], string[], string[]]>([
+        ["the first update", [], ["b", "a"], ["a", "b"]],
+        ["a key gone from the cluster: still remembered", ["a", "b"], ["a"], ["a", "b"]],
+        ["a new key", ["a"], ["c", "a"], ["a", "c"]],
+    ])("GIVEN %s THEN the keys recorded are exact", (_name, previous, current, expected) => {
+        expect(nextInstallTagKeys(previous, current)).toEqual(expected);
+    });
+
+    test.each<[string, unknown, ReturnType<typeof parseInstallTagKeys>]>([
+        ["no output (first update, or an older version)", undefined, { keys: [] }],
+        ["a valid output", ["b", "a", "b"], { keys: ["a", "b"] }],
+        [
+            "an output this version did not write",
+            { a: 1 },
+            { keys: [], warning: 'the previous update\'s awsInstallTagKeys output is not a list of keys (got {"a":1}); install-time tags removed since will be removed from resources' },
+        ],
+    ])("GIVEN %s WHEN read back THEN it gives the previous keys", (_name, output, expected) => {
+        expect(parseInstallTagKeys(output)).toEqual(expected);
+    });
+
+    test("GIVEN any history of keys THEN the keys left alone are exactly the released and earlier install-time keys that aws.userTags does not set now", () => {
+        const keys = fc.uniqueArray(fc.constantFrom("a", "b", "c", "d", "e", "f"), { maxLength: 6 });
+        fc.assert(
+            fc.property(keys, keys, keys, keys, (managed, released, install, configured) => {
+                const state = nextTagKeyState({ managed, released }, configured);
+                const left = unmanagedTagKeys(state, install);
+                const expected = [...new Set([...managed, ...released, ...install])].filter((k) => !configured.includes(k)).sort();
+                expect(left).toEqual(expected);
+            }),
+        );
+    });
+
+    test("GIVEN released user keys and install-time keys applied before THEN every one is left alone except the keys aws.userTags sets now", () => {
+        expect(unmanagedTagKeys({ managed: ["a", "i2"], released: ["r"] }, ["i1", "i2"])).toEqual(["i1", "r"]);
+    });
+});
+
+describe("removing a key from the install-time tags (the same rule as aws.userTags)", () => {
+    const infrastructure = (keys: string[]) => ({
+        apiVersion: "config.openshift.io/v1",
+        kind: "Infrastructure",
+        metadata: { name: "cluster" },
+        status: { platformStatus: { type: "AWS", aws: { resourceTags: keys.map((key) => ({ key, value: `v-${key}` })) } } },
+    });
+    const config = { cluster: { name: "c1", platform: "openshift" }, aws: { enabled: true, region: "us-east-1", userTags: { a: "1" }, propagateUserTags: false, imageRegistryStorage: STORAGE } };
+    const bucket = (result: RenderResult) => result.resources.find((r) => r.type === "aws:s3/bucket:Bucket") as RenderResult["resources"][number];
+
+    test("GIVEN install-time tags {i1,i2}, then {i1} THEN the second update neither removes i2 nor changes i1, and remembers both", async () => {
+        const first = await renderConfig(config, { preview: false, cluster: [infrastructure(["i1", "i2"])] });
+        expect(first.errors).toEqual([]);
+        expect(bucket(first).inputs.tags).toMatchObject({ a: "1", i1: "v-i1", i2: "v-i2" });
+        expect(bucket(first).options.ignoreChanges).toEqual([]);
+        expect(first.stackOutputs.awsInstallTagKeys).toEqual(["i1", "i2"]);
+
+        const second = await renderConfig(config, { preview: false, cluster: [infrastructure(["i1"])], stackOutputs: first.stackOutputs });
+        expect(second.errors).toEqual([]);
+        expect(bucket(second).options.ignoreChanges).toEqual(['tags["i1"]', 'tags["i2"]']);
+        expect(second.stackOutputs.awsInstallTagKeys).toEqual(["i1", "i2"]);
+    });
+});
+
 describe("removing a key from aws.userTags (the seed's 'removed without delete')", () => {
-    const config = (userTags: Record<string, string>) => ({ cluster: { name: "c1", platform: "kubernetes" }, aws: { enabled: true, region: "us-east-1", userTags } });
+    const config = (userTags: Record<string, string>) => ({ cluster: { name: "c1", platform: "kubernetes" }, aws: { enabled: true, region: "us-east-1", userTags, imageRegistryStorage: STORAGE } });
     const tagged = (result: RenderResult) => result.resources.filter((r) => isTaggable(r.type) && r.inputs.tags !== undefined);
     const summary = (result: RenderResult) => tagged(result).map((r) => ({ resource: `${r.type}::${r.name}`, tags: r.inputs.tags, ignoreChanges: r.options.ignoreChanges }));
     const own = (name: string) => ({ Name: name, "cluster-platform.io/capability": "aws-tags", "cluster-platform.io/cluster": "c1" });
     const expectedSummary = (userTags: Record<string, string>, ignoreChanges: string[]) => [
-        { resource: "aws:ecr/repository:Repository::c1-webhook-image", tags: { ...userTags, ...own("c1/subscription-webhook") }, ignoreChanges },
         { resource: "aws:kms/key:Key::c1-image-registry", tags: { ...userTags, ...own("c1-image-registry") }, ignoreChanges },
         { resource: "aws:s3/bucket:Bucket::c1-image-registry", tags: { ...userTags, ...own("c1-image-registry") }, ignoreChanges },
         { resource: "aws:iam/role:Role::c1-image-registry", tags: { ...userTags, ...own("c1-image-registry") }, ignoreChanges },
@@ -83,11 +156,12 @@ describe("removing a key from aws.userTags (the seed's 'removed without delete')
                 .map((k) => `${r.type}::${r.name}.${k}`);
         });
         expect(changed).toEqual([
-            "aws:ecr/repository:Repository::c1-webhook-image.tags",
             "aws:kms/key:Key::c1-image-registry.tags",
             "aws:s3/bucket:Bucket::c1-image-registry.tags",
             "aws:iam/role:Role::c1-image-registry.tags",
             "aws:iam/policy:Policy::c1-image-registry.tags",
+            // Propagation is on when omitted: the tagged StorageClass's parameters carry the tags (it is replaced, see the README).
+            "kubernetes:storage.k8s.io/v1:StorageClass::aws-tags-gp3-csi-tagged.parameters",
         ]);
     });
 });

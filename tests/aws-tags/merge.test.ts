@@ -83,7 +83,7 @@ describe("per-resource tag limits", () => {
 
     test("GIVEN a planned S3 object and more than 7 user tags WHEN the config is validated THEN the error names the resource before anything is created", () => {
         const planned = [{ type: "aws:s3/bucketObjectv2:BucketObjectv2", name: "bootstrap", ownTags: tags(3, "r") }];
-        expect(awsTagConfigProblems({ enabled: true, userTags: tags(8, "u") }, "c", planned)).toEqual([
+        expect(awsTagConfigProblems({ enabled: true, userTags: tags(8, "u") }, planned)).toEqual([
             {
                 path: "aws.userTags",
                 message: `aws:s3/bucketObjectv2:BucketObjectv2 "bootstrap" would carry 11 tags (8 from aws.userTags, 3 from the resource's own tags); S3 allows at most 10 tags on an object`,
@@ -99,7 +99,16 @@ describe("per-resource tag limits", () => {
         try {
             const userTags = tags(25, "user");
             const resourceTags = Array.from({ length: 25 }, (_, i) => ({ key: `inst${i}`, value: "i" }));
-            fs.writeFileSync(path.join(tmp, "stack.yaml"), stringify({ cluster: { name: "c1", platform: "openshift" }, aws: { enabled: true, region: "us-east-1", userTags } }));
+            fs.writeFileSync(path.join(tmp, "stack.yaml"), stringify({
+                    cluster: { name: "c1", platform: "openshift" },
+                    aws: {
+                        enabled: true,
+                        region: "us-east-1",
+                        userTags,
+                        propagateUserTags: false,
+                        imageRegistryStorage: { enabled: true, trustedPrincipalArn: "arn:aws:iam::123456789012:role/registry-admin" },
+                    },
+                }));
             fs.writeFileSync(
                 path.join(tmp, "cluster.yaml"),
                 stringify({ apiVersion: "config.openshift.io/v1", kind: "Infrastructure", metadata: { name: "cluster" }, status: { platformStatus: { type: "AWS", aws: { resourceTags } } } }),
@@ -119,7 +128,6 @@ describe("per-resource tag limits", () => {
                 .sort();
             expect(errors).toEqual(
                 [
-                    tooMany("aws:ecr/repository:Repository", "c1-webhook-image"),
                     tooMany("aws:iam/policy:Policy", "c1-image-registry"),
                     tooMany("aws:iam/role:Role", "c1-image-registry"),
                     tooMany("aws:kms/key:Key", "c1-image-registry"),

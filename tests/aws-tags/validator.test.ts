@@ -130,6 +130,8 @@ describe("aws.userTags validation", () => {
         expect(validateAws({ enabled: true, region: "us-east-1", propagateUserTags: true, userTags }).problems).toEqual(expected);
         expect(validateAws({ enabled: true, region: "us-east-1", experimentalPropagateUserTags: true, userTags }).problems).toEqual(expected);
         expect(validateAws({ enabled: true, region: "us-east-1", propagateUserTags: false, userTags }).problems).toEqual([]);
+        // The seed: an omitted value means propagate.
+        expect(validateAws({ enabled: true, region: "us-east-1", userTags }).problems).toEqual(expected);
     });
 
     test("GIVEN an aws key in another letter case THEN it is read as the key, with a warning; next to the key itself it is unknown", () => {
@@ -185,5 +187,72 @@ describe("the tag character set", () => {
         for (const c of extra) {
             expect(tagValueProblems(`a${c}b`)).toEqual([`value contains invalid characters ${JSON.stringify(c)} in ${JSON.stringify(`a${c}b`)}; ${CHARSET_RULE}`]);
         }
+    });
+});
+
+describe("aws.imageRegistryStorage: whom the registry role trusts", () => {
+    const OIDC = "arn:aws:iam::123456789012:oidc-provider/oidc.example.com/prod-east";
+    const ROLE = "arn:aws:iam::123456789012:role/registry-admin";
+    const on = (extra: Record<string, unknown>, storage: Record<string, unknown>) => ({ enabled: true, region: "us-east-1", ...extra, imageRegistryStorage: { enabled: true, ...storage } });
+
+    test.each<[string, Record<string, unknown>, string[]]>([
+        ["the cluster's OIDC provider", on({ oidcProviderArn: OIDC }, {}), []],
+        ["one named role", on({}, { trustedPrincipalArn: ROLE }), []],
+        ["one named user", on({}, { trustedPrincipalArn: "arn:aws:iam::123456789012:user/ci" }), []],
+        ["storage off, nothing named", { enabled: true, region: "us-east-1" }, []],
+        [
+            "neither",
+            on({}, {}),
+            [
+                "cluster-platform:aws.imageRegistryStorage.enabled: true needs whom the registry role trusts: set aws.oidcProviderArn (STS clusters: the image registry's service accounts, through web identity) or aws.imageRegistryStorage.trustedPrincipalArn (one IAM role or user); the stack never lets a whole account assume it",
+            ],
+        ],
+        ["both", on({ oidcProviderArn: OIDC }, { trustedPrincipalArn: ROLE }), ["cluster-platform:aws.imageRegistryStorage.trustedPrincipalArn: is set together with aws.oidcProviderArn: the registry role trusts exactly one of them; remove one"]],
+        [
+            "an account root",
+            on({}, { trustedPrincipalArn: "arn:aws:iam::123456789012:root" }),
+            [
+                'cluster-platform:aws.imageRegistryStorage.trustedPrincipalArn: "arn:aws:iam::123456789012:root" is not an IAM role or user ARN such as "arn:aws:iam::123456789012:role/registry-admin" (an account root, "*" or another principal would let a whole account assume the role)',
+            ],
+        ],
+        [
+            "a wildcard",
+            on({}, { trustedPrincipalArn: "*" }),
+            [
+                'cluster-platform:aws.imageRegistryStorage.trustedPrincipalArn: "*" is not an IAM role or user ARN such as "arn:aws:iam::123456789012:role/registry-admin" (an account root, "*" or another principal would let a whole account assume the role)',
+            ],
+        ],
+    ])("GIVEN %s WHEN validated THEN exactly the listed problems are reported", (_name, aws, expected) => {
+        expect(validateAws(aws).problems).toEqual(expected);
+    });
+});
+
+describe("aws.ignoreTags: tags other tools manage", () => {
+    test("GIVEN keys and prefixes no tag of the stack falls under THEN the config is valid and they reach the config as given", () => {
+        const result = validateStackConfig({ cluster, aws: { enabled: true, region: "us-east-1", userTags: { team: "a" }, ignoreTags: { keys: ["scanner:last-run"], keyPrefixes: ["cost:"] } } });
+        expect(result.ok && result.config.aws.ignoreTags).toEqual({ keys: ["scanner:last-run"], keyPrefixes: ["cost:"] });
+    });
+
+    const aws = (ignoreTags: Record<string, unknown>) => ({
+        enabled: true,
+        region: "us-east-1",
+        userTags: { team: "a", "cost:center": "7" },
+        imageRegistryStorage: { enabled: true, trustedPrincipalArn: "arn:aws:iam::123456789012:role/registry-admin" },
+        ignoreTags,
+    });
+
+    test("GIVEN entries covering a user tag or a tag the stack's assets set THEN each is refused, naming the entry and what it covers", () => {
+        expect(validateAws(aws({ keys: ["team"], keyPrefixes: ["cost:", "cluster-platform.io/"] })).problems).toEqual([
+            'cluster-platform:aws.ignoreTags.keyPrefixes[0]: "cost:" covers aws.userTags "cost:center": the AWS provider would neither apply nor track a tag it ignores; ignoreTags is for tags other tools manage',
+            'cluster-platform:aws.ignoreTags.keyPrefixes[1]: "cluster-platform.io/" covers the stack\'s own tag "cluster-platform.io/cluster", the stack\'s own tag "cluster-platform.io/capability": the AWS provider would neither apply nor track a tag it ignores; ignoreTags is for tags other tools manage',
+            'cluster-platform:aws.ignoreTags.keys[0]: "team" covers aws.userTags "team": the AWS provider would neither apply nor track a tag it ignores; ignoreTags is for tags other tools manage',
+        ]);
+    });
+
+    test("GIVEN a repeated key and an empty prefix THEN each is refused", () => {
+        expect(validateAws(aws({ keys: ["scan", "scan"], keyPrefixes: [" "] })).problems).toEqual([
+            'cluster-platform:aws.ignoreTags.keyPrefixes[0]: " " must not be empty',
+            'cluster-platform:aws.ignoreTags.keys[1]: duplicate key "scan" (already at index 0)',
+        ]);
     });
 });

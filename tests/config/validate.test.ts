@@ -34,7 +34,7 @@ describe("stack config validation", () => {
                     manageOLMConfig: false,
                 },
                 operators: [],
-                aws: { enabled: false, userTags: {} },
+                aws: { enabled: false, userTags: {}, imageRegistryStorage: { enabled: false }, ignoreTags: { keys: [], keyPrefixes: [] } },
                 webhookImage: {
                     repository: "cluster-platform/subscription-webhook",
                     baseImage: "gcr.io/distroless/nodejs22-debian12:nonroot@sha256:13593b7570658e8477de39e2f4a1dd25db2f836d68a0ba771251572d23bb4f8e",

@@ -64,7 +64,7 @@ describe("the reverse: seeded mistakes in the real program are caught", () => {
         analysis = analyzeWithBothPacks(enginesFor(validatedConfig(stackFileConfig(stack))), result);
     });
 
-    test("GIVEN an S3 bucket created by a test component outside the tagging components WHEN analyzed THEN it lacks the stack's user tags and is listed as untagged", () => {
+    test("GIVEN an S3 bucket created by a test component before the stack-wide tagging is registered WHEN analyzed THEN it lacks the stack's user tags and is listed as untagged", () => {
         expect(summary(analysis["aws-tags"])).toEqual([
             'mandatory aws-required-tags urn:pulumi:render::cluster-platform::test:seeded:UntaggedLogs$aws:s3/bucket:Bucket::seeded-logs-bucket: aws:s3/bucket:Bucket "seeded-logs-bucket" lacks the required tags "adminContact", "costCenter", "red-hat-managed" (it carries no tags)',
             'mandatory aws-untagged-resources : 1 taggable AWS resource carries no tags: aws:s3/bucket:Bucket "seeded-logs-bucket"',

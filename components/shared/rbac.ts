@@ -123,3 +123,74 @@ export function clusterAdminServiceAccounts(roleRef: { kind?: string; name?: str
     }
     return subjects.filter(isServiceAccountSubject);
 }
+
+// ---------------------------------------------------------------- grants no role should make
+
+/** Verbs that let their holder act beyond its own permissions (kubernetes.io/docs/concepts/security/rbac-good-practices). */
+export const ESCALATION_VERBS = ["escalate", "bind", "impersonate"] as const;
+
+/**
+ * Groups that stand for everyone, or for every service account: a binding to one of them gives
+ * the role to every caller the API server authenticates (or does not), or to every workload.
+ */
+export const EVERYONE_SUBJECTS: readonly Required<Pick<RbacSubject, "kind" | "name">>[] = [
+    { kind: "Group", name: "system:authenticated" },
+    { kind: "Group", name: "system:unauthenticated" },
+    { kind: "User", name: "system:anonymous" },
+    { kind: "Group", name: "system:serviceaccounts" },
+];
+
+export function isEveryoneSubject(subject: RbacSubject): boolean {
+    return EVERYONE_SUBJECTS.some((s) => s.kind === subject.kind && s.name === subject.name);
+}
+
+/** One way a role's rule grants too much: the check's name and what it grants. */
+export interface GrantProblem {
+    check: "secrets-wildcard-verbs" | "all-resources" | "escalation-verbs";
+    message: string;
+}
+
+const quoted = (values: readonly string[] | undefined) => JSON.stringify(values ?? []);
+
+/**
+ * What a Role/ClusterRole rule grants that no role should, besides `*` on `*` (isWildcardRule):
+ * every verb on Secrets, any verb on every resource (`*`) of the core group or of every group (a
+ * read-everything role reads Secrets too), and the escalation verbs. One problem per check; [] for a rule within bounds.
+ */
+export function grantProblems(rule: RbacRule): GrantProblem[] {
+    const problems: GrantProblem[] = [];
+    const verbs = rule.verbs ?? [];
+    const resources = rule.resources ?? [];
+    if (isWildcardRule(rule)) {
+        return problems; // k8s-no-wildcard-access reports it
+    }
+    if (verbs.includes(ALL) && ruleMatchesGroup(rule, "") && resources.some((r) => r === "secrets" || r.startsWith("secrets/"))) {
+        problems.push({ check: "secrets-wildcard-verbs", message: `grants every verb ("*") on Secrets (apiGroups ${quoted(rule.apiGroups)}, resources ${quoted(resources)})` });
+    }
+    // "*" resources of the core group (or of every group) reach Secrets: a read-everything role reads them all.
+    if (resources.includes(ALL) && verbs.length > 0 && ruleMatchesGroup(rule, "")) {
+        problems.push({ check: "all-resources", message: `grants ${quoted(verbs)} on every resource ("*") of API groups ${quoted(rule.apiGroups)}, Secrets included` });
+    }
+    const escalation = verbs.filter((v) => (ESCALATION_VERBS as readonly string[]).includes(v));
+    if (escalation.length > 0) {
+        problems.push({ check: "escalation-verbs", message: `grants ${quoted(escalation)} on ${quoted(resources)} (apiGroups ${quoted(rule.apiGroups)}): its holder can grant itself or act as anyone` });
+    }
+    return problems;
+}
+
+/** Whether a role's rules give everything: cluster-admin by name, or a `*` verb on `*` resources of every group. */
+export function givesEverything(roleRef: { kind?: string; name?: string }, rules: readonly RbacRule[] | undefined): boolean {
+    if (roleRef.kind === "ClusterRole" && roleRef.name === CLUSTER_ADMIN_ROLE) {
+        return true;
+    }
+    return (rules ?? []).some((rule) => isWildcardRule(rule) && (rule.apiGroups ?? []).includes(ALL));
+}
+
+/** Whether an object has the shape of a PolicyRule (verbs, and resources or nonResourceURLs): RBAC wherever it is carried. */
+export function looksLikePolicyRule(value: unknown): boolean {
+    if (typeof value !== "object" || value === null || Array.isArray(value)) {
+        return false;
+    }
+    const o = value as Record<string, unknown>;
+    return Array.isArray(o.verbs) && (Array.isArray(o.resources) || Array.isArray(o.nonResourceURLs));
+}

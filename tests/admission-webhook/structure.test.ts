@@ -34,7 +34,7 @@ describe("admission webhook description rules", () => {
             { path: "webhooks[0].name", message: 'webhook "vpods": must be a fully qualified name (a DNS-1123 subdomain with at least three segments, such as "vpod.example.io")' },
             { path: "webhooks[0].sideEffects", message: 'webhook "vpods": "Some" is not allowed by admissionregistration.k8s.io/v1 (allowed: None, NoneOnDryRun)' },
             { path: "webhooks[0].admissionReviewVersions", message: 'webhook "vpods": ["v2"] must include a version the API server sends (v1, v1beta1)' },
-            { path: "webhooks[0].timeoutSeconds", message: 'webhook "vpods": 31 must be an integer from 1 to 30' },
+            { path: "webhooks[0].timeoutSeconds", message: 'webhook "vpods": 31 must be an integer from 1 to 30, so a slow webhook cannot stall every request it intercepts' },
             { path: "webhooks[0].reinvocationPolicy", message: 'webhook "vpods": only mutating webhooks are reinvoked; remove it from this validating webhook' },
             { path: "webhooks[0].path", message: 'webhook "vpods": "validate" must start with "/"' },
             { path: "webhooks[1].name", message: 'webhook "vpods": must be a fully qualified name (a DNS-1123 subdomain with at least three segments, such as "vpod.example.io")' },

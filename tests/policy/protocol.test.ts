@@ -28,13 +28,18 @@ describe("the k8s-rbac pack through the real analyzer protocol (index.ts run as 
             },
             { name: "k8s-aggregated-roles", type: "resource", enforcementLevel: "mandatory", severity: "critical", hasRemediationSteps: true, configKeys: ["aggregatedRoles"] },
             { name: "k8s-no-wildcard-access", type: "resource", enforcementLevel: "mandatory", severity: "critical", hasRemediationSteps: true, configKeys: ["allowedRoles"] },
+            { name: "k8s-no-secrets-wildcard-verbs", type: "resource", enforcementLevel: "mandatory", severity: "critical", hasRemediationSteps: true, configKeys: ["allowedRoles"] },
+            { name: "k8s-no-all-resources-access", type: "resource", enforcementLevel: "mandatory", severity: "high", hasRemediationSteps: true, configKeys: ["allowedRoles"] },
+            { name: "k8s-no-escalation-verbs", type: "resource", enforcementLevel: "mandatory", severity: "critical", hasRemediationSteps: true, configKeys: ["allowedRoles"] },
             { name: "k8s-no-cluster-admin-service-accounts", type: "resource", enforcementLevel: "mandatory", severity: "critical", hasRemediationSteps: true, configKeys: [] },
+            { name: "k8s-no-admin-for-everyone", type: "stack", enforcementLevel: "mandatory", severity: "critical", hasRemediationSteps: true, configKeys: [] },
             { name: "k8s-webhook-forbidden-rules", type: "resource", enforcementLevel: "mandatory", severity: "critical", hasRemediationSteps: true, configKeys: [] },
             { name: "k8s-webhook-timeout", type: "resource", enforcementLevel: "mandatory", severity: "high", hasRemediationSteps: true, configKeys: ["maxTimeoutSeconds"] },
             { name: "k8s-webhook-side-effects", type: "resource", enforcementLevel: "mandatory", severity: "medium", hasRemediationSteps: true, configKeys: [] },
             { name: "k8s-webhook-namespace-exclusions", type: "resource", enforcementLevel: "mandatory", severity: "high", hasRemediationSteps: true, configKeys: ["alsoExcluded"] },
             { name: "k8s-webhook-fail-closed-availability", type: "stack", enforcementLevel: "mandatory", severity: "high", hasRemediationSteps: true, configKeys: ["minReplicas"] },
-            { name: "k8s-pod-security-restricted", type: "resource", enforcementLevel: "mandatory", severity: "high", hasRemediationSteps: true, configKeys: ["exemptNamespaces"] },
+            { name: "k8s-pod-security-restricted", type: "resource", enforcementLevel: "mandatory", severity: "high", hasRemediationSteps: true, configKeys: ["exemptNamespaces", "platform"] },
+            { name: "k8s-unjudged-content", type: "resource", enforcementLevel: "advisory", severity: "medium", hasRemediationSteps: true, configKeys: [] },
         ]);
     });
 

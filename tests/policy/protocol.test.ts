@@ -126,7 +126,7 @@ describe("the aws-tags pack through the real analyzer protocol", () => {
         props: { region: "us-east-1", defaultTags: JSON.stringify({ tags: { adminContact: "jdoe" } }) },
     };
 
-    test("GIVEN the running pack WHEN the CLI asks for its info THEN it names its six policies, mandatory", async () => {
+    test("GIVEN the running pack WHEN the CLI asks for its info THEN it names its six mandatory policies and the advisory one", async () => {
         const info = await analyzerInfo(pack.client);
         expect([info.getName(), info.getVersion()]).toEqual(["aws-tags", "0.1.0"]);
         expect(policiesOf(info).map((p) => `${p.type} ${p.name} ${p.enforcementLevel} ${p.severity} [${p.configKeys.join(", ")}]`)).toEqual([
@@ -136,6 +136,7 @@ describe("the aws-tags pack through the real analyzer protocol", () => {
             "resource aws-tag-format mandatory medium []",
             "resource aws-tag-count mandatory high []",
             "stack aws-untagged-resources mandatory high []",
+            "resource aws-unjudged-types advisory medium []",
         ]);
     });
 

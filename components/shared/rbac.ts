@@ -152,30 +152,46 @@ export interface GrantProblem {
 
 const quoted = (values: readonly string[] | undefined) => JSON.stringify(values ?? []);
 
-/**
- * What a Role/ClusterRole rule grants that no role should, besides `*` on `*` (isWildcardRule):
- * every verb on Secrets, any verb on every resource (`*`) of the core group or of every group (a
- * read-everything role reads Secrets too), and the escalation verbs. One problem per check; [] for a rule within bounds.
- */
-export function grantProblems(rule: RbacRule): GrantProblem[] {
-    const problems: GrantProblem[] = [];
-    const verbs = rule.verbs ?? [];
+/** Every verb (`*`) on Secrets (or one of their subresources) of the core group; undefined otherwise. `*` on `*` is isWildcardRule's. */
+export function secretsWildcardGrant(rule: RbacRule): string | undefined {
     const resources = rule.resources ?? [];
-    if (isWildcardRule(rule)) {
-        return problems; // k8s-no-wildcard-access reports it
+    if (isWildcardRule(rule) || !(rule.verbs ?? []).includes(ALL) || !ruleMatchesGroup(rule, "") || !resources.some((r) => r === "secrets" || r.startsWith("secrets/"))) {
+        return undefined;
     }
-    if (verbs.includes(ALL) && ruleMatchesGroup(rule, "") && resources.some((r) => r === "secrets" || r.startsWith("secrets/"))) {
-        problems.push({ check: "secrets-wildcard-verbs", message: `grants every verb ("*") on Secrets (apiGroups ${quoted(rule.apiGroups)}, resources ${quoted(resources)})` });
+    return `grants every verb ("*") on Secrets (apiGroups ${quoted(rule.apiGroups)}, resources ${quoted(resources)})`;
+}
+
+/** Verbs on every resource (`*`) of the core group or of every group: a read-everything role reads Secrets too. */
+export function allResourcesGrant(rule: RbacRule): string | undefined {
+    const verbs = rule.verbs ?? [];
+    if (isWildcardRule(rule) || !(rule.resources ?? []).includes(ALL) || verbs.length === 0 || !ruleMatchesGroup(rule, "")) {
+        return undefined;
     }
-    // "*" resources of the core group (or of every group) reach Secrets: a read-everything role reads them all.
-    if (resources.includes(ALL) && verbs.length > 0 && ruleMatchesGroup(rule, "")) {
-        problems.push({ check: "all-resources", message: `grants ${quoted(verbs)} on every resource ("*") of API groups ${quoted(rule.apiGroups)}, Secrets included` });
+    return `grants ${quoted(verbs)} on every resource ("*") of API groups ${quoted(rule.apiGroups)}, Secrets included`;
+}
+
+/** The escalation verbs a rule grants by name. */
+export function escalationGrant(rule: RbacRule): string | undefined {
+    const escalation = (rule.verbs ?? []).filter((v) => (ESCALATION_VERBS as readonly string[]).includes(v));
+    if (escalation.length === 0) {
+        return undefined;
     }
-    const escalation = verbs.filter((v) => (ESCALATION_VERBS as readonly string[]).includes(v));
-    if (escalation.length > 0) {
-        problems.push({ check: "escalation-verbs", message: `grants ${quoted(escalation)} on ${quoted(resources)} (apiGroups ${quoted(rule.apiGroups)}): its holder can grant itself or act as anyone` });
-    }
-    return problems;
+    return `grants ${quoted(escalation)} on ${quoted(rule.resources)} (apiGroups ${quoted(rule.apiGroups)}): its holder can grant itself or act as anyone`;
+}
+
+/** The checks of what a Role/ClusterRole rule must not grant, besides `*` on `*` (isWildcardRule), by name. */
+const GRANT_CHECKS = {
+    "secrets-wildcard-verbs": secretsWildcardGrant,
+    "all-resources": allResourcesGrant,
+    "escalation-verbs": escalationGrant,
+} as const;
+
+/** Every grant of `rule` that no role should make besides `*` on `*`, one problem per check; [] for a rule within bounds. */
+export function grantProblems(rule: RbacRule): GrantProblem[] {
+    return (Object.keys(GRANT_CHECKS) as GrantProblem["check"][]).flatMap((check) => {
+        const message = GRANT_CHECKS[check](rule);
+        return message === undefined ? [] : [{ check, message }];
+    });
 }
 
 /** Whether a role's rules give everything: cluster-admin by name, or a `*` verb on `*` resources of every group. */

@@ -6,7 +6,7 @@ import type { Policies } from "@pulumi/policy";
 import { aggregatedRoles } from "./aggregated-roles";
 import { olmRbacToggles } from "./olm-toggles";
 import { podSecurityRestricted } from "./pod-security";
-import { noAllResourcesAccess, noClusterAdminServiceAccounts, noEscalationVerbs, noEverythingForEveryone, noSecretsWildcardVerbs, noWildcardAccess } from "./rbac-access";
+import { noBroadGrants, noClusterAdminServiceAccounts, noEverythingForEveryone, noWildcardAccess } from "./rbac-access";
 import { unjudgedContent } from "./unjudged-content";
 import { webhookFailClosedAvailability } from "./webhook-availability";
 import { webhookForbiddenRules, webhookNamespaceExclusions, webhookSideEffects, webhookTimeout } from "./webhooks";
@@ -19,9 +19,7 @@ export const K8S_RBAC_POLICIES: Policies = [
     olmRbacToggles,
     aggregatedRoles,
     noWildcardAccess,
-    noSecretsWildcardVerbs,
-    noAllResourcesAccess,
-    noEscalationVerbs,
+    noBroadGrants,
     noClusterAdminServiceAccounts,
     noEverythingForEveryone,
     webhookForbiddenRules,

@@ -3,7 +3,7 @@
  * account (a workload's token would then own the cluster).
  */
 import { clusterAdminServiceAccounts, describeSubject, givesEverything, GrantProblem, grantProblems, isEveryoneSubject, isWildcardRule, RbacRule, RbacSubject } from "../../components/shared/rbac";
-import { carriedObjects, describeObject, identityOf, isKind, k8sTypeOf, objectPolicy, RBAC_GROUP } from "../shared/k8s";
+import { CarriedObject, carriedObjects, describeObject, identityOf, isKind, k8sTypeOf, objectPolicy, RBAC_GROUP } from "../shared/k8s";
 import { PolicyMeta, stackPolicy, stringList } from "../shared/policy";
 import { asArray, asObject, Obj } from "../shared/values";
 
@@ -32,10 +32,10 @@ type RolePolicyMeta = Omit<PolicyMeta, "config" | "enforcementLevel"> & { severi
 
 /**
  * A resource policy over the rules of Roles and ClusterRoles (lists and patches included): each
- * rule `grants` finds too broad is reported with the role, the rule, what it grants and `remedy`;
+ * grant `grants` finds too broad in a rule is reported with the role, the rule and its remedy;
  * roles on the policy's allowedRoles are not judged.
  */
-function rolePolicy(meta: RolePolicyMeta, allowedRoles: string, remedy: string, grants: (rule: RbacRule) => string[]) {
+function rolePolicy(meta: RolePolicyMeta, allowedRoles: string, grants: (rule: RbacRule) => { grant: string; remedy: string }[]) {
     return objectPolicy<WildcardConfig>({ ...meta, config: { allowedRoles: stringList(allowedRoles) } }, (args, config, report) => {
         const type = k8sTypeOf(args.type);
         if (!isKind(type, RBAC_GROUP, ["Role", "ClusterRole"])) {
@@ -47,7 +47,7 @@ function rolePolicy(meta: RolePolicyMeta, allowedRoles: string, remedy: string, 
             return;
         }
         rulesOf(args.props).forEach((rule, index) => {
-            for (const grant of grants(rule)) {
+            for (const { grant, remedy } of grants(rule)) {
                 report(`${describeObject(type.kind, identity)} rules[${index}] ${grant}; ${remedy}, or add ${JSON.stringify(allowName)} to allowedRoles`);
             }
         });
@@ -63,8 +63,7 @@ export const noWildcardAccess = rolePolicy(
             "List the verbs and resources the role needs instead of \"*\". If a role really must do everything (a break-glass role), add its name (ClusterRole) or namespace/name (Role) to this policy's allowedRoles.",
     },
     "Roles that may grant \"*\" on \"*\": ClusterRole names, and Roles as namespace/name.",
-    "list the verbs and resources it needs",
-    (rule) => (isWildcardRule(rule) ? [`grants every verb ("*") on every resource ("*") of API groups ${JSON.stringify(rule.apiGroups)}`] : []),
+    (rule) => (isWildcardRule(rule) ? [{ grant: `grants every verb ("*") on every resource ("*") of API groups ${JSON.stringify(rule.apiGroups)}`, remedy: "list the verbs and resources it needs" }] : []),
 );
 
 export const noClusterAdminServiceAccounts = objectPolicy(
@@ -91,35 +90,29 @@ export const noClusterAdminServiceAccounts = objectPolicy(
     },
 );
 
-/** One policy per check of `grantProblems`, each with its own allow-list. */
-function grantPolicy(check: GrantProblem["check"], remedy: string, meta: RolePolicyMeta) {
-    return rolePolicy(meta, "Roles this policy does not judge: ClusterRole names, and Roles as namespace/name.", remedy, (rule) =>
-        grantProblems(rule)
-            .filter((p) => p.check === check)
-            .map((p) => p.message),
-    );
-}
+/** What each check of `grantProblems` asks the role's author to do instead. */
+const GRANT_REMEDIES: Record<GrantProblem["check"], string> = {
+    "secrets-wildcard-verbs": "list the verbs it needs on Secrets",
+    "all-resources": "list the resources it needs",
+    "escalation-verbs": "remove these verbs",
+};
 
-export const noSecretsWildcardVerbs = grantPolicy("secrets-wildcard-verbs", "list the verbs it needs on Secrets", {
-    name: "k8s-no-secrets-wildcard-verbs",
-    description: "No Role or ClusterRole grants every verb (\"*\") on Secrets, aggregated or not.",
-    severity: "critical",
-    remediationSteps: "List the verbs the role needs on Secrets (get on named Secrets, with resourceNames, where it can). Every verb includes list and watch, which read every Secret of the namespace (or cluster), and delete.",
-});
-
-export const noAllResourcesAccess = grantPolicy("all-resources", "list the resources it needs", {
-    name: "k8s-no-all-resources-access",
-    description: "No Role or ClusterRole grants verbs on every resource (\"*\"): a read-everything role reads every Secret.",
-    severity: "high",
-    remediationSteps: "List the resources the role needs instead of \"*\". \"*\" covers Secrets and every resource an API group adds later.",
-});
-
-export const noEscalationVerbs = grantPolicy("escalation-verbs", "remove these verbs", {
-    name: "k8s-no-escalation-verbs",
-    description: "No Role or ClusterRole grants escalate, bind or impersonate.",
-    severity: "critical",
-    remediationSteps: "Remove escalate, bind and impersonate from the role. escalate and bind let the holder grant itself any permission; impersonate lets it act as any user, group or service account.",
-});
+/**
+ * The grants no role should make besides `*` on `*`, one policy with a named check each (one
+ * policy, so a role's rules are read once for the three checks): every verb on Secrets, verbs on
+ * every resource of the core group, and escalate/bind/impersonate.
+ */
+export const noBroadGrants = rolePolicy(
+    {
+        name: "k8s-no-broad-grants",
+        description: "No Role or ClusterRole, aggregated or not, grants every verb on Secrets [secrets-wildcard-verbs], verbs on every resource of the core group [all-resources], or escalate, bind or impersonate [escalation-verbs].",
+        severity: "critical",
+        remediationSteps:
+            "List the verbs and resources the role needs. Every verb on Secrets includes list and watch, which read every Secret in reach; \"*\" resources of the core group read Secrets too (a read-everything role); escalate and bind let the holder grant itself any permission, impersonate lets it act as any user, group or service account. A role that must keep such a grant once reviewed goes on allowedRoles.",
+    },
+    "Roles this policy does not judge: ClusterRole names, and Roles as namespace/name.",
+    (rule) => grantProblems(rule).map((problem) => ({ grant: `[${problem.check}] ${problem.message}`, remedy: GRANT_REMEDIES[problem.check] })),
+);
 
 /**
  * cluster-admin, or a role of the stack with "*" on "*" of every group, bound to everyone:
@@ -135,27 +128,36 @@ export const noEverythingForEveryone = stackPolicy(
             "Bind the role to the named users, groups or service accounts that need it. A binding to system:authenticated gives it to every account of the cluster (and of its identity provider), to system:unauthenticated or system:anonymous to anyone who can reach the API server, to system:serviceaccounts to every workload.",
     },
     (args, _config, report) => {
-        const roles = new Map<string, RbacRule[]>();
-        const bindings: { kind: string; props: Obj; name: string; urn: string }[] = [];
-        for (const resource of args.resources) {
-            for (const object of carriedObjects(resource)) {
-                const type = k8sTypeOf(object.type);
-                if (isKind(type, RBAC_GROUP, ["Role", "ClusterRole"]) && !type.patch) {
-                    const identity = identityOf(object.props, object.name);
-                    roles.set(`${type.kind}/${type.kind === "Role" ? `${identity.namespace ?? "default"}/` : ""}${identity.name}`, rulesOf(object.props));
-                } else if (isKind(type, RBAC_GROUP, ["RoleBinding", "ClusterRoleBinding"])) {
-                    bindings.push({ kind: type.kind, props: object.props, name: object.name, urn: resource.urn });
+        const objects = args.resources.flatMap((resource) => carriedObjects(resource).map((object) => ({ object, urn: resource.urn, type: k8sTypeOf(object.type) })));
+        const bindings: { kind: string; props: Obj; name: string; urn: string; subjects: RbacSubject[] }[] = [];
+        for (const { object, urn, type } of objects) {
+            if (isKind(type, RBAC_GROUP, ["RoleBinding", "ClusterRoleBinding"])) {
+                const subjects = asArray(object.props.subjects).map((s) => (asObject(s) ?? {}) as RbacSubject);
+                // Only bindings to everyone need their role read.
+                if (subjects.some(isEveryoneSubject)) {
+                    bindings.push({ kind: type.kind, props: object.props, name: object.name, urn, subjects });
                 }
+            }
+        }
+        if (bindings.length === 0) {
+            return;
+        }
+        const roles = new Map<string, CarriedObject>();
+        for (const { object, type } of objects) {
+            if (isKind(type, RBAC_GROUP, ["Role", "ClusterRole"]) && !type.patch) {
+                const identity = identityOf(object.props, object.name);
+                roles.set(`${type.kind}/${type.kind === "Role" ? `${identity.namespace ?? "default"}/` : ""}${identity.name}`, object);
             }
         }
         for (const binding of bindings) {
             const roleRef = (asObject(binding.props.roleRef) ?? {}) as { kind?: string; name?: string };
             const identity = identityOf(binding.props, binding.name);
             const key = roleRef.kind === "Role" ? `Role/${identity.namespace ?? "default"}/${roleRef.name}` : `ClusterRole/${roleRef.name}`;
-            if (!givesEverything(roleRef, roles.get(key))) {
+            const role = roles.get(key);
+            if (!givesEverything(roleRef, role ? rulesOf(role.props) : undefined)) {
                 continue;
             }
-            const subjects = asArray(binding.props.subjects).map((s) => (asObject(s) ?? {}) as RbacSubject);
+            const subjects = binding.subjects;
             // cluster-admin to every service account is k8s-no-cluster-admin-service-accounts' to report.
             const reported = new Set(clusterAdminServiceAccounts(roleRef, subjects));
             for (const subject of subjects.filter((s) => isEveryoneSubject(s) && !reported.has(s))) {

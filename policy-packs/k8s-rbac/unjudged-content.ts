@@ -55,9 +55,13 @@ function carriedRbacOrPods(value: unknown, path: string, depth: number, found: S
     }
 }
 
-/** Groups served by Kubernetes and OpenShift themselves, whose kinds the other policies know or need not judge. */
-function isBuiltInGroup(group: string): boolean {
-    return !group.includes(".") || group.endsWith(".k8s.io") || group === "apps.openshift.io";
+/**
+ * Groups Kubernetes itself serves (the core group, `apps`, `batch`, `policy`, … and `*.k8s.io`),
+ * whose RBAC and pod-carrying kinds the other policies judge. Every other group's kinds are
+ * custom resources here, OpenShift's included (a DeploymentConfig's pod template is reported).
+ */
+function isKubernetesGroup(group: string): boolean {
+    return !group.includes(".") || group.endsWith(".k8s.io");
 }
 
 export const unjudgedContent = objectPolicy(
@@ -76,7 +80,7 @@ export const unjudgedContent = objectPolicy(
             return;
         }
         const type = k8sTypeOf(args.type);
-        if (!type || isBuiltInGroup(type.group)) {
+        if (!type || isKubernetesGroup(type.group)) {
             return;
         }
         const found = new Set<string>();

@@ -17,7 +17,7 @@ import { CSV_DIR, CSV_FILES, NAMESPACED_CSVS, objectsOf, renderOperators } from 
 const CSV_FINDINGS: Record<string, string[]> = {
     "argocd-operator-0.19.0.clusterserviceversion.yaml": [
         'k8s-no-wildcard-access ClusterRole "argocd-operator.v0.19.0-bfbc69fb9"',
-        'k8s-no-secrets-wildcard-verbs ClusterRole "argocd-operator.v0.19.0-bfbc69fb9"',
+        'k8s-no-broad-grants ClusterRole "argocd-operator.v0.19.0-bfbc69fb9"',
     ],
     "cert-manager-1.16.1.clusterserviceversion.yaml": [
         'k8s-webhook-fail-closed-availability MutatingWebhookConfiguration "ops.cert-manager-webhook"',
@@ -26,7 +26,7 @@ const CSV_FINDINGS: Record<string, string[]> = {
     "etcdoperator-0.9.4.clusterserviceversion.yaml": [],
     "kubevirt-hyperconverged-operator-1.14.0.clusterserviceversion.yaml": [
         'k8s-no-wildcard-access ClusterRole "kubevirt-hyperconverged-operator.v1.14.0-7858c99bdd"',
-        'k8s-no-escalation-verbs ClusterRole "kubevirt-hyperconverged-operator.v1.14.0-7858c99bdd"',
+        'k8s-no-broad-grants ClusterRole "kubevirt-hyperconverged-operator.v1.14.0-7858c99bdd"',
         'k8s-no-wildcard-access ClusterRole "kubevirt-hyperconverged-operator.v1.14.0-5fb5c69785"',
         'k8s-no-wildcard-access ClusterRole "kubevirt-hyperconverged-operator.v1.14.0-5fb5c69785"',
         'k8s-no-wildcard-access ClusterRole "kubevirt-hyperconverged-operator.v1.14.0-755d4d6564"',
@@ -47,7 +47,7 @@ const CSV_FINDINGS: Record<string, string[]> = {
         ...["minstrumentation", "mopampbridge", "mopentelemetrycollectorbeta", "mtargetallocatorbeta"].map(() => 'k8s-webhook-fail-closed-availability MutatingWebhookConfiguration "ops.opentelemetry-operator-controller-manager"'),
         ...["vinstrumentation", "vopampbridge", "vopentelemetrycollector", "vtargetallocator"].map(() => 'k8s-webhook-fail-closed-availability ValidatingWebhookConfiguration "ops.opentelemetry-operator-controller-manager"'),
     ],
-    "prometheusoperator-0.22.2.clusterserviceversion.yaml": ['k8s-no-secrets-wildcard-verbs Role "ops/prometheusoperator.0.22.2-prometheus-operator-0-22-2-64c4dfff47"'],
+    "prometheusoperator-0.22.2.clusterserviceversion.yaml": ['k8s-no-broad-grants Role "ops/prometheusoperator.0.22.2-prometheus-operator-0-22-2-64c4dfff47"'],
     "strimzi-cluster-operator-0.12.2.clusterserviceversion.yaml": [],
 };
 

@@ -49,28 +49,28 @@ describe("k8s-rbac through the analyzer protocol: every class, caught and clean"
         await pack?.stop();
     });
 
-    test("GIVEN a ClusterRole that is not aggregated granting every verb on Secrets WHEN analyzed THEN k8s-no-secrets-wildcard-verbs names it; named get on Secrets passes", async () => {
+    test("GIVEN a ClusterRole that is not aggregated granting every verb on Secrets WHEN analyzed THEN k8s-no-broad-grants [secrets-wildcard-verbs] names it; named get on Secrets passes", async () => {
         expect(await judged(clusterRole("secrets-admin", [{ apiGroups: [""], resources: ["secrets", "configmaps"], verbs: ["*"] }]))).toEqual([
-            'mandatory k8s-no-secrets-wildcard-verbs: ClusterRole "secrets-admin" rules[0] grants every verb ("*") on Secrets (apiGroups [""], resources ["secrets","configmaps"]); list the verbs it needs on Secrets, or add "secrets-admin" to allowedRoles',
+            'mandatory k8s-no-broad-grants: ClusterRole "secrets-admin" rules[0] [secrets-wildcard-verbs] grants every verb ("*") on Secrets (apiGroups [""], resources ["secrets","configmaps"]); list the verbs it needs on Secrets, or add "secrets-admin" to allowedRoles',
         ]);
         expect(await judged(clusterRole("secrets-reader", [{ apiGroups: [""], resources: ["secrets"], resourceNames: ["pull-secret"], verbs: ["get"] }]))).toEqual([]);
     });
 
-    test("GIVEN a read-everything ClusterRole (get, list, watch on * of the core group) WHEN analyzed THEN k8s-no-all-resources-access names it; * resources of another group pass", async () => {
+    test("GIVEN a read-everything ClusterRole (get, list, watch on * of the core group) WHEN analyzed THEN k8s-no-broad-grants [all-resources] names it; * resources of another group pass", async () => {
         expect(await judged(clusterRole("read-everything", [{ apiGroups: [""], resources: ["*"], verbs: ["get", "list", "watch"] }]))).toEqual([
-            'mandatory k8s-no-all-resources-access: ClusterRole "read-everything" rules[0] grants ["get","list","watch"] on every resource ("*") of API groups [""], Secrets included; list the resources it needs, or add "read-everything" to allowedRoles',
+            'mandatory k8s-no-broad-grants: ClusterRole "read-everything" rules[0] [all-resources] grants ["get","list","watch"] on every resource ("*") of API groups [""], Secrets included; list the resources it needs, or add "read-everything" to allowedRoles',
         ]);
         expect(await judged(clusterRole("monitoring-reader", [{ apiGroups: ["monitoring.coreos.com"], resources: ["*"], verbs: ["get", "list"] }]))).toEqual([]);
     });
 
-    test("GIVEN escalate, bind and impersonate WHEN analyzed THEN k8s-no-escalation-verbs names each rule; reading roles passes", async () => {
+    test("GIVEN escalate, bind and impersonate WHEN analyzed THEN k8s-no-broad-grants [escalation-verbs] names each rule; reading roles passes", async () => {
         const role = clusterRole("role-granter", [
             { apiGroups: ["rbac.authorization.k8s.io"], resources: ["clusterroles"], verbs: ["get", "bind", "escalate"] },
             { apiGroups: [""], resources: ["users", "groups", "serviceaccounts"], verbs: ["impersonate"] },
         ]);
         expect(await judged(role)).toEqual([
-            'mandatory k8s-no-escalation-verbs: ClusterRole "role-granter" rules[0] grants ["bind","escalate"] on ["clusterroles"] (apiGroups ["rbac.authorization.k8s.io"]): its holder can grant itself or act as anyone; remove these verbs, or add "role-granter" to allowedRoles',
-            'mandatory k8s-no-escalation-verbs: ClusterRole "role-granter" rules[1] grants ["impersonate"] on ["users","groups","serviceaccounts"] (apiGroups [""]): its holder can grant itself or act as anyone; remove these verbs, or add "role-granter" to allowedRoles',
+            'mandatory k8s-no-broad-grants: ClusterRole "role-granter" rules[0] [escalation-verbs] grants ["bind","escalate"] on ["clusterroles"] (apiGroups ["rbac.authorization.k8s.io"]): its holder can grant itself or act as anyone; remove these verbs, or add "role-granter" to allowedRoles',
+            'mandatory k8s-no-broad-grants: ClusterRole "role-granter" rules[1] [escalation-verbs] grants ["impersonate"] on ["users","groups","serviceaccounts"] (apiGroups [""]): its holder can grant itself or act as anyone; remove these verbs, or add "role-granter" to allowedRoles',
         ]);
         expect(await judged(clusterRole("role-reader", [{ apiGroups: ["rbac.authorization.k8s.io"], resources: ["clusterroles"], verbs: ["get", "list"] }]))).toEqual([]);
     });
@@ -122,9 +122,25 @@ describe("k8s-rbac through the analyzer protocol: every class, caught and clean"
         expect(await judged(list([{ apiGroups: [""], resources: ["configmaps"], verbs: ["get"] }]))).toEqual([]);
     });
 
+    test("GIVEN a ValidatingWebhookConfigurationList whose fail-closed webhook has a 1-replica backend WHEN AnalyzeStack is called THEN the item is judged at the list's URN; 2 replicas pass", async () => {
+        const labels = { app: "w" };
+        const list = resource("kubernetes:admissionregistration.k8s.io/v1:ValidatingWebhookConfigurationList", "webhooks", {
+            items: [{ metadata: { name: "v" }, webhooks: [{ name: "v.example.io", clientConfig: { service: { name: "w", namespace: "w" } }, sideEffects: "None" }] }],
+        });
+        const backend = (replicas: number) => [
+            resource("kubernetes:core/v1:Service", "w-service", { metadata: { name: "w", namespace: "w" }, spec: { selector: labels } }),
+            resource("kubernetes:apps/v1:Deployment", "w-deployment", { metadata: { name: "w", namespace: "w" }, spec: { replicas, template: { metadata: { labels }, spec: { containers: [] } } } }),
+            resource("kubernetes:policy/v1:PodDisruptionBudget", "w-pdb", { metadata: { name: "w", namespace: "w" }, spec: { maxUnavailable: 1, selector: { matchLabels: labels } } }),
+        ];
+        expect(diagnosticsOf(await analyzeStack(pack.client, [list, ...backend(1)])).map((d) => `${d.policyName} ${d.urn}: ${d.message.split("\n")[1]}`)).toEqual([
+            `k8s-webhook-fail-closed-availability ${list.urn}: ValidatingWebhookConfiguration "v" webhook "v.example.io" fails closed (failurePolicy Fail): its Deployment "w/w" runs 1 replica; at least 2 are needed so that one pod's restart does not block every request the webhook intercepts`,
+        ]);
+        expect(diagnosticsOf(await analyzeStack(pack.client, [list, ...backend(2)]))).toEqual([]);
+    });
+
     test("GIVEN a ClusterRolePatch adding every verb on Secrets, and a DeploymentPatch making a container privileged WHEN analyzed THEN both are judged on the fields they set; a patch setting replicas passes", async () => {
         expect(await judged(clusterRole("edit", [{ apiGroups: [""], resources: ["secrets"], verbs: ["*"] }], `${RBAC}:ClusterRolePatch`))).toEqual([
-            'mandatory k8s-no-secrets-wildcard-verbs: ClusterRole "edit" rules[0] grants every verb ("*") on Secrets (apiGroups [""], resources ["secrets"]); list the verbs it needs on Secrets, or add "edit" to allowedRoles',
+            'mandatory k8s-no-broad-grants: ClusterRole "edit" rules[0] [secrets-wildcard-verbs] grants every verb ("*") on Secrets (apiGroups [""], resources ["secrets"]); list the verbs it needs on Secrets, or add "edit" to allowedRoles',
         ]);
         expect(await judged(operatorDeployment({ securityContext: { privileged: true } }, {}, "kubernetes:apps/v1:DeploymentPatch"))).toEqual([
             'mandatory k8s-pod-security-restricted: Deployment "ops/operator" (spec.template.spec) does not meet the restricted profile:\n  - [Privileged Containers] container "manager" (containers[0]): securityContext.privileged is true; it must be false or unset',

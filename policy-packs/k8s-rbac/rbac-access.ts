@@ -1,6 +1,7 @@
 /**
- * RBAC that grants too much: a `*` verb on `*` resources, and cluster-admin bound to a service
- * account (a workload's token would then own the cluster).
+ * RBAC that grants too much: a `*` verb on `*` resources; every verb on Secrets, read-everything
+ * and escalation grants; cluster-admin bound to a service account (a workload's token would then
+ * own the cluster); and cluster-admin, or a role that gives everything, bound to everyone.
  */
 import { clusterAdminServiceAccounts, describeSubject, givesEverything, GrantProblem, grantProblems, isEveryoneSubject, isWildcardRule, RbacRule, RbacSubject } from "../../components/shared/rbac";
 import { CarriedObject, carriedObjects, describeObject, identityOf, isKind, k8sTypeOf, objectPolicy, RBAC_GROUP } from "../shared/k8s";
@@ -16,7 +17,7 @@ function allowListName(kind: string, identity: { name: string; namespace?: strin
     return kind === "Role" ? `${identity.namespace ?? "default"}/${identity.name}` : identity.name;
 }
 
-export function rulesOf(props: Obj): RbacRule[] {
+function rulesOf(props: Obj): RbacRule[] {
     return asArray(props.rules).map((rule) => {
         const r = asObject(rule) ?? {};
         return {

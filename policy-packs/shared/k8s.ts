@@ -96,8 +96,13 @@ export function carriedObjects(args: { type: string; props: Obj; name: string })
     if (!type || !type.kind.endsWith("List") || type.kind === "List" || type.patch) {
         return [args];
     }
+    // A custom kind whose name merely ends in List (no items) is an object of its own.
+    const items = args.props.items;
+    if (!Array.isArray(items)) {
+        return [args];
+    }
     const itemType = args.type.slice(0, -"List".length);
-    return asArray(args.props.items).map((item, index) => ({ type: itemType, props: asObject(item) ?? {}, name: `${args.name}.items[${index}]` }));
+    return asArray(items).map((item, index) => ({ type: itemType, props: asObject(item) ?? {}, name: `${args.name}.items[${index}]` }));
 }
 
 /**

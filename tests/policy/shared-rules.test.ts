@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { NAMESPACE_NAME_LABEL, selectorExcludesNamespace, selectorMatches } from "../../components/shared/label-selector";
 import { restrictedProfileViolations } from "../../components/shared/pod-security";
+import { carriedObjects } from "../../policy-packs/shared/k8s";
 import { aggregatedInto, ESCALATION_VERBS, givesEverything, grantProblems, isServiceAccountSubject, looksLikePolicyRule, ruleGrants, ruleGrantsUnrestricted, ruleReachesResource } from "../../components/shared/rbac";
 
 describe("RBAC rule matching (components/shared/rbac.ts), as the API server's authorizer", () => {
@@ -138,5 +139,18 @@ describe("the restricted profile on OpenShift (restricted-v2) and for patches", 
 
     test.each(explicitBad)("GIVEN a container with $field WHEN judged for openshift THEN the $check control is still reported", ({ container, check }) => {
         expect(restrictedProfileViolations({ containers: [{ name: "c", ...container }] }, {}, { platform: "openshift" }).map((v) => v.check)).toEqual([check]);
+    });
+});
+
+describe("the objects a resource carries (policy-packs/shared/k8s.ts carriedObjects)", () => {
+    test("GIVEN a ClusterRoleList, a custom kind named …List without items, and a patch WHEN expanded THEN only the list yields its items, typed as their kind", () => {
+        const item = { metadata: { name: "r" }, rules: [] };
+        expect(carriedObjects({ type: "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleList", name: "roles", props: { items: [item] } })).toEqual([
+            { type: "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole", name: "roles.items[0]", props: item },
+        ]);
+        const allowList = { type: "kubernetes:example.io/v1:AllowList", name: "a", props: { spec: { entries: [] } } };
+        expect(carriedObjects(allowList)).toEqual([allowList]);
+        const patch = { type: "kubernetes:apps/v1:DeploymentPatch", name: "d", props: { spec: { replicas: 1 } } };
+        expect(carriedObjects(patch)).toEqual([patch]);
     });
 });

@@ -23,7 +23,7 @@ import {
     ADMISSION_REVIEW_VERSIONS,
     isPort,
     isPortName,
-    V1_SIDE_EFFECTS,
+    webhookSideEffectsProblem,
     webhookTimeoutProblem,
 } from "./structure";
 
@@ -231,10 +231,9 @@ export function webhookDescriptionProblems(
         }
 
         // Admission webhooks: the v1 API's required fields and OLM's forbidden rules.
-        if (webhook.sideEffects === undefined) {
-            report(at("sideEffects"), `is required: admissionregistration.k8s.io/v1 needs ${V1_SIDE_EFFECTS.map((s) => describeValue(s)).join(" or ")}`);
-        } else if (!(V1_SIDE_EFFECTS as readonly string[]).includes(webhook.sideEffects)) {
-            report(at("sideEffects"), `${describeValue(webhook.sideEffects)} is not accepted by admissionregistration.k8s.io/v1: use ${V1_SIDE_EFFECTS.map((s) => describeValue(s)).join(" or ")}`);
+        const sideEffects = webhookSideEffectsProblem(webhook.sideEffects);
+        if (sideEffects !== undefined) {
+            report(at("sideEffects"), sideEffects);
         }
         const timeout = webhookTimeoutProblem(webhook.timeoutSeconds);
         if (timeout !== undefined) {
@@ -286,20 +285,11 @@ function conversionProblems(
 
 // ---------------------------------------------------------------- rendered webhook configurations
 
-export { DEFAULT_WEBHOOK_TIMEOUT_SECONDS, MAX_WEBHOOK_TIMEOUT_SECONDS, webhookTimeoutProblem } from "./structure";
+export { DEFAULT_WEBHOOK_TIMEOUT_SECONDS, MAX_WEBHOOK_TIMEOUT_SECONDS, webhookSideEffectsProblem, webhookTimeoutProblem } from "./structure";
 /** Namespaces no webhook may intercept, besides its own: a webhook there can keep the control plane from healing. */
 export const ALWAYS_EXCLUDED_NAMESPACES = ["kube-system"] as const;
 /** Replicas a webhook that fails closed needs, so that one pod's restart does not block what it intercepts. */
 export const MIN_FAIL_CLOSED_REPLICAS = 2;
-
-/** `sideEffects` other than None or NoneOnDryRun (including unset, which v1 refuses), or undefined. */
-export function sideEffectsProblem(sideEffects: unknown): string | undefined {
-    if ((V1_SIDE_EFFECTS as readonly unknown[]).includes(sideEffects)) {
-        return undefined;
-    }
-    const what = sideEffects === undefined ? "is unset" : `is ${JSON.stringify(sideEffects)}`;
-    return `sideEffects ${what}; it must be ${V1_SIDE_EFFECTS.join(" or ")}, so dry runs (pulumi preview, kubectl --dry-run=server) never change anything`;
-}
 
 /**
  * What a webhook backend in `namespace` must shut out by name: the control plane's namespaces,

@@ -22,6 +22,19 @@ export const MIN_WEBHOOK_TIMEOUT_SECONDS = 1;
  * accepted. An admin who wants a tighter bound sets the pack's `maxTimeoutSeconds`.
  */
 export const MAX_WEBHOOK_TIMEOUT_SECONDS = 30;
+/**
+ * What is wrong with a webhook's `sideEffects` (admissionregistration.k8s.io/v1 accepts only
+ * None and NoneOnDryRun, and requires one), without the field's name; undefined when it is
+ * accepted. The pre-flight, this module's structural check and the k8s-rbac pack all use it.
+ */
+export function webhookSideEffectsProblem(sideEffects: unknown): string | undefined {
+    if ((V1_SIDE_EFFECTS as readonly unknown[]).includes(sideEffects)) {
+        return undefined;
+    }
+    const what = sideEffects === undefined ? "is unset" : `is ${describeValue(sideEffects)}`;
+    return `${what}; it must be ${V1_SIDE_EFFECTS.join(" or ")} (admissionregistration.k8s.io/v1), so dry runs (pulumi preview, kubectl --dry-run=server) never change anything`;
+}
+
 /** What admissionregistration.k8s.io/v1 uses when timeoutSeconds is unset. */
 export const DEFAULT_WEBHOOK_TIMEOUT_SECONDS = 10;
 
@@ -113,11 +126,9 @@ export function admissionWebhookProblems(description: WebhookDescription): Probl
         } else {
             seen.set(key, i);
         }
-        if (!(V1_SIDE_EFFECTS as readonly string[]).includes(webhook.sideEffects)) {
-            problems.push({
-                path: at("sideEffects"),
-                message: `${who}: ${describeValue(webhook.sideEffects)} is not allowed by admissionregistration.k8s.io/v1 (allowed: ${V1_SIDE_EFFECTS.join(", ")})`,
-            });
+        const sideEffects = webhookSideEffectsProblem(webhook.sideEffects);
+        if (sideEffects !== undefined) {
+            problems.push({ path: at("sideEffects"), message: `${who}: ${sideEffects}` });
         }
         if (webhook.admissionReviewVersions.length === 0 || !webhook.admissionReviewVersions.some((v) => (ADMISSION_REVIEW_VERSIONS as readonly string[]).includes(v))) {
             problems.push({

@@ -3,7 +3,7 @@
  * API server waits for it, whether it has side effects, and which namespaces it must never see.
  */
 import type { ResourceValidationArgs } from "@pulumi/policy";
-import { forbiddenRuleViolations, MAX_WEBHOOK_TIMEOUT_SECONDS, RuleScope, sideEffectsProblem, unexcludedNamespaces, webhookTimeoutProblem } from "../../components/admission-webhook/rules";
+import { forbiddenRuleViolations, MAX_WEBHOOK_TIMEOUT_SECONDS, RuleScope, unexcludedNamespaces, webhookSideEffectsProblem, webhookTimeoutProblem } from "../../components/admission-webhook/rules";
 import type { LabelSelector } from "../../components/shared/label-selector";
 import { ADMISSION_GROUP, describeObject, identityOf, isKind, K8sType, k8sTypeOf, objectPolicy, WEBHOOK_CONFIGURATION_KINDS } from "../shared/k8s";
 import { stringList } from "../shared/policy";
@@ -98,9 +98,9 @@ export const webhookSideEffects = objectPolicy(
             if (webhook.patch && webhook.entry.sideEffects === undefined) {
                 continue;
             }
-            const problem = sideEffectsProblem(webhook.entry.sideEffects);
+            const problem = webhookSideEffectsProblem(webhook.entry.sideEffects);
             if (problem) {
-                report(`${webhook.who}: ${problem}`);
+                report(`${webhook.who}: sideEffects ${problem}`);
             }
         }
     },

@@ -32,7 +32,7 @@ describe("admission webhook description rules", () => {
             { path: "backend.targetPort", message: "\"https--port\" is neither a port (an integer from 1 to 65535) nor a port name (at most 15 lowercase letters, digits or '-', with a letter)" },
             { path: "targetNamespaces", message: "is empty, so the webhooks would see no namespace: pass undefined for all namespaces" },
             { path: "webhooks[0].name", message: 'webhook "vpods": must be a fully qualified name (a DNS-1123 subdomain with at least three segments, such as "vpod.example.io")' },
-            { path: "webhooks[0].sideEffects", message: 'webhook "vpods": "Some" is not allowed by admissionregistration.k8s.io/v1 (allowed: None, NoneOnDryRun)' },
+            { path: "webhooks[0].sideEffects", message: 'webhook "vpods": is "Some"; it must be None or NoneOnDryRun (admissionregistration.k8s.io/v1), so dry runs (pulumi preview, kubectl --dry-run=server) never change anything' },
             { path: "webhooks[0].admissionReviewVersions", message: 'webhook "vpods": ["v2"] must include a version the API server sends (v1, v1beta1)' },
             { path: "webhooks[0].timeoutSeconds", message: 'webhook "vpods": 31 must be an integer from 1 to 30, so a slow webhook cannot stall every request it intercepts' },
             { path: "webhooks[0].reinvocationPolicy", message: 'webhook "vpods": only mutating webhooks are reinvoked; remove it from this validating webhook' },

@@ -151,12 +151,12 @@ describe("webhook descriptions in a CSV", () => {
         [
             "a missing sideEffects",
             [validating({ sideEffects: undefined })],
-            ['operator "widgets": webhook "vwidget.example.io" (spec.webhookdefinitions[0].sideEffects): is required: admissionregistration.k8s.io/v1 needs "None" or "NoneOnDryRun"'],
+            ['operator "widgets": webhook "vwidget.example.io" (spec.webhookdefinitions[0].sideEffects): is unset; it must be None or NoneOnDryRun (admissionregistration.k8s.io/v1), so dry runs (pulumi preview, kubectl --dry-run=server) never change anything'],
         ],
         [
             "a v1beta1-only sideEffects",
             [validating({ sideEffects: "Unknown" })],
-            ['operator "widgets": webhook "vwidget.example.io" (spec.webhookdefinitions[0].sideEffects): "Unknown" is not accepted by admissionregistration.k8s.io/v1: use "None" or "NoneOnDryRun"'],
+            ['operator "widgets": webhook "vwidget.example.io" (spec.webhookdefinitions[0].sideEffects): is "Unknown"; it must be None or NoneOnDryRun (admissionregistration.k8s.io/v1), so dry runs (pulumi preview, kubectl --dry-run=server) never change anything'],
         ],
         [
             "missing admissionReviewVersions",
@@ -218,7 +218,7 @@ describe("webhook descriptions in a CSV", () => {
         ).toEqual([
             'operator "widgets": webhook "vwidget.example.io" (spec.webhookdefinitions[0].containerPort): 99999 is out of range: a Service port must be 1-65535',
             'operator "widgets": webhook "vwidget.example.io" (spec.webhookdefinitions[0].admissionReviewVersions): is required: list the review versions the webhook understands (v1, v1beta1)',
-            'operator "widgets": webhook "vwidget.example.io" (spec.webhookdefinitions[0].sideEffects): is required: admissionregistration.k8s.io/v1 needs "None" or "NoneOnDryRun"',
+            'operator "widgets": webhook "vwidget.example.io" (spec.webhookdefinitions[0].sideEffects): is unset; it must be None or NoneOnDryRun (admissionregistration.k8s.io/v1), so dry runs (pulumi preview, kubectl --dry-run=server) never change anything',
             'operator "widgets": webhook "vwidget.example.io" (spec.webhookdefinitions[0].rules[0].apiGroups): Webhook rules cannot include all groups',
         ]);
     });

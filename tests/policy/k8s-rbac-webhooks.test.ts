@@ -44,6 +44,16 @@ describe("k8s-webhook-timeout", () => {
         ]);
     });
 
+    test("GIVEN any sideEffects value WHEN the operator pre-flight and the pack judge it THEN they agree (one rule)", () => {
+        fc.assert(
+            fc.property(fc.constantFrom(undefined, "None", "NoneOnDryRun", "Some", "Unknown", "none", ""), (sideEffects) => {
+                const preflight = webhookDescriptionProblems([{ ...CSV_WEBHOOK, sideEffects }], CSV_CONTEXT).map((p) => p.message.split("): ")[1]);
+                const pack = violations(webhookSideEffects, configuration("ValidatingWebhookConfiguration", [webhook({ sideEffects })])).map((v) => v.split(": sideEffects ")[1]);
+                expect(pack).toEqual(preflight);
+            }),
+        );
+    });
+
     test("GIVEN any timeout WHEN the operator pre-flight and the pack judge it THEN they agree (one rule, one limit)", () => {
         fc.assert(
             fc.property(fc.integer({ min: -5, max: 40 }), (timeoutSeconds) => {
@@ -80,8 +90,8 @@ describe("k8s-webhook-side-effects", () => {
             webhook({ name: "d.example.io", sideEffects: "None" }),
         ]);
         expect(violations(webhookSideEffects, target)).toEqual([
-            'MutatingWebhookConfiguration "widgets.widget-webhook" webhook "vpod.example.io" (webhooks[0]): sideEffects is "Some"; it must be None or NoneOnDryRun, so dry runs (pulumi preview, kubectl --dry-run=server) never change anything',
-            'MutatingWebhookConfiguration "widgets.widget-webhook" webhook "b.example.io" (webhooks[1]): sideEffects is unset; it must be None or NoneOnDryRun, so dry runs (pulumi preview, kubectl --dry-run=server) never change anything',
+            'MutatingWebhookConfiguration "widgets.widget-webhook" webhook "vpod.example.io" (webhooks[0]): sideEffects is "Some"; it must be None or NoneOnDryRun (admissionregistration.k8s.io/v1), so dry runs (pulumi preview, kubectl --dry-run=server) never change anything',
+            'MutatingWebhookConfiguration "widgets.widget-webhook" webhook "b.example.io" (webhooks[1]): sideEffects is unset; it must be None or NoneOnDryRun (admissionregistration.k8s.io/v1), so dry runs (pulumi preview, kubectl --dry-run=server) never change anything',
         ]);
     });
 });

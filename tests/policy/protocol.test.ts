@@ -71,7 +71,7 @@ describe("the k8s-rbac pack through the real analyzer protocol (index.ts run as 
         });
         expect(diagnosticsOf(await analyze(pack.client, configuration)).map((d) => `${d.enforcementLevel} ${d.policyName}: ${d.message.split("\n").pop()}`)).toEqual([
             "advisory k8s-webhook-timeout: can't run policy 'k8s-webhook-timeout' from policy pack 'k8s-rbac@v0.1.0' during preview: string value at .webhooks.0.timeoutSeconds can't be known during preview",
-            'mandatory k8s-webhook-side-effects: MutatingWebhookConfiguration "m" webhook "m.example.io" (webhooks[0]): sideEffects is "Some"; it must be None or NoneOnDryRun, so dry runs (pulumi preview, kubectl --dry-run=server) never change anything',
+            'mandatory k8s-webhook-side-effects: MutatingWebhookConfiguration "m" webhook "m.example.io" (webhooks[0]): sideEffects is "Some"; it must be None or NoneOnDryRun (admissionregistration.k8s.io/v1), so dry runs (pulumi preview, kubectl --dry-run=server) never change anything',
         ]);
     });
 

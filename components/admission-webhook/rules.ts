@@ -23,9 +23,8 @@ import {
     ADMISSION_REVIEW_VERSIONS,
     isPort,
     isPortName,
-    MAX_WEBHOOK_TIMEOUT_SECONDS,
-    MIN_WEBHOOK_TIMEOUT_SECONDS,
-    V1_SIDE_EFFECTS,
+    webhookSideEffectsProblem,
+    webhookTimeoutProblem,
 } from "./structure";
 
 export const OLM_GROUP = "operators.coreos.com";
@@ -37,6 +36,29 @@ export const FORBIDDEN_RULE_MESSAGES = {
     olmGroup: "Webhook rules cannot include the OLM group",
     webhookConfigurations: "Webhook rules cannot include MutatingWebhookConfiguration or ValidatingWebhookConfiguration resources",
 } as const;
+
+/**
+ * The platform's own rule beside OLM's (OLM does not check it): no webhook on the admission
+ * policies and their bindings. A webhook that intercepts them, and is down or wrong, keeps
+ * administrators from fixing the policies that guard the cluster: a lock-out. The API server
+ * exempts the same kinds as the webhook configurations from webhooks
+ * (kubernetes/kubernetes staging/src/k8s.io/apiserver/pkg/admission/plugin/webhook/predicates/rules/rules.go,
+ * `IsExemptAdmissionConfigurationResource`), but only from the release that added it; a webhook
+ * asking for them is a mistake everywhere.
+ */
+export const ADMISSION_POLICY_RULE_MESSAGE =
+    "Webhook rules cannot include ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding, MutatingAdmissionPolicy or MutatingAdmissionPolicyBinding resources: a webhook on them can lock administrators out of fixing admission policies";
+
+/** Resource names (any case, singular or plural, Kind or resource) of the admission policies and their bindings. */
+const ADMISSION_POLICY_RESOURCES = new Set(
+    ["validatingadmissionpolic", "mutatingadmissionpolic"].flatMap((stem) => [`${stem}y`, `${stem}ies`, `${stem}ybinding`, `${stem}ybindings`]),
+);
+
+/** Whether a rule's resource entry reaches the admission policies or their bindings (`*` and `*\/*` too). */
+export function coversAdmissionPolicies(resource: string): boolean {
+    const lower = resource.toLowerCase();
+    return lower === "*" || lower === "*/*" || ADMISSION_POLICY_RESOURCES.has(lower.split("/")[0]);
+}
 
 /** Resource names (any case, singular or plural, Kind or resource) of the webhook configurations. */
 const WEBHOOK_CONFIGURATION_RESOURCES = new Set([
@@ -68,7 +90,7 @@ export function coversWebhookConfigurations(resource: string): boolean {
     return WEBHOOK_CONFIGURATION_RESOURCES.has(base);
 }
 
-/** OLM's `ValidWebhookRules` for one rule, reporting every violation rather than the first. */
+/** OLM's `ValidWebhookRules` for one rule, and the admission-policy rule above, reporting every violation rather than the first. */
 export function forbiddenRuleViolations(rule: RuleScope): RuleViolation[] {
     const groups = rule.apiGroups ?? [];
     const violations: RuleViolation[] = [];
@@ -80,6 +102,9 @@ export function forbiddenRuleViolations(rule: RuleScope): RuleViolation[] {
     }
     if (groups.includes(ADMISSION_GROUP) && (rule.resources ?? []).some(coversWebhookConfigurations)) {
         violations.push({ field: "resources", message: FORBIDDEN_RULE_MESSAGES.webhookConfigurations });
+    }
+    if (groups.includes(ADMISSION_GROUP) && (rule.resources ?? []).some((r) => coversAdmissionPolicies(r) && !coversWebhookConfigurations(r))) {
+        violations.push({ field: "resources", message: ADMISSION_POLICY_RULE_MESSAGE });
     }
     return violations;
 }
@@ -206,13 +231,13 @@ export function webhookDescriptionProblems(
         }
 
         // Admission webhooks: the v1 API's required fields and OLM's forbidden rules.
-        if (webhook.sideEffects === undefined) {
-            report(at("sideEffects"), `is required: admissionregistration.k8s.io/v1 needs ${V1_SIDE_EFFECTS.map((s) => describeValue(s)).join(" or ")}`);
-        } else if (!(V1_SIDE_EFFECTS as readonly string[]).includes(webhook.sideEffects)) {
-            report(at("sideEffects"), `${describeValue(webhook.sideEffects)} is not accepted by admissionregistration.k8s.io/v1: use ${V1_SIDE_EFFECTS.map((s) => describeValue(s)).join(" or ")}`);
+        const sideEffects = webhookSideEffectsProblem(webhook.sideEffects);
+        if (sideEffects !== undefined) {
+            report(at("sideEffects"), sideEffects);
         }
-        if (webhook.timeoutSeconds !== undefined && (webhook.timeoutSeconds < MIN_WEBHOOK_TIMEOUT_SECONDS || webhook.timeoutSeconds > MAX_WEBHOOK_TIMEOUT_SECONDS)) {
-            report(at("timeoutSeconds"), `${webhook.timeoutSeconds} must be ${MIN_WEBHOOK_TIMEOUT_SECONDS}-${MAX_WEBHOOK_TIMEOUT_SECONDS}`);
+        const timeout = webhookTimeoutProblem(webhook.timeoutSeconds);
+        if (timeout !== undefined) {
+            report(at("timeoutSeconds"), timeout);
         }
         if (webhook.reinvocationPolicy !== undefined && webhook.type !== "MutatingAdmissionWebhook") {
             report(at("reinvocationPolicy"), "is only valid for MutatingAdmissionWebhook");
@@ -260,40 +285,11 @@ function conversionProblems(
 
 // ---------------------------------------------------------------- rendered webhook configurations
 
-/**
- * The longest admission timeout the platform accepts: the API server's default. Every request
- * the webhook intercepts can wait this long, so 30 s (the API's maximum) would stall pod creation
- * cluster-wide whenever the webhook is slow.
- */
-export const SAFE_TIMEOUT_SECONDS = 10;
-/** What admissionregistration.k8s.io/v1 uses when timeoutSeconds is unset. */
-export const DEFAULT_TIMEOUT_SECONDS = 10;
+export { DEFAULT_WEBHOOK_TIMEOUT_SECONDS, MAX_WEBHOOK_TIMEOUT_SECONDS, webhookSideEffectsProblem, webhookTimeoutProblem } from "./structure";
 /** Namespaces no webhook may intercept, besides its own: a webhook there can keep the control plane from healing. */
 export const ALWAYS_EXCLUDED_NAMESPACES = ["kube-system"] as const;
 /** Replicas a webhook that fails closed needs, so that one pod's restart does not block what it intercepts. */
 export const MIN_FAIL_CLOSED_REPLICAS = 2;
-
-/** `timeoutSeconds` over `max` (unset means the API's default of 10 s), or undefined when it is within. */
-export function timeoutProblem(timeoutSeconds: unknown, max: number = SAFE_TIMEOUT_SECONDS): string | undefined {
-    if (timeoutSeconds === undefined) {
-        return DEFAULT_TIMEOUT_SECONDS <= max
-            ? undefined
-            : `timeoutSeconds is unset, so the API server waits its default ${DEFAULT_TIMEOUT_SECONDS} s; set it to at most ${max}`;
-    }
-    if (typeof timeoutSeconds !== "number" || !Number.isInteger(timeoutSeconds) || timeoutSeconds < 1 || timeoutSeconds > max) {
-        return `timeoutSeconds is ${JSON.stringify(timeoutSeconds)}; it must be an integer from 1 to ${max}, so a slow webhook cannot stall every request it intercepts`;
-    }
-    return undefined;
-}
-
-/** `sideEffects` other than None or NoneOnDryRun (including unset, which v1 refuses), or undefined. */
-export function sideEffectsProblem(sideEffects: unknown): string | undefined {
-    if ((V1_SIDE_EFFECTS as readonly unknown[]).includes(sideEffects)) {
-        return undefined;
-    }
-    const what = sideEffects === undefined ? "is unset" : `is ${JSON.stringify(sideEffects)}`;
-    return `sideEffects ${what}; it must be ${V1_SIDE_EFFECTS.join(" or ")}, so dry runs (pulumi preview, kubectl --dry-run=server) never change anything`;
-}
 
 /**
  * What a webhook backend in `namespace` must shut out by name: the control plane's namespaces,

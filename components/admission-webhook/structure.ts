@@ -12,7 +12,45 @@ import type { WebhookBackend, WebhookDefinition } from "./contract";
 import { webhookServiceName } from "./build";
 
 export const MIN_WEBHOOK_TIMEOUT_SECONDS = 1;
+/**
+ * The one webhook-timeout limit of the platform: the operator pre-flight (a CSV's
+ * `webhookdefinitions[].timeoutSeconds`), the subscription webhook's config and the k8s-rbac
+ * pack's `k8s-webhook-timeout` all apply `webhookTimeoutProblem` with it. It is the API's own
+ * maximum (admissionregistration.k8s.io/v1 `timeoutSeconds`: "between 1 and 30 seconds",
+ * kubernetes/api admissionregistration/v1/types.go), because real operators ship 30 s webhooks
+ * (cert-manager 1.16.1's CSV): a lower limit in the pack would block a stack the pre-flight
+ * accepted. An admin who wants a tighter bound sets the pack's `maxTimeoutSeconds`.
+ */
 export const MAX_WEBHOOK_TIMEOUT_SECONDS = 30;
+/**
+ * What is wrong with a webhook's `sideEffects` (admissionregistration.k8s.io/v1 accepts only
+ * None and NoneOnDryRun, and requires one), without the field's name; undefined when it is
+ * accepted. The pre-flight, this module's structural check and the k8s-rbac pack all use it.
+ */
+export function webhookSideEffectsProblem(sideEffects: unknown): string | undefined {
+    if ((V1_SIDE_EFFECTS as readonly unknown[]).includes(sideEffects)) {
+        return undefined;
+    }
+    const what = sideEffects === undefined ? "is unset" : `is ${describeValue(sideEffects)}`;
+    return `${what}; it must be ${V1_SIDE_EFFECTS.join(" or ")} (admissionregistration.k8s.io/v1), so dry runs (pulumi preview, kubectl --dry-run=server) never change anything`;
+}
+
+/** What admissionregistration.k8s.io/v1 uses when timeoutSeconds is unset. */
+export const DEFAULT_WEBHOOK_TIMEOUT_SECONDS = 10;
+
+/**
+ * What is wrong with a webhook's `timeoutSeconds` under the limit `max` (unset means the API's
+ * default of 10 s), without the field's name; undefined when it is within.
+ */
+export function webhookTimeoutProblem(timeoutSeconds: unknown, max: number = MAX_WEBHOOK_TIMEOUT_SECONDS): string | undefined {
+    if (timeoutSeconds === undefined) {
+        return DEFAULT_WEBHOOK_TIMEOUT_SECONDS <= max ? undefined : `is unset, so the API server waits its default ${DEFAULT_WEBHOOK_TIMEOUT_SECONDS} s; set it to at most ${max}`;
+    }
+    if (typeof timeoutSeconds !== "number" || !Number.isInteger(timeoutSeconds) || timeoutSeconds < MIN_WEBHOOK_TIMEOUT_SECONDS || timeoutSeconds > max) {
+        return `${describeValue(timeoutSeconds)} must be an integer from ${MIN_WEBHOOK_TIMEOUT_SECONDS} to ${max}, so a slow webhook cannot stall every request it intercepts`;
+    }
+    return undefined;
+}
 /** admissionregistration.k8s.io/v1 accepts only these (Some and Unknown were v1beta1). */
 export const V1_SIDE_EFFECTS = ["None", "NoneOnDryRun"] as const;
 /** AdmissionReview versions API servers send. */
@@ -88,11 +126,9 @@ export function admissionWebhookProblems(description: WebhookDescription): Probl
         } else {
             seen.set(key, i);
         }
-        if (!(V1_SIDE_EFFECTS as readonly string[]).includes(webhook.sideEffects)) {
-            problems.push({
-                path: at("sideEffects"),
-                message: `${who}: ${describeValue(webhook.sideEffects)} is not allowed by admissionregistration.k8s.io/v1 (allowed: ${V1_SIDE_EFFECTS.join(", ")})`,
-            });
+        const sideEffects = webhookSideEffectsProblem(webhook.sideEffects);
+        if (sideEffects !== undefined) {
+            problems.push({ path: at("sideEffects"), message: `${who}: ${sideEffects}` });
         }
         if (webhook.admissionReviewVersions.length === 0 || !webhook.admissionReviewVersions.some((v) => (ADMISSION_REVIEW_VERSIONS as readonly string[]).includes(v))) {
             problems.push({
@@ -100,11 +136,9 @@ export function admissionWebhookProblems(description: WebhookDescription): Probl
                 message: `${who}: ${describeValue(webhook.admissionReviewVersions)} must include a version the API server sends (${ADMISSION_REVIEW_VERSIONS.join(", ")})`,
             });
         }
-        if (webhook.timeoutSeconds !== undefined && !(Number.isInteger(webhook.timeoutSeconds) && webhook.timeoutSeconds >= MIN_WEBHOOK_TIMEOUT_SECONDS && webhook.timeoutSeconds <= MAX_WEBHOOK_TIMEOUT_SECONDS)) {
-            problems.push({
-                path: at("timeoutSeconds"),
-                message: `${who}: ${describeValue(webhook.timeoutSeconds)} must be an integer from ${MIN_WEBHOOK_TIMEOUT_SECONDS} to ${MAX_WEBHOOK_TIMEOUT_SECONDS}`,
-            });
+        const timeout = webhookTimeoutProblem(webhook.timeoutSeconds);
+        if (timeout !== undefined) {
+            problems.push({ path: at("timeoutSeconds"), message: `${who}: ${timeout}` });
         }
         if (webhook.type === "ValidatingAdmissionWebhook" && webhook.reinvocationPolicy !== undefined) {
             problems.push({ path: at("reinvocationPolicy"), message: `${who}: only mutating webhooks are reinvoked; remove it from this validating webhook` });

@@ -18,6 +18,14 @@ export const TAGGABLE_SOURCE: string = taggableTypes.source;
 const MAP_TAGGED: ReadonlySet<string> = new Set(taggableTypes.map);
 const LIST_TAGGED: Readonly<Record<string, ListTagShape>> = taggableTypes.list;
 
+/** Types whose `tags` input the derivation found and judged not to be the resource's own tags (a tag filter, a selector). */
+const NOT_OWN_TAGS: ReadonlySet<string> = new Set(Object.keys(taggableTypes.other));
+
+/** Whether the derived list knows `type` declares a `tags` input that is not a tag map of its own. */
+export function hasNonTagTagsInput(type: string): boolean {
+    return NOT_OWN_TAGS.has(type);
+}
+
 /** Every taggable type token, sorted. */
 export const TAGGABLE_TYPES: readonly string[] = [...MAP_TAGGED, ...Object.keys(LIST_TAGGED)].sort();
 

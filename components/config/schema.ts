@@ -20,7 +20,7 @@ import {
     RuleIssue,
 } from "../subscriptions/rules";
 import { INJECTABLE_KINDS, INJECTION_TARGETS, InjectableKind, NAMESPACED_NAME, NAMESPACED_NAME_RULE } from "../certificates/rules";
-import { MIN_FAIL_CLOSED_REPLICAS, SAFE_TIMEOUT_SECONDS } from "../admission-webhook/rules";
+import { DEFAULT_WEBHOOK_TIMEOUT_SECONDS, MAX_WEBHOOK_TIMEOUT_SECONDS, MIN_FAIL_CLOSED_REPLICAS } from "../admission-webhook/rules";
 
 /**
  * The stack-config contract of cluster-platform: the single source of truth for every key,
@@ -202,8 +202,8 @@ export const caInjectionSchema = z
 
 // ---------------------------------------------------------------- subscriptions
 
-/** Webhook timeouts above this are refused: the bound the k8s-rbac policy enforces. */
-export const MAX_WEBHOOK_TIMEOUT_SECONDS = SAFE_TIMEOUT_SECONDS;
+/** Webhook timeouts above this are refused: the platform's one limit, which the pre-flight and the k8s-rbac policy apply too. */
+export { MAX_WEBHOOK_TIMEOUT_SECONDS };
 export { DEFAULT_AGGREGATION_ROLES };
 
 /** Adds the issues a pure rule found, at their paths. */
@@ -288,13 +288,13 @@ export const subscriptionsSchema = z
                     .int()
                     .min(1)
                     .max(MAX_WEBHOOK_TIMEOUT_SECONDS)
-                    .default(MAX_WEBHOOK_TIMEOUT_SECONDS)
-                    .meta({ description: "Admission timeout, 1-10 seconds." }),
+                    .default(DEFAULT_WEBHOOK_TIMEOUT_SECONDS)
+                    .meta({ description: `Admission timeout, 1-${MAX_WEBHOOK_TIMEOUT_SECONDS} seconds (the platform's one webhook-timeout limit).` }),
                 image: nonEmpty()
                     .optional()
                     .meta({ description: "Webhook image reference; default: `<webhookImage.repository>:<version of this project>`." }),
             })
-            .default({ replicas: 3, failurePolicy: "Fail", timeoutSeconds: MAX_WEBHOOK_TIMEOUT_SECONDS })
+            .default({ replicas: 3, failurePolicy: "Fail", timeoutSeconds: DEFAULT_WEBHOOK_TIMEOUT_SECONDS })
             .superRefine((w, ctx) => {
                 const replicasValid = Number.isInteger(w.replicas) && w.replicas >= 1;
                 if (w.failurePolicy === "Fail" && replicasValid && w.replicas < MIN_FAIL_CLOSED_REPLICAS) {
@@ -594,7 +594,7 @@ export const SECTIONS = {
     subscriptions: subscriptionsSchema.default({
         enabled: false,
         namespace: "subscription-injection",
-        webhook: { replicas: 3, failurePolicy: "Fail", timeoutSeconds: MAX_WEBHOOK_TIMEOUT_SECONDS },
+        webhook: { replicas: 3, failurePolicy: "Fail", timeoutSeconds: DEFAULT_WEBHOOK_TIMEOUT_SECONDS },
         clusterBundles: [],
         bundles: [],
         allowedAggregationRoles: [],

@@ -23,6 +23,37 @@ export const RESTRICTED_VOLUME_TYPES = [
     "secret",
 ] as const;
 
+/**
+ * Volume types OpenShift's restricted-v2 SCC allows: the restricted profile's without csi and
+ * ephemeral (openshift/cluster-kube-apiserver-operator
+ * bindata/bootkube/scc-manifests/0000_20_kube-apiserver-operator_00_scc-restricted-v2.yaml).
+ */
+export const RESTRICTED_V2_VOLUME_TYPES = ["configMap", "downwardAPI", "emptyDir", "persistentVolumeClaim", "projected", "secret"] as const;
+
+/**
+ * What the pods are judged against. `kubernetes`: the restricted Pod Security Standard, every
+ * control set on the pod (kubernetes/pod-security-admission policy/check_*.go). `openshift`:
+ * the restricted-v2 SCC that admits an OperatorHub-style operator's pods. It *assigns* what the
+ * standard asks the pod to set: a UID from the namespace's range (`runAsUser: MustRunAsRange`,
+ * so the pod runs non-root without `runAsNonRoot`), an fsGroup (`MustRunAs`),
+ * `allowPrivilegeEscalation: false` (`allowPrivilegeEscalation: false`), the seccomp profile
+ * `runtime/default` ("default the seccomp profile to runtime/default if unset") and dropping
+ * ALL capabilities (`requiredDropCapabilities: [ALL]`). So an unset field passes there, while a
+ * field set against it (privileged, host namespaces and ports, root, added capabilities,
+ * `allowPrivilegeEscalation: true`, an unconfined profile, a volume type the SCC lacks) is
+ * still a violation.
+ */
+export type PodSecurityPlatform = "kubernetes" | "openshift";
+
+export interface ProfileOptions {
+    platform?: PodSecurityPlatform;
+    /**
+     * Judge only the fields the spec sets (a server-side-apply patch of a workload the stack
+     * does not own: what it leaves out is not its to set).
+     */
+    setFieldsOnly?: boolean;
+}
+
 /** The only capability a restricted container may add. */
 export const RESTRICTED_ADDABLE_CAPABILITIES = ["NET_BIND_SERVICE"] as const;
 
@@ -92,8 +123,12 @@ function containersOf(spec: Obj): ContainerRef[] {
  * the standard's order. Windows pods (`spec.os.name: windows`) are exempt from the Linux-only
  * controls (privilege escalation, seccomp, capabilities), as the standard says.
  */
-export function restrictedProfileViolations(podSpec: Obj, annotations: Record<string, unknown> = {}): PodSecurityViolation[] {
+export function restrictedProfileViolations(podSpec: Obj, annotations: Record<string, unknown> = {}, options: ProfileOptions = {}): PodSecurityViolation[] {
     const violations: PodSecurityViolation[] = [];
+    const openshift = options.platform === "openshift";
+    // Unset fields fall short only where nothing assigns them: on plain Kubernetes, in a whole object.
+    const judgeUnset = !openshift && options.setFieldsOnly !== true;
+    const volumeTypes: readonly string[] = openshift ? RESTRICTED_V2_VOLUME_TYPES : RESTRICTED_VOLUME_TYPES;
     const add = (check: string, message: string) => violations.push({ check, message });
     const pod = obj(podSpec.securityContext) ?? {};
     const containers = containersOf(podSpec);
@@ -178,13 +213,14 @@ export function restrictedProfileViolations(podSpec: Obj, annotations: Record<st
     list(podSpec.volumes).forEach((entry, index) => {
         const volume = obj(entry) ?? {};
         const types = Object.keys(volume).filter((k) => k !== "name");
-        for (const type of types.filter((t) => !(RESTRICTED_VOLUME_TYPES as readonly string[]).includes(t))) {
-            add("Volume Types", `volumes[${index}] (${text(volume.name)}) is a ${type} volume; allowed types are ${RESTRICTED_VOLUME_TYPES.join(", ")}`);
+        for (const type of types.filter((t) => !volumeTypes.includes(t))) {
+            add("Volume Types", `volumes[${index}] (${text(volume.name)}) is a ${type} volume; allowed types are ${volumeTypes.join(", ")}${openshift ? " (restricted-v2)" : ""}`);
         }
     });
     if (!windows) {
         for (const c of containers) {
-            if (obj(c.spec.securityContext)?.allowPrivilegeEscalation !== false) {
+            const escalation = obj(c.spec.securityContext)?.allowPrivilegeEscalation;
+            if (escalation !== false && (judgeUnset || escalation !== undefined)) {
                 add("Privilege Escalation", `${c.who} (${c.at}): securityContext.allowPrivilegeEscalation must be false`);
             }
         }
@@ -197,7 +233,7 @@ export function restrictedProfileViolations(podSpec: Obj, annotations: Record<st
         const own = obj(c.spec.securityContext)?.runAsNonRoot;
         if (own === false) {
             add("Running as Non-root", `${c.who} (${c.at}): securityContext.runAsNonRoot is false; it must be true`);
-        } else if (own !== true && !podNonRoot) {
+        } else if (own !== true && !podNonRoot && judgeUnset) {
             add("Running as Non-root", `${c.who} (${c.at}): runAsNonRoot must be true, on the container or the pod securityContext`);
         }
     }
@@ -218,13 +254,13 @@ export function restrictedProfileViolations(podSpec: Obj, annotations: Record<st
             const own = obj(obj(c.spec.securityContext)?.seccompProfile)?.type;
             if (own !== undefined && !SECCOMP_CONFINED.includes(own as string)) {
                 add("Seccomp", `${c.who} (${c.at}): securityContext.seccompProfile.type is ${text(own)}; it must be RuntimeDefault or Localhost`);
-            } else if (own === undefined && podSeccomp === undefined) {
+            } else if (own === undefined && podSeccomp === undefined && judgeUnset) {
                 add("Seccomp", `${c.who} (${c.at}): seccompProfile.type must be RuntimeDefault or Localhost, on the container or the pod securityContext`);
             }
         }
         for (const c of containers) {
             const capabilities = obj(obj(c.spec.securityContext)?.capabilities) ?? {};
-            if (!list(capabilities.drop).includes("ALL")) {
+            if (!list(capabilities.drop).includes("ALL") && judgeUnset) {
                 add("Capabilities", `${c.who} (${c.at}): securityContext.capabilities.drop must include "ALL"`);
             }
             for (const capability of list(capabilities.add)) {

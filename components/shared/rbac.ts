@@ -123,3 +123,90 @@ export function clusterAdminServiceAccounts(roleRef: { kind?: string; name?: str
     }
     return subjects.filter(isServiceAccountSubject);
 }
+
+// ---------------------------------------------------------------- grants no role should make
+
+/** Verbs that let their holder act beyond its own permissions (kubernetes.io/docs/concepts/security/rbac-good-practices). */
+export const ESCALATION_VERBS = ["escalate", "bind", "impersonate"] as const;
+
+/**
+ * Groups that stand for everyone, or for every service account: a binding to one of them gives
+ * the role to every caller the API server authenticates (or does not), or to every workload.
+ */
+export const EVERYONE_SUBJECTS: readonly Required<Pick<RbacSubject, "kind" | "name">>[] = [
+    { kind: "Group", name: "system:authenticated" },
+    { kind: "Group", name: "system:unauthenticated" },
+    { kind: "User", name: "system:anonymous" },
+    { kind: "Group", name: "system:serviceaccounts" },
+];
+
+export function isEveryoneSubject(subject: RbacSubject): boolean {
+    return EVERYONE_SUBJECTS.some((s) => s.kind === subject.kind && s.name === subject.name);
+}
+
+/** One way a role's rule grants too much: the check's name and what it grants. */
+export interface GrantProblem {
+    check: "secrets-wildcard-verbs" | "all-resources" | "escalation-verbs";
+    message: string;
+}
+
+const quoted = (values: readonly string[] | undefined) => JSON.stringify(values ?? []);
+
+/** Every verb (`*`) on Secrets (or one of their subresources) of the core group; undefined otherwise. `*` on `*` is isWildcardRule's. */
+export function secretsWildcardGrant(rule: RbacRule): string | undefined {
+    const resources = rule.resources ?? [];
+    if (isWildcardRule(rule) || !(rule.verbs ?? []).includes(ALL) || !ruleMatchesGroup(rule, "") || !resources.some((r) => r === "secrets" || r.startsWith("secrets/"))) {
+        return undefined;
+    }
+    return `grants every verb ("*") on Secrets (apiGroups ${quoted(rule.apiGroups)}, resources ${quoted(resources)})`;
+}
+
+/** Verbs on every resource (`*`) of the core group or of every group: a read-everything role reads Secrets too. */
+export function allResourcesGrant(rule: RbacRule): string | undefined {
+    const verbs = rule.verbs ?? [];
+    if (isWildcardRule(rule) || !(rule.resources ?? []).includes(ALL) || verbs.length === 0 || !ruleMatchesGroup(rule, "")) {
+        return undefined;
+    }
+    return `grants ${quoted(verbs)} on every resource ("*") of API groups ${quoted(rule.apiGroups)}, Secrets included`;
+}
+
+/** The escalation verbs a rule grants by name. */
+export function escalationGrant(rule: RbacRule): string | undefined {
+    const escalation = (rule.verbs ?? []).filter((v) => (ESCALATION_VERBS as readonly string[]).includes(v));
+    if (escalation.length === 0) {
+        return undefined;
+    }
+    return `grants ${quoted(escalation)} on ${quoted(rule.resources)} (apiGroups ${quoted(rule.apiGroups)}): its holder can grant itself or act as anyone`;
+}
+
+/** The checks of what a Role/ClusterRole rule must not grant, besides `*` on `*` (isWildcardRule), by name. */
+const GRANT_CHECKS = {
+    "secrets-wildcard-verbs": secretsWildcardGrant,
+    "all-resources": allResourcesGrant,
+    "escalation-verbs": escalationGrant,
+} as const;
+
+/** Every grant of `rule` that no role should make besides `*` on `*`, one problem per check; [] for a rule within bounds. */
+export function grantProblems(rule: RbacRule): GrantProblem[] {
+    return (Object.keys(GRANT_CHECKS) as GrantProblem["check"][]).flatMap((check) => {
+        const message = GRANT_CHECKS[check](rule);
+        return message === undefined ? [] : [{ check, message }];
+    });
+}
+
+/** Whether a role's rules give everything: cluster-admin by name, or a `*` verb on `*` resources of every group. */
+export function givesEverything(roleRef: { kind?: string; name?: string }, rules: readonly RbacRule[] | undefined): boolean {
+    if (roleRef.kind === "ClusterRole" && roleRef.name === CLUSTER_ADMIN_ROLE) {
+        return true;
+    }
+    return (rules ?? []).some((rule) => isWildcardRule(rule) && (rule.apiGroups ?? []).includes(ALL));
+}
+
+/** Whether an object has the shape of a PolicyRule (verbs, and resources or nonResourceURLs): RBAC wherever it is carried. */
+export function looksLikePolicyRule(value: unknown): boolean {
+    if (typeof value !== "object" || value === null || Array.isArray(value)) {
+        return false;
+    }
+    const o = value as Record<string, unknown>;
+    return Array.isArray(o.verbs) && (Array.isArray(o.resources) || Array.isArray(o.nonResourceURLs));
+}

@@ -18,7 +18,7 @@ import { formatPath } from "../../components/shared/problems";
 import type { ReportViolation, ResourceValidationArgs, ResourceValidationPolicy } from "@pulumi/policy";
 import { PolicyConfigError, PolicyMeta, resourcePolicy, stringList } from "../shared/policy";
 import { UNKNOWN } from "../shared/values";
-import { effectiveTags, providerLayerKeys, ResourceTags, resourceTags } from "./tags";
+import { effectiveTags, nestedTagSets, providerLayerKeys, ResourceTags, resourceTags, TagMap } from "./tags";
 
 const quoted = (keys: readonly string[]) => keys.map((k) => JSON.stringify(k)).join(", ");
 
@@ -63,7 +63,7 @@ function checkedRequiredTags(requiredTags: readonly string[]): void {
 export const requiredTags = resourcePolicy<RequiredTagsConfig>(
     {
         name: REQUIRED_TAGS_POLICY,
-        description: "Every taggable AWS resource carries the required tags (by default the keys of the stack's aws.userTags).",
+        description: "Every taggable AWS resource carries the required tags (by default the keys of the stack's aws.userTags), and so do the launch template tag specifications and instance volumes it creates.",
         severity: "high",
         remediationSteps:
             "Add the missing keys to aws.userTags (the stack tags every taggable resource it creates with them), or to the resource's own tags. Generate this policy's config from the stack with `npm run policy:config` so requiredTags follows aws.userTags.",
@@ -77,11 +77,17 @@ export const requiredTags = resourcePolicy<RequiredTagsConfig>(
         if (!tags || config.requiredTags.length === 0) {
             return;
         }
-        const present = effectiveTags(tags);
-        const missing = config.requiredTags.filter((key) => !(key in present));
-        if (missing.length > 0) {
-            const has = Object.keys(present).sort();
-            report(`${resourceLabel(args.type, args.name)} lacks the required tag${missing.length === 1 ? "" : "s"} ${quoted(missing)} (it carries ${has.length === 0 ? "no tags" : quoted(has)})`);
+        const lacking = (what: string, present: TagMap) => {
+            const missing = config.requiredTags.filter((key) => !(key in present));
+            if (missing.length > 0) {
+                const has = Object.keys(present).sort();
+                report(`${what} lacks the required tag${missing.length === 1 ? "" : "s"} ${quoted(missing)} (it carries ${has.length === 0 ? "no tags" : quoted(has)})`);
+            }
+        };
+        lacking(resourceLabel(args.type, args.name), effectiveTags(tags));
+        // What the resource creates with tags of its own: a launch template's instances and volumes, an instance's volumes.
+        for (const nested of nestedTagSets(args, tags.providerDefaults)) {
+            lacking(`${resourceLabel(args.type, args.name)} ${nested.where}`, nested.tags);
         }
     },
 );

@@ -62,7 +62,7 @@ export function providerDefaultTags(provider: PolicyProviderResource | undefined
  * unable to run during the preview instead of judging a resource whose tags it cannot see.
  */
 export function resourceTags(args: { type: string; props: Obj; provider?: PolicyProviderResource }): ResourceTags | undefined {
-    const shape = tagShapeOf(args.type);
+    const shape = tagShapeOf(args.type) ?? nativeTagShape(args);
     if (!shape) {
         return undefined;
     }
@@ -89,4 +89,77 @@ export function effectiveTags(tags: ResourceTags): TagMap {
 export function providerLayerKeys(tags: ResourceTags): string[] {
     const fromAll = tags.all === undefined || tags.all === UNKNOWN ? [] : Object.keys(tags.all).filter((k) => !(k in tags.own));
     return [...new Set([...Object.keys(tags.providerDefaults), ...fromAll])];
+}
+
+/** aws-native's tag items (`{key, value}`, the CloudFormation `Tag` shape most aws-native types take). */
+export const NATIVE_TAG_ITEMS: Extract<TagShape, { kind: "list" }> = { kind: "list", itemType: "aws-native Tag", keyField: "key", valueField: "value", requiredFields: {} };
+
+/**
+ * The tag shape of an `aws-native:` resource, read from its own `tags`: no list is derived for
+ * aws-native here (it is not a dependency), so a type is judged by the shape it declares: a list
+ * of `{key, value}` items or a string map. Undefined when it declares no `tags` or another shape.
+ */
+export function nativeTagShape(args: { type: string; props: Obj }): TagShape | undefined {
+    if (!args.type.startsWith("aws-native:")) {
+        return undefined;
+    }
+    const tags = known(() => args.props.tags);
+    if (tags === UNKNOWN || tags === undefined) {
+        return undefined;
+    }
+    if (Array.isArray(tags)) {
+        return tags.every((item) => {
+            const entry = known(() => item);
+            return entry === UNKNOWN || (asObject(entry) !== undefined && "key" in (entry as Obj) && "value" in (entry as Obj));
+        })
+            ? NATIVE_TAG_ITEMS
+            : undefined;
+    }
+    const map = asObject(tags);
+    return map && Object.keys(map).every((k) => {
+        const v = known(() => map[k]);
+        return v === UNKNOWN || typeof v === "string";
+    })
+        ? { kind: "map" }
+        : undefined;
+}
+
+/** A set of tags a resource puts on something else it creates (a launch's instances, an instance's volumes). */
+export interface NestedTagSet {
+    /** `tagSpecifications[0] (instance)`, `root volume (volumeTags)`. */
+    where: string;
+    tags: TagMap;
+}
+
+/**
+ * The tags a launch template's `tagSpecifications` and an instance's volumes will carry. The AWS
+ * provider does not propagate its `defaultTags` to launch template tag specifications ("Default
+ * tags are currently not propagated", @pulumi/aws ec2/launchTemplate.d.ts), but does apply them
+ * to an instance's root and EBS volumes (ec2/instance.d.ts: "default tags — applied to the
+ * instance and to those volumes"), under `volumeTags` or each device's `tags`.
+ */
+export function nestedTagSets(args: { type: string; props: Obj }, providerDefaults: TagMap): NestedTagSet[] {
+    if (args.type === "aws:ec2/launchTemplate:LaunchTemplate") {
+        return asArray(args.props.tagSpecifications).map((entry, index) => {
+            const specification = asObject(entry) ?? {};
+            const resourceType = known(() => specification.resourceType);
+            return {
+                where: `tagSpecifications[${index}]${typeof resourceType === "string" ? ` (${resourceType})` : ""}`,
+                tags: knownStringMap(specification.tags) ?? {},
+            };
+        });
+    }
+    if (args.type === "aws:ec2/instance:Instance") {
+        const volumeTags = knownStringMap(args.props.volumeTags);
+        if (volumeTags) {
+            return [{ where: "volumes (volumeTags)", tags: { ...providerDefaults, ...volumeTags } }];
+        }
+        const root = asObject(args.props.rootBlockDevice);
+        const sets: NestedTagSet[] = [{ where: "root volume (rootBlockDevice.tags)", tags: { ...providerDefaults, ...(knownStringMap(root?.tags) ?? {}) } }];
+        asArray(args.props.ebsBlockDevices).forEach((device, index) => {
+            sets.push({ where: `ebsBlockDevices[${index}].tags`, tags: { ...providerDefaults, ...(knownStringMap(asObject(device)?.tags) ?? {}) } });
+        });
+        return sets;
+    }
+    return [];
 }

@@ -4,15 +4,15 @@
  */
 import { aggregatedRoleProblems } from "../../components/subscriptions/rules";
 import { aggregatedInto, DEFAULT_AGGREGATION_ROLES, RbacRule } from "../../components/shared/rbac";
-import { describeObject, identityOf, isKind, k8sTypeOf, labelsOf, RBAC_GROUP } from "../shared/k8s";
-import { resourcePolicy, stringList } from "../shared/policy";
+import { describeObject, identityOf, isKind, k8sTypeOf, labelsOf, objectPolicy, RBAC_GROUP } from "../shared/k8s";
+import { stringList } from "../shared/policy";
 import { asArray, asObject, knownEntries, knownStringMap } from "../shared/values";
 
 interface AggregatedRolesConfig {
     aggregatedRoles: string[];
 }
 
-export const aggregatedRoles = resourcePolicy<AggregatedRolesConfig>(
+export const aggregatedRoles = objectPolicy<AggregatedRolesConfig>(
     {
         name: "k8s-aggregated-roles",
         description: "ClusterRoles aggregated into admin, edit or view grant nothing on Secrets, and use on SharedSecrets only by resourceName.",

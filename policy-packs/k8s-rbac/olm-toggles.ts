@@ -5,8 +5,8 @@
  * the stack's own.
  */
 import { OlmToggles, toggleBreach } from "../../components/operator/rbac";
-import { describeObject, identityOf, isKind, k8sTypeOf, labelsOf, RBAC_GROUP } from "../shared/k8s";
-import { flag, resourcePolicy } from "../shared/policy";
+import { describeObject, identityOf, isKind, k8sTypeOf, labelsOf, objectPolicy, RBAC_GROUP } from "../shared/k8s";
+import { flag } from "../shared/policy";
 import { knownEntries, knownStringMap } from "../shared/values";
 
 const WHAT: Record<keyof OlmToggles, string> = {
@@ -15,7 +15,7 @@ const WHAT: Record<keyof OlmToggles, string> = {
     disableOLMAggregateCRDRoles: "one of OLM's aggregate-olm-edit and aggregate-olm-view roles",
 };
 
-export const olmRbacToggles = resourcePolicy<OlmToggles>(
+export const olmRbacToggles = objectPolicy<OlmToggles>(
     {
         name: "k8s-olm-rbac-toggles",
         description: "No ClusterRole or ClusterRoleBinding that a set OLM RBAC toggle disables: promoted permissions, per-CRD aggregate roles, OLM's aggregate roles.",

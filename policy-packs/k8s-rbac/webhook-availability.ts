@@ -13,7 +13,7 @@ import {
     WebhookConfigurationRef,
 } from "../../components/admission-webhook/rules";
 import type { LabelSelector } from "../../components/shared/label-selector";
-import { ADMISSION_GROUP, identityOf, isKind, k8sTypeOf, WEBHOOK_CONFIGURATION_KINDS } from "../shared/k8s";
+import { ADMISSION_GROUP, CarriedObject, carriedObjects, identityOf, isKind, k8sTypeOf, WEBHOOK_CONFIGURATION_KINDS } from "../shared/k8s";
 import { stackPolicy } from "../shared/policy";
 import { asArray, asObject, knownEntries, knownStringMap, known, Obj, UNKNOWN } from "../shared/values";
 
@@ -28,7 +28,7 @@ function namespaced(props: Obj, name: string): { namespace: string; name: string
     return { namespace: identity.namespace ?? DEFAULT_NAMESPACE, name: identity.name };
 }
 
-function webhookConfiguration(resource: PolicyResource, kind: string): WebhookConfigurationRef {
+function webhookConfiguration(resource: CarriedObject, kind: string): WebhookConfigurationRef {
     return {
         kind,
         name: identityOf(resource.props, resource.name).name,
@@ -45,7 +45,7 @@ function webhookConfiguration(resource: PolicyResource, kind: string): WebhookCo
 }
 
 /** The parts of the stack's Services, Deployments and PodDisruptionBudgets the rule joins on. */
-function workloadsOf(resources: readonly PolicyResource[]) {
+function workloadsOf(resources: readonly CarriedObject[]) {
     const services: ServiceRef[] = [];
     const deployments: DeploymentRef[] = [];
     const disruptionBudgets: DisruptionBudgetRef[] = [];
@@ -91,17 +91,19 @@ export const webhookFailClosedAvailability = stackPolicy<AvailabilityConfig>(
     },
     (args, config, report) => {
         const urns = new Map<WebhookConfigurationRef, string>();
-        for (const resource of args.resources) {
-            const type = k8sTypeOf(resource.type);
+        // Each object the stack declares, a list's items included, reported at the URN of the resource that carries it.
+        const objects = args.resources.flatMap((resource: PolicyResource) => carriedObjects(resource).map((object) => ({ object, urn: resource.urn })));
+        for (const { object, urn } of objects) {
+            const type = k8sTypeOf(object.type);
             // Patches change webhooks this stack does not own (a CA bundle, say): their backends are not its to check.
             if (isKind(type, ADMISSION_GROUP, WEBHOOK_CONFIGURATION_KINDS) && !type.patch) {
-                urns.set(webhookConfiguration(resource, type.kind), resource.urn);
+                urns.set(webhookConfiguration(object, type.kind), urn);
             }
         }
         if (urns.size === 0) {
             return;
         }
-        for (const problem of failClosedBackendProblems([...urns.keys()], workloadsOf(args.resources), config.minReplicas)) {
+        for (const problem of failClosedBackendProblems([...urns.keys()], workloadsOf(objects.map((o) => o.object)), config.minReplicas)) {
             report(problem.message, urns.get(problem.configuration));
         }
     },

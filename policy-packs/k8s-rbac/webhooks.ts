@@ -3,10 +3,10 @@
  * API server waits for it, whether it has side effects, and which namespaces it must never see.
  */
 import type { ResourceValidationArgs } from "@pulumi/policy";
-import { forbiddenRuleViolations, RuleScope, SAFE_TIMEOUT_SECONDS, sideEffectsProblem, timeoutProblem, unexcludedNamespaces } from "../../components/admission-webhook/rules";
+import { forbiddenRuleViolations, MAX_WEBHOOK_TIMEOUT_SECONDS, RuleScope, unexcludedNamespaces, webhookSideEffectsProblem, webhookTimeoutProblem } from "../../components/admission-webhook/rules";
 import type { LabelSelector } from "../../components/shared/label-selector";
-import { ADMISSION_GROUP, describeObject, identityOf, isKind, K8sType, k8sTypeOf, WEBHOOK_CONFIGURATION_KINDS } from "../shared/k8s";
-import { resourcePolicy, stringList } from "../shared/policy";
+import { ADMISSION_GROUP, describeObject, identityOf, isKind, K8sType, k8sTypeOf, objectPolicy, WEBHOOK_CONFIGURATION_KINDS } from "../shared/k8s";
+import { stringList } from "../shared/policy";
 import { asArray, asObject, Obj } from "../shared/values";
 
 /** One webhook entry of a configuration, with who it is for messages. */
@@ -32,7 +32,7 @@ export function webhookEntries(args: Pick<ResourceValidationArgs, "type" | "prop
     });
 }
 
-export const webhookForbiddenRules = resourcePolicy(
+export const webhookForbiddenRules = objectPolicy(
     {
         name: "k8s-webhook-forbidden-rules",
         description: "No admission webhook intercepts all API groups (*), OLM's group operators.coreos.com, or the webhook configurations themselves.",
@@ -55,20 +55,20 @@ interface TimeoutConfig {
     maxTimeoutSeconds: number;
 }
 
-export const webhookTimeout = resourcePolicy<TimeoutConfig>(
+export const webhookTimeout = objectPolicy<TimeoutConfig>(
     {
         name: "k8s-webhook-timeout",
-        description: `Admission webhooks time out within ${SAFE_TIMEOUT_SECONDS} seconds.`,
+        description: "Admission webhooks time out within the platform's limit (the one the operator pre-flight and the stack config apply).",
         severity: "high",
         remediationSteps:
-            "Set timeoutSeconds to at most the limit (the API server's default is 10). Every request the webhook intercepts waits this long when the webhook is slow or down.",
+            "Set timeoutSeconds to at most the limit (the API server's default is 10). Every request the webhook intercepts waits this long when the webhook is slow or down. The default limit is the operator pre-flight's (30 s, the API's maximum); set maxTimeoutSeconds to hold the stack to a tighter one.",
         config: {
             maxTimeoutSeconds: {
                 type: "integer",
                 minimum: 1,
-                maximum: 30,
-                default: SAFE_TIMEOUT_SECONDS,
-                description: "The longest timeoutSeconds a webhook may have (1-30).",
+                maximum: MAX_WEBHOOK_TIMEOUT_SECONDS,
+                default: MAX_WEBHOOK_TIMEOUT_SECONDS,
+                description: `The longest timeoutSeconds a webhook may have (1-${MAX_WEBHOOK_TIMEOUT_SECONDS}; default: the platform's limit, which the operator pre-flight applies).`,
             },
         },
     },
@@ -77,15 +77,15 @@ export const webhookTimeout = resourcePolicy<TimeoutConfig>(
             if (webhook.patch && webhook.entry.timeoutSeconds === undefined) {
                 continue;
             }
-            const problem = timeoutProblem(webhook.entry.timeoutSeconds, config.maxTimeoutSeconds);
+            const problem = webhookTimeoutProblem(webhook.entry.timeoutSeconds, config.maxTimeoutSeconds);
             if (problem) {
-                report(`${webhook.who}: ${problem}`);
+                report(`${webhook.who}: timeoutSeconds ${problem}`);
             }
         }
     },
 );
 
-export const webhookSideEffects = resourcePolicy(
+export const webhookSideEffects = objectPolicy(
     {
         name: "k8s-webhook-side-effects",
         description: "Admission webhooks declare sideEffects None or NoneOnDryRun.",
@@ -98,9 +98,9 @@ export const webhookSideEffects = resourcePolicy(
             if (webhook.patch && webhook.entry.sideEffects === undefined) {
                 continue;
             }
-            const problem = sideEffectsProblem(webhook.entry.sideEffects);
+            const problem = webhookSideEffectsProblem(webhook.entry.sideEffects);
             if (problem) {
-                report(`${webhook.who}: ${problem}`);
+                report(`${webhook.who}: sideEffects ${problem}`);
             }
         }
     },
@@ -110,7 +110,7 @@ interface ExclusionConfig {
     alsoExcluded: string[];
 }
 
-export const webhookNamespaceExclusions = resourcePolicy<ExclusionConfig>(
+export const webhookNamespaceExclusions = objectPolicy<ExclusionConfig>(
     {
         name: "k8s-webhook-namespace-exclusions",
         description: "Admission webhooks' namespaceSelector shuts out kube-system and the webhook's own namespace by name.",

@@ -4,8 +4,10 @@
  * are the object's fields. `…Patch` types are server-side-apply patches of objects the stack does
  * not own: they are judged on the fields they set, never on the ones they leave out.
  */
+import type { ReportViolation, ResourceValidationPolicy } from "@pulumi/policy";
 import { ADMISSION_GROUP } from "../../components/admission-webhook/rules";
-import { asObject, known, Obj, UNKNOWN } from "./values";
+import { PolicyMeta, resourcePolicy } from "./policy";
+import { asArray, asObject, known, Obj, UNKNOWN } from "./values";
 
 export interface K8sType {
     /** "" for the core group. */
@@ -72,4 +74,45 @@ export function describeObject(kind: string, identity: ObjectIdentity): string {
 /** metadata.labels (undefined when unset). */
 export function labelsOf(props: Obj): Obj | undefined {
     return asObject(asObject(props.metadata)?.labels);
+}
+
+/** One Kubernetes object a resource carries, seen as the engine would show it declared alone. */
+export interface CarriedObject {
+    /** The object's own type token (`…:ClusterRole` for an item of a `…:ClusterRoleList`). */
+    type: string;
+    props: Obj;
+    /** The Pulumi name, or for a list item `<list name>.items[i]` until its metadata.name is read. */
+    name: string;
+}
+
+/**
+ * The objects a resource carries: itself, or for a `…List` type (`ClusterRoleList`, …) each of
+ * its `items`, typed as the list's kind without `List`, so that every policy judges the content
+ * of a list exactly as it judges the objects. `…Patch` types stay themselves (their K8sType says
+ * `patch`, and each policy judges only the fields a patch sets).
+ */
+export function carriedObjects(args: { type: string; props: Obj; name: string }): CarriedObject[] {
+    const type = k8sTypeOf(args.type);
+    if (!type || !type.kind.endsWith("List") || type.kind === "List" || type.patch) {
+        return [args];
+    }
+    // A custom kind whose name merely ends in List (no items) is an object of its own.
+    const items = args.props.items;
+    if (!Array.isArray(items)) {
+        return [args];
+    }
+    const itemType = args.type.slice(0, -"List".length);
+    return asArray(items).map((item, index) => ({ type: itemType, props: asObject(item) ?? {}, name: `${args.name}.items[${index}]` }));
+}
+
+/**
+ * A resource policy over Kubernetes objects: the check runs once for each object the resource
+ * carries (`carriedObjects`), so lists are never a way around it.
+ */
+export function objectPolicy<C = Record<string, never>>(meta: PolicyMeta, check: (object: CarriedObject, config: C, report: ReportViolation) => void): ResourceValidationPolicy {
+    return resourcePolicy<C>(meta, (args, config, report) => {
+        for (const object of carriedObjects(args)) {
+            check(object, config, report);
+        }
+    });
 }

@@ -20,6 +20,8 @@ export interface PolicyMeta {
     description: string;
     severity: Severity;
     remediationSteps: string;
+    /** Mandatory unless said otherwise: advisory for policies that report what they could not judge. */
+    enforcementLevel?: "advisory" | "mandatory";
     /** The knobs: every property has a `default` (applied when the config does not set it) and a `description`. */
     config?: Record<string, PolicyConfigJSONSchema>;
 }
@@ -29,11 +31,27 @@ export function defaultsOf(meta: Pick<PolicyMeta, "config">): Record<string, unk
     return Object.fromEntries(Object.entries(meta.config ?? {}).map(([key, schema]) => [key, schema.default]));
 }
 
-/** The policy's knobs: `defaults`, overridden by what the pack's config sets. */
-export function configOf<T>(defaults: Readonly<Record<string, unknown>>, args: { getConfig<U extends object>(): U }): T {
+/**
+ * The config keys of `set` the policy does not declare, as problems naming each and the keys it
+ * has. The CLI validates `--policy-pack-config` against each policy's schema, but the schema it
+ * receives carries only `properties` and `required` (no `additionalProperties`), so a misspelled
+ * knob would otherwise be ignored in silence.
+ */
+export function unknownConfigKeyProblems(policy: string, known: readonly string[], set: Readonly<Record<string, unknown>>): string[] {
+    const expected = known.length === 0 ? "it takes no config besides enforcementLevel" : `its keys: ${known.join(", ")}`;
+    return Object.keys(set)
+        .filter((key) => key !== "enforcementLevel" && !known.includes(key))
+        .map((key) => `${policy}.${key}: ${JSON.stringify(key)} is not a config key of policy ${policy} (${expected})`);
+}
+
+/** The policy's knobs: `defaults`, overridden by what the pack's config sets; an unknown key stops the run. */
+export function configOf<T>(policy: string, defaults: Readonly<Record<string, unknown>>, args: { getConfig<U extends object>(): U }): T {
     const set = args.getConfig<Record<string, unknown>>();
     let config: Record<string, unknown> | undefined;
     for (const key of Object.keys(set)) {
+        if (!(key in defaults)) {
+            throw new PolicyConfigError(policy, unknownConfigKeyProblems(policy, Object.keys(defaults), set));
+        }
         if (set[key] !== undefined) {
             config ??= { ...defaults };
             config[key] = set[key];
@@ -52,7 +70,7 @@ function base(meta: PolicyMeta) {
         description: meta.description,
         severity: meta.severity,
         remediationSteps: meta.remediationSteps,
-        enforcementLevel: "mandatory" as const,
+        enforcementLevel: meta.enforcementLevel ?? ("mandatory" as const),
         ...(meta.config ? { configSchema: schemaOf(meta) } : {}),
     };
 }
@@ -65,7 +83,7 @@ export function resourcePolicy<C = Record<string, never>>(meta: PolicyMeta, chec
     const defaults = defaultsOf(meta);
     return {
         ...base(meta),
-        validateResource: (args, report) => check(args, configOf<C>(defaults, args), report),
+        validateResource: (args, report) => check(args, configOf<C>(meta.name, defaults, args), report),
     };
 }
 
@@ -74,7 +92,7 @@ export function stackPolicy<C = Record<string, never>>(meta: PolicyMeta, check: 
     const defaults = defaultsOf(meta);
     return {
         ...base(meta),
-        validateStack: (args, report) => check(args, configOf<C>(defaults, args), report),
+        validateStack: (args, report) => check(args, configOf<C>(meta.name, defaults, args), report),
     };
 }
 

@@ -4,7 +4,12 @@
  * `class X extends pulumi.CustomResource` whose `XArgs` interface has a `tags` input is
  * classified by the shape of that input:
  *
- * - `map`: `{[key: string]: string}` (almost every type);
+ * - `map`: `{[key: string]: string}` on a class that also has the provider-computed `tagsAll`
+ *   output (almost every type). The provider's `defaultTags` reach exactly the resources with
+ *   `tagsAll`; a string map without it is not the resource's own tags:
+ *   `aws:inspector/resourceGroup:ResourceGroup`'s `tags` "are used to select the EC2 instances
+ *   to be included in an Amazon Inspector assessment target" (its declaration's doc), so it is
+ *   `other`;
  * - `list`: a list of `{key, value, ...}` blocks (e.g. `aws:autoscaling/group:Group`), with the
  *   item's other required fields recorded so the tagger knows what to fill in;
  * - `other`: a `tags` input that is neither (e.g. a tag *filter*); recorded, never tagged.
@@ -127,6 +132,8 @@ function listShape(itemType: string, declaration: ts.InterfaceDeclaration | unde
 interface Candidate {
     token: string;
     tags: ts.TypeNode;
+    /** Whether the class declares the provider-computed `tagsAll` output. */
+    hasTagsAll: boolean;
 }
 
 /** Resource classes of one module file whose Args interface declares `tags`. */
@@ -136,20 +143,20 @@ function candidatesIn(declarationFile: string): Candidate[] {
         return [];
     }
     const source = ts.createSourceFile(declarationFile, text, ts.ScriptTarget.Latest, true);
-    const classes = new Set<string>();
+    const classes = new Map<string, ts.ClassDeclaration>();
     const args = new Map<string, ts.InterfaceDeclaration>();
     for (const statement of source.statements) {
         if (ts.isClassDeclaration(statement) && statement.name) {
             const base = statement.heritageClauses?.[0]?.types[0]?.expression.getText();
             if (base === "pulumi.CustomResource") {
-                classes.add(statement.name.text);
+                classes.set(statement.name.text, statement);
             }
         } else if (ts.isInterfaceDeclaration(statement) && statement.name.text.endsWith("Args")) {
             args.set(statement.name.text.slice(0, -"Args".length), statement);
         }
     }
     const candidates: Candidate[] = [];
-    for (const className of classes) {
+    for (const [className, declaration] of classes) {
         const tags = args
             .get(className)
             ?.members.find((m): m is ts.PropertySignature => ts.isPropertySignature(m) && m.name.getText() === "tags");
@@ -157,7 +164,8 @@ function candidatesIn(declarationFile: string): Candidate[] {
             continue;
         }
         const token = pulumiTypeOf(declarationFile.replace(/\.d\.ts$/, ".js"), className);
-        candidates.push({ token, tags: tags.type });
+        const hasTagsAll = declaration.members.some((m) => ts.isPropertyDeclaration(m) && m.name.getText() === "tagsAll");
+        candidates.push({ token, tags: tags.type, hasTagsAll });
     }
     return candidates;
 }
@@ -196,10 +204,14 @@ export function deriveTaggableTypes(awsRoot = path.dirname(require.resolve("@pul
     const other: Record<string, string> = {};
     let inputs: Map<string, ts.InterfaceDeclaration> | undefined;
     for (const file of declarationFiles(awsRoot)) {
-        for (const { token, tags } of candidatesIn(file)) {
+        for (const { token, tags, hasTagsAll } of candidatesIn(file)) {
             const shape = unwrap(tags);
             if (isStringMap(shape)) {
-                map.push(token);
+                if (hasTagsAll) {
+                    map.push(token);
+                } else {
+                    other[token] = `${shape.getText().replace(/\s+/g, " ")} without tagsAll: not the resource's own tags`;
+                }
                 continue;
             }
             const itemType = listItemTypeName(shape);

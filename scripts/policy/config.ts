@@ -33,6 +33,7 @@ export function policyConfigFor(config: StackConfig): Record<PackName, PackConfi
                 disableAllNamespacePermissionPromotion: config.olm.disableAllNamespacePermissionPromotion,
             },
             "k8s-aggregated-roles": { aggregatedRoles: [...new Set([...DEFAULT_AGGREGATION_ROLES, ...config.subscriptions.allowedAggregationRoles])] },
+            "k8s-pod-security-restricted": { platform: config.cluster.platform },
         },
     };
 }

@@ -22,6 +22,9 @@ describe("the taggable types, derived from @pulumi/aws", () => {
         });
         // A tag *filter*, not tags: never tagged.
         expect(tagShapeOf("aws:devopsguru/resourceCollection:ResourceCollection")).toBeUndefined();
+        // A string map whose doc says it selects EC2 instances, and no tagsAll: not its own tags, never tagged.
+        expect(tagShapeOf("aws:inspector/resourceGroup:ResourceGroup")).toBeUndefined();
+        expect(derived.other["aws:inspector/resourceGroup:ResourceGroup"]).toEqual("{ [key: string]: pulumi.Input<string>; } without tagsAll: not the resource's own tags");
         // Resources without a tags input.
         expect(tagShapeOf("aws:s3/bucketPolicy:BucketPolicy")).toBeUndefined();
         expect(tagShapeOf("aws:kms/alias:Alias")).toBeUndefined();

@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import {
+    ADMISSION_POLICY_RULE_MESSAGE,
     coversWebhookConfigurations,
     FORBIDDEN_RULE_MESSAGES,
     forbiddenRuleViolations,
@@ -53,8 +54,15 @@ describe("OLM's forbidden webhook rules", () => {
     });
 
     test.each([
+        ["validatingadmissionpolicies", ["validatingadmissionpolicies"]],
+        ["the Kind ValidatingAdmissionPolicyBinding", ["ValidatingAdmissionPolicyBinding"]],
+        ["mutatingadmissionpolicybindings/status", ["mutatingadmissionpolicybindings/status"]],
+    ])("GIVEN a rule on admissionregistration's %s WHEN checked THEN the platform's admission-policy lock-out rule is reported", (_case, resources) => {
+        expect(forbiddenRuleViolations({ apiGroups: ["admissionregistration.k8s.io"], resources })).toEqual([{ field: "resources", message: ADMISSION_POLICY_RULE_MESSAGE }]);
+    });
+
+    test.each([
         ["another group's */*, as cert-manager's webhook has", { apiGroups: ["cert-manager.io", "acme.cert-manager.io"], resources: ["*/*"] }],
-        ["admissionregistration's validatingadmissionpolicies", { apiGroups: ["admissionregistration.k8s.io"], resources: ["validatingadmissionpolicies"] }],
         ["the core group's pods", { apiGroups: [""], resources: ["pods"] }],
         ["a look-alike group", { apiGroups: ["operators.coreos.com.example.io"], resources: ["widgets"] }],
     ])("GIVEN a rule on %s WHEN checked THEN nothing is reported", (_case, rule) => {
@@ -143,12 +151,12 @@ describe("webhook descriptions in a CSV", () => {
         [
             "a missing sideEffects",
             [validating({ sideEffects: undefined })],
-            ['operator "widgets": webhook "vwidget.example.io" (spec.webhookdefinitions[0].sideEffects): is required: admissionregistration.k8s.io/v1 needs "None" or "NoneOnDryRun"'],
+            ['operator "widgets": webhook "vwidget.example.io" (spec.webhookdefinitions[0].sideEffects): is unset; it must be None or NoneOnDryRun (admissionregistration.k8s.io/v1), so dry runs (pulumi preview, kubectl --dry-run=server) never change anything'],
         ],
         [
             "a v1beta1-only sideEffects",
             [validating({ sideEffects: "Unknown" })],
-            ['operator "widgets": webhook "vwidget.example.io" (spec.webhookdefinitions[0].sideEffects): "Unknown" is not accepted by admissionregistration.k8s.io/v1: use "None" or "NoneOnDryRun"'],
+            ['operator "widgets": webhook "vwidget.example.io" (spec.webhookdefinitions[0].sideEffects): is "Unknown"; it must be None or NoneOnDryRun (admissionregistration.k8s.io/v1), so dry runs (pulumi preview, kubectl --dry-run=server) never change anything'],
         ],
         [
             "missing admissionReviewVersions",
@@ -163,7 +171,7 @@ describe("webhook descriptions in a CSV", () => {
         [
             "a timeout above 30 seconds",
             [validating({ timeoutSeconds: 31 })],
-            ['operator "widgets": webhook "vwidget.example.io" (spec.webhookdefinitions[0].timeoutSeconds): 31 must be 1-30'],
+            ['operator "widgets": webhook "vwidget.example.io" (spec.webhookdefinitions[0].timeoutSeconds): 31 must be an integer from 1 to 30, so a slow webhook cannot stall every request it intercepts'],
         ],
         [
             "a reinvocationPolicy on a validating webhook",
@@ -210,7 +218,7 @@ describe("webhook descriptions in a CSV", () => {
         ).toEqual([
             'operator "widgets": webhook "vwidget.example.io" (spec.webhookdefinitions[0].containerPort): 99999 is out of range: a Service port must be 1-65535',
             'operator "widgets": webhook "vwidget.example.io" (spec.webhookdefinitions[0].admissionReviewVersions): is required: list the review versions the webhook understands (v1, v1beta1)',
-            'operator "widgets": webhook "vwidget.example.io" (spec.webhookdefinitions[0].sideEffects): is required: admissionregistration.k8s.io/v1 needs "None" or "NoneOnDryRun"',
+            'operator "widgets": webhook "vwidget.example.io" (spec.webhookdefinitions[0].sideEffects): is unset; it must be None or NoneOnDryRun (admissionregistration.k8s.io/v1), so dry runs (pulumi preview, kubectl --dry-run=server) never change anything',
             'operator "widgets": webhook "vwidget.example.io" (spec.webhookdefinitions[0].rules[0].apiGroups): Webhook rules cannot include all groups',
         ]);
     });

@@ -100,6 +100,6 @@ describe("k8s-webhook-forbidden-rules", () => {
     });
 
     test("GIVEN rules on named groups and resources WHEN analyzed THEN nothing is reported", () => {
-        expect(violations(webhookForbiddenRules, configuration([rule([""], ["pods"]), rule(["admissionregistration.k8s.io"], ["validatingadmissionpolicies"])]))).toEqual([]);
+        expect(violations(webhookForbiddenRules, configuration([rule([""], ["pods"]), rule(["apps"], ["deployments"])]))).toEqual([]);
     });
 });

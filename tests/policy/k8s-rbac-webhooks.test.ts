@@ -1,8 +1,21 @@
+import fc from "fast-check";
+import { WebhookContext, WebhookDescriptionInput, webhookDescriptionProblems } from "../../components/admission-webhook/rules";
 import { webhookFailClosedAvailability } from "../../policy-packs/k8s-rbac/webhook-availability";
 import { webhookNamespaceExclusions, webhookSideEffects, webhookTimeout } from "../../policy-packs/k8s-rbac/webhooks";
 import { k8s, stackViolations, UNKNOWN_VALUE, violations } from "./support";
 
 const NAME_LABEL = "kubernetes.io/metadata.name";
+
+/** A CSV's webhook description that passes the operator pre-flight, for comparing the pre-flight's timeout rule with the pack's. */
+const CSV_WEBHOOK: WebhookDescriptionInput = {
+    generateName: "vpod.example.io",
+    type: "ValidatingAdmissionWebhook",
+    deploymentName: "widget-webhook",
+    rules: [{ apiGroups: [""], resources: ["pods"] }],
+    sideEffects: "None",
+    admissionReviewVersions: ["v1"],
+};
+const CSV_CONTEXT: WebhookContext = { operator: "widgets", deployments: [{ name: "widget-webhook", portNames: [] }], ownedCrds: [], allNamespacesOnly: true };
 
 /** A webhook entry as the AdmissionWebhook component renders one, with `overrides`. */
 function webhook(overrides: Record<string, unknown> = {}) {
@@ -23,19 +36,39 @@ function configuration(kind: string, webhooks: Record<string, unknown>[], typeKi
 }
 
 describe("k8s-webhook-timeout", () => {
-    test("GIVEN webhooks waiting 30 s and 0 s WHEN analyzed THEN each names the configuration, the webhook and the bound", () => {
-        const target = configuration("ValidatingWebhookConfiguration", [webhook({ timeoutSeconds: 30 }), webhook({ name: "vsvc.example.io", timeoutSeconds: 0 })]);
+    test("GIVEN webhooks waiting 31 s and 0 s WHEN analyzed THEN each names the configuration, the webhook and the platform's one limit (the pre-flight's)", () => {
+        const target = configuration("ValidatingWebhookConfiguration", [webhook({ timeoutSeconds: 31 }), webhook({ name: "vsvc.example.io", timeoutSeconds: 0 })]);
         expect(violations(webhookTimeout, target)).toEqual([
-            'ValidatingWebhookConfiguration "widgets.widget-webhook" webhook "vpod.example.io" (webhooks[0]): timeoutSeconds is 30; it must be an integer from 1 to 10, so a slow webhook cannot stall every request it intercepts',
-            'ValidatingWebhookConfiguration "widgets.widget-webhook" webhook "vsvc.example.io" (webhooks[1]): timeoutSeconds is 0; it must be an integer from 1 to 10, so a slow webhook cannot stall every request it intercepts',
+            'ValidatingWebhookConfiguration "widgets.widget-webhook" webhook "vpod.example.io" (webhooks[0]): timeoutSeconds 31 must be an integer from 1 to 30, so a slow webhook cannot stall every request it intercepts',
+            'ValidatingWebhookConfiguration "widgets.widget-webhook" webhook "vsvc.example.io" (webhooks[1]): timeoutSeconds 0 must be an integer from 1 to 30, so a slow webhook cannot stall every request it intercepts',
         ]);
+    });
+
+    test("GIVEN any sideEffects value WHEN the operator pre-flight and the pack judge it THEN they agree (one rule)", () => {
+        fc.assert(
+            fc.property(fc.constantFrom(undefined, "None", "NoneOnDryRun", "Some", "Unknown", "none", ""), (sideEffects) => {
+                const preflight = webhookDescriptionProblems([{ ...CSV_WEBHOOK, sideEffects }], CSV_CONTEXT).map((p) => p.message.split("): ")[1]);
+                const pack = violations(webhookSideEffects, configuration("ValidatingWebhookConfiguration", [webhook({ sideEffects })])).map((v) => v.split(": sideEffects ")[1]);
+                expect(pack).toEqual(preflight);
+            }),
+        );
+    });
+
+    test("GIVEN any timeout WHEN the operator pre-flight and the pack judge it THEN they agree (one rule, one limit)", () => {
+        fc.assert(
+            fc.property(fc.integer({ min: -5, max: 40 }), (timeoutSeconds) => {
+                const preflight = webhookDescriptionProblems([{ ...CSV_WEBHOOK, timeoutSeconds }], CSV_CONTEXT).length > 0;
+                const pack = violations(webhookTimeout, configuration("ValidatingWebhookConfiguration", [webhook({ timeoutSeconds })])).length > 0;
+                expect(pack).toEqual(preflight);
+            }),
+        );
     });
 
     test("GIVEN timeoutSeconds 10 or unset (the API's default 10) WHEN analyzed THEN nothing is reported; WHEN the limit is 5 THEN the unset one is", () => {
         const target = configuration("MutatingWebhookConfiguration", [webhook({ timeoutSeconds: 10 }), webhook({ name: "mpod.example.io", timeoutSeconds: undefined })]);
         expect(violations(webhookTimeout, target)).toEqual([]);
         expect(violations(webhookTimeout, target, { maxTimeoutSeconds: 5 })).toEqual([
-            'MutatingWebhookConfiguration "widgets.widget-webhook" webhook "vpod.example.io" (webhooks[0]): timeoutSeconds is 10; it must be an integer from 1 to 5, so a slow webhook cannot stall every request it intercepts',
+            'MutatingWebhookConfiguration "widgets.widget-webhook" webhook "vpod.example.io" (webhooks[0]): timeoutSeconds 10 must be an integer from 1 to 5, so a slow webhook cannot stall every request it intercepts',
             'MutatingWebhookConfiguration "widgets.widget-webhook" webhook "mpod.example.io" (webhooks[1]): timeoutSeconds is unset, so the API server waits its default 10 s; set it to at most 5',
         ]);
     });
@@ -57,8 +90,8 @@ describe("k8s-webhook-side-effects", () => {
             webhook({ name: "d.example.io", sideEffects: "None" }),
         ]);
         expect(violations(webhookSideEffects, target)).toEqual([
-            'MutatingWebhookConfiguration "widgets.widget-webhook" webhook "vpod.example.io" (webhooks[0]): sideEffects is "Some"; it must be None or NoneOnDryRun, so dry runs (pulumi preview, kubectl --dry-run=server) never change anything',
-            'MutatingWebhookConfiguration "widgets.widget-webhook" webhook "b.example.io" (webhooks[1]): sideEffects is unset; it must be None or NoneOnDryRun, so dry runs (pulumi preview, kubectl --dry-run=server) never change anything',
+            'MutatingWebhookConfiguration "widgets.widget-webhook" webhook "vpod.example.io" (webhooks[0]): sideEffects is "Some"; it must be None or NoneOnDryRun (admissionregistration.k8s.io/v1), so dry runs (pulumi preview, kubectl --dry-run=server) never change anything',
+            'MutatingWebhookConfiguration "widgets.widget-webhook" webhook "b.example.io" (webhooks[1]): sideEffects is unset; it must be None or NoneOnDryRun (admissionregistration.k8s.io/v1), so dry runs (pulumi preview, kubectl --dry-run=server) never change anything',
         ]);
     });
 });

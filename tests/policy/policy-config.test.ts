@@ -18,6 +18,7 @@ describe("npm run policy:config: the policy config a stack passes to the packs",
         expect(JSON.parse(fs.readFileSync(path.join(out, "k8s-rbac.json"), "utf8"))).toEqual({
             "k8s-olm-rbac-toggles": { disableOLMAggregateCRDRoles: false, disableAggregateCRDRoles: false, disableAllNamespacePermissionPromotion: true },
             "k8s-aggregated-roles": { aggregatedRoles: ["admin", "edit", "view"] },
+            "k8s-pod-security-restricted": { platform: "openshift" },
         });
         expect(lines).toEqual([
             `wrote ${path.join(out, "aws-tags.json")}`,

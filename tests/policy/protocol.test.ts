@@ -28,13 +28,16 @@ describe("the k8s-rbac pack through the real analyzer protocol (index.ts run as 
             },
             { name: "k8s-aggregated-roles", type: "resource", enforcementLevel: "mandatory", severity: "critical", hasRemediationSteps: true, configKeys: ["aggregatedRoles"] },
             { name: "k8s-no-wildcard-access", type: "resource", enforcementLevel: "mandatory", severity: "critical", hasRemediationSteps: true, configKeys: ["allowedRoles"] },
+            { name: "k8s-no-broad-grants", type: "resource", enforcementLevel: "mandatory", severity: "critical", hasRemediationSteps: true, configKeys: ["allowedRoles"] },
             { name: "k8s-no-cluster-admin-service-accounts", type: "resource", enforcementLevel: "mandatory", severity: "critical", hasRemediationSteps: true, configKeys: [] },
+            { name: "k8s-no-admin-for-everyone", type: "stack", enforcementLevel: "mandatory", severity: "critical", hasRemediationSteps: true, configKeys: [] },
             { name: "k8s-webhook-forbidden-rules", type: "resource", enforcementLevel: "mandatory", severity: "critical", hasRemediationSteps: true, configKeys: [] },
             { name: "k8s-webhook-timeout", type: "resource", enforcementLevel: "mandatory", severity: "high", hasRemediationSteps: true, configKeys: ["maxTimeoutSeconds"] },
             { name: "k8s-webhook-side-effects", type: "resource", enforcementLevel: "mandatory", severity: "medium", hasRemediationSteps: true, configKeys: [] },
             { name: "k8s-webhook-namespace-exclusions", type: "resource", enforcementLevel: "mandatory", severity: "high", hasRemediationSteps: true, configKeys: ["alsoExcluded"] },
             { name: "k8s-webhook-fail-closed-availability", type: "stack", enforcementLevel: "mandatory", severity: "high", hasRemediationSteps: true, configKeys: ["minReplicas"] },
-            { name: "k8s-pod-security-restricted", type: "resource", enforcementLevel: "mandatory", severity: "high", hasRemediationSteps: true, configKeys: ["exemptNamespaces"] },
+            { name: "k8s-pod-security-restricted", type: "resource", enforcementLevel: "mandatory", severity: "high", hasRemediationSteps: true, configKeys: ["exemptNamespaces", "platform"] },
+            { name: "k8s-unjudged-content", type: "resource", enforcementLevel: "advisory", severity: "medium", hasRemediationSteps: true, configKeys: [] },
         ]);
     });
 
@@ -68,7 +71,7 @@ describe("the k8s-rbac pack through the real analyzer protocol (index.ts run as 
         });
         expect(diagnosticsOf(await analyze(pack.client, configuration)).map((d) => `${d.enforcementLevel} ${d.policyName}: ${d.message.split("\n").pop()}`)).toEqual([
             "advisory k8s-webhook-timeout: can't run policy 'k8s-webhook-timeout' from policy pack 'k8s-rbac@v0.1.0' during preview: string value at .webhooks.0.timeoutSeconds can't be known during preview",
-            'mandatory k8s-webhook-side-effects: MutatingWebhookConfiguration "m" webhook "m.example.io" (webhooks[0]): sideEffects is "Some"; it must be None or NoneOnDryRun, so dry runs (pulumi preview, kubectl --dry-run=server) never change anything',
+            'mandatory k8s-webhook-side-effects: MutatingWebhookConfiguration "m" webhook "m.example.io" (webhooks[0]): sideEffects is "Some"; it must be None or NoneOnDryRun (admissionregistration.k8s.io/v1), so dry runs (pulumi preview, kubectl --dry-run=server) never change anything',
         ]);
     });
 
@@ -121,7 +124,7 @@ describe("the aws-tags pack through the real analyzer protocol", () => {
         props: { region: "us-east-1", defaultTags: JSON.stringify({ tags: { adminContact: "jdoe" } }) },
     };
 
-    test("GIVEN the running pack WHEN the CLI asks for its info THEN it names its six policies, mandatory", async () => {
+    test("GIVEN the running pack WHEN the CLI asks for its info THEN it names its six mandatory policies and the advisory one", async () => {
         const info = await analyzerInfo(pack.client);
         expect([info.getName(), info.getVersion()]).toEqual(["aws-tags", "0.1.0"]);
         expect(policiesOf(info).map((p) => `${p.type} ${p.name} ${p.enforcementLevel} ${p.severity} [${p.configKeys.join(", ")}]`)).toEqual([
@@ -131,6 +134,7 @@ describe("the aws-tags pack through the real analyzer protocol", () => {
             "resource aws-tag-format mandatory medium []",
             "resource aws-tag-count mandatory high []",
             "stack aws-untagged-resources mandatory high []",
+            "resource aws-unjudged-types advisory medium []",
         ]);
     });
 

@@ -1,6 +1,8 @@
 import fc from "fast-check";
 import { NAMESPACE_NAME_LABEL, selectorExcludesNamespace, selectorMatches } from "../../components/shared/label-selector";
-import { aggregatedInto, isServiceAccountSubject, ruleGrants, ruleGrantsUnrestricted, ruleReachesResource } from "../../components/shared/rbac";
+import { restrictedProfileViolations } from "../../components/shared/pod-security";
+import { carriedObjects } from "../../policy-packs/shared/k8s";
+import { aggregatedInto, ESCALATION_VERBS, givesEverything, grantProblems, isServiceAccountSubject, looksLikePolicyRule, ruleGrants, ruleGrantsUnrestricted, ruleReachesResource } from "../../components/shared/rbac";
 
 describe("RBAC rule matching (components/shared/rbac.ts), as the API server's authorizer", () => {
     test("GIVEN resource forms WHEN matched THEN `*`, exact names, `pods/*` and `*/scale` match as the authorizer does", () => {
@@ -81,5 +83,74 @@ describe("label selectors (components/shared/label-selector.ts)", () => {
         expect(selectorMatches({ matchExpressions: [{ key: "a", operator: "DoesNotExist" }] }, labels)).toBe(false);
         expect(selectorMatches({}, labels)).toBe(true);
         expect(selectorMatches({ matchExpressions: [{ key: "a", operator: "Gt", values: ["0"] }] }, labels)).toBe(false);
+    });
+});
+
+describe("grants no role should make (components/shared/rbac.ts grantProblems)", () => {
+    test("GIVEN any rule with an escalation verb WHEN judged THEN escalation-verbs names exactly those verbs, whatever else it grants", () => {
+        fc.assert(
+            fc.property(fc.subarray([...ESCALATION_VERBS], { minLength: 1 }), fc.subarray(["get", "list", "watch", "create"]), (escalation, others) => {
+                const problems = grantProblems({ apiGroups: ["rbac.authorization.k8s.io"], resources: ["clusterroles"], verbs: [...others, ...escalation] });
+                expect(problems.filter((p) => p.check === "escalation-verbs").map((p) => p.message)).toEqual([
+                    `grants ${JSON.stringify(escalation)} on ["clusterroles"] (apiGroups ["rbac.authorization.k8s.io"]): its holder can grant itself or act as anyone`,
+                ]);
+            }),
+        );
+    });
+
+    test("GIVEN * verbs on Secrets, * resources of the core group and of another group, and * on * WHEN judged THEN each is its check's, and * on * is left to k8s-no-wildcard-access", () => {
+        expect(grantProblems({ apiGroups: [""], resources: ["secrets/status"], verbs: ["*"] }).map((p) => p.check)).toEqual(["secrets-wildcard-verbs"]);
+        expect(grantProblems({ apiGroups: ["*"], resources: ["*"], verbs: ["get"] }).map((p) => p.check)).toEqual(["all-resources"]);
+        expect(grantProblems({ apiGroups: ["apps"], resources: ["*"], verbs: ["get"] })).toEqual([]);
+        expect(grantProblems({ apiGroups: ["apps"], resources: ["secrets"], verbs: ["*"] })).toEqual([]);
+        expect(grantProblems({ apiGroups: [""], resources: ["*"], verbs: ["*"] })).toEqual([]);
+    });
+
+    test("GIVEN role references WHEN asked whether they give everything THEN cluster-admin by name and * on * of every group do, * on * of one group does not", () => {
+        expect(givesEverything({ kind: "ClusterRole", name: "cluster-admin" }, undefined)).toBe(true);
+        expect(givesEverything({ kind: "ClusterRole", name: "root" }, [{ apiGroups: ["*"], resources: ["*"], verbs: ["*"] }])).toBe(true);
+        expect(givesEverything({ kind: "ClusterRole", name: "kubevirt" }, [{ apiGroups: ["kubevirt.io"], resources: ["*"], verbs: ["*"] }])).toBe(false);
+        expect(givesEverything({ kind: "Role", name: "cluster-admin" }, undefined)).toBe(false);
+    });
+
+    test("GIVEN objects WHEN asked whether they look like a PolicyRule THEN verbs with resources or nonResourceURLs do", () => {
+        expect([{ verbs: ["get"], resources: ["pods"] }, { verbs: ["get"], nonResourceURLs: ["/healthz"] }, { verbs: ["get"] }, { resources: ["pods"] }, ["verbs"]].map(looksLikePolicyRule)).toEqual([true, true, false, false, false]);
+    });
+});
+
+describe("the restricted profile on OpenShift (restricted-v2) and for patches", () => {
+    const explicitBad = [
+        { field: "privileged", container: { securityContext: { privileged: true } }, check: "Privileged Containers" },
+        { field: "allowPrivilegeEscalation", container: { securityContext: { allowPrivilegeEscalation: true } }, check: "Privilege Escalation" },
+        { field: "runAsUser 0", container: { securityContext: { runAsUser: 0 } }, check: "Running as Non-root user" },
+        { field: "added capability", container: { securityContext: { capabilities: { add: ["SYS_ADMIN"] } } }, check: "Capabilities" },
+        { field: "unconfined seccomp", container: { securityContext: { seccompProfile: { type: "Unconfined" } } }, check: "Seccomp" },
+        { field: "host port", container: { ports: [{ containerPort: 80, hostPort: 80 }] }, check: "Host Ports" },
+    ];
+
+    test("GIVEN any number of containers that set no securityContext WHEN judged for openshift or as a patch THEN they pass (the SCC assigns, a patch leaves it)", () => {
+        fc.assert(
+            fc.property(fc.array(fc.string({ minLength: 1, maxLength: 6 }), { minLength: 1, maxLength: 4 }), fc.boolean(), (names, patch) => {
+                const spec = { containers: names.map((name) => ({ name, image: "x" })) };
+                expect(restrictedProfileViolations(spec, {}, patch ? { setFieldsOnly: true } : { platform: "openshift" })).toEqual([]);
+            }),
+        );
+    });
+
+    test.each(explicitBad)("GIVEN a container with $field WHEN judged for openshift THEN the $check control is still reported", ({ container, check }) => {
+        expect(restrictedProfileViolations({ containers: [{ name: "c", ...container }] }, {}, { platform: "openshift" }).map((v) => v.check)).toEqual([check]);
+    });
+});
+
+describe("the objects a resource carries (policy-packs/shared/k8s.ts carriedObjects)", () => {
+    test("GIVEN a ClusterRoleList, a custom kind named …List without items, and a patch WHEN expanded THEN only the list yields its items, typed as their kind", () => {
+        const item = { metadata: { name: "r" }, rules: [] };
+        expect(carriedObjects({ type: "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleList", name: "roles", props: { items: [item] } })).toEqual([
+            { type: "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole", name: "roles.items[0]", props: item },
+        ]);
+        const allowList = { type: "kubernetes:example.io/v1:AllowList", name: "a", props: { spec: { entries: [] } } };
+        expect(carriedObjects(allowList)).toEqual([allowList]);
+        const patch = { type: "kubernetes:apps/v1:DeploymentPatch", name: "d", props: { spec: { replicas: 1 } } };
+        expect(carriedObjects(patch)).toEqual([patch]);
     });
 });

@@ -51,6 +51,14 @@ export function crossSectionRules(config: Partial<StackConfig>): RuleResult {
                 message: `operator ${describeValue(op.name)}: is only used when the operator's certificate mode is "cert-manager" (it is ${describeValue(effectiveCertificateSettings(certificates, op.certificates).mode)})`,
             });
         }
+        if (subscriptions?.enabled && op.namespace === subscriptions.namespace) {
+            // Both capabilities own their namespace (labels, exclusions from their webhooks); one
+            // namespace would be declared twice, under two resource names.
+            problems.push({
+                path: formatPath(["operators", i, "namespace"]),
+                message: `operator ${describeValue(op.name)}: ${describeValue(op.namespace)} is also subscriptions.namespace, the subscription webhook's own namespace; give the operator a namespace of its own`,
+            });
+        }
         if (cluster && op.certificates?.mode === "service-ca" && cluster.platform !== "openshift") {
             problems.push({
                 path: formatPath(["operators", i, "certificates", "mode"]),

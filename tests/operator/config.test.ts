@@ -53,6 +53,14 @@ describe("operators config", () => {
         ).toEqual([]);
     });
 
+    test("GIVEN an operator in the subscription webhook's namespace WHEN validated THEN both keys are named; with subscriptions off it is fine", () => {
+        const operators = [{ name: "a", csv: "a.yaml", namespace: "subscription-injection", createNamespace: false }];
+        expect(problemLines({ ...base, operators, subscriptions: { enabled: true } })).toEqual([
+            'cluster-platform:operators[0].namespace: operator "a": "subscription-injection" is also subscriptions.namespace, the subscription webhook\'s own namespace; give the operator a namespace of its own',
+        ]);
+        expect(problemLines({ ...base, operators, subscriptions: { enabled: false } })).toEqual([]);
+    });
+
     test("GIVEN a repeated RBAC namespace WHEN validated THEN it is reported", () => {
         expect(
             problemLines({

@@ -83,15 +83,15 @@ describe("k8s-webhook-timeout", () => {
     test("GIVEN a patch that sets a bad timeout, side effects and selector WHEN analyzed THEN the fields it sets are judged like an object's", () => {
         const patch = configuration(
             "ValidatingWebhookConfiguration",
-            [{ name: "policy.example.io", timeoutSeconds: 30, sideEffects: "Some", namespaceSelector: {}, clientConfig: { service: { name: "policy", namespace: "policy" } } }],
+            [{ name: "policy.example.io", timeoutSeconds: 45, sideEffects: "Some", namespaceSelector: {}, clientConfig: { service: { name: "policy", namespace: "policy" } } }],
             "ValidatingWebhookConfigurationPatch",
         );
         const who = 'ValidatingWebhookConfiguration "widgets.widget-webhook" webhook "policy.example.io" (webhooks[0])';
         expect(violations(webhookTimeout, patch)).toEqual([
-            `${who}: timeoutSeconds is 30; it must be an integer from 1 to 10, so a slow webhook cannot stall every request it intercepts`,
+            `${who}: timeoutSeconds 45 must be an integer from 1 to 30, so a slow webhook cannot stall every request it intercepts`,
         ]);
         expect(violations(webhookSideEffects, patch)).toEqual([
-            `${who}: sideEffects is "Some"; it must be None or NoneOnDryRun, so dry runs (pulumi preview, kubectl --dry-run=server) never change anything`,
+            `${who}: sideEffects is "Some"; it must be None or NoneOnDryRun (admissionregistration.k8s.io/v1), so dry runs (pulumi preview, kubectl --dry-run=server) never change anything`,
         ]);
         expect(violations(webhookNamespaceExclusions, patch)).toEqual([
             `${who}: its namespaceSelector does not shut out "kube-system", "policy" by name; add {key: kubernetes.io/metadata.name, operator: NotIn, values: [kube-system, policy]}`,

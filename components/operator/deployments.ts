@@ -172,8 +172,9 @@ export function deploymentLabels(operator: string, csvLabels: Record<string, str
  * `addCertVolumeAndVolumeMount`): a pod volume of the same name is replaced in place, else the
  * volume is appended; in each container (not init containers) the first mount that has the
  * volume's name is kept as it is, or the first mount at the same path is replaced, else the mount
- * is appended. Other volumes of the bundle stay, even when no mount uses them any more (the
- * kubelet only sets up volumes a container mounts).
+ * is appended. Other volumes of the bundle stay, even when no mount uses them any more: the
+ * kubelet skips unused volumes (kubernetes `pkg/kubelet/volumemanager/populator/
+ * desired_state_of_world_populator.go`), so a Secret OLM would have named differently is harmless.
  */
 export function withCertificateMount(spec: PodSpec, certificate: CertificateMount): PodSpec {
     let volumes = [...(spec.volumes ?? [])];

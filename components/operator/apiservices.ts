@@ -21,7 +21,8 @@ export const APISERVICE_VERSION_PRIORITY = 15;
 export const DEFAULT_APISERVICE_PORT = 443;
 /**
  * The Kubernetes provider awaits this condition before the APIService counts as created
- * (pulumi/pulumi-kubernetes, the `pulumi.com/waitFor` annotation), as OLM waits for Available
+ * (pulumi/pulumi-kubernetes `provider/pkg/await/condition/custom.go` reads the `pulumi.com/waitFor`
+ * annotation, `kubectl.go` checks `status.conditions`), as OLM waits for Available
  * (`IsAPIServiceAvailable`) before the CSV succeeds.
  */
 export const WAIT_FOR_ANNOTATION = "pulumi.com/waitFor";

@@ -182,39 +182,60 @@ export interface SecretVolume {
     secret: { secretName: string; items: { key: string; path: string }[] };
 }
 
-export interface ReadOnlyMount {
+export interface CertificateVolumeMount {
     name: string;
     mountPath: string;
-    readOnly: true;
 }
 
 export interface CertificateVolumes {
     volumes: SecretVolume[];
-    volumeMounts: ReadOnlyMount[];
+    volumeMounts: CertificateVolumeMount[];
 }
 
-/** The volume name `webhookCertificateVolumes` uses. */
+/** The volume of OLM's APIService layout (`apiserver.crt`/`apiserver.key`). */
+export const APISERVICE_CERT_VOLUME = "apiservice-cert";
+/** The volume of OLM's webhook layout (`tls.crt`/`tls.key`, where controller-runtime looks). */
 export const WEBHOOK_CERT_VOLUME = "webhook-cert";
 
 /**
- * The serving certificate Secret mounted where OLM mounts webhook certificates (both of
- * `WEBHOOK_CERT_MOUNT_PATHS`, keys tls.crt and tls.key), for the backend's pod template:
- * add `volumes` to the pod spec and `volumeMounts` to the serving container.
+ * OLM's two certificate volumes, in the order OLM adds them (operator-framework/
+ * operator-lifecycle-manager `pkg/controller/install/certresources.go`,
+ * `AddDefaultCertVolumeAndVolumeMounts`): the serving Secret's `tls.crt`/`tls.key` as
+ * `apiserver.crt`/`apiserver.key` under `/apiserver.local.config/certificates` (the default
+ * `--cert-dir` and pair name of a Kubernetes generic API server), and as `tls.crt`/`tls.key`
+ * under `/tmp/k8s-webhook-server/serving-certs` (controller-runtime's default CertDir).
  */
-export function webhookCertificateVolumes(secretName: string, volumeName: string = WEBHOOK_CERT_VOLUME): CertificateVolumes {
-    return {
-        volumes: [
-            {
-                name: volumeName,
-                secret: {
-                    secretName,
-                    items: [
-                        { key: "tls.crt", path: "tls.crt" },
-                        { key: "tls.key", path: "tls.key" },
-                    ],
-                },
-            },
+export const OLM_CERTIFICATE_LAYOUT = [
+    {
+        volume: APISERVICE_CERT_VOLUME,
+        mountPath: WEBHOOK_CERT_MOUNT_PATHS[1],
+        items: [
+            { key: "tls.crt", path: "apiserver.crt" },
+            { key: "tls.key", path: "apiserver.key" },
         ],
-        volumeMounts: WEBHOOK_CERT_MOUNT_PATHS.map((mountPath) => ({ name: volumeName, mountPath, readOnly: true as const })),
+    },
+    {
+        volume: WEBHOOK_CERT_VOLUME,
+        mountPath: WEBHOOK_CERT_MOUNT_PATHS[0],
+        items: [
+            { key: "tls.crt", path: "tls.crt" },
+            { key: "tls.key", path: "tls.key" },
+        ],
+    },
+] as const;
+
+/**
+ * The serving certificate Secret as OLM mounts it (`OLM_CERTIFICATE_LAYOUT`): two volumes of the
+ * same Secret and one mount each, for the backend's pod template (merge them with OLM's rules,
+ * `withCertificateMount` in components/operator/deployments.ts, or add them to a pod spec the
+ * consumer writes itself). OLM's mounts carry no `readOnly` (Secret volumes are read-only anyway).
+ */
+export function webhookCertificateVolumes(secretName: string): CertificateVolumes {
+    return {
+        volumes: OLM_CERTIFICATE_LAYOUT.map((layout) => ({
+            name: layout.volume,
+            secret: { secretName, items: layout.items.map((item) => ({ ...item })) },
+        })),
+        volumeMounts: OLM_CERTIFICATE_LAYOUT.map((layout) => ({ name: layout.volume, mountPath: layout.mountPath })),
     };
 }

@@ -92,5 +92,8 @@ export interface AdmissionWebhookArgs {
     targetNamespaceDependencies?: pulumi.Resource[];
 }
 
-/** Where OLM mounts webhook serving certificates; consumers mount the Secret at both (keys tls.crt/tls.key). */
+/**
+ * Where OLM mounts serving certificates: the webhook directory (`tls.crt`/`tls.key`) and the
+ * APIService directory (`apiserver.crt`/`apiserver.key`); see `OLM_CERTIFICATE_LAYOUT` in build.ts.
+ */
 export const WEBHOOK_CERT_MOUNT_PATHS = ["/tmp/k8s-webhook-server/serving-certs", "/apiserver.local.config/certificates"] as const;

@@ -336,15 +336,15 @@ export const olmSchema = z
         disableOLMAggregateCRDRoles: z
             .boolean()
             .default(false)
-            .meta({ description: "Do not declare OLM's aggregate-olm-edit and aggregate-olm-view ClusterRoles." }),
+            .meta({ description: "Do not declare OLM's aggregate-olm-edit and aggregate-olm-view ClusterRoles (OLM itself may still keep them)." }),
         disableAggregateCRDRoles: z
             .boolean()
             .default(false)
-            .meta({ description: "Do not declare the per-CRD admin/edit/view/crdview aggregate ClusterRoles." }),
+            .meta({ description: "Do not declare the per-CRD admin/edit/view/crdview aggregate ClusterRoles for the operators this stack installs." }),
         disableAllNamespacePermissionPromotion: z
             .boolean()
             .default(false)
-            .meta({ description: "Do not promote AllNamespaces operators' namespaced permissions to cluster scope." }),
+            .meta({ description: "Do not promote the namespaced permissions of the AllNamespaces operators this stack installs to cluster scope." }),
         manageOLMConfig: z
             .boolean()
             .default(false)
@@ -352,7 +352,7 @@ export const olmSchema = z
     })
     .meta({
         description:
-            "OLM RBAC toggles (seed 003): `{disableOLMAggregateCRDRoles, disableAggregateCRDRoles, disableAllNamespacePermissionPromotion, manageOLMConfig}`.",
+            "OLM RBAC toggles (seed 003) for the operators this stack installs, not for operators OLM manages (see `npm run olm:toggle-report`): `{disableOLMAggregateCRDRoles, disableAggregateCRDRoles, disableAllNamespacePermissionPromotion, manageOLMConfig}`.",
     });
 
 // ---------------------------------------------------------------- operators

@@ -1,8 +1,9 @@
 /**
  * A CSV deployment turned into the Deployment OLM would create: CSV annotations on the pod
  * template (as OLM copies them, with `olm.targetNamespaces` and `olm.operatorNamespace`),
- * `revisionHistoryLimit: 1`, the serving certificate mounted where OLM mounts it, and, when
- * AllNamespaces promotion is disabled, `WATCH_NAMESPACE` set to the namespaces that have RBAC.
+ * `revisionHistoryLimit: 1`, the serving certificate mounted where OLM mounts it, OLM's
+ * environment (the cluster's proxy variables, `OPERATOR_CONDITION_NAME`) and, when AllNamespaces
+ * promotion is disabled, `WATCH_NAMESPACE` set to the namespaces that have RBAC.
  * Pure; the component adds the certificate's pod-template annotations (an Output).
  */
 import { CAPABILITY_LABEL, MANAGED_BY_LABEL, OPERATOR_LABEL, platformLabels } from "../shared/labels";
@@ -13,6 +14,31 @@ export const TARGET_NAMESPACES_ANNOTATION = "olm.targetNamespaces";
 /** OLM's pod-template annotation naming the operator's namespace. */
 export const OPERATOR_NAMESPACE_ANNOTATION = "olm.operatorNamespace";
 export const WATCH_NAMESPACE_ENV = "WATCH_NAMESPACE";
+/** The variable OLM sets to the CSV's name on every container (pkg/controller/install/deployment.go); operator-lib reads its OperatorCondition by it. */
+export const OPERATOR_CONDITION_NAME_ENV = "OPERATOR_CONDITION_NAME";
+/** OLM's proxy variables, in its order (pkg/lib/proxy/envvar.go). */
+export const PROXY_ENV_NAMES = ["HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY"] as const;
+
+export interface EnvVar {
+    name: string;
+    value: string;
+}
+
+/** The `status` of OpenShift's `config.openshift.io/v1` Proxy `cluster` (what OLM reads: the validated values). */
+export interface ProxyStatus {
+    httpProxy?: string;
+    httpsProxy?: string;
+    noProxy?: string;
+}
+
+/**
+ * OLM's proxy variables from Proxy `cluster`: its status (pkg/lib/proxy/envvar.go, `ToEnvVar`),
+ * empty values dropped (pkg/controller/operators/olm/overrides/initializer.go, `dropEmptyProxyEnv`).
+ */
+export function proxyEnvOf(status: ProxyStatus | undefined): EnvVar[] {
+    const values = [status?.httpProxy, status?.httpsProxy, status?.noProxy];
+    return PROXY_ENV_NAMES.map((name, i) => ({ name, value: values[i] ?? "" })).filter((e) => e.value !== "");
+}
 
 export interface Volume {
     name: string;
@@ -33,6 +59,8 @@ export interface CertificateMount {
 
 export interface DeploymentInput {
     operator: string;
+    /** The CSV's metadata.name: OPERATOR_CONDITION_NAME on every container, as OLM sets it. */
+    csvName: string;
     namespace: string;
     deployment: StrategyDeployment;
     /** The CSV's metadata.annotations, copied to the pod template as OLM does. */
@@ -41,8 +69,10 @@ export interface DeploymentInput {
     watchNamespaces: readonly string[];
     /** Set WATCH_NAMESPACE on every container (promotion disabled: the rbacNamespaces). */
     overrideWatchNamespace: boolean;
-    /** The serving certificate's volumes, for deployments that serve webhooks. */
+    /** The serving certificate's volumes, for deployments that serve webhooks or APIServices. */
     certificate?: CertificateMount;
+    /** The cluster-wide proxy variables (OpenShift's Proxy `cluster`), added where a container does not set them. */
+    proxyEnv?: readonly EnvVar[];
 }
 
 export interface DeploymentObject {
@@ -83,9 +113,10 @@ export function plainCopy<T>(value: T): T {
 export function deploymentFor(input: DeploymentInput): DeploymentObject {
     const source = plainCopy(input.deployment.spec) as unknown as DeploymentObject["spec"];
     const templateAnnotations = source.template.metadata?.annotations ?? {};
+    // OLM merges the CSV's annotations over the template's (pkg/controller/install/deployment.go).
     const annotations = {
-        ...input.csvAnnotations,
         ...templateAnnotations,
+        ...input.csvAnnotations,
         [TARGET_NAMESPACES_ANNOTATION]: input.watchNamespaces.join(","),
         [OPERATOR_NAMESPACE_ANNOTATION]: input.namespace,
     };
@@ -93,6 +124,9 @@ export function deploymentFor(input: DeploymentInput): DeploymentObject {
     if (input.certificate) {
         podSpec = withCertificateMount(podSpec, input.certificate);
     }
+    // OLM's order: the proxy variables (its deployment initializer), then OPERATOR_CONDITION_NAME.
+    podSpec = withDefaultEnv(podSpec, input.proxyEnv ?? []);
+    podSpec = withEnv(podSpec, OPERATOR_CONDITION_NAME_ENV, input.csvName);
     if (input.overrideWatchNamespace) {
         podSpec = withEnv(podSpec, WATCH_NAMESPACE_ENV, input.watchNamespaces.join(","));
     }
@@ -133,39 +167,58 @@ export function deploymentLabels(operator: string, csvLabels: Record<string, str
 }
 
 /**
- * Mounts the serving certificate in every container, replacing what the bundle ships for it:
- * volumes with the same names, mounts at the same paths, and volumes only used by such mounts
- * (bundles often reference a Secret OLM would have made under another name).
+ * Merges the serving certificate's volumes into a pod spec with OLM's rules, volume by volume in
+ * order (operator-framework/operator-lifecycle-manager `pkg/controller/install/certresources.go`,
+ * `addCertVolumeAndVolumeMount`): a pod volume of the same name is replaced in place, else the
+ * volume is appended; in each container (not init containers) the first mount that has the
+ * volume's name is kept as it is, or the first mount at the same path is replaced, else the mount
+ * is appended. Other volumes of the bundle stay, even when no mount uses them any more: the
+ * kubelet skips unused volumes (kubernetes `pkg/kubelet/volumemanager/populator/
+ * desired_state_of_world_populator.go`), so a Secret OLM would have named differently is harmless.
  */
 export function withCertificateMount(spec: PodSpec, certificate: CertificateMount): PodSpec {
-    const names = new Set(certificate.volumes.map((v) => v.name));
-    const paths = new Set(certificate.volumeMounts.map((m) => m.mountPath));
-    const replaced = new Set(names);
-    for (const container of spec.containers) {
-        for (const mount of container.volumeMounts ?? []) {
-            if (paths.has(mount.mountPath)) {
-                replaced.add(mount.name);
-            }
+    let volumes = [...(spec.volumes ?? [])];
+    let containers = spec.containers.map((container) => ({ ...container, volumeMounts: [...(container.volumeMounts ?? [])] }));
+    for (const volume of certificate.volumes) {
+        const mount = certificate.volumeMounts.find((m) => m.name === volume.name);
+        const index = volumes.findIndex((v) => v.name === volume.name);
+        volumes = index >= 0 ? volumes.map((v, i) => (i === index ? volume : v)) : [...volumes, volume];
+        if (!mount) {
+            continue;
+        }
+        containers = containers.map((container) => ({ ...container, volumeMounts: mergedMounts(container.volumeMounts, mount) }));
+    }
+    return { ...spec, volumes, containers };
+}
+
+function mergedMounts(mounts: VolumeMount[], mount: VolumeMount): VolumeMount[] {
+    for (let j = 0; j < mounts.length; j++) {
+        if (mounts[j].name === mount.name) {
+            return mounts;
+        }
+        if (mounts[j].mountPath === mount.mountPath) {
+            return mounts.map((m, i) => (i === j ? { ...mount } : m));
         }
     }
-    // A replaced volume stays if some other mount (at another path) still uses it.
-    for (const container of [...spec.containers, ...((spec.initContainers as Container[] | undefined) ?? [])]) {
-        for (const mount of container.volumeMounts ?? []) {
-            if (replaced.has(mount.name) && !names.has(mount.name) && !paths.has(mount.mountPath)) {
-                replaced.delete(mount.name);
-            }
-        }
+    return [...mounts, { ...mount }];
+}
+
+/**
+ * Adds each variable to every container that does not set it itself, after its own. OLM's
+ * InjectEnvIntoDeployment (pkg/controller/operators/olm/overrides/inject/inject.go) would
+ * overwrite a container's own value; a CSV that sets its proxy variables means them, so here it wins.
+ */
+export function withDefaultEnv(spec: PodSpec, variables: readonly EnvVar[]): PodSpec {
+    if (variables.length === 0) {
+        return spec;
     }
     return {
         ...spec,
-        volumes: [...(spec.volumes ?? []).filter((v) => !replaced.has(v.name)), ...certificate.volumes],
-        containers: spec.containers.map((container) => ({
-            ...container,
-            volumeMounts: [
-                ...(container.volumeMounts ?? []).filter((m) => !paths.has(m.mountPath) && !replaced.has(m.name)),
-                ...certificate.volumeMounts,
-            ],
-        })),
+        containers: spec.containers.map((container) => {
+            const own = new Set((container.env ?? []).map((e) => e.name));
+            const added = variables.filter((v) => !own.has(v.name)).map((v) => ({ ...v }));
+            return added.length === 0 ? container : { ...container, env: [...(container.env ?? []), ...added] };
+        }),
     };
 }
 

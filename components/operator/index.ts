@@ -13,6 +13,9 @@ import { platformLabels } from "../shared/labels";
 import { OperatorInstall } from "./install";
 import { olmConfigDecision } from "./olm-config";
 import type { OperatorPlan } from "./plan";
+import type { EnvVar, ProxyStatus } from "./deployments";
+import { proxyEnvOf } from "./deployments";
+import { olmEnvironmentDecision, OPERATOR_CONDITION_CRD, PROXY_API_VERSION, PROXY_NAME } from "./olm-environment";
 import { olmAggregateRoles } from "./rbac";
 
 export { planOperators, togglesOf } from "./plan";
@@ -54,6 +57,16 @@ export class Operators extends pulumi.ComponentResource {
             new k8s.apiextensions.CustomResourcePatch("olm-config-cluster", decision.body, { parent: this });
         }
 
+        // OLM's environment: the cluster's proxy and the OperatorCondition API, read before anything uses them.
+        const environment = olmEnvironmentDecision(args.cluster, args.plans.length, skippedWithoutCluster);
+        for (const warning of environment.warnings) {
+            pulumi.log.warn(warning, this);
+        }
+        const proxyEnv = environment.readProxy ? readProxyEnv(this) : undefined;
+        const conditionCrd = environment.declareOperatorConditions
+            ? [k8s.apiextensions.v1.CustomResourceDefinition.get(`olm-${OPERATOR_CONDITION_CRD}`, OPERATOR_CONDITION_CRD, { parent: this })]
+            : undefined;
+
         // Each operator namespace once (operators sharing one agree on createNamespace).
         const namespaces = new Map<string, pulumi.Resource>();
         for (const plan of args.plans) {
@@ -75,10 +88,20 @@ export class Operators extends pulumi.ComponentResource {
                     certificates: args.issuerFor(plan.config),
                     cluster: args.cluster,
                     namespaceDependencies: namespace ? [namespace] : [],
+                    proxyEnv,
+                    operatorConditionDependencies: conditionCrd,
                 },
                 { parent: this },
             );
         }
         this.registerOutputs({});
     }
+}
+
+/** Reads OpenShift's Proxy `cluster` and turns its status into OLM's proxy variables (shown by the preview). */
+function readProxyEnv(parent: pulumi.Resource): pulumi.Output<EnvVar[]> {
+    // A read (`id`) whose args name `status`, so the SDK exposes it as an output (`CustomResource.get` exposes only apiVersion, kind, metadata).
+    const proxy = new k8s.apiextensions.CustomResource(`openshift-proxy-${PROXY_NAME}`, { apiVersion: PROXY_API_VERSION, kind: "Proxy", status: undefined }, { id: PROXY_NAME, parent });
+    const status = (proxy as unknown as { status: pulumi.Output<ProxyStatus | undefined> }).status;
+    return pulumi.output(status).apply(proxyEnvOf);
 }

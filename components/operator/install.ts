@@ -9,7 +9,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type { CertificateIssuer } from "../certificates/contract";
 import { ClusterTarget, skippedWithoutCluster } from "../shared/cluster";
 import { OPERATOR_LABEL, platformLabels } from "../shared/labels";
-import { deploymentFor, plainCopy } from "./deployments";
+import { DeploymentObject, deploymentFor, EnvVar, plainCopy } from "./deployments";
 import type { CrdPlan, OperatorPlan } from "./plan";
 import type { RbacObject } from "./rbac";
 import { WebhookServing } from "./serving";
@@ -23,6 +23,10 @@ export interface OperatorInstallArgs {
     cluster: ClusterTarget;
     /** Resources that must exist first (the operator's Namespace when the stack creates it). */
     namespaceDependencies: pulumi.Resource[];
+    /** The cluster-wide proxy variables (OpenShift), read before; undefined when there is none to read. */
+    proxyEnv?: pulumi.Output<EnvVar[]>;
+    /** Set where the cluster serves OperatorConditions: the pre-flight read the OperatorCondition waits for. */
+    operatorConditionDependencies?: pulumi.Resource[];
 }
 
 type Manifest = Record<string, unknown> & { metadata: Record<string, unknown>; spec: Record<string, unknown> };
@@ -41,7 +45,7 @@ export class OperatorInstall extends pulumi.ComponentResource {
 
         // Serving certificates first: the CRDs they convert and the Deployments that mount them need them.
         const servings = new Map<string, WebhookServing>();
-        for (const deployment of plan.deployments.filter((d) => d.webhooks)) {
+        for (const deployment of plan.deployments.filter((d) => d.served)) {
             servings.set(
                 deployment.name,
                 new WebhookServing(`${op}-${deployment.name}`, {
@@ -82,16 +86,20 @@ export class OperatorInstall extends pulumi.ComponentResource {
             const annotations = serving
                 ? pulumi.output(serving.certificate.podTemplateAnnotations).apply((extra) => ({ ...template.metadata.annotations, ...extra }))
                 : template.metadata.annotations;
+            // The proxy variables come from a read: only each container's env waits for them, so
+            // everything else in the pod spec stays known to a preview (and to policy packs).
+            const podSpec = args.proxyEnv ? withProxyEnvFrom(template.spec, args.proxyEnv, (proxyEnv) => deploymentFor({ ...deploymentPlan.input, certificate: serving?.mount, proxyEnv })) : template.spec;
             const deployment = new k8s.apps.v1.Deployment(
                 `${op}-deployment-${deploymentPlan.name}`,
-                { ...object, spec: { ...object.spec, template: { ...template, metadata: { ...template.metadata, annotations } } } } as unknown as k8s.apps.v1.DeploymentArgs,
+                { ...object, spec: { ...object.spec, template: { ...template, metadata: { ...template.metadata, annotations }, spec: podSpec } } } as unknown as k8s.apps.v1.DeploymentArgs,
                 { parent: this, dependsOn: [...previous, ...(serving?.certificate.dependencies ?? [])] },
             );
             this.deployments.push(deployment);
             previous = [deployment];
-            if (serving && deploymentPlan.webhooks) {
+            if (serving && deploymentPlan.served) {
                 const webhooks = serving.declareWebhooks({
                     plan,
+                    backend: deploymentPlan.served.backend,
                     webhooks: deploymentPlan.webhooks,
                     deployment,
                     generation,
@@ -99,10 +107,19 @@ export class OperatorInstall extends pulumi.ComponentResource {
                     namespaceDependencies: inNamespace,
                 });
                 previous.push(...webhooks);
+                // OLM waits for its APIServices to be Available before the CSV succeeds; so does the next Deployment here.
+                previous.push(...serving.declareApiServices(op, deploymentPlan.apiServices ?? [], [deployment, ...webhooks]));
                 for (const crd of plan.crds.filter((c) => c.conversion?.deploymentName === deploymentPlan.name && !c.manifest)) {
                     this.patchConversion(op, crd, serving, args.cluster, [deployment, ...webhooks]);
                 }
             }
+        }
+        // OLM generates the OperatorCondition for the CSV as soon as it exists; here, once the namespace does.
+        if (args.operatorConditionDependencies) {
+            new k8s.apiextensions.CustomResource(`${op}-operator-condition`, plan.operatorCondition as unknown as k8s.apiextensions.CustomResourceArgs, {
+                parent: this,
+                dependsOn: [...inNamespace, ...args.operatorConditionDependencies],
+            });
         }
         this.registerOutputs({ deployments: this.deployments.map((d) => d.metadata.name) });
     }
@@ -128,6 +145,12 @@ export class OperatorInstall extends pulumi.ComponentResource {
         }
         serving.patchExistingCrdConversion(`${op}-crd-conversion-${crd.name}`, crd, dependsOn);
     }
+}
+
+/** `spec` with each container's env taken from the Deployment derived with the proxy variables once they are read. */
+function withProxyEnvFrom(spec: DeploymentObject["spec"]["template"]["spec"], proxyEnv: pulumi.Output<EnvVar[]>, derive: (proxyEnv: EnvVar[]) => DeploymentObject): Record<string, unknown> {
+    const derived = proxyEnv.apply((env) => derive(env).spec.template.spec.containers);
+    return { ...spec, containers: spec.containers.map((container, i) => ({ ...container, env: derived.apply((containers) => containers[i].env ?? []) })) };
 }
 
 /** Every RBAC object, named as OLM names it. */

@@ -9,12 +9,15 @@ import { admissionWebhookProblems } from "../admission-webhook/structure";
 import type { OlmConfig, OperatorConfig } from "../config/schema";
 import { DNS1123_SUBDOMAIN_RULE, isDns1123Subdomain } from "../shared/k8s-names";
 import { describeValue, formatPath, Problem } from "../shared/problems";
+import type { WebhookBackend } from "../admission-webhook/contract";
+import { ApiServicePlan, apiServicesByDeployment } from "./apiservices";
 import { CrdObject, loadBundle, LoadedBundle, ManifestReader } from "./bundle";
 import { ClusterServiceVersion, InstallModeType, permissionsOf } from "./csv";
 import { DeploymentInput } from "./deployments";
 import { installModeListProblems, installModeSet, requestedInstallMode, supportsAllNamespacesOnly, unsupportedInstallMode } from "./install-modes";
 import { contentHash } from "./names";
-import { deriveOperatorRbac, objectKey, OlmToggles, OwnedApi, RbacObject, serviceAccountOf, watchNamespaces } from "./rbac";
+import { OperatorConditionObject, operatorConditionFor } from "./olm-environment";
+import { deriveOperatorRbac, objectKey, OlmToggles, OwnedApi, RbacObject, ServedCertificate, serviceAccountOf, servingCertificateRbac, watchNamespaces } from "./rbac";
 import { ConversionPlan, DeploymentWebhooks, webhookCertSecretName, webhooksByDeployment, webhookServiceNameOf } from "./webhooks";
 
 export interface CrdPlan {
@@ -31,6 +34,16 @@ export interface DeploymentPlan {
     input: DeploymentInput;
     /** What the deployment serves, when it backs webhooks. */
     webhooks?: DeploymentWebhooks;
+    /** The owned APIServices it serves. */
+    apiServices?: ApiServicePlan[];
+    /** Its Service and serving certificate, when it backs webhooks or APIServices. */
+    served?: ServedDeployment;
+}
+
+/** A deployment the install fronts with a Service and a serving certificate, as OLM does. */
+export interface ServedDeployment extends ServedCertificate {
+    /** The Service's backend (one port: the webhooks' or the APIServices' containerPort). */
+    backend: WebhookBackend;
 }
 
 /** The ConfigMap whose replacement removes the old webhooks before deployments roll (README: webhook upgrades). */
@@ -52,6 +65,8 @@ export interface OperatorPlan {
     rbac: RbacObject[];
     deployments: DeploymentPlan[];
     webhookGeneration: WebhookGeneration;
+    /** The OperatorCondition OLM would generate for the CSV (declared where the cluster serves it). */
+    operatorCondition: OperatorConditionObject;
 }
 
 export interface OperatorsPlan {
@@ -152,16 +167,13 @@ export function planOperator(config: OperatorConfig, index: number, olm: OlmConf
         }
     }
 
-    // Owned APIs: CRD manifests from the bundle folder; APIServices are not installed.
-    const apiServices = csv.spec.apiservicedefinitions?.owned ?? [];
-    if (apiServices.length > 0) {
-        problems.push(
-            fileProblem(
-                "spec.apiservicedefinitions.owned",
-                `operator ${describeValue(config.name)} owns aggregated APIServices (${apiServices.map((a) => `${a.version}.${a.group}`).join(", ")}); this stack installs CRD-based operators only, so it would leave those APIs unserved`,
-            ),
-        );
-    }
+    // Owned APIServices: OLM's pre-flight rules, then one Service port per deployment.
+    const apiServiceMapping = apiServicesByDeployment(config.name, csv, config.namespace);
+    problems.push(...apiServiceMapping.problems.map((p) => fileProblem(p.field, p.message)));
+    const served = servedDeployments(config.name, csv, config.namespace, mapping.byDeployment, apiServiceMapping.byDeployment);
+    problems.push(...served.problems.map((p) => fileProblem(p.field, p.message)));
+
+    // Owned CRDs: manifests from the bundle folder.
     const crds = crdPlans(bundle, mapping.byDeployment, problems, warn, fileProblem);
     reportRequired(csv, warn);
     if (bundle.ignored.length > 0) {
@@ -179,14 +191,18 @@ export function planOperator(config: OperatorConfig, index: number, olm: OlmConf
         rbacNamespaces,
         permissions,
         clusterPermissions,
-        ownedApis: ownedApis(csv, crds),
+        ownedApis: ownedApis(csv),
         toggles,
     });
+    for (const deployment of served.byDeployment.values()) {
+        rbac.push(...servingCertificateRbac(deployment, config.name));
+    }
     const overrideWatchNamespace = config.targetNamespaces.length === 0 && toggles.disableAllNamespacePermissionPromotion;
     const deploymentPlans: DeploymentPlan[] = deployments.map((deployment) => ({
         name: deployment.name,
         input: {
             operator: config.name,
+            csvName: csv.metadata.name,
             namespace: config.namespace,
             deployment,
             csvAnnotations: csv.metadata.annotations ?? {},
@@ -194,6 +210,8 @@ export function planOperator(config: OperatorConfig, index: number, olm: OlmConf
             overrideWatchNamespace,
         },
         webhooks: mapping.byDeployment.get(deployment.name),
+        apiServices: apiServiceMapping.byDeployment.get(deployment.name),
+        served: served.byDeployment.get(deployment.name),
     }));
 
     if (problems.length > 0) {
@@ -212,6 +230,7 @@ export function planOperator(config: OperatorConfig, index: number, olm: OlmConf
             rbac,
             deployments: deploymentPlans,
             webhookGeneration: webhookGenerationOf(config.name, mapping.byDeployment),
+            operatorCondition: operatorConditionFor(csv, config.namespace, config.name),
         },
     };
 }
@@ -243,6 +262,56 @@ function csvStructureProblems(csv: ClusterServiceVersion): { field: string; mess
     return problems;
 }
 
+/**
+ * Every deployment that serves webhooks, conversion webhooks or APIServices, with its Service
+ * backend and ServiceAccount. OLM gives such a Service one port per distinct containerPort; this
+ * stack gives it one, so a deployment's APIServices must use its webhooks' port (reported otherwise).
+ */
+function servedDeployments(
+    operator: string,
+    csv: ClusterServiceVersion,
+    namespace: string,
+    webhooks: Map<string, DeploymentWebhooks>,
+    apiServices: Map<string, ApiServicePlan[]>,
+): { byDeployment: Map<string, ServedDeployment>; problems: { field: string; message: string }[] } {
+    const problems: { field: string; message: string }[] = [];
+    const byDeployment = new Map<string, ServedDeployment>();
+    for (const deployment of csv.spec.install.spec.deployments) {
+        const webhookBackend = webhooks.get(deployment.name)?.backend;
+        const served = apiServices.get(deployment.name) ?? [];
+        if (!webhookBackend && served.length === 0) {
+            continue;
+        }
+        const matchLabels = deployment.spec.selector.matchLabels ?? {};
+        const port = served[0]?.service.port;
+        const backend: WebhookBackend = webhookBackend ?? { deploymentName: deployment.name, namespace, matchLabels, servicePort: port, targetPort: port };
+        for (const apiService of served) {
+            if (apiService.service.port !== backend.servicePort || (webhookBackend && webhookBackend.targetPort !== apiService.service.port)) {
+                problems.push({
+                    field: "spec.apiservicedefinitions.owned",
+                    message: `operator ${describeValue(operator)}: owned APIService ${describeValue(apiService.name)} is served on port ${apiService.service.port}, but deployment ${describeValue(deployment.name)} already serves ${backend.servicePort} → ${backend.targetPort}; this stack gives each deployment one Service port`,
+                });
+            }
+        }
+        if (!webhookBackend && Object.keys(matchLabels).length === 0) {
+            problems.push({
+                field: "spec.apiservicedefinitions.owned",
+                message: `operator ${describeValue(operator)}: deployment ${describeValue(deployment.name)} has no spec.selector.matchLabels, so the APIService's Service cannot select its pods`,
+            });
+        }
+        const serviceName = webhookServiceNameOf(deployment.name);
+        byDeployment.set(deployment.name, {
+            backend,
+            serviceName,
+            secretName: webhookCertSecretName(deployment.name),
+            namespace,
+            // OLM binds the deployment's ServiceAccount, `default` when the pod names none (certresources.go).
+            serviceAccount: deployment.spec.template.spec.serviceAccountName || "default",
+        });
+    }
+    return { byDeployment, problems };
+}
+
 function namedPorts(containers: { ports?: { name?: string }[] }[]): string[] {
     return containers.flatMap((c) => (c.ports ?? []).flatMap((p) => (p.name ? [p.name] : [])));
 }
@@ -269,9 +338,21 @@ function crdPlans(
         }
     } else if (missing.length > 0) {
         warn(
-            `no CRD manifests next to ${describeValue(bundle.csvFile)}: the owned CRDs (${missing.join(", ")}) must already exist in the cluster; their aggregate roles use the CSV's versions`,
+            `no CRD manifests next to ${describeValue(bundle.csvFile)}: the owned CRDs (${missing.join(", ")}) must already exist in the cluster`,
         );
     }
+    // OLM's requirement check: each owned entry's version must be served (`olm/requirements.go`, "CRD version not served").
+    owned.forEach((entry, index) => {
+        const manifest = bundle.crds.get(entry.name)?.object;
+        if (manifest && !manifest.spec.versions.some((v) => v.name === entry.version && v.served)) {
+            problems.push(
+                fileProblem(
+                    formatPath(["spec", "customresourcedefinitions", "owned", index, "version"]),
+                    `custom resource definition ${describeValue(entry.name)}: version ${describeValue(entry.version)} is not served by its manifest (OLM's requirement status: CRD version not served)`,
+                ),
+            );
+        }
+    });
     return names.map((name) => {
         const manifest = bundle.crds.get(name)?.object;
         const conversion = conversions.get(name);
@@ -301,10 +382,14 @@ function reportRequired(csv: ClusterServiceVersion, warn: (text: string) => void
 }
 
 /**
- * The APIs the per-API aggregate roles cover: each served version of each owned CRD (from its
- * manifest) or, without a manifest, each version the CSV lists for it.
+ * The APIs the per-API aggregate roles cover, as OLM derives them (operator-framework/
+ * operator-lifecycle-manager `pkg/controller/operators/olm/operatorgroup.go`,
+ * `ensureClusterRolesForCSV`): each owned CRD entry of the CSV with its `version` and `kind`, its
+ * plural and group split from its name; each owned APIService with its name as the resource. A
+ * CRD version the CSV does not list gets no roles of its own, as under OLM: the rules name the
+ * group and resource, not the version, so the listed version's roles cover every version.
  */
-export function ownedApis(csv: ClusterServiceVersion, crds: readonly CrdPlan[]): OwnedApi[] {
+export function ownedApis(csv: ClusterServiceVersion): OwnedApi[] {
     const apis: OwnedApi[] = [];
     const seen = new Set<string>();
     const add = (api: OwnedApi) => {
@@ -314,17 +399,9 @@ export function ownedApis(csv: ClusterServiceVersion, crds: readonly CrdPlan[]):
             apis.push(api);
         }
     };
-    const manifests = new Map(crds.filter((c) => c.manifest).map((c) => [c.name, c.manifest as CrdObject]));
     for (const owned of csv.spec.customresourcedefinitions?.owned ?? []) {
-        const manifest = manifests.get(owned.name);
         const dot = owned.name.indexOf(".");
-        const plural = manifest?.spec.names.plural ?? owned.name.slice(0, dot);
-        const group = manifest?.spec.group ?? owned.name.slice(dot + 1);
-        const kind = manifest?.spec.names.kind ?? owned.kind;
-        const versions = manifest ? manifest.spec.versions.filter((v) => v.served).map((v) => v.name) : [owned.version];
-        for (const version of versions) {
-            add({ name: owned.name, group, plural, version, kind, source: "CustomResourceDefinition" });
-        }
+        add({ name: owned.name, group: owned.name.slice(dot + 1), plural: owned.name.slice(0, dot), version: owned.version, kind: owned.kind, source: "CustomResourceDefinition" });
     }
     for (const owned of csv.spec.apiservicedefinitions?.owned ?? []) {
         add({ name: owned.name, group: owned.group, plural: owned.name, version: owned.version, kind: owned.kind, source: "APIService" });
@@ -360,8 +437,10 @@ function collisions(plans: readonly OperatorPlan[], operators: readonly Operator
         const keys = [
             ...plan.serviceAccounts.map((sa) => `ServiceAccount ${namespace}/${sa}`),
             ...plan.deployments.map((d) => `Deployment ${namespace}/${d.name}`),
-            ...plan.deployments.filter((d) => d.webhooks).map((d) => `Service ${namespace}/${webhookServiceNameOf(d.name)}`),
-            ...plan.deployments.filter((d) => d.webhooks).map((d) => `Secret ${namespace}/${webhookCertSecretName(d.name)}`),
+            ...plan.deployments.filter((d) => d.served).map((d) => `Service ${namespace}/${webhookServiceNameOf(d.name)}`),
+            ...plan.deployments.filter((d) => d.served).map((d) => `Secret ${namespace}/${webhookCertSecretName(d.name)}`),
+            ...plan.deployments.flatMap((d) => d.apiServices ?? []).map((a) => `APIService ${a.name}`),
+            `OperatorCondition ${namespace}/${plan.operatorCondition.metadata.name}`,
             ...plan.crds.map((c) => `CustomResourceDefinition ${c.name}`),
             ...plan.rbac.map(objectKey),
         ];

@@ -42,6 +42,8 @@ export const GENERATED_BY = {
     aggregateCRDRoles: "olm.aggregateCRDRoles",
     /** aggregate-olm-edit and aggregate-olm-view; governed by olm.disableOLMAggregateCRDRoles. */
     olmAggregateRoles: "olm.aggregateOLMRoles",
+    /** What OLM grants the ServiceAccount of a deployment it serves a certificate for (webhooks, APIServices). */
+    servingCertificate: "olm.servingCertificate",
 } as const;
 
 export type GeneratedBy = (typeof GENERATED_BY)[keyof typeof GENERATED_BY];
@@ -55,6 +57,7 @@ export const GOVERNING_TOGGLE: Record<GeneratedBy, keyof OlmToggles | undefined>
     [GENERATED_BY.rbacNamespaces]: "disableAllNamespacePermissionPromotion",
     [GENERATED_BY.aggregateCRDRoles]: "disableAggregateCRDRoles",
     [GENERATED_BY.olmAggregateRoles]: "disableOLMAggregateCRDRoles",
+    [GENERATED_BY.servingCertificate]: undefined,
 };
 
 export interface ObjectMeta {
@@ -362,6 +365,74 @@ export function toggleBreach(object: ClusterRbacRef, toggles: OlmToggles): Toggl
         return { toggle: "disableAggregateCRDRoles", recognisedBy: `OLM's per-API aggregation label ${perApi}` };
     }
     return undefined;
+}
+
+/** The namespace of OLM's auth-reader RoleBinding (`KubeSystem` in OLM). */
+export const KUBE_SYSTEM = "kube-system";
+
+/** A Service the install fronts a deployment with, and who runs that deployment. */
+export interface ServedCertificate {
+    /** `<deployment>-service`. */
+    serviceName: string;
+    /** `<service>-cert`, the serving Secret. */
+    secretName: string;
+    /** The operator's namespace (Service, Secret, ServiceAccount). */
+    namespace: string;
+    /** The deployment's `serviceAccountName`, or `default` as OLM defaults it. */
+    serviceAccount: string;
+}
+
+/** OLM's ClusterRoleBinding name for a served certificate (`AuthDelegatorClusterRoleBindingName`). */
+export function authDelegatorBindingName(serviceName: string): string {
+    return `${serviceName}-system:auth-delegator`;
+}
+
+/** OLM's kube-system RoleBinding name for a served certificate (`AuthReaderRoleBindingName`). */
+export function authReaderBindingName(serviceName: string): string {
+    return `${serviceName}-auth-reader`;
+}
+
+/**
+ * What OLM grants with every serving certificate it makes (operator-framework/
+ * operator-lifecycle-manager `pkg/controller/install/certresources.go`,
+ * `installCertRequirementsForDeployment`): a Role and RoleBinding `<secret>` to get that one
+ * Secret, the ClusterRoleBinding `<service>-system:auth-delegator` to `system:auth-delegator`
+ * (so the server can delegate authentication and authorization, as aggregated API servers do)
+ * and the RoleBinding `kube-system/<service>-auth-reader` to
+ * `extension-apiserver-authentication-reader` (to read the client CA). Subjects are the
+ * deployment's ServiceAccount in the operator's namespace.
+ */
+export function servingCertificateRbac(served: ServedCertificate, operator: string): RbacObject[] {
+    const meta = (name: string, namespace?: string): ObjectMeta => ({
+        name,
+        ...(namespace === undefined ? {} : { namespace }),
+        labels: labels(GENERATED_BY.servingCertificate, operator),
+    });
+    const subjects: Subject[] = [{ kind: "ServiceAccount", name: served.serviceAccount, namespace: served.namespace }];
+    return [
+        role("Role", meta(served.secretName, served.namespace), [{ verbs: ["get"], apiGroups: [""], resources: ["secrets"], resourceNames: [served.secretName] }]),
+        {
+            apiVersion: RBAC_API_VERSION,
+            kind: "RoleBinding",
+            metadata: meta(served.secretName, served.namespace),
+            roleRef: { apiGroup: RBAC_GROUP, kind: "Role", name: served.secretName },
+            subjects,
+        },
+        {
+            apiVersion: RBAC_API_VERSION,
+            kind: "ClusterRoleBinding",
+            metadata: meta(authDelegatorBindingName(served.serviceName)),
+            roleRef: { apiGroup: RBAC_GROUP, kind: "ClusterRole", name: "system:auth-delegator" },
+            subjects,
+        },
+        {
+            apiVersion: RBAC_API_VERSION,
+            kind: "RoleBinding",
+            metadata: meta(authReaderBindingName(served.serviceName), KUBE_SYSTEM),
+            roleRef: { apiGroup: RBAC_GROUP, kind: "Role", name: "extension-apiserver-authentication-reader" },
+            subjects,
+        },
+    ];
 }
 
 /** `Kind namespace/name`, the identity of an object in a cluster. */

@@ -1,17 +1,19 @@
 /**
- * What a deployment that serves webhooks needs around it: its serving certificate (issued
- * before the Deployment, which mounts it where OLM mounts it), the AdmissionWebhook that
- * declares its Service and webhook configurations once it is ready, and the CA bundle of the
- * CRDs it converts.
+ * What a deployment that serves webhooks or APIServices needs around it: its serving certificate
+ * (issued before the Deployment, which mounts it where OLM mounts it), the AdmissionWebhook that
+ * declares its Service and webhook configurations once it is ready, its owned APIServices, and
+ * the CA bundle of the CRDs it converts.
  */
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { AdmissionWebhook, webhookCertificateVolumes } from "../admission-webhook";
 import { webhookDisruptionBudget, webhookService } from "../admission-webhook/build";
 import { failsClosed, requiredExclusions } from "../admission-webhook/rules";
+import type { WebhookBackend } from "../admission-webhook/contract";
 import type { CertificateIssuer, ServingCertificate } from "../certificates/contract";
 import { injectCaBundle } from "../certificates/declared";
 import type { ClusterTarget } from "../shared/cluster";
+import { ApiServicePlan, apiServiceObject } from "./apiservices";
 import type { CertificateMount } from "./deployments";
 import type { CrdPlan, OperatorPlan } from "./plan";
 import { webhookGenerationTransformation } from "./webhook-gate";
@@ -27,7 +29,10 @@ export interface WebhookServingArgs {
 
 export interface DeclareWebhooksArgs {
     plan: OperatorPlan;
-    webhooks: DeploymentWebhooks;
+    /** The deployment's Service backend. */
+    backend: WebhookBackend;
+    /** Its webhooks, when it serves any (else only the Service is declared). */
+    webhooks: DeploymentWebhooks | undefined;
     deployment: k8s.apps.v1.Deployment;
     generation: k8s.core.v1.ConfigMap;
     cluster: ClusterTarget;
@@ -58,10 +63,11 @@ export class WebhookServing {
     /**
      * The Service and webhook configurations, after the Deployment is ready. The configurations
      * take a property dependency on the install's webhook generation (see webhook-gate.ts). A
-     * deployment that only converts CRDs gets the Service alone.
+     * deployment that only converts CRDs or serves APIServices gets the Service alone.
      */
     declareWebhooks(args: DeclareWebhooksArgs): pulumi.Resource[] {
-        const { backend, webhooks } = args.webhooks;
+        const { backend } = args;
+        const webhooks = args.webhooks?.webhooks ?? [];
         if (webhooks.length === 0) {
             return [
                 new k8s.core.v1.Service(
@@ -97,6 +103,21 @@ export class WebhookServing {
                 },
             ),
         ];
+    }
+
+    /**
+     * The owned APIServices this deployment serves, once it is ready and its Service exists, each
+     * with the CA bundle of the mode; the provider waits for each to become Available.
+     */
+    declareApiServices(operator: string, apiServices: readonly ApiServicePlan[], dependsOn: pulumi.Resource[]): pulumi.Resource[] {
+        return apiServices.map((plan) => {
+            const injected = injectCaBundle("APIService", apiServiceObject(plan, operator), this.args.certificates.caBundleFor(this.certificate));
+            return new k8s.apiregistration.v1.APIService(`${this.name}-apiservice-${plan.name}`, injected.object as unknown as k8s.apiregistration.v1.APIServiceArgs, {
+                parent: this.args.parent,
+                dependsOn: [...dependsOn, ...this.certificate.dependencies],
+                ignoreChanges: injected.ignoreChanges.length > 0 ? injected.ignoreChanges : undefined,
+            });
+        });
     }
 
     /** A CRD from the bundle, with `spec.conversion` pointing at this deployment's Service. */

@@ -3,15 +3,22 @@
  *
  * Each operator install declares a "webhook generation" ConfigMap whose name carries a hash of
  * its admission webhooks, with `deleteBeforeReplace`. Every Deployment of the install depends on
- * it (`dependsOn`), and every webhook configuration takes a property dependency on it (its
- * `metadata` is computed from the ConfigMap's name by the transformation below). When the
- * webhook set changes, the new name forces a replacement of the ConfigMap; because it is
- * delete-before-replace, the engine first deletes the dependents whose properties point at it
- * (the old webhook configurations), then the ConfigMap, creates the new one, then updates the
- * Deployments (which waited on it) and only after they are ready creates the new webhook
- * configurations (which depend on the Deployments). A broken new version therefore never sits
- * behind its own old webhook. An unchanged webhook set leaves the ConfigMap, and the webhooks,
- * alone.
+ * it (`dependsOn`); every webhook configuration takes its `metadata` from the ConfigMap's name (a
+ * property dependency, added by the transformation below) and is registered with
+ * `replaceOnChanges: ["metadata"]` and `deleteBeforeReplace`.
+ *
+ * When the webhook set changes, the new name forces a replacement of the ConfigMap. Before
+ * deleting it, the engine walks its dependents (pulumi/pulumi
+ * `pkg/resource/deploy/step_generator.go`, `calculateDependentReplacements`): a dependent whose
+ * input property depends on the ConfigMap gets that property as unknown, and the provider's diff
+ * of it goes through `applyReplaceOnChanges` with the dependent's `replaceOnChanges`, so a change
+ * under `metadata` is a replacement whatever the provider itself would decide. Those dependents
+ * (the old webhook configurations) are deleted first, then the ConfigMap; the new ConfigMap is
+ * created, the Deployments (which waited on it) are updated and awaited, and only then are the
+ * new webhook configurations created (they depend on their Deployments). A broken new version
+ * therefore never sits behind its own old webhook. An unchanged webhook set leaves the ConfigMap,
+ * and the webhooks, alone; any other change of a configuration's metadata also replaces it,
+ * delete first (the name stays, so it cannot be created beside the old one).
  */
 import * as pulumi from "@pulumi/pulumi";
 
@@ -32,9 +39,13 @@ export function gatedMetadata(metadata: pulumi.Input<unknown>, generationName: p
     });
 }
 
+/** The options that make a webhook configuration go before its generation ConfigMap is replaced. */
+export const GATED_OPTIONS = { replaceOnChanges: ["metadata"], deleteBeforeReplace: true } as const;
+
 /**
  * A transformation for an AdmissionWebhook component: each webhook configuration it declares
- * gets its metadata from `gatedMetadata`, so replacing the generation ConfigMap deletes it first.
+ * gets its metadata from `gatedMetadata` and `GATED_OPTIONS`, so replacing the generation
+ * ConfigMap deletes it first.
  */
 export function webhookGenerationTransformation(generationName: pulumi.Output<string>, hash: string): pulumi.ResourceTransformation {
     return (args) => {
@@ -43,7 +54,11 @@ export function webhookGenerationTransformation(generationName: pulumi.Output<st
         }
         return {
             props: { ...args.props, metadata: gatedMetadata(args.props.metadata, generationName, hash) },
-            opts: args.opts,
+            opts: {
+                ...args.opts,
+                replaceOnChanges: [...new Set([...(args.opts.replaceOnChanges ?? []), ...GATED_OPTIONS.replaceOnChanges])],
+                deleteBeforeReplace: GATED_OPTIONS.deleteBeforeReplace,
+            },
         };
     };
 }

@@ -11,7 +11,7 @@ import { ClusterState } from "./cluster-state";
 import { FlatConfig } from "./config-file";
 import { ReadRecord, RenderMocks, ResourceCall, StateProducer } from "./mocks";
 import { isSecretValue, present, SECRET, UNKNOWN } from "./present";
-import { recordInto, RecordedResource, resourcesOf } from "./recorder";
+import { propertyDependenciesOf, recordInto, RecordedResource, resourcesOf } from "./recorder";
 import { describeObject, validateManifests } from "./validate-k8s";
 
 export const PROJECT_ROOT = path.resolve(__dirname, "..", "..");
@@ -39,6 +39,9 @@ export interface RenderedOptions {
     protect: boolean;
     retainOnDelete: boolean;
     additionalSecretOutputs: string[];
+    replaceOnChanges: string[];
+    /** Top-level input property → the resources its value depends on (what the engine records as propertyDependencies). */
+    propertyDependencies: Record<string, string[]>;
 }
 
 export interface RenderedResource {
@@ -279,6 +282,9 @@ async function describeResources(records: RecordedResource[], calls: ResourceCal
         const call = callsByKey.get(callKey(record.type, record.name));
         const parent = record.opts.parent ? names.get(record.opts.parent) ?? null : null;
         const dependsOn = (await resourcesOf(record.opts.dependsOn)).map((r) => names.get(r) ?? "(not recorded)");
+        const propertyDependencies = Object.fromEntries(
+            [...(await propertyDependenciesOf(record.props))].map(([key, resources]) => [key, resources.map((r) => names.get(r) ?? "(not recorded)")]),
+        );
         const inputs = { ...(call?.inputs ?? {}) };
         // Properties named in additionalSecretOutputs are secret in state and shown so in a
         // preview (the Kubernetes SDK names a Secret's data and stringData this way).
@@ -300,6 +306,8 @@ async function describeResources(records: RecordedResource[], calls: ResourceCal
                 protect: record.opts.protect ?? false,
                 retainOnDelete: record.opts.retainOnDelete ?? false,
                 additionalSecretOutputs: record.opts.additionalSecretOutputs ?? [],
+                replaceOnChanges: record.opts.replaceOnChanges ?? [],
+                propertyDependencies,
             },
         });
     }

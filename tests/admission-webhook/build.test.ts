@@ -91,17 +91,21 @@ describe("namespace selector", () => {
 });
 
 describe("certificate mounts", () => {
-    test("GIVEN a serving Secret WHEN mounted THEN one volume holds tls.crt and tls.key, mounted read-only at both of OLM's paths", () => {
+    test("GIVEN a serving Secret WHEN mounted THEN it is OLM's two volumes: apiserver.crt/apiserver.key for APIServices and tls.crt/tls.key for webhooks, one mount each", () => {
         expect(webhookCertificateVolumes("policy-webhook-cert")).toEqual({
             volumes: [
+                {
+                    name: "apiservice-cert",
+                    secret: { secretName: "policy-webhook-cert", items: [{ key: "tls.crt", path: "apiserver.crt" }, { key: "tls.key", path: "apiserver.key" }] },
+                },
                 {
                     name: "webhook-cert",
                     secret: { secretName: "policy-webhook-cert", items: [{ key: "tls.crt", path: "tls.crt" }, { key: "tls.key", path: "tls.key" }] },
                 },
             ],
             volumeMounts: [
-                { name: "webhook-cert", mountPath: "/tmp/k8s-webhook-server/serving-certs", readOnly: true },
-                { name: "webhook-cert", mountPath: "/apiserver.local.config/certificates", readOnly: true },
+                { name: "apiservice-cert", mountPath: "/apiserver.local.config/certificates" },
+                { name: "webhook-cert", mountPath: "/tmp/k8s-webhook-server/serving-certs" },
             ],
         });
         expect(WEBHOOK_CERT_MOUNT_PATHS).toEqual(["/tmp/k8s-webhook-server/serving-certs", "/apiserver.local.config/certificates"]);

@@ -1,14 +1,16 @@
-import { deploymentFor, deploymentLabels, withCertificateMount, withEnv } from "../../components/operator/deployments";
+import { webhookCertificateVolumes } from "../../components/admission-webhook/build";
+import { DeploymentInput, deploymentFor, deploymentLabels, proxyEnvOf, withCertificateMount, withEnv } from "../../components/operator/deployments";
 import type { StrategyDeployment } from "../../components/operator/csv";
 
-/** The serving certificate as the AdmissionWebhook contract mounts it: one Secret at OLM's two paths. */
-const certificate = {
-    volumes: [{ name: "webhook-cert", secret: { secretName: "widget-webhook-service-cert", items: [{ key: "tls.crt", path: "tls.crt" }, { key: "tls.key", path: "tls.key" }] } }],
-    volumeMounts: [
-        { name: "webhook-cert", mountPath: "/tmp/k8s-webhook-server/serving-certs", readOnly: true },
-        { name: "webhook-cert", mountPath: "/apiserver.local.config/certificates", readOnly: true },
-    ],
-};
+/** OLM's two volumes of the serving Secret (certresources.go, AddDefaultCertVolumeAndVolumeMounts), written out. */
+const SECRET = "widget-webhook-service-cert";
+const apiserviceVolume = { name: "apiservice-cert", secret: { secretName: SECRET, items: [{ key: "tls.crt", path: "apiserver.crt" }, { key: "tls.key", path: "apiserver.key" }] } };
+const webhookVolume = { name: "webhook-cert", secret: { secretName: SECRET, items: [{ key: "tls.crt", path: "tls.crt" }, { key: "tls.key", path: "tls.key" }] } };
+const apiserviceMount = { name: "apiservice-cert", mountPath: "/apiserver.local.config/certificates" };
+const webhookMount = { name: "webhook-cert", mountPath: "/tmp/k8s-webhook-server/serving-certs" };
+const certificate = { volumes: [apiserviceVolume, webhookVolume], volumeMounts: [apiserviceMount, webhookMount] };
+const CSV_NAME = "widget-operator.v1.0.0";
+const conditionName = { name: "OPERATOR_CONDITION_NAME", value: CSV_NAME };
 
 const strategy = (spec: Record<string, unknown>): StrategyDeployment =>
     ({
@@ -21,10 +23,24 @@ const strategy = (spec: Record<string, unknown>): StrategyDeployment =>
         },
     }) as unknown as StrategyDeployment;
 
+/** An AllNamespaces deployment of `containers`, with `input` overriding the defaults. */
+const derive = (containers: Record<string, unknown>[], input: Partial<DeploymentInput> = {}) =>
+    deploymentFor({
+        operator: "widgets",
+        csvName: CSV_NAME,
+        namespace: "widget-operator",
+        deployment: strategy({ containers }),
+        csvAnnotations: {},
+        watchNamespaces: [],
+        overrideWatchNamespace: false,
+        ...input,
+    });
+
 describe("a CSV deployment as OLM deploys it", () => {
-    test("GIVEN a CSV deployment WHEN derived THEN the pod template carries the CSV's annotations, OLM's target and operator namespaces, and one old ReplicaSet is kept", () => {
+    test("GIVEN a CSV deployment WHEN derived THEN the pod template carries the CSV's annotations (over the template's, as OLM merges them), OLM's target and operator namespaces, OPERATOR_CONDITION_NAME, and one old ReplicaSet is kept", () => {
         const object = deploymentFor({
             operator: "widgets",
+            csvName: CSV_NAME,
             namespace: "widget-operator",
             deployment: strategy({ containers: [{ name: "webhook", image: "example.io/w:1" }] }),
             csvAnnotations: { capabilities: "Basic Install", "kubectl.kubernetes.io/default-container": "from-csv" },
@@ -54,18 +70,34 @@ describe("a CSV deployment as OLM deploys it", () => {
                         labels: { app: "widget" },
                         annotations: {
                             capabilities: "Basic Install",
-                            "kubectl.kubernetes.io/default-container": "webhook",
+                            "kubectl.kubernetes.io/default-container": "from-csv",
                             "olm.operatorNamespace": "widget-operator",
                             "olm.targetNamespaces": "team-a,team-b",
                         },
                     },
-                    spec: { containers: [{ name: "webhook", image: "example.io/w:1" }] },
+                    spec: { containers: [{ name: "webhook", image: "example.io/w:1", env: [conditionName] }] },
                 },
             },
         });
     });
 
-    test("GIVEN a bundle that mounts its own certificate Secret at OLM's path (opentelemetry) WHEN the serving certificate is mounted THEN the bundle's volume and mount are replaced", () => {
+    test("GIVEN the serving certificate WHEN built THEN it is OLM's two volumes of one Secret, keys renamed for the APIService layout", () => {
+        expect(webhookCertificateVolumes(SECRET)).toEqual(certificate);
+    });
+
+    test("GIVEN a pod with no volumes WHEN the certificate is mounted THEN every container gets both mounts, init containers none", () => {
+        const spec = withCertificateMount({ containers: [{ name: "a" }, { name: "b", volumeMounts: [{ name: "tmp", mountPath: "/tmp" }] }], initContainers: [{ name: "init" }] }, certificate);
+        expect(spec).toEqual({
+            containers: [
+                { name: "a", volumeMounts: [apiserviceMount, webhookMount] },
+                { name: "b", volumeMounts: [{ name: "tmp", mountPath: "/tmp" }, apiserviceMount, webhookMount] },
+            ],
+            initContainers: [{ name: "init" }],
+            volumes: [apiserviceVolume, webhookVolume],
+        });
+    });
+
+    test("GIVEN a bundle that mounts its own certificate Secret at OLM's webhook path (opentelemetry) WHEN mounted THEN that mount is replaced in place and the unused volume stays, as OLM leaves it", () => {
         const spec = withCertificateMount(
             {
                 containers: [{ name: "manager", volumeMounts: [{ name: "cert", mountPath: "/tmp/k8s-webhook-server/serving-certs", readOnly: true }] }],
@@ -73,57 +105,48 @@ describe("a CSV deployment as OLM deploys it", () => {
             },
             certificate,
         );
-        expect(spec).toEqual({ containers: [{ name: "manager", volumeMounts: certificate.volumeMounts }], volumes: certificate.volumes });
+        expect(spec).toEqual({
+            containers: [{ name: "manager", volumeMounts: [webhookMount, apiserviceMount] }],
+            volumes: [{ name: "cert", secret: { secretName: "opentelemetry-operator-controller-manager-service-cert" } }, apiserviceVolume, webhookVolume],
+        });
     });
 
-    test("GIVEN a volume at OLM's path that another mount also uses WHEN the certificate is mounted THEN that volume stays for the other mount", () => {
+    test("GIVEN a bundle whose volume is named apiservice-cert and mounted at the webhook path (kubevirt's hostpath provisioner) WHEN mounted THEN the volume is OLM's and the path is taken over by webhook-cert", () => {
         const spec = withCertificateMount(
             {
-                containers: [
-                    { name: "manager", volumeMounts: [{ name: "shared", mountPath: "/tmp/k8s-webhook-server/serving-certs" }] },
-                    { name: "sidecar", volumeMounts: [{ name: "shared", mountPath: "/etc/tls" }] },
-                ],
-                volumes: [{ name: "shared", secret: { secretName: "s" } }, { name: "data", emptyDir: {} }],
+                containers: [{ name: "op", volumeMounts: [{ name: "apiservice-cert", mountPath: "/tmp/k8s-webhook-server/serving-certs" }] }],
+                volumes: [{ name: "apiservice-cert", secret: { secretName: "own", items: [{ key: "tls.crt", path: "tls.crt" }] } }],
             },
             certificate,
         );
-        expect(spec.volumes).toEqual([{ name: "shared", secret: { secretName: "s" } }, { name: "data", emptyDir: {} }, ...certificate.volumes]);
-        expect(spec.containers.map((c) => c.volumeMounts)).toEqual([certificate.volumeMounts, [{ name: "shared", mountPath: "/etc/tls" }, ...certificate.volumeMounts]]);
+        expect(spec).toEqual({ containers: [{ name: "op", volumeMounts: [webhookMount] }], volumes: [apiserviceVolume, webhookVolume] });
+    });
+
+    test("GIVEN a container that already mounts webhook-cert elsewhere WHEN mounted THEN OLM keeps that mount as it is", () => {
+        const spec = withCertificateMount({ containers: [{ name: "c", volumeMounts: [{ name: "webhook-cert", mountPath: "/etc/tls" }] }] }, certificate);
+        expect(spec.containers[0].volumeMounts).toEqual([{ name: "webhook-cert", mountPath: "/etc/tls" }, apiserviceMount]);
     });
 
     test("GIVEN promotion disabled WHEN derived THEN every container's WATCH_NAMESPACE is exactly the RBAC namespaces, replacing the CSV's downward-API value", () => {
-        const object = deploymentFor({
-            operator: "widgets",
-            namespace: "widget-operator",
-            deployment: strategy({
-                containers: [
-                    { name: "manager", env: [{ name: "A", value: "1" }, { name: "WATCH_NAMESPACE", valueFrom: { fieldRef: { fieldPath: "metadata.annotations['olm.targetNamespaces']" } } }] },
-                    { name: "kube-rbac-proxy" },
-                ],
-            }),
-            csvAnnotations: {},
-            watchNamespaces: ["team-a", "team-b"],
-            overrideWatchNamespace: true,
-        });
+        const object = derive(
+            [
+                { name: "manager", env: [{ name: "A", value: "1" }, { name: "WATCH_NAMESPACE", valueFrom: { fieldRef: { fieldPath: "metadata.annotations['olm.targetNamespaces']" } } }] },
+                { name: "kube-rbac-proxy" },
+            ],
+            { watchNamespaces: ["team-a", "team-b"], overrideWatchNamespace: true },
+        );
         expect(object.spec.template.spec.containers.map((c) => c.env)).toEqual([
-            [{ name: "A", value: "1" }, { name: "WATCH_NAMESPACE", value: "team-a,team-b" }],
-            [{ name: "WATCH_NAMESPACE", value: "team-a,team-b" }],
+            [{ name: "A", value: "1" }, { name: "WATCH_NAMESPACE", value: "team-a,team-b" }, conditionName],
+            [conditionName, { name: "WATCH_NAMESPACE", value: "team-a,team-b" }],
         ]);
         expect(object.spec.template.metadata.annotations["olm.targetNamespaces"]).toBe("team-a,team-b");
     });
 
     test("GIVEN an AllNamespaces install WHEN derived THEN olm.targetNamespaces is empty and WATCH_NAMESPACE is left to the CSV", () => {
         const env = [{ name: "WATCH_NAMESPACE", valueFrom: { fieldRef: { fieldPath: "metadata.annotations['olm.targetNamespaces']" } } }];
-        const object = deploymentFor({
-            operator: "widgets",
-            namespace: "widget-operator",
-            deployment: strategy({ containers: [{ name: "manager", env }] }),
-            csvAnnotations: {},
-            watchNamespaces: [],
-            overrideWatchNamespace: false,
-        });
+        const object = derive([{ name: "manager", env }]);
         expect(object.spec.template.metadata.annotations["olm.targetNamespaces"]).toBe("");
-        expect(object.spec.template.spec.containers[0].env).toEqual(env);
+        expect(object.spec.template.spec.containers[0].env).toEqual([...env, conditionName]);
     });
 
     test("GIVEN a bundle's own managed-by and part-of labels (kubevirt) WHEN derived THEN the stack manages the object but the product's part-of stays", () => {
@@ -134,6 +157,27 @@ describe("a CSV deployment as OLM deploys it", () => {
             "cluster-platform.io/operator": "kubevirt",
             name: "hco",
         });
+    });
+
+    test("GIVEN a cluster proxy WHEN derived THEN each container gets the proxy variables it does not set itself, before OPERATOR_CONDITION_NAME, which replaces a CSV's own value in place", () => {
+        const proxyEnv = proxyEnvOf({ httpProxy: "http://proxy.corp:3128", httpsProxy: "http://proxy.corp:3128", noProxy: "" });
+        expect(proxyEnv).toEqual([
+            { name: "HTTP_PROXY", value: "http://proxy.corp:3128" },
+            { name: "HTTPS_PROXY", value: "http://proxy.corp:3128" },
+        ]);
+        const object = derive(
+            [{ name: "manager", env: [{ name: "OPERATOR_CONDITION_NAME", value: "stale" }, { name: "HTTPS_PROXY", value: "http://own:8080" }] }, { name: "sidecar" }],
+            { proxyEnv },
+        );
+        expect(object.spec.template.spec.containers.map((c) => c.env)).toEqual([
+            [conditionName, { name: "HTTPS_PROXY", value: "http://own:8080" }, { name: "HTTP_PROXY", value: "http://proxy.corp:3128" }],
+            [...proxyEnv, conditionName],
+        ]);
+    });
+
+    test("GIVEN a Proxy without status WHEN read THEN no variable is injected", () => {
+        expect(proxyEnvOf(undefined)).toEqual([]);
+        expect(proxyEnvOf({})).toEqual([]);
     });
 
     test("GIVEN an env var set twice WHEN set again THEN the last value wins and the order is kept", () => {

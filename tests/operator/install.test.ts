@@ -14,12 +14,13 @@ import {
     Yaml,
 } from "../helpers/operators";
 
-const CERT_PATHS = ["/tmp/k8s-webhook-server/serving-certs", "/apiserver.local.config/certificates"];
-const certVolume = (deployment: string) => ({
-    name: "webhook-cert",
-    secret: { secretName: `${deployment}-service-cert`, items: [{ key: "tls.crt", path: "tls.crt" }, { key: "tls.key", path: "tls.key" }] },
-});
-const certMounts = CERT_PATHS.map((mountPath) => ({ name: "webhook-cert", mountPath, readOnly: true }));
+/** OLM's two volumes of a deployment's serving Secret (certresources.go, AddDefaultCertVolumeAndVolumeMounts). */
+const certVolumes = (deployment: string) => [
+    { name: "apiservice-cert", secret: { secretName: `${deployment}-service-cert`, items: [{ key: "tls.crt", path: "apiserver.crt" }, { key: "tls.key", path: "apiserver.key" }] } },
+    { name: "webhook-cert", secret: { secretName: `${deployment}-service-cert`, items: [{ key: "tls.crt", path: "tls.crt" }, { key: "tls.key", path: "tls.key" }] } },
+];
+const apiserviceMount = { name: "apiservice-cert", mountPath: "/apiserver.local.config/certificates" };
+const webhookMount = { name: "webhook-cert", mountPath: "/tmp/k8s-webhook-server/serving-certs" };
 const install = (file: string, targetNamespaces: string[] = []) => ({ name: "op", csv: `${CSV_DIR}/${file}`, namespace: "ops", targetNamespaces });
 
 describe("every real CSV installs", () => {
@@ -33,10 +34,12 @@ describe("every real CSV installs", () => {
         expect(objectsOf(result, "Deployment").map((d) => d.metadata.name)).toEqual(deployments.map((d) => d.name));
 
         const webhooks: Yaml[] = csv.spec.webhookdefinitions ?? [];
-        const backends = [...new Set(webhooks.map((w) => w.deploymentName as string))];
+        const apiServices: Yaml[] = csv.spec.apiservicedefinitions?.owned ?? [];
+        const served = [...webhooks, ...apiServices];
+        const backends = [...new Set(served.map((w) => w.deploymentName as string))];
         expect(objectsOf(result, "Service").map((s) => s.metadata.name).sort()).toEqual(backends.map((b) => `${b}-service`).sort());
         for (const backend of backends) {
-            const first = webhooks.find((w) => w.deploymentName === backend);
+            const first = served.find((w) => w.deploymentName === backend);
             const port = first.containerPort ?? 443;
             const deployment = deployments.find((d) => d.name === backend);
             expect(objectNamed(result, "Service", `${backend}-service`, "ops").spec).toEqual({
@@ -44,11 +47,13 @@ describe("every real CSV installs", () => {
                 ports: [{ name: "https", protocol: "TCP", port, targetPort: first.targetPort ?? port }],
             });
             const pod = objectNamed(result, "Deployment", backend, "ops").spec.template.spec;
-            expect(pod.volumes).toContainEqual(certVolume(backend));
+            expect(pod.volumes).toEqual(expect.arrayContaining(certVolumes(backend)));
             for (const container of pod.containers) {
-                expect(container.volumeMounts.filter((m: Yaml) => m.name === "webhook-cert")).toEqual(certMounts);
+                // OLM's webhook mount replaces whatever the bundle had at its path (kubevirt's hostpath provisioner had apiservice-cert there).
+                expect(container.volumeMounts).toContainEqual(webhookMount);
             }
         }
+        expect(objectsOf(result, "APIService").map((a) => a.metadata.name)).toEqual(apiServices.map((a) => `${a.version}.${a.group}`));
         for (const [kind, type] of [["ValidatingWebhookConfiguration", "ValidatingAdmissionWebhook"], ["MutatingWebhookConfiguration", "MutatingAdmissionWebhook"]]) {
             const declared = objectsOf(result, kind).flatMap((c) => c.webhooks.map((w: Yaml) => w.name));
             expect(declared.sort()).toEqual(webhooks.filter((w) => w.type === type).map((w) => w.generateName).sort());
@@ -117,11 +122,14 @@ describe("webhook Services, certificates and configurations", () => {
         });
     });
 
-    test("GIVEN opentelemetry's own certificate volume at OLM's path WHEN rendered THEN it is replaced by the stack's serving certificate", async () => {
+    test("GIVEN opentelemetry's own certificate volume at OLM's webhook path WHEN rendered THEN OLM's webhook-cert takes its mount, apiservice-cert is added and the unused volume stays as OLM leaves it", async () => {
         const result = await renderOperators([install("opentelemetry-operator-0.158.0.clusterserviceversion.yaml")]);
         const pod = objectNamed(result, "Deployment", "opentelemetry-operator-controller-manager", "ops").spec.template.spec;
-        expect(pod.volumes).toEqual([certVolume("opentelemetry-operator-controller-manager")]);
-        expect(pod.containers.map((c: Yaml) => [c.name, c.volumeMounts])).toEqual([["manager", certMounts]]);
+        expect(pod.volumes).toEqual([
+            { name: "cert", secret: { defaultMode: 420, secretName: "opentelemetry-operator-controller-manager-service-cert" } },
+            ...certVolumes("opentelemetry-operator-controller-manager"),
+        ]);
+        expect(pod.containers.map((c: Yaml) => [c.name, c.volumeMounts])).toEqual([["manager", [webhookMount, apiserviceMount]]]);
         expect(objectNamed(result, "Secret", "opentelemetry-operator-controller-manager-service-cert", "ops").type).toBe("kubernetes.io/tls");
     });
 
@@ -277,12 +285,13 @@ describe("RBAC by install mode", () => {
         expect(objectNamed(result, "Deployment", "prometheus-operator", "ops").spec.template.metadata.annotations["olm.targetNamespaces"]).toBe("team-a,team-b");
     });
 
-    test("GIVEN node-maintenance for all namespaces WHEN rendered THEN its permissions are promoted next to the Role and its clusterPermissions are a ClusterRole", async () => {
+    test("GIVEN node-maintenance for all namespaces WHEN rendered THEN its permissions are promoted next to the Role, its clusterPermissions are a ClusterRole and its webhook Service gets OLM's serving-certificate RBAC", async () => {
         const result = await renderOperators([install("node-maintenance-operator-0.0.1.clusterserviceversion.yaml")]);
         const role = "node-maintenance-operator.v0.0.1-node-maintenance-op-7d4f5475dd";
         // The namespace is part of a ClusterRole's hash (OLM hashes [csv, namespace, permission]).
         const clusterRole = "node-maintenance-operator.v0.0.1-66cd798bc9";
         const crd = "nodemaintenances.nodemaintenance.medik8s.io-v1beta1";
+        const service = "node-maintenance-operator-controller-manager-service";
         expect(generatedBy(result)).toEqual([
             `ClusterRole /${clusterRole} csv.clusterPermissions`,
             `ClusterRole /${role} olm.allNamespacesPromotion`,
@@ -290,9 +299,13 @@ describe("RBAC by install mode", () => {
             `ClusterRole /${crd}-crdview olm.aggregateCRDRoles`,
             `ClusterRole /${crd}-edit olm.aggregateCRDRoles`,
             `ClusterRole /${crd}-view olm.aggregateCRDRoles`,
+            `ClusterRoleBinding /${service}-system:auth-delegator olm.servingCertificate`,
             `ClusterRoleBinding /${clusterRole} csv.clusterPermissions`,
             `ClusterRoleBinding /${role} olm.allNamespacesPromotion`,
+            `Role ops/${service}-cert olm.servingCertificate`,
             `Role ops/${role} csv.permissions`,
+            `RoleBinding kube-system/${service}-auth-reader olm.servingCertificate`,
+            `RoleBinding ops/${service}-cert olm.servingCertificate`,
             `RoleBinding ops/${role} csv.permissions`,
         ]);
     });

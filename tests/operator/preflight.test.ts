@@ -52,6 +52,14 @@ const minimalCsv = (spec: Record<string, unknown> = {}) => ({
     },
 });
 
+/** The CRD as.example.io with `versions`. */
+const crdServing = (versions: { name: string; served: boolean; storage: boolean }[]) => ({
+    apiVersion: "apiextensions.k8s.io/v1",
+    kind: "CustomResourceDefinition",
+    metadata: { name: "as.example.io" },
+    spec: { group: "example.io", names: { plural: "as", kind: "A" }, scope: "Namespaced", versions },
+});
+
 describe("operator pre-flight: every problem before anything is registered", () => {
     test("GIVEN every real CSV with a supported targetNamespaces shape WHEN planned THEN there is no problem", () => {
         const files = fs.readdirSync(path.join(ROOT, CSVS)).sort();
@@ -135,12 +143,34 @@ describe("operator pre-flight: every problem before anything is registered", () 
         ]);
     });
 
-    test("GIVEN owned APIServices WHEN planned THEN the install is refused rather than leaving the API unserved", () => {
-        const csv = minimalCsv({ apiservicedefinitions: { owned: [{ name: "flunders", group: "wardle.example.com", version: "v1alpha1", kind: "Flunder" }] } });
+    test("GIVEN owned APIServices with an unknown deployment, one owned twice and one on a second port WHEN planned THEN OLM's rules report each", () => {
+        const flunders = { name: "flunders", group: "wardle.example.com", version: "v1alpha1", kind: "Flunder", deploymentName: "op-controller", containerPort: 9443 };
+        const csv = minimalCsv({
+            apiservicedefinitions: {
+                owned: [flunders, { ...flunders, kind: "Fischer" }, { ...flunders, version: "v1", deploymentName: "op-server" }, { ...flunders, version: "v2", containerPort: 443 }],
+            },
+        });
         const { root, csv: file } = bundle(csv);
+        const at = 'cluster-platform:operators[0].csv: "manifests/op.clusterserviceversion.yaml"';
         expect(problemLines([operator({ csv: file })], root)).toEqual([
-            'cluster-platform:operators[0].csv: "manifests/op.clusterserviceversion.yaml" spec.apiservicedefinitions.owned: operator "op" owns aggregated APIServices (v1alpha1.wardle.example.com); this stack installs CRD-based operators only, so it would leave those APIs unserved',
+            `${at} spec.apiservicedefinitions.owned: operator "op": owned APIService "v2.wardle.example.com" is served on port 443, but deployment "op-controller" already serves 9443 → 9443; this stack gives each deployment one Service port`,
+            `${at} spec.apiservicedefinitions.owned[1].version: operator "op": owned APIService "v1alpha1.wardle.example.com" is already owned by spec.apiservicedefinitions.owned[0]; an APIService has one owner`,
+            `${at} spec.apiservicedefinitions.owned[2].deploymentName: operator "op": owned APIService "v1.wardle.example.com": deploymentName "op-server" is not a deployment of spec.install.spec.deployments (OLM's requirement status DeploymentNotFound)`,
         ]);
+    });
+
+    test("GIVEN two installs of packageserver WHEN planned THEN the second is refused: one owner per APIService, and OLM's per-Service bindings would collide too", () => {
+        const packageserver = `${CSVS}/packageserver-0.16.1.clusterserviceversion.yaml`;
+        expect(problemLines([operator({ csv: packageserver }), operator({ csv: packageserver, name: "other", namespace: "other" })])).toEqual(
+            [
+                "APIService v1.packages.operators.coreos.com",
+                "ClusterRole packagemanifests-v1-admin",
+                "ClusterRole packagemanifests-v1-edit",
+                "ClusterRole packagemanifests-v1-view",
+                "ClusterRoleBinding packageserver-service-system:auth-delegator",
+                "RoleBinding kube-system/packageserver-service-auth-reader",
+            ].map((key) => `cluster-platform:operators[1]: operator "other": ${key} is also declared by operator "op" (operators[0]); one cluster object cannot belong to two installs`),
+        );
     });
 
     test("GIVEN a bundle with some but not all owned CRD manifests WHEN planned THEN the missing one is reported", () => {
@@ -159,21 +189,25 @@ describe("operator pre-flight: every problem before anything is registered", () 
         ]);
     });
 
-    test("GIVEN a bundled CRD with a version that is not served WHEN planned THEN only served versions get aggregate roles, whatever the CSV lists", () => {
+    test("GIVEN a CSV owning a CRD version its manifest does not serve WHEN planned THEN it is refused as OLM refuses it", () => {
+        const csv = minimalCsv({ customresourcedefinitions: { owned: [{ name: "as.example.io", version: "v1", kind: "A" }, { name: "as.example.io", version: "v2", kind: "A" }] } });
+        const crd = crdServing([{ name: "v1", served: true, storage: true }, { name: "v2", served: false, storage: false }]);
+        const { root, csv: file } = bundle(csv, [crd]);
+        expect(problemLines([operator({ csv: file })], root)).toEqual([
+            `cluster-platform:operators[0].csv: "manifests/op.clusterserviceversion.yaml" spec.customresourcedefinitions.owned[1].version: custom resource definition "as.example.io": version "v2" is not served by its manifest (OLM's requirement status: CRD version not served)`,
+        ]);
+    });
+
+    test("GIVEN a CSV that lists one version of a CRD serving two WHEN planned THEN only the listed version gets aggregate roles, as OLM names them", () => {
         const csv = minimalCsv({ customresourcedefinitions: { owned: [{ name: "as.example.io", version: "v2", kind: "A" }] } });
-        const crd = {
-            apiVersion: "apiextensions.k8s.io/v1",
-            kind: "CustomResourceDefinition",
-            metadata: { name: "as.example.io" },
-            spec: { group: "example.io", names: { plural: "as", kind: "A" }, scope: "Namespaced", versions: [{ name: "v1", served: true, storage: true }, { name: "v2", served: false, storage: false }] },
-        };
+        const crd = crdServing([{ name: "v1", served: true, storage: false }, { name: "v2", served: true, storage: true }]);
         const { root, csv: file } = bundle(csv, [crd]);
         const plan = planOperators([operator({ csv: file })], olm, root).plans[0];
         expect(plan.rbac.map((o) => o.metadata.name).filter((n) => n.startsWith("as.example.io"))).toEqual([
-            "as.example.io-v1-admin",
-            "as.example.io-v1-edit",
-            "as.example.io-v1-view",
-            "as.example.io-v1-crdview",
+            "as.example.io-v2-admin",
+            "as.example.io-v2-edit",
+            "as.example.io-v2-view",
+            "as.example.io-v2-crdview",
         ]);
     });
 
@@ -203,7 +237,7 @@ describe("operator pre-flight: every problem before anything is registered", () 
         });
         const { root, csv: file } = bundle(csv, [{ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "op-config" } }]);
         expect(planOperators([operator({ csv: file })], olm, root).warnings).toEqual([
-            'operators[0].csv: operator "op": no CRD manifests next to "manifests/op.clusterserviceversion.yaml": the owned CRDs (as.example.io) must already exist in the cluster; their aggregate roles use the CSV\'s versions',
+            'operators[0].csv: operator "op": no CRD manifests next to "manifests/op.clusterserviceversion.yaml": the owned CRDs (as.example.io) must already exist in the cluster',
             'operators[0].csv: operator "op": requires APIs another operator provides (certificates.cert-manager.io (v1)); this stack does not resolve dependencies, install their operators too',
             'operators[0].csv: operator "op": bundle objects not installed by this stack: ConfigMap op-config (object-0.yaml)',
         ]);

@@ -11,6 +11,7 @@ const csv = readCsv(FILE);
 const permission = csv.spec.install.spec.permissions[0];
 const clusterPermission = csv.spec.install.spec.clusterPermissions[0];
 const SA = "node-maintenance-operator-controller-manager";
+const SERVICE = "node-maintenance-operator-controller-manager-service";
 // OLM's names: <csv>-<sa>-<hash> cut to 63 characters, and <csv>-<hash of [csv, namespace, permission]>.
 const ROLE = "node-maintenance-operator.v0.0.1-node-maintenance-op-7d4f5475dd";
 const CLUSTER_ROLE = "node-maintenance-operator.v0.0.1-66cd798bc9";
@@ -37,6 +38,14 @@ function expected(t: Toggles): Record<string, unknown>[] {
         binding("RoleBinding", "ops", ROLE, "csv.permissions"),
         { key: `ClusterRole /${CLUSTER_ROLE}`, generatedBy: "csv.clusterPermissions", rules: clusterPermission.rules },
         binding("ClusterRoleBinding", "", CLUSTER_ROLE, "csv.clusterPermissions"),
+        // OLM's RBAC for the webhook's serving certificate (certresources.go), whatever the toggles.
+        { key: `Role ops/${SERVICE}-cert`, generatedBy: "olm.servingCertificate", rules: [{ verbs: ["get"], apiGroups: [""], resources: ["secrets"], resourceNames: [`${SERVICE}-cert`] }] },
+        binding("RoleBinding", "ops", `${SERVICE}-cert`, "olm.servingCertificate"),
+        { ...binding("ClusterRoleBinding", "", `${SERVICE}-system:auth-delegator`, "olm.servingCertificate"), roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "system:auth-delegator" } },
+        {
+            ...binding("RoleBinding", "kube-system", `${SERVICE}-auth-reader`, "olm.servingCertificate"),
+            roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "extension-apiserver-authentication-reader" },
+        },
     ];
     if (!t.disableOLMAggregateCRDRoles) {
         const olmResources = ["clusterserviceversions", "catalogsources", "installplans", "subscriptions"];
@@ -153,10 +162,12 @@ describe("flipping one toggle changes only the objects it governs", () => {
         });
         const env = (r: RenderResult) =>
             (r.manifests.find((m) => m.file === `Deployment_apps_ops_${SA}.yaml`)?.object as Yaml).spec.template.spec.containers.map((c: Yaml) => c.env);
-        expect(env(base)).toEqual([[{ name: "OPERATOR_NAMESPACE", valueFrom: { fieldRef: { fieldPath: "metadata.namespace" } } }]]);
+        const conditionName = { name: "OPERATOR_CONDITION_NAME", value: csv.metadata.name };
+        expect(env(base)).toEqual([[{ name: "OPERATOR_NAMESPACE", valueFrom: { fieldRef: { fieldPath: "metadata.namespace" } } }, conditionName]]);
         expect(env(flipped)).toEqual([
             [
                 { name: "OPERATOR_NAMESPACE", valueFrom: { fieldRef: { fieldPath: "metadata.namespace" } } },
+                conditionName,
                 { name: "WATCH_NAMESPACE", value: "team-a,team-b" },
             ],
         ]);

@@ -42,6 +42,9 @@ describe("offline render of a program", () => {
             protect: false,
             retainOnDelete: false,
             additionalSecretOutputs: ["data", "stringData"],
+            replaceOnChanges: [],
+            // The key's PEM goes into stringData: the engine records that as a property dependency.
+            propertyDependencies: { stringData: ["key"] },
         });
         // A secret anywhere in a property makes the whole property secret, as the engine does.
         expect(result.resources[4].inputs.data).toBe("[secret]");

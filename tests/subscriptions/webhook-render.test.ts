@@ -79,9 +79,13 @@ describe("the subscription webhook in the rendered openshift-aws example", () =>
         expect(deployment.spec.template.spec.containers[0].image).toBe("[unknown]");
         expect(deployment.spec.template.spec.containers[0].volumeMounts).toEqual([
             { mountPath: "/tmp", name: "tmp" },
-            { mountPath: "/tmp/k8s-webhook-server/serving-certs", name: "webhook-cert", readOnly: true },
-            { mountPath: "/apiserver.local.config/certificates", name: "webhook-cert", readOnly: true },
+            { mountPath: "/apiserver.local.config/certificates", name: "apiservice-cert" },
+            { mountPath: "/tmp/k8s-webhook-server/serving-certs", name: "webhook-cert" },
         ]);
+        expect(deployment.spec.template.spec.volumes).toContainEqual({
+            name: "apiservice-cert",
+            secret: { secretName: "subscription-injection-webhook-tls", items: [{ key: "tls.crt", path: "apiserver.crt" }, { key: "tls.key", path: "apiserver.key" }] },
+        });
         expect(deployment.spec.template.spec.volumes).toContainEqual({
             name: "webhook-cert",
             secret: { secretName: "subscription-injection-webhook-tls", items: [{ key: "tls.crt", path: "tls.crt" }, { key: "tls.key", path: "tls.key" }] },

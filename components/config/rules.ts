@@ -4,6 +4,7 @@
  */
 import { awsTagConfigProblems } from "../aws-tags/config";
 import { caInjectionModeProblems, effectiveCertificateSettings } from "../certificates/rules";
+import { clusterConnection } from "../shared/cluster";
 import { describeValue, formatPath, Problem } from "../shared/problems";
 import { buildsWebhookImage, webhookImageProblems } from "../webhook-image/rules";
 import type { StackConfig } from "./schema";
@@ -18,8 +19,17 @@ export function crossSectionRules(config: Partial<StackConfig>): RuleResult {
     const warnings: string[] = [];
     const { cluster, certificates, operators, olm, caInjection, aws, subscriptions, webhookImage } = config;
 
-    if (webhookImage && subscriptions && aws) {
-        problems.push(...webhookImageProblems(webhookImage, { built: buildsWebhookImage(subscriptions), awsEnabled: aws.enabled }));
+    const connection = cluster ? clusterConnection(cluster) : undefined;
+    problems.push(...(connection?.problems ?? []));
+
+    if (webhookImage && subscriptions && aws && cluster) {
+        problems.push(
+            ...webhookImageProblems(webhookImage, {
+                built: buildsWebhookImage(subscriptions),
+                awsEnabled: aws.enabled,
+                live: cluster.renderYamlToDirectory === undefined,
+            }),
+        );
     }
 
     if (cluster && aws) {

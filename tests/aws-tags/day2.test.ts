@@ -36,7 +36,7 @@ describe("the tag key state an update remembers", () => {
 });
 
 describe("removing a key from aws.userTags (the seed's 'removed without delete')", () => {
-    const config = (userTags: Record<string, string>) => ({ cluster: { name: "c1", platform: "kubernetes" }, aws: { enabled: true, region: "us-east-1", userTags } });
+    const config = (userTags: Record<string, string>) => ({ cluster: { name: "c1", platform: "kubernetes", kubeContext: "test" }, aws: { enabled: true, region: "us-east-1", userTags } });
     const tagged = (result: RenderResult) => result.resources.filter((r) => isTaggable(r.type) && r.inputs.tags !== undefined);
     const summary = (result: RenderResult) => tagged(result).map((r) => ({ resource: `${r.type}::${r.name}`, tags: r.inputs.tags, ignoreChanges: r.options.ignoreChanges }));
     const own = (name: string) => ({ Name: name, "cluster-platform.io/capability": "aws-tags", "cluster-platform.io/cluster": "c1" });

@@ -99,7 +99,7 @@ describe("per-resource tag limits", () => {
         try {
             const userTags = tags(25, "user");
             const resourceTags = Array.from({ length: 25 }, (_, i) => ({ key: `inst${i}`, value: "i" }));
-            fs.writeFileSync(path.join(tmp, "stack.yaml"), stringify({ cluster: { name: "c1", platform: "openshift" }, aws: { enabled: true, region: "us-east-1", userTags } }));
+            fs.writeFileSync(path.join(tmp, "stack.yaml"), stringify({ cluster: { name: "c1", platform: "openshift", kubeContext: "test" }, aws: { enabled: true, region: "us-east-1", userTags } }));
             fs.writeFileSync(
                 path.join(tmp, "cluster.yaml"),
                 stringify({ apiVersion: "config.openshift.io/v1", kind: "Infrastructure", metadata: { name: "cluster" }, status: { platformStatus: { type: "AWS", aws: { resourceTags } } } }),

@@ -21,7 +21,7 @@ import {
 import { Certificates } from "./components/certificates";
 import { AwsConfig, sectionsFromPulumiConfig, StackConfig, validateStackConfig, WebhookImageConfig } from "./components/config";
 import { Operators, OperatorsPlan, planOperators } from "./components/operator";
-import { ClusterTarget } from "./components/shared/cluster";
+import { ClusterConnection, clusterConnection, ClusterTarget, kubernetesConnectionArgs } from "./components/shared/cluster";
 import { formatReport, Problem } from "./components/shared/problems";
 import { SubscriptionInjection } from "./components/subscriptions";
 import {
@@ -31,6 +31,7 @@ import {
     WEBHOOK_INPUT_PATHS,
     WEBHOOK_SOURCE,
     WebhookImage,
+    webhookImageOutput,
 } from "./components/webhook-image";
 
 /** The validated stack config, or a RunError listing every problem (no stack trace, no resources). */
@@ -66,21 +67,21 @@ export = async function clusterPlatform(): Promise<Record<string, unknown>> {
     const config = readStackConfig();
     const checked = preflight(config);
 
+    // Validated above: the connection is the one explicit choice the cluster config makes.
+    const connection = clusterConnection(config.cluster).connection as ClusterConnection;
     const cluster: ClusterTarget = {
         name: config.cluster.name,
         platform: config.cluster.platform,
-        live: config.cluster.renderYamlToDirectory === undefined,
+        live: connection.kind !== "renderYamlToDirectory",
     };
     const kubernetes = new k8s.Provider("kubernetes", {
-        renderYamlToDirectory: config.cluster.renderYamlToDirectory,
-        context: config.cluster.kubeContext,
+        ...kubernetesConnectionArgs(connection),
         enableServerSideApply: true,
     });
     // Adopts objects that already exist instead of failing on them; used only for OLM's own
     // aggregate roles, which every cluster running OLM already has.
     const adoptingKubernetes = new k8s.Provider("kubernetes-adopting", {
-        renderYamlToDirectory: config.cluster.renderYamlToDirectory,
-        context: config.cluster.kubeContext,
+        ...kubernetesConnectionArgs(connection),
         enableServerSideApply: true,
         upsertExistingObjects: true,
     });
@@ -94,12 +95,12 @@ export = async function clusterPlatform(): Promise<Record<string, unknown>> {
     // First, so that every taggable AWS resource and LoadBalancer Service declared after it, in any
     // component or file, gets the tags (stack transformations). The webhook image is pushed to
     // `awsTags.webhookRepositoryUrl` when the plan has the ECR repository (see awsAssetPlan).
-    const assets = awsAssetPlan(config);
+    const assets = awsAssetPlan({ ...config, webhookImage: { ...config.webhookImage, output: webhookImageOutput(config.webhookImage, cluster.live) } });
     const awsTags = config.aws.enabled ? await installAwsTags(config.aws, assets, cluster, kubernetes, previousUpdate) : undefined;
 
     // The subscription webhook's image, unless subscriptions.webhook.image names one. Its `imageRef`
     // (`<repository>@sha256:...`) is what the webhook Deployment runs.
-    const webhookImage = buildsWebhookImage(config.subscriptions) ? buildWebhookImage(config.webhookImage, awsTags) : undefined;
+    const webhookImage = buildsWebhookImage(config.subscriptions) ? buildWebhookImage(config.webhookImage, cluster.live, awsTags) : undefined;
 
     // The stack's issuer (`certificates.issuer`) and, per operator override,
     // `certificates.issuerFor(operator.certificates)`; CA bundles for `caInjection` objects.
@@ -156,15 +157,17 @@ export = async function clusterPlatform(): Promise<Record<string, unknown>> {
 /**
  * Builds and publishes the webhook image: to the stack's ECR repository when the plan has one
  * (output registry, a repository without a registry host, AWS on), else to
- * `webhookImage.repository`, or as an OCI image layout under out/oci/. Labels carry the git
- * origin and the last commit that touched the webhook.
+ * `webhookImage.repository`, or as an OCI image layout under out/oci/. A live stack's default
+ * output is registry: its cluster must pull the image. Labels carry the git origin and the last
+ * commit that touched the webhook.
  */
-function buildWebhookImage(settings: WebhookImageConfig, awsTags: AwsTags | undefined): WebhookImage {
+function buildWebhookImage(settings: WebhookImageConfig, live: boolean, awsTags: AwsTags | undefined): WebhookImage {
+    const output = webhookImageOutput(settings, live);
     const provenance = gitProvenance(__dirname, WEBHOOK_INPUT_PATHS);
     return new WebhookImage("subscription-webhook-image", {
         repository: awsTags?.webhookRepositoryUrl ?? settings.repository,
-        output: settings.output,
-        layoutDirectory: settings.output === "oci-layout" ? layoutDirectoryFor(settings.repository) : undefined,
+        output,
+        layoutDirectory: output === "oci-layout" ? layoutDirectoryFor(settings.repository) : undefined,
         baseImage: settings.baseImage,
         platforms: settings.platforms,
         projectDirectory: __dirname,

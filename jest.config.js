@@ -19,4 +19,8 @@ module.exports = {
   },
   moduleFileExtensions: ["ts", "js", "json"],
   testTimeout: 60000,
+  // Two workers on the 2-core machines this runs on (jest's default is cores - 1, i.e. one):
+  // many suites spend their time waiting on real peers (a registry, tsx/npm/node children,
+  // policy analyzers over gRPC), so a second worker overlaps that waiting with work.
+  maxWorkers: 2,
 };

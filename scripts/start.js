@@ -2,52 +2,100 @@
 /**
  * `npm start`: `pulumi up` on the embedded local stack, unattended.
  *
- * Uses a Pulumi CLI on PATH, else the one the `pulumi` npm package (a devDependency) fetches
- * on first use. State goes to a local file backend (./.pulumi-state), secrets are encrypted
- * with a passphrase this script sets when none is given, and the run never prompts.
+ * The CLI: the first `pulumi` on PATH that is not an npm launcher (npm puts
+ * node_modules/.bin first on PATH, and the `pulumi` package's launcher there downloads), else
+ * the official installer's `~/.pulumi/bin/pulumi`, else the CLI the `pulumi` npm package (a
+ * devDependency) fetches once into ~/.pulumi/versions. It must satisfy Pulumi.yaml's
+ * `requiredPulumiVersion`. State goes to a local file backend (./.pulumi-state), secrets are
+ * encrypted with a passphrase this script sets when none is given, the run never prompts, and
+ * the language host transpiles only. The CLI writes `encryptionsalt` into the stack file; every
+ * tracked Pulumi*.yaml is put back byte for byte afterwards, so the work tree stays clean.
  * Where no CLI can be had (no internet), it says so in one line and points to the offline render.
  */
 "use strict";
 
-const { spawnSync, execFileSync } = require("node:child_process");
+const { spawnSync } = require("node:child_process");
 const fs = require("node:fs");
+const os = require("node:os");
 const path = require("node:path");
+const { parse } = require("yaml");
 
 const root = path.resolve(__dirname, "..");
 const STACK = "local";
 const OFFLINE_HINT = "npm run render -- --config Pulumi.local.yaml --out out/render";
+const EXE = process.platform === "win32" ? "pulumi.exe" : "pulumi";
 
-function cliOnPath() {
+function isExecutable(file) {
     try {
-        const found = execFileSync("sh", ["-c", "command -v pulumi"], { encoding: "utf8" }).trim();
-        // npm puts the launcher itself (node_modules/.bin/pulumi) on PATH; that one downloads.
-        return found && !found.includes(`${path.sep}node_modules${path.sep}`) ? found : undefined;
+        fs.accessSync(file, fs.constants.X_OK);
+        return fs.statSync(file).isFile();
     } catch {
-        return undefined;
+        return false;
     }
 }
 
-async function resolveCli() {
-    const onPath = cliOnPath();
-    if (onPath) {
-        return onPath;
+/** An installed CLI: on PATH (npm launchers skipped), else where the official installer puts it. */
+function installedCli(env) {
+    const onPath = (env.PATH ?? "")
+        .split(path.delimiter)
+        .filter((dir) => dir !== "" && !dir.split(path.sep).includes("node_modules"))
+        .map((dir) => path.join(dir, EXE));
+    const pulumiHome = env.PULUMI_HOME || path.join(os.homedir(), ".pulumi");
+    return [...onPath, path.join(pulumiHome, "bin", EXE)].find(isExecutable);
+}
+
+async function resolveCli(env) {
+    const installed = installedCli(env);
+    if (installed) {
+        return installed;
     }
     const { resolve } = require("pulumi/lib/resolve");
     return resolve();
 }
 
-function run(bin, args, env) {
-    const result = spawnSync(bin, args, { cwd: root, env, stdio: "inherit" });
+/** `[major, minor, patch]` of "v3.226.0" or "3.226.0-dev.0", or undefined. */
+function versionOf(text) {
+    const match = /(\d+)\.(\d+)\.(\d+)/.exec(text);
+    return match ? match.slice(1, 4).map(Number) : undefined;
+}
+
+function atLeast(version, minimum) {
+    for (let i = 0; i < 3; i++) {
+        if (version[i] !== minimum[i]) {
+            return version[i] > minimum[i];
+        }
+    }
+    return true;
+}
+
+/** The tracked files the CLI may rewrite, with their bytes now. */
+function snapshotProjectFiles() {
+    return fs
+        .readdirSync(root)
+        .filter((name) => /^Pulumi(\..+)?\.ya?ml$/.test(name))
+        .map((name) => ({ file: path.join(root, name), bytes: fs.readFileSync(path.join(root, name)) }));
+}
+
+function restore(snapshot) {
+    for (const { file, bytes } of snapshot) {
+        if (!fs.existsSync(file) || !fs.readFileSync(file).equals(bytes)) {
+            fs.writeFileSync(file, bytes);
+        }
+    }
+}
+
+function run(bin, args, env, options = {}) {
+    const result = spawnSync(bin, args, { cwd: root, env, stdio: options.capture ? ["ignore", "pipe", "inherit"] : "inherit", encoding: "utf8" });
     if (result.error) {
         throw result.error;
     }
-    return result.status ?? 1;
+    return { status: result.status ?? 1, stdout: result.stdout ?? "" };
 }
 
 async function main() {
     let bin;
     try {
-        bin = await resolveCli();
+        bin = await resolveCli(process.env);
     } catch (error) {
         const reason = error && error.cause && error.cause.code ? `${error.message}: ${error.cause.code}` : String(error && error.message);
         process.stderr.write(`npm start: no Pulumi CLI on PATH and it could not be downloaded (${reason}); for an offline preview run: ${OFFLINE_HINT}\n`);
@@ -57,19 +105,37 @@ async function main() {
     fs.mkdirSync(stateDir, { recursive: true });
     const env = {
         ...process.env,
+        // The CLI finds its language host and plugins beside itself first.
         PATH: `${path.dirname(bin)}${path.delimiter}${process.env.PATH ?? ""}`,
         PULUMI_BACKEND_URL: process.env.PULUMI_BACKEND_URL ?? `file://${stateDir}`,
         // The local stack holds no real secrets; a fixed passphrase keeps the run unattended.
         PULUMI_CONFIG_PASSPHRASE: process.env.PULUMI_CONFIG_PASSPHRASE ?? "cluster-platform-local",
         PULUMI_SKIP_UPDATE_CHECK: "true",
-        // Type-checking is `npm run typecheck`; the engine only needs to transpile.
+        // Pulumi.yaml's tsconfig option does this for every run; kept for CLIs that ignore it.
         PULUMI_NODEJS_TRANSPILE_ONLY: "true",
     };
-    const selected = run(bin, ["stack", "select", STACK, "--create", "--secrets-provider", "passphrase", "--non-interactive"], env);
-    if (selected !== 0) {
-        return selected;
+
+    const required = parse(fs.readFileSync(path.join(root, "Pulumi.yaml"), "utf8")).requiredPulumiVersion;
+    const version = run(bin, ["version"], env, { capture: true });
+    const found = versionOf(version.stdout);
+    const minimum = versionOf(String(required));
+    if (version.status !== 0 || !found || (minimum && !atLeast(found, minimum))) {
+        process.stderr.write(
+            `npm start: ${bin} is Pulumi ${version.stdout.trim() || "of unknown version"}, and this project needs ${required} (see the README's "Pulumi CLI version"); install a newer one, or remove it from PATH to have npm start fetch one\n`,
+        );
+        return 1;
     }
-    return run(bin, ["up", "--stack", STACK, "--yes", "--non-interactive", ...process.argv.slice(2)], env);
+
+    const snapshot = snapshotProjectFiles();
+    try {
+        const selected = run(bin, ["stack", "select", STACK, "--create", "--secrets-provider", "passphrase", "--non-interactive"], env);
+        if (selected.status !== 0) {
+            return selected.status;
+        }
+        return run(bin, ["up", "--stack", STACK, "--yes", "--non-interactive", ...process.argv.slice(2)], env).status;
+    } finally {
+        restore(snapshot);
+    }
 }
 
 main().then((code) => process.exit(code));

@@ -88,15 +88,60 @@ export function configReferenceMarkdown(): string {
     return lines.join("\n");
 }
 
+/** A key's declaration in Pulumi.yaml's `config:` block, as the project-config schema allows it. */
+export interface ProjectConfigDeclaration {
+    type: ProjectConfigType;
+    items?: ProjectConfigItems;
+    default?: unknown;
+    description: string;
+}
+
+/** The types Pulumi's project-config schema accepts (`simpleConfigType` in its project.json). */
+export type ProjectConfigType = "string" | "integer" | "boolean" | "array" | "object";
+export interface ProjectConfigItems {
+    type: ProjectConfigType;
+    items?: ProjectConfigItems;
+}
+
+function projectTypeOf(schema: JsonSchema, key: string): ProjectConfigType {
+    const type = schema.type;
+    if (type === "string" || type === "integer" || type === "boolean" || type === "array" || type === "object") {
+        return type;
+    }
+    throw new Error(`${key}: ${JSON.stringify(type)} has no project-config type`);
+}
+
+function itemsOf(schema: JsonSchema, key: string): ProjectConfigItems | undefined {
+    if (schema.type !== "array") {
+        return undefined;
+    }
+    if (!schema.items) {
+        throw new Error(`${key}: an array needs items for the project-config schema`);
+    }
+    const items = itemsOf(schema.items, `${key}[]`);
+    return { type: projectTypeOf(schema.items, `${key}[]`), ...(items ? { items } : {}) };
+}
+
 /**
- * The `config:` block of Pulumi.yaml. Pulumi's project-config schema types a key only as
- * string, integer, boolean or an array of those; every key here is an object or a list of
- * objects, so each is declared with its description alone and typed by the schema above.
+ * The `config:` block of Pulumi.yaml. The engine reads it before the program runs
+ * (pulumi/pulumi pkg/workspace/config.go, mergeConfig): a key with no `default` that the stack
+ * does not set is reported missing; a typed key's stack value must match its type
+ * (sdk/go/common/workspace/project.go, ValidateConfigValue: `object` is a map, an `array` checks
+ * each element against `items`); a missing key with a default gets the default. So every key is
+ * typed, and every optional key's default is the schema's own, which parses to the same config
+ * as leaving the key out. `type: object` needs CLI 3.187 (see PULUMI_CLI_VERSION_RANGE).
  */
-export function projectConfigDeclarations(): Record<string, { description: string }> {
-    const out: Record<string, { description: string }> = {};
+export function projectConfigDeclarations(): Record<string, ProjectConfigDeclaration> {
+    const out: Record<string, ProjectConfigDeclaration> = {};
     for (const name of SECTION_NAMES) {
-        out[name] = { description: jsonSchemaOf(name).description ?? "" };
+        const schema = jsonSchemaOf(name);
+        const items = itemsOf(schema, name);
+        out[name] = {
+            type: projectTypeOf(schema, name),
+            ...(items ? { items } : {}),
+            ...(schema.default === undefined ? {} : { default: schema.default }),
+            description: schema.description ?? "",
+        };
     }
     return out;
 }

@@ -5,8 +5,9 @@
 import { awsAssetPlan, plannedAssetResources } from "../aws-tags/assets";
 import { awsTagConfigProblems } from "../aws-tags/config";
 import { caInjectionModeProblems, effectiveCertificateSettings } from "../certificates/rules";
+import { clusterConnection } from "../shared/cluster";
 import { describeValue, formatPath, Problem } from "../shared/problems";
-import { buildsWebhookImage, webhookImageProblems } from "../webhook-image/rules";
+import { buildsWebhookImage, webhookImageOutput, webhookImageProblems } from "../webhook-image/rules";
 import type { StackConfig } from "./schema";
 
 export interface RuleResult {
@@ -19,8 +20,17 @@ export function crossSectionRules(config: Partial<StackConfig>): RuleResult {
     const warnings: string[] = [];
     const { cluster, certificates, operators, olm, caInjection, aws, subscriptions, webhookImage } = config;
 
-    if (webhookImage && subscriptions && aws) {
-        problems.push(...webhookImageProblems(webhookImage, { built: buildsWebhookImage(subscriptions), awsEnabled: aws.enabled }));
+    const connection = cluster ? clusterConnection(cluster) : undefined;
+    problems.push(...(connection?.problems ?? []));
+
+    if (webhookImage && subscriptions && aws && cluster) {
+        problems.push(
+            ...webhookImageProblems(webhookImage, {
+                built: buildsWebhookImage(subscriptions),
+                awsEnabled: aws.enabled,
+                live: cluster.renderYamlToDirectory === undefined,
+            }),
+        );
     }
 
     if (cluster && aws) {
@@ -28,7 +38,9 @@ export function crossSectionRules(config: Partial<StackConfig>): RuleResult {
         const plan = awsAssetPlan({
             aws,
             subscriptions: subscriptions ?? { enabled: false, webhook: {} },
-            webhookImage: webhookImage ?? { output: "oci-layout", repository: "" },
+            webhookImage: webhookImage
+                ? { ...webhookImage, output: webhookImageOutput(webhookImage, cluster.renderYamlToDirectory === undefined) }
+                : { output: "oci-layout", repository: "" },
         });
         problems.push(...awsTagConfigProblems(aws, plannedAssetResources(cluster.name, plan)));
     }

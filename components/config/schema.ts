@@ -87,9 +87,28 @@ export const clusterSchema = z
             }),
         kubeContext: nonEmpty()
             .optional()
-            .meta({ description: "kubeconfig context of the cluster (default: the current context)." }),
+            .meta({
+                description:
+                    "Live stacks name their cluster with exactly one of kubeContext, kubeconfig or inCluster. kubeContext: the context, in the kubeconfig the admin's environment selects (`KUBECONFIG`, else `~/.kube/config`), of this stack's cluster.",
+            }),
+        kubeconfig: nonEmpty()
+            .optional()
+            .meta({
+                description:
+                    "Path of a kubeconfig file (relative to the project) whose current context is this stack's cluster; the provider keeps the path, never the file's credentials.",
+            }),
+        inCluster: z
+            .boolean()
+            .optional()
+            .meta({
+                description:
+                    "`true`: the program runs in a pod of this cluster (e.g. a Pulumi Kubernetes Operator workspace) and uses the pod's service account (client-go's in-cluster config); no kubeconfig is read.",
+            }),
     })
-    .meta({ description: "The cluster this stack governs: `{name, platform, renderYamlToDirectory?, kubeContext?}`." });
+    .meta({
+        description:
+            "The cluster this stack governs: `{name, platform, renderYamlToDirectory?, kubeContext? | kubeconfig? | inCluster?}`.",
+    });
 
 // ---------------------------------------------------------------- certificates
 
@@ -564,8 +583,11 @@ export const webhookImageSchema = z
             .meta({ description: "Base image with Node.js, pinned by digest (`name[:tag]@sha256:...`); the default is distroless Node.js 22 (nonroot)." }),
         output: z
             .enum(["registry", "oci-layout"])
-            .default("oci-layout")
-            .meta({ description: "Push to `repository` through the registry API, or write an OCI image layout directory (`out/oci/<repository>`)." }),
+            .optional()
+            .meta({
+                description:
+                    "Push to `repository` through the registry API, or write an OCI image layout directory (`out/oci/<repository>`). Default: `registry` for a live stack (the cluster must pull the image), `oci-layout` with cluster.renderYamlToDirectory.",
+            }),
         platforms: z
             .array(checked((p) => (parsePlatform(p) === undefined ? PLATFORM_RULE : undefined)))
             .min(1)
@@ -577,7 +599,7 @@ export const webhookImageSchema = z
             .default(false)
             .meta({ description: "Delete the image from the registry when the stack deletes it; by default images stay (running pods and rollbacks pull them)." }),
     })
-    .meta({ description: "The subscription webhook image the stack builds: `{repository, baseImage, output: registry|oci-layout, platforms, deleteOnDestroy}`." });
+    .meta({ description: "The subscription webhook image the stack builds: `{repository, baseImage, output?: registry|oci-layout, platforms, deleteOnDestroy}`." });
 
 // ---------------------------------------------------------------- the whole contract
 
@@ -610,7 +632,6 @@ export const SECTIONS = {
     webhookImage: webhookImageSchema.default({
         repository: DEFAULT_WEBHOOK_REPOSITORY,
         baseImage: DEFAULT_BASE_IMAGE,
-        output: "oci-layout",
         platforms: [...DEFAULT_PLATFORMS],
         deleteOnDestroy: false,
     }),

@@ -149,7 +149,7 @@ function provenanceLabels(args: WebhookImageArgs): Record<string, string> {
 }
 
 export { WebhookImageProvider } from "./provider";
-export { buildsWebhookImage, layoutDirectoryFor, namesRegistryHost } from "./rules";
+export { buildsWebhookImage, layoutDirectoryFor, namesRegistryHost, webhookImageOutput } from "./rules";
 export { gitProvenance } from "./provenance";
 export { missingBuildProblem } from "./sources";
 

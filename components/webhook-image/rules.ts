@@ -95,12 +95,37 @@ export interface ImageUse {
     /** Whether the stack builds the image (subscriptions on, no `subscriptions.webhook.image`). */
     built: boolean;
     awsEnabled: boolean;
+    /** Whether the stack applies to a live cluster (no `cluster.renderYamlToDirectory`). */
+    live: boolean;
+}
+
+export type ImageOutput = "registry" | "oci-layout";
+
+/**
+ * Where the built image goes when `webhookImage.output` is not set: a live cluster must pull it,
+ * so a registry; a render-to-directory stack (offline) writes an OCI image layout.
+ */
+export function webhookImageOutput(image: { output?: ImageOutput }, live: boolean): ImageOutput {
+    return image.output ?? (live ? "registry" : "oci-layout");
 }
 
 /** Cross-section problems of `webhookImage`, as config problems. */
-export function webhookImageProblems(image: { repository: string; output: "registry" | "oci-layout" }, use: ImageUse): Problem[] {
-    if (!use.built || image.output !== "registry") {
+export function webhookImageProblems(image: { repository: string; output?: ImageOutput }, use: ImageUse): Problem[] {
+    if (!use.built) {
         return [];
+    }
+    const output = webhookImageOutput(image, use.live);
+    if (output === "oci-layout") {
+        // An image that only exists in a directory on the admin's machine: the webhook Deployment
+        // would sit in ImagePullBackOff and `pulumi up` fail after the provider's readiness wait.
+        return use.live
+            ? [
+                  {
+                      path: "webhookImage.output",
+                      message: `"oci-layout" writes the image to a directory on this machine, which a live cluster cannot pull: set webhookImage.output to "registry" (with a registry host in webhookImage.repository${use.awsEnabled ? ", or none to push to the stack's ECR repository" : ", or aws.enabled for the stack's ECR repository"}), or subscriptions.webhook.image to an image the cluster can pull`,
+                  },
+              ]
+            : [];
     }
     const problem = registryTargetProblem(image.repository, use.awsEnabled);
     return problem === undefined ? [] : [{ path: "webhookImage.repository", message: problem }];

@@ -72,7 +72,7 @@ function operatorInstalls(workDir: string): unknown[] {
 
 function stackConfig(clusterBundles: number, bundles: number, operators: unknown[]): Record<string, unknown> {
     return {
-        cluster: { name: "bench", platform: "openshift" },
+        cluster: { name: "bench", platform: "openshift", kubeContext: "bench" },
         subscriptions: {
             enabled: true,
             clusterBundles: Array.from({ length: clusterBundles }, (_, i) => ({

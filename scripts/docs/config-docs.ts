@@ -1,11 +1,12 @@
 /**
- * Writes the generated config documentation: the `config:` block of Pulumi.yaml and the
+ * Writes the generated config documentation: the `config:` block (and `requiredPulumiVersion`) of Pulumi.yaml and the
  * config reference in README.md (between its markers). `npm run docs:config`; a test fails
  * when either is out of date.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { parseDocument } from "yaml";
+import { PULUMI_CLI_VERSION_RANGE } from "../../components/config/cli-version";
 import { configReferenceMarkdown, projectConfigDeclarations } from "../../components/config/reference";
 
 export const ROOT = path.resolve(__dirname, "..", "..");
@@ -14,6 +15,7 @@ export const README_END = "<!-- config-reference:end -->";
 
 export function renderPulumiYaml(current: string): string {
     const document = parseDocument(current);
+    document.set("requiredPulumiVersion", PULUMI_CLI_VERSION_RANGE);
     document.set("config", projectConfigDeclarations());
     return document.toString({ lineWidth: 0 });
 }

@@ -237,7 +237,7 @@ describe("the webhook image repository", () => {
 });
 
 describe("install-time tags: read from Infrastructure/cluster, never written", () => {
-    const openshift = { name: "c1", platform: "openshift" };
+    const openshift = { name: "c1", platform: "openshift", kubeContext: "test" };
 
     test("GIVEN OpenShift with a live cluster THEN Infrastructure/cluster and its CRD are read once, and Infrastructure is only ever patched, never declared", async () => {
         const result = await renderConfig(
@@ -254,7 +254,7 @@ describe("install-time tags: read from Infrastructure/cluster, never written", (
     });
 
     test("GIVEN OpenShift rendered to a directory THEN the read is skipped with exactly one warning and the tags are still known", async () => {
-        const result = await renderConfig({ cluster: { ...openshift, renderYamlToDirectory: "out/x" }, aws: aws() });
+        const result = await renderConfig({ cluster: { name: "c1", platform: "openshift", renderYamlToDirectory: "out/x" }, aws: aws() });
         expect(result.reads).toEqual([]);
         expect(result.warnings).toEqual([
             "skipped reading the install-time tags (Infrastructure/cluster status.platformStatus.aws.resourceTags) and writing aws.userTags to Infrastructure/cluster spec.platformSpec.aws.resourceTags: the Kubernetes provider renders YAML to a directory (cluster.renderYamlToDirectory), so there is no cluster to read or patch; AWS resources get aws.userTags and their own tags only",
@@ -287,7 +287,7 @@ describe("install-time tags: read from Infrastructure/cluster, never written", (
     });
 
     test("GIVEN plain Kubernetes THEN nothing is read and nothing is said", async () => {
-        const result = await renderConfig({ cluster: { name: "c1", platform: "kubernetes" }, aws: aws() });
+        const result = await renderConfig({ cluster: { name: "c1", platform: "kubernetes", kubeContext: "test" }, aws: aws() });
         expect([result.reads, result.warnings, result.errors]).toEqual([[], [], []]);
     });
 
@@ -314,7 +314,7 @@ describe("propagation to in-cluster consumers", () => {
         ["the deprecated flag false over propagateUserTags true", "no", { propagateUserTags: true, experimentalPropagateUserTags: false }],
         ["the deprecated flag alone", "one", { experimentalPropagateUserTags: true }],
     ])("GIVEN %s THEN there is %s tagged StorageClass", async (_name, expected, flags) => {
-        const result = await renderConfig({ cluster: { name: "c1", platform: "kubernetes" }, aws: aws(flags) });
+        const result = await renderConfig({ cluster: { name: "c1", platform: "kubernetes", kubeContext: "test" }, aws: aws(flags) });
         expect(result.errors).toEqual([]);
         expect(resourcesOfType(result, STORAGE_CLASS).map((r) => r.name)).toEqual(expected === "one" ? ["aws-tags-gp3-csi-tagged"] : []);
     });

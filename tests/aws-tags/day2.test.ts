@@ -110,7 +110,7 @@ describe("removing a key from the install-time tags (the same rule as aws.userTa
 });
 
 describe("removing a key from aws.userTags (the seed's 'removed without delete')", () => {
-    const config = (userTags: Record<string, string>) => ({ cluster: { name: "c1", platform: "kubernetes" }, aws: { enabled: true, region: "us-east-1", userTags, imageRegistryStorage: STORAGE } });
+    const config = (userTags: Record<string, string>) => ({ cluster: { name: "c1", platform: "kubernetes", kubeContext: "test" }, aws: { enabled: true, region: "us-east-1", userTags, imageRegistryStorage: STORAGE } });
     const tagged = (result: RenderResult) => result.resources.filter((r) => isTaggable(r.type) && r.inputs.tags !== undefined);
     const summary = (result: RenderResult) => tagged(result).map((r) => ({ resource: `${r.type}::${r.name}`, tags: r.inputs.tags, ignoreChanges: r.options.ignoreChanges }));
     const own = (name: string) => ({ Name: name, "cluster-platform.io/capability": "aws-tags", "cluster-platform.io/cluster": "c1" });

@@ -100,7 +100,7 @@ describe("per-resource tag limits", () => {
             const userTags = tags(25, "user");
             const resourceTags = Array.from({ length: 25 }, (_, i) => ({ key: `inst${i}`, value: "i" }));
             fs.writeFileSync(path.join(tmp, "stack.yaml"), stringify({
-                    cluster: { name: "c1", platform: "openshift" },
+                    cluster: { name: "c1", platform: "openshift", kubeContext: "test" },
                     aws: {
                         enabled: true,
                         region: "us-east-1",

@@ -15,7 +15,7 @@ import { renderConfig, resourcesOfType, ROOT } from "../helpers/render";
 
 const TESTDATA = path.resolve(ROOT, "..", "shared", "testdata", "aws-tags");
 const read = (file: string) => fs.readFileSync(path.join(TESTDATA, file), "utf8");
-const cluster = { name: "test-cluster", platform: "openshift" };
+const cluster = { name: "test-cluster", platform: "openshift", kubeContext: "test" };
 
 function validateTags(userTags: Record<string, unknown>, propagate?: boolean) {
     return validateStackConfig({ cluster, aws: { userTags, ...(propagate === undefined ? {} : { propagateUserTags: propagate }) } });
@@ -170,7 +170,7 @@ describe("the documentation's install-config samples (openshift-docs installatio
 
     test("GIVEN the sample's tags in a stack on plain Kubernetes WHEN rendered THEN every tagged resource and the EBS StorageClass carry costCenter=7536", async () => {
         const storage = { enabled: true, trustedPrincipalArn: "arn:aws:iam::123456789012:role/registry-admin" };
-        const result = await renderConfig({ cluster: { name: "test-cluster", platform: "kubernetes" }, aws: { ...awsOf(samples[0]), imageRegistryStorage: storage } });
+        const result = await renderConfig({ cluster: { name: "test-cluster", platform: "kubernetes", kubeContext: "test" }, aws: { ...awsOf(samples[0]), imageRegistryStorage: storage } });
         expect(result.errors).toEqual([]);
         const tagged = result.resources.filter((r) => r.type.startsWith("aws:") && r.inputs.tags !== undefined);
         expect(tagged.map((r) => (r.inputs.tags as Record<string, string>).costCenter)).toEqual(["7536", "7536", "7536", "7536"]);

@@ -3,7 +3,7 @@ import { validateStackConfig } from "../../components/config";
 import { TAG_CHARACTERS, tagKeyProblems, tagValueProblems, userTagProblems } from "../../components/aws-tags/rules";
 import { formatProblem } from "../../components/shared/problems";
 
-const cluster = { name: "prod-east", platform: "openshift" };
+const cluster = { name: "prod-east", platform: "openshift", kubeContext: "test" };
 const CHARSET_RULE = "allowed are letters, digits, spaces and _ . : / = + - @";
 const at = (path: string, message: string) => `cluster-platform:aws.userTags${path}: ${message}`;
 

@@ -31,7 +31,7 @@ const ENTRY_IDS = [
 
 function render(certificates: Record<string, unknown>, entries: Record<string, unknown>[], platform: string, cluster: Record<string, unknown>): Promise<RenderResult> {
     return renderProgram({
-        config: flattenConfig({ cluster: { name: "prod", platform, ...cluster }, certificates, caInjection: entries }),
+        config: flattenConfig({ cluster: { name: "prod", platform, ...(cluster.renderYamlToDirectory ? cluster : { kubeContext: "test", ...cluster }) }, certificates, caInjection: entries }),
         cluster: existing,
     });
 }

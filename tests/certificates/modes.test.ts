@@ -18,7 +18,7 @@ const CERT_LABELS = { ...WEBHOOK_LABELS, "cluster-platform.io/capability": "cert
 
 function render(mode: string, platform = "kubernetes", cluster: Record<string, unknown> = {}): Promise<RenderResult> {
     return renderConfig(
-        { cluster: { name: "test", platform, ...cluster }, certificates: { mode, ...(mode === "cert-manager" ? { issuer: CLUSTER_ISSUER } : {}) } },
+        { cluster: { name: "test", platform, ...(cluster.renderYamlToDirectory ? cluster : { kubeContext: "test", ...cluster }) }, certificates: { mode, ...(mode === "cert-manager" ? { issuer: CLUSTER_ISSUER } : {}) } },
         { program },
     );
 }
@@ -278,7 +278,7 @@ describe("mode cert-manager", () => {
         expect(result.reads).toEqual([{ type: "kubernetes:cert-manager.io/v1:ClusterIssuer", name: "cert-manager-clusterissuer-platform-ca", id: "platform-ca", outcome: "unknown" }]);
         expect(resourceNamed(result, "kubernetes:cert-manager.io/v1:Certificate", "policy-webhook-certificate").options.dependsOn).toEqual(["cert-manager-clusterissuer-platform-ca"]);
         const missing = await renderConfig(
-            { cluster: { name: "test", platform: "kubernetes" }, certificates: { mode: "cert-manager", issuer: { kind: "Issuer", name: "policy-ca" } } },
+            { cluster: { name: "test", platform: "kubernetes", kubeContext: "test" }, certificates: { mode: "cert-manager", issuer: { kind: "Issuer", name: "policy-ca" } } },
             { program, cluster: [] },
         );
         expect(missing.errors).toEqual([

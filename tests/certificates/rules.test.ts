@@ -109,12 +109,12 @@ describe("caInjection and certificates config rules", () => {
             ['cluster-platform:operators[0].certificates.issuer: operator "etcd": is only used when the operator\'s certificate mode is "cert-manager" (it is "self-signed")'],
         ],
     ])("GIVEN %s WHEN validated THEN the problem names the entry, value and rule", (_case, sections, expected) => {
-        expect(lines({ cluster: { name: "prod", platform: "kubernetes" }, ...sections })).toEqual(expected);
+        expect(lines({ cluster: { name: "prod", platform: "kubernetes", kubeContext: "test" }, ...sections })).toEqual(expected);
     });
 
     test("GIVEN entries with their Certificates in cert-manager mode WHEN validated THEN the config is valid", () => {
         const result = validateStackConfig({
-            cluster: { name: "prod", platform: "kubernetes" },
+            cluster: { name: "prod", platform: "kubernetes", kubeContext: "test" },
             certificates: certManager,
             caInjection: [{ kind: "ValidatingWebhookConfiguration", name: "policy", certificate: "policy/policy-webhook-cert" }],
         });

@@ -14,7 +14,7 @@ import { Capture } from "../helpers/capture";
 import { inspect, TlsProviderState } from "../helpers/tls-signer";
 
 const program = path.join(__dirname, "..", "fixtures", "certificates", "webhook-program");
-const config = flattenConfig({ cluster: { name: "test", platform: "kubernetes" }, certificates: { mode: "self-signed" } });
+const config = flattenConfig({ cluster: { name: "test", platform: "kubernetes", kubeContext: "test" }, certificates: { mode: "self-signed" } });
 const DAY = 24 * 3600 * 1000;
 const T0 = new Date("2026-01-01T00:00:00Z");
 

@@ -2,6 +2,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { parse } from "yaml";
 import { SECTION_NAMES } from "../../components/config";
+import { PULUMI_CLI_VERSION_RANGE } from "../../components/config/cli-version";
 import { configReferenceRows } from "../../components/config/reference";
 import { renderPulumiYaml, renderReadme } from "../../scripts/docs/config-docs";
 import { ROOT } from "../helpers/render";
@@ -17,12 +18,13 @@ describe("config documentation agrees with the schema", () => {
         expect(renderReadme(read("README.md"))).toBe(read("README.md"));
     });
 
-    test("GIVEN Pulumi.yaml THEN it declares exactly the schema's top-level keys, each with a description", () => {
+    test("GIVEN Pulumi.yaml THEN it declares exactly the schema's top-level keys, each typed and described, and the CLI versions the program needs", () => {
         const project = parse(read("Pulumi.yaml"));
         expect(project.name).toBe("cluster-platform");
+        expect(project.requiredPulumiVersion).toBe(PULUMI_CLI_VERSION_RANGE);
         expect(Object.keys(project.config)).toEqual(SECTION_NAMES);
         for (const key of SECTION_NAMES) {
-            expect(Object.keys(project.config[key])).toEqual(["description"]);
+            expect(["type", "items", "default", "description"]).toEqual(expect.arrayContaining(Object.keys(project.config[key])));
             expect(project.config[key].description.length).toBeGreaterThan(20);
         }
     });

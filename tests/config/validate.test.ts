@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { validateStackConfig } from "../../components/config";
 import { formatProblem, formatReport } from "../../components/shared/problems";
 
-const base = () => ({ cluster: { name: "prod-east", platform: "openshift" } });
+const base = () => ({ cluster: { name: "prod-east", platform: "openshift", kubeContext: "test" } });
 
 function problemLines(raw: Record<string, unknown>): string[] {
     const result = validateStackConfig(raw);
@@ -16,7 +16,7 @@ describe("stack config validation", () => {
             ok: true,
             warnings: [],
             config: {
-                cluster: { name: "prod-east", platform: "openshift" },
+                cluster: { name: "prod-east", platform: "openshift", kubeContext: "test" },
                 certificates: { mode: "self-signed", caValidityDays: 790, certValidityDays: 730, renewBeforeDays: 30 },
                 caInjection: [],
                 subscriptions: {
@@ -38,7 +38,6 @@ describe("stack config validation", () => {
                 webhookImage: {
                     repository: "cluster-platform/subscription-webhook",
                     baseImage: "gcr.io/distroless/nodejs22-debian12:nonroot@sha256:13593b7570658e8477de39e2f4a1dd25db2f836d68a0ba771251572d23bb4f8e",
-                    output: "oci-layout",
                     platforms: ["linux/amd64"],
                     deleteOnDestroy: false,
                 },
@@ -78,7 +77,7 @@ describe("stack config validation", () => {
         ["an unknown top-level key", { ...base(), operator: [] }, ["cluster-platform:operator: unknown key (known keys: cluster, certificates, caInjection, subscriptions, olm, operators, aws, webhookImage)"]],
         ["an unknown nested key", { ...base(), olm: { disableCopiedCSVs: true } }, ["cluster-platform:olm.disableCopiedCSVs: unknown key"]],
         ["a string where an object belongs", { ...base(), aws: "yes" }, ['cluster-platform:aws: expected object, got string "yes"']],
-        ["service-ca on plain Kubernetes", { cluster: { name: "k", platform: "kubernetes" }, certificates: { mode: "service-ca" } }, ['cluster-platform:certificates.mode: "service-ca" needs OpenShift\'s service-ca operator, but cluster.platform is "kubernetes"']],
+        ["service-ca on plain Kubernetes", { cluster: { name: "k", platform: "kubernetes", kubeContext: "test" }, certificates: { mode: "service-ca" } }, ['cluster-platform:certificates.mode: "service-ca" needs OpenShift\'s service-ca operator, but cluster.platform is "kubernetes"']],
         ["an issuer outside cert-manager mode", { ...base(), certificates: { issuer: { kind: "ClusterIssuer", name: "ca" } } }, ['cluster-platform:certificates.issuer: is only used when mode is "cert-manager" (mode is "self-signed")']],
         ["a serving cert outliving its CA", { ...base(), certificates: { caValidityDays: 365, certValidityDays: 400 } }, ["cluster-platform:certificates.certValidityDays: 400 must not exceed caValidityDays (365): a serving certificate must not outlive its CA"]],
         ["a cluster-scoped injection target with a namespace", { ...base(), caInjection: [{ kind: "APIService", name: "v1.metrics.k8s.io", namespace: "x" }] }, ['cluster-platform:caInjection[0].namespace: must not be set: APIService "v1.metrics.k8s.io" is cluster-scoped']],

@@ -44,7 +44,7 @@ export interface OperatorsRenderOptions {
 export function renderOperators(operators: Record<string, unknown>[], options: OperatorsRenderOptions = {}): Promise<RenderResult> {
     return renderConfig(
         {
-            cluster: { name: "test", platform: options.platform ?? "kubernetes", ...(options.renderYaml ? { renderYamlToDirectory: "out/test" } : {}) },
+            cluster: { name: "test", platform: options.platform ?? "kubernetes", ...(options.renderYaml ? { renderYamlToDirectory: "out/test" } : { kubeContext: "test" }) },
             ...(options.olm ? { olm: options.olm } : {}),
             ...(options.certificates ? { certificates: options.certificates } : {}),
             operators,

@@ -45,4 +45,5 @@ export function resourcesOfType(result: RenderResult, type: string): RenderedRes
     return result.resources.filter((r) => r.type === type);
 }
 
-export const MINIMAL = { cluster: { name: "test", platform: "kubernetes" } };
+/** The smallest live stack: a live stack names its cluster (cluster.kubeContext). */
+export const MINIMAL = { cluster: { name: "test", platform: "kubernetes", kubeContext: "test" } };

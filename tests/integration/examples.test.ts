@@ -1,17 +1,10 @@
-import * as fs from "node:fs";
-import * as path from "node:path";
-import { renderFile, resourceNamed, ROOT } from "../helpers/render";
+import { exampleStacks } from "../../scripts/policy/stacks";
+import { renderFile, resourceNamed } from "../helpers/render";
 
-const exampleStacks = [
-    "Pulumi.local.yaml",
-    ...fs
-        .readdirSync(path.join(ROOT, "examples"))
-        .filter((f) => f.endsWith(".yaml"))
-        .map((f) => `examples/${f}`),
-];
+const STACKS = exampleStacks();
 
 describe("the whole program under mocks, for each example stack", () => {
-    test.each(exampleStacks)("GIVEN %s WHEN rendered THEN it succeeds with no errors and no unnamed objects", async (file) => {
+    test.each(STACKS)("GIVEN %s WHEN rendered THEN it succeeds with no errors and no unnamed objects", async (file) => {
         const result = await renderFile(file);
         expect(result.problems).toEqual([]);
         expect(result.errors).toEqual([]);

@@ -1,7 +1,7 @@
 import { validateStackConfig } from "../../components/config";
 import { formatProblem } from "../../components/shared/problems";
 
-const base = { cluster: { name: "prod", platform: "openshift" } };
+const base = { cluster: { name: "prod", platform: "openshift", kubeContext: "test" } };
 const problemLines = (raw: Record<string, unknown>) => {
     const result = validateStackConfig(raw);
     return result.ok ? [] : result.problems.map(formatProblem);

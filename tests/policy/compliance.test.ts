@@ -17,6 +17,16 @@ function withToggles(config: FlatConfig, toggles: Record<string, boolean>): Flat
 const ALL_ON = { disableOLMAggregateCRDRoles: true, disableAggregateCRDRoles: true, disableAllNamespacePermissionPromotion: true };
 const ALL_OFF = { disableOLMAggregateCRDRoles: false, disableAggregateCRDRoles: false, disableAllNamespacePermissionPromotion: false };
 
+/** One whole-program render per (stack, config): tests that judge the same render share it (results are read, never changed). */
+const renders = new Map<string, ReturnType<typeof renderStack>>();
+function renderOnce(stack: string, config: FlatConfig): ReturnType<typeof renderStack> {
+    const key = `${stack} ${JSON.stringify(config)}`;
+    if (!renders.has(key)) {
+        renders.set(key, renderStack(stack, { config }));
+    }
+    return renders.get(key) as ReturnType<typeof renderStack>;
+}
+
 describe("whole-program compliance: every example stack through the real program and both packs", () => {
     test.each(exampleStacks())("GIVEN %s rendered with its cluster objects WHEN every resource goes through aws-tags and k8s-rbac, configured as the stack configures them THEN no policy reports anything", async (stack) => {
         const result = await renderStack(stack);
@@ -31,7 +41,7 @@ describe("whole-program compliance: every example stack through the real program
         ["every OLM RBAC toggle unset", ALL_OFF],
     ])("GIVEN examples/openshift-aws.yaml with %s WHEN rendered and analyzed with the stack's own toggles THEN the operator installs honour them and nothing is reported", async (_what, toggles) => {
         const config = withToggles(stackFileConfig("examples/openshift-aws.yaml"), toggles);
-        const result = await renderStack("examples/openshift-aws.yaml", { config });
+        const result = await renderOnce("examples/openshift-aws.yaml", config);
         expect(result.errors).toEqual([]);
         expect(summary(analyzeWithBothPacks(enginesFor(validatedConfig(config)), result)["k8s-rbac"])).toEqual([]);
     });
@@ -40,7 +50,7 @@ describe("whole-program compliance: every example stack through the real program
 describe("the reverse: the packs catch what a stack should not declare", () => {
     test("GIVEN the example rendered with every OLM RBAC toggle unset WHEN judged by a pack configured with them all set THEN exactly the promoted and aggregate ClusterRoles it generates are reported", async () => {
         const stackConfig = withToggles(stackFileConfig("examples/openshift-aws.yaml"), ALL_OFF);
-        const result = await renderStack("examples/openshift-aws.yaml", { config: stackConfig });
+        const result = await renderOnce("examples/openshift-aws.yaml", stackConfig);
         const strict = enginesFor(validatedConfig(withToggles(stackConfig, ALL_ON)));
         const diagnostics = analyzeWithBothPacks(strict, result)["k8s-rbac"].diagnostics;
         // What the operator installs generated for the reasons the toggles disable, read from the rendered objects.

@@ -1,14 +1,28 @@
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { ROOT } from "../helpers/render";
 
+const TSX = path.join(ROOT, "node_modules", ".bin", "tsx");
+const CLI = path.join(ROOT, "scripts", "render", "cli.ts");
+
 function render(args: string[]) {
-    return spawnSync(path.join(ROOT, "node_modules", ".bin", "tsx"), [path.join(ROOT, "scripts", "render", "cli.ts"), ...args], {
-        cwd: ROOT,
-        encoding: "utf8",
-    });
+    return spawnSync(TSX, [CLI, ...args], { cwd: ROOT, encoding: "utf8" });
+}
+
+/** Two renders at once: independent processes, so the pair costs about one on a 2-core machine. */
+function renderConcurrently(...runs: string[][]): Promise<{ status: number | null }[]> {
+    return Promise.all(
+        runs.map(
+            (args) =>
+                new Promise<{ status: number | null }>((resolve, reject) => {
+                    const child = spawn(TSX, [CLI, ...args], { cwd: ROOT, stdio: "ignore" });
+                    child.on("error", reject);
+                    child.on("close", (status) => resolve({ status }));
+                }),
+        ),
+    );
 }
 
 function filesUnder(dir: string): Record<string, string> {
@@ -26,9 +40,11 @@ describe("npm run render", () => {
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "render-cli-"));
     afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-    test("GIVEN the openshift-aws example rendered twice WHEN the outputs are compared THEN they are byte-identical", () => {
-        const first = render(["--config", "examples/openshift-aws.yaml", "--out", path.join(tmp, "a")]);
-        const second = render(["--config", "examples/openshift-aws.yaml", "--out", path.join(tmp, "b")]);
+    test("GIVEN the openshift-aws example rendered twice WHEN the outputs are compared THEN they are byte-identical", async () => {
+        const [first, second] = await renderConcurrently(
+            ["--config", "examples/openshift-aws.yaml", "--out", path.join(tmp, "a")],
+            ["--config", "examples/openshift-aws.yaml", "--out", path.join(tmp, "b")],
+        );
         expect(first.status).toBe(0);
         expect(second.status).toBe(0);
         const a = filesUnder(path.join(tmp, "a"));

@@ -198,7 +198,7 @@ describe("subscription bundles: pre-flight failures and modes", () => {
     });
 
     test("GIVEN plain Kubernetes WHEN rendered THEN no console samples are declared", async () => {
-        const result = await renderConfig(bundlesConfig({ name: "c", platform: "kubernetes" }));
+        const result = await renderConfig(bundlesConfig({ name: "c", platform: "kubernetes", kubeContext: "test" }));
         expect(result.errors).toEqual([]);
         expect(resourcesOfType(result, "kubernetes:console.openshift.io/v1:ConsoleYAMLSample")).toEqual([]);
     });

@@ -3,7 +3,8 @@ import { validateStackConfig } from "../../components/config";
 import { formatProblem } from "../../components/shared/problems";
 import { isDns1123Subdomain } from "../../components/shared/k8s-names";
 
-const cluster = { name: "prod-east", platform: "openshift" };
+// Render-to-directory: these tests are about bundles, not about where the webhook image goes.
+const cluster = { name: "prod-east", platform: "openshift", renderYamlToDirectory: "out/prod-east" };
 const entitlement = { name: "etc-pki-entitlement", namespace: "openshift-config" };
 
 function problemLines(subscriptions: Record<string, unknown>): string[] {

@@ -18,7 +18,7 @@ const CONFIG_MAP = "kubernetes:core/v1:ConfigMap";
 const CA_CONFIG_MAP = `${NAMESPACE}/subscription-injection-webhook-ca`;
 
 const subscriptions = (platform: string, certificates: Record<string, unknown> = { mode: "self-signed" }) => ({
-    cluster: { name: "prod", platform },
+    cluster: { name: "prod", platform, kubeContext: "prod" },
     certificates,
     subscriptions: {
         enabled: true,

@@ -24,6 +24,9 @@ import { waitFor } from "../webhook/support/wait";
 import { buildNodeBaseLayout, pushBase } from "../helpers/node-base-image";
 import { LocalRegistry, startRegistry } from "../helpers/registry";
 import { compileWebhook, imageContent, makeProject } from "../helpers/webhook-project";
+import { requireTools } from "../helpers/system-tools";
+
+requireTools("docker-registry", "skopeo", "umoci");
 
 const run = promisify(execFile);
 

@@ -14,6 +14,9 @@ import { WebhookImageProvider } from "../../components/webhook-image/provider";
 import { buildNodeBaseLayout, pushBase } from "../helpers/node-base-image";
 import { LocalRegistry, startRegistry } from "../helpers/registry";
 import { imageContent, makeProject } from "../helpers/webhook-project";
+import { requireTools } from "../helpers/system-tools";
+
+requireTools("docker-registry", "skopeo");
 
 const run = promisify(execFile);
 const provider = new WebhookImageProvider();

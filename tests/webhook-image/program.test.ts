@@ -30,10 +30,12 @@ function expectedLabels(): Record<string, string> {
 }
 
 const SUBSCRIPTIONS_ON = { ...MINIMAL, subscriptions: { enabled: true } };
+/** A render-to-directory stack: offline, so the image's default output is an OCI layout. */
+const SUBSCRIPTIONS_ON_RENDERED = { cluster: { name: "test", platform: "kubernetes", renderYamlToDirectory: "out/test" }, subscriptions: { enabled: true } };
 
 describe("the webhook image in the program", () => {
-    test("GIVEN subscriptions on and the default webhookImage WHEN rendered THEN one image is built from the project as an OCI layout under out/oci/<repository> on the pinned base", async () => {
-        const result = await renderConfig(SUBSCRIPTIONS_ON);
+    test("GIVEN a render-to-directory stack with subscriptions on and the default webhookImage WHEN rendered THEN one image is built from the project as an OCI layout under out/oci/<repository> on the pinned base", async () => {
+        const result = await renderConfig(SUBSCRIPTIONS_ON_RENDERED);
         expect(result.errors).toEqual([]);
         const image = resourceNamed(result, DYNAMIC, "subscription-webhook-image");
         expect(resourceNamed(result, "cluster-platform:webhook-image:WebhookImage", "subscription-webhook-image").parent).toBeNull();
@@ -82,8 +84,8 @@ describe("the webhook image in the program", () => {
         expect(result.stackOutputs).not.toHaveProperty("webhookImageRef");
     });
 
-    test("GIVEN output registry, a repository without a host and AWS on WHEN previewed THEN the image goes to the stack's ECR repository, whose URL is not known yet", async () => {
-        const result = await renderConfig({ ...SUBSCRIPTIONS_ON, aws: { enabled: true, region: "us-east-1" }, webhookImage: { output: "registry" } });
+    test("GIVEN a live stack, no webhookImage.output, a repository without a host and AWS on WHEN previewed THEN the image goes to the stack's ECR repository, whose URL is not known yet", async () => {
+        const result = await renderConfig({ ...SUBSCRIPTIONS_ON, aws: { enabled: true, region: "us-east-1" } });
         expect(result.errors).toEqual([]);
         const image = resourceNamed(result, DYNAMIC, "subscription-webhook-image");
         expect([image.inputs.repository, image.inputs.output, image.inputs.layoutDirectory]).toEqual(["[unknown]", "registry", undefined]);
@@ -98,6 +100,20 @@ describe("the webhook image in the program", () => {
                     '"cluster-platform/subscription-webhook" names no registry host, so output "registry" has nowhere to push: write it as `host/path` (e.g. "ghcr.io/example/subscription-webhook"), or enable aws to push to the stack\'s ECR repository',
             },
         ]);
+    });
+
+    test.each([
+        ["AWS off", { enabled: false }, 'set webhookImage.output to "registry" (with a registry host in webhookImage.repository, or aws.enabled for the stack\'s ECR repository)'],
+        ["AWS on", { enabled: true, region: "us-east-1" }, 'set webhookImage.output to "registry" (with a registry host in webhookImage.repository, or none to push to the stack\'s ECR repository)'],
+    ])("GIVEN a live stack with output oci-layout and %s WHEN validated THEN the one problem names webhookImage.output and what to set", async (_what, aws, what) => {
+        const result = await renderConfig({ ...SUBSCRIPTIONS_ON, aws, webhookImage: { output: "oci-layout" } });
+        expect(result.problems).toEqual([
+            {
+                path: "webhookImage.output",
+                message: `"oci-layout" writes the image to a directory on this machine, which a live cluster cannot pull: ${what}, or subscriptions.webhook.image to an image the cluster can pull`,
+            },
+        ]);
+        expect(result.resources).toEqual([]);
     });
 
     test("GIVEN several webhookImage mistakes WHEN validated THEN each is reported with its path, value and rule", async () => {

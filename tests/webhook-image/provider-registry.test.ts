@@ -13,6 +13,9 @@ import { WebhookImageProvider } from "../../components/webhook-image/provider";
 import { buildNodeBaseLayout, NodeBaseLayout, pushBase } from "../helpers/node-base-image";
 import { LocalRegistry, startRegistry } from "../helpers/registry";
 import { makeProject, withProject } from "../helpers/webhook-project";
+import { requireTools } from "../helpers/system-tools";
+
+requireTools("docker-registry", "skopeo");
 
 function skopeo(...args: string[]): unknown {
     return JSON.parse(execFileSync("skopeo", args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }));

@@ -14,6 +14,9 @@ import { buildNodeBaseLayout, NodeBaseLayout, pushBase } from "../helpers/node-b
 import { LocalRegistry, startRegistry } from "../helpers/registry";
 import { startTokenServer, TokenServer } from "../helpers/token-server";
 import { imageContent, makeProject } from "../helpers/webhook-project";
+import { requireTools } from "../helpers/system-tools";
+
+requireTools("docker-registry", "skopeo", "htpasswd", "openssl");
 
 const USER = { username: "pusher", password: "s3cret-push" };
 const basicAuth = (u: { username: string; password: string }) => Buffer.from(`${u.username}:${u.password}`).toString("base64");

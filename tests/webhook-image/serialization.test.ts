@@ -13,6 +13,9 @@ import type { WebhookImageInputs } from "../../components/webhook-image/operatio
 import { buildNodeBaseLayout, pushBase } from "../helpers/node-base-image";
 import { LocalRegistry, startRegistry } from "../helpers/registry";
 import { imageContent, makeProject, ROOT } from "../helpers/webhook-project";
+import { requireTools } from "../helpers/system-tools";
+
+requireTools("docker-registry", "skopeo");
 
 const run = promisify(execFile);
 const SECRET = "registry-password-that-must-not-leak";

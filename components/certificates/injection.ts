@@ -81,10 +81,19 @@ export function withBundleFields<V>(
 }
 
 /**
- * The property paths of the bundle field(s) of an object of `kind` holding `count` of them
- * (webhooks), for `ignoreChanges` when another controller writes them.
+ * The property paths of the bundle field(s) of an object of `kind`, for `ignoreChanges` when
+ * another controller writes them. Webhooks are keyed by name in the API (a list-map), but a
+ * Pulumi property path can only select a list element by index or by the `[*]` wildcard
+ * (pulumi/pulumi sdk/go/common/resource/properties_path.go: `root.array[*].field`; `Contains`
+ * matches `*` against any index), so every webhook's caBundle is ignored by wildcard: reordering
+ * or adding webhooks neither diffs nor moves an ignore onto another webhook. The provider filters
+ * its detailed diff with exactly that `Contains` (pulumi/pulumi-kubernetes
+ * provider/pkg/provider/provider.go, Diff). Ownership is not a matter of ignoreChanges: the
+ * stack never sends a delegated caBundle, so its server-side-apply field manager never owns one
+ * (the provider's SSA ignore handling, provider/pkg/await/await.go handleSSAIgnoreFields, splits
+ * paths on "." and does not resolve list elements, so it adds nothing either way).
  */
-export function bundleFieldPaths(kind: InjectableKind, count: number): string[] {
+export function bundleFieldPaths(kind: InjectableKind): string[] {
     switch (kind) {
         case "APIService":
             return ["spec.caBundle"];
@@ -94,7 +103,7 @@ export function bundleFieldPaths(kind: InjectableKind, count: number): string[] 
             return ["spec.conversion.webhook.clientConfig.caBundle"];
         case "MutatingWebhookConfiguration":
         case "ValidatingWebhookConfiguration":
-            return Array.from({ length: count }, (_, i) => `webhooks[${i}].clientConfig.caBundle`);
+            return ["webhooks[*].clientConfig.caBundle"];
     }
 }
 

@@ -85,10 +85,12 @@ export interface DeclaredClusterBundle {
 }
 
 /**
- * One ClusterBundle, its shares and its ClusterRole. Shares and role carry an ownerReference to
- * the bundle (its uid is known once it exists), so Kubernetes deletes them with it.
+ * One ClusterBundle, its shares and its ClusterRole. On a live cluster, shares and role carry an
+ * ownerReference to the bundle (its uid is known once it exists), so Kubernetes deletes them with
+ * it; rendered to a directory there is no uid to name, so there is no ownerReference.
  */
 export function declareClusterBundle(
+    cluster: ClusterTarget,
     declaration: ClusterBundleDeclaration,
     crd: pulumi.Resource,
     reads: pulumi.Resource[],
@@ -98,7 +100,7 @@ export function declareClusterBundle(
         parent,
         dependsOn: [crd, ...reads],
     });
-    const uid = uidOf(bundle);
+    const uid = cluster.live ? uidOf(bundle) : undefined;
     const shares = referencesOf(declaration).map(
         (reference: ClusterBundleReference) =>
             new k8s.apiextensions.CustomResource(`share/${reference.share}`, shareManifest(reference, uid), {

@@ -125,7 +125,17 @@ export function ownerReferenceTo<U>(bundle: string, uid: U) {
     return { apiVersion: SUBSCRIPTION_API_VERSION, kind: CLUSTER_BUNDLE_KIND, name: bundle, uid, controller: true };
 }
 
-export function shareManifest<U>(reference: ClusterBundleReference, ownerUid: U) {
+/**
+ * `ownerReferences` to the ClusterBundle, or nothing when its uid cannot be known: the API server
+ * rejects an ownerReference without a uid (`uid` is required in metav1.OwnerReference), and a
+ * manifest rendered to a directory (`cluster.renderYamlToDirectory`) is written before its owner
+ * exists, so there it is omitted (the README's ClusterBundle section says what that costs).
+ */
+function ownedBy<U>(bundle: string, uid: U | undefined): { ownerReferences?: ReturnType<typeof ownerReferenceTo<U>>[] } {
+    return uid === undefined ? {} : { ownerReferences: [ownerReferenceTo(bundle, uid)] };
+}
+
+export function shareManifest<U>(reference: ClusterBundleReference, ownerUid: U | undefined) {
     const kinds = SOURCE_KINDS[reference.source];
     const what = reference.source === "entitlements" ? "Entitlement keys" : "Yum repository definitions";
     return {
@@ -134,7 +144,7 @@ export function shareManifest<U>(reference: ClusterBundleReference, ownerUid: U)
         metadata: {
             name: reference.share,
             labels: platformLabels("subscriptions"),
-            ownerReferences: [ownerReferenceTo(reference.bundle, ownerUid)],
+            ...ownedBy(reference.bundle, ownerUid),
         },
         spec: {
             [kinds.refField]: { name: reference.ref.name, namespace: reference.ref.namespace },
@@ -148,7 +158,7 @@ export function shareManifest<U>(reference: ClusterBundleReference, ownerUid: U)
  * on exactly its shares (what the Shared Resource CSI driver checks for the pod's service
  * account), aggregated into each role of `aggregateToClusterRoles`.
  */
-export function clusterRoleManifest<U>(bundle: ClusterBundleDeclaration, ownerUid: U) {
+export function clusterRoleManifest<U>(bundle: ClusterBundleDeclaration, ownerUid: U | undefined) {
     const references = referencesOf(bundle);
     const useRules = SOURCES.map((source) => ({
         plural: SOURCE_KINDS[source].plural,
@@ -163,7 +173,7 @@ export function clusterRoleManifest<U>(bundle: ClusterBundleDeclaration, ownerUi
         metadata: {
             name: clusterBundleRoleName(bundle.name),
             labels: platformLabels("subscriptions", aggregation),
-            ownerReferences: [ownerReferenceTo(bundle.name, ownerUid)],
+            ...ownedBy(bundle.name, ownerUid),
         },
         rules: [
             { apiGroups: [SUBSCRIPTION_GROUP], resources: [CLUSTER_BUNDLE_PLURAL], resourceNames: [bundle.name], verbs: ["get", "list", "watch"] },

@@ -64,7 +64,7 @@ export class SubscriptionInjection extends pulumi.ComponentResource {
         this.crdNames = manifests.map((m) => m.metadata.name);
 
         for (const bundle of args.clusterBundles) {
-            declareClusterBundle(bundle, clusterBundles, reads.of(bundle.name), this);
+            declareClusterBundle(args.cluster, bundle, clusterBundles, reads.of(bundle.name), this);
         }
         for (const bundle of args.bundles) {
             declareBundle(bundle, bundles, this);

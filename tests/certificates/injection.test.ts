@@ -1,4 +1,5 @@
 import type * as pulumi from "@pulumi/pulumi";
+import fc from "fast-check";
 import type { CaBundleInjection } from "../../components/certificates/contract";
 import { injectCaBundle } from "../../components/certificates/declared";
 import { bundleFieldPaths, LiveObject, planExistingInjection, withBundleFields } from "../../components/certificates/injection";
@@ -35,15 +36,12 @@ describe("where each kind keeps its CA bundle", () => {
         expect(withBundleFields("CustomResourceDefinition", { spec: {} }, BUNDLE)).toEqual({ spec: {} });
     });
 
-    test("GIVEN each kind WHEN its bundle paths are listed for ignoreChanges THEN they name exactly the bundle fields", () => {
-        expect(bundleFieldPaths("APIService", 1)).toEqual(["spec.caBundle"]);
-        expect(bundleFieldPaths("ConfigMap", 1)).toEqual(['data["service-ca.crt"]']);
-        expect(bundleFieldPaths("CustomResourceDefinition", 1)).toEqual(["spec.conversion.webhook.clientConfig.caBundle"]);
-        expect(bundleFieldPaths("MutatingWebhookConfiguration", 3)).toEqual([
-            "webhooks[0].clientConfig.caBundle",
-            "webhooks[1].clientConfig.caBundle",
-            "webhooks[2].clientConfig.caBundle",
-        ]);
+    test("GIVEN each kind WHEN its bundle paths are listed for ignoreChanges THEN they name exactly the bundle fields, webhooks by wildcard", () => {
+        expect(bundleFieldPaths("APIService")).toEqual(["spec.caBundle"]);
+        expect(bundleFieldPaths("ConfigMap")).toEqual(['data["service-ca.crt"]']);
+        expect(bundleFieldPaths("CustomResourceDefinition")).toEqual(["spec.conversion.webhook.clientConfig.caBundle"]);
+        expect(bundleFieldPaths("MutatingWebhookConfiguration")).toEqual(["webhooks[*].clientConfig.caBundle"]);
+        expect(bundleFieldPaths("ValidatingWebhookConfiguration")).toEqual(["webhooks[*].clientConfig.caBundle"]);
     });
 });
 
@@ -184,7 +182,7 @@ describe("injection into an object the stack declares", () => {
         annotations,
         caBundle: undefined,
         caBundlePem: undefined,
-        ignoreChanges: (kind, count) => bundleFieldPaths(kind, count),
+        ignoreChanges: (kind) => bundleFieldPaths(kind),
     });
 
     test("GIVEN self-signed mode WHEN a requested object is injected THEN the bundle is written and the request annotation dropped", () => {
@@ -197,8 +195,23 @@ describe("injection into an object the stack declares", () => {
         const result = injectCaBundle("MutatingWebhookConfiguration", { metadata: { name: "m" }, webhooks: [{ name: "a.x.io" }, { name: "b.x.io" }] }, delegated({ "service.beta.openshift.io/inject-cabundle": "true" }));
         expect(result).toEqual({
             object: { metadata: { name: "m", annotations: { "service.beta.openshift.io/inject-cabundle": "true" } }, webhooks: [{ name: "a.x.io" }, { name: "b.x.io" }] },
-            ignoreChanges: ["webhooks[0].clientConfig.caBundle", "webhooks[1].clientConfig.caBundle"],
+            ignoreChanges: ["webhooks[*].clientConfig.caBundle"],
         });
+    });
+
+    test("GIVEN any webhook list WHEN reordered or extended THEN the ignored paths stay the same (by name, never by index)", () => {
+        const injection = delegated({ "service.beta.openshift.io/inject-cabundle": "true" });
+        const names = fc.uniqueArray(fc.stringMatching(/^[a-z]{1,8}\.x\.io$/), { minLength: 1, maxLength: 6 });
+        fc.assert(
+            fc.property(names, fc.nat(), (list, seed) => {
+                const webhooks = list.map((name) => ({ name }));
+                const rotated = [...webhooks.slice(seed % webhooks.length), ...webhooks.slice(0, seed % webhooks.length)];
+                const before = injectCaBundle("ValidatingWebhookConfiguration", { metadata: { name: "v" }, webhooks }, injection).ignoreChanges;
+                const after = injectCaBundle("ValidatingWebhookConfiguration", { metadata: { name: "v" }, webhooks: [...rotated, { name: "added.x.io" }] }, injection).ignoreChanges;
+                expect(after).toEqual(before);
+                expect(before).toEqual(["webhooks[*].clientConfig.caBundle"]);
+            }),
+        );
     });
 
     test("GIVEN cert-manager mode WHEN a ConfigMap asks for the bundle THEN it is refused, naming the ConfigMap", () => {

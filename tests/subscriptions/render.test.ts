@@ -197,6 +197,14 @@ describe("subscription bundles: pre-flight failures and modes", () => {
         );
     });
 
+    test("GIVEN the provider renders YAML to a directory WHEN rendered THEN no manifest carries an ownerReference (its owner's uid cannot be known, and the API server rejects one without)", async () => {
+        const result = await renderConfig(bundlesConfig({ name: "c", platform: "openshift", renderYamlToDirectory: "out/yaml" }));
+        expect(result.errors).toEqual([]);
+        const owning = result.manifests.filter((m) => (m.object.metadata as { ownerReferences?: unknown }).ownerReferences !== undefined).map((m) => m.file);
+        expect(owning).toEqual([]);
+        expect((manifestNamed(result, "SharedSecret", "cluster-entitlement-etc-pki-entitlement-d0e25df8").metadata as Record<string, unknown>).labels).toEqual(PLATFORM_LABELS);
+    });
+
     test("GIVEN plain Kubernetes WHEN rendered THEN no console samples are declared", async () => {
         const result = await renderConfig(bundlesConfig({ name: "c", platform: "kubernetes" }));
         expect(result.errors).toEqual([]);

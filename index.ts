@@ -60,7 +60,10 @@ async function preflight(config: StackConfig): Promise<Preflight> {
                 ...requiredClusterObjects(config.operators, config.olm),
             ],
             presenceLookup(config.cluster.kubeContext),
-        );
+        ).catch((error: Error) => {
+            // An unreachable or refusing API server: say so plainly, and decide nothing.
+            throw new pulumi.RunError(error.message);
+        });
         problems.push(...existing.problems);
         if (existing.unchecked.length > 0) {
             pulumi.log.warn(`not checked that these exist (no cluster to ask): ${existing.unchecked.map((r) => describeRef(r.ref)).join(", ")}`);

@@ -84,7 +84,8 @@ describe("deployments in CSV order", () => {
             }
             const previous = names[i - 1];
             const previousWebhooks = backends.has(previous) ? [`op-${previous}-webhooks`] : [];
-            expect(deployments[i].options.dependsOn).toEqual([`op-deployment-${previous}`, ...previousWebhooks, ...own]);
+            // ...and, like everything in the namespace the stack creates, on that Namespace.
+            expect(deployments[i].options.dependsOn).toEqual([`op-deployment-${previous}`, ...previousWebhooks, ...own, "namespace-ops"]);
         });
         for (const name of backends) {
             for (const type of ["Validating", "Mutating"]) {

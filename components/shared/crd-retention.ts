@@ -5,7 +5,9 @@
  *
  * Every CRD is declared with `retainOnDelete` unless its operator opts in with
  * `operators[].deleteCrdsOnRemoval`: deleting a CRD deletes every custom resource of it, and OLM
- * never deletes CRDs (seed 002, "Upgrade / Downgrade Strategy"). The engine reads the option from
+ * never deletes an operator's owned CRDs, "in order to prevent data loss" (operator-framework/olm-docs
+ * content/en/docs/Tasks/uninstall-operator.md; seed 002, "Upgrade / Downgrade Strategy", leaves
+ * supporting resources behind for the same reason). The engine reads the option from
  * the resource's state, not from the program: a delete step of a resource whose last update set
  * `retainOnDelete` drops it from the stack without calling the provider (pulumi/pulumi
  * pkg/resource/deploy/step.go, DeleteStep.Apply: `else if s.old.RetainOnDelete`). So what a

@@ -9,6 +9,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { AwsTags, parseTagKeyState, propagateUserTags, TAG_KEY_STATE_OUTPUT } from "./components/aws-tags";
 import { Certificates } from "./components/certificates";
+import { requiredCaSourceObjects } from "./components/certificates/rules";
 import { AwsConfig, sectionsFromPulumiConfig, StackConfig, validateStackConfig, WebhookImageConfig } from "./components/config";
 import { Operators, OperatorsPlan, planOperators, requiredClusterObjects } from "./components/operator";
 import { ClusterTarget } from "./components/shared/cluster";
@@ -58,6 +59,7 @@ async function preflight(config: StackConfig): Promise<Preflight> {
             [
                 ...(config.subscriptions.enabled ? requiredObjectsOf(config.subscriptions.clusterBundles) : []),
                 ...requiredClusterObjects(config.operators, config.olm),
+                ...requiredCaSourceObjects(config.certificates.mode, config.caInjection),
             ],
             presenceLookup(config.cluster.kubeContext),
         ).catch((error: Error) => {

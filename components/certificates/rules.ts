@@ -2,6 +2,7 @@
  * The rules of CA bundle injection (seed 001) and of certificate settings, shared by the
  * config validator, the certificates components and policy packs. Pure: no Pulumi imports.
  */
+import type { RequiredObject } from "../shared/object-presence";
 import { describeValue, formatPath, Problem } from "../shared/problems";
 
 /** service-ca's injection request annotations (seed 001). */
@@ -258,3 +259,29 @@ function caSourceProblems(mode: CertificateModeName, entry: CaInjectionEntry, i:
 /** `<namespace>/<name>` of a namespaced object, as cert-manager's inject-ca-from takes it. */
 export const NAMESPACED_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?\/[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
 export const NAMESPACED_NAME_RULE = 'must be "<namespace>/<name>" (a DNS-1123 label, a slash, a DNS-1123 subdomain)';
+
+/**
+ * Self-signed mode: the namespace of each Service whose certificate `caSource.issue` asks for must
+ * exist (the stack writes the Secret there and never creates the namespace), once per namespace.
+ */
+export function requiredCaSourceObjects(mode: CertificateModeName, entries: ReadonlyArray<CaInjectionEntry>): RequiredObject[] {
+    if (mode !== "self-signed") {
+        return [];
+    }
+    const seen = new Set<string>();
+    return entries.flatMap((entry, i) => {
+        const issue = entry.caSource?.issue;
+        const namespace = issue?.service.split("/")[0];
+        if (!issue || namespace === undefined || seen.has(namespace)) {
+            return [];
+        }
+        seen.add(namespace);
+        return [
+            {
+                ref: { apiVersion: "v1", kind: "Namespace", plural: "namespaces", name: namespace },
+                path: formatPath(["caInjection", i, "caSource", "issue", "service"]),
+                why: `the stack writes the serving certificate of Service ${describeValue(issue.service)} to Secret ${describeValue(`${namespace}/${issue.secretName}`)} there, and never creates the namespace`,
+            },
+        ];
+    });
+}

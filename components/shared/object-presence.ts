@@ -8,8 +8,10 @@
  * (encrypted, but present); the provider has no metadata-only read and no invoke that gets an
  * object. Instead the program asks the API server itself, with the kubeconfig and context the
  * provider uses, for the object's metadata only: `Accept:
- * application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1` (what client-go's metadata client
- * sends, kubernetes/kubernetes staging/src/k8s.io/client-go/metadata/metadata.go). Only the HTTP
+ * application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1` (the JSON form client-go's metadata
+ * client asks for, kubernetes/kubernetes staging/src/k8s.io/client-go/metadata/metadata.go, Get;
+ * without its trailing plain `application/json` fallback, so a server that cannot answer with
+ * metadata alone answers 406, an error here, never the whole object). Only the HTTP
  * status is used (200 present, 404 absent); the body, whose annotations may hold kubectl's
  * last-applied copy of a Secret's data, is never parsed. Nothing of it is registered, logged or
  * returned, so nothing reaches the state, the outputs or the render.

@@ -8,6 +8,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { stringify } from "yaml";
+import { formatReport } from "../../components/shared/problems";
 import { ClusterState } from "../../scripts/render/cluster-state";
 import { flattenConfig } from "../../scripts/render/config-file";
 import { renderProgram, RenderResult } from "../../scripts/render/render";
@@ -211,6 +212,25 @@ describe("caInjection: a CA bundle only where it is the right one", () => {
                 "data",
             ),
         ]);
+    });
+
+    test("GIVEN caSource.issue naming a Service in a namespace that does not exist WHEN rendered THEN a config error names it before anything is registered", async () => {
+        const result = await render(
+            { mode: "self-signed" },
+            [{ kind: "MutatingWebhookConfiguration", name: "policy-defaults", caSource: { issue: { service: "gatekeeper/policy", secretName: "policy-tls" } } }],
+            "openshift",
+            {},
+        );
+        expect(result.errors).toEqual([
+            formatReport([
+                {
+                    path: "caInjection[0].caSource.issue.service",
+                    message:
+                        'Namespace "gatekeeper" does not exist in the cluster: the stack writes the serving certificate of Service "gatekeeper/policy" to Secret "gatekeeper/policy-tls" there, and never creates the namespace',
+                },
+            ]),
+        ]);
+        expect(result.resources).toEqual([]);
     });
 
     test("GIVEN a trust-bundle ConfigMap and no caSource WHEN rendered THEN it gets the stack's CA (it has no backend)", async () => {

@@ -19,11 +19,14 @@ import {
     TAG_KEY_STATE_OUTPUT,
 } from "./components/aws-tags";
 import { Certificates } from "./components/certificates";
+import { requiredCaSourceObjects } from "./components/certificates/rules";
 import { AwsConfig, sectionsFromPulumiConfig, StackConfig, validateStackConfig, WebhookImageConfig } from "./components/config";
-import { Operators, OperatorsPlan, planOperators } from "./components/operator";
+import { Operators, OperatorsPlan, planOperators, requiredClusterObjects } from "./components/operator";
 import { ClusterConnection, clusterConnection, ClusterTarget, kubernetesConnectionArgs } from "./components/shared/cluster";
+import { INSTALLED_CRDS_OUTPUT, InstalledCrds, installedCrds, parseInstalledCrds, retentionMessages } from "./components/shared/crd-retention";
+import { checkExisting, describeRef, presenceLookup } from "./components/shared/object-presence";
 import { formatReport, Problem } from "./components/shared/problems";
-import { SubscriptionInjection } from "./components/subscriptions";
+import { requiredObjectsOf, SubscriptionInjection } from "./components/subscriptions";
 import {
     buildsWebhookImage,
     gitProvenance,
@@ -50,12 +53,35 @@ interface Preflight {
     operators: OperatorsPlan;
 }
 
-/** Every capability's pure pre-flight checks, run before any resource is registered. */
-function preflight(config: StackConfig): Preflight {
+/**
+ * Every capability's pre-flight checks, run before any resource is registered: the pure ones, then
+ * (live clusters only) that the objects the stack needs but never creates exist, asked by
+ * metadata only so that no Secret's data enters the state (components/shared/object-presence.ts).
+ */
+async function preflight(config: StackConfig): Promise<Preflight> {
     const operators = planOperators(config.operators, config.olm, __dirname);
     const problems: Problem[] = [...operators.problems];
     for (const warning of operators.warnings) {
         pulumi.log.warn(warning);
+    }
+    // Validated: the connection is the one explicit choice the cluster config makes.
+    const connection = clusterConnection(config.cluster).connection as ClusterConnection;
+    if (connection.kind !== "renderYamlToDirectory") {
+        const existing = await checkExisting(
+            [
+                ...(config.subscriptions.enabled ? requiredObjectsOf(config.subscriptions.clusterBundles) : []),
+                ...requiredClusterObjects(config.operators, config.olm),
+                ...requiredCaSourceObjects(config.certificates.mode, config.caInjection),
+            ],
+            presenceLookup(connection, __dirname),
+        ).catch((error: Error) => {
+            // An unreachable or refusing API server: say so plainly, and decide nothing.
+            throw new pulumi.RunError(error.message);
+        });
+        problems.push(...existing.problems);
+        if (existing.unchecked.length > 0) {
+            pulumi.log.warn(`not checked that these exist (no cluster to ask): ${existing.unchecked.map((r) => describeRef(r.ref)).join(", ")}`);
+        }
     }
     if (problems.length > 0) {
         throw new pulumi.RunError(formatReport(problems));
@@ -65,7 +91,7 @@ function preflight(config: StackConfig): Preflight {
 
 export = async function clusterPlatform(): Promise<Record<string, unknown>> {
     const config = readStackConfig();
-    const checked = preflight(config);
+    const checked = await preflight(config);
 
     // Validated above: the connection is the one explicit choice the cluster config makes.
     const connection = clusterConnection(config.cluster).connection as ClusterConnection;
@@ -142,6 +168,16 @@ export = async function clusterPlatform(): Promise<Record<string, unknown>> {
         { providers: { kubernetes } },
     );
 
+    const crds = installedCrds([
+        ...checked.operators.plans.map((plan) => ({
+            owner: `operator ${plan.config.name}`,
+            crds: plan.crds.filter((c) => c.manifest).map((c) => c.name),
+            deleteOnRemoval: plan.config.deleteCrdsOnRemoval,
+        })),
+        ...(subscriptions ? [{ owner: "subscriptions", crds: subscriptions.crdNames, deleteOnRemoval: false }] : []),
+    ]);
+    await reportCrdRetention(crds, previousUpdate);
+
     return {
         clusterName: cluster.name,
         platform: cluster.platform,
@@ -149,10 +185,28 @@ export = async function clusterPlatform(): Promise<Record<string, unknown>> {
         ...(subscriptions ? { subscriptionCrds: subscriptions.crdNames, subscriptionClusterRoles: subscriptions.clusterRoleNames } : {}),
         ...(webhookImage ? { webhookImageRef: webhookImage.imageRef } : {}),
         ...(awsTags ? awsTagsOutputs(awsTags, config.aws) : {}),
+        // Read back by the next update, whose preview names the CRDs it no longer declares.
+        ...(Object.keys(crds).length > 0 ? { [INSTALLED_CRDS_OUTPUT]: crds } : {}),
         // Last, once every component has issued its certificates: read back by the next update.
         ...certificates.stackOutputs(),
     };
 };
+
+/**
+ * Says in the preview which CRDs outlive their owner and which (opted in) die with it, and names
+ * the CRDs the previous update installed that this one drops (components/shared/crd-retention.ts).
+ */
+async function reportCrdRetention(crds: InstalledCrds, previousUpdate: pulumi.StackReference): Promise<void> {
+    const previousOutput = await previousUpdate.getOutputDetails(INSTALLED_CRDS_OUTPUT);
+    const previous = parseInstalledCrds(previousOutput.value ?? previousOutput.secretValue);
+    const messages = retentionMessages(crds, previous.state);
+    for (const line of messages.infos) {
+        pulumi.log.info(line);
+    }
+    for (const line of [...(previous.warning ? [previous.warning] : []), ...messages.warnings]) {
+        pulumi.log.warn(line);
+    }
+}
 
 /**
  * Builds and publishes the webhook image: to the stack's ECR repository when the plan has one

@@ -17,8 +17,9 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { ClusterTarget, skippedWithoutCluster } from "../shared/cluster";
-import { BundleValue, InjectionPlan, LiveObject, PATCH_FIELDS, PatchBody, planExistingInjection, SERVICE_CA_BUNDLE_CONFIGMAP } from "./injection";
-import { CaInjectionEntry, CertificateModeName, CONFIGMAP_BUNDLE_KEY, describeEntry, InjectableKind } from "./rules";
+import type { CertificateIssuer } from "./contract";
+import { BundleValue, InjectionPlan, LiveObject, PATCH_FIELDS, PatchBody, planExistingInjection } from "./injection";
+import { CaInjectionEntry, CertificateModeName, describeEntry, InjectableKind } from "./rules";
 
 export interface CaInjectionArgs {
     /** The existing objects (validated `caInjection` config). */
@@ -29,6 +30,8 @@ export interface CaInjectionArgs {
     cluster: ClusterTarget;
     /** The stack's bundle (self-signed mode), made on first use. */
     bundle?: () => BundleValue<pulumi.Output<string>>;
+    /** The self-signed issuer, for the serving certificates `caSource.issue` asks the stack to issue. */
+    issuer?: CertificateIssuer;
 }
 
 /** Resource-name form of an entry: `configmap-openshift-config-trusted-webhook-ca`. */
@@ -96,6 +99,9 @@ function declarePatch(entry: CaInjectionEntry, name: string, body: pulumi.Output
 
 /** Injects the CA bundle into the existing objects listed in `caInjection`. */
 export class CaInjection extends pulumi.ComponentResource {
+    /** The serving certificates issued for `caSource.issue`, by `<service>|<secretName>`. */
+    private readonly issued = new Set<string>();
+
     constructor(name: string, args: CaInjectionArgs, opts?: pulumi.ComponentResourceOptions) {
         super("cluster-platform:certificates:CaInjection", name, {}, opts);
         if (args.entries.length > 0 && !args.cluster.live) {
@@ -109,20 +115,14 @@ export class CaInjection extends pulumi.ComponentResource {
         this.registerOutputs({});
     }
 
-    private inject(entry: CaInjectionEntry, bundle: BundleValue<pulumi.Output<string>> | undefined, args: CaInjectionArgs): void {
+    private inject(entry: CaInjectionEntry, stackBundle: BundleValue<pulumi.Output<string>> | undefined, args: CaInjectionArgs): void {
         const slug = entrySlug(entry);
         const live = readLive(entry, `ca-injection-read-${slug}`, { parent: this });
-        const serviceCaBundle =
-            args.mode === "service-ca" && entry.kind === "ConfigMap" ? this.readServiceCaBundle(entry, slug) : pulumi.output(undefined);
-        // The plan needs the read values only; the stack's bundle (unknown in a first preview)
-        // stays an Output inside the patch, so a preview still shows which fields are written.
-        const plan = pulumi.all([live, serviceCaBundle]).apply(([object, serviceCa]) => {
-            const planned = planExistingInjection<pulumi.Input<string>>(entry, object, {
-                mode: args.mode,
-                platform: args.cluster.platform,
-                bundle,
-                serviceCaBundle: serviceCa,
-            });
+        const bundle = stackBundle && this.bundleOf(entry, slug, stackBundle, args);
+        // The plan needs the read values only; the bundle (unknown in a first preview) stays an
+        // Output inside the patch, so a preview still shows which fields are written.
+        const plan = live.apply((object) => {
+            const planned = planExistingInjection<pulumi.Input<string>>(entry, object, { mode: args.mode, platform: args.cluster.platform, bundle });
             if (planned.warning) {
                 pulumi.log.warn(planned.warning, this);
             }
@@ -131,13 +131,35 @@ export class CaInjection extends pulumi.ComponentResource {
         declarePatch(entry, `ca-injection-${slug}`, plan, { parent: this });
     }
 
-    /** The service CA bundle OpenShift publishes in the entry's namespace (service-ca mode, ConfigMaps). */
-    private readServiceCaBundle(entry: CaInjectionEntry, slug: string): pulumi.Output<string | undefined> {
-        const source = k8s.core.v1.ConfigMap.get(
-            `ca-injection-read-service-ca-for-${slug}`,
-            `${entry.namespace}/${SERVICE_CA_BUNDLE_CONFIGMAP}`,
-            { parent: this },
-        );
-        return source.data.apply((data) => data?.[CONFIGMAP_BUNDLE_KEY]);
+    /**
+     * Self-signed mode: the right bundle for `entry`. A trust-bundle ConfigMap and an object whose
+     * backend serves the certificate the stack issues here (`caSource.issue`) get the stack's; an
+     * object whose CA is named (`caSource.configMap`) gets that CA, read from its ConfigMap.
+     */
+    private bundleOf(entry: CaInjectionEntry, slug: string, stackBundle: BundleValue<pulumi.Output<string>>, args: CaInjectionArgs): BundleValue<pulumi.Output<string>> {
+        const source = entry.caSource;
+        if (source?.issue) {
+            // Once per Service and Secret, however many entries that backend serves.
+            const key = `${source.issue.service}|${source.issue.secretName}`;
+            if (!this.issued.has(key)) {
+                const [namespace, serviceName] = source.issue.service.split("/");
+                const resourcePrefix = `ca-injection-${namespace}-${serviceName}-${source.issue.secretName}`;
+                this.issued.add(key);
+                args.issuer?.servingCertificate({ serviceName, namespace, secretName: source.issue.secretName, resourcePrefix }, this);
+            }
+            return stackBundle;
+        }
+        if (source?.configMap) {
+            const { name, key } = source.configMap;
+            const pem = k8s.core.v1.ConfigMap.get(`ca-injection-read-ca-source-${slug}`, name, { parent: this }).data.apply((data) => {
+                const value = data?.[key];
+                if (typeof value !== "string" || !value.includes("-----BEGIN CERTIFICATE-----")) {
+                    throw new Error(`caInjection: ${describeEntry(entry)}: caSource.configMap ${JSON.stringify(name)} has no PEM certificate under key ${JSON.stringify(key)}`);
+                }
+                return value;
+            });
+            return { pem, base64: pem.apply((text) => Buffer.from(text, "utf8").toString("base64")) };
+        }
+        return stackBundle;
     }
 }

@@ -44,10 +44,10 @@ export interface CaBundleInjection {
     /** The same bundle as PEM text (for a ConfigMap's `service-ca.crt`); undefined when delegated. */
     readonly caBundlePem: pulumi.Output<string> | undefined;
     /**
-     * `ignoreChanges` paths for an object of `kind` holding `count` caBundle fields (e.g. webhooks),
-     * so a delegated injector's writes never show as drift; empty when the stack owns the field.
+     * `ignoreChanges` paths of the caBundle field(s) of an object of `kind` (every webhook's, by
+     * wildcard), so a delegated injector's writes never show as drift; empty when the stack owns them.
      */
-    ignoreChanges(kind: CaBundleKind, count: number): string[];
+    ignoreChanges(kind: CaBundleKind): string[];
 }
 
 export type CaBundleKind =

@@ -88,8 +88,7 @@ export function injectCaBundle(kind: InjectableKind, object: Obj, injection: CaB
             ignoreChanges: [],
         };
     }
-    const count = Array.isArray(object.webhooks) ? object.webhooks.length : 0;
-    return { object: withAnnotations, ignoreChanges: injection.ignoreChanges(kind, count) };
+    return { object: withAnnotations, ignoreChanges: injection.ignoreChanges(kind) };
 }
 
 /** The Pulumi type token of each kind that receives a CA bundle. */

@@ -24,7 +24,7 @@ function delegatedInjection(annotations: Record<string, string>): CaBundleInject
         annotations,
         caBundle: undefined,
         caBundlePem: undefined,
-        ignoreChanges: (kind: CaBundleKind, count: number) => bundleFieldPaths(kind, count),
+        ignoreChanges: (kind: CaBundleKind) => bundleFieldPaths(kind),
     };
 }
 

@@ -68,6 +68,7 @@ export class Certificates extends pulumi.ComponentResource {
                 mode: args.settings.mode,
                 cluster: args.cluster,
                 bundle: () => this.selfSigned.stackBundle(),
+                issuer: this.selfSigned,
             },
             { parent: this },
         );

@@ -12,6 +12,8 @@ import {
     INJECT_CABUNDLE_BETA,
     InjectableKind,
     INJECTION_TARGETS,
+    issuedSourceMismatch,
+    missingSourceProblem,
     requestsInjection,
 } from "./rules";
 
@@ -81,10 +83,19 @@ export function withBundleFields<V>(
 }
 
 /**
- * The property paths of the bundle field(s) of an object of `kind` holding `count` of them
- * (webhooks), for `ignoreChanges` when another controller writes them.
+ * The property paths of the bundle field(s) of an object of `kind`, for `ignoreChanges` when
+ * another controller writes them. Webhooks are keyed by name in the API (a list-map), but a
+ * Pulumi property path can only select a list element by index or by the `[*]` wildcard
+ * (pulumi/pulumi sdk/go/common/resource/properties_path.go: `root.array[*].field`; `Contains`
+ * matches `*` against any index), so every webhook's caBundle is ignored by wildcard: reordering
+ * or adding webhooks neither diffs nor moves an ignore onto another webhook. The provider filters
+ * its detailed diff with exactly that `Contains` (pulumi/pulumi-kubernetes
+ * provider/pkg/provider/provider.go, Diff). Ownership is not a matter of ignoreChanges: the
+ * stack never sends a delegated caBundle, so its server-side-apply field manager never owns one
+ * (the provider's SSA ignore handling, provider/pkg/await/await.go handleSSAIgnoreFields, splits
+ * paths on "." and does not resolve list elements, so it adds nothing either way).
  */
-export function bundleFieldPaths(kind: InjectableKind, count: number): string[] {
+export function bundleFieldPaths(kind: InjectableKind): string[] {
     switch (kind) {
         case "APIService":
             return ["spec.caBundle"];
@@ -94,7 +105,7 @@ export function bundleFieldPaths(kind: InjectableKind, count: number): string[] 
             return ["spec.conversion.webhook.clientConfig.caBundle"];
         case "MutatingWebhookConfiguration":
         case "ValidatingWebhookConfiguration":
-            return Array.from({ length: count }, (_, i) => `webhooks[${i}].clientConfig.caBundle`);
+            return ["webhooks[*].clientConfig.caBundle"];
     }
 }
 
@@ -156,10 +167,8 @@ export interface InjectionPlan<V> {
 export interface InjectionContext<V> {
     mode: CertificateModeName;
     platform: "openshift" | "kubernetes";
-    /** The stack's bundle, in self-signed mode. */
+    /** Self-signed mode: the right bundle for this entry (the stack's, or the CA its caSource names). */
     bundle?: BundleValue<V>;
-    /** service-ca mode, ConfigMap entries: the service CA bundle OpenShift publishes in the namespace (PEM). */
-    serviceCaBundle?: V;
 }
 
 function identity<V>(entry: CaInjectionEntry): PatchBody<V> {
@@ -212,10 +221,12 @@ function nothingToTrust(entry: CaInjectionEntry, live: LiveObject): string | und
 
 /**
  * What to write into the existing object `live` named by `entry`, in the stack's mode:
- * - self-signed: only the bundle field(s), with the stack's bundle;
- * - service-ca: only the beta inject-cabundle annotation, so service-ca writes the bundle
- *   (except a ConfigMap with other keys, which service-ca would replace wholesale: the
- *   namespace's published service CA bundle is copied into `service-ca.crt` alone instead);
+ * - self-signed: only the bundle field(s), with the entry's bundle (the stack's CA where the
+ *   stack issues its backend's certificate, or the CA its caSource names); refused when a
+ *   backend is not the Service whose certificate the stack issues;
+ * - service-ca: only the beta inject-cabundle annotation, so service-ca writes the bundle and
+ *   keeps it current. A ConfigMap with other keys is refused: service-ca replaces the whole
+ *   data, and a copy made by the stack would go stale silently when service-ca rotates its CA;
  * - cert-manager: only the inject-ca-from annotation naming the entry's Certificate.
  * Objects with nothing to trust (a CRD without webhook conversion, an APIService served
  * locally, a webhook configuration without webhooks) or whose bundle another injector writes
@@ -239,7 +250,11 @@ export function planExistingInjection<V>(entry: CaInjectionEntry, live: LiveObje
     switch (context.mode) {
         case "self-signed": {
             if (!context.bundle) {
-                throw new Error("planExistingInjection: self-signed mode needs the stack's bundle");
+                throw new Error("planExistingInjection: self-signed mode needs the entry's bundle");
+            }
+            const mismatch = missingSourceProblem(entry, live) ?? issuedSourceMismatch(entry, live);
+            if (mismatch) {
+                throw new Error(`caInjection: ${mismatch}`);
             }
             const names = (live.webhooks ?? []).map((w) => ({ name: w.name }));
             const filled = withBundleFields(entry.kind, { ...patch, ...(names.length > 0 ? { webhooks: names } : {}) }, context.bundle, false);
@@ -248,14 +263,9 @@ export function planExistingInjection<V>(entry: CaInjectionEntry, live: LiveObje
         case "service-ca": {
             const otherKeys = [...Object.keys(live.data ?? {}), ...Object.keys(live.binaryData ?? {})].filter((k) => k !== CONFIGMAP_BUNDLE_KEY);
             if (entry.kind === "ConfigMap" && otherKeys.length > 0) {
-                if (context.serviceCaBundle === undefined) {
-                    throw new Error(`${what}: ${entry.namespace}/${SERVICE_CA_BUNDLE_CONFIGMAP} has no ${CONFIGMAP_BUNDLE_KEY} to copy the service CA bundle from`);
-                }
-                return {
-                    patch: { ...patch, data: { [CONFIGMAP_BUNDLE_KEY]: context.serviceCaBundle } },
-                    writes: true,
-                    warning: `${what} holds other keys (${otherKeys.sort().join(", ")}), which service-ca's injection would delete (it replaces the whole data); the stack copies the service CA bundle from ${entry.namespace}/${SERVICE_CA_BUNDLE_CONFIGMAP} into ${CONFIGMAP_BUNDLE_KEY} alone instead, refreshed on each update`,
-                };
+                throw new Error(
+                    `${what} holds other keys (${otherKeys.sort().join(", ")}), which service-ca's injection would delete (it replaces the whole data), and a copy made by the stack would go stale when service-ca rotates its CA; give the bundle a ConfigMap of its own, or point its consumers at ${entry.namespace}/${SERVICE_CA_BUNDLE_CONFIGMAP}, which OpenShift keeps current`,
+                );
             }
             return { patch: { ...patch, metadata: { ...patch.metadata, annotations: { [INJECT_CABUNDLE_BETA]: "true" } } }, writes: true };
         }

@@ -2,6 +2,7 @@
  * The rules of CA bundle injection (seed 001) and of certificate settings, shared by the
  * config validator, the certificates components and policy packs. Pure: no Pulumi imports.
  */
+import type { RequiredObject } from "../shared/object-presence";
 import { describeValue, formatPath, Problem } from "../shared/problems";
 
 /** service-ca's injection request annotations (seed 001). */
@@ -112,12 +113,98 @@ export function effectiveCertificateSettings(stack: CertificateSettings, overrid
     return { ...stack, mode, issuer };
 }
 
+/**
+ * Where the right CA of an existing object comes from, in self-signed mode (`caInjection[].caSource`):
+ * - `issue`: the stack issues the serving certificate of the object's backend Service
+ *   (`<namespace>/<name>`) into the Secret `secretName` beside it, so the stack's CA is the right one;
+ * - `configMap`: the CA is the PEM under `key` of the ConfigMap `<namespace>/<name>` (another
+ *   team's CA, published for trust). A Secret is not offered: reading one would copy it (a
+ *   private key beside the CA, often) into the state.
+ */
+export interface CaSource {
+    /** Exactly one of `issue` and `configMap` (the config schema checks it). */
+    issue?: { service: string; secretName: string };
+    configMap?: { name: string; key: string };
+}
+
 /** The `caInjection` entry shape these rules need (the config schema owns the full one). */
 export interface CaInjectionEntry {
     kind: InjectableKind;
     name: string;
     namespace?: string;
     certificate?: string;
+    caSource?: CaSource;
+}
+
+/** One backend an existing object calls: a Service (`<namespace>/<name>`) or a URL, and where it is named. */
+export interface Backend {
+    /** `spec.service`, `spec.conversion.webhook.clientConfig`, or `webhook "<name>"`. */
+    where: string;
+    service?: string;
+    url?: string;
+}
+
+type Loose = Record<string, unknown>;
+const looseAt = (value: unknown, key: string): Loose => {
+    const inner = value !== null && typeof value === "object" ? (value as Loose)[key] : undefined;
+    return inner !== null && typeof inner === "object" && !Array.isArray(inner) ? (inner as Loose) : {};
+};
+const serviceName = (service: Loose): string | undefined =>
+    typeof service.name === "string" ? `${typeof service.namespace === "string" ? service.namespace : "default"}/${service.name}` : undefined;
+function clientConfigBackend(where: string, clientConfig: Loose): Backend {
+    const service = serviceName(looseAt(clientConfig, "service"));
+    return service ? { where, service } : { where, url: typeof clientConfig.url === "string" ? clientConfig.url : "(none)" };
+}
+
+/** The backends an existing object of `kind` calls (a ConfigMap has none). */
+export function backendsOf(kind: InjectableKind, live: Loose): Backend[] {
+    switch (kind) {
+        case "APIService": {
+            const service = serviceName(looseAt(looseAt(live, "spec"), "service"));
+            return service ? [{ where: "spec.service", service }] : [];
+        }
+        case "CustomResourceDefinition":
+            return [clientConfigBackend("spec.conversion.webhook.clientConfig", looseAt(looseAt(looseAt(looseAt(live, "spec"), "conversion"), "webhook"), "clientConfig"))];
+        case "MutatingWebhookConfiguration":
+        case "ValidatingWebhookConfiguration": {
+            const webhooks = Array.isArray(live.webhooks) ? (live.webhooks as Loose[]) : [];
+            return webhooks.map((w) => clientConfigBackend(`webhook ${describeValue(w.name)}`, looseAt(w, "clientConfig")));
+        }
+        case "ConfigMap":
+            return [];
+    }
+}
+
+/**
+ * Self-signed mode, an object that calls backends and has no `caSource`: the stack cannot know
+ * its right CA (the backends are read from the live object, so this is checked on the read,
+ * before any patch is declared). Undefined when there is a source or no backend.
+ */
+export function missingSourceProblem(entry: CaInjectionEntry, live: Loose): string | undefined {
+    const backends = backendsOf(entry.kind, live);
+    if (entry.caSource || backends.length === 0) {
+        return undefined;
+    }
+    const served = backends.map((b) => `${b.where} is served by ${b.service ? `Service ${b.service}` : `URL ${b.url}`}`).join(", ");
+    return `${describeEntry(entry)}: ${served}, and caInjection[].caSource does not say where its CA comes from; in self-signed mode the stack writes its own CA only where it issues the backend's certificate ({issue: {service: "<namespace>/<name>", secretName}}) or into the CA a ConfigMap names ({configMap: {name: "<namespace>/<name>", key}}), never into another team's backend by default`;
+}
+
+/**
+ * Why the stack's CA would be the wrong one for `live`, when `caSource.issue` names a Service:
+ * every backend the object calls must be that Service (served with the certificate the stack
+ * issues). Undefined when they all are, or when the source is a named CA.
+ */
+export function issuedSourceMismatch(entry: CaInjectionEntry, live: Loose): string | undefined {
+    const issued = entry.caSource?.issue?.service;
+    if (issued === undefined) {
+        return undefined;
+    }
+    const others = backendsOf(entry.kind, live).filter((b) => b.service !== issued);
+    if (others.length === 0) {
+        return undefined;
+    }
+    const served = others.map((b) => `${b.where} is served by ${b.service ? `Service ${b.service}` : `URL ${b.url}`}`).join(", ");
+    return `${describeEntry(entry)}: ${served}, not by caSource.issue.service ${describeValue(issued)}, whose certificate the stack issues; the stack's CA would be the wrong one there (list the object once per backend it trusts, or name the CA it needs with caSource.configMap)`;
 }
 
 export function describeEntry(entry: Pick<CaInjectionEntry, "kind" | "name" | "namespace">): string {
@@ -148,10 +235,53 @@ export function caInjectionModeProblems(mode: CertificateModeName, entries: Read
                 message: `${describeEntry(entry)}: is only used when certificates.mode is "cert-manager" (mode is ${describeValue(mode)})`,
             });
         }
+        problems.push(...caSourceProblems(mode, entry, i));
     });
     return problems;
+}
+
+/**
+ * Self-signed mode writes a CA into objects whose backends someone else may serve: only where
+ * the config says the CA is the right one. A trust-bundle ConfigMap has no backend (it needs
+ * none); in the delegated modes the injector knows the CA (no source).
+ */
+function caSourceProblems(mode: CertificateModeName, entry: CaInjectionEntry, i: number): Problem[] {
+    const path = formatPath(["caInjection", i, "caSource"]);
+    if (entry.kind === "ConfigMap" && entry.caSource) {
+        return [{ path, message: `${describeEntry(entry)}: a ConfigMap is a trust bundle with no backend: it receives the stack's CA, so caSource does not apply` }];
+    }
+    if (mode !== "self-signed" && entry.caSource) {
+        return [{ path, message: `${describeEntry(entry)}: is only used when certificates.mode is "self-signed" (mode is ${describeValue(mode)}: the injector knows the CA)` }];
+    }
+    return [];
 }
 
 /** `<namespace>/<name>` of a namespaced object, as cert-manager's inject-ca-from takes it. */
 export const NAMESPACED_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?\/[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
 export const NAMESPACED_NAME_RULE = 'must be "<namespace>/<name>" (a DNS-1123 label, a slash, a DNS-1123 subdomain)';
+
+/**
+ * Self-signed mode: the namespace of each Service whose certificate `caSource.issue` asks for must
+ * exist (the stack writes the Secret there and never creates the namespace), once per namespace.
+ */
+export function requiredCaSourceObjects(mode: CertificateModeName, entries: ReadonlyArray<CaInjectionEntry>): RequiredObject[] {
+    if (mode !== "self-signed") {
+        return [];
+    }
+    const seen = new Set<string>();
+    return entries.flatMap((entry, i) => {
+        const issue = entry.caSource?.issue;
+        const namespace = issue?.service.split("/")[0];
+        if (!issue || namespace === undefined || seen.has(namespace)) {
+            return [];
+        }
+        seen.add(namespace);
+        return [
+            {
+                ref: { apiVersion: "v1", kind: "Namespace", plural: "namespaces", name: namespace },
+                path: formatPath(["caInjection", i, "caSource", "issue", "service"]),
+                why: `the stack writes the serving certificate of Service ${describeValue(issue.service)} to Secret ${describeValue(`${namespace}/${issue.secretName}`)} there, and never creates the namespace`,
+            },
+        ];
+    });
+}

@@ -178,6 +178,36 @@ export const CA_INJECTION_KINDS = Object.fromEntries(
     INJECTABLE_KINDS.map((kind) => [kind, INJECTION_TARGETS[kind].namespaced]),
 ) as { readonly [K in InjectableKind]: (typeof INJECTION_TARGETS)[K]["namespaced"] };
 
+const namespacedName = (description: string) => ruled((v) => NAMESPACED_NAME.test(v), NAMESPACED_NAME_RULE).meta({ description });
+
+/** Where the right CA of an existing object comes from (self-signed mode; see `CaSource` in certificates/rules.ts). */
+const caSourceSchema = z
+    .strictObject({
+        issue: z
+            .strictObject({
+                service: namespacedName("`<namespace>/<name>` of the object's backend Service, whose serving certificate the stack issues."),
+                secretName: dnsSubdomain().meta({ description: "The `kubernetes.io/tls` Secret, in the Service's namespace, the stack writes that certificate to (mount it in the backend)." }),
+            })
+            .optional()
+            .meta({ description: "The stack issues the backend Service's serving certificate, so its own CA is the right one." }),
+        configMap: z
+            .strictObject({
+                name: namespacedName("`<namespace>/<name>` of the ConfigMap holding the CA that signs the backend's certificate."),
+                key: nonEmpty().meta({ description: "The key of that ConfigMap holding the PEM CA bundle." }),
+            })
+            .optional()
+            .meta({ description: "The CA is read from a ConfigMap (e.g. another team's published CA)." }),
+    })
+    .superRefine((source, ctx) => {
+        if ((source.issue === undefined) === (source.configMap === undefined)) {
+            ctx.addIssue({ code: "custom", message: "must set exactly one of issue and configMap" });
+        }
+    })
+    .meta({
+        description:
+            "Self-signed mode, for an object that calls a backend (APIService, webhook-converted CRD, webhook configuration): where its right CA comes from, `{issue: {service, secretName}}` or `{configMap: {name, key}}`; such an object without it is refused, naming its backend.",
+    });
+
 export const caInjectionSchema = z
     .array(
         z
@@ -193,6 +223,7 @@ export const caInjectionSchema = z
                         description:
                             "cert-manager mode only: `<namespace>/<name>` of the cert-manager Certificate whose CA cainjector injects into the object.",
                     }),
+                caSource: caSourceSchema.optional(),
             })
             .superRefine((entry, ctx) => {
                 const namespaced = CA_INJECTION_KINDS[entry.kind];
@@ -216,7 +247,7 @@ export const caInjectionSchema = z
     .superRefine(unique((e) => `${e.kind}/${e.namespace ?? ""}/${e.name}`, "caInjection entry"))
     .meta({
         description:
-            "Existing cluster objects that receive the CA bundle, each `{kind, name, namespace?, certificate?}` (APIService, ConfigMap, CustomResourceDefinition, Mutating/ValidatingWebhookConfiguration).",
+            "Existing cluster objects that receive the CA bundle, each `{kind, name, namespace?, certificate?, caSource?}` (APIService, ConfigMap, CustomResourceDefinition, Mutating/ValidatingWebhookConfiguration).",
     });
 
 // ---------------------------------------------------------------- subscriptions
@@ -447,6 +478,10 @@ export const operatorsSchema = z
             certificates: operatorCertificatesSchema
                 .optional()
                 .meta({ description: "Overrides of the stack's certificates settings for this operator: `{mode?, issuer?}`." }),
+            deleteCrdsOnRemoval: z.boolean().default(false).meta({
+                description:
+                    "Delete the operator's CRDs, and every custom resource in them, when it is removed from config or the stack is destroyed (default: kept, retainOnDelete). Takes effect after one `pulumi up` with it set.",
+            }),
         }),
     )
     .default([])
@@ -454,7 +489,7 @@ export const operatorsSchema = z
     .superRefine(sharedNamespaceRules)
     .meta({
         description:
-            "Operators to install from ClusterServiceVersions, each `{name, csv, namespace, createNamespace, targetNamespaces, rbacNamespaces?, certificates?}`.",
+            "Operators to install from ClusterServiceVersions, each `{name, csv, namespace, createNamespace, targetNamespaces, rbacNamespaces?, certificates?, deleteCrdsOnRemoval}`.",
     });
 
 // ---------------------------------------------------------------- aws

@@ -10,6 +10,7 @@ import type { CertificateIssuer } from "../certificates/contract";
 import type { OlmConfig, OperatorConfig } from "../config/schema";
 import { ClusterTarget, skippedWithoutCluster } from "../shared/cluster";
 import { platformLabels } from "../shared/labels";
+import { dependOnCreatedNamespaces } from "../shared/namespaces";
 import { OperatorInstall } from "./install";
 import { olmConfigDecision } from "./olm-config";
 import type { OperatorPlan } from "./plan";
@@ -18,6 +19,7 @@ import { proxyEnvOf } from "./deployments";
 import { olmEnvironmentDecision, OPERATOR_CONDITION_CRD, PROXY_API_VERSION, PROXY_NAME } from "./olm-environment";
 import { olmAggregateRoles } from "./rbac";
 
+export { requiredClusterObjects } from "./existing";
 export { planOperators, togglesOf } from "./plan";
 export type { OperatorPlan, OperatorsPlan } from "./plan";
 
@@ -45,8 +47,11 @@ export class Operators extends pulumi.ComponentResource {
         super("cluster-platform:operator:Operators", name, {}, opts);
 
         // OLM's aggregate-olm-edit/-view: declared (adopted where OLM made them) unless toggled off.
+        // They are OLM's: a destroy or the toggle releases them from the stack and leaves them in
+        // place (an adopted object is otherwise deleted like any other: the provider's upsert only
+        // changes create, pulumi/pulumi-kubernetes provider/pkg/await/await.go).
         for (const role of olmAggregateRoles(args.olm)) {
-            new k8s.rbac.v1.ClusterRole(`olm-${role.metadata.name}`, role, { parent: this, provider: args.adoptingProvider });
+            new k8s.rbac.v1.ClusterRole(`olm-${role.metadata.name}`, role, { parent: this, provider: args.adoptingProvider, retainOnDelete: true });
         }
 
         const decision = olmConfigDecision(args.olm, args.cluster.live, skippedWithoutCluster);
@@ -91,7 +96,9 @@ export class Operators extends pulumi.ComponentResource {
                     proxyEnv,
                     operatorConditionDependencies: conditionCrd,
                 },
-                { parent: this },
+                // Everything it declares in a namespace the stack creates (its own, or another
+                // install's target) waits for that Namespace.
+                { parent: this, transformations: [dependOnCreatedNamespaces(namespaces)] },
             );
         }
         this.registerOutputs({});

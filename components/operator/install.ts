@@ -59,7 +59,7 @@ export class OperatorInstall extends pulumi.ComponentResource {
         }
 
         // Owned CRDs (from the bundle) come next, as OLM's InstallPlan applies them before the CSV.
-        const crds = plan.crds.filter((c) => c.manifest).map((c) => this.declareCrd(op, c, servings));
+        const crds = plan.crds.filter((c) => c.manifest).map((c) => this.declareCrd(op, c, servings, !plan.config.deleteCrdsOnRemoval));
         const serviceAccounts = plan.serviceAccounts.map(
             (sa) => new k8s.core.v1.ServiceAccount(`${op}-sa-${sa}`, { metadata: { name: sa, namespace, labels } }, { parent: this, dependsOn: inNamespace }),
         );
@@ -124,16 +124,21 @@ export class OperatorInstall extends pulumi.ComponentResource {
         this.registerOutputs({ deployments: this.deployments.map((d) => d.metadata.name) });
     }
 
-    private declareCrd(op: string, crd: CrdPlan, servings: Map<string, WebhookServing>): pulumi.Resource {
+    /**
+     * A CRD from the bundle, kept on delete unless the operator opted in (`deleteCrdsOnRemoval`):
+     * deleting a CRD deletes all its custom resources (components/shared/crd-retention.ts).
+     */
+    private declareCrd(op: string, crd: CrdPlan, servings: Map<string, WebhookServing>, retainOnDelete: boolean): pulumi.Resource {
         const manifest = plainCopy(crd.manifest) as unknown as Manifest;
         const metadataLabels = (manifest.metadata.labels as Record<string, string> | undefined) ?? {};
         manifest.metadata = { ...manifest.metadata, labels: { ...metadataLabels, ...platformLabels("operator", { [OPERATOR_LABEL]: op }) } };
         const serving = crd.conversion ? servings.get(crd.conversion.deploymentName) : undefined;
         if (crd.conversion && serving) {
-            return serving.conversionCrd(`${op}-crd-${crd.name}`, manifest, crd.conversion);
+            return serving.conversionCrd(`${op}-crd-${crd.name}`, manifest, crd.conversion, retainOnDelete);
         }
         return new k8s.apiextensions.v1.CustomResourceDefinition(`${op}-crd-${crd.name}`, manifest as unknown as k8s.apiextensions.v1.CustomResourceDefinitionArgs, {
             parent: this,
+            retainOnDelete,
         });
     }
 

@@ -291,13 +291,17 @@ export function aggregateRolesFor(api: OwnedApi, operator?: string): RoleOf<"Clu
     return roles;
 }
 
-/** OLM's aggregate-olm-edit and aggregate-olm-view (OLM's quickstart manifests), unless toggled off. */
+/**
+ * OLM's aggregate-olm-edit and aggregate-olm-view (OLM's quickstart manifests), unless toggled off.
+ * They are OLM's (or, on OpenShift, the cluster-version operator's) objects, adopted: they carry
+ * OLM's aggregation labels only, none of this stack's, and the stack never deletes them
+ * (`retainOnDelete` where they are declared). The toggle policy recognises them by name.
+ */
 export function olmAggregateRoles(toggles: Pick<OlmToggles, "disableOLMAggregateCRDRoles">): RoleOf<"ClusterRole">[] {
     if (toggles.disableOLMAggregateCRDRoles) {
         return [];
     }
-    const aggregateTo = (...roles: string[]) =>
-        labels(GENERATED_BY.olmAggregateRoles, undefined, Object.fromEntries(roles.map((r) => [aggregationLabel(r), "true"])));
+    const aggregateTo = (...roles: string[]) => Object.fromEntries(roles.map((r) => [aggregationLabel(r), "true"]));
     const olmResources = ["clusterserviceversions", "catalogsources", "installplans", "subscriptions"];
     return [
         role("ClusterRole", { name: "aggregate-olm-edit", labels: aggregateTo("admin", "edit") }, [

@@ -120,8 +120,13 @@ export class WebhookServing {
         });
     }
 
-    /** A CRD from the bundle, with `spec.conversion` pointing at this deployment's Service. */
-    conversionCrd(name: string, manifest: Record<string, unknown> & { spec: Record<string, unknown> }, conversion: ConversionPlan): pulumi.Resource {
+    /** A CRD from the bundle, with `spec.conversion` pointing at this deployment's Service (kept on delete unless opted out). */
+    conversionCrd(
+        name: string,
+        manifest: Record<string, unknown> & { spec: Record<string, unknown> },
+        conversion: ConversionPlan,
+        retainOnDelete: boolean,
+    ): pulumi.Resource {
         const injected = injectCaBundle(
             "CustomResourceDefinition",
             { ...manifest, spec: { ...manifest.spec, conversion: conversionSpec(conversion) } },
@@ -129,6 +134,7 @@ export class WebhookServing {
         );
         return new k8s.apiextensions.v1.CustomResourceDefinition(name, injected.object as unknown as k8s.apiextensions.v1.CustomResourceDefinitionArgs, {
             parent: this.args.parent,
+            retainOnDelete,
             ignoreChanges: injected.ignoreChanges.length > 0 ? injected.ignoreChanges : undefined,
         });
     }

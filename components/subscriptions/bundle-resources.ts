@@ -19,55 +19,27 @@ import {
 } from "./bundles";
 
 /**
- * A read Secret's `data` and `stringData` are secret outputs already (the SDK's Secret class marks
- * them); its metadata is made secret too, because kubectl's last-applied-configuration annotation
- * holds a copy of the data when the Secret was created with `kubectl apply`.
- */
-const SECRET_METADATA = ["metadata"];
-
-/**
- * Reads every object the ClusterBundles reference, and the share CRDs of the Shared Resource CSI
- * driver, so a missing one fails `pulumi preview` (the read's logical name says which bundle
- * needs which object) before anything is created. Values read from a Secret are Pulumi secrets.
+ * Reads the share CRDs of the Shared Resource CSI driver, so a cluster without the driver fails
+ * `pulumi preview` before anything is created. The Secrets and ConfigMaps the ClusterBundles
+ * reference are not read here: index.ts checks they exist, by metadata only, before anything is
+ * registered (`requiredObjectsOf`; a read would copy the entitlement keys into the state).
  * Without a live cluster (renderYamlToDirectory) nothing can be read: one warning, no reads.
  */
 export interface PreflightReads {
     /** Every read: what must succeed before anything of the capability is created. */
     all: pulumi.Resource[];
-    /** The reads a ClusterBundle's shares need: the driver's CRDs and the bundle's own objects. */
-    of(bundle: string): pulumi.Resource[];
 }
 
 export function preflightReads(cluster: ClusterTarget, clusterBundles: ClusterBundleDeclaration[], parent: pulumi.Resource): PreflightReads {
-    const references = clusterBundles.flatMap(referencesOf);
     const crds = requiredShareCrds(clusterBundles);
-    const none: PreflightReads = { all: [], of: () => [] };
-    if (references.length === 0) {
-        return none;
+    if (crds.length === 0) {
+        return { all: [] };
     }
     if (!cluster.live) {
-        pulumi.log.warn(
-            skippedWithoutCluster(
-                `the pre-flight reads of ${references.length} Secrets/ConfigMaps referenced by ClusterBundles and of the Shared Resource CSI driver's CRDs (${crds.join(", ")})`,
-            ),
-            parent,
-        );
-        return none;
+        pulumi.log.warn(skippedWithoutCluster(`the pre-flight reads of the Shared Resource CSI driver's CRDs (${crds.join(", ")})`), parent);
+        return { all: [] };
     }
-    const driver = crds.map((crd) => k8s.apiextensions.v1.CustomResourceDefinition.get(`shared-resource-csi-driver/${crd}`, crd, { parent }));
-    const byBundle = new Map<string, pulumi.Resource[]>();
-    for (const reference of references) {
-        const id = `${reference.ref.namespace}/${reference.ref.name}`;
-        const read =
-            reference.kind === "Secret"
-                ? k8s.core.v1.Secret.get(reference.readName, id, { parent, additionalSecretOutputs: SECRET_METADATA })
-                : k8s.core.v1.ConfigMap.get(reference.readName, id, { parent });
-        byBundle.set(reference.bundle, [...(byBundle.get(reference.bundle) ?? []), read]);
-    }
-    return {
-        all: [...driver, ...[...byBundle.values()].flat()],
-        of: (bundle) => [...driver, ...(byBundle.get(bundle) ?? [])],
-    };
+    return { all: crds.map((crd) => k8s.apiextensions.v1.CustomResourceDefinition.get(`shared-resource-csi-driver/${crd}`, crd, { parent })) };
 }
 
 /**
@@ -85,10 +57,12 @@ export interface DeclaredClusterBundle {
 }
 
 /**
- * One ClusterBundle, its shares and its ClusterRole. Shares and role carry an ownerReference to
- * the bundle (its uid is known once it exists), so Kubernetes deletes them with it.
+ * One ClusterBundle, its shares and its ClusterRole. On a live cluster, shares and role carry an
+ * ownerReference to the bundle (its uid is known once it exists), so Kubernetes deletes them with
+ * it; rendered to a directory there is no uid to name, so there is no ownerReference.
  */
 export function declareClusterBundle(
+    cluster: ClusterTarget,
     declaration: ClusterBundleDeclaration,
     crd: pulumi.Resource,
     reads: pulumi.Resource[],
@@ -98,7 +72,7 @@ export function declareClusterBundle(
         parent,
         dependsOn: [crd, ...reads],
     });
-    const uid = uidOf(bundle);
+    const uid = cluster.live ? uidOf(bundle) : undefined;
     const shares = referencesOf(declaration).map(
         (reference: ClusterBundleReference) =>
             new k8s.apiextensions.CustomResource(`share/${reference.share}`, shareManifest(reference, uid), {

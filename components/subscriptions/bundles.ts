@@ -1,6 +1,6 @@
 /**
  * What the declared bundles become (seed 000, "Subscription Cluster Bundle Controller"), as pure
- * data: the Bundle/ClusterBundle objects, and per ClusterBundle the pre-flight reads, one share
+ * data: the Bundle/ClusterBundle objects, and per ClusterBundle the objects that must exist, one share
  * per reference, and the ClusterRole that grants its use. The component turns these into
  * resources; the owner's uid is a type parameter because it is only known once the ClusterBundle
  * exists (an Output in the component, a string in tests).
@@ -22,6 +22,8 @@ import {
     SUBSCRIPTION_GROUP,
 } from "../../webhook/api";
 import { platformLabels } from "../shared/labels";
+import type { RequiredObject } from "../shared/object-presence";
+import { formatPath } from "../shared/problems";
 import { aggregationLabel, BundleSource } from "./rules";
 
 /** A validated reference to a Secret or ConfigMap. */
@@ -97,11 +99,6 @@ export interface ClusterBundleReference {
     ref: ObjectRef;
     /** The share's name (cluster-scoped). */
     share: string;
-    /**
-     * The logical name of the pre-flight read: it names bundle, kind, namespace and name, so the
-     * error of a preview that cannot find the object says which bundle needs what.
-     */
-    readName: string;
 }
 
 export function referencesOf(bundle: ClusterBundleDeclaration): ClusterBundleReference[] {
@@ -114,7 +111,6 @@ export function referencesOf(bundle: ClusterBundleDeclaration): ClusterBundleRef
                 kind,
                 ref,
                 share: clusterBundleShareName(bundle.name, SOURCE_KINDS[source].role, ref),
-                readName: `clusterbundle/${bundle.name}/${kind.toLowerCase()}/${ref.namespace}/${ref.name}`,
             };
         }),
     );
@@ -125,7 +121,17 @@ export function ownerReferenceTo<U>(bundle: string, uid: U) {
     return { apiVersion: SUBSCRIPTION_API_VERSION, kind: CLUSTER_BUNDLE_KIND, name: bundle, uid, controller: true };
 }
 
-export function shareManifest<U>(reference: ClusterBundleReference, ownerUid: U) {
+/**
+ * `ownerReferences` to the ClusterBundle, or nothing when its uid cannot be known: the API server
+ * rejects an ownerReference without a uid (`uid` is required in metav1.OwnerReference), and a
+ * manifest rendered to a directory (`cluster.renderYamlToDirectory`) is written before its owner
+ * exists, so there it is omitted (the README's ClusterBundle section says what that costs).
+ */
+function ownedBy<U>(bundle: string, uid: U | undefined): { ownerReferences?: ReturnType<typeof ownerReferenceTo<U>>[] } {
+    return uid === undefined ? {} : { ownerReferences: [ownerReferenceTo(bundle, uid)] };
+}
+
+export function shareManifest<U>(reference: ClusterBundleReference, ownerUid: U | undefined) {
     const kinds = SOURCE_KINDS[reference.source];
     const what = reference.source === "entitlements" ? "Entitlement keys" : "Yum repository definitions";
     return {
@@ -134,7 +140,7 @@ export function shareManifest<U>(reference: ClusterBundleReference, ownerUid: U)
         metadata: {
             name: reference.share,
             labels: platformLabels("subscriptions"),
-            ownerReferences: [ownerReferenceTo(reference.bundle, ownerUid)],
+            ...ownedBy(reference.bundle, ownerUid),
         },
         spec: {
             [kinds.refField]: { name: reference.ref.name, namespace: reference.ref.namespace },
@@ -148,7 +154,7 @@ export function shareManifest<U>(reference: ClusterBundleReference, ownerUid: U)
  * on exactly its shares (what the Shared Resource CSI driver checks for the pod's service
  * account), aggregated into each role of `aggregateToClusterRoles`.
  */
-export function clusterRoleManifest<U>(bundle: ClusterBundleDeclaration, ownerUid: U) {
+export function clusterRoleManifest<U>(bundle: ClusterBundleDeclaration, ownerUid: U | undefined) {
     const references = referencesOf(bundle);
     const useRules = SOURCES.map((source) => ({
         plural: SOURCE_KINDS[source].plural,
@@ -163,7 +169,7 @@ export function clusterRoleManifest<U>(bundle: ClusterBundleDeclaration, ownerUi
         metadata: {
             name: clusterBundleRoleName(bundle.name),
             labels: platformLabels("subscriptions", aggregation),
-            ownerReferences: [ownerReferenceTo(bundle.name, ownerUid)],
+            ...ownedBy(bundle.name, ownerUid),
         },
         rules: [
             { apiGroups: [SUBSCRIPTION_GROUP], resources: [CLUSTER_BUNDLE_PLURAL], resourceNames: [bundle.name], verbs: ["get", "list", "watch"] },
@@ -176,5 +182,25 @@ export function clusterRoleManifest<U>(bundle: ClusterBundleDeclaration, ownerUi
 export function requiredShareCrds(bundles: ClusterBundleDeclaration[]): string[] {
     return SOURCES.filter((source) => bundles.some((b) => b[source].length > 0)).map(
         (source) => `${SOURCE_KINDS[source].plural}.${SHARED_RESOURCE_GROUP}`,
+    );
+}
+
+/**
+ * The Secrets and ConfigMaps the ClusterBundles share, which the stack never creates: the
+ * pre-flight checks that each exists, by metadata only, so no entitlement key enters the state
+ * (components/shared/object-presence.ts).
+ */
+export function requiredObjectsOf(bundles: readonly ClusterBundleDeclaration[]): RequiredObject[] {
+    return bundles.flatMap((bundle, i) =>
+        SOURCES.flatMap((source) =>
+            bundle[source].map((ref, j) => {
+                const kind = SOURCE_KINDS[source].object;
+                return {
+                    ref: { apiVersion: "v1", kind, plural: `${kind.toLowerCase()}s`, namespace: ref.namespace, name: ref.name },
+                    path: formatPath(["subscriptions", "clusterBundles", i, source, j]),
+                    why: `ClusterBundle ${JSON.stringify(bundle.name)} shares it (${SOURCE_KINDS[source].share} ${clusterBundleShareName(bundle.name, SOURCE_KINDS[source].role, ref)}); create it first`,
+                };
+            }),
+        ),
     );
 }

@@ -19,7 +19,7 @@ function dependingOn(resources: pulumi.Resource[]): pulumi.ResourceTransformatio
     return ({ props, opts }) => ({ props, opts: pulumi.mergeOptions(opts, { dependsOn: resources }) });
 }
 
-export { BundleDeclaration, ClusterBundleDeclaration } from "./bundles";
+export { BundleDeclaration, ClusterBundleDeclaration, requiredObjectsOf } from "./bundles";
 
 /** The webhook's settings (everything but the cluster, which the component passes on). */
 export type SubscriptionWebhookSettings = Omit<SubscriptionWebhookArgs, "cluster">;
@@ -44,7 +44,7 @@ export class SubscriptionInjection extends pulumi.ComponentResource {
     readonly shareNames: string[];
     /** The webhook's deployment. */
     readonly webhook: SubscriptionWebhook;
-    /** The pre-flight reads (none without a live cluster); a read Secret's data and metadata are Pulumi secrets. */
+    /** The pre-flight reads of the CSI driver's CRDs (none without a live cluster); no Secret is ever read. */
     readonly preflightReads: pulumi.Resource[];
 
     constructor(name: string, args: SubscriptionInjectionArgs, opts?: pulumi.ComponentResourceOptions) {
@@ -53,18 +53,20 @@ export class SubscriptionInjection extends pulumi.ComponentResource {
         // Every read first: a missing object fails the preview before anything is declared.
         const reads = preflightReads(args.cluster, args.clusterBundles, this);
         this.preflightReads = reads.all;
+        // Kept on delete: removing the capability or destroying the stack must not delete every
+        // Bundle and ClusterBundle with their API (components/shared/crd-retention.ts).
         const crd = (manifest: CrdManifest) =>
             new k8s.apiextensions.v1.CustomResourceDefinition(
                 manifest.metadata.name,
                 manifest as unknown as k8s.apiextensions.v1.CustomResourceDefinitionArgs,
-                { parent: this, dependsOn: reads.all },
+                { parent: this, dependsOn: reads.all, retainOnDelete: true },
             );
         const manifests = [bundleCrd(), clusterBundleCrd()];
         const [bundles, clusterBundles] = manifests.map(crd);
         this.crdNames = manifests.map((m) => m.metadata.name);
 
         for (const bundle of args.clusterBundles) {
-            declareClusterBundle(bundle, clusterBundles, reads.of(bundle.name), this);
+            declareClusterBundle(args.cluster, bundle, clusterBundles, reads.all, this);
         }
         for (const bundle of args.bundles) {
             declareBundle(bundle, bundles, this);

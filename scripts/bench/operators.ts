@@ -26,6 +26,7 @@ function inputs(): { operators: OperatorConfig[]; files: string[] } {
         csv: path.relative(ROOT, file),
         namespace: `ns${i}`,
         createNamespace: true,
+        deleteCrdsOnRemoval: false,
         targetNamespaces: NAMESPACED.has(path.basename(file)) || file.includes("backup-operator") ? [`ns${i}`] : [],
     }));
     return { operators, files };

@@ -64,6 +64,9 @@ async function main(argv: string[]): Promise<number> {
         stackOutputs: args["stack-outputs"] ? JSON.parse(fs.readFileSync(args["stack-outputs"], "utf8")) : undefined,
         stack: stackNameOf(args.config, args.stack),
     });
+    for (const info of result.infos) {
+        process.stderr.write(`info: ${info}\n`);
+    }
     for (const warning of result.warnings) {
         process.stderr.write(`warning: ${warning}\n`);
     }

@@ -6,8 +6,9 @@
 import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import { sectionsFromPulumiConfig, validateStackConfig } from "../../components/config";
+import { ObjectRef, Presence, setPresenceLookup } from "../../components/shared/object-presence";
 import { CONFIG_NAMESPACE, Problem } from "../../components/shared/problems";
-import { ClusterState } from "./cluster-state";
+import { ClusterState, typeTokenOf } from "./cluster-state";
 import { FlatConfig } from "./config-file";
 import { ReadRecord, RenderMocks, ResourceCall, StateProducer } from "./mocks";
 import { isSecretValue, present, SECRET, UNKNOWN } from "./present";
@@ -67,20 +68,24 @@ export interface RenderResult {
     problems: Problem[];
     errors: string[];
     warnings: string[];
+    /** The program's info lines (`pulumi.log.info`), which a preview prints too. */
+    infos: string[];
     resources: RenderedResource[];
     manifests: RenderedManifest[];
     reads: ReadRecord[];
+    /** The program's metadata-only existence checks (`components/shared/object-presence.ts`), answered from `--cluster`. */
+    lookups: { type: string; id: string; presence: Presence }[];
     /** Custom resource kinds rendered without a CRD schema to check them against. */
     unvalidatedKinds: string[];
     stackOutputs: Record<string, unknown>;
 }
 
 function emptyResult(): RenderResult {
-    return { ok: false, problems: [], errors: [], warnings: [], resources: [], manifests: [], reads: [], unvalidatedKinds: [], stackOutputs: {} };
+    return { ok: false, problems: [], errors: [], warnings: [], infos: [], resources: [], manifests: [], reads: [], lookups: [], unvalidatedKinds: [], stackOutputs: {} };
 }
 
 /** Captures the runtime's log lines (under mocks, pulumi.log writes to the console). */
-function captureLogs(warnings: string[], errors: string[]): () => void {
+function captureLogs(warnings: string[], errors: string[], infos: string[]): () => void {
     const original = { warn: console.warn, error: console.error, log: console.log };
     const route = (line: string, fallback: (...args: unknown[]) => void) => (...args: unknown[]) => {
         const text = args.map(String).join(" ");
@@ -88,7 +93,9 @@ function captureLogs(warnings: string[], errors: string[]): () => void {
             warnings.push(text.slice("warning: [runtime] ".length));
         } else if (text.startsWith("error: [runtime] ")) {
             errors.push(text.slice("error: [runtime] ".length));
-        } else if (!text.startsWith("info: [runtime] ") && !text.startsWith("debug: [runtime] ")) {
+        } else if (text.startsWith("info: [runtime] ")) {
+            infos.push(text.slice("info: [runtime] ".length));
+        } else if (!text.startsWith("debug: [runtime] ")) {
             fallback(...args);
         }
         void line;
@@ -142,7 +149,10 @@ export async function renderProgram(options: RenderOptions): Promise<RenderResul
     await pulumi.runtime.setMocks(mocks, CONFIG_NAMESPACE, options.stack ?? "render", options.preview ?? true, "organization");
     pulumi.runtime.setAllConfig(options.config.values, options.config.secretKeys);
 
-    const restoreConsole = captureLogs(result.warnings, result.errors);
+    const restoreConsole = captureLogs(result.warnings, result.errors, result.infos);
+    // The program asks the API server whether objects exist (metadata only, outside the engine);
+    // the render answers from --cluster, and records only what was asked and the answer.
+    setPresenceLookup(async (refs) => refs.map((ref) => lookUp(ref, options.cluster, result.lookups)));
     // An error thrown inside an apply rejects the inputs of the resources that use it, which are
     // then never registered. The engine's language host reports each such rejection once, as an
     // error, and the program fails; so does the render, instead of waiting for those resources.
@@ -201,6 +211,7 @@ export async function renderProgram(options: RenderOptions): Promise<RenderResul
             await new Promise((resolve) => setImmediate(resolve));
         }
         process.off("unhandledRejection", onRejection);
+        setPresenceLookup(undefined);
         restoreConsole();
     }
     result.errors.push(...rejections.map(errorText));
@@ -234,6 +245,14 @@ export async function renderProgram(options: RenderOptions): Promise<RenderResul
     result.errors.push(...checked.problems.map((p) => `${p.object}: ${p.message}`));
     result.ok = result.errors.length === 0;
     return result;
+}
+
+function lookUp(ref: ObjectRef, cluster: ClusterState | undefined, into: RenderResult["lookups"]): Presence {
+    const type = typeTokenOf(ref.apiVersion, ref.kind);
+    const id = ref.namespace ? `${ref.namespace}/${ref.name}` : ref.name;
+    const presence: Presence = cluster === undefined ? "unknown" : cluster.find(type, id) ? "present" : "absent";
+    into.push({ type, id, presence });
+    return presence;
 }
 
 /** Resolves the Outputs in `value`, keeping what a preview shows of them: secrets and unknowns as markers. */

@@ -3,7 +3,12 @@
  * them: one read and one server-side-apply patch per object, writing only the bundle field
  * (self-signed) or the injector's annotation (delegated modes).
  */
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
+import { stringify } from "yaml";
+import { formatReport } from "../../components/shared/problems";
 import { ClusterState } from "../../scripts/render/cluster-state";
 import { flattenConfig } from "../../scripts/render/config-file";
 import { renderProgram, RenderResult } from "../../scripts/render/render";
@@ -28,6 +33,9 @@ const ENTRY_IDS = [
     "policy-defaults",
     "injected-by-service-ca",
 ];
+
+/** The monitoring team's CA, as the fixture publishes it (read independently of the code under test). */
+const METRICS_CA = (existing.find("kubernetes:core/v1:ConfigMap", "monitoring/metrics-ca")!.data as Record<string, string>)["ca.crt"];
 
 function render(certificates: Record<string, unknown>, entries: Record<string, unknown>[], platform: string, cluster: Record<string, unknown>): Promise<RenderResult> {
     return renderProgram({
@@ -57,9 +65,13 @@ describe("caInjection in mode self-signed", () => {
     test("GIVEN existing objects WHEN rendered THEN each is read, and each patch sets only its bundle field(s)", () => {
         expect(result.errors).toEqual([]);
         // Reads answer in any order; the resources declared from them come in config order.
-        expect(result.reads.map((r) => `${r.id} ${r.outcome}`).sort()).toEqual(ENTRY_IDS.map((id) => `${id} found`).sort());
+        expect(result.reads.map((r) => `${r.id} ${r.outcome}`).sort()).toEqual([...ENTRY_IDS, "monitoring/metrics-ca"].map((id) => `${id} found`).sort());
         expect(patches(result)).toEqual([
-            ["patches/APIService_apiregistration.k8s.io_cluster_v1.metrics.example.io.yaml", { apiVersion: "apiregistration.k8s.io/v1", kind: "APIService", metadata: { annotations: FORCE, name: "v1.metrics.example.io" }, spec: { caBundle: "[unknown]" } }],
+            [
+                "patches/APIService_apiregistration.k8s.io_cluster_v1.metrics.example.io.yaml",
+                // Served by the monitoring team: the CA it publishes, not the stack's.
+                { apiVersion: "apiregistration.k8s.io/v1", kind: "APIService", metadata: { annotations: FORCE, name: "v1.metrics.example.io" }, spec: { caBundle: Buffer.from(METRICS_CA).toString("base64") } },
+            ],
             ["patches/APIService_apiregistration.k8s.io_cluster_v1.apps.yaml", { apiVersion: "apiregistration.k8s.io/v1", kind: "APIService", metadata: { name: "v1.apps" } }],
             ["patches/ConfigMap_core_team-a_trusted-ca.yaml", { apiVersion: "v1", kind: "ConfigMap", metadata: { annotations: FORCE, name: "trusted-ca", namespace: "team-a" }, data: { "service-ca.crt": "[unknown]" } }],
             ["patches/ConfigMap_core_team-a_service-ca-only.yaml", { apiVersion: "v1", kind: "ConfigMap", metadata: { annotations: FORCE, name: "service-ca-only", namespace: "team-a" }, data: { "service-ca.crt": "[unknown]" } }],
@@ -84,6 +96,12 @@ describe("caInjection in mode self-signed", () => {
         ]);
     });
 
+    test("GIVEN two objects served by policy/policy with caSource.issue WHEN rendered THEN the stack issues that Service's serving certificate once, into the named Secret", () => {
+        const secrets = resourcesOfType(result, "kubernetes:core/v1:Secret").filter((r) => r.read === undefined);
+        expect(secrets.map((r) => r.inputs.metadata)).toEqual([expect.objectContaining({ name: "policy-serving-cert", namespace: "policy" })]);
+        expect(resourcesOfType(result, "tls:index/certRequest:CertRequest").map((r) => (r.inputs.dnsNames as string[])[0])).toEqual(["policy.policy"]);
+    });
+
     test("GIVEN objects with nothing to trust or another injector WHEN rendered THEN a warning names each and nothing is written", () => {
         expect(result.warnings.sort()).toEqual([
             ...NOTHING_WRITTEN_WARNINGS,
@@ -104,30 +122,14 @@ describe("caInjection in mode service-ca", () => {
         expect(patches(result)).toEqual([
             ["patches/APIService_apiregistration.k8s.io_cluster_v1.metrics.example.io.yaml", { apiVersion: "apiregistration.k8s.io/v1", kind: "APIService", metadata: { annotations: annotated, name: "v1.metrics.example.io" } }],
             ["patches/APIService_apiregistration.k8s.io_cluster_v1.apps.yaml", { apiVersion: "apiregistration.k8s.io/v1", kind: "APIService", metadata: { name: "v1.apps" } }],
-            [
-                "patches/ConfigMap_core_team-a_trusted-ca.yaml",
-                {
-                    apiVersion: "v1",
-                    kind: "ConfigMap",
-                    metadata: { annotations: FORCE, name: "trusted-ca", namespace: "team-a" },
-                    data: { "service-ca.crt": "-----BEGIN CERTIFICATE-----\n(the service CA bundle OpenShift publishes in every namespace)\n-----END CERTIFICATE-----\n" },
-                },
-            ],
             ["patches/ConfigMap_core_team-a_service-ca-only.yaml", { apiVersion: "v1", kind: "ConfigMap", metadata: { annotations: annotated, name: "service-ca-only", namespace: "team-a" } }],
             ["patches/CustomResourceDefinition_apiextensions.k8s.io_cluster_rules.policy.example.io.yaml", { apiVersion: "apiextensions.k8s.io/v1", kind: "CustomResourceDefinition", metadata: { annotations: annotated, name: "rules.policy.example.io" } }],
             ["patches/CustomResourceDefinition_apiextensions.k8s.io_cluster_notes.policy.example.io.yaml", { apiVersion: "apiextensions.k8s.io/v1", kind: "CustomResourceDefinition", metadata: { name: "notes.policy.example.io" } }],
             ["patches/MutatingWebhookConfiguration_admissionregistration.k8s.io_cluster_policy-defaults.yaml", { apiVersion: "admissionregistration.k8s.io/v1", kind: "MutatingWebhookConfiguration", metadata: { annotations: annotated, name: "policy-defaults" } }],
             ["patches/ValidatingWebhookConfiguration_admissionregistration.k8s.io_cluster_injected-by-service-ca.yaml", { apiVersion: "admissionregistration.k8s.io/v1", kind: "ValidatingWebhookConfiguration", metadata: { annotations: annotated, name: "injected-by-service-ca" } }],
         ]);
-        expect(result.reads.map((r) => r.id)).toContain("team-a/openshift-service-ca.crt");
-    });
-
-    test("GIVEN a ConfigMap holding other keys WHEN rendered THEN the warning says the bundle is copied, not annotated", () => {
-        expect(result.warnings.sort()).toEqual([
-            NOTHING_WRITTEN_WARNINGS[0],
-            'caInjection: ConfigMap "team-a/trusted-ca" holds other keys (corporate-root.crt), which service-ca\'s injection would delete (it replaces the whole data); the stack copies the service CA bundle from team-a/openshift-service-ca.crt into service-ca.crt alone instead, refreshed on each update',
-            NOTHING_WRITTEN_WARNINGS[1],
-        ]);
+        expect(result.reads.map((r) => r.id)).not.toContain("team-a/openshift-service-ca.crt");
+        expect(result.warnings.sort()).toEqual(NOTHING_WRITTEN_WARNINGS);
     });
 });
 
@@ -147,6 +149,94 @@ describe("caInjection in mode cert-manager", () => {
         ]);
         expect(patches(result).every(([, object]) => Object.keys(object as object).sort().join() === "apiVersion,kind,metadata")).toBe(true);
         expect(result.warnings.sort()).toEqual(NOTHING_WRITTEN_WARNINGS);
+    });
+});
+
+/**
+ * A read-time refusal is an error thrown where the patch body is computed, which fails the
+ * program as `pulumi preview` fails it; jest's sandboxed `process` does not see that rejection,
+ * so these run the render CLI, as an admin would.
+ */
+function renderCli(entries: Record<string, unknown>[], mode = "self-signed"): { status: number | null; errors: string[]; patchFiles: string[] } {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "ca-source-"));
+    try {
+        const config = path.join(tmp, "stack.yaml");
+        const document = { config: { "cluster-platform:cluster": { name: "prod", platform: "openshift" }, "cluster-platform:certificates": { mode }, "cluster-platform:caInjection": entries } };
+        fs.writeFileSync(config, stringify(document));
+        const out = path.join(tmp, "out");
+        const run = spawnSync(path.join(ROOT, "node_modules", ".bin", "tsx"), [path.join(ROOT, "scripts", "render", "cli.ts"), "--config", config, "--cluster", path.join(FIXTURES, "existing-objects.yaml"), "--out", out], {
+            cwd: ROOT,
+            encoding: "utf8",
+        });
+        const patchDir = path.join(out, "kubernetes", "patches");
+        return {
+            status: run.status,
+            errors: run.stderr.split("\n").filter((line) => line.startsWith("error: ")),
+            patchFiles: fs.existsSync(patchDir) ? fs.readdirSync(patchDir).sort() : [],
+        };
+    } finally {
+        fs.rmSync(tmp, { recursive: true, force: true });
+    }
+}
+
+/** The CLI's line for an error thrown while the patch body is computed (the SDK names the first property that needs it). */
+const patchError = (message: string, property = "metadata") => `error: error serializing property "${property}": ${message}`;
+
+describe("caInjection: a CA bundle only where it is the right one", () => {
+    test("GIVEN a self-signed webhook configuration served by another team's Service and no caSource WHEN rendered THEN it fails naming the object and its backend, and writes nothing", () => {
+        const result = renderCli([{ kind: "MutatingWebhookConfiguration", name: "policy-defaults" }]);
+        expect(result.status).toBe(1);
+        expect(result.errors).toEqual([
+            patchError(
+                'caInjection: MutatingWebhookConfiguration "policy-defaults": webhook "pods.defaults.example.io" is served by Service policy/policy, webhook "jobs.defaults.example.io" is served by Service policy/policy, and caInjection[].caSource does not say where its CA comes from; in self-signed mode the stack writes its own CA only where it issues the backend\'s certificate ({issue: {service: "<namespace>/<name>", secretName}}) or into the CA a ConfigMap names ({configMap: {name: "<namespace>/<name>", key}}), never into another team\'s backend by default',
+            ),
+        ]);
+        expect(result.patchFiles).toEqual([]);
+    });
+
+    test("GIVEN caSource.issue naming another Service than the object's backend WHEN rendered THEN it fails naming the backend", () => {
+        const result = renderCli([{ kind: "APIService", name: "v1.metrics.example.io", caSource: { issue: { service: "policy/policy", secretName: "policy-serving-cert" } } }]);
+        expect(result.errors).toEqual([
+            patchError(
+                'caInjection: APIService "v1.metrics.example.io": spec.service is served by Service monitoring/metrics, not by caSource.issue.service "policy/policy", whose certificate the stack issues; the stack\'s CA would be the wrong one there (list the object once per backend it trusts, or name the CA it needs with caSource.configMap)',
+            ),
+        ]);
+    });
+
+    test("GIVEN service-ca mode and a ConfigMap holding other keys WHEN rendered THEN it is refused: no copy of the service CA that could go stale", () => {
+        const result = renderCli([{ kind: "ConfigMap", name: "trusted-ca", namespace: "team-a" }], "service-ca");
+        expect(result.status).toBe(1);
+        expect(result.errors).toEqual([
+            patchError(
+                'caInjection: ConfigMap "team-a/trusted-ca" holds other keys (corporate-root.crt), which service-ca\'s injection would delete (it replaces the whole data), and a copy made by the stack would go stale when service-ca rotates its CA; give the bundle a ConfigMap of its own, or point its consumers at team-a/openshift-service-ca.crt, which OpenShift keeps current',
+                "data",
+            ),
+        ]);
+    });
+
+    test("GIVEN caSource.issue naming a Service in a namespace that does not exist WHEN rendered THEN a config error names it before anything is registered", async () => {
+        const result = await render(
+            { mode: "self-signed" },
+            [{ kind: "MutatingWebhookConfiguration", name: "policy-defaults", caSource: { issue: { service: "gatekeeper/policy", secretName: "policy-tls" } } }],
+            "openshift",
+            {},
+        );
+        expect(result.errors).toEqual([
+            formatReport([
+                {
+                    path: "caInjection[0].caSource.issue.service",
+                    message:
+                        'Namespace "gatekeeper" does not exist in the cluster: the stack writes the serving certificate of Service "gatekeeper/policy" to Secret "gatekeeper/policy-tls" there, and never creates the namespace',
+                },
+            ]),
+        ]);
+        expect(result.resources).toEqual([]);
+    });
+
+    test("GIVEN a trust-bundle ConfigMap and no caSource WHEN rendered THEN it gets the stack's CA (it has no backend)", async () => {
+        const result = await render({ mode: "self-signed" }, [{ kind: "ConfigMap", name: "service-ca-only", namespace: "team-a" }], "openshift", {});
+        expect(result.errors).toEqual([]);
+        expect(patches(result).map(([file]) => file)).toEqual(["patches/ConfigMap_core_team-a_service-ca-only.yaml"]);
     });
 });
 

@@ -1,4 +1,5 @@
 import type * as pulumi from "@pulumi/pulumi";
+import fc from "fast-check";
 import type { CaBundleInjection } from "../../components/certificates/contract";
 import { injectCaBundle } from "../../components/certificates/declared";
 import { bundleFieldPaths, LiveObject, planExistingInjection, withBundleFields } from "../../components/certificates/injection";
@@ -35,15 +36,12 @@ describe("where each kind keeps its CA bundle", () => {
         expect(withBundleFields("CustomResourceDefinition", { spec: {} }, BUNDLE)).toEqual({ spec: {} });
     });
 
-    test("GIVEN each kind WHEN its bundle paths are listed for ignoreChanges THEN they name exactly the bundle fields", () => {
-        expect(bundleFieldPaths("APIService", 1)).toEqual(["spec.caBundle"]);
-        expect(bundleFieldPaths("ConfigMap", 1)).toEqual(['data["service-ca.crt"]']);
-        expect(bundleFieldPaths("CustomResourceDefinition", 1)).toEqual(["spec.conversion.webhook.clientConfig.caBundle"]);
-        expect(bundleFieldPaths("MutatingWebhookConfiguration", 3)).toEqual([
-            "webhooks[0].clientConfig.caBundle",
-            "webhooks[1].clientConfig.caBundle",
-            "webhooks[2].clientConfig.caBundle",
-        ]);
+    test("GIVEN each kind WHEN its bundle paths are listed for ignoreChanges THEN they name exactly the bundle fields, webhooks by wildcard", () => {
+        expect(bundleFieldPaths("APIService")).toEqual(["spec.caBundle"]);
+        expect(bundleFieldPaths("ConfigMap")).toEqual(['data["service-ca.crt"]']);
+        expect(bundleFieldPaths("CustomResourceDefinition")).toEqual(["spec.conversion.webhook.clientConfig.caBundle"]);
+        expect(bundleFieldPaths("MutatingWebhookConfiguration")).toEqual(["webhooks[*].clientConfig.caBundle"]);
+        expect(bundleFieldPaths("ValidatingWebhookConfiguration")).toEqual(["webhooks[*].clientConfig.caBundle"]);
     });
 });
 
@@ -53,11 +51,13 @@ describe("injection into an existing object (caInjection)", () => {
     const crdEntry: CaInjectionEntry = { kind: "CustomResourceDefinition", name: "rules.example.io" };
     const apiEntry: CaInjectionEntry = { kind: "APIService", name: "v1.metrics.example.io" };
     const selfSigned = { mode: "self-signed" as const, platform: "openshift" as const, bundle: BUNDLE };
-    const serviceCa = { mode: "service-ca" as const, platform: "openshift" as const, serviceCaBundle: "SERVICE-CA-PEM" };
+    const serviceCa = { mode: "service-ca" as const, platform: "openshift" as const };
+    /** A named CA: right for any backend, so the plan writes it. */
+    const named = { caSource: { configMap: { name: "policy/policy-ca", key: "ca.crt" } } };
     const certManager = { mode: "cert-manager" as const, platform: "kubernetes" as const };
 
     test("GIVEN self-signed mode WHEN a webhook configuration is planned THEN the patch names every webhook and sets only its caBundle", () => {
-        expect(planExistingInjection(webhookEntry, webhookConfig("ValidatingWebhookConfiguration"), selfSigned)).toEqual({
+        expect(planExistingInjection({ ...webhookEntry, ...named }, webhookConfig("ValidatingWebhookConfiguration"), selfSigned)).toEqual({
             writes: true,
             patch: {
                 apiVersion: "admissionregistration.k8s.io/v1",
@@ -93,12 +93,24 @@ describe("injection into an existing object (caInjection)", () => {
             namespace: "openshift-config",
             annotations: { "service.beta.openshift.io/inject-cabundle": "true" },
         });
-        expect(planExistingInjection(configMapEntry, { metadata: { name: "trusted" }, data: { "corporate.crt": "X" } }, serviceCa)).toEqual({
-            writes: true,
-            patch: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "trusted", namespace: "openshift-config" }, data: { "service-ca.crt": "SERVICE-CA-PEM" } },
-            warning:
-                'caInjection: ConfigMap "openshift-config/trusted" holds other keys (corporate.crt), which service-ca\'s injection would delete (it replaces the whole data); the stack copies the service CA bundle from openshift-config/openshift-service-ca.crt into service-ca.crt alone instead, refreshed on each update',
-        });
+        expect(() => planExistingInjection(configMapEntry, { metadata: { name: "trusted" }, data: { "corporate.crt": "X" } }, serviceCa)).toThrow(
+            'caInjection: ConfigMap "openshift-config/trusted" holds other keys (corporate.crt), which service-ca\'s injection would delete (it replaces the whole data), and a copy made by the stack would go stale when service-ca rotates its CA; give the bundle a ConfigMap of its own, or point its consumers at openshift-config/openshift-service-ca.crt, which OpenShift keeps current',
+        );
+    });
+
+    test("GIVEN self-signed mode and an object whose backends are not the stack's WHEN planned without a caSource THEN it is refused, naming every backend", () => {
+        expect(() => planExistingInjection(webhookEntry, webhookConfig("ValidatingWebhookConfiguration"), selfSigned)).toThrow(
+            'caInjection: ValidatingWebhookConfiguration "policy": webhook "a.policy.example.io" is served by Service policy/svc, webhook "b.policy.example.io" is served by URL https://policy.example.io/b, and caInjection[].caSource does not say where its CA comes from',
+        );
+    });
+
+    test("GIVEN caSource.issue WHEN one webhook calls a URL THEN it is refused, naming that webhook's URL; WHEN all call the Service THEN the bundle is written", () => {
+        const issued = { ...webhookEntry, caSource: { issue: { service: "policy/svc", secretName: "svc-tls" } } };
+        expect(() => planExistingInjection(issued, webhookConfig("ValidatingWebhookConfiguration"), selfSigned)).toThrow(
+            'caInjection: ValidatingWebhookConfiguration "policy": webhook "b.policy.example.io" is served by URL https://policy.example.io/b, not by caSource.issue.service "policy/svc"',
+        );
+        const served = { metadata: { name: "policy" }, webhooks: [{ name: "a.policy.example.io", clientConfig: { service: { name: "svc", namespace: "policy" } } }] };
+        expect(planExistingInjection(issued, served, selfSigned).writes).toBe(true);
     });
 
     test("GIVEN cert-manager mode WHEN an object is planned THEN only inject-ca-from is set, naming the entry's Certificate", () => {
@@ -169,12 +181,12 @@ describe("injection into an existing object (caInjection)", () => {
 
     test("GIVEN an alpha request on a CRD (not honoured) on OpenShift WHEN planned in self-signed mode THEN the bundle is written", () => {
         const live = { metadata: { annotations: { "service.alpha.openshift.io/inject-cabundle": "true" } }, spec: { conversion: { strategy: "Webhook" } } };
-        expect(planExistingInjection(crdEntry, live, selfSigned).patch.spec).toEqual({ conversion: { webhook: { clientConfig: { caBundle: "B64" } } } });
+        expect(planExistingInjection({ ...crdEntry, ...named }, live, selfSigned).patch.spec).toEqual({ conversion: { webhook: { clientConfig: { caBundle: "B64" } } } });
     });
 
     test("GIVEN a service-ca request on plain Kubernetes WHEN planned in self-signed mode THEN the bundle is written (no service-ca there)", () => {
         const live = webhookConfig("ValidatingWebhookConfiguration", { "service.beta.openshift.io/inject-cabundle": "true" });
-        expect(planExistingInjection(webhookEntry, live, { ...selfSigned, platform: "kubernetes" }).writes).toBe(true);
+        expect(planExistingInjection({ ...webhookEntry, ...named }, live, { ...selfSigned, platform: "kubernetes" }).writes).toBe(true);
     });
 });
 
@@ -184,7 +196,7 @@ describe("injection into an object the stack declares", () => {
         annotations,
         caBundle: undefined,
         caBundlePem: undefined,
-        ignoreChanges: (kind, count) => bundleFieldPaths(kind, count),
+        ignoreChanges: (kind) => bundleFieldPaths(kind),
     });
 
     test("GIVEN self-signed mode WHEN a requested object is injected THEN the bundle is written and the request annotation dropped", () => {
@@ -197,8 +209,23 @@ describe("injection into an object the stack declares", () => {
         const result = injectCaBundle("MutatingWebhookConfiguration", { metadata: { name: "m" }, webhooks: [{ name: "a.x.io" }, { name: "b.x.io" }] }, delegated({ "service.beta.openshift.io/inject-cabundle": "true" }));
         expect(result).toEqual({
             object: { metadata: { name: "m", annotations: { "service.beta.openshift.io/inject-cabundle": "true" } }, webhooks: [{ name: "a.x.io" }, { name: "b.x.io" }] },
-            ignoreChanges: ["webhooks[0].clientConfig.caBundle", "webhooks[1].clientConfig.caBundle"],
+            ignoreChanges: ["webhooks[*].clientConfig.caBundle"],
         });
+    });
+
+    test("GIVEN any webhook list WHEN reordered or extended THEN the ignored paths stay the same (by name, never by index)", () => {
+        const injection = delegated({ "service.beta.openshift.io/inject-cabundle": "true" });
+        const names = fc.uniqueArray(fc.stringMatching(/^[a-z]{1,8}\.x\.io$/), { minLength: 1, maxLength: 6 });
+        fc.assert(
+            fc.property(names, fc.nat(), (list, seed) => {
+                const webhooks = list.map((name) => ({ name }));
+                const rotated = [...webhooks.slice(seed % webhooks.length), ...webhooks.slice(0, seed % webhooks.length)];
+                const before = injectCaBundle("ValidatingWebhookConfiguration", { metadata: { name: "v" }, webhooks }, injection).ignoreChanges;
+                const after = injectCaBundle("ValidatingWebhookConfiguration", { metadata: { name: "v" }, webhooks: [...rotated, { name: "added.x.io" }] }, injection).ignoreChanges;
+                expect(after).toEqual(before);
+                expect(before).toEqual(["webhooks[*].clientConfig.caBundle"]);
+            }),
+        );
     });
 
     test("GIVEN cert-manager mode WHEN a ConfigMap asks for the bundle THEN it is refused, naming the ConfigMap", () => {

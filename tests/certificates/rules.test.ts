@@ -89,6 +89,34 @@ describe("caInjection and certificates config rules", () => {
             ['cluster-platform:caInjection[0].certificate: "webhook" must be "<namespace>/<name>" (a DNS-1123 label, a slash, a DNS-1123 subdomain)'],
         ],
         [
+            "a caSource on a trust-bundle ConfigMap",
+            { caInjection: [{ kind: "ConfigMap", name: "bundle", namespace: "team-a", caSource: { issue: { service: "team-a/api", secretName: "api-tls" } } }] },
+            ['cluster-platform:caInjection[0].caSource: ConfigMap "team-a/bundle": a ConfigMap is a trust bundle with no backend: it receives the stack\'s CA, so caSource does not apply'],
+        ],
+        [
+            "a caSource in a delegated mode",
+            { certificates: certManager, caInjection: [{ kind: "APIService", name: "v1.metrics.example.io", certificate: "monitoring/metrics", caSource: { configMap: { name: "monitoring/metrics-ca", key: "ca.crt" } } }] },
+            ['cluster-platform:caInjection[0].caSource: APIService "v1.metrics.example.io": is only used when certificates.mode is "self-signed" (mode is "cert-manager": the injector knows the CA)'],
+        ],
+        [
+            "a caSource naming both sources",
+            {
+                caInjection: [
+                    {
+                        kind: "APIService",
+                        name: "v1.metrics.example.io",
+                        caSource: { issue: { service: "monitoring/metrics", secretName: "metrics-tls" }, configMap: { name: "monitoring/metrics-ca", key: "ca.crt" } },
+                    },
+                ],
+            },
+            ["cluster-platform:caInjection[0].caSource: must set exactly one of issue and configMap"],
+        ],
+        [
+            "a caSource.issue Service that is not <namespace>/<name>",
+            { caInjection: [{ kind: "APIService", name: "v1.metrics.example.io", caSource: { issue: { service: "metrics", secretName: "metrics-tls" } } }] },
+            ['cluster-platform:caInjection[0].caSource.issue.service: "metrics" must be "<namespace>/<name>" (a DNS-1123 label, a slash, a DNS-1123 subdomain)'],
+        ],
+        [
             "cert-manager without an issuer",
             { certificates: { mode: "cert-manager" } },
             ['cluster-platform:certificates.issuer: is required when mode is "cert-manager"'],

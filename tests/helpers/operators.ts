@@ -31,6 +31,13 @@ export function writeBundle(csv: Yaml, others: Yaml[] = []): string {
     return file;
 }
 
+/** node-maintenance with every install mode supported, so its webhook can be scoped; returns the CSV's path. */
+export function scopableBundle(): string {
+    const csv = readCsv("node-maintenance-operator-0.0.1.clusterserviceversion.yaml");
+    csv.spec.installModes = ["OwnNamespace", "SingleNamespace", "MultiNamespace", "AllNamespaces"].map((type) => ({ type, supported: true }));
+    return writeBundle(csv);
+}
+
 export interface OperatorsRenderOptions {
     olm?: Record<string, boolean>;
     platform?: "openshift" | "kubernetes";

@@ -10,6 +10,7 @@ import {
     RBAC_KINDS,
     readCsv,
     renderOperators,
+    scopableBundle,
     writeBundle,
     Yaml,
 } from "../helpers/operators";
@@ -88,7 +89,8 @@ describe("deployments in CSV order", () => {
             }
             const previous = names[i - 1];
             const previousWebhooks = backends.has(previous) ? [`op-${previous}-webhooks`] : [];
-            expect(deployments[i].options.dependsOn).toEqual([`op-deployment-${previous}`, ...previousWebhooks, ...own]);
+            // ...and, like everything in the namespace the stack creates, on that Namespace.
+            expect(deployments[i].options.dependsOn).toEqual([`op-deployment-${previous}`, ...previousWebhooks, ...own, "namespace-ops"]);
         });
         for (const name of backends) {
             for (const type of ["Validating", "Mutating"]) {
@@ -181,12 +183,7 @@ describe("webhook Services, certificates and configurations", () => {
         expect(configuration.webhooks[0].clientConfig.caBundle).toBeUndefined();
     });
 
-    /** node-maintenance with every install mode supported, so its webhook can be scoped. */
-    const scopable = (): string => {
-        const csv = readCsv("node-maintenance-operator-0.0.1.clusterserviceversion.yaml");
-        csv.spec.installModes = ["OwnNamespace", "SingleNamespace", "MultiNamespace", "AllNamespaces"].map((type) => ({ type, supported: true }));
-        return writeBundle(csv);
-    };
+    const scopable = scopableBundle;
     const clientConfig = {
         caBundle: "[unknown]",
         service: { name: "node-maintenance-operator-controller-manager-service", namespace: "ops", path: "/validate-nodemaintenance-medik8s-io-v1beta1-nodemaintenance", port: 443 },

@@ -13,6 +13,7 @@ const operator = (overrides: Partial<OperatorConfig> & Pick<OperatorConfig, "csv
     name: "op",
     namespace: "ops",
     createNamespace: true,
+    deleteCrdsOnRemoval: false,
     targetNamespaces: [],
     ...overrides,
 });

@@ -41,8 +41,6 @@ describe("OLM's aggregate roles", () => {
                 metadata: {
                     name: "aggregate-olm-edit",
                     labels: {
-                        ...managed,
-                        "cluster-platform.io/generated-by": "olm.aggregateOLMRoles",
                         "rbac.authorization.k8s.io/aggregate-to-admin": "true",
                         "rbac.authorization.k8s.io/aggregate-to-edit": "true",
                     },
@@ -58,8 +56,6 @@ describe("OLM's aggregate roles", () => {
                 metadata: {
                     name: "aggregate-olm-view",
                     labels: {
-                        ...managed,
-                        "cluster-platform.io/generated-by": "olm.aggregateOLMRoles",
                         "rbac.authorization.k8s.io/aggregate-to-admin": "true",
                         "rbac.authorization.k8s.io/aggregate-to-edit": "true",
                         "rbac.authorization.k8s.io/aggregate-to-view": "true",

@@ -37,7 +37,7 @@ describe("k8s-olm-rbac-toggles", () => {
             ),
             ...["edit", "view"].map(
                 (suffix) =>
-                    `ClusterRole "aggregate-olm-${suffix}" is one of OLM's aggregate-olm-edit and aggregate-olm-view roles (recognised by its label cluster-platform.io/generated-by=olm.aggregateOLMRoles), but olm.disableOLMAggregateCRDRoles is set`,
+                    `ClusterRole "aggregate-olm-${suffix}" is one of OLM's aggregate-olm-edit and aggregate-olm-view roles (recognised by OLM's name for its aggregate roles (aggregate-olm-edit, aggregate-olm-view)), but olm.disableOLMAggregateCRDRoles is set`,
             ),
         ]);
     });

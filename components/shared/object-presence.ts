@@ -1,0 +1,154 @@
+/**
+ * Whether objects exist in the cluster, asked without reading them: the pre-flight's way to check
+ * Secrets (entitlement keys), ConfigMaps, namespaces and OLMConfig before anything is registered.
+ *
+ * Why not `k8s.core.v1.Secret.get`: the Kubernetes provider's Read returns the whole live object
+ * as the resource's state (pulumi/pulumi-kubernetes provider/pkg/provider/provider.go, Read:
+ * `checkpointObject(liveInputs, liveObj, ...)`), so a read Secret's data lands in every checkpoint
+ * (encrypted, but present); the provider has no metadata-only read and no invoke that gets an
+ * object. Instead the program asks the API server itself, with the kubeconfig and context the
+ * provider uses, for the object's metadata only: `Accept:
+ * application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1` (the JSON form client-go's metadata
+ * client asks for, kubernetes/kubernetes staging/src/k8s.io/client-go/metadata/metadata.go, Get;
+ * without its trailing plain `application/json` fallback, so a server that cannot answer with
+ * metadata alone answers 406, an error here, never the whole object). Only the HTTP
+ * status is used (200 present, 404 absent); the body, whose annotations may hold kubectl's
+ * last-applied copy of a Secret's data, is never parsed. Nothing of it is registered, logged or
+ * returned, so nothing reaches the state, the outputs or the render.
+ */
+import * as https from "node:https";
+import * as path from "node:path";
+import { KubeConfig } from "@kubernetes/client-node";
+import type { ClusterConnection } from "./cluster";
+
+/** A connection to a cluster the program can ask: every kind but rendering to a directory. */
+export type LiveConnection = Exclude<ClusterConnection, { kind: "renderYamlToDirectory" }>;
+
+/** An object the pre-flight needs to exist. */
+export interface ObjectRef {
+    apiVersion: string;
+    kind: string;
+    /** The resource's plural (`secrets`, `namespaces`, `olmconfigs`). */
+    plural: string;
+    namespace?: string;
+    name: string;
+}
+
+/** `unknown` only when nothing can be asked (an offline render without `--cluster`). */
+export type Presence = "present" | "absent" | "unknown";
+
+export type PresenceLookup = (refs: readonly ObjectRef[]) => Promise<Presence[]>;
+
+export const PARTIAL_OBJECT_METADATA_ACCEPT = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1";
+
+/** The REST path of one object: `/api/v1/namespaces/<ns>/secrets/<name>`, `/apis/<group>/<version>/<plural>/<name>`. */
+export function apiPath(ref: ObjectRef): string {
+    const base = ref.apiVersion.includes("/") ? `/apis/${ref.apiVersion}` : `/api/${ref.apiVersion}`;
+    const scope = ref.namespace ? `/namespaces/${encodeURIComponent(ref.namespace)}` : "";
+    return `${base}${scope}/${ref.plural}/${encodeURIComponent(ref.name)}`;
+}
+
+/** `Secret "openshift-config/etc-pki-entitlement"`. */
+export function describeRef(ref: Pick<ObjectRef, "kind" | "namespace" | "name">): string {
+    return `${ref.kind} ${JSON.stringify(ref.namespace ? `${ref.namespace}/${ref.name}` : ref.name)}`;
+}
+
+/**
+ * The client configuration the Kubernetes provider builds from the same connection
+ * (`kubernetesConnectionArgs`): the default kubeconfig at a named context, a named kubeconfig
+ * file's current context, or the pod's service account.
+ */
+export function kubeConfigFor(connection: LiveConnection, projectDirectory: string): KubeConfig {
+    const config = new KubeConfig();
+    switch (connection.kind) {
+        case "kubeContext":
+            config.loadFromDefault();
+            config.setCurrentContext(connection.context);
+            break;
+        case "kubeconfig":
+            config.loadFromFile(path.resolve(projectDirectory, connection.path));
+            break;
+        case "inCluster":
+            config.loadFromCluster();
+            break;
+    }
+    return config;
+}
+
+/** Asks the API server the provider talks to (see `kubeConfigFor`) whether each object exists. */
+export function liveMetadataLookup(connection: LiveConnection, projectDirectory: string): PresenceLookup {
+    return async (refs) => {
+        const config = kubeConfigFor(connection, projectDirectory);
+        const server = config.getCurrentCluster()?.server;
+        if (!server) {
+            throw new Error(`the kubeconfig has no cluster for context ${JSON.stringify(config.getCurrentContext())}`);
+        }
+        return Promise.all(refs.map((ref) => statusOf(config, new URL(apiPath(ref), server)).then((status) => presenceOf(ref, status))));
+    };
+}
+
+function presenceOf(ref: ObjectRef, status: number): Presence {
+    if (status === 200) {
+        return "present";
+    }
+    if (status === 404) {
+        return "absent";
+    }
+    throw new Error(`cannot check that ${describeRef(ref)} exists: the API server answered HTTP ${status} to GET ${apiPath(ref)} (metadata only)`);
+}
+
+async function statusOf(config: KubeConfig, url: URL): Promise<number> {
+    const options: https.RequestOptions = { method: "GET", headers: { Accept: PARTIAL_OBJECT_METADATA_ACCEPT } };
+    await config.applyToHTTPSOptions(options);
+    return new Promise((resolve, reject) => {
+        const request = https.request(url, options, (response) => {
+            // The body is drained unread: only the status says whether the object exists.
+            response.resume();
+            response.on("end", () => resolve(response.statusCode ?? 0));
+            response.on("error", reject);
+        });
+        request.on("error", reject);
+        request.end();
+    });
+}
+
+let override: PresenceLookup | undefined;
+
+/**
+ * The lookup the program uses: the live one, unless a harness that runs the program without a
+ * cluster (the offline render, which answers from `--cluster`) installed its own.
+ */
+export function presenceLookup(connection: LiveConnection, projectDirectory: string): PresenceLookup {
+    return override ?? liveMetadataLookup(connection, projectDirectory);
+}
+
+/** Installs (or, with undefined, removes) the harness's lookup. */
+export function setPresenceLookup(lookup: PresenceLookup | undefined): void {
+    override = lookup;
+}
+
+/** An object the stack needs but does not create, with the config path that names it and why it must exist. */
+export interface RequiredObject {
+    ref: ObjectRef;
+    /** Config path (without namespace), e.g. `subscriptions.clusterBundles[0].entitlements[0]`. */
+    path: string;
+    /** Why the stack needs it, for the message. */
+    why: string;
+}
+
+export interface ExistenceCheck {
+    problems: { path: string; message: string }[];
+    /** Objects that could not be asked about (an offline render without `--cluster`). */
+    unchecked: RequiredObject[];
+}
+
+/** One problem per required object that does not exist, all at once. */
+export async function checkExisting(required: readonly RequiredObject[], lookup: PresenceLookup): Promise<ExistenceCheck> {
+    const presence = required.length > 0 ? await lookup(required.map((r) => r.ref)) : [];
+    return {
+        problems: required
+            .filter((_, i) => presence[i] === "absent")
+            .map((r) => ({ path: r.path, message: `${describeRef(r.ref)} does not exist in the cluster: ${r.why}` })),
+        unchecked: required.filter((_, i) => presence[i] === "unknown"),
+    };
+}

@@ -1,0 +1,98 @@
+import fc from "fast-check";
+import { INSTALLED_CRDS_OUTPUT, installedCrds, parseInstalledCrds, retentionMessages } from "../../components/shared/crd-retention";
+import type { RenderResult } from "../../scripts/render/render";
+import { renderOperators } from "../helpers/operators";
+import { renderConfig, resourcesOfType } from "../helpers/render";
+
+const CRD = "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition";
+const WIDGETS = { name: "widgets", csv: "examples/operators/widget-operator/manifests/widget-operator.clusterserviceversion.yaml", namespace: "widget-operator" };
+const BACKUPS = { name: "backups", csv: "examples/operators/backup-operator/manifests/backup-operator.clusterserviceversion.yaml", namespace: "backup-operator", targetNamespaces: ["backup-operator"] };
+
+const crdOptions = (result: RenderResult) =>
+    Object.fromEntries(resourcesOfType(result, CRD).filter((r) => r.read === undefined).map((r) => [r.name, r.options.retainOnDelete]));
+
+/** The output the next update reads back, as the update that `first` previews would publish it. */
+const lastUpdate = (first: RenderResult) => ({ [INSTALLED_CRDS_OUTPUT]: first.stackOutputs[INSTALLED_CRDS_OUTPUT] });
+
+describe("CRDs outlive their operator", () => {
+    test("GIVEN two operators with the defaults WHEN rendered THEN every CRD is kept on delete, the preview names them, and the stack output records them", async () => {
+        const result = await renderOperators([WIDGETS, BACKUPS]);
+        expect(result.errors).toEqual([]);
+        expect(crdOptions(result)).toEqual({
+            "widgets-crd-widgets.samples.cluster-platform.io": true,
+            "backups-crd-backups.samples.cluster-platform.io": true,
+        });
+        expect(result.infos).toEqual([
+            "operator backups: CRDs kept in the cluster, with their custom resources, when it is removed from config or the stack is destroyed (retainOnDelete): backups.samples.cluster-platform.io",
+            "operator widgets: CRDs kept in the cluster, with their custom resources, when it is removed from config or the stack is destroyed (retainOnDelete): widgets.samples.cluster-platform.io",
+        ]);
+        expect(result.stackOutputs[INSTALLED_CRDS_OUTPUT]).toEqual({
+            "backups.samples.cluster-platform.io": { owner: "operator backups", onRemoval: "keep" },
+            "widgets.samples.cluster-platform.io": { owner: "operator widgets", onRemoval: "keep" },
+        });
+    });
+
+    test("GIVEN one operator opted in to deleteCrdsOnRemoval WHEN rendered THEN only its CRD may be deleted, and the preview says so", async () => {
+        const result = await renderOperators([{ ...WIDGETS, deleteCrdsOnRemoval: true }, BACKUPS]);
+        expect(crdOptions(result)).toEqual({
+            "widgets-crd-widgets.samples.cluster-platform.io": false,
+            "backups-crd-backups.samples.cluster-platform.io": true,
+        });
+        expect(result.infos).toContain(
+            "operator widgets: CRDs DELETED, with every custom resource in them, when it is removed from config or the stack is destroyed (deleteCrdsOnRemoval: true): widgets.samples.cluster-platform.io",
+        );
+    });
+
+    test("GIVEN an update that installed two operators WHEN one is removed from config THEN its CRD is no longer declared and the preview names it as left in the cluster", async () => {
+        const first = await renderOperators([WIDGETS, BACKUPS]);
+        const second = await renderOperators([BACKUPS], { render: { stackOutputs: lastUpdate(first) } });
+        expect(second.errors).toEqual([]);
+        expect(Object.keys(crdOptions(second))).toEqual(["backups-crd-backups.samples.cluster-platform.io"]);
+        expect(second.warnings).toContain(
+            "operator widgets: CRDs no longer declared, left in the cluster with their custom resources (retainOnDelete; the stack stops managing them): widgets.samples.cluster-platform.io; delete them with kubectl once nothing needs their data",
+        );
+    });
+
+    test("GIVEN an update whose opted-in operator is removed WHEN previewed THEN the preview names its CRD as deleted with its custom resources", async () => {
+        const first = await renderOperators([{ ...WIDGETS, deleteCrdsOnRemoval: true }]);
+        const second = await renderOperators([], { render: { stackOutputs: lastUpdate(first) } });
+        expect(second.warnings).toContain(
+            "operator widgets: CRDs no longer declared, DELETED with every custom resource in them (deleteCrdsOnRemoval was true at the last update): widgets.samples.cluster-platform.io",
+        );
+    });
+
+    test("GIVEN subscriptions WHEN rendered THEN the Bundle and ClusterBundle CRDs are kept on delete and named as such", async () => {
+        const result = await renderConfig({
+            cluster: { name: "c", platform: "kubernetes" },
+            subscriptions: { enabled: true, webhook: { image: `quay.io/example/subscription-webhook@sha256:${"5".repeat(64)}` } },
+        });
+        expect(result.errors).toEqual([]);
+        expect(crdOptions(result)).toEqual({ "bundles.subscription.openshift.io": true, "clusterbundles.subscription.openshift.io": true });
+        expect(result.infos).toEqual([
+            "subscriptions: CRDs kept in the cluster, with their custom resources, when it is removed from config or the stack is destroyed (retainOnDelete): bundles.subscription.openshift.io, clusterbundles.subscription.openshift.io",
+        ]);
+    });
+
+    test("GIVEN a previous output that is not a CRD record WHEN read THEN it is reported, not trusted", () => {
+        expect(parseInstalledCrds(undefined)).toEqual({});
+        expect(parseInstalledCrds({ "x.io": { owner: "operator a", onRemoval: "maybe" } }).warning).toContain("installedCrds output is not");
+        expect(parseInstalledCrds(["x"]).state).toBeUndefined();
+    });
+
+    test("GIVEN any previous and current CRD sets WHEN compared THEN exactly the dropped CRDs are named, each once, with the fate recorded at the last update", () => {
+        const names = fc.uniqueArray(fc.stringMatching(/^[a-z]{1,6}\.x\.io$/), { maxLength: 8 });
+        fc.assert(
+            fc.property(names, names, fc.boolean(), (before, after, deleteOnRemoval) => {
+                const previous = installedCrds([{ owner: "operator a", crds: before, deleteOnRemoval }]);
+                const current = installedCrds([{ owner: "operator a", crds: after, deleteOnRemoval: false }]);
+                const { warnings } = retentionMessages(current, previous);
+                const dropped = before.filter((n) => !after.includes(n)).sort();
+                const named = warnings.flatMap((w) => w.match(/[a-z]+\.x\.io/g) ?? []);
+                expect(named.sort()).toEqual(dropped);
+                for (const warning of warnings) {
+                    expect(warning).toContain(deleteOnRemoval ? "DELETED" : "left in the cluster");
+                }
+            }),
+        );
+    });
+});

@@ -113,7 +113,11 @@ export = async function clusterPlatform(): Promise<Record<string, unknown>> {
                       // The configured image, else the one this stack built (`<repository>@sha256:...`).
                       image: config.subscriptions.webhook.image ?? (webhookImage as WebhookImage).imageRef,
                       certificates: certificates.issuer,
+                      excludedNamespaces: config.subscriptions.webhook.excludedNamespaces,
+                      readNamespaces: config.subscriptions.webhook.readNamespaces,
+                      readAllNamespaces: config.subscriptions.webhook.readAllNamespaces,
                   },
+                  driver: config.subscriptions.sharedResourceDriver.serviceAccount,
               },
               { providers: [kubernetes] },
           )

@@ -13,6 +13,8 @@ import {
     clusterBundleManifest,
     ClusterBundleReference,
     clusterRoleManifest,
+    DriverServiceAccount,
+    driverReadManifests,
     referencesOf,
     requiredShareCrds,
     shareManifest,
@@ -82,6 +84,8 @@ export interface DeclaredClusterBundle {
     bundle: k8s.apiextensions.CustomResource;
     shares: k8s.apiextensions.CustomResource[];
     clusterRole: k8s.rbac.v1.ClusterRole;
+    /** Per share, the Role and RoleBinding that let the driver read its source object. */
+    driverAccess: (k8s.rbac.v1.Role | k8s.rbac.v1.RoleBinding)[];
 }
 
 /**
@@ -92,6 +96,7 @@ export function declareClusterBundle(
     declaration: ClusterBundleDeclaration,
     crd: pulumi.Resource,
     reads: pulumi.Resource[],
+    driver: DriverServiceAccount,
     parent: pulumi.Resource,
 ): DeclaredClusterBundle {
     const bundle = new k8s.apiextensions.CustomResource(`clusterbundle/${declaration.name}`, clusterBundleManifest(declaration), {
@@ -106,9 +111,15 @@ export function declareClusterBundle(
                 dependsOn: reads,
             }),
     );
+    const driverAccess = referencesOf(declaration).flatMap((reference) => {
+        const { role, roleBinding } = driverReadManifests(reference, driver, uid);
+        const name = `${reference.ref.namespace}/${reference.share}`;
+        const readRole = new k8s.rbac.v1.Role(`driver-read/${name}`, role, { parent, dependsOn: reads });
+        return [readRole, new k8s.rbac.v1.RoleBinding(`driver-read/${name}`, roleBinding, { parent, dependsOn: [readRole] })];
+    });
     const role = clusterRoleManifest(declaration, uid);
     const clusterRole = new k8s.rbac.v1.ClusterRole(role.metadata.name, role, { parent });
-    return { bundle, shares, clusterRole };
+    return { bundle, shares, clusterRole, driverAccess };
 }
 
 export function declareBundle(declaration: BundleDeclaration, crd: pulumi.Resource, parent: pulumi.Resource): k8s.apiextensions.CustomResource {

@@ -8,10 +8,10 @@ import * as pulumi from "@pulumi/pulumi";
 import { ClusterTarget } from "../shared/cluster";
 import { declareBundle, declareClusterBundle, preflightReads } from "./bundle-resources";
 import { clusterBundleRoleName } from "../../webhook/api";
-import { BundleDeclaration, ClusterBundleDeclaration, referencesOf } from "./bundles";
+import { BundleDeclaration, ClusterBundleDeclaration, DriverServiceAccount, referencesOf } from "./bundles";
 import { bundleCrd, clusterBundleCrd, CrdManifest } from "./crds";
 import { consoleYamlSampleManifests } from "./samples";
-import { webhookNamespaceManifest } from "./webhook";
+import { webhookNamespaceManifest, webhookReadScopes } from "./webhook";
 import { SubscriptionWebhook, SubscriptionWebhookArgs } from "./webhook-resources";
 
 /** A transformation that makes a component and everything under it wait for `resources`. */
@@ -19,10 +19,13 @@ function dependingOn(resources: pulumi.Resource[]): pulumi.ResourceTransformatio
     return ({ props, opts }) => ({ props, opts: pulumi.mergeOptions(opts, { dependsOn: resources }) });
 }
 
-export { BundleDeclaration, ClusterBundleDeclaration } from "./bundles";
+export { BundleDeclaration, ClusterBundleDeclaration, DriverServiceAccount } from "./bundles";
 
-/** The webhook's settings (everything but the cluster, which the component passes on). */
-export type SubscriptionWebhookSettings = Omit<SubscriptionWebhookArgs, "cluster">;
+/** The webhook's settings (what the component derives from bundles and driver is passed on by it). */
+export type SubscriptionWebhookSettings = Omit<SubscriptionWebhookArgs, "cluster" | "readScopes" | "driverNamespace"> & {
+    /** More namespaces whose Secrets/ConfigMaps the webhook may list (`subscriptions.webhook.readNamespaces`). */
+    readNamespaces: string[];
+};
 
 export interface SubscriptionInjectionArgs {
     /** The cluster: its platform (console samples on OpenShift) and whether it can be read (pre-flight checks). */
@@ -31,8 +34,10 @@ export interface SubscriptionInjectionArgs {
     clusterBundles: ClusterBundleDeclaration[];
     /** Namespaced Bundles to declare (`subscriptions.bundles`, validated). */
     bundles: BundleDeclaration[];
-    /** The webhook's namespace, replicas, policy, image and certificate issuer. */
+    /** The webhook's namespace, replicas, policy, image, certificate issuer and access. */
     webhook: SubscriptionWebhookSettings;
+    /** The Shared Resource CSI driver's service account (`subscriptions.sharedResourceDriver.serviceAccount`). */
+    driver: DriverServiceAccount;
 }
 
 export class SubscriptionInjection extends pulumi.ComponentResource {
@@ -64,7 +69,7 @@ export class SubscriptionInjection extends pulumi.ComponentResource {
         this.crdNames = manifests.map((m) => m.metadata.name);
 
         for (const bundle of args.clusterBundles) {
-            declareClusterBundle(bundle, clusterBundles, reads.of(bundle.name), this);
+            declareClusterBundle(bundle, clusterBundles, reads.of(bundle.name), args.driver, this);
         }
         for (const bundle of args.bundles) {
             declareBundle(bundle, bundles, this);
@@ -81,7 +86,12 @@ export class SubscriptionInjection extends pulumi.ComponentResource {
         });
         this.webhook = new SubscriptionWebhook(
             "subscription-webhook",
-            { ...args.webhook, cluster: args.cluster },
+            {
+                ...args.webhook,
+                cluster: args.cluster,
+                readScopes: webhookReadScopes(args.clusterBundles, args.bundles, args.webhook.readNamespaces),
+                driverNamespace: args.driver.namespace,
+            },
             { parent: this, transformations: [dependingOn([namespace, bundles, clusterBundles])] },
         );
 

@@ -5,7 +5,7 @@ import { plaintextKeyWarning } from "../../components/certificates/self-signed";
 import { ClusterState, KubeObject } from "../../scripts/render/cluster-state";
 import { flattenConfig } from "../../scripts/render/config-file";
 import { renderProgram, RenderResult } from "../../scripts/render/render";
-import { manifestNamed, MINIMAL, renderConfig, renderFile, resourceNamed, resourcesOfType, ROOT } from "../helpers/render";
+import { manifestNamed, manifestsNamed, MINIMAL, renderConfig, renderFile, resourceNamed, resourcesOfType, ROOT } from "../helpers/render";
 
 const EXAMPLE = "examples/openshift-aws.yaml";
 const CLUSTER_FILE = path.join(ROOT, "tests/fixtures/certificates/openshift-aws.cluster.yaml");
@@ -105,6 +105,29 @@ describe("subscription bundles in the rendered openshift-aws example", () => {
                 },
             ],
         });
+    });
+
+    test("GIVEN the ClusterBundle WHEN rendered THEN for each share a Role in the source namespace lets the driver's service account (Builds for OpenShift's by default) read exactly that object, owned by the bundle", () => {
+        const share = "cluster-entitlement-etc-pki-entitlement-d0e25df8";
+        const metadata = { name: share, namespace: "openshift-config", labels: PLATFORM_LABELS, ownerReferences: [OWNER] };
+        expect([...manifestsNamed(result, "Role", share), ...manifestsNamed(result, "RoleBinding", share)]).toEqual([
+            {
+                apiVersion: "rbac.authorization.k8s.io/v1",
+                kind: "Role",
+                metadata,
+                rules: [{ apiGroups: [""], resources: ["secrets"], resourceNames: ["etc-pki-entitlement"], verbs: ["get", "list", "watch"] }],
+            },
+            {
+                apiVersion: "rbac.authorization.k8s.io/v1",
+                kind: "RoleBinding",
+                metadata,
+                roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: share },
+                subjects: [{ kind: "ServiceAccount", name: "csi-driver-shared-resource", namespace: "openshift-builds" }],
+            },
+        ]);
+        expect(manifestNamed(result, "Role", "cluster-yum-repo-satellite-repos-14d80ad7").rules).toEqual([
+            { apiGroups: [""], resources: ["configmaps"], resourceNames: ["satellite-repos"], verbs: ["get", "list", "watch"] },
+        ]);
     });
 
     test("GIVEN the example WHEN rendered THEN nothing is created before the reads, bundles wait for their CRD, shares for their reads", () => {

@@ -23,7 +23,9 @@ import {
     SUBSCRIPTION_VERSION,
 } from "./api";
 import type { AccessDecision, BundleInfo, KeySets, ReferencedKind } from "./decision";
+import { type AccessReviewSpec, type ShareRef, clusterBundleAccessReviews, describeReview } from "./driver-access";
 import { Informer, type ListPage, describeError } from "./informer";
+import { clusterBundleShares } from "./mounts";
 import type { WebhookMetrics } from "./metrics";
 
 /** What the cache keeps of a Secret or ConfigMap. */
@@ -258,6 +260,12 @@ export class ClusterState implements KeySets {
         return this.clusterIndex;
     }
 
+    /** The shares a ClusterBundle's volumes name now (none when it is not known). */
+    sharesOf(clusterBundle: string): readonly ShareRef[] {
+        const bundle = this.clusterIndex.get(clusterBundle);
+        return bundle ? clusterBundleShares(bundle) : [];
+    }
+
     keysOf(kind: ReferencedKind, namespace: string, name: string): readonly string[] | undefined {
         return this.keyInformers.get(`${kind}/${namespace}`)?.get(name, namespace)?.keys;
     }
@@ -297,23 +305,24 @@ export class ClusterState implements KeySets {
 
 const EMPTY: ReadonlyMap<string, BundleInfo> = new Map();
 
-/** SubjectAccessReviews through the API: may the service account `get` the ClusterBundle? */
+/**
+ * SubjectAccessReviews through the API, as webhook/driver-access.ts defines them: may the service
+ * account, in its namespace, `get` the ClusterBundle and `use` each of its shares? Allowed when
+ * every review is; a denial names the first review that failed; any failed request is an error.
+ */
 export function subjectAccessReviewer(kubeConfig: KubeConfig, metrics: WebhookMetrics): ReviewFunction {
     const api = kubeConfig.makeApiClient(AuthorizationV1Api);
-    return async (serviceAccount: ServiceAccountRef, clusterBundle: string): Promise<AccessDecision> => {
+    const ask = async (spec: AccessReviewSpec): Promise<AccessDecision> => {
         metrics.recordKubeApiRequest("create", "subjectaccessreviews");
+        const { body } = await api.createSubjectAccessReview({ apiVersion: "authorization.k8s.io/v1", kind: "SubjectAccessReview", spec });
+        if (body.status?.allowed === true) return { allowed: true };
+        const why = body.status?.reason || body.status?.evaluationError;
+        return { allowed: false, reason: `${describeReview(spec)} not allowed${why ? `: ${why}` : ""}` };
+    };
+    return async (serviceAccount: ServiceAccountRef, clusterBundle: string, shares: readonly ShareRef[]): Promise<AccessDecision> => {
         try {
-            const { body } = await api.createSubjectAccessReview({
-                apiVersion: "authorization.k8s.io/v1",
-                kind: "SubjectAccessReview",
-                spec: {
-                    user: `system:serviceaccount:${serviceAccount.namespace}:${serviceAccount.name}`,
-                    groups: ["system:serviceaccounts", `system:serviceaccounts:${serviceAccount.namespace}`, "system:authenticated"],
-                    resourceAttributes: { group: SUBSCRIPTION_GROUP, version: SUBSCRIPTION_VERSION, resource: CLUSTER_BUNDLE_PLURAL, verb: "get", name: clusterBundle },
-                },
-            });
-            if (body.status?.allowed === true) return { allowed: true };
-            return { allowed: false, reason: body.status?.reason || body.status?.evaluationError };
+            const decisions = await Promise.all(clusterBundleAccessReviews(serviceAccount, clusterBundle, shares).map(ask));
+            return decisions.find((decision) => !("allowed" in decision && decision.allowed)) ?? { allowed: true };
         } catch (error) {
             return { error: `SubjectAccessReview failed: ${describeError(error)}` };
         }

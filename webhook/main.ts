@@ -37,6 +37,7 @@ export async function startWebhook(config: ServerConfig, logger: Logger, metrics
     const access = new AccessReviewCache(subjectAccessReviewer(kubeConfig, metrics), {
         allowedTtlMs: config.accessAllowedTtlMs,
         deniedTtlMs: config.accessDeniedTtlMs,
+        sharesOf: (clusterBundle) => state.sharesOf(clusterBundle),
     });
     const handler = new AdmissionHandler({ cluster: state, access, metrics, logger, lookupTimeoutMs: config.lookupTimeoutMs });
     const server = new WebhookServer({ ...config, handler, isSynced: () => state.synced(), metrics, logger });

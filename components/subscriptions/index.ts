@@ -11,6 +11,7 @@ import { clusterBundleRoleName } from "../../webhook/api";
 import { BundleDeclaration, ClusterBundleDeclaration, DriverServiceAccount, referencesOf } from "./bundles";
 import { bundleCrd, clusterBundleCrd, CrdManifest } from "./crds";
 import { consoleYamlSampleManifests } from "./samples";
+import { bundleUserRoleManifests } from "./user-roles";
 import { webhookNamespaceManifest, webhookReadScopes } from "./webhook";
 import { SubscriptionWebhook, SubscriptionWebhookArgs } from "./webhook-resources";
 
@@ -73,6 +74,9 @@ export class SubscriptionInjection extends pulumi.ComponentResource {
         }
         for (const bundle of args.bundles) {
             declareBundle(bundle, bundles, this);
+        }
+        for (const role of bundleUserRoleManifests()) {
+            new k8s.rbac.v1.ClusterRole(role.metadata.name, role, { parent: this, dependsOn: [bundles] });
         }
         this.clusterRoleNames = args.clusterBundles.map((b) => clusterBundleRoleName(b.name));
         this.shareNames = args.clusterBundles.flatMap(referencesOf).map((r) => r.share);

@@ -146,6 +146,28 @@ describe("subscription bundles in the rendered openshift-aws example", () => {
         expect(dependsOn("kubernetes:subscription.openshift.io/v1alpha1:Bundle", "bundle/team-a/subscription")).toEqual(["bundles.subscription.openshift.io"]);
     });
 
+    test("GIVEN the example WHEN rendered THEN namespace admins and editors may manage Bundles and viewers read them, through roles aggregated into admin, edit and view", () => {
+        const aggregated = (role: string) => ({ ...PLATFORM_LABELS, [`rbac.authorization.k8s.io/aggregate-to-${role}`]: "true" });
+        expect(manifestNamed(result, "ClusterRole", "subscription-bundles-edit")).toEqual({
+            apiVersion: "rbac.authorization.k8s.io/v1",
+            kind: "ClusterRole",
+            metadata: { name: "subscription-bundles-edit", labels: { ...aggregated("admin"), ...aggregated("edit") } },
+            rules: [
+                {
+                    apiGroups: ["subscription.openshift.io"],
+                    resources: ["bundles"],
+                    verbs: ["get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"],
+                },
+            ],
+        });
+        expect(manifestNamed(result, "ClusterRole", "subscription-bundles-view")).toEqual({
+            apiVersion: "rbac.authorization.k8s.io/v1",
+            kind: "ClusterRole",
+            metadata: { name: "subscription-bundles-view", labels: aggregated("view") },
+            rules: [{ apiGroups: ["subscription.openshift.io"], resources: ["bundles"], verbs: ["get", "list", "watch"] }],
+        });
+    });
+
     test("GIVEN OpenShift WHEN rendered THEN both console samples are declared", () => {
         expect(resourcesOfType(result, "kubernetes:console.openshift.io/v1:ConsoleYAMLSample").map((r) => r.name)).toEqual([
             "subscription-cluster-bundle-example",

@@ -53,7 +53,7 @@ export interface RecordedRequest {
 export interface SubjectAccessReviewSpec {
     user: string;
     groups?: string[];
-    resourceAttributes: { group: string; resource: string; verb: string; name: string; version?: string };
+    resourceAttributes: { group: string; resource: string; verb: string; name: string; version?: string; namespace?: string };
 }
 
 export class FakeKubeApi {

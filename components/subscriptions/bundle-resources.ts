@@ -5,6 +5,7 @@
  */
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
+import { SHARED_RESOURCE_CSI_DRIVER } from "../../webhook/api";
 import { ClusterTarget, skippedWithoutCluster } from "../shared/cluster";
 import {
     BundleDeclaration,
@@ -28,8 +29,18 @@ import {
 const SECRET_METADATA = ["metadata"];
 
 /**
- * Reads every object the ClusterBundles reference, and the share CRDs of the Shared Resource CSI
- * driver, so a missing one fails `pulumi preview` (the read's logical name says which bundle
+ * The logical name of the read of the driver's CSIDriver object. A failed read's error names the
+ * resource, so the name says how to get the driver: from OpenShift 4.18 the Builds for OpenShift
+ * operator installs it; OpenShift 4.10-4.17 ship it as Tech Preview, enabled only by the
+ * `TechPreviewNoUpgrade` feature set, which cannot be undone and blocks minor upgrades
+ * (csi-driver-shared-resource README.md "Getting Started", docs/build-with-rhel-entitlements.md).
+ * The CRDs alone prove nothing: they stay when the driver is removed.
+ */
+export const DRIVER_READ_NAME = `shared-resource-csi-driver/${SHARED_RESOURCE_CSI_DRIVER} (OpenShift 4.18+: install the Builds for OpenShift operator; 4.10-4.17: featureSet TechPreviewNoUpgrade, irreversible)`;
+
+/**
+ * Reads every object the ClusterBundles reference, the Shared Resource CSI driver's CSIDriver
+ * (is the driver installed?) and its share CRDs, so a missing one fails `pulumi preview` (the read's logical name says which bundle
  * needs which object) before anything is created. Values read from a Secret are Pulumi secrets.
  * Without a live cluster (renderYamlToDirectory) nothing can be read: one warning, no reads.
  */
@@ -50,13 +61,16 @@ export function preflightReads(cluster: ClusterTarget, clusterBundles: ClusterBu
     if (!cluster.live) {
         pulumi.log.warn(
             skippedWithoutCluster(
-                `the pre-flight reads of ${references.length} Secrets/ConfigMaps referenced by ClusterBundles and of the Shared Resource CSI driver's CRDs (${crds.join(", ")})`,
+                `the pre-flight reads of ${references.length} Secrets/ConfigMaps referenced by ClusterBundles and of the Shared Resource CSI driver (CSIDriver ${SHARED_RESOURCE_CSI_DRIVER}, CRDs ${crds.join(", ")})`,
             ),
             parent,
         );
         return none;
     }
-    const driver = crds.map((crd) => k8s.apiextensions.v1.CustomResourceDefinition.get(`shared-resource-csi-driver/${crd}`, crd, { parent }));
+    const driver = [
+        k8s.storage.v1.CSIDriver.get(DRIVER_READ_NAME, SHARED_RESOURCE_CSI_DRIVER, { parent }),
+        ...crds.map((crd) => k8s.apiextensions.v1.CustomResourceDefinition.get(`shared-resource-csi-driver/${crd}`, crd, { parent })),
+    ];
     const byBundle = new Map<string, pulumi.Resource[]>();
     for (const reference of references) {
         const id = `${reference.ref.namespace}/${reference.ref.name}`;

@@ -2,6 +2,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { parseAllDocuments } from "yaml";
 import { plaintextKeyWarning } from "../../components/certificates/self-signed";
+import { DRIVER_READ_NAME } from "../../components/subscriptions/bundle-resources";
 import { ClusterState, KubeObject } from "../../scripts/render/cluster-state";
 import { flattenConfig } from "../../scripts/render/config-file";
 import { renderProgram, RenderResult } from "../../scripts/render/render";
@@ -28,6 +29,7 @@ describe("subscription bundles in the rendered openshift-aws example", () => {
         expect(result.errors).toEqual([]);
         expect(result.reads.map((r) => [r.name, r.id, r.outcome])).toEqual(
             expect.arrayContaining([
+                [DRIVER_READ_NAME, "csi.sharedresource.openshift.io", "found"],
                 ["shared-resource-csi-driver/sharedsecrets.sharedresource.openshift.io", "sharedsecrets.sharedresource.openshift.io", "found"],
                 ["shared-resource-csi-driver/sharedconfigmaps.sharedresource.openshift.io", "sharedconfigmaps.sharedresource.openshift.io", "found"],
                 ["clusterbundle/cluster/secret/openshift-config/etc-pki-entitlement", "openshift-config/etc-pki-entitlement", "found"],
@@ -135,7 +137,7 @@ describe("subscription bundles in the rendered openshift-aws example", () => {
             .map((r) => r.name)
             .filter((name) => name.startsWith("clusterbundle/") || name.startsWith("shared-resource-csi-driver/"))
             .sort();
-        expect(reads).toHaveLength(4);
+        expect(reads).toHaveLength(5);
         const dependsOn = (type: string, name: string) => [...resourceNamed(result, type, name).options.dependsOn].sort();
         expect(dependsOn("kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition", "clusterbundles.subscription.openshift.io")).toEqual(reads);
         expect(dependsOn("kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition", "bundles.subscription.openshift.io")).toEqual(reads);
@@ -199,10 +201,19 @@ describe("subscription bundles: pre-flight failures and modes", () => {
         ]);
     });
 
-    test("GIVEN the cluster lacks the Shared Resource CSI driver WHEN rendered THEN it fails naming its CRDs", async () => {
-        const withoutDriver = clusterObjects().filter((o) => o.kind !== "CustomResourceDefinition");
+    test("GIVEN the driver was removed but its CRDs remain WHEN rendered THEN it fails on the CSIDriver read, whose name says how to enable the driver per OpenShift version", async () => {
+        const withoutDriver = clusterObjects().filter((o) => o.kind !== "CSIDriver");
         const result = await renderFile(EXAMPLE, { cluster: new ClusterState(withoutDriver) });
         expect(result.errors).toEqual([
+            "kubernetes:storage.k8s.io/v1:CSIDriver (shared-resource-csi-driver/csi.sharedresource.openshift.io (OpenShift 4.18+: install the Builds for OpenShift operator; 4.10-4.17: featureSet TechPreviewNoUpgrade, irreversible)): Preview failed: resource 'csi.sharedresource.openshift.io' does not exist",
+        ]);
+    });
+
+    test("GIVEN the cluster lacks the Shared Resource CSI driver WHEN rendered THEN it fails naming the CSIDriver and its CRDs", async () => {
+        const withoutDriver = clusterObjects().filter((o) => o.kind !== "CustomResourceDefinition" && o.kind !== "CSIDriver");
+        const result = await renderFile(EXAMPLE, { cluster: new ClusterState(withoutDriver) });
+        expect(result.errors).toEqual([
+            `kubernetes:storage.k8s.io/v1:CSIDriver (${DRIVER_READ_NAME}): Preview failed: resource 'csi.sharedresource.openshift.io' does not exist`,
             "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition (shared-resource-csi-driver/sharedsecrets.sharedresource.openshift.io): Preview failed: resource 'sharedsecrets.sharedresource.openshift.io' does not exist",
             "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition (shared-resource-csi-driver/sharedconfigmaps.sharedresource.openshift.io): Preview failed: resource 'sharedconfigmaps.sharedresource.openshift.io' does not exist",
         ]);
@@ -234,7 +245,7 @@ describe("subscription bundles: pre-flight failures and modes", () => {
         expect(result.errors).toEqual([]);
         expect(result.reads).toEqual([]);
         expect(result.warnings).toEqual([
-            "skipped the pre-flight reads of 1 Secrets/ConfigMaps referenced by ClusterBundles and of the Shared Resource CSI driver's CRDs (sharedsecrets.sharedresource.openshift.io): the Kubernetes provider renders YAML to a directory (cluster.renderYamlToDirectory), so there is no cluster to read or patch",
+            "skipped the pre-flight reads of 1 Secrets/ConfigMaps referenced by ClusterBundles and of the Shared Resource CSI driver (CSIDriver csi.sharedresource.openshift.io, CRDs sharedsecrets.sharedresource.openshift.io): the Kubernetes provider renders YAML to a directory (cluster.renderYamlToDirectory), so there is no cluster to read or patch",
             plaintextKeyWarning("subscription-injection/subscription-injection-webhook-tls"),
         ]);
         expect(result.manifests.map((m) => `${m.object.kind}/${(m.object.metadata as { name: string }).name}`)).toEqual(

@@ -108,14 +108,15 @@ export interface DeclaredClusterBundle {
  */
 export function declareClusterBundle(
     declaration: ClusterBundleDeclaration,
-    crd: pulumi.Resource,
+    /** What the bundle object waits for: its CRD and the policy that admits it. */
+    after: pulumi.Resource[],
     reads: pulumi.Resource[],
     driver: DriverServiceAccount,
     parent: pulumi.Resource,
 ): DeclaredClusterBundle {
     const bundle = new k8s.apiextensions.CustomResource(`clusterbundle/${declaration.name}`, clusterBundleManifest(declaration), {
         parent,
-        dependsOn: [crd, ...reads],
+        dependsOn: [...after, ...reads],
     });
     const uid = uidOf(bundle);
     const shares = referencesOf(declaration).map(

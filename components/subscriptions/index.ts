@@ -9,6 +9,7 @@ import { ClusterTarget } from "../shared/cluster";
 import { declareBundle, declareClusterBundle, preflightReads } from "./bundle-resources";
 import { clusterBundleRoleName } from "../../webhook/api";
 import { BundleDeclaration, ClusterBundleDeclaration, DriverServiceAccount, referencesOf } from "./bundles";
+import { clusterBundlePolicyManifests } from "./cluster-bundle-policy";
 import { bundleCrd, clusterBundleCrd, CrdManifest } from "./crds";
 import { consoleYamlSampleManifests } from "./samples";
 import { bundleUserRoleManifests } from "./user-roles";
@@ -69,8 +70,16 @@ export class SubscriptionInjection extends pulumi.ComponentResource {
         const [bundles, clusterBundles] = manifests.map(crd);
         this.crdNames = manifests.map((m) => m.metadata.name);
 
+        // Only declared ClusterBundles are admitted (see cluster-bundle-policy.ts): the policy
+        // lists a new name before the bundle is created.
+        const admission = clusterBundlePolicyManifests(args.clusterBundles.map((b) => b.name));
+        const policy = new k8s.admissionregistration.v1.ValidatingAdmissionPolicy(admission.policy.metadata.name, admission.policy, { parent: this });
+        const policyBinding = new k8s.admissionregistration.v1.ValidatingAdmissionPolicyBinding(admission.binding.metadata.name, admission.binding, {
+            parent: this,
+            dependsOn: [policy],
+        });
         for (const bundle of args.clusterBundles) {
-            declareClusterBundle(bundle, clusterBundles, reads.of(bundle.name), args.driver, this);
+            declareClusterBundle(bundle, [clusterBundles, policy, policyBinding], reads.of(bundle.name), args.driver, this);
         }
         for (const bundle of args.bundles) {
             declareBundle(bundle, bundles, this);

@@ -132,7 +132,7 @@ describe("subscription bundles in the rendered openshift-aws example", () => {
         ]);
     });
 
-    test("GIVEN the example WHEN rendered THEN nothing is created before the reads, bundles wait for their CRD, shares for their reads", () => {
+    test("GIVEN the example WHEN rendered THEN nothing is created before the reads, bundles wait for their CRD and the policy admitting them, shares for their reads", () => {
         const reads = result.reads
             .map((r) => r.name)
             .filter((name) => name.startsWith("clusterbundle/") || name.startsWith("shared-resource-csi-driver/"))
@@ -142,7 +142,7 @@ describe("subscription bundles in the rendered openshift-aws example", () => {
         expect(dependsOn("kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition", "clusterbundles.subscription.openshift.io")).toEqual(reads);
         expect(dependsOn("kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition", "bundles.subscription.openshift.io")).toEqual(reads);
         expect(dependsOn("kubernetes:subscription.openshift.io/v1alpha1:ClusterBundle", "clusterbundle/cluster")).toEqual(
-            ["clusterbundles.subscription.openshift.io", ...reads].sort(),
+            ["clusterbundles.subscription.openshift.io", "subscription-injection-managed-clusterbundles", "subscription-injection-managed-clusterbundles", ...reads].sort(),
         );
         expect(dependsOn("kubernetes:sharedresource.openshift.io/v1alpha1:SharedSecret", "share/cluster-entitlement-etc-pki-entitlement-d0e25df8")).toEqual(reads);
         expect(dependsOn("kubernetes:subscription.openshift.io/v1alpha1:Bundle", "bundle/team-a/subscription")).toEqual(["bundles.subscription.openshift.io"]);
@@ -170,11 +170,15 @@ describe("subscription bundles in the rendered openshift-aws example", () => {
         });
     });
 
-    test("GIVEN OpenShift WHEN rendered THEN both console samples are declared", () => {
+    test("GIVEN OpenShift WHEN rendered THEN both console samples are declared, the ClusterBundle's sending admins to the config key", () => {
         expect(resourcesOfType(result, "kubernetes:console.openshift.io/v1:ConsoleYAMLSample").map((r) => r.name)).toEqual([
             "subscription-cluster-bundle-example",
             "subscription-namespaced-bundle-example",
         ]);
+        const sample = manifestNamed(result, "ConsoleYAMLSample", "subscription-cluster-bundle-example") as { spec: { description: string } };
+        expect(sample.spec.description).toContain(
+            "ClusterBundles are declared in the cluster-platform stack's config (`cluster-platform:subscriptions.clusterBundles`), which also creates their shares, ClusterRole and driver access; creating one here is refused unless its name is declared there.",
+        );
     });
 
     test("GIVEN the entitlement Secret in the cluster WHEN rendered THEN its data never appears in the render, and its read keeps metadata secret", () => {

@@ -14,6 +14,7 @@ import { Operators, OperatorsPlan, planOperators } from "./components/operator";
 import { ClusterTarget } from "./components/shared/cluster";
 import { formatReport, Problem } from "./components/shared/problems";
 import { SubscriptionInjection } from "./components/subscriptions";
+import { SHARE_GRANTS_OUTPUT, warnRunningPodLosses } from "./components/subscriptions/running-pods";
 import {
     buildsWebhookImage,
     gitProvenance,
@@ -98,6 +99,8 @@ export = async function clusterPlatform(): Promise<Record<string, unknown>> {
         { settings: config.certificates, caInjection: config.caInjection, cluster, previousUpdate },
         { providers: { kubernetes } },
     );
+    // Before anything changes: what running pods would lose (components/subscriptions/running-pods.ts).
+    const shareGrants = await warnRunningPodLosses(previousUpdate, config.subscriptions.enabled ? config.subscriptions.clusterBundles : []);
     const subscriptions = config.subscriptions.enabled
         ? new SubscriptionInjection(
               "subscriptions",
@@ -140,6 +143,7 @@ export = async function clusterPlatform(): Promise<Record<string, unknown>> {
         platform: cluster.platform,
         clusterAccess: cluster.live ? "live" : "render-to-directory",
         ...(subscriptions ? { subscriptionCrds: subscriptions.crdNames, subscriptionClusterRoles: subscriptions.clusterRoleNames } : {}),
+        [SHARE_GRANTS_OUTPUT]: shareGrants,
         ...(webhookImage ? { webhookImageRef: webhookImage.imageRef } : {}),
         ...(awsTags ? awsTagsOutputs(awsTags, config.aws) : {}),
         // Last, once every component has issued its certificates: read back by the next update.

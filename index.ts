@@ -143,7 +143,8 @@ export = async function clusterPlatform(): Promise<Record<string, unknown>> {
         platform: cluster.platform,
         clusterAccess: cluster.live ? "live" : "render-to-directory",
         ...(subscriptions ? { subscriptionCrds: subscriptions.crdNames, subscriptionClusterRoles: subscriptions.clusterRoleNames } : {}),
-        [SHARE_GRANTS_OUTPUT]: shareGrants,
+        // Only while there are grants: a stack without ClusterBundles keeps its outputs as they were.
+        ...(Object.keys(shareGrants).length > 0 ? { [SHARE_GRANTS_OUTPUT]: shareGrants } : {}),
         ...(webhookImage ? { webhookImageRef: webhookImage.imageRef } : {}),
         ...(awsTags ? awsTagsOutputs(awsTags, config.aws) : {}),
         // Last, once every component has issued its certificates: read back by the next update.

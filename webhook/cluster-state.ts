@@ -90,6 +90,8 @@ export interface ClusterStateOptions {
     retry?: { initialMs: number; maxMs: number };
     /** Items per list page for Secrets and ConfigMaps. */
     pageSize?: number;
+    /** Namespaces whose Secrets/ConfigMaps the server may list; undefined: every namespace. */
+    readNamespaces?: readonly string[];
 }
 
 const KIND_RESOURCES: Record<ReferencedKind, string> = { Secret: "secrets", ConfigMap: "configmaps" };
@@ -104,10 +106,12 @@ export class ClusterState implements KeySets {
     private readonly keyInformers = new Map<string, Informer<KeyNames>>();
     private started = false;
     private changes = 0;
+    private readonly readableNamespaces: ReadonlySet<string> | undefined;
 
     constructor(private readonly options: ClusterStateOptions) {
         this.core = options.kubeConfig.makeApiClient(CoreV1Api);
         this.custom = options.kubeConfig.makeApiClient(CustomObjectsApi);
+        this.readableNamespaces = options.readNamespaces ? new Set(options.readNamespaces) : undefined;
         this.bundles = this.bundleInformer(BUNDLE_PLURAL, (event, object) => this.indexBundle(event, object));
         this.clusterBundles = this.bundleInformer(CLUSTER_BUNDLE_PLURAL, (event, object) => this.indexClusterBundle(event, object));
     }
@@ -156,7 +160,7 @@ export class ClusterState implements KeySets {
     /** Namespaces (per kind) whose objects some bundle may read. */
     private referencedNamespaces(): Set<string> {
         const needed = new Set<string>();
-        const note = (kind: ReferencedKind, namespace: string | undefined) => namespace && needed.add(`${kind}/${namespace}`);
+        const note = (kind: ReferencedKind, namespace: string | undefined) => namespace && this.readable(namespace) && needed.add(`${kind}/${namespace}`);
         for (const index of this.bundleIndex.values()) {
             for (const bundle of index.values()) {
                 // A Bundle may only use its own namespace; other references are denied, not watched.
@@ -266,6 +270,11 @@ export class ClusterState implements KeySets {
         return bundle ? clusterBundleShares(bundle) : [];
     }
 
+    /** Whether the server may list Secrets/ConfigMaps in the namespace (its RBAC allows it). */
+    readable(namespace: string): boolean {
+        return this.readableNamespaces === undefined || this.readableNamespaces.has(namespace);
+    }
+
     keysOf(kind: ReferencedKind, namespace: string, name: string): readonly string[] | undefined {
         return this.keyInformers.get(`${kind}/${namespace}`)?.get(name, namespace)?.keys;
     }
@@ -278,6 +287,7 @@ export class ClusterState implements KeySets {
         let waits: Promise<void>[] | undefined;
         for (const kind of ["Secret", "ConfigMap"] as const) {
             for (const namespace of namespaces[kind]) {
+                if (!this.readable(namespace)) continue;
                 const id = `${kind}/${namespace}`;
                 const informer = this.keyInformers.get(id) ?? this.startKeyInformer(id);
                 if (!informer.hasSynced) (waits ??= []).push(informer.whenSynced());

@@ -135,6 +135,12 @@ function collectSources(what: SourceKind, bundles: readonly BundleInfo[], cluste
         }
         const id = `${namespace}/${ref.name}`;
         if (sources.has(id)) return;
+        if (keys.readable && !keys.readable(namespace)) {
+            invalid.push(
+                `${owner} references ${what.kind} ${id}, in a namespace the webhook may not read (add ${JSON.stringify(namespace)} to cluster-platform:subscriptions.webhook.readNamespaces)`,
+            );
+            return;
+        }
         const found = keys.keysOf(what.kind, namespace, ref.name);
         if (found === undefined) {
             missing.push(`${what.kind} ${id} (referenced by ${owner})`);

@@ -107,6 +107,7 @@ export class SubscriptionWebhook extends pulumi.ComponentResource {
             image: args.image,
             certificateVolumes: webhookCertificateVolumes(WEBHOOK_NAMES.tlsSecret),
             podAnnotations: servingCertificate.podTemplateAnnotations,
+            readNamespaces: args.readAllNamespaces ? "*" : args.readScopes.map((scope) => scope.namespace).join(","),
         });
         this.deployment = new k8s.apps.v1.Deployment(
             `${namespace}/${WEBHOOK_NAMES.deployment}`,

@@ -179,6 +179,8 @@ export interface WebhookPodInputs<S, A> {
     certificateVolumes: { volumes: unknown[]; volumeMounts: unknown[] };
     /** Pod template annotations that roll the pods when the certificate changes. */
     podAnnotations: A;
+    /** `WEBHOOK_READ_NAMESPACES`: the namespaces its Roles let it read, comma-separated, or `*`. */
+    readNamespaces: string;
 }
 
 const RESTRICTED_CONTAINER_SECURITY = {
@@ -240,6 +242,8 @@ export function webhookDeploymentManifest<S, A>(inputs: WebhookPodInputs<S, A>) 
                             name: "webhook",
                             image: inputs.image,
                             imagePullPolicy: "IfNotPresent",
+                            // The server watches only where its RBAC lets it (webhook/config.ts).
+                            env: [{ name: "WEBHOOK_READ_NAMESPACES", value: inputs.readNamespaces }],
                             ports: [{ name: WEBHOOK_SERVER.portName, containerPort: WEBHOOK_SERVER.port, protocol: "TCP" }],
                             readinessProbe: probe(WEBHOOK_SERVER.readinessPath, 5),
                             livenessProbe: { ...probe(WEBHOOK_SERVER.livenessPath, 10), initialDelaySeconds: 10 },

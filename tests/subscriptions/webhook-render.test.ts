@@ -79,6 +79,8 @@ describe("the subscription webhook in the rendered openshift-aws example", () =>
             ["openshift-config", [{ apiGroups: [""], resources: ["secrets", "configmaps"], verbs: ["list", "watch"] }]],
             ["team-a", [{ apiGroups: [""], resources: ["secrets"], verbs: ["list", "watch"] }]],
         ]);
+        const deployment = manifestNamed(result, "Deployment", "subscription-injection-webhook") as { spec: { template: { spec: { containers: { env: unknown }[] } } } };
+        expect(deployment.spec.template.spec.containers[0].env).toEqual([{ name: "WEBHOOK_READ_NAMESPACES", value: "openshift-config,team-a" }]);
         const bindings = manifestsNamed(result, "RoleBinding", "subscription-injection-webhook-read") as Namespaced[];
         expect(bindings.map((b) => [b.metadata.namespace, b.roleRef, b.subjects])).toEqual(
             ["openshift-config", "team-a"].map((namespace) => [
@@ -208,6 +210,8 @@ describe("the subscription webhook per platform and certificates mode", () => {
             { apiGroups: [""], resources: ["secrets", "configmaps"], verbs: ["list", "watch"] },
         ]);
         expect(manifestsNamed(result, "Role", "subscription-injection-webhook-read")).toEqual([]);
+        const deployment = manifestNamed(result, "Deployment", "subscription-injection-webhook") as { spec: { template: { spec: { containers: { env: unknown }[] } } } };
+        expect(deployment.spec.template.spec.containers[0].env).toEqual([{ name: "WEBHOOK_READ_NAMESPACES", value: "*" }]);
     });
 
     test("GIVEN readNamespaces WHEN rendered THEN the webhook may list both kinds there too", async () => {

@@ -101,6 +101,7 @@ describe("the subscription webhook's deployment (pure parts)", () => {
             volumeMounts: [{ name: "webhook-cert", mountPath: "/tmp/k8s-webhook-server/serving-certs", readOnly: true }],
         },
         podAnnotations: { "cluster-platform.io/cert-hash": "abc" },
+        readNamespaces: "openshift-config,team-a",
     });
 
     test("GIVEN the Deployment THEN it is a valid apps/v1 Deployment and its PodDisruptionBudget a valid policy/v1 one", () => {

@@ -124,6 +124,28 @@ describe("cluster state from list + watch against a stand-in API (real @kubernet
         await waitFor(() => state.bundlesIn("team-a").has("after-gone"), "events after the re-list");
     });
 
+    test("GIVEN the server may read only some namespaces WHEN a Bundle elsewhere appears THEN it is never watched, the caches stay synced and its pods are denied naming the config key", async () => {
+        const scoped = new ClusterState({ kubeConfig: api.kubeConfig(), metrics, logger: logs.logger, retry: { initialMs: 10, maxMs: 50 }, readNamespaces: ["openshift-config", "team-a"] });
+        await scoped.start();
+        api.put(secret("team-b", "own-entitlement", { "b.pem": SECRET_VALUE }));
+        api.put(bundleObject("team-b", "own", { entitlements: [{ name: "own-entitlement" }] }));
+        await waitFor(() => scoped.bundlesIn("team-b").has("own"), "the team-b Bundle in the cache");
+        expect(Object.keys(scoped.keyCacheContents()).sort()).toEqual(["ConfigMap/team-a", "Secret/openshift-config", "Secret/team-a"]);
+        expect(scoped.synced()).toBe(true);
+        const access = new AccessReviewCache(subjectAccessReviewer(api.kubeConfig(), metrics), { allowedTtlMs: 60_000, deniedTtlMs: 10_000 });
+        const handler = new AdmissionHandler({ cluster: scoped, access, metrics, logger: logs.logger, lookupTimeoutMs: 2000 });
+        const denied = JSON.parse((await handler.handle(review("b1", { "subscription.openshift.io/inject-bundle": "own" }, "team-b"))).body);
+        expect(denied.response).toMatchObject({
+            allowed: false,
+            status: {
+                code: 400,
+                message: 'Bundle "own" references Secret team-b/own-entitlement, in a namespace the webhook may not read (add "team-b" to cluster-platform:subscriptions.webhook.readNamespaces)',
+            },
+        });
+        expect(Object.keys(scoped.keyCacheContents())).not.toContain("Secret/team-b");
+        scoped.stop();
+    });
+
     describe("admissions in steady state", () => {
         test("GIVEN warm caches and a reviewed service account WHEN 50 pods are admitted THEN the API sees no request at all and the webhook counts none", async () => {
             const access = new AccessReviewCache(subjectAccessReviewer(api.kubeConfig(), metrics), {

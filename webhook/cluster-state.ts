@@ -107,6 +107,8 @@ export class ClusterState implements KeySets {
     private started = false;
     private changes = 0;
     private readonly readableNamespaces: ReadonlySet<string> | undefined;
+    /** Share lists per indexed ClusterBundle object (a new object on every change). */
+    private readonly shareLists = new WeakMap<BundleInfo, readonly ShareRef[]>();
 
     constructor(private readonly options: ClusterStateOptions) {
         this.core = options.kubeConfig.makeApiClient(CoreV1Api);
@@ -264,10 +266,13 @@ export class ClusterState implements KeySets {
         return this.clusterIndex;
     }
 
-    /** The shares a ClusterBundle's volumes name now (none when it is not known). */
+    /** The shares a ClusterBundle's volumes name now (none when it is not known); computed once per bundle version. */
     sharesOf(clusterBundle: string): readonly ShareRef[] {
         const bundle = this.clusterIndex.get(clusterBundle);
-        return bundle ? clusterBundleShares(bundle) : [];
+        if (!bundle) return [];
+        let shares = this.shareLists.get(bundle);
+        if (!shares) this.shareLists.set(bundle, (shares = clusterBundleShares(bundle)));
+        return shares;
     }
 
     /** Whether the server may list Secrets/ConfigMaps in the namespace (its RBAC allows it). */

@@ -29,7 +29,7 @@ export interface KeySets {
     readable?(namespace: string): boolean;
 }
 
-/** Whether the pod's service account may `get` a ClusterBundle (a SubjectAccessReview result). */
+/** Whether the pod's service account may use a ClusterBundle (webhook/driver-access.ts: its SubjectAccessReviews). */
 export type AccessDecision = { allowed: true } | { allowed: false; reason?: string } | { error: string };
 
 export type DenialReason =

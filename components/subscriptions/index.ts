@@ -70,9 +70,8 @@ export class SubscriptionInjection extends pulumi.ComponentResource {
         const [bundles, clusterBundles] = manifests.map(crd);
         this.crdNames = manifests.map((m) => m.metadata.name);
 
-        // Only declared ClusterBundles are admitted (see cluster-bundle-policy.ts): the policy
-        // lists a new name before the bundle is created.
-        const admission = clusterBundlePolicyManifests(args.clusterBundles.map((b) => b.name));
+        // Only the ClusterBundles this stack declares are admitted (see cluster-bundle-policy.ts).
+        const admission = clusterBundlePolicyManifests();
         const policy = new k8s.admissionregistration.v1.ValidatingAdmissionPolicy(admission.policy.metadata.name, admission.policy, { parent: this });
         const policyBinding = new k8s.admissionregistration.v1.ValidatingAdmissionPolicyBinding(admission.binding.metadata.name, admission.binding, {
             parent: this,

@@ -53,7 +53,7 @@ export function consoleYamlSampleManifests() {
             "subscription-cluster-bundle-example",
             CLUSTER_BUNDLE_KIND,
             "Cluster-wide subscription bundle example",
-            `What a cluster-wide subscription bundle looks like. ClusterBundles are declared in the cluster-platform stack's config (\`${CLUSTER_BUNDLES_CONFIG_KEY}\`), which also creates their shares, ClusterRole and driver access; creating one here is refused unless its name is declared there. Once declared, it is injected into any workload that has the \`${ANNOTATIONS.injectClusterBundle}: cluster\` annotation in its pod spec and whose service account has the \`edit\` or \`admin\` role in its namespace (through the aggregated ClusterRole \`${clusterBundleRoleName("cluster")}\`).`,
+            `What a cluster-wide subscription bundle looks like. ClusterBundles are declared in the cluster-platform stack's config (\`${CLUSTER_BUNDLES_CONFIG_KEY}\`), which also creates their shares, ClusterRole and driver access; creating one here is refused. Once declared, it is injected into any workload that has the \`${ANNOTATIONS.injectClusterBundle}: cluster\` annotation in its pod spec and whose service account has the \`edit\` or \`admin\` role in its namespace (through the aggregated ClusterRole \`${clusterBundleRoleName("cluster")}\`).`,
             CLUSTER_BUNDLE_SAMPLE,
         ),
         sample(

@@ -1,12 +1,13 @@
 /**
  * Every ClusterBundle works, or is refused: the ValidatingAdmissionPolicy the program renders,
  * loaded into the stand-in API the webhook tests use (which evaluates its CEL as an API server
- * does), admits the ClusterBundles the config declares and refuses any other with a message that
- * names the config key; a refused bundle never reaches the webhook's cache.
+ * does), admits the ClusterBundles the program renders (whatever their name, so a preview's dry
+ * run of a newly declared one passes) and refuses any other with a message that names the config
+ * key; a refused bundle never reaches the webhook's cache.
  */
 import { CustomObjectsApi } from "@kubernetes/client-node";
 import pino from "pino";
-import { CLUSTER_BUNDLE_POLICY_NAME } from "../../components/subscriptions/cluster-bundle-policy";
+import { CLUSTER_BUNDLE_POLICY_NAME, MANAGED_CLUSTER_BUNDLE_LABELS } from "../../components/subscriptions/cluster-bundle-policy";
 import { RenderResult } from "../../scripts/render/render";
 import { ClusterState as WebhookClusterState } from "../../webhook/cluster-state";
 import { WebhookMetrics } from "../../webhook/metrics";
@@ -18,7 +19,7 @@ const GROUP = "subscription.openshift.io";
 const VERSION = "v1alpha1";
 const entitlement = { name: "etc-pki-entitlement", namespace: "openshift-config" };
 const refusal = (name: string) =>
-    `clusterbundles.subscription.openshift.io "${name}" is forbidden: ValidatingAdmissionPolicy '${CLUSTER_BUNDLE_POLICY_NAME}' with binding '${CLUSTER_BUNDLE_POLICY_NAME}' denied request: ClusterBundle ${name} is not declared in cluster-platform:subscriptions.clusterBundles; declare it there (the cluster-platform stack then creates its shares, its ClusterRole and the driver's read access), a ClusterBundle created any other way would mount nothing`;
+    `clusterbundles.subscription.openshift.io "${name}" is forbidden: ValidatingAdmissionPolicy '${CLUSTER_BUNDLE_POLICY_NAME}' with binding '${CLUSTER_BUNDLE_POLICY_NAME}' denied request: ClusterBundle ${name} is not managed by cluster-platform: declare it in cluster-platform:subscriptions.clusterBundles (the stack then creates it with its shares, its ClusterRole and the driver's read access); a ClusterBundle created any other way would mount nothing`;
 
 function clusterBundle(name: string, extra: Record<string, unknown> = {}) {
     return { apiVersion: `${GROUP}/${VERSION}`, kind: "ClusterBundle", metadata: { name, ...extra }, spec: { entitlements: [entitlement] } };
@@ -43,7 +44,14 @@ describe("ClusterBundles the stack does not declare are refused (ValidatingAdmis
     beforeAll(async () => {
         result = await renderConfig({
             cluster: { name: "prod", platform: "kubernetes" },
-            subscriptions: { enabled: true, webhook: { image: "quay.io/acme/subscription-webhook:1.0" }, clusterBundles: [{ name: "cluster", entitlements: [entitlement] }] },
+            subscriptions: {
+                enabled: true,
+                webhook: { image: "quay.io/acme/subscription-webhook:1.0" },
+                clusterBundles: [
+                    { name: "cluster", entitlements: [entitlement] },
+                    { name: "newly-declared", entitlements: [entitlement] },
+                ],
+            },
         });
         api = new FakeKubeApi();
         await api.start();
@@ -67,23 +75,29 @@ describe("ClusterBundles the stack does not declare are refused (ValidatingAdmis
         expect(policy.spec.matchConstraints).toEqual({
             resourceRules: [{ apiGroups: [GROUP], apiVersions: [VERSION], operations: ["CREATE", "UPDATE"], resources: ["clusterbundles"] }],
         });
-        expect((policy.spec.validations as { expression: string }[])[0].expression).toBe('has(object.metadata.deletionTimestamp) || object.metadata.name in ["cluster"]');
+        expect((policy.spec.validations as { expression: string }[])[0].expression).toBe(
+            'has(object.metadata.deletionTimestamp) || (has(object.metadata.labels) && "app.kubernetes.io/managed-by" in object.metadata.labels && object.metadata.labels["app.kubernetes.io/managed-by"] == "cluster-platform" && "cluster-platform.io/capability" in object.metadata.labels && object.metadata.labels["cluster-platform.io/capability"] == "subscriptions")',
+        );
         expect(manifestNamed(result, "ValidatingAdmissionPolicyBinding", CLUSTER_BUNDLE_POLICY_NAME).spec).toEqual({
             policyName: CLUSTER_BUNDLE_POLICY_NAME,
             validationActions: ["Deny"],
         });
     });
 
-    test("GIVEN the declared ClusterBundle WHEN rendered THEN it is created only after the policy admits its name", () => {
+    test("GIVEN the declared ClusterBundle WHEN rendered THEN it is created after the policy, carrying the labels the policy requires", () => {
+        expect((manifestNamed(result, "ClusterBundle", "cluster").metadata as { labels: Record<string, string> }).labels).toMatchObject(MANAGED_CLUSTER_BUNDLE_LABELS);
         expect(resourceNamed(result, "kubernetes:subscription.openshift.io/v1alpha1:ClusterBundle", "clusterbundle/cluster").options.dependsOn).toEqual(
             expect.arrayContaining([CLUSTER_BUNDLE_POLICY_NAME]),
         );
     });
 
-    test("GIVEN the declared name WHEN the stack creates and updates it THEN the API admits both", async () => {
-        await custom.createClusterCustomObject(GROUP, VERSION, "clusterbundles", clusterBundle("cluster"));
-        await custom.replaceClusterCustomObject(GROUP, VERSION, "clusterbundles", "cluster", { ...clusterBundle("cluster"), metadata: { name: "cluster", labels: { a: "b" } } });
+    test("GIVEN the ClusterBundles the stack renders WHEN it creates and updates them THEN the API admits them, a newly declared name as well", async () => {
+        const rendered = (name: string) => manifestNamed(result, "ClusterBundle", name) as ReturnType<typeof clusterBundle>;
+        await custom.createClusterCustomObject(GROUP, VERSION, "clusterbundles", rendered("cluster"));
+        await custom.createClusterCustomObject(GROUP, VERSION, "clusterbundles", rendered("newly-declared"));
+        await custom.replaceClusterCustomObject(GROUP, VERSION, "clusterbundles", "cluster", { ...rendered("cluster"), spec: { entitlements: [entitlement, { name: "more", namespace: "openshift-config" }] } });
         expect(api.requests.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`)).toEqual([
+            "POST /apis/subscription.openshift.io/v1alpha1/clusterbundles",
             "POST /apis/subscription.openshift.io/v1alpha1/clusterbundles",
             "PUT /apis/subscription.openshift.io/v1alpha1/clusterbundles/cluster",
         ]);
@@ -94,8 +108,8 @@ describe("ClusterBundles the stack does not declare are refused (ValidatingAdmis
         const metrics = new WebhookMetrics({ processMetrics: false });
         const state = new WebhookClusterState({ kubeConfig: api.kubeConfig(), metrics, logger: pino({ level: "silent" }) });
         await state.start();
-        await waitFor(() => state.clusterBundleMap().has("cluster"), "the declared bundle in the webhook's cache");
-        expect([...state.clusterBundleMap().keys()]).toEqual(["cluster"]);
+        await waitFor(() => state.clusterBundleMap().has("newly-declared"), "the declared bundles in the webhook's cache");
+        expect([...state.clusterBundleMap().keys()].sort()).toEqual(["cluster", "newly-declared"]);
         state.stop();
     });
 

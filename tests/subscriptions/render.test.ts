@@ -177,7 +177,7 @@ describe("subscription bundles in the rendered openshift-aws example", () => {
         ]);
         const sample = manifestNamed(result, "ConsoleYAMLSample", "subscription-cluster-bundle-example") as { spec: { description: string } };
         expect(sample.spec.description).toContain(
-            "ClusterBundles are declared in the cluster-platform stack's config (`cluster-platform:subscriptions.clusterBundles`), which also creates their shares, ClusterRole and driver access; creating one here is refused unless its name is declared there.",
+            "ClusterBundles are declared in the cluster-platform stack's config (`cluster-platform:subscriptions.clusterBundles`), which also creates their shares, ClusterRole and driver access; creating one here is refused.",
         );
     });
 

@@ -27,6 +27,7 @@ import { INSTALLED_CRDS_OUTPUT, InstalledCrds, installedCrds, parseInstalledCrds
 import { checkExisting, describeRef, presenceLookup } from "./components/shared/object-presence";
 import { formatReport, Problem } from "./components/shared/problems";
 import { requiredObjectsOf, SubscriptionInjection } from "./components/subscriptions";
+import { SHARE_GRANTS_OUTPUT, warnRunningPodLosses } from "./components/subscriptions/running-pods";
 import {
     buildsWebhookImage,
     gitProvenance,
@@ -135,6 +136,8 @@ export = async function clusterPlatform(): Promise<Record<string, unknown>> {
         { settings: config.certificates, caInjection: config.caInjection, cluster, previousUpdate },
         { providers: { kubernetes } },
     );
+    // Before anything changes: what running pods would lose (components/subscriptions/running-pods.ts).
+    const shareGrants = await warnRunningPodLosses(previousUpdate, config.subscriptions.enabled ? config.subscriptions.clusterBundles : []);
     const subscriptions = config.subscriptions.enabled
         ? new SubscriptionInjection(
               "subscriptions",
@@ -150,7 +153,11 @@ export = async function clusterPlatform(): Promise<Record<string, unknown>> {
                       // The configured image, else the one this stack built (`<repository>@sha256:...`).
                       image: config.subscriptions.webhook.image ?? (webhookImage as WebhookImage).imageRef,
                       certificates: certificates.issuer,
+                      excludedNamespaces: config.subscriptions.webhook.excludedNamespaces,
+                      readNamespaces: config.subscriptions.webhook.readNamespaces,
+                      readAllNamespaces: config.subscriptions.webhook.readAllNamespaces,
                   },
+                  driver: config.subscriptions.sharedResourceDriver.serviceAccount,
               },
               { providers: [kubernetes] },
           )
@@ -183,6 +190,8 @@ export = async function clusterPlatform(): Promise<Record<string, unknown>> {
         platform: cluster.platform,
         clusterAccess: cluster.live ? "live" : "render-to-directory",
         ...(subscriptions ? { subscriptionCrds: subscriptions.crdNames, subscriptionClusterRoles: subscriptions.clusterRoleNames } : {}),
+        // Only while there are grants: a stack without ClusterBundles keeps its outputs as they were.
+        ...(Object.keys(shareGrants).length > 0 ? { [SHARE_GRANTS_OUTPUT]: shareGrants } : {}),
         ...(webhookImage ? { webhookImageRef: webhookImage.imageRef } : {}),
         ...(awsTags ? awsTagsOutputs(awsTags, config.aws) : {}),
         // Read back by the next update, whose preview names the CRDs it no longer declares.

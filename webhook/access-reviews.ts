@@ -1,17 +1,19 @@
 /**
- * SubjectAccessReview results cached per (service account, ClusterBundle). An entry is served
+ * SubjectAccessReview results cached per (service account, ClusterBundle, the bundle's shares):
+ * a bundle whose references change names other shares, so its old result is not reused. An entry is served
  * until it expires; past `refreshAfter` it is still served while one background review renews
  * it, so a steady stream of admissions never waits for (or counts) a review. Failed reviews are
  * not cached. The cache is bounded; the oldest entries go first.
  */
 import type { AccessDecision } from "./decision";
+import type { ShareRef } from "./driver-access";
 
 export interface ServiceAccountRef {
     namespace: string;
     name: string;
 }
 
-export type ReviewFunction = (serviceAccount: ServiceAccountRef, clusterBundle: string) => Promise<AccessDecision>;
+export type ReviewFunction = (serviceAccount: ServiceAccountRef, clusterBundle: string, shares: readonly ShareRef[]) => Promise<AccessDecision>;
 
 export interface AccessReviewOptions {
     /** How long an allowed result is used. */
@@ -20,6 +22,8 @@ export interface AccessReviewOptions {
     deniedTtlMs: number;
     /** Entries kept at most. */
     maxEntries?: number;
+    /** The shares a ClusterBundle mounts now (from the watched ClusterBundles); none by default. */
+    sharesOf?: (clusterBundle: string) => readonly ShareRef[];
     now?: () => number;
 }
 
@@ -35,6 +39,7 @@ export class AccessReviewCache {
     private readonly inFlight = new Map<string, Promise<AccessDecision>>();
     private readonly now: () => number;
     private readonly maxEntries: number;
+    private readonly sharesOf: (clusterBundle: string) => readonly ShareRef[];
 
     constructor(
         private readonly review: ReviewFunction,
@@ -42,6 +47,7 @@ export class AccessReviewCache {
     ) {
         this.now = options.now ?? Date.now;
         this.maxEntries = options.maxEntries ?? 10_000;
+        this.sharesOf = options.sharesOf ?? (() => []);
     }
 
     /**
@@ -60,12 +66,12 @@ export class AccessReviewCache {
         return Promise.all(missing.map(async (bundle) => result.set(bundle, await this.fetch(serviceAccount, bundle)))).then(() => result);
     }
 
-    private key(serviceAccount: ServiceAccountRef, bundle: string): string {
-        return `${serviceAccount.namespace}\n${serviceAccount.name}\n${bundle}`;
+    private key(serviceAccount: ServiceAccountRef, bundle: string, shares: readonly ShareRef[]): string {
+        return `${serviceAccount.namespace}\n${serviceAccount.name}\n${bundle}\n${shares.map((share) => `${share.resource}/${share.name}`).join("\n")}`;
     }
 
     private cached(serviceAccount: ServiceAccountRef, bundle: string): AccessDecision | undefined {
-        const key = this.key(serviceAccount, bundle);
+        const key = this.key(serviceAccount, bundle, this.sharesOf(bundle));
         const entry = this.entries.get(key);
         if (!entry) return undefined;
         const now = this.now();
@@ -80,10 +86,11 @@ export class AccessReviewCache {
     }
 
     private fetch(serviceAccount: ServiceAccountRef, bundle: string): Promise<AccessDecision> {
-        const key = this.key(serviceAccount, bundle);
+        const shares = this.sharesOf(bundle);
+        const key = this.key(serviceAccount, bundle, shares);
         const pending = this.inFlight.get(key);
         if (pending) return pending;
-        const request = this.review(serviceAccount, bundle)
+        const request = this.review(serviceAccount, bundle, shares)
             .catch((error: unknown): AccessDecision => ({ error: error instanceof Error ? error.message : String(error) }))
             .then((decision) => {
                 this.inFlight.delete(key);

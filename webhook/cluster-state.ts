@@ -23,7 +23,9 @@ import {
     SUBSCRIPTION_VERSION,
 } from "./api";
 import type { AccessDecision, BundleInfo, KeySets, ReferencedKind } from "./decision";
+import { type AccessReviewSpec, type ShareRef, clusterBundleAccessReviews, describeReview } from "./driver-access";
 import { Informer, type ListPage, describeError } from "./informer";
+import { clusterBundleShares } from "./mounts";
 import type { WebhookMetrics } from "./metrics";
 
 /** What the cache keeps of a Secret or ConfigMap. */
@@ -88,6 +90,8 @@ export interface ClusterStateOptions {
     retry?: { initialMs: number; maxMs: number };
     /** Items per list page for Secrets and ConfigMaps. */
     pageSize?: number;
+    /** Namespaces whose Secrets/ConfigMaps the server may list; undefined: every namespace. */
+    readNamespaces?: readonly string[];
 }
 
 const KIND_RESOURCES: Record<ReferencedKind, string> = { Secret: "secrets", ConfigMap: "configmaps" };
@@ -102,10 +106,14 @@ export class ClusterState implements KeySets {
     private readonly keyInformers = new Map<string, Informer<KeyNames>>();
     private started = false;
     private changes = 0;
+    private readonly readableNamespaces: ReadonlySet<string> | undefined;
+    /** Share lists per indexed ClusterBundle object (a new object on every change). */
+    private readonly shareLists = new WeakMap<BundleInfo, readonly ShareRef[]>();
 
     constructor(private readonly options: ClusterStateOptions) {
         this.core = options.kubeConfig.makeApiClient(CoreV1Api);
         this.custom = options.kubeConfig.makeApiClient(CustomObjectsApi);
+        this.readableNamespaces = options.readNamespaces ? new Set(options.readNamespaces) : undefined;
         this.bundles = this.bundleInformer(BUNDLE_PLURAL, (event, object) => this.indexBundle(event, object));
         this.clusterBundles = this.bundleInformer(CLUSTER_BUNDLE_PLURAL, (event, object) => this.indexClusterBundle(event, object));
     }
@@ -154,7 +162,7 @@ export class ClusterState implements KeySets {
     /** Namespaces (per kind) whose objects some bundle may read. */
     private referencedNamespaces(): Set<string> {
         const needed = new Set<string>();
-        const note = (kind: ReferencedKind, namespace: string | undefined) => namespace && needed.add(`${kind}/${namespace}`);
+        const note = (kind: ReferencedKind, namespace: string | undefined) => namespace && this.readable(namespace) && needed.add(`${kind}/${namespace}`);
         for (const index of this.bundleIndex.values()) {
             for (const bundle of index.values()) {
                 // A Bundle may only use its own namespace; other references are denied, not watched.
@@ -258,6 +266,20 @@ export class ClusterState implements KeySets {
         return this.clusterIndex;
     }
 
+    /** The shares a ClusterBundle's volumes name now (none when it is not known); computed once per bundle version. */
+    sharesOf(clusterBundle: string): readonly ShareRef[] {
+        const bundle = this.clusterIndex.get(clusterBundle);
+        if (!bundle) return [];
+        let shares = this.shareLists.get(bundle);
+        if (!shares) this.shareLists.set(bundle, (shares = clusterBundleShares(bundle)));
+        return shares;
+    }
+
+    /** Whether the server may list Secrets/ConfigMaps in the namespace (its RBAC allows it). */
+    readable(namespace: string): boolean {
+        return this.readableNamespaces === undefined || this.readableNamespaces.has(namespace);
+    }
+
     keysOf(kind: ReferencedKind, namespace: string, name: string): readonly string[] | undefined {
         return this.keyInformers.get(`${kind}/${namespace}`)?.get(name, namespace)?.keys;
     }
@@ -270,6 +292,7 @@ export class ClusterState implements KeySets {
         let waits: Promise<void>[] | undefined;
         for (const kind of ["Secret", "ConfigMap"] as const) {
             for (const namespace of namespaces[kind]) {
+                if (!this.readable(namespace)) continue;
                 const id = `${kind}/${namespace}`;
                 const informer = this.keyInformers.get(id) ?? this.startKeyInformer(id);
                 if (!informer.hasSynced) (waits ??= []).push(informer.whenSynced());
@@ -297,23 +320,24 @@ export class ClusterState implements KeySets {
 
 const EMPTY: ReadonlyMap<string, BundleInfo> = new Map();
 
-/** SubjectAccessReviews through the API: may the service account `get` the ClusterBundle? */
+/**
+ * SubjectAccessReviews through the API, as webhook/driver-access.ts defines them: may the service
+ * account, in its namespace, `get` the ClusterBundle and `use` each of its shares? Allowed when
+ * every review is; a denial names the first review that failed; any failed request is an error.
+ */
 export function subjectAccessReviewer(kubeConfig: KubeConfig, metrics: WebhookMetrics): ReviewFunction {
     const api = kubeConfig.makeApiClient(AuthorizationV1Api);
-    return async (serviceAccount: ServiceAccountRef, clusterBundle: string): Promise<AccessDecision> => {
+    const ask = async (spec: AccessReviewSpec): Promise<AccessDecision> => {
         metrics.recordKubeApiRequest("create", "subjectaccessreviews");
+        const { body } = await api.createSubjectAccessReview({ apiVersion: "authorization.k8s.io/v1", kind: "SubjectAccessReview", spec });
+        if (body.status?.allowed === true) return { allowed: true };
+        const why = body.status?.reason || body.status?.evaluationError;
+        return { allowed: false, reason: `${describeReview(spec)} not allowed${why ? `: ${why}` : ""}` };
+    };
+    return async (serviceAccount: ServiceAccountRef, clusterBundle: string, shares: readonly ShareRef[]): Promise<AccessDecision> => {
         try {
-            const { body } = await api.createSubjectAccessReview({
-                apiVersion: "authorization.k8s.io/v1",
-                kind: "SubjectAccessReview",
-                spec: {
-                    user: `system:serviceaccount:${serviceAccount.namespace}:${serviceAccount.name}`,
-                    groups: ["system:serviceaccounts", `system:serviceaccounts:${serviceAccount.namespace}`, "system:authenticated"],
-                    resourceAttributes: { group: SUBSCRIPTION_GROUP, version: SUBSCRIPTION_VERSION, resource: CLUSTER_BUNDLE_PLURAL, verb: "get", name: clusterBundle },
-                },
-            });
-            if (body.status?.allowed === true) return { allowed: true };
-            return { allowed: false, reason: body.status?.reason || body.status?.evaluationError };
+            const decisions = await Promise.all(clusterBundleAccessReviews(serviceAccount, clusterBundle, shares).map(ask));
+            return decisions.find((decision) => !("allowed" in decision && decision.allowed)) ?? { allowed: true };
         } catch (error) {
             return { error: `SubjectAccessReview failed: ${describeError(error)}` };
         }

@@ -1,5 +1,6 @@
 /** The server's configuration from environment variables, validated all at once. */
 import { WEBHOOK_CERT_DIR, WEBHOOK_SERVER } from "./api";
+import { isDns1123Label } from "./k8s-names";
 
 export interface ServerConfig {
     host: string;
@@ -17,6 +18,12 @@ export interface ServerConfig {
     accessAllowedTtlMs: number;
     accessDeniedTtlMs: number;
     lookupTimeoutMs: number;
+    /**
+     * Namespaces whose Secrets and ConfigMaps the server may list (its RBAC: one Role per
+     * namespace), or "all" (a ClusterRole). References elsewhere are denied, never watched: a
+     * forbidden informer would never sync and keep the server unready.
+     */
+    readNamespaces: "all" | string[];
 }
 
 interface Setting {
@@ -41,7 +48,23 @@ export const SETTINGS = {
     accessAllowedTtlMs: { env: "WEBHOOK_ACCESS_ALLOWED_TTL_SECONDS", default: "60", describe: "cache time of an allowed SubjectAccessReview" },
     accessDeniedTtlMs: { env: "WEBHOOK_ACCESS_DENIED_TTL_SECONDS", default: "10", describe: "cache time of a denied SubjectAccessReview" },
     lookupTimeoutMs: { env: "WEBHOOK_LOOKUP_TIMEOUT_SECONDS", default: "5", describe: "longest wait for a cold cache or a review before a retryable denial" },
+    readNamespaces: {
+        env: "WEBHOOK_READ_NAMESPACES",
+        default: "*",
+        describe: "namespaces whose Secrets/ConfigMaps the server may list, comma-separated, or `*` for all; references elsewhere are denied",
+    },
 } as const satisfies Record<keyof ServerConfig, Setting>;
+
+/** `*` (all), or a comma-separated list of namespace names (may be empty: no namespace). */
+function namespaceList(text: string, problems: string[]): "all" | string[] {
+    if (text.trim() === "*") return "all";
+    const names = text.split(",").map((name) => name.trim()).filter((name) => name !== "");
+    const invalid = names.filter((name) => !isDns1123Label(name));
+    if (invalid.length > 0) {
+        problems.push(`${SETTINGS.readNamespaces.env}=${JSON.stringify(text)}: ${invalid.map((name) => JSON.stringify(name)).join(", ")} not a namespace name; give \`*\` or comma-separated namespace names`);
+    }
+    return [...new Set(names)].sort();
+}
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 
@@ -87,6 +110,7 @@ export function readServerConfig(env: NodeJS.ProcessEnv): ConfigResult {
         accessAllowedTtlMs: number(SETTINGS.accessAllowedTtlMs, 0, 3600, 1000),
         accessDeniedTtlMs: number(SETTINGS.accessDeniedTtlMs, 0, 3600, 1000),
         lookupTimeoutMs: number(SETTINGS.lookupTimeoutMs, 0.1, 60, 1000),
+        readNamespaces: namespaceList(raw(SETTINGS.readNamespaces), problems),
     };
     return problems.length > 0 ? { ok: false, problems } : { ok: true, config };
 }

@@ -25,9 +25,11 @@ export type ReferencedKind = "Secret" | "ConfigMap";
 export interface KeySets {
     /** The object's key names, or undefined when the object does not exist. */
     keysOf(kind: ReferencedKind, namespace: string, name: string): readonly string[] | undefined;
+    /** Whether the server may read this namespace's Secrets/ConfigMaps at all (default: yes). */
+    readable?(namespace: string): boolean;
 }
 
-/** Whether the pod's service account may `get` a ClusterBundle (a SubjectAccessReview result). */
+/** Whether the pod's service account may use a ClusterBundle (webhook/driver-access.ts: its SubjectAccessReviews). */
 export type AccessDecision = { allowed: true } | { allowed: false; reason?: string } | { error: string };
 
 export type DenialReason =

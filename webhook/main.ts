@@ -33,10 +33,11 @@ export function kubeConfigFor(config: Pick<ServerConfig, "kubeconfig">): KubeCon
 /** Builds and starts every part; the caller decides what signals do. */
 export async function startWebhook(config: ServerConfig, logger: Logger, metrics = new WebhookMetrics()): Promise<RunningWebhook> {
     const kubeConfig = kubeConfigFor(config);
-    const state = new ClusterState({ kubeConfig, metrics, logger });
+    const state = new ClusterState({ kubeConfig, metrics, logger, readNamespaces: config.readNamespaces === "all" ? undefined : config.readNamespaces });
     const access = new AccessReviewCache(subjectAccessReviewer(kubeConfig, metrics), {
         allowedTtlMs: config.accessAllowedTtlMs,
         deniedTtlMs: config.accessDeniedTtlMs,
+        sharesOf: (clusterBundle) => state.sharesOf(clusterBundle),
     });
     const handler = new AdmissionHandler({ cluster: state, access, metrics, logger, lookupTimeoutMs: config.lookupTimeoutMs });
     const server = new WebhookServer({ ...config, handler, isSynced: () => state.synced(), metrics, logger });

@@ -20,6 +20,7 @@ import {
     clusterBundleShareName,
 } from "./api";
 import { type BundleInfo, type Denial, type KeySets, type ReferencedKind, deny, joinForMessage } from "./decision";
+import { SHARE_RESOURCES, type ShareRef } from "./driver-access";
 import { freezeJson } from "./json-patch";
 import { fingerprint, isConfigMapKey } from "./k8s-names";
 import type { Volume, VolumeMount } from "./pod";
@@ -99,6 +100,19 @@ const YUM_REPOSITORIES: SourceKind = {
     shareAttribute: "sharedConfigMap",
 };
 
+/**
+ * The shares a ClusterBundle's pod volumes name, in mount order: one per entitlement Secret
+ * (SharedSecret) and per yum repository ConfigMap (SharedConfigMap). References without a
+ * namespace mount nothing (the pod is denied), so they name no share.
+ */
+export function clusterBundleShares(bundle: BundleInfo): ShareRef[] {
+    return [ENTITLEMENTS, YUM_REPOSITORIES].flatMap((what) =>
+        what.refs(bundle)
+            .filter((ref): ref is Required<ObjectReference> => ref.namespace !== undefined)
+            .map((ref) => ({ resource: SHARE_RESOURCES[what.shareAttribute], name: shareOf(bundle.name, what.role, ref.namespace, ref.name).share })),
+    );
+}
+
 function describe(source: Pick<Source, "kind" | "namespace" | "name">): string {
     return `${source.kind} ${source.namespace}/${source.name}`;
 }
@@ -121,6 +135,12 @@ function collectSources(what: SourceKind, bundles: readonly BundleInfo[], cluste
         }
         const id = `${namespace}/${ref.name}`;
         if (sources.has(id)) return;
+        if (keys.readable && !keys.readable(namespace)) {
+            invalid.push(
+                `${owner} references ${what.kind} ${id}, in a namespace the webhook may not read (add ${JSON.stringify(namespace)} to cluster-platform:subscriptions.webhook.readNamespaces)`,
+            );
+            return;
+        }
         const found = keys.keysOf(what.kind, namespace, ref.name);
         if (found === undefined) {
             missing.push(`${what.kind} ${id} (referenced by ${owner})`);

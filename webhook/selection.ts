@@ -116,8 +116,14 @@ export interface AccessOutcome {
     warnings: string[];
 }
 
+/** `: <what was not allowed>` from a denied review, or nothing. */
+function reasonOf(decision: AccessDecision | undefined): string {
+    return decision && "allowed" in decision && !decision.allowed && decision.reason ? `: ${decision.reason}` : "";
+}
+
 /**
- * Step 4 (ClusterBundles): a requested ClusterBundle the service account may not `get` denies the
+ * Step 4 (ClusterBundles): a requested ClusterBundle the service account may not use (see
+ * webhook/driver-access.ts: `get` on it and the driver's `use` on each share) denies the
  * pod; an always-inject one is left out with a warning (denying would block every pod of every
  * service account the bundle's roles were not granted to). An access check that failed denies:
  * entitlements are never injected unverified, and never silently dropped either.
@@ -144,13 +150,13 @@ export function applyAccess(
         }
         if (decision.allowed) clusterBundles.push(bundle);
         else if (requested) refused.push(bundle.name);
-        else warnings.push(`always-inject ClusterBundle ${JSON.stringify(bundle.name)} not injected: service account ${serviceAccount} may not get it`);
+        else warnings.push(`always-inject ClusterBundle ${JSON.stringify(bundle.name)} not injected: service account ${serviceAccount} may not use it${reasonOf(decision)}`);
     }
     if (refused.length > 0) {
         return deny(
             "AccessDenied",
             403,
-            `service account ${serviceAccount} may not get ClusterBundle ${listForMessage(refused)} (needs get on clusterbundles.subscription.openshift.io; bind the bundle's ClusterRole or a role it aggregates to)`,
+            `service account ${serviceAccount} may not use ClusterBundle ${listForMessage(refused)}${refused.length === 1 ? reasonOf(access.get(refused[0])) : ""} (needs, in the pod's namespace, get on the ClusterBundle and use on each of its shares, as the Shared Resource CSI driver checks before mounting; bind the bundle's ClusterRole, or a role it aggregates to, with a RoleBinding in the namespace or a ClusterRoleBinding)`,
         );
     }
     return { clusterBundles, warnings };

@@ -17,6 +17,7 @@ import {
     bundleIssues,
     clusterBundleIssues,
     DEFAULT_AGGREGATION_ROLES,
+    DRIVER_SERVICE_ACCOUNTS,
     RuleIssue,
 } from "../subscriptions/rules";
 import { INJECTABLE_KINDS, INJECTION_TARGETS, InjectableKind, NAMESPACED_NAME, NAMESPACED_NAME_RULE } from "../certificates/rules";
@@ -256,6 +257,19 @@ export const caInjectionSchema = z
 export { MAX_WEBHOOK_TIMEOUT_SECONDS };
 export { DEFAULT_AGGREGATION_ROLES };
 
+/** `subscriptions.webhook` when it is not given. */
+const WEBHOOK_DEFAULTS = {
+    replicas: 3,
+    failurePolicy: "Fail" as const,
+    timeoutSeconds: DEFAULT_WEBHOOK_TIMEOUT_SECONDS,
+    excludedNamespaces: [] as string[],
+    readNamespaces: [] as string[],
+    readAllNamespaces: false,
+};
+
+/** `subscriptions.sharedResourceDriver` when it is not given. */
+export const SHARED_RESOURCE_DRIVER_DEFAULTS = { serviceAccount: DRIVER_SERVICE_ACCOUNTS.buildsForOpenShift };
+
 /** Adds the issues a pure rule found, at their paths. */
 function report(ctx: z.RefinementCtx, issues: RuleIssue[]): void {
     for (const issue of issues) {
@@ -343,8 +357,26 @@ export const subscriptionsSchema = z
                 image: nonEmpty()
                     .optional()
                     .meta({ description: "Webhook image reference; default: `<webhookImage.repository>:<version of this project>`." }),
+                excludedNamespaces: z
+                    .array(dnsLabel())
+                    .default([])
+                    .meta({
+                        description:
+                            "Namespaces whose pods the webhook never sees, beyond its own, the control plane's, the certificate issuer's, the Shared Resource CSI driver's and (OpenShift) the platform's.",
+                    }),
+                readNamespaces: z
+                    .array(dnsLabel())
+                    .default([])
+                    .meta({
+                        description:
+                            "Namespaces, beyond those the declared bundles reference, whose Secrets and ConfigMaps the webhook may list (for Bundles created outside this config).",
+                    }),
+                readAllNamespaces: z
+                    .boolean()
+                    .default(false)
+                    .meta({ description: "Let the webhook list Secrets and ConfigMaps in every namespace (cluster-wide read; off by default)." }),
             })
-            .default({ replicas: 3, failurePolicy: "Fail", timeoutSeconds: DEFAULT_WEBHOOK_TIMEOUT_SECONDS })
+            .default({ ...WEBHOOK_DEFAULTS })
             .superRefine((w, ctx) => {
                 const replicasValid = Number.isInteger(w.replicas) && w.replicas >= 1;
                 if (w.failurePolicy === "Fail" && replicasValid && w.replicas < MIN_FAIL_CLOSED_REPLICAS) {
@@ -355,7 +387,10 @@ export const subscriptionsSchema = z
                     });
                 }
             })
-            .meta({ description: "The webhook's deployment: `{replicas, failurePolicy, timeoutSeconds, image?}`." }),
+            .meta({
+                description:
+                    "The webhook's deployment and access: `{replicas, failurePolicy, timeoutSeconds, image?, excludedNamespaces, readNamespaces, readAllNamespaces}`.",
+            }),
         clusterBundles: z
             .array(clusterBundleSchema)
             .default([])
@@ -370,13 +405,28 @@ export const subscriptionsSchema = z
             .array(dnsSubdomain())
             .default([])
             .meta({ description: "Cluster roles, beyond admin, edit and view, that ClusterBundles may aggregate to." }),
+        sharedResourceDriver: z
+            .strictObject({
+                serviceAccount: z
+                    .strictObject({
+                        name: dnsSubdomain().meta({ description: "Name of the driver's service account." }),
+                        namespace: dnsLabel().meta({ description: "Namespace of the driver's service account." }),
+                    })
+                    .default({ ...SHARED_RESOURCE_DRIVER_DEFAULTS.serviceAccount })
+                    .meta({
+                        description:
+                            "The Shared Resource CSI driver's service account, which gets read access to each shared Secret/ConfigMap. Default: Builds for OpenShift's `openshift-builds/csi-driver-shared-resource`; OpenShift 4.10-4.17 Tech Preview: `openshift-cluster-csi-drivers/csi-driver-shared-resource-plugin`.",
+                    }),
+            })
+            .default({ serviceAccount: { ...SHARED_RESOURCE_DRIVER_DEFAULTS.serviceAccount } })
+            .meta({ description: "The Shared Resource CSI driver that mounts ClusterBundles: `{serviceAccount:{name, namespace}}`." }),
     })
     .superRefine((s, ctx) => {
         report(ctx, aggregationRoleIssues(s.clusterBundles, s.allowedAggregationRoles));
     })
     .meta({
         description:
-            "Subscription injection: `{enabled, namespace, webhook:{replicas, failurePolicy, timeoutSeconds, image?}, clusterBundles, bundles, allowedAggregationRoles}`.",
+            "Subscription injection: `{enabled, namespace, webhook:{replicas, failurePolicy, timeoutSeconds, image?, excludedNamespaces, readNamespaces, readAllNamespaces}, clusterBundles, bundles, allowedAggregationRoles, sharedResourceDriver}`.",
     });
 
 // ---------------------------------------------------------------- olm
@@ -651,10 +701,11 @@ export const SECTIONS = {
     subscriptions: subscriptionsSchema.default({
         enabled: false,
         namespace: "subscription-injection",
-        webhook: { replicas: 3, failurePolicy: "Fail", timeoutSeconds: DEFAULT_WEBHOOK_TIMEOUT_SECONDS },
+        webhook: { ...WEBHOOK_DEFAULTS },
         clusterBundles: [],
         bundles: [],
         allowedAggregationRoles: [],
+        sharedResourceDriver: { serviceAccount: { ...SHARED_RESOURCE_DRIVER_DEFAULTS.serviceAccount } },
     }),
     olm: olmSchema.default({
         disableOLMAggregateCRDRoles: false,

@@ -5,6 +5,7 @@
  */
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
+import { SHARED_RESOURCE_CSI_DRIVER } from "../../webhook/api";
 import { ClusterTarget, skippedWithoutCluster } from "../shared/cluster";
 import {
     BundleDeclaration,
@@ -13,16 +14,29 @@ import {
     clusterBundleManifest,
     ClusterBundleReference,
     clusterRoleManifest,
+    DriverServiceAccount,
+    driverReadManifests,
     referencesOf,
     requiredShareCrds,
     shareManifest,
 } from "./bundles";
 
 /**
- * Reads the share CRDs of the Shared Resource CSI driver, so a cluster without the driver fails
- * `pulumi preview` before anything is created. The Secrets and ConfigMaps the ClusterBundles
- * reference are not read here: index.ts checks they exist, by metadata only, before anything is
- * registered (`requiredObjectsOf`; a read would copy the entitlement keys into the state).
+ * The logical name of the read of the driver's CSIDriver object. A failed read's error names the
+ * resource, so the name says how to get the driver: from OpenShift 4.18 the Builds for OpenShift
+ * operator installs it; OpenShift 4.10-4.17 ship it as Tech Preview, enabled only by the
+ * `TechPreviewNoUpgrade` feature set, which cannot be undone and blocks minor upgrades
+ * (csi-driver-shared-resource README.md "Getting Started", docs/build-with-rhel-entitlements.md).
+ * The CRDs alone prove nothing: they stay when the driver is removed.
+ */
+export const DRIVER_READ_NAME = `shared-resource-csi-driver/${SHARED_RESOURCE_CSI_DRIVER} (OpenShift 4.18+: install the Builds for OpenShift operator; 4.10-4.17: featureSet TechPreviewNoUpgrade, irreversible)`;
+
+/**
+ * Reads the Shared Resource CSI driver's CSIDriver (is the driver installed?) and its share CRDs,
+ * so a cluster without the driver fails `pulumi preview` before anything is created. The Secrets
+ * and ConfigMaps the ClusterBundles reference are not read here: index.ts checks they exist, by
+ * metadata only, before anything is registered (`requiredObjectsOf`; a read would copy the
+ * entitlement keys into the state).
  * Without a live cluster (renderYamlToDirectory) nothing can be read: one warning, no reads.
  */
 export interface PreflightReads {
@@ -36,10 +50,18 @@ export function preflightReads(cluster: ClusterTarget, clusterBundles: ClusterBu
         return { all: [] };
     }
     if (!cluster.live) {
-        pulumi.log.warn(skippedWithoutCluster(`the pre-flight reads of the Shared Resource CSI driver's CRDs (${crds.join(", ")})`), parent);
+        pulumi.log.warn(
+            skippedWithoutCluster(`the pre-flight reads of the Shared Resource CSI driver (CSIDriver ${SHARED_RESOURCE_CSI_DRIVER}, CRDs ${crds.join(", ")})`),
+            parent,
+        );
         return { all: [] };
     }
-    return { all: crds.map((crd) => k8s.apiextensions.v1.CustomResourceDefinition.get(`shared-resource-csi-driver/${crd}`, crd, { parent })) };
+    return {
+        all: [
+            k8s.storage.v1.CSIDriver.get(DRIVER_READ_NAME, SHARED_RESOURCE_CSI_DRIVER, { parent }),
+            ...crds.map((crd) => k8s.apiextensions.v1.CustomResourceDefinition.get(`shared-resource-csi-driver/${crd}`, crd, { parent })),
+        ],
+    };
 }
 
 /**
@@ -54,6 +76,8 @@ export interface DeclaredClusterBundle {
     bundle: k8s.apiextensions.CustomResource;
     shares: k8s.apiextensions.CustomResource[];
     clusterRole: k8s.rbac.v1.ClusterRole;
+    /** Per share, the Role and RoleBinding that let the driver read its source object. */
+    driverAccess: (k8s.rbac.v1.Role | k8s.rbac.v1.RoleBinding)[];
 }
 
 /**
@@ -64,13 +88,15 @@ export interface DeclaredClusterBundle {
 export function declareClusterBundle(
     cluster: ClusterTarget,
     declaration: ClusterBundleDeclaration,
-    crd: pulumi.Resource,
+    /** What the bundle object waits for: its CRD and the policy that admits it. */
+    after: pulumi.Resource[],
     reads: pulumi.Resource[],
+    driver: DriverServiceAccount,
     parent: pulumi.Resource,
 ): DeclaredClusterBundle {
     const bundle = new k8s.apiextensions.CustomResource(`clusterbundle/${declaration.name}`, clusterBundleManifest(declaration), {
         parent,
-        dependsOn: [crd, ...reads],
+        dependsOn: [...after, ...reads],
     });
     const uid = cluster.live ? uidOf(bundle) : undefined;
     const shares = referencesOf(declaration).map(
@@ -80,9 +106,15 @@ export function declareClusterBundle(
                 dependsOn: reads,
             }),
     );
+    const driverAccess = referencesOf(declaration).flatMap((reference) => {
+        const { role, roleBinding } = driverReadManifests(reference, driver, uid);
+        const name = `${reference.ref.namespace}/${reference.share}`;
+        const readRole = new k8s.rbac.v1.Role(`driver-read/${name}`, role, { parent, dependsOn: reads });
+        return [readRole, new k8s.rbac.v1.RoleBinding(`driver-read/${name}`, roleBinding, { parent, dependsOn: [readRole] })];
+    });
     const role = clusterRoleManifest(declaration, uid);
     const clusterRole = new k8s.rbac.v1.ClusterRole(role.metadata.name, role, { parent });
-    return { bundle, shares, clusterRole };
+    return { bundle, shares, clusterRole, driverAccess };
 }
 
 export function declareBundle(declaration: BundleDeclaration, crd: pulumi.Resource, parent: pulumi.Resource): k8s.apiextensions.CustomResource {

@@ -24,7 +24,7 @@ import {
 import { platformLabels } from "../shared/labels";
 import type { RequiredObject } from "../shared/object-presence";
 import { formatPath } from "../shared/problems";
-import { aggregationLabel, BundleSource } from "./rules";
+import { aggregationLabel, BundleSource, SHARE_ROLES } from "./rules";
 
 /** A validated reference to a Secret or ConfigMap. */
 export interface ObjectRef {
@@ -54,8 +54,8 @@ const SOURCES: readonly BundleSource[] = ["entitlements", "yumRepositories"];
 
 /** Per source: the kind it references and the share kind that exposes it. */
 export const SOURCE_KINDS = {
-    entitlements: { object: "Secret", role: "entitlement", share: SHARED_SECRET_KIND, plural: SHARED_SECRET_PLURAL, refField: "secretRef" },
-    yumRepositories: { object: "ConfigMap", role: "yum-repo", share: SHARED_CONFIG_MAP_KIND, plural: SHARED_CONFIG_MAP_PLURAL, refField: "configMapRef" },
+    entitlements: { object: "Secret", role: SHARE_ROLES.entitlements, share: SHARED_SECRET_KIND, plural: SHARED_SECRET_PLURAL, refField: "secretRef" },
+    yumRepositories: { object: "ConfigMap", role: SHARE_ROLES.yumRepositories, share: SHARED_CONFIG_MAP_KIND, plural: SHARED_CONFIG_MAP_PLURAL, refField: "configMapRef" },
 } as const;
 
 function bundleLabels(alwaysInject: boolean): Record<string, string> {
@@ -203,4 +203,48 @@ export function requiredObjectsOf(bundles: readonly ClusterBundleDeclaration[]):
             }),
         ),
     );
+}
+
+/** The Shared Resource CSI driver's service account (`subscriptions.sharedResourceDriver.serviceAccount`). */
+export interface DriverServiceAccount {
+    name: string;
+    namespace: string;
+}
+
+/**
+ * The driver reads each shared Secret/ConfigMap with its own service account, and needs a Role
+ * and RoleBinding in the source namespace for it: get/list/watch on exactly that object
+ * (openshift/csi-driver-shared-resource README.md, "How To Use" step 3). Since BUILD-1545 a
+ * forbidden read fails the mount (pkg/csidriver/driver.go `mapBackingResourceToPod`); before it,
+ * the volume mounted empty. Both objects are named after the share (unique in the cluster) and
+ * owned by the ClusterBundle, like the share.
+ */
+export function driverReadManifests<U>(reference: ClusterBundleReference, driver: DriverServiceAccount, ownerUid: U | undefined) {
+    const metadata = {
+        name: reference.share,
+        namespace: reference.ref.namespace,
+        labels: platformLabels("subscriptions"),
+        ...ownedBy(reference.bundle, ownerUid),
+    };
+    const role = {
+        apiVersion: "rbac.authorization.k8s.io/v1" as const,
+        kind: "Role" as const,
+        metadata,
+        rules: [
+            {
+                apiGroups: [""],
+                resources: [reference.kind === "Secret" ? "secrets" : "configmaps"],
+                resourceNames: [reference.ref.name],
+                verbs: ["get", "list", "watch"],
+            },
+        ],
+    };
+    const roleBinding = {
+        apiVersion: "rbac.authorization.k8s.io/v1" as const,
+        kind: "RoleBinding" as const,
+        metadata,
+        roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: reference.share },
+        subjects: [{ kind: "ServiceAccount", name: driver.name, namespace: driver.namespace }],
+    };
+    return { role, roleBinding };
 }

@@ -8,10 +8,12 @@ import * as pulumi from "@pulumi/pulumi";
 import { ClusterTarget } from "../shared/cluster";
 import { declareBundle, declareClusterBundle, preflightReads } from "./bundle-resources";
 import { clusterBundleRoleName } from "../../webhook/api";
-import { BundleDeclaration, ClusterBundleDeclaration, referencesOf } from "./bundles";
+import { BundleDeclaration, ClusterBundleDeclaration, DriverServiceAccount, referencesOf } from "./bundles";
+import { clusterBundlePolicyManifests } from "./cluster-bundle-policy";
 import { bundleCrd, clusterBundleCrd, CrdManifest } from "./crds";
 import { consoleYamlSampleManifests } from "./samples";
-import { webhookNamespaceManifest } from "./webhook";
+import { bundleUserRoleManifests } from "./user-roles";
+import { webhookNamespaceManifest, webhookReadScopes } from "./webhook";
 import { SubscriptionWebhook, SubscriptionWebhookArgs } from "./webhook-resources";
 
 /** A transformation that makes a component and everything under it wait for `resources`. */
@@ -19,10 +21,13 @@ function dependingOn(resources: pulumi.Resource[]): pulumi.ResourceTransformatio
     return ({ props, opts }) => ({ props, opts: pulumi.mergeOptions(opts, { dependsOn: resources }) });
 }
 
-export { BundleDeclaration, ClusterBundleDeclaration, requiredObjectsOf } from "./bundles";
+export { BundleDeclaration, ClusterBundleDeclaration, DriverServiceAccount, requiredObjectsOf } from "./bundles";
 
-/** The webhook's settings (everything but the cluster, which the component passes on). */
-export type SubscriptionWebhookSettings = Omit<SubscriptionWebhookArgs, "cluster">;
+/** The webhook's settings (what the component derives from bundles and driver is passed on by it). */
+export type SubscriptionWebhookSettings = Omit<SubscriptionWebhookArgs, "cluster" | "readScopes" | "driverNamespace"> & {
+    /** More namespaces whose Secrets/ConfigMaps the webhook may list (`subscriptions.webhook.readNamespaces`). */
+    readNamespaces: string[];
+};
 
 export interface SubscriptionInjectionArgs {
     /** The cluster: its platform (console samples on OpenShift) and whether it can be read (pre-flight checks). */
@@ -31,8 +36,10 @@ export interface SubscriptionInjectionArgs {
     clusterBundles: ClusterBundleDeclaration[];
     /** Namespaced Bundles to declare (`subscriptions.bundles`, validated). */
     bundles: BundleDeclaration[];
-    /** The webhook's namespace, replicas, policy, image and certificate issuer. */
+    /** The webhook's namespace, replicas, policy, image, certificate issuer and access. */
     webhook: SubscriptionWebhookSettings;
+    /** The Shared Resource CSI driver's service account (`subscriptions.sharedResourceDriver.serviceAccount`). */
+    driver: DriverServiceAccount;
 }
 
 export class SubscriptionInjection extends pulumi.ComponentResource {
@@ -65,11 +72,21 @@ export class SubscriptionInjection extends pulumi.ComponentResource {
         const [bundles, clusterBundles] = manifests.map(crd);
         this.crdNames = manifests.map((m) => m.metadata.name);
 
+        // Only the ClusterBundles this stack declares are admitted (see cluster-bundle-policy.ts).
+        const admission = clusterBundlePolicyManifests();
+        const policy = new k8s.admissionregistration.v1.ValidatingAdmissionPolicy(admission.policy.metadata.name, admission.policy, { parent: this });
+        const policyBinding = new k8s.admissionregistration.v1.ValidatingAdmissionPolicyBinding(admission.binding.metadata.name, admission.binding, {
+            parent: this,
+            dependsOn: [policy],
+        });
         for (const bundle of args.clusterBundles) {
-            declareClusterBundle(args.cluster, bundle, clusterBundles, reads.all, this);
+            declareClusterBundle(args.cluster, bundle, [clusterBundles, policy, policyBinding], reads.all, args.driver, this);
         }
         for (const bundle of args.bundles) {
             declareBundle(bundle, bundles, this);
+        }
+        for (const role of bundleUserRoleManifests()) {
+            new k8s.rbac.v1.ClusterRole(role.metadata.name, role, { parent: this, dependsOn: [bundles] });
         }
         this.clusterRoleNames = args.clusterBundles.map((b) => clusterBundleRoleName(b.name));
         this.shareNames = args.clusterBundles.flatMap(referencesOf).map((r) => r.share);
@@ -83,7 +100,12 @@ export class SubscriptionInjection extends pulumi.ComponentResource {
         });
         this.webhook = new SubscriptionWebhook(
             "subscription-webhook",
-            { ...args.webhook, cluster: args.cluster },
+            {
+                ...args.webhook,
+                cluster: args.cluster,
+                readScopes: webhookReadScopes(args.clusterBundles, args.bundles, args.webhook.readNamespaces),
+                driverNamespace: args.driver.namespace,
+            },
             { parent: this, transformations: [dependingOn([namespace, bundles, clusterBundles])] },
         );
 

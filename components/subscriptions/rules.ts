@@ -3,7 +3,7 @@
  * every problem is reported before anything is registered, and each message names the bundle.
  * Each rule lives here once; the schema only places the issues at their paths.
  */
-import { clusterBundleRoleName, SHARED_RESOURCE_GROUP, SHARED_SECRET_PLURAL } from "../../webhook/api";
+import { clusterBundleRoleName, clusterBundleShareName, SHARED_RESOURCE_GROUP, SHARED_SECRET_PLURAL, type ShareRole } from "../../webhook/api";
 import { DNS1123_LABEL_RULE, DNS1123_SUBDOMAIN_RULE, isDns1123Label, isDns1123Subdomain } from "../shared/k8s-names";
 import { describeValue } from "../shared/problems";
 import { AGGREGATE_TO_LABEL_PREFIX, aggregationLabel, DEFAULT_AGGREGATION_ROLES, RbacRule, ruleGrantsUnrestricted, ruleReachesResource } from "../shared/rbac";
@@ -14,6 +14,38 @@ export { aggregationLabel, DEFAULT_AGGREGATION_ROLES };
 export const MAX_AGGREGATION_ROLE_LENGTH = 63 - AGGREGATE_TO_LABEL_PREFIX.slice(AGGREGATE_TO_LABEL_PREFIX.indexOf("/") + 1).length;
 /** Longest ClusterBundle name whose ClusterRole `<name>-subscription-bundle` is still a valid name. */
 export const MAX_CLUSTER_BUNDLE_NAME_LENGTH = 253 - clusterBundleRoleName("").length;
+
+/**
+ * The Shared Resource CSI driver reserves share names that start with `openshift`: its validating
+ * webhook refuses to create such a SharedSecret/SharedConfigMap, and its node server refuses to
+ * mount one, unless the name is listed in its RESERVED_SHARED_*_NAMES for exactly that object
+ * (openshift/csi-driver-shared-resource pkg/config/namewatcher.go `startsWithOpenShift`,
+ * pkg/webhook/csidriver/csidriver.go, pkg/csidriver/nodeserver.go). Those reservations are the
+ * platform's own (`openshift-etc-pki-entitlement`), so this program never generates such a name.
+ */
+export const DRIVER_RESERVED_SHARE_PREFIX = "openshift";
+
+/** Whether the Shared Resource CSI driver would refuse a share of this name (see DRIVER_RESERVED_SHARE_PREFIX). */
+export function driverRefusesShareName(share: string): boolean {
+    return share.startsWith(DRIVER_RESERVED_SHARE_PREFIX);
+}
+
+/**
+ * Where the Shared Resource CSI driver's node DaemonSet runs, by how it was installed. From
+ * OpenShift 4.18 the Builds for OpenShift operator installs it (csi-driver-shared-resource
+ * README.md, "How To Use" step 3: service account `csi-driver-shared-resource` in the operator's
+ * namespace, `openshift-builds` by default); OpenShift 4.10-4.17 ship it as Tech Preview, deployed
+ * by openshift/csi-driver-shared-resource-operator (assets/node.yaml: service account
+ * `csi-driver-shared-resource-plugin` in `openshift-cluster-csi-drivers`, the namespace
+ * pkg/client/client.go calls DefaultNamespace).
+ */
+export const DRIVER_SERVICE_ACCOUNTS = {
+    buildsForOpenShift: { name: "csi-driver-shared-resource", namespace: "openshift-builds" },
+    techPreview: { name: "csi-driver-shared-resource-plugin", namespace: "openshift-cluster-csi-drivers" },
+} as const;
+
+/** What a share of each list exposes; part of the share's name. */
+export const SHARE_ROLES: Record<"entitlements" | "yumRepositories", ShareRole> = { entitlements: "entitlement", yumRepositories: "yum-repo" };
 
 /** Which list of a bundle a reference comes from: entitlement Secrets or yum repository ConfigMaps. */
 export type BundleSource = "entitlements" | "yumRepositories";
@@ -114,6 +146,26 @@ export function clusterBundleIssues(bundle: ClusterBundleInput): RuleIssue[] {
             path: ["name"],
             message: `${who}: the name has ${bundle.name.length} characters; must have at most ${MAX_CLUSTER_BUNDLE_NAME_LENGTH} so that its ClusterRole "<name>${clusterBundleRoleName("")}" is a valid name`,
         });
+    }
+    if (driverRefusesShareName(bundle.name)) {
+        issues.push({
+            path: ["name"],
+            message: `${who}: the name starts with "${DRIVER_RESERVED_SHARE_PREFIX}"; the Shared Resource CSI driver refuses shares whose names start with "${DRIVER_RESERVED_SHARE_PREFIX}" (reserved for the platform), and every share of a ClusterBundle is named "<name>-..."`,
+        });
+    } else {
+        // Share names start with the bundle's name today; checked one by one so a change of the
+        // naming scheme cannot generate a name the driver refuses.
+        for (const source of SOURCES) {
+            bundle[source].forEach((ref, index) => {
+                const share = clusterBundleShareName(bundle.name, SHARE_ROLES[source], { name: ref.name, namespace: ref.namespace ?? "" });
+                if (driverRefusesShareName(share)) {
+                    issues.push({
+                        path: [source, index],
+                        message: `${who}: its share ${describeValue(share)} starts with "${DRIVER_RESERVED_SHARE_PREFIX}"; the Shared Resource CSI driver refuses such shares`,
+                    });
+                }
+            });
+        }
     }
     const seenRoles = new Map<string, number>();
     bundle.aggregateToClusterRoles.forEach((role, index) => {

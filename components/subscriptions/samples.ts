@@ -11,8 +11,13 @@ import {
     SUBSCRIPTION_API_VERSION,
 } from "../../webhook/api";
 import { platformLabels } from "../shared/labels";
+import { CLUSTER_BUNDLES_CONFIG_KEY } from "./cluster-bundle-policy";
 
-/** The seed's example ClusterBundle: the cluster's entitlement, for holders of `edit` or `admin`. */
+/**
+ * The seed's example ClusterBundle: the cluster's entitlement, for holders of `edit` or `admin`.
+ * Only declared ClusterBundles are admitted (cluster-bundle-policy.ts), so the sample's
+ * description sends admins to the config key instead of inviting `oc create`.
+ */
 export const CLUSTER_BUNDLE_SAMPLE = {
     apiVersion: SUBSCRIPTION_API_VERSION,
     kind: CLUSTER_BUNDLE_KIND,
@@ -48,7 +53,7 @@ export function consoleYamlSampleManifests() {
             "subscription-cluster-bundle-example",
             CLUSTER_BUNDLE_KIND,
             "Cluster-wide subscription bundle example",
-            `An example of a subscription bundle that can be injected into any workload that has the \`${ANNOTATIONS.injectClusterBundle}: cluster\` annotation in its pod spec, and whose service account has the \`edit\` or \`admin\` role (through the aggregated ClusterRole \`${clusterBundleRoleName("cluster")}\`).`,
+            `What a cluster-wide subscription bundle looks like. ClusterBundles are declared in the cluster-platform stack's config (\`${CLUSTER_BUNDLES_CONFIG_KEY}\`), which also creates their shares, ClusterRole and driver access; creating one here is refused. Once declared, it is injected into any workload that has the \`${ANNOTATIONS.injectClusterBundle}: cluster\` annotation in its pod spec and whose service account has the \`edit\` or \`admin\` role in its namespace (through the aggregated ClusterRole \`${clusterBundleRoleName("cluster")}\`).`,
             CLUSTER_BUNDLE_SAMPLE,
         ),
         sample(

@@ -6,7 +6,7 @@
  */
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { WEBHOOK_ACCESS_RULES } from "../../webhook/access";
+import { webhookClusterRules } from "../../webhook/access";
 import { WEBHOOK_SERVER } from "../../webhook/api";
 import { AdmissionWebhook, webhookCertificateVolumes } from "../admission-webhook";
 import { CertificateIssuer, injectCaBundle } from "../certificates";
@@ -14,12 +14,14 @@ import { CONFIGMAP_BUNDLE_KEY } from "../certificates/rules";
 import { ClusterTarget } from "../shared/cluster";
 import { platformLabels } from "../shared/labels";
 import {
+    CERT_MANAGER_NAMESPACES,
     WEBHOOK_MATCH_LABELS,
     WEBHOOK_NAMES,
     webhookDefinition,
     webhookDeploymentManifest,
     webhookNamespaceExclusions,
     webhookPodDisruptionBudgetManifest,
+    WebhookReadScope,
 } from "./webhook";
 
 export interface SubscriptionWebhookArgs {
@@ -37,6 +39,14 @@ export interface SubscriptionWebhookArgs {
     image: pulumi.Input<string>;
     /** Issues the serving certificate and the CA bundle in the stack's certificates mode. */
     certificates: CertificateIssuer;
+    /** Namespaces (and kinds) whose Secrets/ConfigMaps the server may list: one Role each. */
+    readScopes: WebhookReadScope[];
+    /** Cluster-wide Secret/ConfigMap list (`subscriptions.webhook.readAllNamespaces`). */
+    readAllNamespaces: boolean;
+    /** The Shared Resource CSI driver's namespace: excluded, its pods mount what the webhook injects. */
+    driverNamespace: string;
+    /** More namespaces the webhook never sees (`subscriptions.webhook.excludedNamespaces`). */
+    excludedNamespaces: string[];
 }
 
 export class SubscriptionWebhook extends pulumi.ComponentResource {
@@ -59,9 +69,24 @@ export class SubscriptionWebhook extends pulumi.ComponentResource {
         );
         const clusterRole = new k8s.rbac.v1.ClusterRole(
             WEBHOOK_NAMES.clusterRole,
-            { metadata: { name: WEBHOOK_NAMES.clusterRole, labels }, rules: WEBHOOK_ACCESS_RULES },
+            { metadata: { name: WEBHOOK_NAMES.clusterRole, labels }, rules: webhookClusterRules(args.readAllNamespaces) },
             { parent: this },
         );
+        // Secret/ConfigMap list only where bundles point (cluster-wide only when opted into). The
+        // Roles follow the config: a namespace no bundle references any more loses its Role.
+        const readBindings = (args.readAllNamespaces ? [] : args.readScopes).map((scope) => {
+            const metadata = { name: WEBHOOK_NAMES.keyReadRole, namespace: scope.namespace, labels };
+            const role = new k8s.rbac.v1.Role(`${scope.namespace}/${WEBHOOK_NAMES.keyReadRole}`, { metadata, rules: [scope.rule] }, { parent: this });
+            return new k8s.rbac.v1.RoleBinding(
+                `${scope.namespace}/${WEBHOOK_NAMES.keyReadRole}`,
+                {
+                    metadata,
+                    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: WEBHOOK_NAMES.keyReadRole },
+                    subjects: [{ kind: "ServiceAccount", name: WEBHOOK_NAMES.serviceAccount, namespace }],
+                },
+                { parent: this, dependsOn: [role, serviceAccount] },
+            );
+        });
         const binding = new k8s.rbac.v1.ClusterRoleBinding(
             WEBHOOK_NAMES.clusterRoleBinding,
             {
@@ -82,12 +107,13 @@ export class SubscriptionWebhook extends pulumi.ComponentResource {
             image: args.image,
             certificateVolumes: webhookCertificateVolumes(WEBHOOK_NAMES.tlsSecret),
             podAnnotations: servingCertificate.podTemplateAnnotations,
+            readNamespaces: args.readAllNamespaces ? "*" : args.readScopes.map((scope) => scope.namespace).join(","),
         });
         this.deployment = new k8s.apps.v1.Deployment(
             `${namespace}/${WEBHOOK_NAMES.deployment}`,
             deploymentManifest as unknown as k8s.apps.v1.DeploymentArgs,
             // The server starts only with its identity, its access and its certificate in place.
-            { parent: this, dependsOn: [serviceAccount, binding, ...servingCertificate.dependencies] },
+            { parent: this, dependsOn: [serviceAccount, binding, ...readBindings, ...servingCertificate.dependencies] },
         );
         new k8s.policy.v1.PodDisruptionBudget(
             `${namespace}/${WEBHOOK_NAMES.podDisruptionBudget}`,
@@ -95,7 +121,11 @@ export class SubscriptionWebhook extends pulumi.ComponentResource {
             { parent: this },
         );
 
-        const exclusions = webhookNamespaceExclusions(args.cluster.platform, namespace);
+        const exclusions = webhookNamespaceExclusions(args.cluster.platform, namespace, [
+            ...(args.certificates.mode === "cert-manager" ? CERT_MANAGER_NAMESPACES : []),
+            args.driverNamespace,
+            ...args.excludedNamespaces,
+        ]);
         this.admissionWebhook = new AdmissionWebhook(
             WEBHOOK_NAMES.deployment,
             {

@@ -7,6 +7,8 @@
 import type { WebhookDefinition } from "../admission-webhook/contract";
 import { platformLabels } from "../shared/labels";
 import { WEBHOOK_SERVER } from "../../webhook/api";
+import { type AccessRule, KEY_RESOURCES, type KeyResource, keyReadRule } from "../../webhook/access";
+import type { BundleDeclaration, ClusterBundleDeclaration } from "./bundles";
 
 export const WEBHOOK_APP = "subscription-injection-webhook";
 
@@ -21,6 +23,8 @@ export const WEBHOOK_NAMES = {
     tlsSecret: `${WEBHOOK_APP}-tls`,
     /** The ConfigMap that publishes the CA that signs the webhook's serving certificate (seed: "a ConfigMap where the service serving CA can be injected"). */
     caConfigMap: `${WEBHOOK_APP}-ca`,
+    /** The Role and RoleBinding in each namespace whose Secrets/ConfigMaps the server may list. */
+    keyReadRole: `${WEBHOOK_APP}-read`,
     /** The Service the AdmissionWebhook component creates: `<deployment>-service`. */
     service: `${WEBHOOK_APP}-service`,
 } as const;
@@ -75,6 +79,9 @@ export const OPENSHIFT_CRITICAL_NAMESPACES = [
     "openshift-network-operator",
     "openshift-oauth-apiserver",
     "openshift-operator-lifecycle-manager",
+    // OLM's global operator namespace: operators the webhook's dependencies come from (cert-manager,
+    // Builds for OpenShift with the Shared Resource CSI driver) may run there.
+    "openshift-operators",
     "openshift-ovn-kubernetes",
     "openshift-sdn",
     "openshift-service-ca",
@@ -100,9 +107,25 @@ export interface NamespaceExclusions {
     labels: Record<string, string[]>;
 }
 
-/** The namespaces the webhook never intercepts: its own, the control plane's and, on OpenShift, the platform's. */
-export function webhookNamespaceExclusions(platform: "openshift" | "kubernetes", ownNamespace: string): NamespaceExclusions {
-    const names = new Set([ownNamespace, ...KUBERNETES_CONTROL_PLANE_NAMESPACES]);
+/**
+ * Where cert-manager runs: upstream's manifests and chart install it in `cert-manager`; the
+ * cert-manager Operator for Red Hat OpenShift runs its operands there and itself in
+ * `cert-manager-operator`. In cert-manager mode the webhook's serving certificate comes from it.
+ */
+export const CERT_MANAGER_NAMESPACES = ["cert-manager", "cert-manager-operator"];
+
+/**
+ * The namespaces the webhook never intercepts: its own, the control plane's, on OpenShift the
+ * platform's, and `dependencies` (the certificate issuer's, the Shared Resource CSI driver's,
+ * `subscriptions.webhook.excludedNamespaces`). With failurePolicy Fail a webhook that intercepted
+ * the pods it depends on could never come back from an outage: they would wait for it.
+ */
+export function webhookNamespaceExclusions(
+    platform: "openshift" | "kubernetes",
+    ownNamespace: string,
+    dependencies: readonly string[] = [],
+): NamespaceExclusions {
+    const names = new Set([ownNamespace, ...KUBERNETES_CONTROL_PLANE_NAMESPACES, ...dependencies]);
     if (platform === "openshift") {
         OPENSHIFT_CRITICAL_NAMESPACES.forEach((n) => names.add(n));
     }
@@ -156,6 +179,8 @@ export interface WebhookPodInputs<S, A> {
     certificateVolumes: { volumes: unknown[]; volumeMounts: unknown[] };
     /** Pod template annotations that roll the pods when the certificate changes. */
     podAnnotations: A;
+    /** `WEBHOOK_READ_NAMESPACES`: the namespaces its Roles let it read, comma-separated, or `*`. */
+    readNamespaces: string;
 }
 
 const RESTRICTED_CONTAINER_SECURITY = {
@@ -217,6 +242,8 @@ export function webhookDeploymentManifest<S, A>(inputs: WebhookPodInputs<S, A>) 
                             name: "webhook",
                             image: inputs.image,
                             imagePullPolicy: "IfNotPresent",
+                            // The server watches only where its RBAC lets it (webhook/config.ts).
+                            env: [{ name: "WEBHOOK_READ_NAMESPACES", value: inputs.readNamespaces }],
                             ports: [{ name: WEBHOOK_SERVER.portName, containerPort: WEBHOOK_SERVER.port, protocol: "TCP" }],
                             readinessProbe: probe(WEBHOOK_SERVER.readinessPath, 5),
                             livenessProbe: { ...probe(WEBHOOK_SERVER.livenessPath, 10), initialDelaySeconds: 10 },
@@ -247,4 +274,47 @@ export function webhookPodDisruptionBudgetManifest(namespace: string) {
             unhealthyPodEvictionPolicy: "AlwaysAllow",
         },
     };
+}
+
+/** One namespace the webhook may list Secrets and/or ConfigMaps in, and the Role rule that allows it. */
+export interface WebhookReadScope {
+    namespace: string;
+    rule: AccessRule;
+}
+
+/**
+ * Where the webhook reads key names: the namespaces the declared bundles reference (per kind:
+ * a ClusterBundle's entitlement namespaces for Secrets, its yum repository namespaces for
+ * ConfigMaps; a Bundle's own namespace), and `subscriptions.webhook.readNamespaces` for both
+ * kinds. The server watches exactly the namespaces bundles reference (webhook/cluster-state.ts
+ * `referencedNamespaces`), so a bundle created outside this config in another namespace needs
+ * that namespace listed (or cluster-wide read) before pods can use it.
+ */
+export function webhookReadScopes(
+    clusterBundles: readonly ClusterBundleDeclaration[],
+    bundles: readonly BundleDeclaration[],
+    readNamespaces: readonly string[],
+): WebhookReadScope[] {
+    const needed = new Map<string, Set<KeyResource>>();
+    const note = (namespace: string, resource: KeyResource) => {
+        const set = needed.get(namespace) ?? new Set<KeyResource>();
+        needed.set(namespace, set.add(resource));
+    };
+    for (const bundle of clusterBundles) {
+        bundle.entitlements.forEach((ref) => note(ref.namespace, KEY_RESOURCES.Secret));
+        bundle.yumRepositories.forEach((ref) => note(ref.namespace, KEY_RESOURCES.ConfigMap));
+    }
+    for (const bundle of bundles) {
+        if (bundle.entitlements.length > 0) note(bundle.namespace, KEY_RESOURCES.Secret);
+        if (bundle.yumRepositories.length > 0) note(bundle.namespace, KEY_RESOURCES.ConfigMap);
+    }
+    for (const namespace of readNamespaces) {
+        note(namespace, KEY_RESOURCES.Secret);
+        note(namespace, KEY_RESOURCES.ConfigMap);
+    }
+    const order: KeyResource[] = [KEY_RESOURCES.Secret, KEY_RESOURCES.ConfigMap];
+    return [...needed.keys()].sort().map((namespace) => ({
+        namespace,
+        rule: keyReadRule(order.filter((resource) => needed.get(namespace)?.has(resource))),
+    }));
 }

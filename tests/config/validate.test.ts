@@ -22,10 +22,11 @@ describe("stack config validation", () => {
                 subscriptions: {
                     enabled: false,
                     namespace: "subscription-injection",
-                    webhook: { replicas: 3, failurePolicy: "Fail", timeoutSeconds: 10 },
+                    webhook: { replicas: 3, failurePolicy: "Fail", timeoutSeconds: 10, excludedNamespaces: [], readNamespaces: [], readAllNamespaces: false },
                     clusterBundles: [],
                     bundles: [],
                     allowedAggregationRoles: [],
+                    sharedResourceDriver: { serviceAccount: { name: "csi-driver-shared-resource", namespace: "openshift-builds" } },
                 },
                 olm: {
                     disableOLMAggregateCRDRoles: false,

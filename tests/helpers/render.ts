@@ -33,12 +33,17 @@ export function resourceNamed(result: RenderResult, type: string, name: string):
 }
 
 /** The one rendered Kubernetes object of `kind` named `name`; fails the test when absent or repeated. */
+/** Every rendered object of this kind and name (namespaced kinds may have one per namespace). */
+export function manifestsNamed(result: RenderResult, kind: string, name: string): Record<string, unknown>[] {
+    return result.manifests.filter((m) => m.object.kind === kind && (m.object.metadata as { name?: string } | undefined)?.name === name).map((m) => m.object);
+}
+
 export function manifestNamed(result: RenderResult, kind: string, name: string): Record<string, unknown> {
-    const found = result.manifests.filter((m) => m.object.kind === kind && (m.object.metadata as { name?: string } | undefined)?.name === name);
+    const found = manifestsNamed(result, kind, name);
     if (found.length !== 1) {
         throw new Error(`expected one ${kind} named ${name}, found ${found.length}`);
     }
-    return found[0].object;
+    return found[0];
 }
 
 export function resourcesOfType(result: RenderResult, type: string): RenderedResource[] {

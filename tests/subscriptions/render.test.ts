@@ -2,10 +2,12 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { parseAllDocuments } from "yaml";
 import { plaintextKeyWarning } from "../../components/certificates/self-signed";
+import { DRIVER_READ_NAME } from "../../components/subscriptions/bundle-resources";
 import { ClusterState, KubeObject } from "../../scripts/render/cluster-state";
 import { formatReport } from "../../components/shared/problems";
-import type { RenderResult } from "../../scripts/render/render";
-import { manifestNamed, renderConfig, renderFile, resourceNamed, resourcesOfType, ROOT } from "../helpers/render";
+import { flattenConfig } from "../../scripts/render/config-file";
+import { renderProgram, RenderResult } from "../../scripts/render/render";
+import { manifestNamed, manifestsNamed, MINIMAL, renderConfig, renderFile, resourceNamed, resourcesOfType, ROOT } from "../helpers/render";
 
 const EXAMPLE = "examples/openshift-aws.yaml";
 const CLUSTER_FILE = path.join(ROOT, "tests/fixtures/certificates/openshift-aws.cluster.yaml");
@@ -28,6 +30,7 @@ describe("subscription bundles in the rendered openshift-aws example", () => {
         expect(result.errors).toEqual([]);
         expect(result.reads.map((r) => [r.name, r.id, r.outcome])).toEqual(
             expect.arrayContaining([
+                [DRIVER_READ_NAME, "csi.sharedresource.openshift.io", "found"],
                 ["shared-resource-csi-driver/sharedsecrets.sharedresource.openshift.io", "sharedsecrets.sharedresource.openshift.io", "found"],
                 ["shared-resource-csi-driver/sharedconfigmaps.sharedresource.openshift.io", "sharedconfigmaps.sharedresource.openshift.io", "found"],
             ]),
@@ -114,27 +117,76 @@ describe("subscription bundles in the rendered openshift-aws example", () => {
         });
     });
 
-    test("GIVEN the example WHEN rendered THEN nothing is created before the reads, bundles wait for their CRD, shares for their reads", () => {
+    test("GIVEN the ClusterBundle WHEN rendered THEN for each share a Role in the source namespace lets the driver's service account (Builds for OpenShift's by default) read exactly that object, owned by the bundle", () => {
+        const share = "cluster-entitlement-etc-pki-entitlement-d0e25df8";
+        const metadata = { name: share, namespace: "openshift-config", labels: PLATFORM_LABELS, ownerReferences: [OWNER] };
+        expect([...manifestsNamed(result, "Role", share), ...manifestsNamed(result, "RoleBinding", share)]).toEqual([
+            {
+                apiVersion: "rbac.authorization.k8s.io/v1",
+                kind: "Role",
+                metadata,
+                rules: [{ apiGroups: [""], resources: ["secrets"], resourceNames: ["etc-pki-entitlement"], verbs: ["get", "list", "watch"] }],
+            },
+            {
+                apiVersion: "rbac.authorization.k8s.io/v1",
+                kind: "RoleBinding",
+                metadata,
+                roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: share },
+                subjects: [{ kind: "ServiceAccount", name: "csi-driver-shared-resource", namespace: "openshift-builds" }],
+            },
+        ]);
+        expect(manifestNamed(result, "Role", "cluster-yum-repo-satellite-repos-14d80ad7").rules).toEqual([
+            { apiGroups: [""], resources: ["configmaps"], resourceNames: ["satellite-repos"], verbs: ["get", "list", "watch"] },
+        ]);
+    });
+
+    test("GIVEN the example WHEN rendered THEN nothing is created before the reads, bundles wait for their CRD and the policy admitting them, shares for their reads", () => {
         const reads = result.reads
             .map((r) => r.name)
             .filter((name) => name.startsWith("shared-resource-csi-driver/"))
             .sort();
-        expect(reads).toHaveLength(2);
+        expect(reads).toHaveLength(3);
         const dependsOn = (type: string, name: string) => [...resourceNamed(result, type, name).options.dependsOn].sort();
         expect(dependsOn("kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition", "clusterbundles.subscription.openshift.io")).toEqual(reads);
         expect(dependsOn("kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition", "bundles.subscription.openshift.io")).toEqual(reads);
         expect(dependsOn("kubernetes:subscription.openshift.io/v1alpha1:ClusterBundle", "clusterbundle/cluster")).toEqual(
-            ["clusterbundles.subscription.openshift.io", ...reads].sort(),
+            ["clusterbundles.subscription.openshift.io", "subscription-injection-managed-clusterbundles", "subscription-injection-managed-clusterbundles", ...reads].sort(),
         );
         expect(dependsOn("kubernetes:sharedresource.openshift.io/v1alpha1:SharedSecret", "share/cluster-entitlement-etc-pki-entitlement-d0e25df8")).toEqual(reads);
         expect(dependsOn("kubernetes:subscription.openshift.io/v1alpha1:Bundle", "bundle/team-a/subscription")).toEqual(["bundles.subscription.openshift.io"]);
     });
 
-    test("GIVEN OpenShift WHEN rendered THEN both console samples are declared", () => {
+    test("GIVEN the example WHEN rendered THEN namespace admins and editors may manage Bundles and viewers read them, through roles aggregated into admin, edit and view", () => {
+        const aggregated = (role: string) => ({ ...PLATFORM_LABELS, [`rbac.authorization.k8s.io/aggregate-to-${role}`]: "true" });
+        expect(manifestNamed(result, "ClusterRole", "subscription-bundles-edit")).toEqual({
+            apiVersion: "rbac.authorization.k8s.io/v1",
+            kind: "ClusterRole",
+            metadata: { name: "subscription-bundles-edit", labels: { ...aggregated("admin"), ...aggregated("edit") } },
+            rules: [
+                {
+                    apiGroups: ["subscription.openshift.io"],
+                    resources: ["bundles"],
+                    verbs: ["get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"],
+                },
+            ],
+        });
+        expect(manifestNamed(result, "ClusterRole", "subscription-bundles-view")).toEqual({
+            apiVersion: "rbac.authorization.k8s.io/v1",
+            kind: "ClusterRole",
+            metadata: { name: "subscription-bundles-view", labels: aggregated("view") },
+            rules: [{ apiGroups: ["subscription.openshift.io"], resources: ["bundles"], verbs: ["get", "list", "watch"] }],
+        });
+    });
+
+    test("GIVEN OpenShift WHEN rendered THEN both console samples are declared, the ClusterBundle's sending admins to the config key", () => {
         expect(resourcesOfType(result, "kubernetes:console.openshift.io/v1:ConsoleYAMLSample").map((r) => r.name)).toEqual([
             "subscription-cluster-bundle-example",
             "subscription-namespaced-bundle-example",
         ]);
+        const sample = manifestNamed(result, "ConsoleYAMLSample", "subscription-cluster-bundle-example") as { spec: { description: string } };
+        expect(sample.spec.description).toContain(
+            "ClusterBundles are declared in the cluster-platform stack's config (`cluster-platform:subscriptions.clusterBundles`), which also creates their shares, ClusterRole and driver access; creating one here is refused.",
+        );
     });
 
     test("GIVEN the entitlement Secret in the cluster WHEN rendered THEN it is never read (its existence is checked by metadata only)", () => {
@@ -159,10 +211,19 @@ describe("subscription bundles: pre-flight failures and modes", () => {
         expect(result.resources).toEqual([]);
     });
 
-    test("GIVEN the cluster lacks the Shared Resource CSI driver WHEN rendered THEN it fails naming its CRDs", async () => {
-        const withoutDriver = clusterObjects().filter((o) => !(o.kind === "CustomResourceDefinition" && o.metadata.name.endsWith(".sharedresource.openshift.io")));
+    test("GIVEN the driver was removed but its CRDs remain WHEN rendered THEN it fails on the CSIDriver read, whose name says how to enable the driver per OpenShift version", async () => {
+        const withoutDriver = clusterObjects().filter((o) => o.kind !== "CSIDriver");
         const result = await renderFile(EXAMPLE, { cluster: new ClusterState(withoutDriver) });
         expect(result.errors).toEqual([
+            "kubernetes:storage.k8s.io/v1:CSIDriver (shared-resource-csi-driver/csi.sharedresource.openshift.io (OpenShift 4.18+: install the Builds for OpenShift operator; 4.10-4.17: featureSet TechPreviewNoUpgrade, irreversible)): Preview failed: resource 'csi.sharedresource.openshift.io' does not exist",
+        ]);
+    });
+
+    test("GIVEN the cluster lacks the Shared Resource CSI driver WHEN rendered THEN it fails naming the CSIDriver and its CRDs", async () => {
+        const withoutDriver = clusterObjects().filter((o) => o.kind !== "CustomResourceDefinition" && o.kind !== "CSIDriver");
+        const result = await renderFile(EXAMPLE, { cluster: new ClusterState(withoutDriver) });
+        expect(result.errors).toEqual([
+            `kubernetes:storage.k8s.io/v1:CSIDriver (${DRIVER_READ_NAME}): Preview failed: resource 'csi.sharedresource.openshift.io' does not exist`,
             "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition (shared-resource-csi-driver/sharedsecrets.sharedresource.openshift.io): Preview failed: resource 'sharedsecrets.sharedresource.openshift.io' does not exist",
             "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition (shared-resource-csi-driver/sharedconfigmaps.sharedresource.openshift.io): Preview failed: resource 'sharedconfigmaps.sharedresource.openshift.io' does not exist",
         ]);
@@ -184,7 +245,7 @@ describe("subscription bundles: pre-flight failures and modes", () => {
         expect(result.errors).toEqual([]);
         expect(result.reads).toEqual([]);
         expect(result.warnings).toEqual([
-            "skipped the pre-flight reads of the Shared Resource CSI driver's CRDs (sharedsecrets.sharedresource.openshift.io): the Kubernetes provider renders YAML to a directory (cluster.renderYamlToDirectory), so there is no cluster to read or patch",
+            "skipped the pre-flight reads of the Shared Resource CSI driver (CSIDriver csi.sharedresource.openshift.io, CRDs sharedsecrets.sharedresource.openshift.io): the Kubernetes provider renders YAML to a directory (cluster.renderYamlToDirectory), so there is no cluster to read or patch",
             plaintextKeyWarning("subscription-injection/subscription-injection-webhook-tls"),
         ]);
         expect(result.manifests.map((m) => `${m.object.kind}/${(m.object.metadata as { name: string }).name}`)).toEqual(

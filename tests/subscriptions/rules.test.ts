@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { validateStackConfig } from "../../components/config";
 import { formatProblem } from "../../components/shared/problems";
 import { isDns1123Subdomain } from "../../components/shared/k8s-names";
+import { referencesOf } from "../../components/subscriptions/bundles";
 
 // Render-to-directory: these tests are about bundles, not about where the webhook image goes.
 const cluster = { name: "prod-east", platform: "openshift", renderYamlToDirectory: "out/prod-east" };
@@ -96,6 +97,35 @@ describe("subscriptions config: declared bundles", () => {
             `cluster-platform:subscriptions.clusterBundles[0].name: ClusterBundle "${long.slice(0, 76)}...: the name has 234 characters; must have at most 233 so that its ClusterRole "<name>-subscription-bundle" is a valid name`,
             `cluster-platform:subscriptions.clusterBundles[1].aggregateToClusterRoles[0]: ClusterBundle "roles": role "${role}" has 51 characters; must have at most 50 so that the label "rbac.authorization.k8s.io/aggregate-to-<role>" is a valid label name`,
         ]);
+    });
+
+    test("GIVEN ClusterBundle names starting with openshift WHEN validated THEN each is a config error naming the driver's reserved prefix, once per bundle", () => {
+        expect(
+            problemLines({
+                clusterBundles: [
+                    { name: "openshift-entitlements", entitlements: [entitlement], yumRepositories: [{ name: "repos", namespace: "openshift-config" }] },
+                    { name: "openshiftcluster", entitlements: [entitlement] },
+                    { name: "my-openshift", entitlements: [entitlement] },
+                ],
+            }),
+        ).toEqual(
+            ["0", "1"].map(
+                (i) =>
+                    `cluster-platform:subscriptions.clusterBundles[${i}].name: ClusterBundle "${i === "0" ? "openshift-entitlements" : "openshiftcluster"}": the name starts with "openshift"; the Shared Resource CSI driver refuses shares whose names start with "openshift" (reserved for the platform), and every share of a ClusterBundle is named "<name>-..."`,
+            ),
+        );
+    });
+
+    test("GIVEN any valid ClusterBundle name WHEN validated THEN it is refused exactly when one of its share names starts with openshift", () => {
+        fc.assert(
+            fc.property(fc.stringMatching(/^(openshift|open|o)?[a-z0-9]([a-z0-9-]{0,8}[a-z0-9])?$/), (name) => {
+                const shares = referencesOf({ name, alwaysInject: false, entitlements: [entitlement], yumRepositories: [], aggregateToClusterRoles: [] }).map((r) => r.share);
+                const lines = problemLines({ clusterBundles: [{ name, entitlements: [entitlement] }] });
+                expect(lines.length > 0).toBe(shares.some((share) => share.startsWith("openshift")));
+                expect(lines.length > 0).toBe(name.startsWith("openshift"));
+            }),
+            { numRuns: 300 },
+        );
     });
 
     test("GIVEN any entitlement name WHEN validated THEN it is refused exactly when it is not a DNS-1123 subdomain, and the message names the bundle", () => {

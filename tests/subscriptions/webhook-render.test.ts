@@ -5,11 +5,11 @@
  * holding the same CA, which signed the serving certificate.
  */
 import { X509Certificate } from "node:crypto";
-import { WEBHOOK_ACCESS_RULES } from "../../webhook/access";
+import { WEBHOOK_CLUSTER_ACCESS_RULES } from "../../webhook/access";
 import { RenderResult } from "../../scripts/render/render";
 import { ResourceCall } from "../../scripts/render/mocks";
 import { Capture } from "../helpers/capture";
-import { manifestNamed, renderConfig, renderFile, resourceNamed } from "../helpers/render";
+import { manifestNamed, manifestsNamed, renderConfig, renderFile, resourceNamed } from "../helpers/render";
 import { tlsComputed } from "../helpers/tls-signer";
 
 const NAMESPACE = "subscription-injection";
@@ -62,12 +62,33 @@ describe("the subscription webhook in the rendered openshift-aws example", () =>
         expect(namespaceSelector.matchExpressions.slice(1).map((e) => e.values)).toEqual([["true"], ["0", "1"]]);
     });
 
-    test("GIVEN the example WHEN rendered THEN the webhook's ServiceAccount has exactly the server's access rules, bound cluster-wide", () => {
-        expect(manifestNamed(result, "ClusterRole", "subscription-injection-webhook").rules).toEqual(WEBHOOK_ACCESS_RULES);
+    test("GIVEN the example WHEN rendered THEN the webhook's ClusterRole reads bundles and creates SubjectAccessReviews, and grants nothing on Secrets or ConfigMaps", () => {
+        const rules = manifestNamed(result, "ClusterRole", "subscription-injection-webhook").rules as { resources: string[] }[];
+        expect(rules).toEqual(WEBHOOK_CLUSTER_ACCESS_RULES);
+        expect(rules.flatMap((r) => r.resources)).not.toEqual(expect.arrayContaining(["secrets"]));
         expect(manifestNamed(result, "ClusterRoleBinding", "subscription-injection-webhook")).toMatchObject({
             roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "subscription-injection-webhook" },
             subjects: [{ kind: "ServiceAccount", name: "subscription-injection-webhook", namespace: NAMESPACE }],
         });
+    });
+
+    test("GIVEN bundles referencing openshift-config (Secret and ConfigMap) and team-a (Secret) WHEN rendered THEN the webhook may list exactly those kinds there, through a Role per namespace", () => {
+        type Namespaced = { metadata: { namespace: string }; rules?: unknown; roleRef?: unknown; subjects?: unknown };
+        const roles = manifestsNamed(result, "Role", "subscription-injection-webhook-read") as Namespaced[];
+        expect(roles.map((r) => [r.metadata.namespace, r.rules])).toEqual([
+            ["openshift-config", [{ apiGroups: [""], resources: ["secrets", "configmaps"], verbs: ["list", "watch"] }]],
+            ["team-a", [{ apiGroups: [""], resources: ["secrets"], verbs: ["list", "watch"] }]],
+        ]);
+        const deployment = manifestNamed(result, "Deployment", "subscription-injection-webhook") as { spec: { template: { spec: { containers: { env: unknown }[] } } } };
+        expect(deployment.spec.template.spec.containers[0].env).toEqual([{ name: "WEBHOOK_READ_NAMESPACES", value: "openshift-config,team-a" }]);
+        const bindings = manifestsNamed(result, "RoleBinding", "subscription-injection-webhook-read") as Namespaced[];
+        expect(bindings.map((b) => [b.metadata.namespace, b.roleRef, b.subjects])).toEqual(
+            ["openshift-config", "team-a"].map((namespace) => [
+                namespace,
+                { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "subscription-injection-webhook-read" },
+                [{ kind: "ServiceAccount", name: "subscription-injection-webhook", namespace: NAMESPACE }],
+            ]),
+        );
     });
 
     test("GIVEN the example WHEN rendered THEN the Deployment runs the image the stack builds (unknown before it is built) with 3 replicas, mounts the serving certificate and has a PodDisruptionBudget", () => {
@@ -144,18 +165,69 @@ describe("the subscription webhook per platform and certificates mode", () => {
         );
     });
 
-    test("GIVEN plain Kubernetes and configured settings WHEN rendered THEN the webhook excludes only its own and the control plane's namespaces, with the configured policy, timeout, replicas and image", async () => {
+    test("GIVEN plain Kubernetes and configured settings WHEN rendered THEN the webhook excludes only its own, the control plane's and the driver's namespaces, with the configured policy, timeout, replicas and image", async () => {
         const result = await renderConfig(subscriptions("kubernetes"));
         expect(result.errors).toEqual([]);
         const configuration = manifestNamed(result, "MutatingWebhookConfiguration", "subscription-injection-webhook") as { webhooks: Record<string, unknown>[] };
         expect(configuration.webhooks[0]).toMatchObject({
             failurePolicy: "Ignore",
             timeoutSeconds: 5,
-            namespaceSelector: { matchExpressions: [{ key: "kubernetes.io/metadata.name", operator: "NotIn", values: ["kube-node-lease", "kube-public", "kube-system", NAMESPACE] }] },
+            namespaceSelector: { matchExpressions: [{ key: "kubernetes.io/metadata.name", operator: "NotIn", values: ["kube-node-lease", "kube-public", "kube-system", "openshift-builds", NAMESPACE] }] },
         });
         const deployment = manifestNamed(result, "Deployment", "subscription-injection-webhook") as { spec: { replicas: number; template: { spec: { containers: { image: string }[] } } } };
         expect(deployment.spec.replicas).toBe(2);
         expect(deployment.spec.template.spec.containers[0].image).toBe("quay.io/acme/subscription-webhook@sha256:" + "0".repeat(64));
+    });
+
+    test("GIVEN cert-manager mode, a Tech Preview driver and excludedNamespaces WHEN rendered THEN the webhook never sees the issuer's, the driver's or the listed namespaces", async () => {
+        const config = subscriptions("kubernetes", { mode: "cert-manager", issuer: { kind: "ClusterIssuer", name: "internal-ca" } });
+        const result = await renderConfig({
+            ...config,
+            subscriptions: {
+                ...config.subscriptions,
+                webhook: { ...config.subscriptions.webhook, excludedNamespaces: ["vault", "kyverno"] },
+                sharedResourceDriver: { serviceAccount: { name: "csi-driver-shared-resource-plugin", namespace: "openshift-cluster-csi-drivers" } },
+            },
+        });
+        expect(result.errors).toEqual([]);
+        const configuration = manifestNamed(result, "MutatingWebhookConfiguration", "subscription-injection-webhook") as {
+            webhooks: { namespaceSelector: { matchExpressions: { values: string[] }[] } }[];
+        };
+        expect(configuration.webhooks[0].namespaceSelector.matchExpressions[0].values).toEqual(
+            ["cert-manager", "cert-manager-operator", "kube-node-lease", "kube-public", "kube-system", "kyverno", "openshift-cluster-csi-drivers", NAMESPACE, "vault"],
+        );
+    });
+
+    test("GIVEN readAllNamespaces WHEN rendered THEN the ClusterRole lists Secrets and ConfigMaps everywhere and no per-namespace Role is declared", async () => {
+        const config = subscriptions("kubernetes");
+        const result = await renderConfig({
+            ...config,
+            subscriptions: {
+                ...config.subscriptions,
+                webhook: { ...config.subscriptions.webhook, readAllNamespaces: true, readNamespaces: ["team-b"] },
+                bundles: [{ name: "local", namespace: "team-a", entitlements: [{ name: "entitlement" }] }],
+            },
+        });
+        expect(result.errors).toEqual([]);
+        expect(manifestNamed(result, "ClusterRole", "subscription-injection-webhook").rules).toEqual([
+            ...WEBHOOK_CLUSTER_ACCESS_RULES,
+            { apiGroups: [""], resources: ["secrets", "configmaps"], verbs: ["list", "watch"] },
+        ]);
+        expect(manifestsNamed(result, "Role", "subscription-injection-webhook-read")).toEqual([]);
+        const deployment = manifestNamed(result, "Deployment", "subscription-injection-webhook") as { spec: { template: { spec: { containers: { env: unknown }[] } } } };
+        expect(deployment.spec.template.spec.containers[0].env).toEqual([{ name: "WEBHOOK_READ_NAMESPACES", value: "*" }]);
+    });
+
+    test("GIVEN readNamespaces WHEN rendered THEN the webhook may list both kinds there too", async () => {
+        const config = subscriptions("kubernetes");
+        const result = await renderConfig({
+            ...config,
+            subscriptions: { ...config.subscriptions, webhook: { ...config.subscriptions.webhook, readNamespaces: ["team-b"] } },
+        });
+        expect(result.errors).toEqual([]);
+        expect(manifestsNamed(result, "Role", "subscription-injection-webhook-read").map((r) => [(r.metadata as { namespace: string }).namespace, r.rules])).toEqual([
+            ["team-b", [{ apiGroups: [""], resources: ["secrets", "configmaps"], verbs: ["list", "watch"] }]],
+        ]);
     });
 
     test("GIVEN self-signed mode with up semantics WHEN certificates are signed for real THEN the CA ConfigMap holds exactly the webhook's caBundle, which signed the serving certificate, and owned objects carry the bundle's uid", async () => {

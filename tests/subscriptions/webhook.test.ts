@@ -4,6 +4,7 @@ import {
     webhookDeploymentManifest,
     webhookNamespaceExclusions,
     webhookPodDisruptionBudgetManifest,
+    webhookReadScopes,
 } from "../../components/subscriptions/webhook";
 import { validateManifests } from "../../scripts/render/validate-k8s";
 import { namespaceSelector } from "../../components/admission-webhook/build";
@@ -21,6 +22,38 @@ describe("the subscription webhook's deployment (pure parts)", () => {
         expect(exclusions.names).toEqual([...new Set(["kube-node-lease", "kube-public", "kube-system", "subscription-injection", ...OPENSHIFT_CRITICAL_NAMESPACES])].sort());
         expect(exclusions.names).toEqual(expect.arrayContaining(["openshift-kube-apiserver", "openshift-etcd", "openshift-ovn-kubernetes", "openshift-dns", "openshift-service-ca", "openshift-cluster-csi-drivers"]));
         expect(exclusions.labels).toEqual({ "openshift.io/cluster-monitoring": ["true"], "openshift.io/run-level": ["0", "1"] });
+    });
+
+    test("GIVEN the namespaces the webhook depends on WHEN the excluded namespaces are derived THEN they are added, once each, and OpenShift's operators namespace is always in", () => {
+        expect(webhookNamespaceExclusions("kubernetes", "subscription-injection", ["openshift-builds", "cert-manager", "kube-system"]).names).toEqual([
+            "cert-manager",
+            "kube-node-lease",
+            "kube-public",
+            "kube-system",
+            "openshift-builds",
+            "subscription-injection",
+        ]);
+        expect(webhookNamespaceExclusions("openshift", "subscription-injection").names).toContain("openshift-operators");
+    });
+
+    test("GIVEN declared bundles and readNamespaces WHEN the read scopes are derived THEN each namespace gets list/watch on exactly the kinds referenced there, sorted", () => {
+        const ref = (name: string, namespace: string) => ({ name, namespace });
+        const scopes = webhookReadScopes(
+            [
+                { name: "a", alwaysInject: false, entitlements: [ref("e", "openshift-config")], yumRepositories: [ref("r", "repos")], aggregateToClusterRoles: [] },
+                { name: "b", alwaysInject: false, entitlements: [ref("e", "openshift-config"), ref("e", "repos")], yumRepositories: [], aggregateToClusterRoles: [] },
+            ],
+            [{ name: "local", namespace: "team-a", alwaysInject: false, entitlements: [{ name: "e" }], yumRepositories: [{ name: "r" }] }],
+            ["team-z", "repos"],
+        );
+        const rule = (...resources: string[]) => ({ apiGroups: [""], resources, verbs: ["list", "watch"] });
+        expect(scopes).toEqual([
+            { namespace: "openshift-config", rule: rule("secrets") },
+            { namespace: "repos", rule: rule("secrets", "configmaps") },
+            { namespace: "team-a", rule: rule("secrets", "configmaps") },
+            { namespace: "team-z", rule: rule("secrets", "configmaps") },
+        ]);
+        expect(webhookReadScopes([], [], [])).toEqual([]);
     });
 
     test("GIVEN OpenShift's exclusions WHEN the AdmissionWebhook builds the selector THEN names and each label become NotIn expressions", () => {
@@ -68,6 +101,7 @@ describe("the subscription webhook's deployment (pure parts)", () => {
             volumeMounts: [{ name: "webhook-cert", mountPath: "/tmp/k8s-webhook-server/serving-certs", readOnly: true }],
         },
         podAnnotations: { "cluster-platform.io/cert-hash": "abc" },
+        readNamespaces: "openshift-config,team-a",
     });
 
     test("GIVEN the Deployment THEN it is a valid apps/v1 Deployment and its PodDisruptionBudget a valid policy/v1 one", () => {

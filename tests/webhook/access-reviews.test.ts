@@ -1,5 +1,6 @@
 import { type ServiceAccountRef, AccessReviewCache } from "../../webhook/access-reviews";
 import type { AccessDecision } from "../../webhook/decision";
+import type { ShareRef } from "../../webhook/driver-access";
 
 const builder: ServiceAccountRef = { namespace: "team-a", name: "builder" };
 
@@ -28,6 +29,24 @@ function harness(answer: (bundle: string) => AccessDecision | Error = () => ({ a
 }
 
 describe("SubjectAccessReview cache", () => {
+    test("GIVEN a cached decision WHEN the ClusterBundle's shares change (a reference renamed) THEN the bundle is reviewed again, with the new shares", async () => {
+        let shares: ShareRef[] = [{ resource: "sharedsecrets", name: "cluster-entitlement-old-1" }];
+        const reviewed: string[][] = [];
+        const cache = new AccessReviewCache(
+            async (_serviceAccount, _bundle, asked) => {
+                reviewed.push(asked.map((share) => share.name));
+                return { allowed: true };
+            },
+            { allowedTtlMs: 60_000, deniedTtlMs: 10_000, sharesOf: () => shares },
+        );
+        await cache.decisions(builder, ["cluster"]);
+        expect(cache.decisions(builder, ["cluster"])).toEqual(new Map([["cluster", { allowed: true }]]));
+        shares = [{ resource: "sharedsecrets", name: "cluster-entitlement-new-2" }];
+        expect(cache.decisions(builder, ["cluster"])).toBeInstanceOf(Promise);
+        await cache.decisions(builder, ["cluster"]);
+        expect(reviewed).toEqual([["cluster-entitlement-old-1"], ["cluster-entitlement-new-2"]]);
+    });
+
     test("GIVEN concurrent admissions for one account and bundle WHEN uncached THEN one review is made and then answered synchronously", async () => {
         const { cache, calls, settle } = harness();
         const first = cache.decisions(builder, ["cluster"]);

@@ -124,23 +124,50 @@ describe("cluster state from list + watch against a stand-in API (real @kubernet
         await waitFor(() => state.bundlesIn("team-a").has("after-gone"), "events after the re-list");
     });
 
+    test("GIVEN the server may read only some namespaces WHEN a Bundle elsewhere appears THEN it is never watched, the caches stay synced and its pods are denied naming the config key", async () => {
+        const scoped = new ClusterState({ kubeConfig: api.kubeConfig(), metrics, logger: logs.logger, retry: { initialMs: 10, maxMs: 50 }, readNamespaces: ["openshift-config", "team-a"] });
+        await scoped.start();
+        api.put(secret("team-b", "own-entitlement", { "b.pem": SECRET_VALUE }));
+        api.put(bundleObject("team-b", "own", { entitlements: [{ name: "own-entitlement" }] }));
+        await waitFor(() => scoped.bundlesIn("team-b").has("own"), "the team-b Bundle in the cache");
+        expect(Object.keys(scoped.keyCacheContents()).sort()).toEqual(["ConfigMap/team-a", "Secret/openshift-config", "Secret/team-a"]);
+        expect(scoped.synced()).toBe(true);
+        const access = new AccessReviewCache(subjectAccessReviewer(api.kubeConfig(), metrics), { allowedTtlMs: 60_000, deniedTtlMs: 10_000 });
+        const handler = new AdmissionHandler({ cluster: scoped, access, metrics, logger: logs.logger, lookupTimeoutMs: 2000 });
+        const denied = JSON.parse((await handler.handle(review("b1", { "subscription.openshift.io/inject-bundle": "own" }, "team-b"))).body);
+        expect(denied.response).toMatchObject({
+            allowed: false,
+            status: {
+                code: 400,
+                message: 'Bundle "own" references Secret team-b/own-entitlement, in a namespace the webhook may not read (add "team-b" to cluster-platform:subscriptions.webhook.readNamespaces)',
+            },
+        });
+        expect(Object.keys(scoped.keyCacheContents())).not.toContain("Secret/team-b");
+        scoped.stop();
+    });
+
     describe("admissions in steady state", () => {
         test("GIVEN warm caches and a reviewed service account WHEN 50 pods are admitted THEN the API sees no request at all and the webhook counts none", async () => {
-            const access = new AccessReviewCache(subjectAccessReviewer(api.kubeConfig(), metrics), { allowedTtlMs: 60_000, deniedTtlMs: 10_000 });
+            const access = new AccessReviewCache(subjectAccessReviewer(api.kubeConfig(), metrics), {
+                allowedTtlMs: 60_000,
+                deniedTtlMs: 10_000,
+                sharesOf: (bundle) => state.sharesOf(bundle),
+            });
             const handler = new AdmissionHandler({ cluster: state, access, metrics, logger: logs.logger, lookupTimeoutMs: 2000 });
             const annotations = { "subscription.openshift.io/inject-bundle": "local" };
             const first = JSON.parse((await handler.handle(review("warm-up", annotations))).body);
             expect(first.response.status.message).toBe("injected Bundle local, ClusterBundle cluster");
-            const sar = api.requests.find((request) => request.path === "/apis/authorization.k8s.io/v1/subjectaccessreviews");
-            expect(sar?.body).toEqual({
+            const sars = api.requests.filter((request) => request.path === "/apis/authorization.k8s.io/v1/subjectaccessreviews");
+            // In the pod's namespace, with the one group the driver sends (pkg/client/client.go ExecuteSAR).
+            const spec = (resourceAttributes: Record<string, string>) => ({
                 apiVersion: "authorization.k8s.io/v1",
                 kind: "SubjectAccessReview",
-                spec: {
-                    user: "system:serviceaccount:team-a:builder",
-                    groups: ["system:serviceaccounts", "system:serviceaccounts:team-a", "system:authenticated"],
-                    resourceAttributes: { group: "subscription.openshift.io", version: "v1alpha1", resource: "clusterbundles", verb: "get", name: "cluster" },
-                },
+                spec: { user: "system:serviceaccount:team-a:builder", groups: ["system:serviceaccounts"], resourceAttributes: { namespace: "team-a", ...resourceAttributes } },
             });
+            expect(sars.map((sar) => sar.body)).toEqual([
+                spec({ verb: "get", group: "subscription.openshift.io", version: "v1alpha1", resource: "clusterbundles", name: "cluster" }),
+                spec({ verb: "use", group: "sharedresource.openshift.io", resource: "sharedsecrets", name: "cluster-entitlement-etc-pki-entitlement-d0e25df8" }),
+            ]);
             const apiBefore = api.requests.length;
             const countedBefore = metrics.kubeApiRequestCount;
             for (let i = 0; i < 50; i++) {
@@ -159,7 +186,7 @@ describe("cluster state from list + watch against a stand-in API (real @kubernet
             const requested = JSON.parse((await handler.handle(review("r1", { "subscription.openshift.io/inject-cluster-bundle": "cluster" }))).body);
             expect(requested.response).toMatchObject({ uid: "r1", allowed: false, status: { code: 403, reason: "Forbidden" } });
             const automatic = JSON.parse((await handler.handle(review("r2", {}))).body);
-            expect(automatic.response.warnings).toEqual(['always-inject ClusterBundle "cluster" not injected: service account team-a/builder may not get it']);
+            expect(automatic.response.warnings).toEqual(['always-inject ClusterBundle "cluster" not injected: service account team-a/builder may not use it: get clusterbundles/cluster not allowed: no RBAC policy matched']);
         });
 
         test("GIVEN the review API fails WHEN a ClusterBundle applies THEN the pod is denied as retryable and the failure is not cached", async () => {

@@ -143,17 +143,17 @@ describe("ClusterBundle access (seed step 4)", () => {
         expect(result.metadata.annotations?.[GEN]).toBe('{"clusterBundles":{"cluster":4}}');
     });
 
-    test("GIVEN the service account may not get a requested ClusterBundle WHEN decided THEN the pod is denied with 403 naming account and bundle", () => {
-        const access = new Map([["cluster", { allowed: false as const, reason: "no RBAC policy matched" }]]);
+    test("GIVEN the service account may not use a requested ClusterBundle WHEN decided THEN the pod is denied with 403 naming account, bundle, the review that failed and the grant it needs", () => {
+        const access = new Map([["cluster", { allowed: false as const, reason: "use sharedsecrets/cluster-entitlement-x not allowed: no RBAC policy matched" }]]);
         expect(denied(decideInjection(input(annotated, { clusterBundles: byName([cluster]), keys: teamKeys, access })))).toEqual({
             reason: "AccessDenied",
             code: 403,
             message:
-                'service account team-a/builder may not get ClusterBundle "cluster" (needs get on clusterbundles.subscription.openshift.io; bind the bundle\'s ClusterRole or a role it aggregates to)',
+                'service account team-a/builder may not use ClusterBundle "cluster": use sharedsecrets/cluster-entitlement-x not allowed: no RBAC policy matched (needs, in the pod\'s namespace, get on the ClusterBundle and use on each of its shares, as the Shared Resource CSI driver checks before mounting; bind the bundle\'s ClusterRole, or a role it aggregates to, with a RoleBinding in the namespace or a ClusterRoleBinding)',
         });
     });
 
-    test("GIVEN an always-inject ClusterBundle the service account may not get WHEN decided THEN it is left out with a warning and the rest is injected", () => {
+    test("GIVEN an always-inject ClusterBundle the service account may not use WHEN decided THEN it is left out with a warning and the rest is injected", () => {
         const open = clusterBundle("open", { alwaysInject: true, entitlements: [{ name: "etc-pki-entitlement", namespace: "openshift-config" }] });
         const restricted = clusterBundle("restricted", { alwaysInject: true, entitlements: [] });
         const access = new Map([
@@ -162,7 +162,7 @@ describe("ClusterBundle access (seed step 4)", () => {
         ]);
         const decision = admitted(decideInjection(input(pod(), { clusterBundles: byName([open, restricted]), keys: teamKeys, access })));
         expect(decision.injected).toEqual({ bundles: {}, clusterBundles: { open: 1 } });
-        expect(decision.warnings).toEqual(['always-inject ClusterBundle "restricted" not injected: service account team-a/builder may not get it']);
+        expect(decision.warnings).toEqual(['always-inject ClusterBundle "restricted" not injected: service account team-a/builder may not use it']);
     });
 
     test("GIVEN the access review failed WHEN decided THEN the pod is denied as retryable (503), never injected unverified", () => {
@@ -178,7 +178,7 @@ describe("ClusterBundle access (seed step 4)", () => {
         const implicit = pod({ annotations: { [ANNOTATIONS.injectClusterBundle]: "cluster" } });
         delete implicit.spec.serviceAccountName;
         const access = new Map([["cluster", { allowed: false as const }]]);
-        expect(denied(decideInjection(input(implicit, { clusterBundles: byName([cluster]), access }))).message).toContain("service account team-a/default may not get");
+        expect(denied(decideInjection(input(implicit, { clusterBundles: byName([cluster]), access }))).message).toContain("service account team-a/default may not use");
     });
 });
 

@@ -1,7 +1,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { WEBHOOK_CERT_MOUNT_PATHS } from "../../components/admission-webhook/contract";
-import { WEBHOOK_ACCESS_RULES } from "../../webhook/access";
+import { webhookClusterRules } from "../../webhook/access";
 import { WEBHOOK_CERT_DIR } from "../../webhook/api";
 
 const ROOT = path.resolve(__dirname, "../..");
@@ -51,11 +51,12 @@ describe("what the server image carries", () => {
         expect(WEBHOOK_CERT_DIR).toBe(WEBHOOK_CERT_MOUNT_PATHS[0]);
     });
 
-    test("GIVEN the server's access rules WHEN listed THEN they are list/watch on bundles and referenced objects and create on SubjectAccessReviews, nothing else", () => {
-        expect(WEBHOOK_ACCESS_RULES).toEqual([
+    test("GIVEN the server's cluster-wide access rules WHEN listed THEN they are list/watch on bundles and create on SubjectAccessReviews; Secrets and ConfigMaps only with readAllNamespaces", () => {
+        const clusterRules = [
             { apiGroups: ["subscription.openshift.io"], resources: ["bundles", "clusterbundles"], verbs: ["list", "watch"] },
-            { apiGroups: [""], resources: ["secrets", "configmaps"], verbs: ["list", "watch"] },
             { apiGroups: ["authorization.k8s.io"], resources: ["subjectaccessreviews"], verbs: ["create"] },
-        ]);
+        ];
+        expect(webhookClusterRules(false)).toEqual(clusterRules);
+        expect(webhookClusterRules(true)).toEqual([...clusterRules, { apiGroups: [""], resources: ["secrets", "configmaps"], verbs: ["list", "watch"] }]);
     });
 });

@@ -55,7 +55,19 @@ describe("server configuration from the environment", () => {
                 accessAllowedTtlMs: 60000,
                 accessDeniedTtlMs: 10000,
                 lookupTimeoutMs: 5000,
+                readNamespaces: "all",
             },
+        });
+    });
+
+    test("GIVEN WEBHOOK_READ_NAMESPACES WHEN read THEN a list is sorted and deduplicated, empty means none, and a non-namespace is reported", () => {
+        const read = (value: string) => readServerConfig({ WEBHOOK_READ_NAMESPACES: value });
+        expect(read("team-a, openshift-config,team-a")).toMatchObject({ ok: true, config: { readNamespaces: ["openshift-config", "team-a"] } });
+        expect(read("")).toMatchObject({ ok: true, config: { readNamespaces: [] } });
+        expect(read(" * ")).toMatchObject({ ok: true, config: { readNamespaces: "all" } });
+        expect(read("team-a,Team_B")).toEqual({
+            ok: false,
+            problems: ['WEBHOOK_READ_NAMESPACES="team-a,Team_B": "Team_B" not a namespace name; give `*` or comma-separated namespace names'],
         });
     });
 

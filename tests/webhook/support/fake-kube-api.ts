@@ -4,8 +4,10 @@
  * resourceVersion, 410 Gone when it is too old), and SubjectAccessReview create. It records every
  * request so tests can count what the webhook read.
  */
+import { execFile } from "node:child_process";
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
+import * as path from "node:path";
 import { KubeConfig } from "@kubernetes/client-node";
 
 export interface StoredObject {
@@ -53,7 +55,27 @@ export interface RecordedRequest {
 export interface SubjectAccessReviewSpec {
     user: string;
     groups?: string[];
-    resourceAttributes: { group: string; resource: string; verb: string; name: string; version?: string };
+    resourceAttributes: { group: string; resource: string; verb: string; name: string; version?: string; namespace?: string };
+}
+
+/** What the stand-in reads of a ValidatingAdmissionPolicy and its binding (admissionregistration.k8s.io/v1). */
+export interface AdmissionPolicy {
+    policy: {
+        metadata: { name: string };
+        spec: {
+            matchConstraints: { resourceRules: { apiGroups: string[]; resources: string[]; operations: string[] }[] };
+            validations: { expression: string; message?: string; messageExpression?: string; reason?: string }[];
+        };
+    };
+    binding: { metadata: { name: string }; spec: { policyName: string; validationActions: string[] } };
+}
+
+/** Evaluates CEL expressions in a child process (see cel-eval.mjs). */
+function evaluateCel(expressions: string[], context: Record<string, unknown>): Promise<{ value?: unknown; error?: string }[]> {
+    return new Promise((resolve, reject) => {
+        const child = execFile(process.execPath, [path.join(__dirname, "cel-eval.mjs")], (error, stdout) => (error ? reject(error) : resolve(JSON.parse(stdout))));
+        child.stdin?.end(JSON.stringify({ expressions, context }));
+    });
 }
 
 export class FakeKubeApi {
@@ -69,6 +91,8 @@ export class FakeKubeApi {
     authorize: (spec: SubjectAccessReviewSpec) => boolean = () => true;
     /** When set, SubjectAccessReview creates answer with this HTTP status. */
     failReviewsWith: number | undefined;
+    /** ValidatingAdmissionPolicies enforced on create (POST) and update (PUT), as an API server does. */
+    admissionPolicies: AdmissionPolicy[] = [];
     url = "";
 
     constructor() {
@@ -183,11 +207,56 @@ export class FakeKubeApi {
             const body = chunks.length > 0 ? JSON.parse(Buffer.concat(chunks).toString("utf8")) : undefined;
             this.requests.push({ method: req.method ?? "GET", path: url.pathname, query, body });
             if (req.method === "POST" && url.pathname === "/apis/authorization.k8s.io/v1/subjectaccessreviews") return this.review(body, res);
+            if (req.method === "POST" || req.method === "PUT") return void this.write(req.method, url.pathname, body, res);
             const target = this.route(url.pathname);
             if (req.method !== "GET" || !target) return this.json(res, 404, { kind: "Status", apiVersion: "v1", status: "Failure", code: 404, reason: "NotFound" });
             if (query.watch === "true" || query.watch === "1") return this.watch(target.collection, target.namespace, Number(query.resourceVersion || 0), res);
             return this.list(target.collection, target.namespace, query, res);
         });
+    }
+
+    /**
+     * Create (POST to the collection) or update (PUT to the object) after the admission policies,
+     * as the API server's validating admission policy plugin answers a denial
+     * (kubernetes staging/src/k8s.io/apiserver/pkg/admission/plugin/policy/validating/dispatcher.go):
+     * 422, the validation's reason (default Invalid), and
+     * `<resource>.<group> "<name>" is forbidden: ValidatingAdmissionPolicy '<policy>' with binding '<binding>' denied request: <message>`.
+     */
+    private async write(method: "POST" | "PUT", pathname: string, object: StoredObject, res: http.ServerResponse): Promise<void> {
+        const itemPath = method === "PUT" ? pathname.slice(0, pathname.lastIndexOf("/")) : pathname;
+        const target = this.route(itemPath);
+        if (!target || !object?.metadata?.name) return this.json(res, 404, { kind: "Status", apiVersion: "v1", status: "Failure", code: 404, reason: "NotFound" });
+        const kind = Object.keys(COLLECTIONS).find((name) => COLLECTIONS[name] === target.collection) as string;
+        const existing = this.objects.get(this.key(kind, target.namespace, object.metadata.name));
+        if (method === "POST" && existing) return this.json(res, 409, { kind: "Status", apiVersion: "v1", status: "Failure", code: 409, reason: "AlreadyExists" });
+        if (method === "PUT" && !existing) return this.json(res, 404, { kind: "Status", apiVersion: "v1", status: "Failure", code: 404, reason: "NotFound" });
+        const operation = method === "POST" ? "CREATE" : "UPDATE";
+        const group = target.collection.base.startsWith("/apis/") ? target.collection.base.split("/")[2] : "";
+        for (const { policy, binding } of this.admissionPolicies) {
+            if (binding.spec.policyName !== policy.metadata.name || !binding.spec.validationActions.includes("Deny")) continue;
+            const matched = policy.spec.matchConstraints.resourceRules.some(
+                (rule) => rule.apiGroups.includes(group) && rule.resources.includes(target.collection.plural) && rule.operations.includes(operation),
+            );
+            if (!matched) continue;
+            const context = { object, oldObject: existing ?? null };
+            const results = await evaluateCel(policy.spec.validations.map((v) => v.expression), context);
+            const failed = policy.spec.validations.findIndex((_, i) => results[i].value !== true);
+            if (failed < 0) continue;
+            const validation = policy.spec.validations[failed];
+            const message = validation.messageExpression
+                ? String((await evaluateCel([validation.messageExpression], context))[0].value)
+                : (validation.message ?? `failed expression: ${validation.expression}`);
+            const resource = group ? `${target.collection.plural}.${group}` : target.collection.plural;
+            return this.json(res, 422, {
+                kind: "Status",
+                apiVersion: "v1",
+                status: "Failure",
+                code: 422,
+                reason: validation.reason ?? "Invalid",
+                message: `${resource} "${object.metadata.name}" is forbidden: ValidatingAdmissionPolicy '${policy.metadata.name}' with binding '${binding.metadata.name}' denied request: ${message}`,
+            });
+        }
+        this.json(res, method === "POST" ? 201 : 200, this.put({ ...object, kind, metadata: { ...object.metadata, namespace: target.namespace } }));
     }
 
     private json(res: http.ServerResponse, status: number, value: unknown): void {

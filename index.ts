@@ -146,7 +146,8 @@ export = async function clusterPlatform(): Promise<Record<string, unknown>> {
 /**
  * Builds and publishes the webhook image: to `webhookImage.repository` when it names a registry
  * host, else (output registry, AWS on) to the stack's ECR repository, or as an OCI image layout
- * under out/oci/. Labels carry the git origin and the last commit that touched the webhook.
+ * under out/oci/. Labels carry package.json's repository and the webhook's inputs by git content,
+ * the same in every clone of a commit (components/webhook-image/provenance.ts).
  */
 function buildWebhookImage(settings: WebhookImageConfig, awsTags: AwsTags | undefined): WebhookImage {
     const toEcr = settings.output === "registry" && !namesRegistryHost(settings.repository) && awsTags !== undefined;
@@ -160,7 +161,7 @@ function buildWebhookImage(settings: WebhookImageConfig, awsTags: AwsTags | unde
         projectDirectory: __dirname,
         ...WEBHOOK_SOURCE,
         source: provenance.source,
-        revision: provenance.revision,
+        sourceTree: provenance.sourceTree,
         deleteOnDestroy: settings.deleteOnDestroy,
     });
 }

@@ -1,10 +1,10 @@
 /**
  * How index.ts wires the webhook image: built only when the subscription webhook needs it,
  * published where webhookImage says (an OCI layout under out/oci/, a registry, or the stack's ECR
- * repository), labelled from git, and exported as the `webhookImageRef` stack output.
+ * repository), labelled from committed content, and exported as the `webhookImageRef` stack output.
  */
 import { execFileSync } from "node:child_process";
-import { sourceUrlFromRemote } from "../../components/webhook-image/provenance";
+import { createHash } from "node:crypto";
 import { manifestNamed, MINIMAL, renderConfig, resourceNamed, ROOT } from "../helpers/render";
 import { tlsComputed } from "../helpers/tls-signer";
 
@@ -19,14 +19,10 @@ function git(...args: string[]): string | undefined {
     }
 }
 
+/** package.json names no repository, so the only label is the webhook's inputs by git content. */
 function expectedLabels(): Record<string, string> {
-    const revision = git("log", "-1", "--format=%H", "--", "webhook", "package.json", "package-lock.json", "tsconfig.json", "tsconfig.build.json");
-    const remote = git("remote", "get-url", "origin");
-    const source = remote === undefined ? undefined : sourceUrlFromRemote(remote);
-    return {
-        ...(source === undefined ? {} : { "org.opencontainers.image.source": source }),
-        ...(revision === undefined ? {} : { "org.opencontainers.image.revision": revision }),
-    };
+    const listing = git("ls-tree", "-r", "HEAD", "--", "webhook", "package.json", "package-lock.json", "tsconfig.json", "tsconfig.build.json");
+    return listing === undefined ? {} : { "dev.cluster-platform.source-tree": `sha256:${createHash("sha256").update(`${listing}\n`).digest("hex")}` };
 }
 
 const SUBSCRIPTIONS_ON = { ...MINIMAL, subscriptions: { enabled: true } };

@@ -219,3 +219,34 @@ describe("self-signed certificates rendered to a directory", () => {
         expect(warnings.filter((w) => w.includes("private key"))).toEqual([plaintextKeyWarning("policy/policy-webhook-cert")]);
     });
 });
+
+describe("certificate expiry in sight", () => {
+    test("GIVEN an update WHEN it completes THEN the certificateExpiry output lists the CA and each serving certificate with notAfter and the start of its renewal window", async () => {
+        const issued = new Date("2026-03-01T00:00:00Z");
+        const u = await up(new TlsProviderState({ now: issued }));
+        expect(u.result.stackOutputs.certificateExpiry).toEqual([
+            { name: "CA", kind: "ca", mode: "self-signed", notAfter: "2028-04-29T00:00:00.000Z", renewsFrom: "2028-03-30T00:00:00.000Z", renewedBy: "pulumi up" },
+            { name: "policy/policy-webhook-cert", kind: "serving", mode: "self-signed", notAfter: "2028-02-29T00:00:00.000Z", renewsFrom: "2028-01-30T00:00:00.000Z", renewedBy: "pulumi up" },
+        ]);
+    });
+
+    test("GIVEN a live CA 20 days from expiry and a serving certificate expired WHEN the next update runs THEN it warns, naming both, and says the rotation needs three updates", async () => {
+        // Issued 770 days before the real clock: the program compares what is live with the time it runs at.
+        const issued = new Date(Date.now() - 770 * DAY);
+        const clock = { now: issued };
+        const tls = new TlsProviderState(clock);
+        const before = await up(tls);
+        clock.now = new Date();
+        const after = await up(tls, before);
+        const [liveCa] = split(before.caCrt);
+        const expiryWarnings = after.result.warnings.filter((w) => w.startsWith("the stack's CA") || w.startsWith("serving certificate policy/"));
+        expect(expiryWarnings).toEqual([
+            expect.stringMatching(
+                new RegExp(
+                    `^the stack's CA \\(O=cluster-platform, CN=cluster-platform CA \\(test\\)\\) is inside its renewal window \\(since .+\\) and expires on ${new Date(liveCa.validTo).toISOString()}, in 20 days: run \`pulumi up\` 3 times \\(this update included\\)`,
+                ),
+            ),
+            `serving certificate policy/policy-webhook-cert expired on ${new Date(new X509Certificate(before.tlsCrt).validTo).toISOString()}: \`pulumi up\` renews it`,
+        ]);
+    });
+});

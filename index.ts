@@ -9,8 +9,9 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { AwsTags, parseTagKeyState, propagateUserTags, TAG_KEY_STATE_OUTPUT } from "./components/aws-tags";
 import { Certificates } from "./components/certificates";
-import { AwsConfig, sectionsFromPulumiConfig, StackConfig, validateStackConfig, WebhookImageConfig } from "./components/config";
+import { AwsConfig, ReconcileConfig, sectionsFromPulumiConfig, StackConfig, validateStackConfig, WebhookImageConfig } from "./components/config";
 import { Operators, OperatorsPlan, planOperators } from "./components/operator";
+import { derivedResyncSeconds, KindUse, kindUseOfToken, Reconcile, reconcileRules } from "./components/reconcile";
 import { ClusterTarget } from "./components/shared/cluster";
 import { formatReport, Problem } from "./components/shared/problems";
 import { SubscriptionInjection } from "./components/subscriptions";
@@ -62,16 +63,21 @@ export = async function clusterPlatform(): Promise<Record<string, unknown>> {
         platform: config.cluster.platform,
         live: config.cluster.renderYamlToDirectory === undefined,
     };
+    // With reconcile on, every Kubernetes kind the program declares is recorded (before the first
+    // resource) for the least RBAC of PKO's ServiceAccount.
+    const declaredKinds = config.reconcile.enabled ? recordDeclaredKinds() : undefined;
+    // In-cluster: no context, so the provider falls back to the pod's service-account identity.
+    const context = config.cluster.inCluster ? undefined : config.cluster.kubeContext;
     const kubernetes = new k8s.Provider("kubernetes", {
         renderYamlToDirectory: config.cluster.renderYamlToDirectory,
-        context: config.cluster.kubeContext,
+        context,
         enableServerSideApply: true,
     });
     // Adopts objects that already exist instead of failing on them; used only for OLM's own
     // aggregate roles, which every cluster running OLM already has.
     const adoptingKubernetes = new k8s.Provider("kubernetes-adopting", {
         renderYamlToDirectory: config.cluster.renderYamlToDirectory,
-        context: config.cluster.kubeContext,
+        context,
         enableServerSideApply: true,
         upsertExistingObjects: true,
     });
@@ -131,8 +137,11 @@ export = async function clusterPlatform(): Promise<Record<string, unknown>> {
         { providers: { kubernetes } },
     );
 
+    const reconcile = declaredKinds ? installReconcile(config, declaredKinds, kubernetes) : undefined;
+
     return {
         clusterName: cluster.name,
+        ...(reconcile ? { reconcileStack: reconcile.stackObject } : {}),
         platform: cluster.platform,
         clusterAccess: cluster.live ? "live" : "render-to-directory",
         ...(subscriptions ? { subscriptionCrds: subscriptions.crdNames, subscriptionClusterRoles: subscriptions.clusterRoleNames } : {}),
@@ -215,4 +224,60 @@ async function installAwsTags(
         pulumi.runtime.registerStackTransformation(awsTags.loadBalancerTransformation);
     }
     return awsTags;
+}
+
+interface DeclaredKinds {
+    uses: Map<string, KindUse>;
+    /** Resolves the ClusterRole's rules from what was recorded so far. */
+    seal(): void;
+    rules: Promise<ReturnType<typeof reconcileRules>>;
+}
+
+/** Records the Kubernetes kinds every resource of the stack declares, patches or reads. */
+function recordDeclaredKinds(): DeclaredKinds {
+    const uses = new Map<string, KindUse>();
+    let seal: () => void = () => undefined;
+    const rules = new Promise<ReturnType<typeof reconcileRules>>((resolve) => {
+        seal = () => resolve(reconcileRules([...uses.values()]));
+    });
+    pulumi.runtime.registerStackTransformation((args) => {
+        const use = args.resource instanceof pulumi.CustomResource ? kindUseOfToken(args.type, args.opts.id !== undefined) : undefined;
+        if (use) {
+            uses.set(`${use.apiVersion}|${use.kind}|${use.use}`, use);
+        }
+        return undefined;
+    });
+    return { uses, seal: () => seal(), rules };
+}
+
+/**
+ * The PKO Stack that runs this stack on a schedule, its ServiceAccount and RBAC. Inside PKO's
+ * workspace the program reaches the cluster in-cluster: the Stack sets `cluster` inline with
+ * `inCluster: true` over the checked-in config.
+ */
+function installReconcile(config: StackConfig, declared: DeclaredKinds, kubernetes: k8s.Provider): Reconcile {
+    const settings: ReconcileConfig = config.reconcile;
+    const reconcile = new Reconcile(
+        "reconcile",
+        {
+            createNamespace: settings.createNamespace,
+            rules: declared.rules,
+            stack: {
+                name: `cluster-platform-${config.cluster.name}`,
+                namespace: settings.namespace,
+                stack: settings.stack ?? `${pulumi.getOrganization()}/${pulumi.getProject()}/${pulumi.getStack()}`,
+                git: settings.git,
+                flux: settings.flux,
+                backend: settings.backend,
+                environment: Object.fromEntries(Object.entries(settings.environment).map(([name, ref]) => [name, { secret: ref.name, key: ref.key }])),
+                resyncFrequencySeconds: settings.resyncFrequencySeconds ?? derivedResyncSeconds(config.certificates.renewBeforeDays),
+                serviceAccountName: settings.serviceAccountName,
+                config: { "cluster-platform:cluster": { name: config.cluster.name, platform: config.cluster.platform, inCluster: true } },
+            },
+        },
+        { providers: { kubernetes } },
+    );
+    // Every component, and the reconcile objects themselves, are registered by now.
+    declared.seal();
+    return reconcile;
 }

@@ -6,6 +6,7 @@ import { awsTagConfigProblems } from "../aws-tags/config";
 import { caInjectionModeProblems, effectiveCertificateSettings } from "../certificates/rules";
 import { describeValue, formatPath, Problem } from "../shared/problems";
 import { buildsWebhookImage, webhookImageProblems } from "../webhook-image/rules";
+import { derivedResyncSeconds, scheduleProblem } from "../reconcile/schedule";
 import type { StackConfig } from "./schema";
 
 export interface RuleResult {
@@ -16,7 +17,21 @@ export interface RuleResult {
 export function crossSectionRules(config: Partial<StackConfig>): RuleResult {
     const problems: Problem[] = [];
     const warnings: string[] = [];
-    const { cluster, certificates, operators, olm, caInjection, aws, subscriptions, webhookImage } = config;
+    const { cluster, certificates, operators, olm, caInjection, aws, subscriptions, webhookImage, reconcile } = config;
+
+    if (reconcile?.enabled && cluster?.renderYamlToDirectory !== undefined) {
+        problems.push({
+            path: "reconcile.enabled",
+            message: "true needs a live cluster, but cluster.renderYamlToDirectory renders YAML instead: PKO would apply what a render only writes",
+        });
+    }
+    if (reconcile?.enabled && certificates) {
+        const seconds = reconcile.resyncFrequencySeconds ?? derivedResyncSeconds(certificates.renewBeforeDays);
+        const problem = scheduleProblem(seconds, certificates.renewBeforeDays);
+        if (problem !== undefined) {
+            problems.push({ path: "reconcile.resyncFrequencySeconds", message: problem });
+        }
+    }
 
     if (webhookImage && subscriptions && aws) {
         problems.push(...webhookImageProblems(webhookImage, { built: buildsWebhookImage(subscriptions), awsEnabled: aws.enabled }));

@@ -11,13 +11,13 @@ import { AwsTags, parseTagKeyState, propagateUserTags, TAG_KEY_STATE_OUTPUT } fr
 import { Certificates } from "./components/certificates";
 import { AwsConfig, ReconcileConfig, sectionsFromPulumiConfig, StackConfig, validateStackConfig, WebhookImageConfig } from "./components/config";
 import { Operators, OperatorsPlan, planOperators } from "./components/operator";
-import { derivedResyncSeconds, KindUse, kindUseOfToken, Reconcile, reconcileRules } from "./components/reconcile";
+import { DeclaredKinds, derivedResyncSeconds, Reconcile, recordDeclaredKinds } from "./components/reconcile";
 import { ClusterTarget } from "./components/shared/cluster";
 import { formatReport, Problem } from "./components/shared/problems";
 import { SubscriptionInjection } from "./components/subscriptions";
 import {
     buildsWebhookImage,
-    gitProvenance,
+    checkoutProvenance,
     layoutDirectoryFor,
     namesRegistryHost,
     WEBHOOK_INPUT_PATHS,
@@ -160,7 +160,7 @@ export = async function clusterPlatform(): Promise<Record<string, unknown>> {
  */
 function buildWebhookImage(settings: WebhookImageConfig, awsTags: AwsTags | undefined): WebhookImage {
     const toEcr = settings.output === "registry" && !namesRegistryHost(settings.repository) && awsTags !== undefined;
-    const provenance = gitProvenance(__dirname, WEBHOOK_INPUT_PATHS);
+    const provenance = checkoutProvenance(__dirname, WEBHOOK_INPUT_PATHS);
     return new WebhookImage("subscription-webhook-image", {
         repository: toEcr ? (awsTags as AwsTags).webhookRepositoryUrl : settings.repository,
         output: settings.output,
@@ -224,30 +224,6 @@ async function installAwsTags(
         pulumi.runtime.registerStackTransformation(awsTags.loadBalancerTransformation);
     }
     return awsTags;
-}
-
-interface DeclaredKinds {
-    uses: Map<string, KindUse>;
-    /** Resolves the ClusterRole's rules from what was recorded so far. */
-    seal(): void;
-    rules: Promise<ReturnType<typeof reconcileRules>>;
-}
-
-/** Records the Kubernetes kinds every resource of the stack declares, patches or reads. */
-function recordDeclaredKinds(): DeclaredKinds {
-    const uses = new Map<string, KindUse>();
-    let seal: () => void = () => undefined;
-    const rules = new Promise<ReturnType<typeof reconcileRules>>((resolve) => {
-        seal = () => resolve(reconcileRules([...uses.values()]));
-    });
-    pulumi.runtime.registerStackTransformation((args) => {
-        const use = args.resource instanceof pulumi.CustomResource ? kindUseOfToken(args.type, args.opts.id !== undefined) : undefined;
-        if (use) {
-            uses.set(`${use.apiVersion}|${use.kind}|${use.use}`, use);
-        }
-        return undefined;
-    });
-    return { uses, seal: () => seal(), rules };
 }
 
 /**

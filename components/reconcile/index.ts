@@ -14,6 +14,8 @@ import type { PolicyRule } from "./rbac";
 import { pkoStackObject, StackObjectArgs } from "./stack";
 
 export { derivedResyncSeconds, scheduleProblem } from "./schedule";
+export { recordDeclaredKinds } from "./declared-kinds";
+export type { DeclaredKinds } from "./declared-kinds";
 export { kindUseOfToken, reconcileRules } from "./rbac";
 export type { KindUse, PolicyRule } from "./rbac";
 

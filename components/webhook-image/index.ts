@@ -139,7 +139,7 @@ export class WebhookImage extends pulumi.ComponentResource {
 
 export { WebhookImageProvider } from "./provider";
 export { buildsWebhookImage, layoutDirectoryFor, namesRegistryHost } from "./rules";
-export { gitProvenance, provenanceLabels } from "./provenance";
+export { checkoutProvenance, provenanceLabels } from "./provenance";
 export { missingBuildProblem } from "./sources";
 
 /** Where index.ts finds the webhook: compiled by `npm run build` from `webhook/` into `dist/webhook`. */

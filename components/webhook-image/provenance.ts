@@ -6,22 +6,22 @@
  *   content), never from the clone's `origin` remote, which differs between clones (ssh or
  *   https, credentials, a fork, PKO's `projectRepo` as written).
  * - `dev.cluster-platform.source-tree` identifies the webhook's inputs by content: a sha256
- *   over `git ls-tree -r HEAD -- <paths>` (mode, git blob id and path of every input file).
- *   The last commit touching those paths, which the image used to carry, is not the same in a
- *   shallow clone (CI's `--depth 1`, PKO's `shallow: true`; pulumi/pulumi-kubernetes-operator
- *   operator/api/pulumi/shared/stack_types.go `GitSource.Shallow`), where every file's last
- *   commit is the one checked out.
+ *   over the path, executable bit and sha256 of every input file, read from the checkout
+ *   itself. Not from git: the last commit touching those paths, which the image used to carry,
+ *   is not the same in a shallow clone (CI's `--depth 1`, PKO's `shallow: true`;
+ *   pulumi/pulumi-kubernetes-operator operator/api/pulumi/shared/stack_types.go
+ *   `GitSource.Shallow`), and a Flux source reaches PKO's workspace as an archive without `.git`
+ *   (`fluxSource`), where no git command answers at all.
  */
 import { createHash } from "node:crypto";
-import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import * as path from "node:path";
 import { LABELS } from "./image-config";
 
 export interface Provenance {
     /** Where the source lives (an https URL), from package.json's `repository`. */
     source?: string;
-    /** `sha256:<hex>` over the git tree entries of the inputs at HEAD. */
+    /** `sha256:<hex>` over the input files' paths, executable bits and contents. */
     sourceTree?: string;
 }
 
@@ -67,23 +67,50 @@ export function sourceUrlFromRepositoryField(repository: unknown): string | unde
     return sourceUrlFromRemote(text.replace(/^git\+/, ""));
 }
 
-function git(projectDirectory: string, args: string[]): string | undefined {
+/** Files under `entry` (a file or a directory), skipping dot-entries (`.git`, editor state) and node_modules. */
+function inputFiles(root: string, entry: string, out: string[]): void {
+    const absolute = path.join(root, entry);
+    let stat;
     try {
-        const out = execFileSync("git", args, { cwd: projectDirectory, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
-        return out === "" ? undefined : out;
+        stat = statSync(absolute);
     } catch {
-        return undefined;
+        return;
+    }
+    if (stat.isFile()) {
+        out.push(entry);
+        return;
+    }
+    if (!stat.isDirectory()) {
+        return;
+    }
+    for (const name of readdirSync(absolute)) {
+        if (!name.startsWith(".") && name !== "node_modules") {
+            inputFiles(root, path.join(entry, name), out);
+        }
     }
 }
 
 /**
- * The content identity of `paths` at HEAD: the same in every clone of a commit (full or
- * shallow, any remote, any location of the project inside the repository, since git prints
- * paths relative to the working directory), and the same across commits that leave them alone.
+ * The content identity of `paths` in the checkout at `projectDirectory`: the same in every
+ * checkout of a commit (full or shallow clone, any remote, a Flux archive, any location), and the
+ * same across commits that leave them alone; undefined when none of them exists.
  */
 export function sourceTreeOf(projectDirectory: string, paths: ReadonlyArray<string>): string | undefined {
-    const listing = git(projectDirectory, ["ls-tree", "-r", "HEAD", "--", ...paths]);
-    return listing === undefined ? undefined : `sha256:${createHash("sha256").update(`${listing}\n`).digest("hex")}`;
+    const files: string[] = [];
+    for (const entry of paths) {
+        inputFiles(projectDirectory, entry, files);
+    }
+    if (files.length === 0) {
+        return undefined;
+    }
+    const lines = files
+        .map((file) => {
+            const absolute = path.join(projectDirectory, file);
+            const executable = (statSync(absolute).mode & 0o111) !== 0 ? "755" : "644";
+            return `${executable} ${createHash("sha256").update(readFileSync(absolute)).digest("hex")} ${file.split(path.sep).join("/")}`;
+        })
+        .sort();
+    return `sha256:${createHash("sha256").update(`${lines.join("\n")}\n`).digest("hex")}`;
 }
 
 function packageRepository(projectDirectory: string): unknown {
@@ -94,8 +121,8 @@ function packageRepository(projectDirectory: string): unknown {
     }
 }
 
-/** Source and content identity of `paths` in the checkout at `projectDirectory`; no source tree outside a git checkout. */
-export function gitProvenance(projectDirectory: string, paths: ReadonlyArray<string>): Provenance {
+/** Source and content identity of `paths` in the checkout at `projectDirectory`. */
+export function checkoutProvenance(projectDirectory: string, paths: ReadonlyArray<string>): Provenance {
     return { source: sourceUrlFromRepositoryField(packageRepository(projectDirectory)), sourceTree: sourceTreeOf(projectDirectory, paths) };
 }
 

@@ -1,20 +1,21 @@
 /**
  * The same image from every clone (README, "The webhook image", *Same digest from every clone*):
- * PKO's workspace, CI and an admin's laptop clone the same commit differently (remote URL as
- * ssh or https or a fork's, full or shallow history) and install node_modules separately; the
- * webhook image's content hash, which decides its digest, must not see any of that.
+ * PKO's workspace, CI and an admin's laptop check the same commit out differently (remote URL as
+ * ssh or https or a fork's, full or shallow history, or a Flux archive with no .git at all) and
+ * install node_modules separately; the webhook image's content hash, which decides its digest,
+ * must not see any of that.
  *
  * No network here, so "installed separately" is simulated with what differs between two real
  * installs of one lockfile: one copy keeps the files' attributes, the other gets fresh mtimes,
  * group-writable modes and npm's hidden lockfile (node_modules/.package-lock.json).
  */
 import { execFileSync } from "node:child_process";
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { planImage } from "../../components/webhook-image/build";
 import { Lockfile, productionClosure } from "../../components/webhook-image/closure";
-import { gitProvenance, provenanceLabels } from "../../components/webhook-image/provenance";
+import { checkoutProvenance, provenanceLabels } from "../../components/webhook-image/provenance";
 import { SourceError } from "../../components/webhook-image/sources";
 import { WEBHOOK_INPUT_PATHS } from "../../components/webhook-image";
 import { compileWebhook, imageContent, ROOT } from "../helpers/webhook-project";
@@ -60,7 +61,7 @@ function installClosure(clone: string, style: "preserve" | "fresh"): void {
 /** The content hash and labels a clone's program would give the webhook image. */
 async function imageOf(clone: string): Promise<{ contentHash: string; labels: Record<string, string> }> {
     compileWebhook(path.join(clone, "dist"), clone);
-    const labels = provenanceLabels(gitProvenance(clone, WEBHOOK_INPUT_PATHS));
+    const labels = provenanceLabels(checkoutProvenance(clone, WEBHOOK_INPUT_PATHS));
     const plan = await planImage(imageContent(clone, BASE, { labels }));
     return { contentHash: plan.contentHash, labels };
 }
@@ -69,11 +70,13 @@ describe("the webhook image digest across clones of one commit", () => {
     let workspace: string;
     let laptop: string;
     let ci: string;
+    let flux: string;
 
     beforeAll(() => {
         workspace = mkdtempSync(path.join(os.tmpdir(), "two-clones-"));
         laptop = path.join(workspace, "laptop");
         ci = path.join(workspace, "ci");
+        flux = path.join(workspace, "flux");
         const head = git(ROOT, "rev-parse", "HEAD");
         // A full clone whose origin is an ssh URL, and a shallow clone (CI's --depth 1, PKO's
         // shallow: true) whose origin is a fork's https URL.
@@ -84,21 +87,40 @@ describe("the webhook image digest across clones of one commit", () => {
         git(ci, "fetch", "--quiet", "--depth", "1", `file://${ROOT}`, head);
         git(ci, "checkout", "--quiet", "FETCH_HEAD");
         git(ci, "remote", "add", "origin", "https://x-access-token:token@github.com/someones-fork/cluster-platform");
+        // What a Flux GitRepository artifact holds: the commit's files, no .git.
+        mkdirSync(flux);
+        execFileSync("sh", ["-c", `git -C "${ROOT}" archive --format=tar ${head} | tar -x -C "${flux}"`]);
         installClosure(laptop, "preserve");
         installClosure(ci, "fresh");
+        installClosure(flux, "fresh");
     }, 120_000);
 
     afterAll(() => {
         rmSync(workspace, { recursive: true, force: true });
     });
 
-    test("GIVEN a full clone with an ssh origin and a shallow clone of a fork over https, each with its own node_modules WHEN each plans the webhook image THEN both get the same labels and the same content hash", async () => {
+    test("GIVEN a full clone with an ssh origin, a shallow clone of a fork over https and a Flux archive, each with its own node_modules WHEN each plans the webhook image THEN all get the same labels and the same content hash", async () => {
         expect(git(ci, "rev-parse", "--is-shallow-repository")).toBe("true");
-        const [fromLaptop, fromCi] = [await imageOf(laptop), await imageOf(ci)];
+        expect(existsSync(path.join(flux, ".git"))).toBe(false);
+        const [fromLaptop, fromCi, fromFlux] = [await imageOf(laptop), await imageOf(ci), await imageOf(flux)];
+        expect(Object.keys(fromLaptop.labels)).toEqual(["dev.cluster-platform.source-tree"]);
         expect(fromCi.labels).toEqual(fromLaptop.labels);
-        expect(Object.keys(fromLaptop.labels)).toContain("dev.cluster-platform.source-tree");
+        expect(fromFlux.labels).toEqual(fromLaptop.labels);
         expect(fromCi.contentHash).toBe(fromLaptop.contentHash);
-    }, 120_000);
+        expect(fromFlux.contentHash).toBe(fromLaptop.contentHash);
+    }, 180_000);
+
+    test("GIVEN a checkout whose webhook source differs by one byte WHEN its source tree is taken THEN the label differs", () => {
+        const main = path.join(ci, "webhook", "main.ts");
+        const original = readFileSync(main);
+        try {
+            const before = checkoutProvenance(ci, WEBHOOK_INPUT_PATHS).sourceTree;
+            writeFileSync(main, Buffer.concat([original, Buffer.from(" ")]));
+            expect(checkoutProvenance(ci, WEBHOOK_INPUT_PATHS).sourceTree).not.toBe(before);
+        } finally {
+            writeFileSync(main, original);
+        }
+    });
 
     test("GIVEN a clone whose node_modules holds another version of a package than the lockfile WHEN it plans the image THEN it refuses, naming both versions, instead of building another digest", async () => {
         const pino = path.join(ci, "node_modules", "pino", "package.json");

@@ -75,13 +75,25 @@ async function previewOne(workspace: LocalWorkspace, name: string, timeoutSecond
     }
 }
 
-/** Every stack's outcome, in the order of `stacks` (or of `pulumi stack ls`). */
+/**
+ * Every stack's outcome, in the order of `stacks` (or of `pulumi stack ls`). Selecting a stack
+ * is how the Automation API addresses it (`pulumi stack select`), which moves the project's
+ * current stack; the one the admin had selected is selected again at the end.
+ */
 export async function previewFleet(options: FleetOptions): Promise<StackOutcome[]> {
     const workspace = await LocalWorkspace.create({ workDir: options.workDir, pulumiCommand: options.pulumiCommand });
-    const names = options.stacks ?? (await workspace.listStacks()).map((s) => s.name);
-    return boundedMap(names, options.concurrency, async (name) => {
-        const outcome = await previewOne(workspace, name, options.timeoutSeconds);
-        options.onOutcome?.(outcome);
-        return outcome;
-    });
+    const listed = await workspace.listStacks();
+    const names = options.stacks ?? listed.map((s) => s.name);
+    try {
+        return await boundedMap(names, options.concurrency, async (name) => {
+            const outcome = await previewOne(workspace, name, options.timeoutSeconds);
+            options.onOutcome?.(outcome);
+            return outcome;
+        });
+    } finally {
+        const current = listed.find((s) => s.current)?.name;
+        if (current !== undefined) {
+            await workspace.selectStack(current).catch(() => undefined);
+        }
+    }
 }

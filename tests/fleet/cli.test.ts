@@ -25,11 +25,13 @@ const directories: string[] = [];
 afterAll(() => directories.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
 describe("npm run fleet -- preview", () => {
-    test("GIVEN every stack of the project in sync WHEN previewed THEN one 'in sync' line per stack and exit 0", () => {
-        const run = fleet([{ name: "prod-eu", preview: "in-sync" }, { name: "prod-us", preview: "in-sync" }], ["--concurrency", "2"]);
+    test("GIVEN every stack of the project in sync WHEN previewed THEN one 'in sync' line per stack, exit 0, and the admin's current stack is selected again", () => {
+        const run = fleet([{ name: "prod-eu", preview: "in-sync" }, { name: "prod-us", preview: "in-sync" }], ["--concurrency", "1"]);
         directories.push(run.directory);
         expect(run.stdout.split("\n")).toEqual(["prod-eu  in sync", "prod-us  in sync", "2 stacks: 2 in sync, 0 drifted, 0 failed", ""]);
         expect(run.status).toBe(0);
+        // prod-eu was the current stack before the run (stacks.json); prod-us was selected last to preview it.
+        expect(readFileSync(path.join(run.directory, "selected"), "utf8")).toBe("prod-eu\n");
     }, 60_000);
 
     test("GIVEN one drifted stack among in-sync ones WHEN previewed THEN its line names the resources and properties, and exit 2", () => {

@@ -34,6 +34,9 @@ export interface CertificateExpiry {
     renewedBy: string;
     /** Delegated modes: where the live expiry can be read. */
     expiryIn?: string;
+    /** cert-manager: the Certificate's `duration` and `renewBefore`, as the stack declares them. */
+    duration?: string;
+    renewBefore?: string;
 }
 
 /** notAfter and the start of its renewal window, for a certificate the stack holds. */
@@ -50,7 +53,12 @@ export function selfSignedExpiry(name: string, kind: CertificateExpiry["kind"], 
 }
 
 /** What can be known of a certificate another controller issues and renews. */
-export function delegatedExpiry(mode: "service-ca" | "cert-manager", namespace: string, secretName: string): CertificateExpiry {
+export function delegatedExpiry(
+    mode: "service-ca" | "cert-manager",
+    namespace: string,
+    secretName: string,
+    declared: { duration?: string; renewBefore?: string } = {},
+): CertificateExpiry {
     return mode === "service-ca"
         ? {
               name: `${namespace}/${secretName}`,
@@ -65,6 +73,7 @@ export function delegatedExpiry(mode: "service-ca" | "cert-manager", namespace: 
               mode,
               renewedBy: "cert-manager (on its own, renewBefore from certificates.renewBeforeDays)",
               expiryIn: `Certificate ${namespace}/${secretName} status.notAfter and status.renewalTime`,
+              ...declared,
           };
 }
 

@@ -42,7 +42,15 @@ describe("the certificateExpiry entries", () => {
             renewedBy: "OpenShift service-ca operator (on its own)",
             expiryIn: "Secret ns/svc-cert annotation service.beta.openshift.io/expiry",
         });
-        expect(delegatedExpiry("cert-manager", "ns", "svc-cert").expiryIn).toBe("Certificate ns/svc-cert status.notAfter and status.renewalTime");
+        expect(delegatedExpiry("cert-manager", "ns", "svc-cert", { duration: "17520h", renewBefore: "720h" })).toEqual({
+            name: "ns/svc-cert",
+            kind: "serving",
+            mode: "cert-manager",
+            renewedBy: "cert-manager (on its own, renewBefore from certificates.renewBeforeDays)",
+            expiryIn: "Certificate ns/svc-cert status.notAfter and status.renewalTime",
+            duration: "17520h",
+            renewBefore: "720h",
+        });
     });
 });
 

@@ -20,8 +20,9 @@ import {
 } from "./components/aws-tags";
 import { Certificates } from "./components/certificates";
 import { requiredCaSourceObjects } from "./components/certificates/rules";
-import { AwsConfig, sectionsFromPulumiConfig, StackConfig, validateStackConfig, WebhookImageConfig } from "./components/config";
+import { AwsConfig, ReconcileConfig, sectionsFromPulumiConfig, StackConfig, validateStackConfig, WebhookImageConfig } from "./components/config";
 import { Operators, OperatorsPlan, planOperators, requiredClusterObjects } from "./components/operator";
+import { DeclaredKinds, derivedResyncSeconds, Reconcile, recordDeclaredKinds } from "./components/reconcile";
 import { ClusterConnection, clusterConnection, ClusterTarget, kubernetesConnectionArgs } from "./components/shared/cluster";
 import { INSTALLED_CRDS_OUTPUT, InstalledCrds, installedCrds, parseInstalledCrds, retentionMessages } from "./components/shared/crd-retention";
 import { checkExisting, describeRef, presenceLookup } from "./components/shared/object-presence";
@@ -30,7 +31,7 @@ import { requiredObjectsOf, SubscriptionInjection } from "./components/subscript
 import { SHARE_GRANTS_OUTPUT, warnRunningPodLosses } from "./components/subscriptions/running-pods";
 import {
     buildsWebhookImage,
-    gitProvenance,
+    checkoutProvenance,
     layoutDirectoryFor,
     WEBHOOK_INPUT_PATHS,
     WEBHOOK_SOURCE,
@@ -101,6 +102,9 @@ export = async function clusterPlatform(): Promise<Record<string, unknown>> {
         platform: config.cluster.platform,
         live: connection.kind !== "renderYamlToDirectory",
     };
+    // With reconcile on, every Kubernetes kind the program declares is recorded (before the first
+    // resource) for the least RBAC of PKO's ServiceAccount.
+    const declaredKinds = config.reconcile.enabled ? recordDeclaredKinds() : undefined;
     const kubernetes = new k8s.Provider("kubernetes", {
         ...kubernetesConnectionArgs(connection),
         enableServerSideApply: true,
@@ -185,8 +189,11 @@ export = async function clusterPlatform(): Promise<Record<string, unknown>> {
     ]);
     await reportCrdRetention(crds, previousUpdate);
 
+    const reconcile = declaredKinds ? installReconcile(config, declaredKinds, kubernetes) : undefined;
+
     return {
         clusterName: cluster.name,
+        ...(reconcile ? { reconcileStack: reconcile.stackObject } : {}),
         platform: cluster.platform,
         clusterAccess: cluster.live ? "live" : "render-to-directory",
         ...(subscriptions ? { subscriptionCrds: subscriptions.crdNames, subscriptionClusterRoles: subscriptions.clusterRoleNames } : {}),
@@ -221,12 +228,13 @@ async function reportCrdRetention(crds: InstalledCrds, previousUpdate: pulumi.St
  * Builds and publishes the webhook image: to the stack's ECR repository when the plan has one
  * (output registry, a repository without a registry host, AWS on), else to
  * `webhookImage.repository`, or as an OCI image layout under out/oci/. A live stack's default
- * output is registry: its cluster must pull the image. Labels carry the git origin and the last
- * commit that touched the webhook.
+ * output is registry: its cluster must pull the image. Labels carry package.json's repository and
+ * the webhook's inputs by git content, the same in every clone of a commit
+ * (components/webhook-image/provenance.ts).
  */
 function buildWebhookImage(settings: WebhookImageConfig, live: boolean, awsTags: AwsTags | undefined): WebhookImage {
     const output = webhookImageOutput(settings, live);
-    const provenance = gitProvenance(__dirname, WEBHOOK_INPUT_PATHS);
+    const provenance = checkoutProvenance(__dirname, WEBHOOK_INPUT_PATHS);
     return new WebhookImage("subscription-webhook-image", {
         repository: awsTags?.webhookRepositoryUrl ?? settings.repository,
         output,
@@ -236,7 +244,7 @@ function buildWebhookImage(settings: WebhookImageConfig, live: boolean, awsTags:
         projectDirectory: __dirname,
         ...WEBHOOK_SOURCE,
         source: provenance.source,
-        revision: provenance.revision,
+        sourceTree: provenance.sourceTree,
         deleteOnDestroy: settings.deleteOnDestroy,
     });
 }
@@ -301,4 +309,36 @@ async function installAwsTags(
         pulumi.runtime.registerStackTransformation(awsTags.loadBalancerTransformation);
     }
     return awsTags;
+}
+
+/**
+ * The PKO Stack that runs this stack on a schedule, its ServiceAccount and RBAC. Inside PKO's
+ * workspace the program reaches the cluster in-cluster: the Stack sets `cluster` inline with
+ * `inCluster: true` over the checked-in config.
+ */
+function installReconcile(config: StackConfig, declared: DeclaredKinds, kubernetes: k8s.Provider): Reconcile {
+    const settings: ReconcileConfig = config.reconcile;
+    const reconcile = new Reconcile(
+        "reconcile",
+        {
+            createNamespace: settings.createNamespace,
+            rules: declared.rules,
+            stack: {
+                name: `cluster-platform-${config.cluster.name}`,
+                namespace: settings.namespace,
+                stack: settings.stack ?? `${pulumi.getOrganization()}/${pulumi.getProject()}/${pulumi.getStack()}`,
+                git: settings.git,
+                flux: settings.flux,
+                backend: settings.backend,
+                environment: Object.fromEntries(Object.entries(settings.environment).map(([name, ref]) => [name, { secret: ref.name, key: ref.key }])),
+                resyncFrequencySeconds: settings.resyncFrequencySeconds ?? derivedResyncSeconds(config.certificates.renewBeforeDays),
+                serviceAccountName: settings.serviceAccountName,
+                config: { "cluster-platform:cluster": { name: config.cluster.name, platform: config.cluster.platform, inCluster: true } },
+            },
+        },
+        { providers: { kubernetes } },
+    );
+    // Every component, and the reconcile objects themselves, are registered by now.
+    declared.seal();
+    return reconcile;
 }

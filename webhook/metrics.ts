@@ -14,10 +14,11 @@ export class WebhookMetrics {
     readonly cacheSynced: Gauge;
     readonly certificateReloads: Counter<"result">;
     readonly certificateNotAfter: Gauge;
+    readonly certificateExpiresIn: Gauge;
     /** Every request this process made to the Kubernetes API (lists, watches, reviews). */
     kubeApiRequestCount = 0;
 
-    constructor(options: { processMetrics?: boolean } = {}) {
+    constructor(options: { processMetrics?: boolean; now?: () => number } = {}) {
         const registers = [this.registry];
         this.admissions = new Counter({
             name: "subscription_webhook_admission_requests_total",
@@ -55,6 +56,23 @@ export class WebhookMetrics {
             name: "subscription_webhook_certificate_not_after_seconds",
             help: "Expiry (Unix time) of the serving certificate in use.",
             registers,
+        });
+        // Seconds until notAfter, computed at each scrape from the certificate in use, so an alert
+        // is a plain threshold (`< 7 * 86400`). NaN until a certificate has loaded (an unlabelled
+        // prom-client gauge always has a sample; NaN compares false, 0 would read "expires now").
+        const notAfter = this.certificateNotAfter;
+        this.certificateExpiresIn = new Gauge({
+            name: "subscription_webhook_certificate_expiry_seconds",
+            help: "Seconds until the serving certificate in use expires (negative once expired).",
+            registers,
+            async collect() {
+                const value = (await notAfter.get()).values[0]?.value ?? 0;
+                if (value > 0) {
+                    this.set(value - (options.now ?? Date.now)() / 1000);
+                } else {
+                    this.set(Number.NaN);
+                }
+            },
         });
         if (options.processMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix: "subscription_webhook_" });
     }

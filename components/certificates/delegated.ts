@@ -13,6 +13,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { platformLabels } from "../shared/labels";
 import { CaBundleInjection, CaBundleKind, CertificateIssuer, ServingCertificate, ServingCertificateRequest } from "./contract";
+import { CertificateExpiry, delegatedExpiry } from "./expiry";
 import { bundleFieldPaths } from "./injection";
 import { CERT_MANAGER_INJECT_CA_FROM, INJECT_CABUNDLE_BETA, IssuerReference, SERVING_CERT_SECRET_ANNOTATION } from "./rules";
 import { servingCommonName, servingDnsNames } from "./serving";
@@ -31,8 +32,15 @@ function delegatedInjection(annotations: Record<string, string>): CaBundleInject
 /** Mode `service-ca`: OpenShift's service-ca operator issues and injects. */
 export class ServiceCaIssuer implements CertificateIssuer {
     readonly mode = "service-ca" as const;
+    private readonly issued: CertificateExpiry[] = [];
+
+    /** What can be known of the certificates service-ca issues for this stack (it renews them on its own). */
+    expiry(): CertificateExpiry[] {
+        return [...this.issued];
+    }
 
     servingCertificate(request: ServingCertificateRequest, _parent: pulumi.Resource): ServingCertificate {
+        this.issued.push(delegatedExpiry("service-ca", request.namespace, request.secretName));
         return {
             request,
             serviceAnnotations: { [SERVING_CERT_SECRET_ANNOTATION]: request.secretName },
@@ -87,8 +95,14 @@ export class CertManagerIssuer implements CertificateIssuer {
     readonly mode = "cert-manager" as const;
 
     private readonly issuerReads = new Map<string, pulumi.Resource>();
+    private readonly issued: CertificateExpiry[] = [];
 
     constructor(private readonly args: CertManagerIssuerArgs) {}
+
+    /** What can be known of the Certificates cert-manager issues for this stack (it renews them on its own). */
+    expiry(): CertificateExpiry[] {
+        return [...this.issued];
+    }
 
     /** The read of the issuer `request` uses (an Issuer lives in the Certificate's namespace), made once. */
     private readIssuer(request: ServingCertificateRequest, parent: pulumi.Resource): pulumi.Resource[] {
@@ -111,6 +125,8 @@ export class CertManagerIssuer implements CertificateIssuer {
     }
 
     servingCertificate(request: ServingCertificateRequest, parent: pulumi.Resource): ServingCertificate {
+        const { duration, renewBefore } = (certManagerCertificate(request, this.args) as { spec: { duration: string; renewBefore: string } }).spec;
+        this.issued.push(delegatedExpiry("cert-manager", request.namespace, request.secretName, { duration, renewBefore }));
         const issuer = this.readIssuer(request, parent);
         const certificate = new k8s.apiextensions.CustomResource(
             `${request.resourcePrefix}-certificate`,

@@ -11,11 +11,13 @@ import type { CertificateIssuer } from "./contract";
 import { CertManagerIssuer, ServiceCaIssuer } from "./delegated";
 import { CaInjectionEntry, CertificateOverride, CertificateSettings, effectiveCertificateSettings } from "./rules";
 import { CertificateAuthority, SelfSignedIssuer } from "./self-signed";
+import { CertificateExpiry, EXPIRY_OUTPUT } from "./expiry";
 import { TRUST_STATE_OUTPUT } from "./trust";
 
 export * from "./contract";
 export { caBundleTransformation, injectCaBundle } from "./declared";
 export { SERVING_CERT_HASH_ANNOTATION } from "./rules";
+export { EXPIRY_OUTPUT } from "./expiry";
 
 export interface CertificatesArgs {
     /** The stack's certificate settings (validated `certificates` config). */
@@ -108,9 +110,16 @@ export class Certificates extends pulumi.ComponentResource {
 
     /**
      * Stack outputs to export: the trust state the next update reads back (only when the
-     * stack's CA exists). Call after every component has issued its certificates.
+     * stack's CA exists), and every certificate the stack issues or relies on with its expiry
+     * (`certificateExpiry`, when there is any). Call after every component has issued its certificates.
      */
     stackOutputs(): Record<string, pulumi.Output<unknown>> {
-        return this.authority ? { [TRUST_STATE_OUTPUT]: this.selfSigned.trustState() } : {};
+        const delegated = [...this.issuers.values()].flatMap((issuer) => (issuer instanceof ServiceCaIssuer || issuer instanceof CertManagerIssuer ? issuer.expiry() : []));
+        const selfSigned = this.authority ? this.selfSigned.expiry() : pulumi.output<CertificateExpiry[]>([]);
+        const expiry = selfSigned.apply((own) => [...own, ...delegated.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))]);
+        return {
+            ...(this.authority ? { [TRUST_STATE_OUTPUT]: this.selfSigned.trustState() } : {}),
+            ...(this.authority || delegated.length > 0 ? { [EXPIRY_OUTPUT]: expiry } : {}),
+        };
     }
 }

@@ -15,6 +15,7 @@ import * as tls from "@pulumi/tls";
 import type { ClusterTarget } from "../shared/cluster";
 import { platformLabels } from "../shared/labels";
 import { CaBundleInjection, CertificateIssuer, ServingCertificate, ServingCertificateRequest } from "./contract";
+import { CertificateExpiry, expiryWarnings, selfSignedExpiry } from "./expiry";
 import { SERVING_CERT_HASH_ANNOTATION } from "./rules";
 import { servingDnsNames, servingCommonName } from "./serving";
 import {
@@ -97,6 +98,10 @@ export class CertificateAuthority extends pulumi.ComponentResource {
             const { state, warning } = parseTrustState(value);
             if (warning) {
                 pulumi.log.warn(warning, this);
+            }
+            // What is live now is what the last update published: warn while there is time to act.
+            for (const expiry of expiryWarnings(state, Date.now(), args.renewBeforeDays)) {
+                pulumi.log.warn(expiry, this);
             }
             return state;
         });
@@ -215,6 +220,16 @@ export class SelfSignedIssuer implements CertificateIssuer {
     stackBundle(): { pem: pulumi.Output<string>; base64: pulumi.Output<string> } {
         const ca = this.args.authority();
         return { pem: ca.bundle.apply(bundlePem), base64: ca.bundle.apply(bundleBase64) };
+    }
+
+    /** The CA and every serving certificate this update issues, with notAfter and the start of the renewal window. */
+    expiry(): pulumi.Output<CertificateExpiry[]> {
+        const ca = this.args.authority();
+        const keys = [...this.served.keys()].sort();
+        return pulumi.all([ca.certificatePem, ...keys.map((k) => this.served.get(k)!)]).apply(([caPem, ...pems]) => [
+            selfSignedExpiry("CA", "ca", caPem, this.args.renewBeforeDays),
+            ...keys.map((k, i) => selfSignedExpiry(k, "serving", pems[i], this.args.renewBeforeDays)),
+        ]);
     }
 
     /** What this update publishes, for the next one to read back (the `certificateTrust` output). */

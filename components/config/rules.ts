@@ -8,6 +8,7 @@ import { caInjectionModeProblems, effectiveCertificateSettings } from "../certif
 import { clusterConnection } from "../shared/cluster";
 import { describeValue, formatPath, Problem } from "../shared/problems";
 import { buildsWebhookImage, webhookImageOutput, webhookImageProblems } from "../webhook-image/rules";
+import { derivedResyncSeconds, scheduleProblem } from "../reconcile/schedule";
 import type { StackConfig } from "./schema";
 
 export interface RuleResult {
@@ -18,7 +19,21 @@ export interface RuleResult {
 export function crossSectionRules(config: Partial<StackConfig>): RuleResult {
     const problems: Problem[] = [];
     const warnings: string[] = [];
-    const { cluster, certificates, operators, olm, caInjection, aws, subscriptions, webhookImage } = config;
+    const { cluster, certificates, operators, olm, caInjection, aws, subscriptions, webhookImage, reconcile } = config;
+
+    if (reconcile?.enabled && cluster?.renderYamlToDirectory !== undefined) {
+        problems.push({
+            path: "reconcile.enabled",
+            message: "true needs a live cluster, but cluster.renderYamlToDirectory renders YAML instead: PKO would apply what a render only writes",
+        });
+    }
+    if (reconcile?.enabled && certificates) {
+        const seconds = reconcile.resyncFrequencySeconds ?? derivedResyncSeconds(certificates.renewBeforeDays);
+        const problem = scheduleProblem(seconds, certificates.renewBeforeDays);
+        if (problem !== undefined) {
+            problems.push({ path: "reconcile.resyncFrequencySeconds", message: problem });
+        }
+    }
 
     const connection = cluster ? clusterConnection(cluster) : undefined;
     problems.push(...(connection?.problems ?? []));

@@ -686,6 +686,90 @@ export const webhookImageSchema = z
     })
     .meta({ description: "The subscription webhook image the stack builds: `{repository, baseImage, output?: registry|oci-layout, platforms, deleteOnDestroy}`." });
 
+// ---------------------------------------------------------------- reconcile
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const GIT_COMMIT = /^[0-9a-f]{40}$/;
+
+const secretKeyRef = (what: string) =>
+    z.strictObject({
+        name: dnsSubdomain().meta({ description: `Name of the Secret (in reconcile.namespace) holding ${what}.` }),
+        key: nonEmpty().meta({ description: "Key within the Secret." }),
+    });
+
+export const reconcileSchema = z
+    .strictObject({
+        enabled: z.boolean().default(false).meta({ description: "Install a Pulumi Kubernetes Operator Stack that runs this stack on a schedule from inside the cluster." }),
+        namespace: dnsLabel()
+            .default("cluster-platform-reconcile")
+            .meta({ description: "Namespace of the PKO Stack, its ServiceAccount and the Secrets `environment` names." }),
+        createNamespace: z.boolean().default(true).meta({ description: "Create the namespace (false when it exists already)." }),
+        stack: nonEmpty()
+            .optional()
+            .meta({ description: "Fully qualified stack PKO runs (`<org>/<project>/<stack>`); default: this stack." }),
+        git: z
+            .strictObject({
+                repository: nonEmpty().meta({ description: "Git URL of the repository holding this project." }),
+                branch: nonEmpty().optional().meta({ description: "Branch to follow (PKO polls it every resync); or `commit`." }),
+                commit: ruled((c) => GIT_COMMIT.test(c), "is not a full 40-character commit hash").optional().meta({ description: "Commit to run; or `branch`." }),
+                directory: nonEmpty().optional().meta({ description: "Directory of Pulumi.yaml in the repository (default: its root)." }),
+                shallow: z.boolean().default(false).meta({ description: "Shallow checkout (PKO `shallow`)." }),
+                accessTokenSecret: secretKeyRef("a git access token").optional().meta({ description: "Secret key holding a personal access token for the repository." }),
+            })
+            .optional()
+            .meta({ description: "Program source from git: `{repository, branch | commit, directory?, shallow, accessTokenSecret?}`." }),
+        flux: z
+            .strictObject({
+                apiVersion: nonEmpty().meta({ description: "apiVersion of the Flux source, e.g. `source.toolkit.fluxcd.io/v1`." }),
+                kind: nonEmpty().meta({ description: "Kind of the Flux source, e.g. `GitRepository`." }),
+                name: dnsSubdomain().meta({ description: "Name of the Flux source (in reconcile.namespace)." }),
+                directory: nonEmpty().optional().meta({ description: "Directory of Pulumi.yaml in the fetched source." }),
+            })
+            .optional()
+            .meta({ description: "Program source from a Flux source object: `{apiVersion, kind, name, directory?}`." }),
+        backend: nonEmpty()
+            .optional()
+            .meta({ description: "Backend URL PKO logs in to (`s3://...`, `https://api.pulumi.com`); default: Pulumi Cloud." }),
+        environment: z
+            .record(z.string(), secretKeyRef("the value"))
+            .default({})
+            .superRefine((env, ctx) => {
+                for (const name of Object.keys(env)) {
+                    if (!ENV_NAME.test(name)) {
+                        ctx.addIssue({ code: "custom", path: [name], message: `${describeValue(name)} is not an environment variable name (letters, digits, _; not starting with a digit)` });
+                    }
+                }
+            })
+            .meta({
+                description:
+                    "Environment of PKO's runs from Secrets the admin creates, `{VAR: {name, key}}`: PULUMI_ACCESS_TOKEN or PULUMI_CONFIG_PASSPHRASE, cloud credentials. Values never enter config or state.",
+            }),
+        resyncFrequencySeconds: z
+            .number()
+            .int()
+            .min(60)
+            .optional()
+            .meta({ description: "Seconds between runs; default derived from certificates.renewBeforeDays (at most daily, 12 runs per renewal window)." }),
+        serviceAccountName: dnsSubdomain()
+            .default("cluster-platform-reconcile")
+            .meta({ description: "ServiceAccount PKO's workspace runs as (created with the RBAC the program needs)." }),
+    })
+    .superRefine((r, ctx) => {
+        if (!r.enabled) {
+            return;
+        }
+        if ((r.git === undefined) === (r.flux === undefined)) {
+            ctx.addIssue({ code: "custom", path: [r.git ? "flux" : "git"], message: "exactly one of reconcile.git and reconcile.flux must name the program source when reconcile.enabled is true" });
+        }
+        if (r.git && (r.git.branch === undefined) === (r.git.commit === undefined)) {
+            ctx.addIssue({ code: "custom", path: ["git", r.git.branch ? "commit" : "branch"], message: "exactly one of branch and commit must be set" });
+        }
+    })
+    .meta({
+        description:
+            "Continuous reconcile through the Pulumi Kubernetes Operator: `{enabled, namespace, createNamespace, stack?, git? | flux?, backend?, environment, resyncFrequencySeconds?, serviceAccountName}`.",
+    });
+
 // ---------------------------------------------------------------- the whole contract
 
 /** Every top-level key, in documentation order, with its section schema. */
@@ -721,6 +805,13 @@ export const SECTIONS = {
         platforms: [...DEFAULT_PLATFORMS],
         deleteOnDestroy: false,
     }),
+    reconcile: reconcileSchema.default({
+        enabled: false,
+        namespace: "cluster-platform-reconcile",
+        createNamespace: true,
+        environment: {},
+        serviceAccountName: "cluster-platform-reconcile",
+    }),
 } as const;
 
 export type SectionName = keyof typeof SECTIONS;
@@ -743,3 +834,4 @@ export type OlmConfig = StackConfig["olm"];
 export type OperatorConfig = StackConfig["operators"][number];
 export type AwsConfig = StackConfig["aws"];
 export type WebhookImageConfig = StackConfig["webhookImage"];
+export type ReconcileConfig = StackConfig["reconcile"];

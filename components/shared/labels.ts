@@ -20,7 +20,8 @@ export type Capability =
     | "olm-rbac"
     | "subscriptions"
     | "aws-tags"
-    | "webhook-image";
+    | "webhook-image"
+    | "reconcile";
 
 /** The labels of an object made by `capability`, plus any extra ones. */
 export function platformLabels(capability: Capability, extra: Record<string, string> = {}): Record<string, string> {

@@ -6,6 +6,8 @@
  */
 
 export interface LockfilePackage {
+    /** Set when the package is installed under another name (an `npm:` alias). */
+    name?: string;
     version?: string;
     dev?: boolean;
     optional?: boolean;
@@ -132,6 +134,11 @@ export function productionClosure(lockfile: Lockfile, roots: ReadonlyArray<strin
         }
     }
     return { locations: [...seen].sort(), problems };
+}
+
+/** The package name npm installed at a lockfile location (`node_modules/@s/a/node_modules/b` → `b`). */
+export function packageNameAt(packages: Record<string, LockfilePackage>, location: string): string {
+    return packages[location]?.name ?? location.slice(location.lastIndexOf("node_modules/") + "node_modules/".length);
 }
 
 /** The package name a bare module specifier loads (`@scope/name/sub` → `@scope/name`), or undefined for paths. */

@@ -12,6 +12,8 @@ export const CREATED = EPOCH.toISOString().replace(/\.000Z$/, "Z");
 export const LABELS = {
     source: "org.opencontainers.image.source",
     revision: "org.opencontainers.image.revision",
+    /** The webhook's inputs by git content (see provenance.ts); unlike a commit, the same in every clone. */
+    sourceTree: "dev.cluster-platform.source-tree",
     baseName: "org.opencontainers.image.base.name",
     baseDigest: "org.opencontainers.image.base.digest",
 } as const;

@@ -5,8 +5,8 @@
 import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import { contentProblems, destinationProblems, ImageContent, ImagePlan, planImage } from "./build";
-import { LABELS } from "./image-config";
 import type { WebhookImageInputs } from "./operations";
+import { provenanceLabels } from "./provenance";
 import { WebhookImageProvider } from "./provider";
 import { WEBHOOK_UID } from "./rules";
 import { missingBuildProblem, staleOutputs } from "./sources";
@@ -32,10 +32,10 @@ export interface WebhookImageArgs {
     entrypoint?: string;
     /** Environment variables set in the image (default `NODE_ENV=production`). */
     env?: Record<string, string>;
-    /** `org.opencontainers.image.source`: where the source lives (an https URL). */
+    /** `org.opencontainers.image.source`: where the source lives (an https URL, from package.json). */
     source?: string;
-    /** `org.opencontainers.image.revision`: the commit the webhook was built from. */
-    revision?: string;
+    /** `dev.cluster-platform.source-tree`: the webhook's inputs by git content (provenance.ts), the same in every clone. */
+    sourceTree?: string;
     /** Delete the image from the registry when the resource is deleted (default false; see README). */
     deleteOnDestroy?: boolean;
 }
@@ -76,7 +76,7 @@ export class WebhookImage extends pulumi.ComponentResource {
             platforms: args.platforms,
             user: WEBHOOK_UID,
             env: args.env ?? { NODE_ENV: "production" },
-            labels: provenanceLabels(args),
+            labels: provenanceLabels({ source: args.source, sourceTree: args.sourceTree }),
         };
         const layoutDirectory =
             args.layoutDirectory === undefined ? undefined : path.relative(cwd, path.resolve(args.projectDirectory, args.layoutDirectory)) || ".";
@@ -137,24 +137,13 @@ export class WebhookImage extends pulumi.ComponentResource {
     }
 }
 
-function provenanceLabels(args: WebhookImageArgs): Record<string, string> {
-    const labels: Record<string, string> = {};
-    if (args.source !== undefined) {
-        labels[LABELS.source] = args.source;
-    }
-    if (args.revision !== undefined) {
-        labels[LABELS.revision] = args.revision;
-    }
-    return labels;
-}
-
 export { WebhookImageProvider } from "./provider";
 export { buildsWebhookImage, layoutDirectoryFor, namesRegistryHost, webhookImageOutput } from "./rules";
-export { gitProvenance } from "./provenance";
+export { checkoutProvenance, provenanceLabels } from "./provenance";
 export { missingBuildProblem } from "./sources";
 
 /** Where index.ts finds the webhook: compiled by `npm run build` from `webhook/` into `dist/webhook`. */
 export const WEBHOOK_SOURCE = { outputDirectory: "dist", application: "webhook", entrypoint: "webhook/main.js" } as const;
 
-/** What the image is built from, for its revision label: a commit touching none of these does not change the image. */
+/** What the image is built from, for its source-tree label: a commit touching none of these does not change the image. */
 export const WEBHOOK_INPUT_PATHS = ["webhook", "package.json", "package-lock.json", "tsconfig.json", "tsconfig.build.json"] as const;

@@ -10,7 +10,7 @@
 import { existsSync, promises as fs, readdirSync, statSync } from "node:fs";
 import { builtinModules } from "node:module";
 import * as path from "node:path";
-import { installsOn, Lockfile, NpmPlatform, packageNameOf, productionClosure } from "./closure";
+import { installsOn, Lockfile, NpmPlatform, packageNameAt, packageNameOf, productionClosure } from "./closure";
 import { LayerEntry, normalizedFileMode } from "./layer";
 import { Platform } from "./rules";
 
@@ -139,6 +139,11 @@ export async function collectImageSources(given: ApplicationSource, platforms: R
             }
             continue;
         }
+        const mismatch = await installedMismatch(directory, location, lockfile);
+        if (mismatch !== undefined) {
+            problems.push(mismatch);
+            continue;
+        }
         for (const file of await walk(directory, problems, { skipDirectory: (name) => name === "node_modules" })) {
             if (isBuildArtifact(file.name)) {
                 continue;
@@ -169,6 +174,28 @@ export async function collectImageSources(given: ApplicationSource, platforms: R
         throw new SourceError(problems);
     }
     return { application, dependencies, requiredPackages: [...required].sort() };
+}
+
+/**
+ * Why the package installed at `location` is not the one package-lock.json names (another
+ * name or version: node_modules from another lockfile, or changed by hand), or undefined. The
+ * image packages the lockfile's packages only, so two clones of one commit cannot build
+ * different images from different installs; the files themselves are what npm ci unpacks from
+ * the tarball the lockfile's `integrity` pins.
+ */
+async function installedMismatch(directory: string, location: string, lockfile: Lockfile): Promise<string | undefined> {
+    const packages = lockfile.packages ?? {};
+    const wanted = { name: packageNameAt(packages, location), version: packages[location]?.version };
+    let installed: { name?: unknown; version?: unknown };
+    try {
+        installed = JSON.parse(await fs.readFile(path.join(directory, "package.json"), "utf8")) as { name?: unknown; version?: unknown };
+    } catch {
+        return `${location} has no readable package.json: run npm ci`;
+    }
+    if (installed.name !== wanted.name || installed.version !== wanted.version) {
+        return `${location} is ${String(installed.name)}@${String(installed.version)} but package-lock.json names ${wanted.name}@${String(wanted.version)}: run npm ci`;
+    }
+    return undefined;
 }
 
 interface WalkedFile {

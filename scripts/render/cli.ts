@@ -3,7 +3,8 @@
  *   [--stack-outputs <outputs.json>] [--stack <name>]`
  *
  * Offline review of what `pulumi preview` would do (like `helm template` / `cdk synth`):
- * writes `<dir>/resources.json` and `<dir>/kubernetes/*.yaml`. Exit 0 on success; on
+ * writes `<dir>/resources.json`, `<dir>/outputs.json` (the stack outputs, secrets as "[secret]")
+ * and `<dir>/kubernetes/*.yaml`. Exit 0 on success; on
  * invalid config or any error, exit 1 with the report on stderr and no files written.
  */
 import * as fs from "node:fs";
@@ -32,6 +33,9 @@ export function writeRender(result: RenderResult, outDir: string): void {
     fs.rmSync(kubeDir, { recursive: true, force: true });
     fs.mkdirSync(path.join(kubeDir, "patches"), { recursive: true });
     fs.writeFileSync(path.join(outDir, "resources.json"), `${JSON.stringify(result.resources, null, 2)}\n`);
+    // The stack outputs as `pulumi stack output --json` shows them after the update (certificate
+    // expiry among them), so a review sees them too.
+    fs.writeFileSync(path.join(outDir, "outputs.json"), `${JSON.stringify(result.stackOutputs, null, 2)}\n`);
     for (const manifest of result.manifests) {
         fs.writeFileSync(path.join(kubeDir, manifest.file), stringify(manifest.object, { lineWidth: 0 }));
     }

@@ -341,3 +341,31 @@ describe("namespace labels", () => {
         );
     });
 });
+
+describe("certificate expiry in the delegated modes", () => {
+    test("GIVEN service-ca and cert-manager WHEN rendered THEN certificateExpiry lists each serving certificate with who renews it and where its expiry is, and no trust state", async () => {
+        const serviceCa = await render("service-ca", "openshift");
+        expect(serviceCa.stackOutputs.certificateExpiry).toEqual([
+            {
+                name: "policy/policy-webhook-cert",
+                kind: "serving",
+                mode: "service-ca",
+                renewedBy: "OpenShift service-ca operator (on its own)",
+                expiryIn: "Secret policy/policy-webhook-cert annotation service.beta.openshift.io/expiry",
+            },
+        ]);
+        expect(serviceCa.stackOutputs.certificateTrust).toBeUndefined();
+        const certManager = await render("cert-manager");
+        expect(certManager.stackOutputs.certificateExpiry).toEqual([
+            {
+                name: "policy/policy-webhook-cert",
+                kind: "serving",
+                mode: "cert-manager",
+                renewedBy: "cert-manager (on its own, renewBefore from certificates.renewBeforeDays)",
+                expiryIn: "Certificate policy/policy-webhook-cert status.notAfter and status.renewalTime",
+                duration: "17520h",
+                renewBefore: "720h",
+            },
+        ]);
+    });
+});

@@ -9,86 +9,9 @@ import * as path from "node:path";
 import { servingCertificateHash } from "../../components/certificates/trust";
 import { plaintextKeyWarning } from "../../components/certificates/self-signed";
 import { flattenConfig } from "../../scripts/render/config-file";
-import { renderProgram, RenderResult } from "../../scripts/render/render";
-import { Capture } from "../helpers/capture";
+import { renderProgram } from "../../scripts/render/render";
+import { DAY, expectNoOutage, rotationWarnings, split, T0, up, Update } from "../helpers/certificate-updates";
 import { inspect, TlsProviderState } from "../helpers/tls-signer";
-
-const program = path.join(__dirname, "..", "fixtures", "certificates", "webhook-program");
-const config = flattenConfig({ cluster: { name: "test", platform: "kubernetes", kubeContext: "test" }, certificates: { mode: "self-signed" } });
-const DAY = 24 * 3600 * 1000;
-const T0 = new Date("2026-01-01T00:00:00Z");
-
-/** One `pulumi up`: what the Secret, the pod template and the webhook configurations received. */
-interface Update {
-    result: RenderResult;
-    tlsCrt: string;
-    tlsKey: string;
-    caCrt: string;
-    caBundles: string[];
-    podAnnotations: Record<string, string>;
-    trust: { caBundle: string[]; servingCertificates: Record<string, string> };
-}
-
-async function up(tls: TlsProviderState, previous?: Update): Promise<Update> {
-    const capture = new Capture();
-    const result = await renderProgram({
-        config,
-        program,
-        preview: false,
-        stackOutputs: previous?.result.stackOutputs,
-        computed: {
-            ...tls.producers(),
-            ...capture.producers(
-                "kubernetes:core/v1:Secret",
-                "kubernetes:apps/v1:Deployment",
-                "kubernetes:admissionregistration.k8s.io/v1:ValidatingWebhookConfiguration",
-                "kubernetes:admissionregistration.k8s.io/v1:MutatingWebhookConfiguration",
-            ),
-        },
-    });
-    expect(result.errors).toEqual([]);
-    const data = capture.get("policy-webhook-serving-secret").data as Record<string, string>;
-    const decode = (b64: string) => Buffer.from(b64, "base64").toString("utf8");
-    const webhooks = [
-        ...(capture.get("policy-webhook-mutating").webhooks as { clientConfig: { caBundle: string } }[]),
-        ...(capture.get("policy-webhook-validating").webhooks as { clientConfig: { caBundle: string } }[]),
-    ];
-    const deployment = capture.get("policy-webhook") as { spec: { template: { metadata: { annotations: Record<string, string> } } } };
-    return {
-        result,
-        tlsCrt: decode(data["tls.crt"]),
-        tlsKey: decode(data["tls.key"]),
-        caCrt: decode(data["ca.crt"]),
-        caBundles: webhooks.map((w) => decode(w.clientConfig.caBundle)),
-        podAnnotations: deployment.spec.template.metadata.annotations,
-        trust: result.stackOutputs.certificateTrust as Update["trust"],
-    };
-}
-
-/** The warnings about CA rotation (the fixture's CRD without webhook conversion warns on every update). */
-const rotationWarnings = (u: Update) => u.result.warnings.filter((w) => w.startsWith("CA rotation"));
-
-/** The certificates of a PEM bundle. */
-function split(bundle: string): X509Certificate[] {
-    return (bundle.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? []).map((pem) => new X509Certificate(pem));
-}
-
-function chainsTo(certificate: string, bundle: string, now: Date): boolean {
-    const leaf = new X509Certificate(certificate);
-    const within = (c: X509Certificate) => new Date(c.validFrom) <= now && now <= new Date(c.validTo);
-    return split(bundle).some((ca) => within(leaf) && within(ca) && leaf.checkIssued(ca) && leaf.verify(ca.publicKey));
-}
-
-/** During an update pods present the previous or the new certificate; the API server holds the previous or the new bundle. */
-function expectNoOutage(before: Update | undefined, after: Update, now: Date): void {
-    const certificates = [before?.tlsCrt, after.tlsCrt].filter((c): c is string => c !== undefined);
-    const bundles = [...(before?.caBundles ?? []), ...after.caBundles];
-    for (const bundle of bundles) {
-        for (const certificate of certificates) {
-            expect(chainsTo(certificate, bundle, now)).toBe(true);
-        }
-    }
-}
 
 describe("self-signed certificates, for real", () => {
     let first: Update;
@@ -217,5 +140,36 @@ describe("self-signed certificates rendered to a directory", () => {
             program: path.join(__dirname, "..", "fixtures", "certificates", "webhook-program"),
         });
         expect(warnings.filter((w) => w.includes("private key"))).toEqual([plaintextKeyWarning("policy/policy-webhook-cert")]);
+    });
+});
+
+describe("certificate expiry in sight", () => {
+    test("GIVEN an update WHEN it completes THEN the certificateExpiry output lists the CA and each serving certificate with notAfter and the start of its renewal window", async () => {
+        const issued = new Date("2026-03-01T00:00:00Z");
+        const u = await up(new TlsProviderState({ now: issued }));
+        expect(u.result.stackOutputs.certificateExpiry).toEqual([
+            { name: "CA", kind: "ca", mode: "self-signed", notAfter: "2028-04-29T00:00:00.000Z", renewsFrom: "2028-03-30T00:00:00.000Z", renewedBy: "pulumi up" },
+            { name: "policy/policy-webhook-cert", kind: "serving", mode: "self-signed", notAfter: "2028-02-29T00:00:00.000Z", renewsFrom: "2028-01-30T00:00:00.000Z", renewedBy: "pulumi up" },
+        ]);
+    });
+
+    test("GIVEN a live CA 20 days from expiry and a serving certificate expired WHEN the next update runs THEN it warns, naming both, and says the rotation needs three updates", async () => {
+        // Issued 770 days before the real clock: the program compares what is live with the time it runs at.
+        const issued = new Date(Date.now() - 770 * DAY);
+        const clock = { now: issued };
+        const tls = new TlsProviderState(clock);
+        const before = await up(tls);
+        clock.now = new Date();
+        const after = await up(tls, before);
+        const [liveCa] = split(before.caCrt);
+        const expiryWarnings = after.result.warnings.filter((w) => w.startsWith("the stack's CA") || w.startsWith("serving certificate policy/"));
+        expect(expiryWarnings).toEqual([
+            expect.stringMatching(
+                new RegExp(
+                    `^the stack's CA \\(O=cluster-platform, CN=cluster-platform CA \\(test\\)\\) is inside its renewal window \\(since .+\\) and expires on ${new Date(liveCa.validTo).toISOString()}, in 20 days: run \`pulumi up\` 3 times \\(this update included\\)`,
+                ),
+            ),
+            `serving certificate policy/policy-webhook-cert expired on ${new Date(new X509Certificate(before.tlsCrt).validTo).toISOString()}: \`pulumi up\` renews it`,
+        ]);
     });
 });

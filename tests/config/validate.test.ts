@@ -42,6 +42,7 @@ describe("stack config validation", () => {
                     platforms: ["linux/amd64"],
                     deleteOnDestroy: false,
                 },
+                reconcile: { enabled: false, namespace: "cluster-platform-reconcile", createNamespace: true, environment: {}, serviceAccountName: "cluster-platform-reconcile" },
             },
         });
     });
@@ -75,7 +76,7 @@ describe("stack config validation", () => {
 
     test.each([
         ["a missing cluster", {}, ["cluster-platform:cluster: is required (expected object)"]],
-        ["an unknown top-level key", { ...base(), operator: [] }, ["cluster-platform:operator: unknown key (known keys: cluster, certificates, caInjection, subscriptions, olm, operators, aws, webhookImage)"]],
+        ["an unknown top-level key", { ...base(), operator: [] }, ["cluster-platform:operator: unknown key (known keys: cluster, certificates, caInjection, subscriptions, olm, operators, aws, webhookImage, reconcile)"]],
         ["an unknown nested key", { ...base(), olm: { disableCopiedCSVs: true } }, ["cluster-platform:olm.disableCopiedCSVs: unknown key"]],
         ["a string where an object belongs", { ...base(), aws: "yes" }, ['cluster-platform:aws: expected object, got string "yes"']],
         ["service-ca on plain Kubernetes", { cluster: { name: "k", platform: "kubernetes", kubeContext: "test" }, certificates: { mode: "service-ca" } }, ['cluster-platform:certificates.mode: "service-ca" needs OpenShift\'s service-ca operator, but cluster.platform is "kubernetes"']],

@@ -399,6 +399,26 @@ export class TlsProviderState {
         );
     }
 
+    /**
+     * The certificates the tls provider would renew at `now`: those whose notAfter minus
+     * `earlyRenewalHours` has passed (the provider's `readyForRenewal`, which makes the engine
+     * replace them in that update).
+     */
+    dueForRenewal(now: Date): string[] {
+        const due: string[] = [];
+        for (const [key, { inputs, outputs }] of this.resources) {
+            const certPem = outputs.certPem;
+            const early = (JSON.parse(inputs) as { earlyRenewalHours?: number }).earlyRenewalHours;
+            if (typeof certPem !== "string" || early === undefined) {
+                continue;
+            }
+            if (Date.parse(new X509Certificate(certPem).validTo) - early * 3600 * 1000 <= now.getTime()) {
+                due.push(key.split("::")[1]);
+            }
+        }
+        return due.sort();
+    }
+
     /** Forgets the named resources, so the next render replaces them. */
     replace(...names: string[]): void {
         for (const key of [...this.resources.keys()]) {

@@ -60,16 +60,17 @@ export function imageContent(project: string, baseImage: string, overrides: Part
 }
 
 /**
- * Compiles the real admission server (webhook/main.ts and what it imports) as `npm run build`
- * does, into `<directory>/webhook`; returns that folder.
+ * Compiles the real admission server (webhook/main.ts and what it imports) of the checkout at
+ * `sourceRoot` (default: this one) as `npm run build` does, into `<directory>/webhook`; returns
+ * that folder. Type declarations of Node.js come from this checkout (they are a devDependency).
  */
-export function compileWebhook(directory: string): string {
+export function compileWebhook(directory: string, sourceRoot: string = ROOT): string {
     execFileSync(
         process.execPath,
         [
             path.join(ROOT, "node_modules", "typescript", "bin", "tsc"),
             "--outDir", directory,
-            "--rootDir", ROOT,
+            "--rootDir", sourceRoot,
             "--module", "commonjs",
             "--target", "ES2022",
             "--moduleResolution", "node",
@@ -78,7 +79,8 @@ export function compileWebhook(directory: string): string {
             "--skipLibCheck",
             "--strict",
             "--types", "node",
-            path.join(ROOT, "webhook", "main.ts"),
+            "--typeRoots", path.join(ROOT, "node_modules", "@types"),
+            path.join(sourceRoot, "webhook", "main.ts"),
         ],
         { stdio: "pipe" },
     );

@@ -3,6 +3,19 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { ROOT } from "../helpers/render";
+import { certificateRequest, generateKey, selfSign, signRequest } from "../helpers/tls-signer";
+
+const DAY = 24 * 3600 * 1000;
+
+/** A previous update's certificateTrust output whose CA, issued 770 days ago, is 20 days from expiry. */
+function ageingTrust(): { caBundle: string[]; servingCertificates: Record<string, string> } {
+    const issued = new Date(Date.now() - 770 * DAY);
+    const caKey = generateKey().privateKeyPem;
+    const ca = selfSign(caKey, { subject: { commonName: "cluster-platform CA (prod-east)", organization: "cluster-platform" }, validityPeriodHours: 790 * 24, allowedUses: ["cert_signing"], isCaCertificate: true }, issued).certPem;
+    const request = certificateRequest(generateKey().privateKeyPem, { commonName: "subscription-webhook.subscription-injection.svc" }, ["subscription-webhook.subscription-injection.svc"]);
+    const leaf = signRequest(request, ca, caKey, { validityPeriodHours: 730 * 24, allowedUses: ["server_auth"] }, issued).certPem;
+    return { caBundle: [ca], servingCertificates: { "subscription-injection/subscription-webhook-cert": leaf } };
+}
 
 const TSX = path.join(ROOT, "node_modules", ".bin", "tsx");
 const CLI = path.join(ROOT, "scripts", "render", "cli.ts");
@@ -73,6 +86,19 @@ describe("npm run render", () => {
             ].join("\n"),
         );
         expect(fs.existsSync(out)).toBe(false);
+    });
+
+    test("GIVEN the previous update's outputs with a CA near expiry WHEN rendered THEN outputs.json sits beside resources.json with certificateExpiry, and stderr warns naming the CA", () => {
+        const previous = path.join(tmp, "previous-outputs.json");
+        fs.writeFileSync(previous, JSON.stringify({ certificateTrust: ageingTrust() }));
+        const run = render(["--config", "examples/openshift-aws.yaml", "--out", path.join(tmp, "expiry"), "--stack-outputs", previous]);
+        expect(run.status).toBe(0);
+        const outputs = JSON.parse(fs.readFileSync(path.join(tmp, "expiry", "outputs.json"), "utf8")) as Record<string, unknown>;
+        // A preview: the certificates this update issues are not known before it runs, as in `pulumi preview`.
+        expect(outputs).toMatchObject({ clusterName: "prod-east", certificateExpiry: "[unknown]" });
+        expect(fs.existsSync(path.join(tmp, "expiry", "resources.json"))).toBe(true);
+        expect(run.stderr).toMatch(/warning: the stack's CA \(O=cluster-platform, CN=cluster-platform CA \(prod-east\)\) is inside its renewal window \(since [^)]+\) and expires on \S+, in 20 days: run `pulumi up` 3 times \(this update included\)/);
+        expect(run.stderr).toContain("warning: serving certificate subscription-injection/subscription-webhook-cert expired on ");
     });
 
     test("GIVEN no arguments WHEN run THEN it prints the usage and exits 2", () => {

@@ -30,7 +30,7 @@ function render(project: string, preview = true) {
             "fixture:output": "registry",
             "fixture:baseImage": BASE,
             "fixture:project": project,
-            "fixture:revision": "a".repeat(40),
+            "fixture:sourceTree": `sha256:${"a".repeat(64)}`,
         }),
     });
 }
@@ -45,7 +45,7 @@ describe("the WebhookImage component", () => {
         const component = result.resources.find((r) => r.type === "cluster-platform:webhook-image:WebhookImage");
         expect(component?.name).toBe("image");
         const image = result.resources.find((r) => r.type === DYNAMIC);
-        const plan = await planImage(imageContent(project(), BASE, { labels: { "org.opencontainers.image.revision": "a".repeat(40) } }));
+        const plan = await planImage(imageContent(project(), BASE, { labels: { "dev.cluster-platform.source-tree": `sha256:${"a".repeat(64)}` } }));
         const { __provider: provider, ...inputs } = image?.inputs ?? {};
         expect(inputs).toEqual({
             application: "webhook",
@@ -54,7 +54,7 @@ describe("the WebhookImage component", () => {
             deleteOnDestroy: false,
             entrypoint: "webhook/main.js",
             env: { NODE_ENV: "production" },
-            labels: { "org.opencontainers.image.revision": "a".repeat(40) },
+            labels: { "dev.cluster-platform.source-tree": `sha256:${"a".repeat(64)}` },
             layers: plan.layers,
             output: "registry",
             outputDirectory: "dist",

@@ -1,32 +1,19 @@
 /**
  * How index.ts wires the webhook image: built only when the subscription webhook needs it,
  * published where webhookImage says (an OCI layout under out/oci/, a registry, or the stack's ECR
- * repository), labelled from git, and exported as the `webhookImageRef` stack output.
+ * repository), labelled from committed content, and exported as the `webhookImageRef` stack output.
  */
-import { execFileSync } from "node:child_process";
-import { sourceUrlFromRemote } from "../../components/webhook-image/provenance";
+import { WEBHOOK_INPUT_PATHS } from "../../components/webhook-image";
+import { sourceTreeOf } from "../../components/webhook-image/provenance";
 import { manifestNamed, MINIMAL, renderConfig, resourceNamed, ROOT } from "../helpers/render";
 import { tlsComputed } from "../helpers/tls-signer";
 
 const DYNAMIC = "pulumi-nodejs:dynamic:Resource";
 const DEFAULT_BASE = "gcr.io/distroless/nodejs22-debian12:nonroot@sha256:13593b7570658e8477de39e2f4a1dd25db2f836d68a0ba771251572d23bb4f8e";
 
-function git(...args: string[]): string | undefined {
-    try {
-        return execFileSync("git", args, { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim() || undefined;
-    } catch {
-        return undefined;
-    }
-}
-
+/** package.json names no repository, so the only label is the webhook's inputs by content. */
 function expectedLabels(): Record<string, string> {
-    const revision = git("log", "-1", "--format=%H", "--", "webhook", "package.json", "package-lock.json", "tsconfig.json", "tsconfig.build.json");
-    const remote = git("remote", "get-url", "origin");
-    const source = remote === undefined ? undefined : sourceUrlFromRemote(remote);
-    return {
-        ...(source === undefined ? {} : { "org.opencontainers.image.source": source }),
-        ...(revision === undefined ? {} : { "org.opencontainers.image.revision": revision }),
-    };
+    return { "dev.cluster-platform.source-tree": sourceTreeOf(ROOT, WEBHOOK_INPUT_PATHS) as string };
 }
 
 const SUBSCRIPTIONS_ON = { ...MINIMAL, subscriptions: { enabled: true } };

@@ -1,0 +1,142 @@
+/**
+ * The least RBAC that runs this program from PKO's workspace, derived from what the program
+ * declares: every Kubernetes object kind it registers (recorded by a stack transformation in
+ * index.ts) with the verbs the Kubernetes provider uses on it. Pure.
+ *
+ * - Declared objects: get, list, watch (reads, refresh and await), create, update, patch
+ *   (server-side apply), delete. `…Patch` resources: get, list, watch, patch (an SSA patch is
+ *   released by a patch, never a delete). Reads (`.get`): get.
+ * - Await logic of pulumi-kubernetes (provider/pkg/await): a Deployment is ready when its
+ *   ReplicaSet's Pods are, a Service when its Endpoints are, and failures are explained from
+ *   Events: get, list, watch on those.
+ * - A program that declares Roles/ClusterRoles (operators' permissions, OLM's aggregate roles)
+ *   may only grant what its identity holds, unless it may `escalate` and `bind`
+ *   (kubernetes pkg/registry/rbac/escalation_check.go, "RBAC escalation prevention"). Those two
+ *   verbs make this identity as strong as the roles it declares: inherent to installing operators.
+ *
+ * Resource names are the lowercase English plural of the kind, as Kubernetes guesses them
+ * (k8s.io/apimachinery pkg/api/meta/restmapper.go UnsafeGuessKindToResource: `s` → `ses`,
+ * `y` → `ies`; here only after a consonant, as CRD plurals such as `gateways` are), which every
+ * kind this program declares follows; tests check it against every rendered object.
+ */
+
+export interface KindUse {
+    /** `group/version` or `v1`. */
+    apiVersion: string;
+    kind: string;
+    /** declared: created and owned; patch: a server-side-apply `…Patch`; read: `.get` only. */
+    use: "declared" | "patch" | "read";
+}
+
+export interface PolicyRule {
+    apiGroups: string[];
+    resources: string[];
+    verbs: string[];
+}
+
+const VERBS = {
+    declared: ["create", "delete", "get", "list", "patch", "update", "watch"],
+    patch: ["get", "list", "patch", "watch"],
+    read: ["get"],
+} as const;
+
+const READ_ONLY = ["get", "list", "watch"];
+/** What the provider's await logic watches beside the object itself. */
+const AWAITED: Record<string, Array<{ group: string; resource: string }>> = {
+    "apps|Deployment": [
+        { group: "apps", resource: "replicasets" },
+        { group: "", resource: "pods" },
+        { group: "", resource: "events" },
+    ],
+    "|Service": [
+        { group: "", resource: "endpoints" },
+        { group: "", resource: "events" },
+    ],
+    "batch|Job": [
+        { group: "", resource: "pods" },
+        { group: "", resource: "events" },
+    ],
+};
+
+/** A kind's resource name: lowercase, then the English plural. */
+export function resourceOfKind(kind: string): string {
+    const lower = kind.toLowerCase();
+    if (/(s|x|z|ch|sh)$/.test(lower)) {
+        return `${lower}es`;
+    }
+    if (/[^aeiou]y$/.test(lower)) {
+        return `${lower.slice(0, -1)}ies`;
+    }
+    return `${lower}s`;
+}
+
+export function groupOf(apiVersion: string): string {
+    return apiVersion.includes("/") ? apiVersion.split("/")[0] : "";
+}
+
+/** The ClusterRole rules for `uses`: one rule per (group, verb set), resources sorted, rules sorted. */
+export function reconcileRules(uses: ReadonlyArray<KindUse>): PolicyRule[] {
+    const verbsOf = new Map<string, Set<string>>();
+    const grant = (group: string, resource: string, verbs: ReadonlyArray<string>) => {
+        const key = `${group}|${resource}`;
+        const set = verbsOf.get(key) ?? new Set<string>();
+        verbs.forEach((v) => set.add(v));
+        verbsOf.set(key, set);
+    };
+    for (const use of uses) {
+        const group = groupOf(use.apiVersion);
+        grant(group, resourceOfKind(use.kind), VERBS[use.use]);
+        if (use.use === "declared") {
+            for (const awaited of AWAITED[`${group}|${use.kind}`] ?? []) {
+                grant(awaited.group, awaited.resource, READ_ONLY);
+            }
+            if (group === "rbac.authorization.k8s.io" && (use.kind === "Role" || use.kind === "ClusterRole")) {
+                grant(group, resourceOfKind(use.kind), ["bind", "escalate"]);
+            }
+        }
+    }
+    const byGroupAndVerbs = new Map<string, PolicyRule>();
+    for (const [key, verbs] of verbsOf) {
+        const [group, resource] = key.split("|");
+        const sortedVerbs = [...verbs].sort();
+        const ruleKey = `${group}|${sortedVerbs.join(",")}`;
+        const rule = byGroupAndVerbs.get(ruleKey) ?? { apiGroups: [group], resources: [], verbs: sortedVerbs };
+        rule.resources.push(resource);
+        byGroupAndVerbs.set(ruleKey, rule);
+    }
+    const order = (rule: PolicyRule) => [rule.apiGroups[0], rule.verbs.join(",")];
+    return [...byGroupAndVerbs.values()]
+        .map((rule) => ({ ...rule, resources: [...rule.resources].sort() }))
+        .sort((a, b) => {
+            const [ga, va] = order(a);
+            const [gb, vb] = order(b);
+            return ga !== gb ? (ga < gb ? -1 : 1) : va < vb ? -1 : va > vb ? 1 : 0;
+        });
+}
+
+/** Whether `rules` allow `verb` on `resource` in `group`. */
+export function allows(rules: ReadonlyArray<PolicyRule>, group: string, resource: string, verb: string): boolean {
+    return rules.some((r) => r.apiGroups.includes(group) && r.resources.includes(resource) && r.verbs.includes(verb));
+}
+
+/**
+ * The kind a Pulumi Kubernetes type token names (`kubernetes:apps/v1:Deployment`,
+ * `kubernetes:core/v1:ConfigMapPatch`, a CustomResource's `kubernetes:<apiVersion>:<kind>`),
+ * and how the program uses it; undefined for what is not a Kubernetes object (providers,
+ * components such as `kubernetes:yaml/v2:ConfigGroup`, other packages).
+ */
+export function kindUseOfToken(token: string, read: boolean): KindUse | undefined {
+    const match = /^kubernetes:([^:]+):([A-Z][A-Za-z0-9]*)$/.exec(token);
+    if (!match || match[1].startsWith("yaml") || match[1].startsWith("helm") || match[1] === "kustomize") {
+        return undefined;
+    }
+    const [, groupVersion, typeName] = match;
+    const apiVersion = groupVersion.startsWith("core/") ? groupVersion.slice("core/".length) : groupVersion;
+    if (typeName.endsWith("List")) {
+        return undefined;
+    }
+    if (typeName.endsWith("Patch")) {
+        return { apiVersion, kind: typeName.slice(0, -"Patch".length), use: "patch" };
+    }
+    return { apiVersion, kind: typeName, use: read ? "read" : "declared" };
+}

@@ -1,0 +1,79 @@
+/**
+ * The reconcile schedule rule (components/reconcile/schedule.ts) and the RBAC derivation
+ * (components/reconcile/rbac.ts), directly.
+ */
+import fc from "fast-check";
+import { derivedResyncSeconds, longestResyncSeconds, PKO_MIN_RESYNC_SECONDS, runsInWindow, scheduleProblem } from "../../components/reconcile/schedule";
+import { kindUseOfToken, reconcileRules, resourceOfKind } from "../../components/reconcile/rbac";
+
+describe("the reconcile schedule", () => {
+    test("GIVEN any renewal window WHEN the period is derived THEN the rule accepts it, at PKO's floor or above and at most daily", () => {
+        fc.assert(
+            fc.property(fc.integer({ min: 1, max: 36500 }), (days) => {
+                const seconds = derivedResyncSeconds(days);
+                expect(scheduleProblem(seconds, days)).toBeUndefined();
+                expect(seconds).toBeGreaterThanOrEqual(PKO_MIN_RESYNC_SECONDS);
+                expect(seconds).toBeLessThanOrEqual(86400);
+            }),
+        );
+    });
+
+    test("GIVEN any period and window WHEN judged THEN it is accepted exactly when at least three runs fit, and the longest accepted period is the bound", () => {
+        fc.assert(
+            fc.property(fc.integer({ min: 60, max: 400 * 86400 }), fc.integer({ min: 1, max: 3650 }), (seconds, days) => {
+                expect(scheduleProblem(seconds, days) === undefined).toBe(runsInWindow(seconds, days) >= 3);
+                expect(scheduleProblem(longestResyncSeconds(days), days)).toBeUndefined();
+                expect(scheduleProblem(longestResyncSeconds(days) + 1, days)).toBeDefined();
+            }),
+        );
+    });
+
+    test("GIVEN the default 30-day window WHEN derived THEN the stack runs daily, 30 times inside the window", () => {
+        expect(derivedResyncSeconds(30)).toBe(86400);
+        expect(runsInWindow(86400, 30)).toBe(30);
+        expect(derivedResyncSeconds(1)).toBe(7200);
+    });
+});
+
+describe("the least RBAC", () => {
+    test.each([
+        ["Deployment", "deployments"],
+        ["Ingress", "ingresses"],
+        ["NetworkPolicy", "networkpolicies"],
+        ["StorageClass", "storageclasses"],
+        ["Gateway", "gateways"],
+        ["ClusterServiceVersion", "clusterserviceversions"],
+    ])("GIVEN the kind %s WHEN turned into a resource THEN it is %s", (kind, resource) => {
+        expect(resourceOfKind(kind)).toBe(resource);
+    });
+
+    test.each([
+        ["kubernetes:apps/v1:Deployment", false, { apiVersion: "apps/v1", kind: "Deployment", use: "declared" }],
+        ["kubernetes:core/v1:ConfigMapPatch", false, { apiVersion: "v1", kind: "ConfigMap", use: "patch" }],
+        ["kubernetes:core/v1:Secret", true, { apiVersion: "v1", kind: "Secret", use: "read" }],
+        ["kubernetes:cert-manager.io/v1:Certificate", false, { apiVersion: "cert-manager.io/v1", kind: "Certificate", use: "declared" }],
+        ["kubernetes:yaml/v2:ConfigGroup", false, undefined],
+        ["pulumi:providers:kubernetes", false, undefined],
+        ["tls:index/privateKey:PrivateKey", false, undefined],
+    ])("GIVEN the type token %s (read: %s) WHEN read THEN the kind and use are %j", (token, read, expected) => {
+        expect(kindUseOfToken(token, read)).toEqual(expected);
+    });
+
+    test("GIVEN a Deployment, a patched ConfigMap, a read Secret and a ClusterRole WHEN rules are derived THEN each gets only its verbs, plus what awaiting and granting RBAC need", () => {
+        expect(
+            reconcileRules([
+                { apiVersion: "apps/v1", kind: "Deployment", use: "declared" },
+                { apiVersion: "v1", kind: "ConfigMap", use: "patch" },
+                { apiVersion: "v1", kind: "Secret", use: "read" },
+                { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRole", use: "declared" },
+            ]),
+        ).toEqual([
+            { apiGroups: [""], resources: ["secrets"], verbs: ["get"] },
+            { apiGroups: [""], resources: ["configmaps"], verbs: ["get", "list", "patch", "watch"] },
+            { apiGroups: [""], resources: ["events", "pods"], verbs: ["get", "list", "watch"] },
+            { apiGroups: ["apps"], resources: ["deployments"], verbs: ["create", "delete", "get", "list", "patch", "update", "watch"] },
+            { apiGroups: ["apps"], resources: ["replicasets"], verbs: ["get", "list", "watch"] },
+            { apiGroups: ["rbac.authorization.k8s.io"], resources: ["clusterroles"], verbs: ["bind", "create", "delete", "escalate", "get", "list", "patch", "update", "watch"] },
+        ]);
+    });
+});

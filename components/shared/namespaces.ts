@@ -26,6 +26,14 @@ export function dependOnCreatedNamespaces(created: ReadonlyMap<string, pulumi.Re
     return ({ type, props, opts }) => {
         const namespace = type.startsWith("kubernetes:") && opts.id === undefined ? namespaceNamed(props) : undefined;
         const resource = namespace === undefined ? undefined : created.get(namespace);
-        return resource ? { props, opts: pulumi.mergeOptions(opts, { dependsOn: [resource] }) } : undefined;
+        if (resource === undefined || dependsAlreadyOn(opts.dependsOn, resource)) {
+            return undefined;
+        }
+        return { props, opts: pulumi.mergeOptions(opts, { dependsOn: [resource] }) };
     };
+}
+
+/** Whether a plain `dependsOn` names `resource` already (an Output-valued one is not looked into). */
+function dependsAlreadyOn(dependsOn: pulumi.CustomResourceOptions["dependsOn"], resource: pulumi.Resource): boolean {
+    return dependsOn === resource || (Array.isArray(dependsOn) && dependsOn.includes(resource));
 }

@@ -67,7 +67,9 @@ export async function propertyDependenciesOf(props: Record<string, unknown>): Pr
 async function collectOutputResources(value: unknown, found: Set<pulumi.Resource>): Promise<void> {
     if (pulumi.Output.isInstance(value)) {
         const output = value as unknown as { allResources(): Promise<Set<pulumi.Resource>> };
-        for (const resource of await output.allResources()) {
+        // An Output whose computation failed has no dependencies to show: its error is the
+        // program's, reported with the others (a rejection here would replace them all).
+        for (const resource of await output.allResources().catch(() => new Set<pulumi.Resource>())) {
             found.add(resource);
         }
         return;

@@ -225,7 +225,9 @@ export async function renderProgram(options: RenderOptions): Promise<RenderResul
             `${read.type} (${read.name}): Preview failed: resource '${read.id}' does not exist`,
         );
     }
-    result.resources = await describeResources(records, mocks.calls);
+    // A failed program leaves Outputs that never settle, so their dependencies are only traced
+    // for a program that ran through (the failure is what such a render reports).
+    result.resources = await describeResources(records, mocks.calls, result.errors.length === 0);
     if (options.cluster === undefined) {
         const unchecked = mocks.reads.filter((r) => r.outcome === "unknown");
         if (unchecked.length > 0) {
@@ -290,7 +292,7 @@ function callKey(type: string, name: string): string {
     return `${type}::${name}`;
 }
 
-async function describeResources(records: RecordedResource[], calls: ResourceCall[]): Promise<RenderedResource[]> {
+async function describeResources(records: RecordedResource[], calls: ResourceCall[], traceDependencies: boolean): Promise<RenderedResource[]> {
     const callsByKey = new Map<string, ResourceCall>();
     for (const call of calls) {
         callsByKey.set(callKey(call.type, call.name), call);
@@ -302,7 +304,7 @@ async function describeResources(records: RecordedResource[], calls: ResourceCal
         const parent = record.opts.parent ? names.get(record.opts.parent) ?? null : null;
         const dependsOn = (await resourcesOf(record.opts.dependsOn)).map((r) => names.get(r) ?? "(not recorded)");
         const propertyDependencies = Object.fromEntries(
-            [...(await propertyDependenciesOf(record.props))].map(([key, resources]) => [key, resources.map((r) => names.get(r) ?? "(not recorded)")]),
+            [...(traceDependencies ? await propertyDependenciesOf(record.props) : new Map<string, pulumi.Resource[]>())].map(([key, resources]) => [key, resources.map((r) => names.get(r) ?? "(not recorded)")]),
         );
         const inputs = { ...(call?.inputs ?? {}) };
         // Properties named in additionalSecretOutputs are secret in state and shown so in a

@@ -45,6 +45,7 @@ describe("acceptance: every taggable AWS resource carries every merged user tag 
         );
         expect(missing).toEqual([]);
         expect(taggable.map((r) => `${r.type}::${r.name}`)).toEqual([
+            "aws:ecr/repository:Repository::prod-east-webhook-image",
             "aws:kms/key:Key::prod-east-image-registry",
             "aws:s3/bucket:Bucket::prod-east-image-registry",
             "aws:iam/role:Role::prod-east-image-registry",
@@ -52,6 +53,7 @@ describe("acceptance: every taggable AWS resource carries every merged user tag 
         ]);
         // And the AWS resources that are not taggable are exactly those @pulumi/aws gives no tags input.
         expect(aws.filter((r) => !isTaggable(r.type)).map((r) => r.type)).toEqual([
+            "aws:ecr/lifecyclePolicy:LifecyclePolicy",
             "aws:kms/alias:Alias",
             "aws:s3/bucketOwnershipControls:BucketOwnershipControls",
             "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock",
@@ -83,7 +85,7 @@ describe("acceptance: issue 16 (day-2 tags for the cluster's operators, stack-wi
         };
         return crd;
     };
-    const openshift = (aws: Record<string, unknown>) => ({ cluster: { name: "prod-east", platform: "openshift" }, aws: { enabled: true, region: "us-east-1", userTags, ...aws } });
+    const openshift = (aws: Record<string, unknown>) => ({ cluster: { name: "prod-east", platform: "openshift", kubeContext: "test" }, aws: { enabled: true, region: "us-east-1", userTags, ...aws } });
     const patchOf = (result: RenderResult) => resourceNamed(result, PATCH, "aws-tags-infrastructure-tags").inputs;
     const exactlyTheUserTags = {
         apiVersion: "config.openshift.io/v1",
@@ -147,7 +149,7 @@ describe("acceptance: issue 16 (day-2 tags for the cluster's operators, stack-wi
         const renders = await Promise.all([
             renderFile(EXAMPLE, { cluster: ClusterState.fromFile(CLUSTER) }),
             renderConfig({
-                cluster: { name: "c1", platform: "kubernetes" },
+                cluster: { name: "c1", platform: "kubernetes", kubeContext: "test" },
                 aws: { enabled: true, region: "us-east-1", imageRegistryStorage: { enabled: true, trustedPrincipalArn: "arn:aws:iam::123456789012:role/registry-admin" } },
             }),
         ]);
@@ -157,10 +159,11 @@ describe("acceptance: issue 16 (day-2 tags for the cluster's operators, stack-wi
     });
 
     test.each([
-        ["written as an OCI layout", { output: "oci-layout", repository: "cluster-platform/subscription-webhook" }],
-        ["pushed to a registry host of its own", { output: "registry", repository: "quay.example.com/platform/subscription-webhook" }],
-    ])("GIVEN the webhook image %s WHEN rendered THEN no ECR repository exists", async (_name, webhookImage) => {
-        const result = await renderConfig({ cluster: { name: "c1", platform: "kubernetes" }, aws: { enabled: true, region: "us-east-1" }, subscriptions: { enabled: true }, webhookImage });
+        // An OCI layout is for a stack that renders to a directory: a live stack must publish the image.
+        ["written as an OCI layout", { renderYamlToDirectory: "out/c1" }, { output: "oci-layout", repository: "cluster-platform/subscription-webhook" }],
+        ["pushed to a registry host of its own", { kubeContext: "test" }, { output: "registry", repository: "quay.example.com/platform/subscription-webhook" }],
+    ])("GIVEN the webhook image %s WHEN rendered THEN no ECR repository exists", async (_name, connection, webhookImage) => {
+        const result = await renderConfig({ cluster: { name: "c1", platform: "kubernetes", ...connection }, aws: { enabled: true, region: "us-east-1" }, subscriptions: { enabled: true }, webhookImage });
         expect(result.problems).toEqual([]);
         expect(resourcesOfType(result, "aws:ecr/repository:Repository")).toEqual([]);
         expect(result.stackOutputs.awsWebhookImageRepositoryUrl).toBeUndefined();

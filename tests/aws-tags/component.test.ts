@@ -50,6 +50,7 @@ describe("the AWS assets of examples/openshift-aws.yaml", () => {
         expect(awsOutputs).toEqual({
             awsUserTagKeys: { managed: ["adminContact", "costCenter", "red-hat-managed"], released: [] },
             awsInstallTagKeys: ["adminContact", "costCenter", "owner"],
+            awsWebhookImageRepositoryUrl: "000000000000.dkr.ecr.us-east-1.amazonaws.com/prod-east/subscription-webhook",
             awsImageRegistryStorage: {
                 bucket: "prod-east-image-registry-000000000000-us-east-1",
                 region: "us-east-1",
@@ -60,14 +61,17 @@ describe("the AWS assets of examples/openshift-aws.yaml", () => {
         });
     });
 
-    test("GIVEN the webhook image written as an OCI layout THEN there is no ECR repository and no repository output", () => {
-        expect(resourcesOfType(result, "aws:ecr/repository:Repository")).toEqual([]);
-        expect(result.stackOutputs.awsWebhookImageRepositoryUrl).toBeUndefined();
+    test("GIVEN the webhook image published with output registry to a repository without a host THEN it goes to the stack's one ECR repository", () => {
+        expect(resourcesOfType(result, "aws:ecr/repository:Repository").map((r) => r.name)).toEqual(["prod-east-webhook-image"]);
+        expect(resourceNamed(result, "pulumi-nodejs:dynamic:Resource", "subscription-webhook-image").inputs.repository).toBe(
+            "000000000000.dkr.ecr.us-east-1.amazonaws.com/prod-east/subscription-webhook",
+        );
     });
 
-    test("GIVEN the storage leaves the config or the stack is destroyed THEN the bucket, its key and its public access block stay in AWS; nothing else does", () => {
+    test("GIVEN the storage leaves the config or the stack is destroyed THEN the bucket, its key, its public access block and the image repository stay in AWS; nothing else does", () => {
         const retained = result.resources.filter((r) => r.type.startsWith("aws:") && r.options.retainOnDelete).map((r) => `${r.type}::${r.name}`);
         expect(retained).toEqual([
+            "aws:ecr/repository:Repository::prod-east-webhook-image",
             "aws:kms/key:Key::prod-east-image-registry",
             "aws:s3/bucket:Bucket::prod-east-image-registry",
             "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock::prod-east-image-registry-public-access",
@@ -173,6 +177,7 @@ describe("the AWS assets of examples/openshift-aws.yaml", () => {
         expect(result.warnings.filter((w) => w.startsWith("tag ")).sort()).toEqual(
             [
                 warning('StorageClass "gp3-csi-tagged"'),
+                warning('aws:ecr/repository:Repository "prod-east-webhook-image"'),
                 warning('aws:kms/key:Key "prod-east-image-registry"'),
                 warning('aws:s3/bucket:Bucket "prod-east-image-registry"'),
                 warning('aws:iam/role:Role "prod-east-image-registry"'),
@@ -209,7 +214,7 @@ describe("the AWS assets of examples/openshift-aws.yaml", () => {
 
 describe("the webhook image repository", () => {
     const published = {
-        cluster: { name: "prod-east", platform: "kubernetes" },
+        cluster: { name: "prod-east", platform: "kubernetes", kubeContext: "test" },
         aws: aws(),
         subscriptions: { enabled: true },
         webhookImage: { output: "registry", repository: "cluster-platform/subscription-webhook" },

@@ -92,7 +92,7 @@ describe("removing a key from the install-time tags (the same rule as aws.userTa
         metadata: { name: "cluster" },
         status: { platformStatus: { type: "AWS", aws: { resourceTags: keys.map((key) => ({ key, value: `v-${key}` })) } } },
     });
-    const config = { cluster: { name: "c1", platform: "openshift" }, aws: { enabled: true, region: "us-east-1", userTags: { a: "1" }, propagateUserTags: false, imageRegistryStorage: STORAGE } };
+    const config = { cluster: { name: "c1", platform: "openshift", kubeContext: "test" }, aws: { enabled: true, region: "us-east-1", userTags: { a: "1" }, propagateUserTags: false, imageRegistryStorage: STORAGE } };
     const bucket = (result: RenderResult) => result.resources.find((r) => r.type === "aws:s3/bucket:Bucket") as RenderResult["resources"][number];
 
     test("GIVEN install-time tags {i1,i2}, then {i1} THEN the second update neither removes i2 nor changes i1, and remembers both", async () => {

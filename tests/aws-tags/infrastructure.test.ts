@@ -61,7 +61,7 @@ describe("day 2 through Infrastructure/cluster: removing a key releases it", () 
     const seedCrd = { ...realCrd, spec: { ...(realCrd.spec as object), ...(crdWith({ type: "array", maxItems: 25 }) as { spec: object }).spec } } as KubeObject;
     const render = (userTags: Record<string, string>, previous?: RenderResult) =>
         renderConfig(
-            { cluster: { name: "prod-east", platform: "openshift" }, aws: { enabled: true, region: "us-east-1", userTags } },
+            { cluster: { name: "prod-east", platform: "openshift", kubeContext: "test" }, aws: { enabled: true, region: "us-east-1", userTags } },
             { preview: false, cluster: [infrastructure, seedCrd], stackOutputs: previous?.stackOutputs },
         );
     const listOf = (result: RenderResult) => (resourceNamed(result, PATCH, "aws-tags-infrastructure-tags").inputs.spec as { platformSpec: { aws: { resourceTags: unknown } } }).platformSpec.aws.resourceTags;

@@ -161,7 +161,7 @@ function renderCli(entries: Record<string, unknown>[], mode = "self-signed"): { 
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "ca-source-"));
     try {
         const config = path.join(tmp, "stack.yaml");
-        const document = { config: { "cluster-platform:cluster": { name: "prod", platform: "openshift" }, "cluster-platform:certificates": { mode }, "cluster-platform:caInjection": entries } };
+        const document = { config: { "cluster-platform:cluster": { name: "prod", platform: "openshift", kubeContext: "test" }, "cluster-platform:certificates": { mode }, "cluster-platform:caInjection": entries } };
         fs.writeFileSync(config, stringify(document));
         const out = path.join(tmp, "out");
         const run = spawnSync(path.join(ROOT, "node_modules", ".bin", "tsx"), [path.join(ROOT, "scripts", "render", "cli.ts"), "--config", config, "--cluster", path.join(FIXTURES, "existing-objects.yaml"), "--out", out], {

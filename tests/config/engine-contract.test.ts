@@ -42,6 +42,7 @@ describe("Pulumi.yaml's config block under the engine's rules", () => {
             operators: ["array", "object", true],
             aws: ["object", undefined, true],
             webhookImage: ["object", undefined, true],
+            reconcile: ["object", undefined, true],
         });
     });
 
@@ -77,12 +78,12 @@ describe("Pulumi.yaml's config block under the engine's rules", () => {
         });
     });
 
-    test("GIVEN declarations without defaults (the old Pulumi.yaml) WHEN the local stack is merged THEN the engine reports the six keys it does not set", () => {
+    test("GIVEN declarations without defaults (the old Pulumi.yaml) WHEN the local stack is merged THEN the engine reports every key it does not set", () => {
         const old = project();
         const config = Object.fromEntries(Object.entries(old.config ?? {}).map(([key, entry]) => [key, { description: entry.description }]));
         expect(applyProjectConfig({ ...old, config }, "local", stackFile("Pulumi.local.yaml"))).toEqual({
             ok: false,
-            error: "Stack 'local' is missing configuration values 'caInjection', 'certificates', 'olm', 'operators', 'subscriptions' and 'webhookImage'",
+            error: "Stack 'local' is missing configuration values 'caInjection', 'certificates', 'olm', 'operators', 'reconcile', 'subscriptions' and 'webhookImage'",
         });
     });
 

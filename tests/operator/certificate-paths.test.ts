@@ -44,9 +44,9 @@ const OPENSHIFT_OBJECTS = [
 ] as unknown as KubeObject[];
 
 const MODES = [
-    { mode: "self-signed", config: { cluster: { name: "test", platform: "kubernetes" } } },
-    { mode: "service-ca", config: { cluster: { name: "test", platform: "openshift" }, certificates: { mode: "service-ca" } }, cluster: OPENSHIFT_OBJECTS },
-    { mode: "cert-manager", config: { cluster: { name: "test", platform: "kubernetes" }, certificates: { mode: "cert-manager", issuer: { kind: "ClusterIssuer", name: "platform-ca" } } } },
+    { mode: "self-signed", config: { cluster: { name: "test", platform: "kubernetes", kubeContext: "test" } } },
+    { mode: "service-ca", config: { cluster: { name: "test", platform: "openshift", kubeContext: "test" }, certificates: { mode: "service-ca" } }, cluster: OPENSHIFT_OBJECTS },
+    { mode: "cert-manager", config: { cluster: { name: "test", platform: "kubernetes", kubeContext: "test" }, certificates: { mode: "cert-manager", issuer: { kind: "ClusterIssuer", name: "platform-ca" } } } },
 ];
 
 function allNamespaces(csv: Yaml): boolean {

@@ -55,7 +55,8 @@ describe("operators config", () => {
 
     test("GIVEN an operator in the subscription webhook's namespace WHEN validated THEN both keys are named; with subscriptions off it is fine", () => {
         const operators = [{ name: "a", csv: "a.yaml", namespace: "subscription-injection", createNamespace: false }];
-        expect(problemLines({ ...base, operators, subscriptions: { enabled: true } })).toEqual([
+        const subscriptions = { enabled: true, webhook: { image: `quay.io/example/subscription-webhook@sha256:${"5".repeat(64)}` } };
+        expect(problemLines({ ...base, operators, subscriptions })).toEqual([
             'cluster-platform:operators[0].namespace: operator "a": "subscription-injection" is also subscriptions.namespace, the subscription webhook\'s own namespace; give the operator a namespace of its own',
         ]);
         expect(problemLines({ ...base, operators, subscriptions: { enabled: false } })).toEqual([]);

@@ -63,7 +63,7 @@ describe("CRDs outlive their operator", () => {
 
     test("GIVEN subscriptions WHEN rendered THEN the Bundle and ClusterBundle CRDs are kept on delete and named as such", async () => {
         const result = await renderConfig({
-            cluster: { name: "c", platform: "kubernetes" },
+            cluster: { name: "c", platform: "kubernetes", kubeContext: "test" },
             subscriptions: { enabled: true, webhook: { image: `quay.io/example/subscription-webhook@sha256:${"5".repeat(64)}` } },
         });
         expect(result.errors).toEqual([]);

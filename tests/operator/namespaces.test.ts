@@ -43,7 +43,7 @@ describe("objects in a namespace the stack creates", () => {
 
     test("GIVEN subscriptions WHEN rendered THEN every object in the webhook's namespace depends on it", async () => {
         const result = await renderConfig({
-            cluster: { name: "c", platform: "kubernetes" },
+            cluster: { name: "c", platform: "kubernetes", kubeContext: "test" },
             subscriptions: { enabled: true, webhook: { image: `quay.io/example/subscription-webhook@sha256:${"5".repeat(64)}` } },
         });
         const dependencies = namespacedDependencies(result);
@@ -60,7 +60,7 @@ describe("namespaces the stack only labels or fills", () => {
     ];
 
     test("GIVEN target namespaces and an existing operator namespace missing from the cluster WHEN rendered THEN one report names each, and nothing is registered", async () => {
-        const result = await renderConfig({ cluster: { name: "c", platform: "kubernetes" }, operators }, { cluster: [namespace("team-a")] });
+        const result = await renderConfig({ cluster: { name: "c", platform: "kubernetes", kubeContext: "test" }, operators }, { cluster: [namespace("team-a")] });
         expect(result.errors).toEqual([
             formatReport([
                 {
@@ -80,7 +80,7 @@ describe("namespaces the stack only labels or fills", () => {
 
     test("GIVEN every one of them exists WHEN rendered THEN the labels are patches of existing namespaces, and the stack's own namespace is not checked", async () => {
         const result = await renderConfig(
-            { cluster: { name: "c", platform: "kubernetes" }, operators },
+            { cluster: { name: "c", platform: "kubernetes", kubeContext: "test" }, operators },
             { cluster: [namespace("team-a"), namespace("team-b"), namespace("openshift-operators")] },
         );
         expect(result.errors).toEqual([]);

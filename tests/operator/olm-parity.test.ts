@@ -135,7 +135,7 @@ describe("OLM's environment for operator containers", () => {
         spec: { group: "operators.coreos.com", names: { plural: "operatorconditions", kind: "OperatorCondition" }, scope: "Namespaced", versions: [{ name: "v2", served: true, storage: true }] },
     };
     const openshift = (cluster: KubeObject[]) =>
-        renderConfig({ cluster: { name: "test", platform: "openshift" }, operators: [install("strimzi-cluster-operator-0.12.2.clusterserviceversion.yaml")] }, { cluster });
+        renderConfig({ cluster: { name: "test", platform: "openshift", kubeContext: "test" }, operators: [install("strimzi-cluster-operator-0.12.2.clusterserviceversion.yaml")] }, { cluster });
 
     test("GIVEN OpenShift with a cluster proxy WHEN rendered THEN every container gets Proxy cluster's status as HTTP_PROXY/HTTPS_PROXY/NO_PROXY, then OPERATOR_CONDITION_NAME, and the OperatorCondition OLM would generate", async () => {
         const result = await openshift([proxy, conditionCrd] as unknown as KubeObject[]);

@@ -54,7 +54,7 @@ describe("what the toggles would have prevented for OLM's operators", () => {
         fs.writeFileSync(path.join(dir, "roles.json"), JSON.stringify({ apiVersion: "v1", kind: "List", items: CLUSTER }));
         fs.writeFileSync(
             path.join(dir, "Pulumi.test.yaml"),
-            "config:\n  cluster-platform:cluster:\n    name: test\n    platform: openshift\n  cluster-platform:olm:\n    disableAllNamespacePermissionPromotion: true\n  cluster-platform:operators:\n    - name: op\n      csv: ../shared/testdata/csvs/node-maintenance-operator-0.0.1.clusterserviceversion.yaml\n      namespace: ops\n      rbacNamespaces: [team-a]\n",
+            "config:\n  cluster-platform:cluster:\n    name: test\n    platform: openshift\n    kubeContext: test\n  cluster-platform:olm:\n    disableAllNamespacePermissionPromotion: true\n  cluster-platform:operators:\n    - name: op\n      csv: ../shared/testdata/csvs/node-maintenance-operator-0.0.1.clusterserviceversion.yaml\n      namespace: ops\n      rbacNamespaces: [team-a]\n",
         );
         const lines: string[] = [];
         const errors: string[] = [];

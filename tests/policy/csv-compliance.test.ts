@@ -75,7 +75,7 @@ describe("stacks that install each real CSV, on OpenShift, through both packs", 
         const operators = [{ name: "op", csv: `${CSV_DIR}/${file}`, namespace: "ops", targetNamespaces: NAMESPACED_CSVS.includes(file) ? ["ops"] : [] }];
         const result = await renderOperators(operators, { platform: "openshift" });
         expect(result.errors).toEqual([]);
-        const config = validateStackConfig({ cluster: { name: "test", platform: "openshift" }, operators });
+        const config = validateStackConfig({ cluster: { name: "test", platform: "openshift", kubeContext: "test" }, operators });
         if (!config.ok) {
             throw new Error(formatReport(config.problems));
         }

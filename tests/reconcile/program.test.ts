@@ -138,19 +138,19 @@ describe("reconcile config rules", () => {
     });
 
     test("GIVEN reconcile with no source, with both branch and commit, or with a directory render WHEN validated THEN each problem names its key", async () => {
-        const noSource = await renderConfig({ cluster: { ...MINIMAL.cluster, renderYamlToDirectory: "out/yaml" }, reconcile: { enabled: true, environment: { "1BAD": { name: "x", key: "y" } } } });
+        const noSource = await renderConfig({ cluster: { name: MINIMAL.cluster.name, platform: MINIMAL.cluster.platform, renderYamlToDirectory: "out/yaml" }, reconcile: { enabled: true, environment: { "1BAD": { name: "x", key: "y" } } } });
         expect(noSource.problems.map((p) => `${p.path}: ${p.message}`)).toEqual([
             'reconcile.environment["1BAD"]: "1BAD" is not an environment variable name (letters, digits, _; not starting with a digit)',
             "reconcile.git: exactly one of reconcile.git and reconcile.flux must name the program source when reconcile.enabled is true",
         ]);
         const both = await renderConfig({
-            cluster: { ...MINIMAL.cluster, renderYamlToDirectory: "out/yaml" },
+            cluster: { name: MINIMAL.cluster.name, platform: MINIMAL.cluster.platform, renderYamlToDirectory: "out/yaml" },
             reconcile: { enabled: true, git: { repository: "https://example.com/r.git", branch: "main", commit: "0".repeat(40) } },
         });
         expect(both.problems.map((p) => `${p.path}: ${p.message}`)).toEqual([
             "reconcile.git.commit: exactly one of branch and commit must be set",
         ]);
-        const directory = await renderConfig({ cluster: { ...MINIMAL.cluster, renderYamlToDirectory: "out/yaml" }, reconcile: { enabled: true, flux: { apiVersion: "source.toolkit.fluxcd.io/v1", kind: "GitRepository", name: "platform" } } });
+        const directory = await renderConfig({ cluster: { name: MINIMAL.cluster.name, platform: MINIMAL.cluster.platform, renderYamlToDirectory: "out/yaml" }, reconcile: { enabled: true, flux: { apiVersion: "source.toolkit.fluxcd.io/v1", kind: "GitRepository", name: "platform" } } });
         expect(directory.problems.map((p) => `${p.path}: ${p.message}`)).toEqual([
             "reconcile.enabled: true needs a live cluster, but cluster.renderYamlToDirectory renders YAML instead: PKO would apply what a render only writes",
         ]);

@@ -43,7 +43,7 @@ describe("ClusterBundles the stack does not declare are refused (ValidatingAdmis
 
     beforeAll(async () => {
         result = await renderConfig({
-            cluster: { name: "prod", platform: "kubernetes" },
+            cluster: { name: "prod", platform: "kubernetes", kubeContext: "test" },
             subscriptions: {
                 enabled: true,
                 webhook: { image: "quay.io/acme/subscription-webhook:1.0" },

@@ -18,6 +18,11 @@ export interface ClusterView extends KeySets {
     bundlesIn(namespace: string): ReadonlyMap<string, BundleInfo>;
     clusterBundleMap(): ReadonlyMap<string, BundleInfo>;
     whenKeysSynced(namespaces: Record<ReferencedKind, Set<string>>): Promise<void> | undefined;
+    /**
+     * The caches not yet synced among the bundle caches and, when given, the key caches of these
+     * namespaces (e.g. `clusterbundles`, `secrets in openshift-config`); empty when all are.
+     */
+    unsyncedCaches(namespaces?: Record<ReferencedKind, Set<string>>): string[];
     /** Changes with every change the caches see; when given, mount plans are memoised per version. */
     version?(): number;
 }
@@ -50,6 +55,19 @@ function withDeadline<T>(promise: Promise<T>, ms: number, what: string): Promise
         timer = setTimeout(() => reject(new LookupTimeout(`${what} took longer than ${ms} ms`)), ms);
     });
     return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** Whether `promise` resolves within `ms` (false when it rejects or takes longer). */
+function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+    return withDeadline(promise, ms, "").then(
+        () => true,
+        () => false,
+    );
+}
+
+/** The retryable denial while caches the decision reads are still listing. */
+function notSynced(caches: readonly string[]): InjectionDecision {
+    return deny("CacheNotSynced", 503, `the webhook's caches are not synced yet (${caches.join(", ")}); retry`);
 }
 
 export function badRequest(message: string): HandlerResult {
@@ -120,6 +138,11 @@ export class AdmissionHandler {
 
     private async decideCreate(pod: Pod, namespace: string): Promise<InjectionDecision> {
         const { cluster, access } = this.options;
+        // An unsynced bundle cache would answer "not found" or "nothing to inject" for bundles that
+        // exist: a final answer the webhook is not sure of. A 503 denial instead lets the API
+        // server retry or apply the webhook's failurePolicy.
+        const unsynced = cluster.unsyncedCaches();
+        if (unsynced.length > 0) return notSynced(unsynced);
         const bundles = cluster.bundlesIn(namespace);
         const clusterBundles = cluster.clusterBundleMap();
         const preparation = prepareInjection({ pod, namespace, bundles, clusterBundles });
@@ -127,7 +150,10 @@ export class AdmissionHandler {
         if (preparation) {
             try {
                 const cold = cluster.whenKeysSynced(preparation.namespaces);
-                if (cold) await withDeadline(cold, this.options.lookupTimeoutMs, "syncing the Secret/ConfigMap caches");
+                if (cold && !(await settlesWithin(cold, this.options.lookupTimeoutMs))) {
+                    const still = cluster.unsyncedCaches(preparation.namespaces);
+                    if (still.length > 0) return notSynced(still);
+                }
                 if (preparation.accessReviews.length > 0) {
                     const serviceAccount = { namespace, name: podServiceAccount(pod) };
                     const pending = access.decisions(serviceAccount, preparation.accessReviews);

@@ -36,6 +36,7 @@ export type DenialReason =
     | "BundleNotFound"
     | "AccessDenied"
     | "AccessCheckFailed"
+    | "CacheNotSynced"
     | "InvalidBundle"
     | "ReferenceNotFound"
     | "KeyOverlap"
@@ -48,6 +49,7 @@ export const DENIAL_REASONS: readonly DenialReason[] = [
     "BundleNotFound",
     "AccessDenied",
     "AccessCheckFailed",
+    "CacheNotSynced",
     "InvalidBundle",
     "ReferenceNotFound",
     "KeyOverlap",

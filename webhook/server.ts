@@ -34,6 +34,12 @@ export interface WebhookServerOptions {
     shutdownDelayMs: number;
     /** After the listener closes: how long open connections may take to drain before they are cut. */
     shutdownTimeoutMs: number;
+    /**
+     * On shutdown, a keep-alive connection idle for at least this long is closed at once; one used
+     * more recently is likely to carry the client's next request already, so it is closed by the
+     * `Connection: close` of that request's answer instead (or when the listener closes). Default 1000.
+     */
+    idleCloseAfterMs?: number;
 }
 
 const JSON_CONTENT_TYPE = /^application\/json\s*(;|$)/i;
@@ -43,6 +49,8 @@ export class WebhookServer {
     private readonly certificates: CertificateFiles;
     private draining = false;
     private inFlight = 0;
+    /** Open connections and when each last finished a response (or connected); absent while one is in progress. */
+    private readonly idleSince = new Map<import("node:net").Socket, number>();
     private stopping: Promise<void> | undefined;
 
     constructor(private readonly options: WebhookServerOptions) {
@@ -61,6 +69,10 @@ export class WebhookServer {
         // defeat the Connection: close drain in shutdown().
         this.server = https.createServer({ ...TLS_OPTIONS, ...pair, ALPNProtocols: ["http/1.1"], requestTimeout: 30_000, headersTimeout: 20_000 }, (req, res) => this.route(req, res));
         this.server.keepAliveTimeout = options.keepAliveTimeoutMs;
+        this.server.on("secureConnection", (socket) => {
+            this.idleSince.set(socket, Date.now());
+            socket.once("close", () => this.idleSince.delete(socket));
+        });
         this.server.on("tlsClientError", (error) => options.logger.debug({ err: error.message }, "TLS handshake failed"));
         this.server.on("clientError", (error, socket) => {
             if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
@@ -97,6 +109,11 @@ export class WebhookServer {
     }
 
     private route(req: IncomingMessage, res: ServerResponse): void {
+        const socket = req.socket;
+        this.idleSince.delete(socket);
+        res.once("finish", () => {
+            if (!socket.destroyed) this.idleSince.set(socket, Date.now());
+        });
         if (this.draining) res.setHeader("connection", "close");
         const path = (req.url ?? "/").split("?", 1)[0];
         if (path === MUTATE_PATH) return this.admit(req, res);
@@ -165,13 +182,7 @@ export class WebhookServer {
         req.on("error", () => res.destroy());
         req.on("end", () => {
             if (refused) return;
-            let body: unknown;
-            try {
-                body = JSON.parse(Buffer.concat(chunks, size).toString("utf8"));
-            } catch (error) {
-                return finish(badRequest(`the body is not valid JSON: ${(error as Error).message.slice(0, 200)}`));
-            }
-            this.options.handler.handle(body).then(finish, (error: Error) => {
+            this.options.handler.handleText(Buffer.concat(chunks, size).toString("utf8")).then(finish, (error: Error) => {
                 // The handler answers its own failures; reaching this is a bug, reported as one.
                 this.options.logger.error({ err: error.message }, "admission handler failed");
                 finish({ ...badRequest("internal error"), status: 500 });
@@ -195,8 +206,11 @@ export class WebhookServer {
      *   on any connection) carries `Connection: close`, so Node closes the connection after it and
      *   the client opens its next one through the Service; idle keep-alive connections are closed
      *   (after a turn of the event loop, so a request already in a socket buffer is read first and
-     *   answered rather than reset; one still on the wire can meet the close, as with any HTTP
-     *   server that closes idle connections, Go's Server.Shutdown included);
+     *   answered rather than reset). A connection that finished a response less than
+     *   `idleCloseAfterMs` ago is left to its next answer: a busy client has probably sent that
+     *   request already, and closing under it would fail the admission (kube-apiserver does not
+     *   retry a POST once written, and the webhook call would fail). A request still on the wire
+     *   can meet a close at the end of the delay, as with any server that closes idle connections;
      * - for `shutdownDelayMs`: new connections are still accepted (endpoints and kube-proxy take a
      *   moment to drop the pod), each answered once and closed;
      * - then the listener closes and the process may exit as soon as the last connection has
@@ -210,7 +224,8 @@ export class WebhookServer {
             // Two turns: the poll phase between them reads and parses whatever requests already sit
             // in the sockets' buffers, so those connections count as busy and get an answer.
             for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve));
-            this.server.closeIdleConnections();
+            const quietSince = Date.now() - (this.options.idleCloseAfterMs ?? 1000);
+            for (const [socket, since] of this.idleSince) if (since <= quietSince) socket.destroy();
             await new Promise((resolve) => setTimeout(resolve, this.options.shutdownDelayMs));
             let timer: NodeJS.Timeout | undefined;
             const drained = new Promise<void>((resolve) => this.server.close(() => resolve()));

@@ -87,6 +87,8 @@ describe("graceful shutdown with keep-alive connections pooled by the client (as
     /** Decisions of pods in "held" in progress, each waiting for `release`. */
     let held: number;
     let release: () => void;
+    /** Starts the server; connections idle for `idleCloseAfterMs` are closed at once on shutdown. */
+    let start: (idleCloseAfterMs: number) => Promise<void>;
 
     beforeEach(async () => {
         ({ dir, authority } = await servingCertificates("webhook-shutdown-", "0d01"));
@@ -101,7 +103,9 @@ describe("graceful shutdown with keep-alive connections pooled by the client (as
         };
         const handler = new AdmissionHandler({ cluster, access: staticAccess(new Map()), metrics, logger, lookupTimeoutMs: 1000 });
         // A shutdown timeout longer than jest's own: the test passes only if the server exits once drained.
-        ({ server, port } = await startTestServer({ dir, handler, metrics, logger, shutdownDelayMs: 200, shutdownTimeoutMs: 120_000 }));
+        start = async (idleCloseAfterMs: number) => {
+            ({ server, port } = await startTestServer({ dir, handler, metrics, logger, shutdownDelayMs: 200, shutdownTimeoutMs: 120_000, idleCloseAfterMs }));
+        };
     });
 
     afterEach(async () => {
@@ -118,6 +122,7 @@ describe("graceful shutdown with keep-alive connections pooled by the client (as
     }
 
     test("GIVEN an idle keep-alive connection and a request in flight WHEN shutdown starts THEN the idle one is closed at once, every response closes its connection, and the server exits as soon as they are drained", async () => {
+        await start(0);
         const idle = await open();
         expect(await idle.post(review("before"))).toMatchObject({ status: 200, connection: "keep-alive" });
         const busy = await open();
@@ -148,6 +153,7 @@ describe("graceful shutdown with keep-alive connections pooled by the client (as
     });
 
     test("GIVEN a keep-alive connection WHEN a request on it is answered during shutdown THEN the answer says Connection: close and the server closes the connection after it", async () => {
+        await start(0);
         const reused = await open();
         expect(await reused.post(review("first"))).toMatchObject({ status: 200, connection: "keep-alive" });
         const second = reused.post(review("second", "held"));
@@ -156,6 +162,17 @@ describe("graceful shutdown with keep-alive connections pooled by the client (as
         release();
         expect(await second).toMatchObject({ status: 200, connection: "close" });
         await reused.closed;
+        await stopping;
+    });
+    test("GIVEN a connection that finished an answer just before shutdown WHEN shutdown starts THEN it is not cut under the client's next request: that request is answered, with Connection: close", async () => {
+        await start(60_000);
+        const recent = await open();
+        expect(await recent.post(review("before"))).toMatchObject({ status: 200, connection: "keep-alive" });
+        const stopping = server.shutdown();
+        const next = await recent.post(review("next"));
+        expect(next).toMatchObject({ status: 200, connection: "close" });
+        expect(JSON.parse(next.body).response).toMatchObject({ uid: "next", allowed: true });
+        await recent.closed;
         await stopping;
     });
 });

@@ -26,6 +26,7 @@ export interface TestServerOptions {
     maxBodyBytes?: number;
     shutdownDelayMs?: number;
     shutdownTimeoutMs?: number;
+    idleCloseAfterMs?: number;
 }
 
 /** A WebhookServer on 127.0.0.1 with an ephemeral port and the certificate in `dir`. */
@@ -44,6 +45,7 @@ export async function startTestServer(options: TestServerOptions): Promise<{ ser
         keepAliveTimeoutMs: 120_000,
         shutdownDelayMs: options.shutdownDelayMs ?? 0,
         shutdownTimeoutMs: options.shutdownTimeoutMs ?? 5000,
+        idleCloseAfterMs: options.idleCloseAfterMs,
     });
     return { server, port: await server.listen() };
 }

@@ -208,8 +208,9 @@ export class WebhookServer {
      *   (after a turn of the event loop, so a request already in a socket buffer is read first and
      *   answered rather than reset). A connection that finished a response less than
      *   `idleCloseAfterMs` ago is left to its next answer: a busy client has probably sent that
-     *   request already, and closing under it would fail the admission (kube-apiserver does not
-     *   retry a POST once written, and the webhook call would fail). A request still on the wire
+     *   request already, and closing under it would fail the admission (kube-apiserver's REST
+     *   client retries a request cut by a reset connection only for GET:
+     *   kubernetes/kubernetes staging/src/k8s.io/client-go/rest/request.go). A request still on the wire
      *   can meet a close at the end of the delay, as with any server that closes idle connections;
      * - for `shutdownDelayMs`: new connections are still accepted (endpoints and kube-proxy take a
      *   moment to drop the pod), each answered once and closed;

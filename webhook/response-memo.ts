@@ -13,8 +13,11 @@
  */
 
 /**
- * An AdmissionReview as kube-apiserver serialises it (TypeMeta first, then `request.uid`), or with
- * apiVersion before kind. Only uids made of characters JSON never escapes are taken (API server
+ * An AdmissionReview as kube-apiserver serialises it: Go's encoding/json writes struct fields in
+ * declaration order, and in kubernetes/kubernetes staging/src/k8s.io/api/admission/v1/types.go
+ * AdmissionReview starts with the inline TypeMeta (kind, apiVersion) and AdmissionRequest with
+ * `uid` (the captured reviews in ../shared/testdata/admission-reviews show the same order). Also
+ * accepted with apiVersion before kind. Only uids made of characters JSON never escapes are taken (API server
  * uids are UUIDs); anything else simply takes the full path.
  */
 const REVIEW_HEAD =

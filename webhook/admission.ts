@@ -11,6 +11,7 @@ import { decideEphemeralContainers, decideInjection, prepareInjection } from "./
 import { type MountPlan, type Planner, planMounts } from "./mounts";
 import type { AdmissionOutcome, WebhookMetrics } from "./metrics";
 import { type Pod, podDisplayName, podServiceAccount } from "./pod";
+import { ResponseMemo } from "./response-memo";
 import { type AdmissionRequest, type ReviewVersion, classifyRequest, parseReview, reviewResponse } from "./review";
 
 /** The cluster state the handler reads (ClusterState, or a fixed snapshot in tests). */
@@ -18,6 +19,11 @@ export interface ClusterView extends KeySets {
     bundlesIn(namespace: string): ReadonlyMap<string, BundleInfo>;
     clusterBundleMap(): ReadonlyMap<string, BundleInfo>;
     whenKeysSynced(namespaces: Record<ReferencedKind, Set<string>>): Promise<void> | undefined;
+    /**
+     * The caches not yet synced among the bundle caches and, when given, the key caches of these
+     * namespaces (e.g. `clusterbundles`, `secrets in openshift-config`); empty when all are.
+     */
+    unsyncedCaches(namespaces?: Record<ReferencedKind, Set<string>>): string[];
     /** Changes with every change the caches see; when given, mount plans are memoised per version. */
     version?(): number;
 }
@@ -52,6 +58,19 @@ function withDeadline<T>(promise: Promise<T>, ms: number, what: string): Promise
     return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
+/** Whether `promise` resolves within `ms` (false when it rejects or takes longer). */
+function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+    return withDeadline(promise, ms, "").then(
+        () => true,
+        () => false,
+    );
+}
+
+/** The retryable denial while caches the decision reads are still listing. */
+function notSynced(caches: readonly string[]): InjectionDecision {
+    return deny("CacheNotSynced", 503, `the webhook's caches are not synced yet (${caches.join(", ")}); retry`);
+}
+
 export function badRequest(message: string): HandlerResult {
     return { status: 400, body: JSON.stringify({ kind: "Status", apiVersion: "v1", status: "Failure", code: 400, reason: "BadRequest", message }), outcome: "rejected" };
 }
@@ -76,11 +95,43 @@ function planMemo(cluster: ClusterView): Planner {
     };
 }
 
+/** Outcomes whose answers may be replayed for an identical request (denials are always decided anew). */
+const REPLAYABLE: ReadonlySet<AdmissionOutcome> = new Set(["patched", "unchanged", "ignored"]);
+
 export class AdmissionHandler {
     private readonly plan: Planner;
+    /** Only with a versioned cluster view, and not while admissions are logged at debug (a replay is not logged). */
+    private readonly memo: ResponseMemo | undefined;
 
     constructor(private readonly options: HandlerOptions) {
         this.plan = options.cluster.version ? planMemo(options.cluster) : planMounts;
+        this.memo = options.cluster.version && !options.logger.isLevelEnabled("debug") ? new ResponseMemo({ ttlMs: 1000, maxEntries: 256 }) : undefined;
+    }
+
+    /**
+     * Answers a request body's text: a replayed answer when an identical request (but for its uid)
+     * was allowed at the current cluster-state version within the last second, else parse and decide.
+     */
+    async handleText(text: string): Promise<HandlerResult> {
+        const { memo } = this;
+        const keyed = memo?.keyOf(text);
+        const version = this.options.cluster.version?.() ?? -1;
+        if (keyed) {
+            const replay = memo?.answer(keyed, version);
+            if (replay) return { status: 200, ...replay };
+        }
+        let body: unknown;
+        try {
+            body = JSON.parse(text);
+        } catch (error) {
+            return badRequest(`the body is not valid JSON: ${(error as Error).message.slice(0, 200)}`);
+        }
+        const result = await this.handle(body);
+        const parsedUid = (body as { request?: { uid?: unknown } } | null)?.request?.uid;
+        if (keyed && memo && result.status === 200 && REPLAYABLE.has(result.outcome) && parsedUid === keyed.uid && this.options.cluster.version?.() === version) {
+            memo.remember(keyed, version, result.body, result.outcome);
+        }
+        return result;
     }
 
     /** Answers a parsed JSON body: 400 when it is not an answerable AdmissionReview, else 200 with a response. */
@@ -120,6 +171,11 @@ export class AdmissionHandler {
 
     private async decideCreate(pod: Pod, namespace: string): Promise<InjectionDecision> {
         const { cluster, access } = this.options;
+        // An unsynced bundle cache would answer "not found" or "nothing to inject" for bundles that
+        // exist: a final answer the webhook is not sure of. A 503 denial instead lets the API
+        // server retry or apply the webhook's failurePolicy.
+        const unsynced = cluster.unsyncedCaches();
+        if (unsynced.length > 0) return notSynced(unsynced);
         const bundles = cluster.bundlesIn(namespace);
         const clusterBundles = cluster.clusterBundleMap();
         const preparation = prepareInjection({ pod, namespace, bundles, clusterBundles });
@@ -127,7 +183,10 @@ export class AdmissionHandler {
         if (preparation) {
             try {
                 const cold = cluster.whenKeysSynced(preparation.namespaces);
-                if (cold) await withDeadline(cold, this.options.lookupTimeoutMs, "syncing the Secret/ConfigMap caches");
+                if (cold && !(await settlesWithin(cold, this.options.lookupTimeoutMs))) {
+                    const still = cluster.unsyncedCaches(preparation.namespaces);
+                    if (still.length > 0) return notSynced(still);
+                }
                 if (preparation.accessReviews.length > 0) {
                     const serviceAccount = { namespace, name: podServiceAccount(pod) };
                     const pending = access.decisions(serviceAccount, preparation.accessReviews);

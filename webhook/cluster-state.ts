@@ -253,6 +253,19 @@ export class ClusterState implements KeySets {
         return true;
     }
 
+    /** See ClusterView.unsyncedCaches: the bundle caches, and the key caches of `namespaces` when given. */
+    unsyncedCaches(namespaces?: Record<ReferencedKind, Set<string>>): string[] {
+        const names: string[] = [];
+        if (!this.bundles.hasSynced) names.push(BUNDLE_PLURAL);
+        if (!this.clusterBundles.hasSynced) names.push(CLUSTER_BUNDLE_PLURAL);
+        for (const kind of ["Secret", "ConfigMap"] as const) {
+            for (const namespace of namespaces?.[kind] ?? []) {
+                if (!this.keyInformers.get(`${kind}/${namespace}`)?.hasSynced) names.push(`${KIND_RESOURCES[kind]} in ${namespace}`);
+            }
+        }
+        return names;
+    }
+
     /** Counts every change seen (plans derived from the caches are valid for one version). */
     version(): number {
         return this.changes;

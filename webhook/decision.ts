@@ -38,6 +38,7 @@ export type DenialReason =
     | "BundleNotFound"
     | "AccessDenied"
     | "AccessCheckFailed"
+    | "CacheNotSynced"
     | "InvalidBundle"
     | "ReferenceNotFound"
     | "KeyOverlap"
@@ -50,6 +51,7 @@ export const DENIAL_REASONS: readonly DenialReason[] = [
     "BundleNotFound",
     "AccessDenied",
     "AccessCheckFailed",
+    "CacheNotSynced",
     "InvalidBundle",
     "ReferenceNotFound",
     "KeyOverlap",

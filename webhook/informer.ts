@@ -61,6 +61,8 @@ export class Informer<T extends KubernetesObject> {
     private resolveSynced!: () => void;
     private delayMs: number;
     private retryTimer: NodeJS.Timeout | undefined;
+    /** Set when a watch failed (not merely closed): the next start lists afresh instead of resuming. */
+    private relist = false;
 
     constructor(private readonly options: InformerOptions<T>) {
         this.delayMs = options.retry?.initialMs ?? 1000;
@@ -71,6 +73,7 @@ export class Informer<T extends KubernetesObject> {
             () => options.onRequest("watch"),
             (error) => {
                 options.logger.warn({ informer: options.name, err: describeError(error) }, "re-list failed; retrying");
+                this.relist = true;
                 this.scheduleRestart();
             },
         );
@@ -85,7 +88,8 @@ export class Informer<T extends KubernetesObject> {
         this.listWatch.on("update", (object) => options.onChange("update", object));
         this.listWatch.on("delete", (object) => options.onChange("delete", object));
         this.listWatch.on("error", (error) => {
-            options.logger.warn({ informer: options.name, err: describeError(error) }, "watch failed; restarting");
+            options.logger.warn({ informer: options.name, err: describeError(error) }, "watch failed; re-listing");
+            this.relist = true;
             this.scheduleRestart();
         });
     }
@@ -98,6 +102,20 @@ export class Informer<T extends KubernetesObject> {
 
     private run(): void {
         if (this.stopped) return;
+        if (this.relist) {
+            // ListWatch resumes its watch from the last resourceVersion unless that is empty, and
+            // empties it itself only on 410 Gone. After any other failure (API server restarted,
+            // connection refused or reset, watch refused) the cache may have missed changes the
+            // API will not replay, so the restart lists afresh, as client-go does: in
+            // kubernetes/kubernetes staging/src/k8s.io/client-go/tools/cache/reflector.go a watch
+            // that ends with an error returns from ListAndWatch, and Run's backoff loop lists
+            // again (an expired resourceVersion, 410, relists from ""). The list replaces the
+            // cache, with a delete for everything that disappeared (ListWatch.doneHandler).
+            // @kubernetes/client-node is pinned at 0.22.3, where this field is the resume point;
+            // tests/webhook/cluster-state.test.ts fails if that changes.
+            (this.listWatch as unknown as { resourceVersion: string }).resourceVersion = "";
+            this.relist = false;
+        }
         this.listWatch.start().then(
             () => {
                 this.delayMs = this.options.retry?.initialMs ?? 1000;
@@ -108,6 +126,7 @@ export class Informer<T extends KubernetesObject> {
             },
             (error: unknown) => {
                 this.options.logger.warn({ informer: this.options.name, err: describeError(error) }, "list failed; retrying");
+                this.relist = true;
                 this.scheduleRestart();
             },
         );

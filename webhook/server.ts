@@ -30,10 +30,16 @@ export interface WebhookServerOptions {
     maxBodyBytes: number;
     /** Longer than the API server's idle-connection timeout (90 s), so the client closes first. */
     keepAliveTimeoutMs: number;
-    /** After SIGTERM: how long to keep serving while not ready, so endpoints drop the pod first. */
+    /** After SIGTERM: how long to keep accepting connections while not ready, so endpoints drop the pod first. */
     shutdownDelayMs: number;
-    /** After the listener closes: how long in-flight requests may take before connections are cut. */
+    /** After the listener closes: how long open connections may take to drain before they are cut. */
     shutdownTimeoutMs: number;
+    /**
+     * On shutdown, a keep-alive connection idle for at least this long is closed at once; one used
+     * more recently is likely to carry the client's next request already, so it is closed by the
+     * `Connection: close` of that request's answer instead (or when the listener closes). Default 1000.
+     */
+    idleCloseAfterMs?: number;
 }
 
 const JSON_CONTENT_TYPE = /^application\/json\s*(;|$)/i;
@@ -43,7 +49,8 @@ export class WebhookServer {
     private readonly certificates: CertificateFiles;
     private draining = false;
     private inFlight = 0;
-    private idle: (() => void)[] = [];
+    /** Open connections and when each last finished a response (or connected); absent while one is in progress. */
+    private readonly idleSince = new Map<import("node:net").Socket, number>();
     private stopping: Promise<void> | undefined;
 
     constructor(private readonly options: WebhookServerOptions) {
@@ -55,8 +62,17 @@ export class WebhookServer {
             options.metrics,
         );
         const pair = this.certificates.load();
-        this.server = https.createServer({ ...TLS_OPTIONS, ...pair, requestTimeout: 30_000, headersTimeout: 20_000 }, (req, res) => this.route(req, res));
+        // HTTP/1.1 only (Node's https never offers ALPN "h2"; this states it). kube-apiserver speaks
+        // HTTP/1.1 to admission webhooks so that concurrent admissions spread over connections,
+        // hence replicas (kubernetes/kubernetes staging/src/k8s.io/apiserver/pkg/util/webhook/
+        // client.go, issue 75791); one multiplexed HTTP/2 connection would pin them to one pod and
+        // defeat the Connection: close drain in shutdown().
+        this.server = https.createServer({ ...TLS_OPTIONS, ...pair, ALPNProtocols: ["http/1.1"], requestTimeout: 30_000, headersTimeout: 20_000 }, (req, res) => this.route(req, res));
         this.server.keepAliveTimeout = options.keepAliveTimeoutMs;
+        this.server.on("secureConnection", (socket) => {
+            this.idleSince.set(socket, Date.now());
+            socket.once("close", () => this.idleSince.delete(socket));
+        });
         this.server.on("tlsClientError", (error) => options.logger.debug({ err: error.message }, "TLS handshake failed"));
         this.server.on("clientError", (error, socket) => {
             if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
@@ -93,6 +109,11 @@ export class WebhookServer {
     }
 
     private route(req: IncomingMessage, res: ServerResponse): void {
+        const socket = req.socket;
+        this.idleSince.delete(socket);
+        res.once("finish", () => {
+            if (!socket.destroyed) this.idleSince.set(socket, Date.now());
+        });
         if (this.draining) res.setHeader("connection", "close");
         const path = (req.url ?? "/").split("?", 1)[0];
         if (path === MUTATE_PATH) return this.admit(req, res);
@@ -115,6 +136,8 @@ export class WebhookServer {
 
     private reply(res: ServerResponse, status: number, contentType: string, body: string): void {
         if (res.headersSent || res.destroyed) return;
+        // A request that arrived before shutdown began is answered after it: it closes its connection too.
+        if (this.draining) res.setHeader("connection", "close");
         res.writeHead(status, { "content-type": contentType, "content-length": Buffer.byteLength(body) });
         res.end(body);
     }
@@ -124,7 +147,7 @@ export class WebhookServer {
         this.inFlight++;
         res.once("close", () => {
             this.options.metrics.latency.observe(Number(process.hrtime.bigint() - started) / 1e9);
-            if (--this.inFlight === 0) for (const resolve of this.idle.splice(0)) resolve();
+            this.inFlight--;
         });
         const finish = (result: HandlerResult) => {
             this.options.metrics.admissions.inc({ outcome: result.outcome });
@@ -159,13 +182,7 @@ export class WebhookServer {
         req.on("error", () => res.destroy());
         req.on("end", () => {
             if (refused) return;
-            let body: unknown;
-            try {
-                body = JSON.parse(Buffer.concat(chunks, size).toString("utf8"));
-            } catch (error) {
-                return finish(badRequest(`the body is not valid JSON: ${(error as Error).message.slice(0, 200)}`));
-            }
-            this.options.handler.handle(body).then(finish, (error: Error) => {
+            this.options.handler.handleText(Buffer.concat(chunks, size).toString("utf8")).then(finish, (error: Error) => {
                 // The handler answers its own failures; reaching this is a bug, reported as one.
                 this.options.logger.error({ err: error.message }, "admission handler failed");
                 finish({ ...badRequest("internal error"), status: 500 });
@@ -181,32 +198,42 @@ export class WebhookServer {
         finish(badRequest(`the body exceeds ${this.options.maxBodyBytes} bytes`));
     }
 
-    private waitIdle(timeoutMs: number): Promise<void> {
-        if (this.inFlight === 0) return Promise.resolve();
-        return new Promise((resolve) => {
-            const timer = setTimeout(resolve, timeoutMs);
-            this.idle.push(() => {
-                clearTimeout(timer);
-                resolve();
-            });
-        });
-    }
-
     /**
-     * Graceful stop: readiness fails at once, requests are still served for `shutdownDelayMs`
-     * (every response now closes its connection), then the listener closes, idle connections are
-     * closed, in-flight requests get up to `shutdownTimeoutMs`, and whatever remains is cut.
+     * Graceful stop, as the API server sees it. kube-apiserver pools keep-alive HTTP/1.1
+     * connections by the Service's host name and reuses an idle one whatever pod is behind it, so
+     * leaving endpoints is not enough: this server must end its own connections.
+     * - at once: readiness fails; every response from now on (to requests in flight or new ones,
+     *   on any connection) carries `Connection: close`, so Node closes the connection after it and
+     *   the client opens its next one through the Service; idle keep-alive connections are closed
+     *   (after a turn of the event loop, so a request already in a socket buffer is read first and
+     *   answered rather than reset). A connection that finished a response less than
+     *   `idleCloseAfterMs` ago is left to its next answer: a busy client has probably sent that
+     *   request already, and closing under it would fail the admission (kube-apiserver's REST
+     *   client retries a request cut by a reset connection only for GET:
+     *   kubernetes/kubernetes staging/src/k8s.io/client-go/rest/request.go). A request still on the wire
+     *   can meet a close at the end of the delay, as with any server that closes idle connections;
+     * - for `shutdownDelayMs`: new connections are still accepted (endpoints and kube-proxy take a
+     *   moment to drop the pod), each answered once and closed;
+     * - then the listener closes and the process may exit as soon as the last connection has
+     *   drained, or after `shutdownTimeoutMs` with whatever remains cut (delay plus timeout stay
+     *   within the pod's termination grace period).
      */
     shutdown(): Promise<void> {
         this.stopping ??= (async () => {
             this.draining = true;
             this.options.logger.info({ inFlight: this.inFlight, delayMs: this.options.shutdownDelayMs }, "shutting down: not ready, draining");
+            // Two turns: the poll phase between them reads and parses whatever requests already sit
+            // in the sockets' buffers, so those connections count as busy and get an answer.
+            for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve));
+            const quietSince = Date.now() - (this.options.idleCloseAfterMs ?? 1000);
+            for (const [socket, since] of this.idleSince) if (since <= quietSince) socket.destroy();
             await new Promise((resolve) => setTimeout(resolve, this.options.shutdownDelayMs));
-            const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
-            this.server.closeIdleConnections();
-            await this.waitIdle(this.options.shutdownTimeoutMs);
+            let timer: NodeJS.Timeout | undefined;
+            const drained = new Promise<void>((resolve) => this.server.close(() => resolve()));
+            await Promise.race([drained, new Promise((resolve) => (timer = setTimeout(resolve, this.options.shutdownTimeoutMs)))]);
+            clearTimeout(timer);
             this.server.closeAllConnections();
-            await closed;
+            await drained;
             this.certificates.stop();
             this.options.logger.info("server closed");
         })();

@@ -1,19 +1,25 @@
 /**
- * The benchmark's floor: the same Node HTTPS/TLS setup as the webhook (TLS >= 1.2, same
- * keep-alive timeout, same certificate), which reads and parses the body and answers a constant
- * allowed AdmissionReview. Env: PORT, CERT_FILE, KEY_FILE.
+ * The benchmark's floors: the same Node HTTPS/TLS setup as the webhook (TLS >= 1.2, HTTP/1.1,
+ * same keep-alive timeout, same certificate), which reads and parses the body and answers.
+ * - constant floor (no RESPONSE_FILE): a ~100-byte allowed AdmissionReview;
+ * - true floor (RESPONSE_FILE): the exact bytes the webhook returns for the benchmark's request,
+ *   precomputed as the text before and after the uid, so each answer costs only the parse, the
+ *   splice of the uid and the writing of those bytes: what any correct webhook must pay.
+ * Env: PORT, CERT_FILE, KEY_FILE, RESPONSE_FILE (JSON [before, after]).
  */
 import * as fs from "node:fs";
 import * as https from "node:https";
 
+const template = process.env.RESPONSE_FILE ? (JSON.parse(fs.readFileSync(process.env.RESPONSE_FILE, "utf8")) as [string, string]) : undefined;
+
+function answer(uid: unknown): string {
+    if (template) return `${template[0]}${JSON.stringify(String(uid)).slice(1, -1)}${template[1]}`;
+    return JSON.stringify({ apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", response: { uid, allowed: true } });
+}
+
 const server = https.createServer(
-    { cert: fs.readFileSync(String(process.env.CERT_FILE)), key: fs.readFileSync(String(process.env.KEY_FILE)), minVersion: "TLSv1.2" },
+    { cert: fs.readFileSync(String(process.env.CERT_FILE)), key: fs.readFileSync(String(process.env.KEY_FILE)), minVersion: "TLSv1.2", ALPNProtocols: ["http/1.1"] },
     (req, res) => {
-        if (req.url === "/cpu") {
-            const { user, system } = process.cpuUsage();
-            res.end(String((user + system) / 1e6));
-            return;
-        }
         const chunks: Buffer[] = [];
         req.on("data", (chunk: Buffer) => chunks.push(chunk));
         req.on("end", () => {
@@ -24,7 +30,7 @@ const server = https.createServer(
                 res.writeHead(400).end();
                 return;
             }
-            const body = JSON.stringify({ apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", response: { uid: review.request?.uid, allowed: true } });
+            const body = answer(review.request?.uid);
             res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
             res.end(body);
         });

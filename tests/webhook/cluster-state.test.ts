@@ -202,3 +202,90 @@ describe("cluster state from list + watch against a stand-in API (real @kubernet
         });
     });
 });
+
+describe("cold starts and API server restarts (issue 14 point 7: never a final answer from an unsynced cache)", () => {
+    const annotations = { "subscription.openshift.io/inject-bundle": "local" };
+
+    function seed(api: FakeKubeApi): void {
+        api.put(secret("team-a", "local-entitlement", { "local.pem": SECRET_VALUE }));
+        api.put(bundleObject("team-a", "local", { entitlements: [{ name: "local-entitlement" }] }));
+        api.put(secret("openshift-config", "etc-pki-entitlement", { "sca.pem": SECRET_VALUE }));
+        api.put(bundleObject(undefined, "cluster", { entitlements: [{ name: "etc-pki-entitlement", namespace: "openshift-config" }] }, true));
+    }
+
+    /** Resolves once every informer named has logged a failed request (the API is really unreachable to it). */
+    function failuresLogged(lines: string[], informers: string[]): () => boolean {
+        return () => informers.every((name) => lines.some((line) => line.includes(`"informer":"${name}"`) && /failed/.test(line)));
+    }
+
+    test("GIVEN the API is down when the webhook starts WHEN pods are admitted THEN each gets a retryable 503 naming the unsynced caches, readiness stays false and the denials are counted; once the API is up the same pods are injected", async () => {
+        const api = new FakeKubeApi();
+        await api.start();
+        const port = api.port;
+        await api.stop();
+        seed(api);
+        const metrics = new WebhookMetrics({ processMetrics: false });
+        const logs = capturedLogger();
+        const state = new ClusterState({ kubeConfig: api.kubeConfig(), metrics, logger: logs.logger, retry: { initialMs: 10, maxMs: 50 } });
+        const access = new AccessReviewCache(subjectAccessReviewer(api.kubeConfig(), metrics), { allowedTtlMs: 60_000, deniedTtlMs: 10_000 });
+        const handler = new AdmissionHandler({ cluster: state, access, metrics, logger: logs.logger, lookupTimeoutMs: 2000 });
+        const started = state.start();
+        try {
+            await waitFor(failuresLogged(logs.lines, ["bundles", "clusterbundles"]), "both bundle informers to fail against the unreachable API");
+            const named = JSON.parse((await handler.handle(review("cold-named", annotations))).body);
+            const unannotated = JSON.parse((await handler.handle(review("cold-plain", {}))).body);
+            const expected = {
+                allowed: false,
+                status: { status: "Failure", code: 503, reason: "ServiceUnavailable", message: "the webhook's caches are not synced yet (bundles, clusterbundles); retry" },
+            };
+            expect(named.response).toEqual({ uid: "cold-named", ...expected });
+            expect(unannotated.response).toEqual({ uid: "cold-plain", ...expected });
+            expect(state.synced()).toBe(false);
+            expect((await metrics.denials.get()).values.find((value) => value.labels.reason === "CacheNotSynced")?.value).toBe(2);
+
+            await api.start(port);
+            await started;
+            expect(state.synced()).toBe(true);
+            const warm = JSON.parse((await handler.handle(review("warm-named", annotations))).body);
+            expect(warm.response).toMatchObject({ uid: "warm-named", allowed: true, status: { code: 200, message: "injected Bundle local, ClusterBundle cluster" } });
+            const plain = JSON.parse((await handler.handle(review("warm-plain", {}))).body);
+            expect(plain.response).toMatchObject({ uid: "warm-plain", allowed: true, status: { code: 200, message: "injected ClusterBundle cluster" } });
+        } finally {
+            state.stop();
+            await api.stop();
+        }
+    });
+
+    test("GIVEN synced caches WHEN the API server restarts with different state and older resourceVersions (no watch can replay the change) THEN the informers relist and converge", async () => {
+        const before = new FakeKubeApi();
+        await before.start();
+        seed(before);
+        before.put(configMap("team-a", "local-repo", { "redhat.repo": "[rhel]" }));
+        before.put(bundleObject("team-a", "retired", { entitlements: [{ name: "local-entitlement" }], yumRepositories: [{ name: "local-repo" }] }));
+        const metrics = new WebhookMetrics({ processMetrics: false });
+        const logs = capturedLogger();
+        const state = new ClusterState({ kubeConfig: before.kubeConfig(), metrics, logger: logs.logger, retry: { initialMs: 10, maxMs: 50 } });
+        await state.start();
+        const after = new FakeKubeApi();
+        try {
+            expect([...state.bundlesIn("team-a").keys()].sort()).toEqual(["local", "retired"]);
+            await before.stop();
+            await waitFor(failuresLogged(logs.lines, ["bundles", "clusterbundles", "secrets/team-a", "configmaps/team-a", "secrets/openshift-config"]), "every informer to fail against the stopped API");
+            // The restarted API (a restored etcd, say) holds different objects at lower resourceVersions.
+            after.put(bundleObject("team-a", "local", { entitlements: [{ name: "local-entitlement" }] }));
+            after.put(bundleObject("team-a", "added", { entitlements: [{ name: "local-entitlement" }] }));
+            after.put(secret("team-a", "local-entitlement", { "local.pem": SECRET_VALUE, "local-key.pem": SECRET_VALUE }));
+            after.put(secret("openshift-config", "etc-pki-entitlement", { "sca.pem": SECRET_VALUE }));
+            await after.start(before.port);
+            await waitFor(() => state.bundlesIn("team-a").has("added") && !state.bundlesIn("team-a").has("retired") && state.clusterBundleMap().size === 0, "the bundle caches to converge");
+            await waitFor(() => state.keysOf("Secret", "team-a", "local-entitlement")?.length === 2 && Object.keys(state.keyCacheContents()).length === 1, "the key caches to converge");
+            expect([...state.bundlesIn("team-a").keys()].sort()).toEqual(["added", "local"]);
+            expect(state.keysOf("Secret", "team-a", "local-entitlement")).toEqual(["local-key.pem", "local.pem"]);
+            expect(state.clusterBundleMap().size).toBe(0);
+            expect(state.keyCacheContents()).toEqual({ "Secret/team-a": { "local-entitlement": ["local-key.pem", "local.pem"] } });
+        } finally {
+            state.stop();
+            await after.stop();
+        }
+    });
+});

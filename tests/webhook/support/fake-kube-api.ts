@@ -99,8 +99,9 @@ export class FakeKubeApi {
         this.server = http.createServer((req, res) => this.handle(req, res));
     }
 
-    async start(): Promise<string> {
-        await new Promise<void>((resolve) => this.server.listen(0, "127.0.0.1", resolve));
+    /** Listens on `port` (default: an ephemeral one; a restart passes the old one). */
+    async start(port = 0): Promise<string> {
+        await new Promise<void>((resolve) => this.server.listen(port, "127.0.0.1", resolve));
         this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
         return this.url;
     }
@@ -109,6 +110,11 @@ export class FakeKubeApi {
         this.closeWatches();
         this.server.closeAllConnections();
         await new Promise((resolve) => this.server.close(resolve));
+    }
+
+    /** The port it listens on (0 before the first start). */
+    get port(): number {
+        return this.url ? Number(new URL(this.url).port) : 0;
     }
 
     kubeConfig(): KubeConfig {

@@ -130,6 +130,7 @@ export function staticCluster(bundles: BundleInfo[], clusterBundles: BundleInfo[
         clusterBundleMap: () => cluster,
         keysOf: (kind, namespace, name) => keys.keysOf(kind, namespace, name),
         whenKeysSynced: () => undefined,
+        unsyncedCaches: () => [],
     };
 }
 

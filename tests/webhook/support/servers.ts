@@ -25,6 +25,8 @@ export interface TestServerOptions {
     isSynced?: () => boolean;
     maxBodyBytes?: number;
     shutdownDelayMs?: number;
+    shutdownTimeoutMs?: number;
+    idleCloseAfterMs?: number;
 }
 
 /** A WebhookServer on 127.0.0.1 with an ephemeral port and the certificate in `dir`. */
@@ -42,7 +44,8 @@ export async function startTestServer(options: TestServerOptions): Promise<{ ser
         maxBodyBytes: options.maxBodyBytes ?? 64 * 1024,
         keepAliveTimeoutMs: 120_000,
         shutdownDelayMs: options.shutdownDelayMs ?? 0,
-        shutdownTimeoutMs: 5000,
+        shutdownTimeoutMs: options.shutdownTimeoutMs ?? 5000,
+        idleCloseAfterMs: options.idleCloseAfterMs,
     });
     return { server, port: await server.listen() };
 }

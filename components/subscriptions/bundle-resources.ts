@@ -20,6 +20,7 @@ import {
     requiredShareCrds,
     shareManifest,
 } from "./bundles";
+import { aliasesOf, bundleResource, clusterBundleResource, driverObjectRead, driverReadResource, shareResource } from "./resource-names";
 
 /**
  * The logical name of the read of the driver's CSIDriver object. A failed read's error names the
@@ -29,7 +30,7 @@ import {
  * (csi-driver-shared-resource README.md "Getting Started", docs/build-with-rhel-entitlements.md).
  * The CRDs alone prove nothing: they stay when the driver is removed.
  */
-export const DRIVER_READ_NAME = `shared-resource-csi-driver/${SHARED_RESOURCE_CSI_DRIVER} (OpenShift 4.18+: install the Builds for OpenShift operator; 4.10-4.17: featureSet TechPreviewNoUpgrade, irreversible)`;
+export const DRIVER_READ_NAME = `${driverObjectRead(SHARED_RESOURCE_CSI_DRIVER)} (OpenShift 4.18+: install the Builds for OpenShift operator; 4.10-4.17: featureSet TechPreviewNoUpgrade, irreversible)`;
 
 /**
  * Reads the Shared Resource CSI driver's CSIDriver (is the driver installed?) and its share CRDs,
@@ -59,7 +60,7 @@ export function preflightReads(cluster: ClusterTarget, clusterBundles: ClusterBu
     return {
         all: [
             k8s.storage.v1.CSIDriver.get(DRIVER_READ_NAME, SHARED_RESOURCE_CSI_DRIVER, { parent }),
-            ...crds.map((crd) => k8s.apiextensions.v1.CustomResourceDefinition.get(`shared-resource-csi-driver/${crd}`, crd, { parent })),
+            ...crds.map((crd) => k8s.apiextensions.v1.CustomResourceDefinition.get(driverObjectRead(crd), crd, { parent })),
         ],
     };
 }
@@ -94,23 +95,22 @@ export function declareClusterBundle(
     driver: DriverServiceAccount,
     parent: pulumi.Resource,
 ): DeclaredClusterBundle {
-    const bundle = new k8s.apiextensions.CustomResource(`clusterbundle/${declaration.name}`, clusterBundleManifest(declaration), {
+    const bundleName = clusterBundleResource(declaration.name);
+    const bundle = new k8s.apiextensions.CustomResource(bundleName.name, clusterBundleManifest(declaration), {
         parent,
         dependsOn: [...after, ...reads],
+        ...aliasesOf(bundleName),
     });
     const uid = cluster.live ? uidOf(bundle) : undefined;
-    const shares = referencesOf(declaration).map(
-        (reference: ClusterBundleReference) =>
-            new k8s.apiextensions.CustomResource(`share/${reference.share}`, shareManifest(reference, uid), {
-                parent,
-                dependsOn: reads,
-            }),
-    );
+    const shares = referencesOf(declaration).map((reference: ClusterBundleReference) => {
+        const shareName = shareResource(reference.share);
+        return new k8s.apiextensions.CustomResource(shareName.name, shareManifest(reference, uid), { parent, dependsOn: reads, ...aliasesOf(shareName) });
+    });
     const driverAccess = referencesOf(declaration).flatMap((reference) => {
         const { role, roleBinding } = driverReadManifests(reference, driver, uid);
-        const name = `${reference.ref.namespace}/${reference.share}`;
-        const readRole = new k8s.rbac.v1.Role(`driver-read/${name}`, role, { parent, dependsOn: reads });
-        return [readRole, new k8s.rbac.v1.RoleBinding(`driver-read/${name}`, roleBinding, { parent, dependsOn: [readRole] })];
+        const { name } = driverReadResource(reference.ref.namespace, reference.share);
+        const readRole = new k8s.rbac.v1.Role(name, role, { parent, dependsOn: reads });
+        return [readRole, new k8s.rbac.v1.RoleBinding(name, roleBinding, { parent, dependsOn: [readRole] })];
     });
     const role = clusterRoleManifest(declaration, uid);
     const clusterRole = new k8s.rbac.v1.ClusterRole(role.metadata.name, role, { parent });
@@ -118,8 +118,6 @@ export function declareClusterBundle(
 }
 
 export function declareBundle(declaration: BundleDeclaration, crd: pulumi.Resource, parent: pulumi.Resource): k8s.apiextensions.CustomResource {
-    return new k8s.apiextensions.CustomResource(`bundle/${declaration.namespace}/${declaration.name}`, bundleManifest(declaration), {
-        parent,
-        dependsOn: [crd],
-    });
+    const bundleName = bundleResource(declaration.namespace, declaration.name);
+    return new k8s.apiextensions.CustomResource(bundleName.name, bundleManifest(declaration), { parent, dependsOn: [crd], ...aliasesOf(bundleName) });
 }

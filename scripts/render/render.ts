@@ -41,6 +41,8 @@ export interface RenderedOptions {
     retainOnDelete: boolean;
     additionalSecretOutputs: string[];
     replaceOnChanges: string[];
+    /** The resource's aliases: an alias that only renames is its old name, any other its JSON. */
+    aliases: string[];
     /** Top-level input property → the resources its value depends on (what the engine records as propertyDependencies). */
     propertyDependencies: Record<string, string[]>;
 }
@@ -292,6 +294,15 @@ function callKey(type: string, name: string): string {
     return `${type}::${name}`;
 }
 
+function describeAlias(alias: pulumi.Input<string | pulumi.Alias>): string {
+    if (typeof alias === "string") {
+        return alias;
+    }
+    const keys = Object.keys(alias as object);
+    const name = (alias as pulumi.Alias).name;
+    return keys.length === 1 && typeof name === "string" ? name : JSON.stringify(alias);
+}
+
 async function describeResources(records: RecordedResource[], calls: ResourceCall[], traceDependencies: boolean): Promise<RenderedResource[]> {
     const callsByKey = new Map<string, ResourceCall>();
     for (const call of calls) {
@@ -328,6 +339,7 @@ async function describeResources(records: RecordedResource[], calls: ResourceCal
                 retainOnDelete: record.opts.retainOnDelete ?? false,
                 additionalSecretOutputs: record.opts.additionalSecretOutputs ?? [],
                 replaceOnChanges: record.opts.replaceOnChanges ?? [],
+                aliases: (record.opts.aliases ?? []).map(describeAlias),
                 propertyDependencies,
             },
         });

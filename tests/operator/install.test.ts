@@ -92,13 +92,13 @@ describe("deployments in CSV order", () => {
             // ...and, like everything in the namespace the stack creates, on that Namespace.
             expect(deployments[i].options.dependsOn).toEqual([`op-deployment-${previous}`, ...previousWebhooks, ...own, "namespace-ops"]);
         });
-        for (const name of backends) {
-            for (const type of ["Validating", "Mutating"]) {
-                const configuration = result.resources.find((r) => r.name === `op-${name}-webhooks-${type.toLowerCase()}`);
-                if (configuration) {
-                    expect(configuration.options.dependsOn).toEqual([`op-deployment-${name}`, `op-${name}-serving-secret`]);
-                }
-            }
+        // Exactly the configurations the CSV's webhooks call for, each after its deployment.
+        const expectedConfigurations = [...new Set((csv.spec.webhookdefinitions as Yaml[]).filter((w) => w.type !== "ConversionWebhook").map((w) => `op-${w.deploymentName}-webhooks-${w.type === "MutatingAdmissionWebhook" ? "mutating" : "validating"}`))];
+        const configurations = result.resources.filter((r) => r.type.includes("WebhookConfiguration"));
+        expect(configurations.map((r) => r.name).sort()).toEqual(expectedConfigurations.sort());
+        for (const configuration of configurations) {
+            const backend = configuration.name.replace(/^op-/, "").replace(/-webhooks-(mutating|validating)$/, "");
+            expect(configuration.options.dependsOn).toEqual([`op-deployment-${backend}`, `op-${backend}-serving-secret`]);
         }
     });
 });
@@ -381,6 +381,13 @@ describe("conversion webhooks", () => {
 describe("webhook upgrades (seed 002) in Pulumi's ordering", () => {
     const csv = () => readCsv("node-maintenance-operator-0.0.1.clusterserviceversion.yaml");
     const render = (document: Yaml) => renderOperators([{ name: "op", csv: writeBundle(document), namespace: "ops" }]);
+    /** The generation ConfigMap's name: the render must succeed and declare exactly one, or the comparisons below would compare nothing. */
+    const generationName = (result: Awaited<ReturnType<typeof render>>): string => {
+        expect(result.errors).toEqual([]);
+        const names = objectsOf(result, "ConfigMap").map((c) => c.metadata.name as string).filter((name) => name.startsWith("op-webhooks-"));
+        expect(names).toHaveLength(1);
+        return names[0];
+    };
     const generation = (result: Awaited<ReturnType<typeof render>>) => objectsOf(result, "ConfigMap").find((c) => c.metadata.name.startsWith("op-webhooks-"));
 
     test("GIVEN an install WHEN rendered THEN the webhook generation is replaced delete-first, the deployments wait for it and the configurations carry its hash", async () => {
@@ -420,26 +427,26 @@ describe("webhook upgrades (seed 002) in Pulumi's ordering", () => {
     });
 
     test("GIVEN a new version that changes a webhook and the deployment WHEN rendered THEN the generation's name changes (the old webhook goes first)", async () => {
-        const before = generation(await render(csv()))?.metadata.name;
+        const before = generationName(await render(csv()));
         const next = csv();
         next.spec.webhookdefinitions[0].timeoutSeconds = 10;
         next.spec.install.spec.deployments[0].spec.template.spec.containers[0].image = "quay.io/medik8s/node-maintenance-operator:v0.0.2";
-        expect(generation(await render(next))?.metadata.name).not.toBe(before);
+        expect(generationName(await render(next))).not.toBe(before);
     });
 
     test("GIVEN a new version that only changes the deployment WHEN rendered THEN the generation, and so the webhook, is kept", async () => {
-        const before = generation(await render(csv()))?.metadata.name;
+        const before = generationName(await render(csv()));
         const next = csv();
         next.spec.install.spec.deployments[0].spec.template.spec.containers[0].image = "quay.io/medik8s/node-maintenance-operator:v0.0.2";
-        expect(generation(await render(next))?.metadata.name).toBe(before);
+        expect(generationName(await render(next))).toBe(before);
     });
 
     test("GIVEN a new version without the webhook WHEN rendered THEN the generation changes (deleting the old configuration) and no configuration is declared", async () => {
-        const before = generation(await render(csv()))?.metadata.name;
+        const before = generationName(await render(csv()));
         const next = csv();
         next.spec.webhookdefinitions = [];
         const result = await render(next);
-        expect(generation(result)?.metadata.name).not.toBe(before);
+        expect(generationName(result)).not.toBe(before);
         expect(objectsOf(result, "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration")).toEqual([]);
     });
 });

@@ -26,13 +26,17 @@ describe("webhook configurations depend on the webhook generation by property", 
         expect(await dependenciesOf(metadata)).toContain(generation);
     });
 
-    test("GIVEN the transformation WHEN applied to a webhook configuration and to a Service THEN only the configuration is changed", () => {
-        const name = pulumi.output("op-webhooks-0123456789");
-        const transformation = webhookGenerationTransformation(name, "0123456789");
-        const args = (type: string) => ({ type, name: "x", props: { metadata: { name: "x" } }, opts: {}, resource: undefined as unknown as pulumi.Resource });
+    test("GIVEN the transformation WHEN applied to a webhook configuration and to a Service THEN only the configurations are changed: annotated, depending on the generation", async () => {
+        const generation = new k8s.core.v1.ConfigMap("generation-2", { metadata: { name: "op-webhooks-0123456789", namespace: "ops" } });
+        const transformation = webhookGenerationTransformation(generation.metadata.name, "0123456789");
+        const args = (type: string) => ({ type, name: "x", props: { metadata: { name: "x" }, webhooks: [] }, opts: {}, resource: undefined as unknown as pulumi.Resource });
         expect(transformation(args("kubernetes:core/v1:Service"))).toBeUndefined();
-        const result = transformation(args("kubernetes:admissionregistration.k8s.io/v1:MutatingWebhookConfiguration"));
-        expect(pulumi.Output.isInstance(result?.props.metadata)).toBe(true);
-        expect(transformation(args("kubernetes:admissionregistration.k8s.io/v1:ValidatingWebhookConfiguration"))?.props.metadata).toBeDefined();
+        for (const kind of ["MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"]) {
+            const result = transformation(args(`kubernetes:admissionregistration.k8s.io/v1:${kind}`));
+            const metadata = result?.props.metadata as pulumi.Output<unknown>;
+            expect(await new Promise((resolve) => metadata.apply(resolve))).toEqual({ name: "x", annotations: { "cluster-platform.io/webhook-generation": "0123456789" } });
+            expect(await dependenciesOf(metadata)).toContain(generation);
+            expect(result?.props.webhooks).toEqual([]);
+        }
     });
 });

@@ -43,6 +43,7 @@ describe("offline render of a program", () => {
             retainOnDelete: false,
             additionalSecretOutputs: ["data", "stringData"],
             replaceOnChanges: [],
+            aliases: [],
             // The key's PEM goes into stringData: the engine records that as a property dependency.
             propertyDependencies: { stringData: ["key"] },
         });

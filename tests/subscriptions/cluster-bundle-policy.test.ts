@@ -86,7 +86,7 @@ describe("ClusterBundles the stack does not declare are refused (ValidatingAdmis
 
     test("GIVEN the declared ClusterBundle WHEN rendered THEN it is created after the policy, carrying the labels the policy requires", () => {
         expect((manifestNamed(result, "ClusterBundle", "cluster").metadata as { labels: Record<string, string> }).labels).toMatchObject(MANAGED_CLUSTER_BUNDLE_LABELS);
-        expect(resourceNamed(result, "kubernetes:subscription.openshift.io/v1alpha1:ClusterBundle", "clusterbundle/cluster").options.dependsOn).toEqual(
+        expect(resourceNamed(result, "kubernetes:subscription.openshift.io/v1alpha1:ClusterBundle", "clusterbundle-cluster").options.dependsOn).toEqual(
             expect.arrayContaining([CLUSTER_BUNDLE_POLICY_NAME]),
         );
     });

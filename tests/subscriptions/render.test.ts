@@ -31,8 +31,8 @@ describe("subscription bundles in the rendered openshift-aws example", () => {
         expect(result.reads.map((r) => [r.name, r.id, r.outcome])).toEqual(
             expect.arrayContaining([
                 [DRIVER_READ_NAME, "csi.sharedresource.openshift.io", "found"],
-                ["shared-resource-csi-driver/sharedsecrets.sharedresource.openshift.io", "sharedsecrets.sharedresource.openshift.io", "found"],
-                ["shared-resource-csi-driver/sharedconfigmaps.sharedresource.openshift.io", "sharedconfigmaps.sharedresource.openshift.io", "found"],
+                ["shared-resource-csi-driver-sharedsecrets.sharedresource.openshift.io", "sharedsecrets.sharedresource.openshift.io", "found"],
+                ["shared-resource-csi-driver-sharedconfigmaps.sharedresource.openshift.io", "sharedconfigmaps.sharedresource.openshift.io", "found"],
             ]),
         );
         expect(result.reads.filter((r) => r.type === "kubernetes:core/v1:Secret" || r.type === "kubernetes:core/v1:ConfigMap").map((r) => r.id)).not.toContain(
@@ -143,17 +143,17 @@ describe("subscription bundles in the rendered openshift-aws example", () => {
     test("GIVEN the example WHEN rendered THEN nothing is created before the reads, bundles wait for their CRD and the policy admitting them, shares for their reads", () => {
         const reads = result.reads
             .map((r) => r.name)
-            .filter((name) => name.startsWith("shared-resource-csi-driver/"))
+            .filter((name) => name.startsWith("shared-resource-csi-driver-"))
             .sort();
         expect(reads).toHaveLength(3);
         const dependsOn = (type: string, name: string) => [...resourceNamed(result, type, name).options.dependsOn].sort();
         expect(dependsOn("kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition", "clusterbundles.subscription.openshift.io")).toEqual(reads);
         expect(dependsOn("kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition", "bundles.subscription.openshift.io")).toEqual(reads);
-        expect(dependsOn("kubernetes:subscription.openshift.io/v1alpha1:ClusterBundle", "clusterbundle/cluster")).toEqual(
+        expect(dependsOn("kubernetes:subscription.openshift.io/v1alpha1:ClusterBundle", "clusterbundle-cluster")).toEqual(
             ["clusterbundles.subscription.openshift.io", "subscription-injection-managed-clusterbundles", "subscription-injection-managed-clusterbundles", ...reads].sort(),
         );
-        expect(dependsOn("kubernetes:sharedresource.openshift.io/v1alpha1:SharedSecret", "share/cluster-entitlement-etc-pki-entitlement-d0e25df8")).toEqual(reads);
-        expect(dependsOn("kubernetes:subscription.openshift.io/v1alpha1:Bundle", "bundle/team-a/subscription")).toEqual(["bundles.subscription.openshift.io"]);
+        expect(dependsOn("kubernetes:sharedresource.openshift.io/v1alpha1:SharedSecret", "share-cluster-entitlement-etc-pki-entitlement-d0e25df8")).toEqual(reads);
+        expect(dependsOn("kubernetes:subscription.openshift.io/v1alpha1:Bundle", "bundle-team-a/subscription")).toEqual(["bundles.subscription.openshift.io"]);
     });
 
     test("GIVEN the example WHEN rendered THEN namespace admins and editors may manage Bundles and viewers read them, through roles aggregated into admin, edit and view", () => {
@@ -215,7 +215,7 @@ describe("subscription bundles: pre-flight failures and modes", () => {
         const withoutDriver = clusterObjects().filter((o) => o.kind !== "CSIDriver");
         const result = await renderFile(EXAMPLE, { cluster: new ClusterState(withoutDriver) });
         expect(result.errors).toEqual([
-            "kubernetes:storage.k8s.io/v1:CSIDriver (shared-resource-csi-driver/csi.sharedresource.openshift.io (OpenShift 4.18+: install the Builds for OpenShift operator; 4.10-4.17: featureSet TechPreviewNoUpgrade, irreversible)): Preview failed: resource 'csi.sharedresource.openshift.io' does not exist",
+            "kubernetes:storage.k8s.io/v1:CSIDriver (shared-resource-csi-driver-csi.sharedresource.openshift.io (OpenShift 4.18+: install the Builds for OpenShift operator; 4.10-4.17: featureSet TechPreviewNoUpgrade, irreversible)): Preview failed: resource 'csi.sharedresource.openshift.io' does not exist",
         ]);
     });
 
@@ -226,8 +226,8 @@ describe("subscription bundles: pre-flight failures and modes", () => {
         const result = await renderFile(EXAMPLE, { cluster: new ClusterState(withoutDriver) });
         expect(result.errors).toEqual([
             `kubernetes:storage.k8s.io/v1:CSIDriver (${DRIVER_READ_NAME}): Preview failed: resource 'csi.sharedresource.openshift.io' does not exist`,
-            "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition (shared-resource-csi-driver/sharedsecrets.sharedresource.openshift.io): Preview failed: resource 'sharedsecrets.sharedresource.openshift.io' does not exist",
-            "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition (shared-resource-csi-driver/sharedconfigmaps.sharedresource.openshift.io): Preview failed: resource 'sharedconfigmaps.sharedresource.openshift.io' does not exist",
+            "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition (shared-resource-csi-driver-sharedsecrets.sharedresource.openshift.io): Preview failed: resource 'sharedsecrets.sharedresource.openshift.io' does not exist",
+            "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition (shared-resource-csi-driver-sharedconfigmaps.sharedresource.openshift.io): Preview failed: resource 'sharedconfigmaps.sharedresource.openshift.io' does not exist",
         ]);
     });
 

@@ -259,6 +259,6 @@ describe("the subscription webhook per platform and certificates mode", () => {
         expect(new X509Certificate(serving).checkIssued(ca)).toBe(true);
         const owner = { apiVersion: "subscription.openshift.io/v1alpha1", kind: "ClusterBundle", name: "cluster", uid: "0b5c3e1e-uid-of-cluster", controller: true };
         expect((capture.get("cluster-subscription-bundle").metadata as { ownerReferences: unknown }).ownerReferences).toEqual([owner]);
-        expect((capture.get("share/cluster-entitlement-etc-pki-entitlement-d0e25df8").metadata as { ownerReferences: unknown }).ownerReferences).toEqual([owner]);
+        expect((capture.get("share-cluster-entitlement-etc-pki-entitlement-d0e25df8").metadata as { ownerReferences: unknown }).ownerReferences).toEqual([owner]);
     });
 });

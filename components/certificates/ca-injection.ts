@@ -19,13 +19,13 @@ import * as pulumi from "@pulumi/pulumi";
 import { ClusterTarget, skippedWithoutCluster } from "../shared/cluster";
 import type { CertificateIssuer } from "./contract";
 import { BundleValue, InjectionPlan, LiveObject, PATCH_FIELDS, PatchBody, planExistingInjection } from "./injection";
-import { CaInjectionEntry, CertificateModeName, describeEntry, InjectableKind } from "./rules";
+import { CaInjectionEntry, CertificateMode, describeEntry, InjectableKind } from "./rules";
 
 export interface CaInjectionArgs {
     /** The existing objects (validated `caInjection` config). */
     entries: CaInjectionEntry[];
     /** The stack's certificate mode. */
-    mode: CertificateModeName;
+    mode: CertificateMode;
     /** What the provider can do (reads and patches need a live cluster). */
     cluster: ClusterTarget;
     /** The stack's bundle (self-signed mode), made on first use. */

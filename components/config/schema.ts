@@ -20,7 +20,7 @@ import {
     DRIVER_SERVICE_ACCOUNTS,
     RuleIssue,
 } from "../subscriptions/rules";
-import { INJECTABLE_KINDS, INJECTION_TARGETS, InjectableKind, NAMESPACED_NAME, NAMESPACED_NAME_RULE } from "../certificates/rules";
+import { CERTIFICATE_MODES, INJECTABLE_KINDS, INJECTION_TARGETS, InjectableKind, NAMESPACED_NAME, NAMESPACED_NAME_RULE } from "../certificates/rules";
 import { DEFAULT_WEBHOOK_TIMEOUT_SECONDS, MAX_WEBHOOK_TIMEOUT_SECONDS, MIN_FAIL_CLOSED_REPLICAS } from "../admission-webhook/rules";
 
 /**
@@ -112,8 +112,6 @@ export const clusterSchema = z
     });
 
 // ---------------------------------------------------------------- certificates
-
-export const CERTIFICATE_MODES = ["self-signed", "service-ca", "cert-manager"] as const;
 
 const issuerSchema = z
     .strictObject({

@@ -22,6 +22,7 @@ import {
     requestsInjection,
 } from "./rules";
 import { asResolvedRecord } from "../shared/records";
+import { attributedTo } from "../shared/resource-errors";
 
 type Obj = Record<string, unknown>;
 
@@ -110,7 +111,7 @@ export function caBundleTransformation(injection: CaBundleInjection): pulumi.Res
         if (!requestsInjection(kind, annotations)) {
             return undefined;
         }
-        const injected = injectCaBundle(kind, props, injection);
+        const injected = attributedTo(resource, () => injectCaBundle(kind, props, injection));
         if (injected.warning) {
             pulumi.log.warn(injected.warning, resource);
         }

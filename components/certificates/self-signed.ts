@@ -142,7 +142,7 @@ export class SelfSignedIssuer implements CertificateIssuer {
     servingCertificate(request: ServingCertificateRequest, parent: pulumi.Resource): ServingCertificate {
         const secretKey = `${request.namespace}/${request.secretName}`;
         if (this.served.has(secretKey)) {
-            throw new Error(`serving certificate ${secretKey} is issued twice (resource prefix ${request.resourcePrefix})`);
+            throw new pulumi.ResourceError(`serving certificate ${secretKey} is issued twice (resource prefix ${request.resourcePrefix})`, parent);
         }
         const ca = this.args.authority();
         const prefix = request.resourcePrefix;

@@ -5,6 +5,7 @@ import type { z } from "zod";
 import { SECTION_NAMES, SECTIONS } from "../../components/config/schema";
 import { configReferenceRows } from "../../components/config/reference";
 import { CONFIG_NAMESPACE } from "../../components/shared/problems";
+import { isRecord } from "../../webhook/records";
 import { ROOT } from "../helpers/render";
 
 type Def = { type: string; innerType?: z.ZodType; shape?: Record<string, z.ZodType>; element?: z.ZodType; in?: z.ZodType };
@@ -63,6 +64,17 @@ describe("every config default is the schema's, wherever it is written", () => {
         expect(SECTION_NAMES.filter((name) => config[name].default === undefined)).toEqual(
             SECTION_NAMES.filter((name) => !SECTIONS[name].safeParse(undefined).success || SECTIONS[name].parse(undefined) === undefined),
         );
+    });
+
+    test("GIVEN every object key with a default WHEN it is left out THEN it parses as an empty object does: its default is its fields' defaults, not a second copy", () => {
+        const copies = rows
+            .filter((row) => {
+                const left = schemaAt(row.key).safeParse(undefined);
+                return left.success && isRecord(left.data) && schemaAt(row.key).safeParse({}).success;
+            })
+            .filter((row) => JSON.stringify(actualDefault(row.key)) !== JSON.stringify(schemaAt(row.key).parse({})))
+            .map((row) => row.key);
+        expect(copies).toEqual([]);
     });
 
     test("GIVEN a section default WHEN a field default inside it is read THEN the section's default is built from it (no second copy)", () => {

@@ -27,6 +27,7 @@ import { type AccessReviewSpec, type ShareRef, clusterBundleAccessReviews, descr
 import { Informer, type ListPage, describeError } from "./informer";
 import { clusterBundleShares } from "./mounts";
 import type { WebhookMetrics } from "./metrics";
+import { isRecord } from "./records";
 
 /** What the cache keeps of a Secret or ConfigMap. */
 export interface KeyNames extends KubernetesObject {
@@ -36,10 +37,6 @@ export interface KeyNames extends KubernetesObject {
 
 interface BundleObject extends KubernetesObject {
     spec?: unknown;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-    return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** Reduces a Secret (data) or ConfigMap (data, binaryData) to its key names. */

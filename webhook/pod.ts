@@ -3,6 +3,7 @@
  * against them. The check copies nothing: a valid object is returned as the typed view of itself,
  * so the JSON Patch computed from it applies to exactly what the API server sent.
  */
+import { isRecord } from "./records";
 
 export interface VolumeMount {
     name: string;
@@ -50,10 +51,6 @@ export const CONTAINER_LISTS = ["initContainers", "containers", "ephemeralContai
 export type ContainerList = (typeof CONTAINER_LISTS)[number];
 
 export type PodReading = { ok: true; pod: Pod } | { ok: false; problem: string };
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-    return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 function checkContainer(container: unknown, path: string): string | undefined {
     if (!isRecord(container)) return `${path} is not an object`;

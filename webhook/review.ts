@@ -5,6 +5,7 @@
 import type { InjectionDecision } from "./decision";
 import { serializePatch } from "./json-patch";
 import { type Pod, readPod } from "./pod";
+import { isRecord } from "./records";
 
 export const REVIEW_VERSIONS = ["admission.k8s.io/v1", "admission.k8s.io/v1beta1"] as const;
 export type ReviewVersion = (typeof REVIEW_VERSIONS)[number];
@@ -22,10 +23,6 @@ export interface AdmissionRequest {
 export type ParsedReview = { ok: true; apiVersion: ReviewVersion; request: AdmissionRequest } | { ok: false; message: string };
 
 const MAX_UID_LENGTH = 256;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-    return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /** Accepts an AdmissionReview with a request and a uid; anything else is answered with HTTP 400. */
 export function parseReview(body: unknown): ParsedReview {

@@ -6,7 +6,8 @@
 import { createHash } from "node:crypto";
 import { NAMESPACE_NAME_LABEL } from "../shared/label-selector";
 import { platformLabels } from "../shared/labels";
-import { LabelSelector, WEBHOOK_CERT_MOUNT_PATHS, WebhookBackend, WebhookDefinition } from "./contract";
+import type { LabelSelector, SelectorRequirement } from "../shared/label-selector";
+import { WEBHOOK_CERT_MOUNT_PATHS, WebhookBackend, WebhookDefinition } from "./contract";
 
 type Obj = Record<string, unknown>;
 
@@ -58,7 +59,7 @@ export interface SelectorInput {
  * Undefined (every namespace) for all namespaces with nothing excluded.
  */
 export function namespaceSelector(input: SelectorInput): LabelSelector | undefined {
-    const expressions: NonNullable<LabelSelector["matchExpressions"]> = [];
+    const expressions: SelectorRequirement[] = [];
     let matchLabels: Record<string, string> | undefined;
     if (input.targetNamespaces !== undefined) {
         if (input.labelled) {
@@ -102,9 +103,9 @@ export function webhookService(backend: WebhookBackend, annotations: Record<stri
     };
 }
 
-export type WebhookKind = "MutatingWebhookConfiguration" | "ValidatingWebhookConfiguration";
+export type WebhookConfigurationKind = "MutatingWebhookConfiguration" | "ValidatingWebhookConfiguration";
 
-export const CONFIGURATION_KIND: Record<WebhookDefinition["type"], WebhookKind> = {
+export const CONFIGURATION_KIND: Record<WebhookDefinition["type"], WebhookConfigurationKind> = {
     MutatingAdmissionWebhook: "MutatingWebhookConfiguration",
     ValidatingAdmissionWebhook: "ValidatingWebhookConfiguration",
 };
@@ -144,8 +145,8 @@ export function webhookConfigurations(
     definitions: ReadonlyArray<WebhookDefinition>,
     backend: WebhookBackend,
     selector: LabelSelector | undefined,
-): { kind: WebhookKind; object: Obj }[] {
-    const kinds: WebhookKind[] = ["MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"];
+): { kind: WebhookConfigurationKind; object: Obj }[] {
+    const kinds: WebhookConfigurationKind[] = ["MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"];
     return kinds
         .map((kind) => ({ kind, definitions: definitions.filter((d) => CONFIGURATION_KIND[d.type] === kind) }))
         .filter(({ definitions: defs }) => defs.length > 0)

@@ -6,6 +6,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { CertificateIssuer, ServingCertificate } from "../certificates/contract";
 import type { ClusterTarget } from "../shared/cluster";
+import type { LabelSelector } from "../shared/label-selector";
 
 /** A rule with operations, as in admissionregistration.k8s.io/v1 RuleWithOperations. */
 export interface WebhookRule {
@@ -14,11 +15,6 @@ export interface WebhookRule {
     apiVersions: string[];
     resources: string[];
     scope?: "Cluster" | "Namespaced" | "*";
-}
-
-export interface LabelSelector {
-    matchLabels?: Record<string, string>;
-    matchExpressions?: { key: string; operator: string; values?: string[] }[];
 }
 
 /** Every field of the seed's `Webhook` struct: what an author may set (never clientConfig or namespaceSelector). */

@@ -51,7 +51,9 @@ export class AdmissionWebhook extends pulumi.ComponentResource {
         super("cluster-platform:admission-webhook:AdmissionWebhook", name, {}, opts);
         const problems = admissionWebhookProblems(args);
         if (problems.length > 0) {
-            // Consumers run the same check before registering anything; this is a safety net.
+            // The operator plan runs the same check on CSV input before anything is registered
+            // (operator/plan.ts); the subscription webhook's definitions are the program's own, their
+            // configurable fields checked by the config schema. Here it is a safety net.
             throw new ValidationError(problems);
         }
         const { backend } = args;

@@ -111,12 +111,12 @@ export function forbiddenRuleViolations(rule: RuleScope): RuleViolation[] {
 
 // ---------------------------------------------------------------- webhook descriptions
 
-export type WebhookKind = "ValidatingAdmissionWebhook" | "MutatingAdmissionWebhook" | "ConversionWebhook";
+export type CsvWebhookType = "ValidatingAdmissionWebhook" | "MutatingAdmissionWebhook" | "ConversionWebhook";
 
 /** The fields of OLM's WebhookDescription these checks read (a CSV's `spec.webhookdefinitions[]`). */
 export interface WebhookDescriptionInput {
     generateName: string;
-    type: WebhookKind;
+    type: CsvWebhookType;
     deploymentName?: string;
     containerPort?: number;
     targetPort?: number | string;

@@ -90,7 +90,7 @@ export class AwsTags extends pulumi.ComponentResource {
         }
         if (args.assets.registryStorage) {
             if (!args.registryTrust) {
-                throw new Error("AwsTags: assets.registryStorage needs registryTrust (the config rules require aws.oidcProviderArn or aws.imageRegistryStorage.trustedPrincipalArn)");
+                throw new pulumi.ResourceError("assets.registryStorage needs registryTrust (the config rules require aws.oidcProviderArn or aws.imageRegistryStorage.trustedPrincipalArn)", this);
             }
             this.registryStorage = new ImageRegistryStorage(
                 `${name}-image-registry`,
@@ -187,7 +187,8 @@ export class AwsTags extends pulumi.ComponentResource {
             }
             const limit = day2LimitProblem(f, userTags);
             if (limit) {
-                throw new pulumi.RunError(limit);
+                // Attributed to this component, without a stack trace (the message says it all).
+                throw new pulumi.ResourceError(limit, this, true);
             }
             return infrastructureTagsPatch(userTags, true);
         });

@@ -14,16 +14,13 @@ import { CONFIG_NAMESPACE, formatPath, Problem } from "../shared/problems";
 import { PlannedResource, RegistryTrust } from "./assets";
 import { consumerFormatProblems } from "./consumers";
 import { mergeTags, PropagationFlags, propagateUserTags, propagationDeprecation, tagLimitProblem, tagValueText } from "./rules";
+import { isRecord } from "../../webhook/records";
 
 const warningAt = (path: PropertyKey[], message: string) => `${CONFIG_NAMESPACE}:${formatPath(path)}: ${message}`;
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-    return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 /** The raw `aws` section with mis-cased keys renamed, and the warnings about what was read how. */
 export function normalizeAwsSection(raw: unknown, knownKeys: readonly string[]): { value: unknown; warnings: string[] } {
-    if (!isPlainObject(raw)) {
+    if (!isRecord(raw)) {
         return { value: raw, warnings: [] };
     }
     const warnings: string[] = [];
@@ -37,7 +34,7 @@ export function normalizeAwsSection(raw: unknown, knownKeys: readonly string[]):
             value[key] = entry;
         }
     }
-    if (isPlainObject(value.userTags)) {
+    if (isRecord(value.userTags)) {
         for (const [key, tagValue] of Object.entries(value.userTags)) {
             const text = tagValueText(tagValue);
             if (text.ok && text.warning) {

@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { LOAD_BALANCER_TAGS_ANNOTATION, loadBalancerTagAnnotation, parseLoadBalancerTagAnnotation } from "./consumers";
+import { isResolvedRecord } from "../shared/records";
 
 const SERVICE_TYPE = "kubernetes:core/v1:Service";
 
@@ -18,7 +19,7 @@ export function loadBalancerTagTransformation(
     tagsFor: (service: string, own: Readonly<Tags>) => pulumi.Output<Tags>,
 ): pulumi.ResourceTransformation {
     return ({ type, name, props, opts }) => {
-        if (type !== SERVICE_TYPE || !isLoadBalancer(props.spec) || !isPlain(props.metadata ?? {})) {
+        if (type !== SERVICE_TYPE || !isLoadBalancer(props.spec) || !isResolvedRecord(props.metadata ?? {})) {
             return undefined;
         }
         const metadata = (props.metadata ?? {}) as Metadata;
@@ -33,9 +34,5 @@ export function loadBalancerTagTransformation(
 
 /** A spec whose type is LoadBalancer, as written in the program (a computed type cannot be judged here). */
 function isLoadBalancer(spec: unknown): boolean {
-    return isPlain(spec) && (spec as { type?: unknown }).type === "LoadBalancer";
-}
-
-function isPlain(value: unknown): boolean {
-    return typeof value === "object" && value !== null && !Array.isArray(value) && !pulumi.Output.isInstance(value);
+    return isResolvedRecord(spec) && (spec as { type?: unknown }).type === "LoadBalancer";
 }

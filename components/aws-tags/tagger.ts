@@ -22,6 +22,7 @@ import { releasedTagIgnores } from "./day2";
 import { InstallTags } from "./install-tags";
 import { MergedTags, mergeTags, overrideWarning, resourceLabel, tagLimitProblem } from "./rules";
 import { ListTagShape, listTagsToMap, mapToListTags, tagShapeOf } from "./taggable";
+import { isResolvedRecord } from "../shared/records";
 
 export interface ResourceTaggerArgs {
     /** `aws.userTags`. */
@@ -105,7 +106,7 @@ export class ResourceTagger {
             return { props: { ...props, tags }, opts };
         }
         const own = pulumi.output(props.tags as pulumi.Input<Tags | undefined>).apply((t) => t ?? {});
-        const ownKeys = isPlainObject(props.tags) ? Object.keys(props.tags) : [];
+        const ownKeys = isResolvedRecord(props.tags) ? Object.keys(props.tags) : [];
         const tags = this.merged(type, name, own);
         this.made.set(tags, ownKeys);
         return { props: { ...props, tags }, opts: this.withIgnores(opts, ownKeys) };
@@ -144,8 +145,4 @@ export class ResourceTagger {
         }
         return { ...opts, ignoreChanges: [...new Set([...(opts.ignoreChanges ?? []), ...ignores])] };
     }
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-    return typeof value === "object" && value !== null && !Array.isArray(value) && !pulumi.Output.isInstance(value);
 }

@@ -17,15 +17,16 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { ClusterTarget, skippedWithoutCluster } from "../shared/cluster";
+import { attributedTo } from "../shared/resource-errors";
 import type { CertificateIssuer } from "./contract";
 import { BundleValue, InjectionPlan, LiveObject, PATCH_FIELDS, PatchBody, planExistingInjection } from "./injection";
-import { CaInjectionEntry, CertificateModeName, describeEntry, InjectableKind } from "./rules";
+import { CaInjectionEntry, CertificateMode, describeEntry, InjectableKind } from "./rules";
 
 export interface CaInjectionArgs {
     /** The existing objects (validated `caInjection` config). */
     entries: CaInjectionEntry[];
     /** The stack's certificate mode. */
-    mode: CertificateModeName;
+    mode: CertificateMode;
     /** What the provider can do (reads and patches need a live cluster). */
     cluster: ClusterTarget;
     /** The stack's bundle (self-signed mode), made on first use. */
@@ -121,13 +122,15 @@ export class CaInjection extends pulumi.ComponentResource {
         const bundle = stackBundle && this.bundleOf(entry, slug, stackBundle, args);
         // The plan needs the read values only; the bundle (unknown in a first preview) stays an
         // Output inside the patch, so a preview still shows which fields are written.
-        const plan = live.apply((object) => {
-            const planned = planExistingInjection<pulumi.Input<string>>(entry, object, { mode: args.mode, platform: args.cluster.platform, bundle });
-            if (planned.warning) {
-                pulumi.log.warn(planned.warning, this);
-            }
-            return withPatchAnnotations(planned);
-        });
+        const plan = live.apply((object) =>
+            attributedTo(this, () => {
+                const planned = planExistingInjection<pulumi.Input<string>>(entry, object, { mode: args.mode, platform: args.cluster.platform, bundle });
+                if (planned.warning) {
+                    pulumi.log.warn(planned.warning, this);
+                }
+                return withPatchAnnotations(planned);
+            }),
+        );
         declarePatch(entry, `ca-injection-${slug}`, plan, { parent: this });
     }
 
@@ -151,10 +154,11 @@ export class CaInjection extends pulumi.ComponentResource {
         }
         if (source?.configMap) {
             const { name, key } = source.configMap;
-            const pem = k8s.core.v1.ConfigMap.get(`ca-injection-read-ca-source-${slug}`, name, { parent: this }).data.apply((data) => {
+            const caSource = k8s.core.v1.ConfigMap.get(`ca-injection-read-ca-source-${slug}`, name, { parent: this });
+            const pem = caSource.data.apply((data) => {
                 const value = data?.[key];
                 if (typeof value !== "string" || !value.includes("-----BEGIN CERTIFICATE-----")) {
-                    throw new Error(`caInjection: ${describeEntry(entry)}: caSource.configMap ${JSON.stringify(name)} has no PEM certificate under key ${JSON.stringify(key)}`);
+                    throw new pulumi.ResourceError(`caInjection: ${describeEntry(entry)}: caSource.configMap ${JSON.stringify(name)} has no PEM certificate under key ${JSON.stringify(key)}`, caSource);
                 }
                 return value;
             });

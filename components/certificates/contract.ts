@@ -5,8 +5,9 @@
  * three modes (self-signed, service-ca, cert-manager).
  */
 import * as pulumi from "@pulumi/pulumi";
+import type { CertificateMode } from "./rules";
 
-export type CertificateMode = "self-signed" | "service-ca" | "cert-manager";
+export type { CertificateMode };
 
 /** A serving certificate for one Service. */
 export interface ServingCertificateRequest {

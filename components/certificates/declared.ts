@@ -21,6 +21,8 @@ import {
     INJECTION_TARGETS,
     requestsInjection,
 } from "./rules";
+import { asResolvedRecord } from "../shared/records";
+import { attributedTo } from "../shared/resource-errors";
 
 type Obj = Record<string, unknown>;
 
@@ -33,14 +35,8 @@ export interface InjectedObject {
     warning?: string;
 }
 
-function plainObject(value: unknown): Obj | undefined {
-    return value !== null && typeof value === "object" && !Array.isArray(value) && !pulumi.Output.isInstance(value)
-        ? (value as Obj)
-        : undefined;
-}
-
 function describe(kind: InjectableKind, object: Obj): string {
-    const metadata = plainObject(object.metadata) ?? {};
+    const metadata = asResolvedRecord(object.metadata) ?? {};
     const name = typeof metadata.name === "string" ? metadata.name : "(unnamed)";
     return `${kind} ${JSON.stringify(typeof metadata.namespace === "string" ? `${metadata.namespace}/${name}` : name)}`;
 }
@@ -61,14 +57,14 @@ export function injectCaBundle(kind: InjectableKind, object: Obj, injection: CaB
             warning: `${what}: spec.conversion.strategy is ${JSON.stringify(conversionStrategyOf(object))}, not "Webhook": there is no conversion webhook to trust; no CA bundle injected`,
         };
     }
-    const metadata = plainObject(object.metadata) ?? {};
-    const annotations = { ...(plainObject(metadata.annotations) ?? {}) };
+    const metadata = asResolvedRecord(object.metadata) ?? {};
+    const annotations = { ...(asResolvedRecord(metadata.annotations) ?? {}) };
     for (const key of injectionAnnotationsPresent(annotations)) {
         delete annotations[key];
     }
     const delegated = injection.caBundle === undefined;
     if (delegated && kind === "ConfigMap") {
-        const otherKeys = Object.keys(plainObject(object.data) ?? {}).filter((k) => k !== CONFIGMAP_BUNDLE_KEY);
+        const otherKeys = Object.keys(asResolvedRecord(object.data) ?? {}).filter((k) => k !== CONFIGMAP_BUNDLE_KEY);
         if (Object.keys(injection.annotations).some((k) => k.startsWith("cert-manager.io/"))) {
             throw new Error(`${what}: cert-manager's cainjector does not inject ConfigMaps; declare it in self-signed or service-ca mode`);
         }
@@ -111,11 +107,11 @@ export function caBundleTransformation(injection: CaBundleInjection): pulumi.Res
         if (!kind) {
             return undefined;
         }
-        const annotations = plainObject(plainObject(props.metadata)?.annotations);
+        const annotations = asResolvedRecord(asResolvedRecord(props.metadata)?.annotations);
         if (!requestsInjection(kind, annotations)) {
             return undefined;
         }
-        const injected = injectCaBundle(kind, props, injection);
+        const injected = attributedTo(resource, () => injectCaBundle(kind, props, injection));
         if (injected.warning) {
             pulumi.log.warn(injected.warning, resource);
         }

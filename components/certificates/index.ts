@@ -97,7 +97,7 @@ export class Certificates extends pulumi.ComponentResource {
                 return new ServiceCaIssuer();
             case "cert-manager":
                 if (!settings.issuer) {
-                    throw new Error("cert-manager mode needs certificates.issuer (a config rule checks this)");
+                    throw new pulumi.ResourceError("cert-manager mode needs certificates.issuer (a config rule checks this)", this);
                 }
                 return new CertManagerIssuer({
                     issuer: settings.issuer,

@@ -6,7 +6,7 @@
 import {
     CaInjectionEntry,
     CERT_MANAGER_INJECT_CA_FROM,
-    CertificateModeName,
+    CertificateMode,
     CONFIGMAP_BUNDLE_KEY,
     describeEntry,
     INJECT_CABUNDLE_BETA,
@@ -16,6 +16,7 @@ import {
     missingSourceProblem,
     requestsInjection,
 } from "./rules";
+import { asRecord } from "../../webhook/records";
 
 /** The two spellings of one bundle: PEM text (ConfigMaps) and base64 of it (`caBundle` fields). */
 export interface BundleValue<V> {
@@ -27,7 +28,7 @@ type Obj = Record<string, unknown>;
 
 function objectAt(parent: Obj, key: string): Obj {
     const value = parent[key];
-    return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Obj) : {};
+    return asRecord(value) ?? {};
 }
 
 /** The conversion strategy of a CRD object ("None" when unset, as the API server defaults it). */
@@ -165,7 +166,7 @@ export interface InjectionPlan<V> {
 }
 
 export interface InjectionContext<V> {
-    mode: CertificateModeName;
+    mode: CertificateMode;
     platform: "openshift" | "kubernetes";
     /** Self-signed mode: the right bundle for this entry (the stack's, or the CA its caSource names). */
     bundle?: BundleValue<V>;

@@ -4,6 +4,7 @@
  */
 import type { RequiredObject } from "../shared/object-presence";
 import { describeValue, formatPath, Problem } from "../shared/problems";
+import { asRecord } from "../../webhook/records";
 
 /** service-ca's injection request annotations (seed 001). */
 export const INJECT_CABUNDLE_ALPHA = "service.alpha.openshift.io/inject-cabundle";
@@ -20,7 +21,9 @@ export const SERVING_CERT_HASH_ANNOTATION = "cluster-platform.io/serving-cert-ha
 /** The ConfigMap key service-ca (and this stack) writes the PEM bundle to. */
 export const CONFIGMAP_BUNDLE_KEY = "service-ca.crt";
 
-export type CertificateModeName = "self-signed" | "service-ca" | "cert-manager";
+/** The three ways the stack can obtain serving certificates (`certificates.mode`). */
+export const CERTIFICATE_MODES = ["self-signed", "service-ca", "cert-manager"] as const;
+export type CertificateMode = (typeof CERTIFICATE_MODES)[number];
 
 /** Where each kind that receives a CA bundle keeps it, and which request annotations it honours. */
 export const INJECTION_TARGETS = {
@@ -91,7 +94,7 @@ export interface IssuerReference {
 }
 
 export interface CertificateSettings {
-    mode: CertificateModeName;
+    mode: CertificateMode;
     caValidityDays: number;
     certValidityDays: number;
     renewBeforeDays: number;
@@ -99,7 +102,7 @@ export interface CertificateSettings {
 }
 
 export interface CertificateOverride {
-    mode?: CertificateModeName;
+    mode?: CertificateMode;
     issuer?: IssuerReference;
 }
 
@@ -147,7 +150,7 @@ export interface Backend {
 type Loose = Record<string, unknown>;
 const looseAt = (value: unknown, key: string): Loose => {
     const inner = value !== null && typeof value === "object" ? (value as Loose)[key] : undefined;
-    return inner !== null && typeof inner === "object" && !Array.isArray(inner) ? (inner as Loose) : {};
+    return asRecord(inner) ?? {};
 };
 const serviceName = (service: Loose): string | undefined =>
     typeof service.name === "string" ? `${typeof service.namespace === "string" ? service.namespace : "default"}/${service.name}` : undefined;
@@ -215,7 +218,7 @@ export function describeEntry(entry: Pick<CaInjectionEntry, "kind" | "name" | "n
  * Rules between `caInjection` entries and the certificate mode, for the config validator:
  * cert-manager's cainjector injects from a named Certificate and never into ConfigMaps.
  */
-export function caInjectionModeProblems(mode: CertificateModeName, entries: ReadonlyArray<CaInjectionEntry>): Problem[] {
+export function caInjectionModeProblems(mode: CertificateMode, entries: ReadonlyArray<CaInjectionEntry>): Problem[] {
     const problems: Problem[] = [];
     entries.forEach((entry, i) => {
         if (mode === "cert-manager" && entry.kind === "ConfigMap") {
@@ -245,7 +248,7 @@ export function caInjectionModeProblems(mode: CertificateModeName, entries: Read
  * the config says the CA is the right one. A trust-bundle ConfigMap has no backend (it needs
  * none); in the delegated modes the injector knows the CA (no source).
  */
-function caSourceProblems(mode: CertificateModeName, entry: CaInjectionEntry, i: number): Problem[] {
+function caSourceProblems(mode: CertificateMode, entry: CaInjectionEntry, i: number): Problem[] {
     const path = formatPath(["caInjection", i, "caSource"]);
     if (entry.kind === "ConfigMap" && entry.caSource) {
         return [{ path, message: `${describeEntry(entry)}: a ConfigMap is a trust bundle with no backend: it receives the stack's CA, so caSource does not apply` }];
@@ -264,7 +267,7 @@ export const NAMESPACED_NAME_RULE = 'must be "<namespace>/<name>" (a DNS-1123 la
  * Self-signed mode: the namespace of each Service whose certificate `caSource.issue` asks for must
  * exist (the stack writes the Secret there and never creates the namespace), once per namespace.
  */
-export function requiredCaSourceObjects(mode: CertificateModeName, entries: ReadonlyArray<CaInjectionEntry>): RequiredObject[] {
+export function requiredCaSourceObjects(mode: CertificateMode, entries: ReadonlyArray<CaInjectionEntry>): RequiredObject[] {
     if (mode !== "self-signed") {
         return [];
     }

@@ -14,6 +14,7 @@ import * as pulumi from "@pulumi/pulumi";
 import * as tls from "@pulumi/tls";
 import type { ClusterTarget } from "../shared/cluster";
 import { platformLabels } from "../shared/labels";
+import { attributedTo } from "../shared/resource-errors";
 import { CaBundleInjection, CertificateIssuer, ServingCertificate, ServingCertificateRequest } from "./contract";
 import { CertificateExpiry, expiryWarnings, selfSignedExpiry } from "./expiry";
 import { SERVING_CERT_HASH_ANNOTATION } from "./rules";
@@ -94,24 +95,29 @@ export class CertificateAuthority extends pulumi.ComponentResource {
 
         this.certificatePem = certificate.certPem;
         this.privateKeyPem = pulumi.secret(key.privateKeyPem);
-        this.previous = args.previousUpdate.getOutput(TRUST_STATE_OUTPUT).apply((value) => {
-            const { state, warning } = parseTrustState(value);
-            if (warning) {
-                pulumi.log.warn(warning, this);
-            }
-            // What is live now is what the last update published: warn while there is time to act.
-            for (const expiry of expiryWarnings(state, Date.now(), args.renewBeforeDays)) {
-                pulumi.log.warn(expiry, this);
-            }
-            return state;
-        });
-        this.bundle = pulumi.all([this.certificatePem, this.previous]).apply(([current, previous]) => {
-            const status = rotationStatus(current, previous);
-            if (status) {
-                pulumi.log.warn(status, this);
-            }
-            return publishedBundle(current, previous);
-        });
+        // The certificate parsing below can throw (node:crypto); such an error names this component.
+        this.previous = args.previousUpdate.getOutput(TRUST_STATE_OUTPUT).apply((value) =>
+            attributedTo(this, () => {
+                const { state, warning } = parseTrustState(value);
+                if (warning) {
+                    pulumi.log.warn(warning, this);
+                }
+                // What is live now is what the last update published: warn while there is time to act.
+                for (const expiry of expiryWarnings(state, Date.now(), args.renewBeforeDays)) {
+                    pulumi.log.warn(expiry, this);
+                }
+                return state;
+            }),
+        );
+        this.bundle = pulumi.all([this.certificatePem, this.previous]).apply(([current, previous]) =>
+            attributedTo(this, () => {
+                const status = rotationStatus(current, previous);
+                if (status) {
+                    pulumi.log.warn(status, this);
+                }
+                return publishedBundle(current, previous);
+            }),
+        );
         this.registerOutputs({ certificatePem: this.certificatePem, bundle: this.bundle });
     }
 }
@@ -142,7 +148,7 @@ export class SelfSignedIssuer implements CertificateIssuer {
     servingCertificate(request: ServingCertificateRequest, parent: pulumi.Resource): ServingCertificate {
         const secretKey = `${request.namespace}/${request.secretName}`;
         if (this.served.has(secretKey)) {
-            throw new Error(`serving certificate ${secretKey} is issued twice (resource prefix ${request.resourcePrefix})`);
+            throw new pulumi.ResourceError(`serving certificate ${secretKey} is issued twice (resource prefix ${request.resourcePrefix})`, parent);
         }
         const ca = this.args.authority();
         const prefix = request.resourcePrefix;
@@ -169,13 +175,15 @@ export class SelfSignedIssuer implements CertificateIssuer {
             },
             { parent },
         );
-        const decision = pulumi.all([signed.certPem, ca.previous]).apply(([fresh, previous]) => {
-            const served = certificateToServe(secretKey, fresh, previous);
-            if (served.warning) {
-                pulumi.log.warn(served.warning, parent);
-            }
-            return served;
-        });
+        const decision = pulumi.all([signed.certPem, ca.previous]).apply(([fresh, previous]) =>
+            attributedTo(parent, () => {
+                const served = certificateToServe(secretKey, fresh, previous);
+                if (served.warning) {
+                    pulumi.log.warn(served.warning, parent);
+                }
+                return served;
+            }),
+        );
         const certificatePem = decision.certificate;
         const caPem = ca.bundle.apply(bundlePem);
         const encode = (text: pulumi.Input<string>) => pulumi.output(text).apply((t) => Buffer.from(t, "utf8").toString("base64"));

@@ -20,7 +20,7 @@ import {
     DRIVER_SERVICE_ACCOUNTS,
     RuleIssue,
 } from "../subscriptions/rules";
-import { INJECTABLE_KINDS, INJECTION_TARGETS, InjectableKind, NAMESPACED_NAME, NAMESPACED_NAME_RULE } from "../certificates/rules";
+import { CERTIFICATE_MODES, INJECTABLE_KINDS, INJECTION_TARGETS, InjectableKind, NAMESPACED_NAME, NAMESPACED_NAME_RULE } from "../certificates/rules";
 import { DEFAULT_WEBHOOK_TIMEOUT_SECONDS, MAX_WEBHOOK_TIMEOUT_SECONDS, MIN_FAIL_CLOSED_REPLICAS } from "../admission-webhook/rules";
 
 /**
@@ -31,6 +31,15 @@ import { DEFAULT_WEBHOOK_TIMEOUT_SECONDS, MAX_WEBHOOK_TIMEOUT_SECONDS, MIN_FAIL_
  * Each top-level key is its own section schema, parsed separately, so a mistake in one
  * section never hides the mistakes in another. Rules that span sections live in `rules.ts`.
  */
+
+/**
+ * An object schema whose own default is what parsing `{}` through it gives, so each default is
+ * written once, on its field. (zod 4's `.default(value)` returns `value` as is, without parsing:
+ * a literal copy of the field defaults would silently win over a changed field default.)
+ */
+function withFieldDefaults<S extends z.ZodType>(schema: S): z.ZodDefault<S> {
+    return schema.default(schema.parse({}) as never);
+}
 
 /** A string that passes `problemOf` (which returns the rule it breaks, or undefined); the message names the value and the rule. */
 function checked(problemOf: (value: string) => string | undefined) {
@@ -112,8 +121,6 @@ export const clusterSchema = z
     });
 
 // ---------------------------------------------------------------- certificates
-
-export const CERTIFICATE_MODES = ["self-signed", "service-ca", "cert-manager"] as const;
 
 const issuerSchema = z
     .strictObject({
@@ -257,16 +264,6 @@ export const caInjectionSchema = z
 export { MAX_WEBHOOK_TIMEOUT_SECONDS };
 export { DEFAULT_AGGREGATION_ROLES };
 
-/** `subscriptions.webhook` when it is not given. */
-const WEBHOOK_DEFAULTS = {
-    replicas: 3,
-    failurePolicy: "Fail" as const,
-    timeoutSeconds: DEFAULT_WEBHOOK_TIMEOUT_SECONDS,
-    excludedNamespaces: [] as string[],
-    readNamespaces: [] as string[],
-    readAllNamespaces: false,
-};
-
 /** `subscriptions.sharedResourceDriver` when it is not given. */
 export const SHARED_RESOURCE_DRIVER_DEFAULTS = { serviceAccount: DRIVER_SERVICE_ACCOUNTS.buildsForOpenShift };
 
@@ -340,8 +337,8 @@ export const subscriptionsSchema = z
         namespace: dnsLabel()
             .default("subscription-injection")
             .meta({ description: "Namespace of the subscription injection webhook." }),
-        webhook: z
-            .strictObject({
+        webhook: withFieldDefaults(
+            z.strictObject({
                 replicas: z.number().int().min(1).max(50).default(3).meta({ description: "Webhook replicas." }),
                 failurePolicy: z
                     .enum(["Fail", "Ignore"])
@@ -356,7 +353,7 @@ export const subscriptionsSchema = z
                     .meta({ description: `Admission timeout, 1-${MAX_WEBHOOK_TIMEOUT_SECONDS} seconds (the platform's one webhook-timeout limit).` }),
                 image: nonEmpty()
                     .optional()
-                    .meta({ description: "Webhook image reference; default: `<webhookImage.repository>:<version of this project>`." }),
+                    .meta({ description: "Webhook image reference; default: `<webhookImage.repository>@sha256:<digest>` of the image this stack builds." }),
                 excludedNamespaces: z
                     .array(dnsLabel())
                     .default([])
@@ -375,8 +372,8 @@ export const subscriptionsSchema = z
                     .boolean()
                     .default(false)
                     .meta({ description: "Let the webhook list Secrets and ConfigMaps in every namespace (cluster-wide read; off by default)." }),
-            })
-            .default({ ...WEBHOOK_DEFAULTS })
+            }),
+        )
             .superRefine((w, ctx) => {
                 const replicasValid = Number.isInteger(w.replicas) && w.replicas >= 1;
                 if (w.failurePolicy === "Fail" && replicasValid && w.replicas < MIN_FAIL_CLOSED_REPLICAS) {
@@ -405,8 +402,8 @@ export const subscriptionsSchema = z
             .array(dnsSubdomain())
             .default([])
             .meta({ description: "Cluster roles, beyond admin, edit and view, that ClusterBundles may aggregate to." }),
-        sharedResourceDriver: z
-            .strictObject({
+        sharedResourceDriver: withFieldDefaults(
+            z.strictObject({
                 serviceAccount: z
                     .strictObject({
                         name: dnsSubdomain().meta({ description: "Name of the driver's service account." }),
@@ -417,8 +414,8 @@ export const subscriptionsSchema = z
                         description:
                             "The Shared Resource CSI driver's service account, which gets read access to each shared Secret/ConfigMap. Default: Builds for OpenShift's `openshift-builds/csi-driver-shared-resource`; OpenShift 4.10-4.17 Tech Preview: `openshift-cluster-csi-drivers/csi-driver-shared-resource-plugin`.",
                     }),
-            })
-            .default({ serviceAccount: { ...SHARED_RESOURCE_DRIVER_DEFAULTS.serviceAccount } })
+            }),
+        )
             .meta({ description: "The Shared Resource CSI driver that mounts ClusterBundles: `{serviceAccount:{name, namespace}}`." }),
     })
     .superRefine((s, ctx) => {
@@ -775,43 +772,14 @@ export const reconcileSchema = z
 /** Every top-level key, in documentation order, with its section schema. */
 export const SECTIONS = {
     cluster: clusterSchema,
-    certificates: certificatesSchema.default({
-        mode: "self-signed",
-        caValidityDays: 790,
-        certValidityDays: 730,
-        renewBeforeDays: 30,
-    }),
+    certificates: withFieldDefaults(certificatesSchema),
     caInjection: caInjectionSchema,
-    subscriptions: subscriptionsSchema.default({
-        enabled: false,
-        namespace: "subscription-injection",
-        webhook: { ...WEBHOOK_DEFAULTS },
-        clusterBundles: [],
-        bundles: [],
-        allowedAggregationRoles: [],
-        sharedResourceDriver: { serviceAccount: { ...SHARED_RESOURCE_DRIVER_DEFAULTS.serviceAccount } },
-    }),
-    olm: olmSchema.default({
-        disableOLMAggregateCRDRoles: false,
-        disableAggregateCRDRoles: false,
-        disableAllNamespacePermissionPromotion: false,
-        manageOLMConfig: false,
-    }),
+    subscriptions: withFieldDefaults(subscriptionsSchema),
+    olm: withFieldDefaults(olmSchema),
     operators: operatorsSchema,
     aws: awsSchema.prefault({ enabled: false, userTags: {} }),
-    webhookImage: webhookImageSchema.default({
-        repository: DEFAULT_WEBHOOK_REPOSITORY,
-        baseImage: DEFAULT_BASE_IMAGE,
-        platforms: [...DEFAULT_PLATFORMS],
-        deleteOnDestroy: false,
-    }),
-    reconcile: reconcileSchema.default({
-        enabled: false,
-        namespace: "cluster-platform-reconcile",
-        createNamespace: true,
-        environment: {},
-        serviceAccountName: "cluster-platform-reconcile",
-    }),
+    webhookImage: withFieldDefaults(webhookImageSchema),
+    reconcile: withFieldDefaults(reconcileSchema),
 } as const;
 
 export type SectionName = keyof typeof SECTIONS;

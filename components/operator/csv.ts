@@ -8,6 +8,7 @@ import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { issuesToProblems } from "../config/messages";
 import { describeValue, formatPath } from "../shared/problems";
+import type { LabelSelector } from "../shared/label-selector";
 
 const stringList = () => z.array(z.string());
 
@@ -30,7 +31,7 @@ const labelSelectorSchema = z.object({
     matchExpressions: z
         .array(z.object({ key: z.string(), operator: z.string(), values: stringList().optional() }))
         .optional(),
-});
+}) satisfies z.ZodType<LabelSelector>;
 
 const containerSchema = z.looseObject({
     name: z.string(),
@@ -149,7 +150,6 @@ const csvSchema = z.object({
 
 export type PolicyRule = z.output<typeof policyRuleSchema>;
 export type Permission = z.output<typeof permissionSchema>;
-export type LabelSelector = z.output<typeof labelSelectorSchema>;
 export type StrategyDeployment = z.output<typeof strategyDeploymentSchema>;
 export type DeploymentSpec = z.output<typeof deploymentSpecSchema>;
 export type Container = z.output<typeof containerSchema>;

@@ -17,9 +17,6 @@ export const MAX_GENERATED_NAME_LENGTH = 63;
 /** apimachinery's `rand.SafeEncodeString` alphabet: no vowels, no confusable characters. */
 const SAFE_ALPHANUMS = "bcdfghjklmnpqrstvwxz2456789";
 
-/** Re-exported for the operator modules that import it from here. */
-export { canonicalJson };
-
 /** FNV-1a, 32 bit, over the UTF-8 bytes of `text`. */
 export function fnv32a(text: string): number {
     let hash = 0x811c9dc5;

@@ -2,10 +2,11 @@
  * Orders webhook upgrades (seed 002, "Webhook Upgrades") with Pulumi's own machinery.
  *
  * Each operator install declares a "webhook generation" ConfigMap whose name carries a hash of
- * its admission webhooks, with `deleteBeforeReplace`. Every Deployment of the install depends on
- * it (`dependsOn`); every webhook configuration takes its `metadata` from the ConfigMap's name (a
- * property dependency, added by the transformation below) and is registered with
- * `replaceOnChanges: ["metadata"]` and `deleteBeforeReplace`.
+ * its admission webhooks, with `deleteBeforeReplace`. The install's first Deployment depends on it
+ * (`dependsOn`) and each later one on the Deployment before it, so all wait for it; every webhook
+ * configuration takes its `metadata` from the ConfigMap's name (a property dependency, added by the
+ * transformation below) and is registered with `replaceOnChanges: ["metadata"]` and
+ * `deleteBeforeReplace`.
  *
  * When the webhook set changes, the new name forces a replacement of the ConfigMap. Before
  * deleting it, the engine walks its dependents (pulumi/pulumi

@@ -5,16 +5,11 @@
  * component transformation finds them all by `metadata.namespace`.
  */
 import * as pulumi from "@pulumi/pulumi";
-
-function plain(value: unknown): Record<string, unknown> | undefined {
-    return value !== null && typeof value === "object" && !Array.isArray(value) && !pulumi.Output.isInstance(value)
-        ? (value as Record<string, unknown>)
-        : undefined;
-}
+import { asResolvedRecord } from "./records";
 
 /** The namespace an object's props name, when it is a plain string (unknown for Outputs). */
 export function namespaceNamed(props: Record<string, unknown>): string | undefined {
-    const namespace = plain(props.metadata)?.namespace;
+    const namespace = asResolvedRecord(props.metadata)?.namespace;
     return typeof namespace === "string" ? namespace : undefined;
 }
 

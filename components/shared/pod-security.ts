@@ -8,6 +8,7 @@
  * so a message can be looked up there. Only the fields a check needs are read: the policy pack
  * passes objects whose other fields may be unknown during a preview.
  */
+import { asRecord } from "../../webhook/records";
 
 type Obj = Record<string, unknown>;
 
@@ -86,9 +87,7 @@ export interface PodSecurityViolation {
     message: string;
 }
 
-function obj(value: unknown): Obj | undefined {
-    return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Obj) : undefined;
-}
+const obj: (value: unknown) => Obj | undefined = asRecord;
 
 function list(value: unknown): unknown[] {
     return Array.isArray(value) ? value : [];

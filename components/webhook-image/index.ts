@@ -8,6 +8,7 @@ import { contentProblems, destinationProblems, ImageContent, ImagePlan, planImag
 import type { WebhookImageInputs } from "./operations";
 import { provenanceLabels } from "./provenance";
 import { WebhookImageProvider } from "./provider";
+import { asResourceError } from "../shared/resource-errors";
 import { WEBHOOK_UID } from "./rules";
 import { missingBuildProblem, staleOutputs } from "./sources";
 
@@ -85,15 +86,16 @@ export class WebhookImage extends pulumi.ComponentResource {
             ...destinationProblems({ output: args.output, layoutDirectory }),
         ];
         if (problems.length > 0) {
-            throw new Error(`WebhookImage ${name}: ${problems.join("; ")}`);
+            // A ResourceError names this component (the CLI shows it under the component's row).
+            throw new pulumi.ResourceError(problems.join("; "), this);
         }
 
-        const plan = pulumi.output(this.plan(content));
+        const plan = pulumi.output(this.plan(content).catch((error: unknown) => Promise.reject(asResourceError(error, this))));
 
         const repository = pulumi.output(args.repository).apply((value) => {
             const issues = destinationProblems({ repository: value, output: args.output, layoutDirectory });
             if (issues.length > 0) {
-                throw new Error(`WebhookImage ${name}: ${issues.join("; ")}`);
+                throw new pulumi.ResourceError(issues.join("; "), this);
             }
             return value;
         });

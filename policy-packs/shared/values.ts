@@ -4,6 +4,7 @@
  * read, and the engine reports the whole policy as "can't run during preview" (advisory). Where a
  * policy can still judge the known part of a resource, it reads the uncertain parts with `known`.
  */
+import { asRecord } from "../../webhook/records";
 
 /** Stands for a value the engine does not know yet. */
 export const UNKNOWN = Symbol("unknown");
@@ -36,9 +37,7 @@ export function isKnown<T>(value: T | Unknown): value is T {
 
 export type Obj = Record<string, unknown>;
 
-export function asObject(value: unknown): Obj | undefined {
-    return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Obj) : undefined;
-}
+export const asObject: (value: unknown) => Obj | undefined = asRecord;
 
 export function asArray(value: unknown): unknown[] {
     return Array.isArray(value) ? value : [];

@@ -283,7 +283,15 @@ async function settled(value: unknown): Promise<unknown> {
     return value;
 }
 
+/**
+ * An error as the CLI shows it. A ResourceError is reported under its resource's row (the SDK
+ * logs it with the resource's URN: pulumi/pulumi sdk/nodejs/cmd/run/run.ts); the render names the
+ * resource the way it names a failed read, `<type> (<name>): <message>`.
+ */
 function errorText(error: unknown): string {
+    if (pulumi.ResourceError.isInstance(error) && error.resource !== undefined) {
+        return `${pulumi.resourceType(error.resource)} (${pulumi.resourceName(error.resource)}): ${error.message}`;
+    }
     if (error instanceof Error) {
         return error.message;
     }

@@ -180,7 +180,9 @@ function renderCli(entries: Record<string, unknown>[], mode = "self-signed"): { 
 }
 
 /** The CLI's line for an error thrown while the patch body is computed (the SDK names the first property that needs it). */
-const patchError = (message: string, property = "metadata") => `error: error serializing property "${property}": ${message}`;
+/** A planning error, attributed to the CaInjection component (a ResourceError, shown under its row). */
+const patchError = (message: string, property = "metadata") =>
+    `error: cluster-platform:certificates:CaInjection (certificates-ca-injection): error serializing property "${property}": ${message}`;
 
 describe("caInjection: a CA bundle only where it is the right one", () => {
     test("GIVEN a self-signed webhook configuration served by another team's Service and no caSource WHEN rendered THEN it fails naming the object and its backend, and writes nothing", () => {

@@ -1,5 +1,6 @@
 import fc from "fast-check";
-import { canonicalJson, fnv32a, fnv64a, generateName, MAX_GENERATED_NAME_LENGTH, safeEncode } from "../../components/operator/names";
+import { canonicalJson } from "../../components/shared/canonical-json";
+import { fnv32a, fnv64a, generateName, MAX_GENERATED_NAME_LENGTH, safeEncode } from "../../components/operator/names";
 
 describe("OLM-shaped generated names", () => {
     test("GIVEN the FNV-1a reference vectors WHEN hashed THEN the 32 and 64 bit values match the specification", () => {

@@ -19,7 +19,7 @@ const DYNAMIC = "pulumi-nodejs:dynamic:Resource";
 const DIGEST = `sha256:${"2".repeat(64)}`;
 
 /** As a preview (outputs unknown), or as an update whose provider answers with a digest. */
-function render(project: string, preview = true) {
+function render(project: string, preview = true, baseImage = BASE) {
     return renderProgram({
         program: PROGRAM,
         preview,
@@ -28,7 +28,7 @@ function render(project: string, preview = true) {
             ...MINIMAL,
             "fixture:repository": "registry.example/team/webhook",
             "fixture:output": "registry",
-            "fixture:baseImage": BASE,
+            "fixture:baseImage": baseImage,
             "fixture:project": project,
             "fixture:sourceTree": `sha256:${"a".repeat(64)}`,
         }),
@@ -101,5 +101,12 @@ describe("the WebhookImage component", () => {
         }
         const result = await render(project());
         expect(result.warnings).toEqual(["dist/webhook is older than webhook/main.ts, webhook/review.ts: the image packages the last build; run npm run build first"]);
+    });
+
+    test("GIVEN a base image that is not pinned by digest WHEN rendered THEN the error is a ResourceError shown under the WebhookImage component", async () => {
+        const result = await render(project(), true, "registry.example/base/node:22");
+        expect(result.errors).toEqual([
+            "cluster-platform:webhook-image:WebhookImage (image): baseImage \"registry.example/base/node:22\": must be pinned by digest: `name[:tag]@sha256:<64 hex digits>`",
+        ]);
     });
 });

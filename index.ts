@@ -20,11 +20,24 @@ import {
 } from "./components/aws-tags";
 import { Certificates } from "./components/certificates";
 import { requiredCaSourceObjects } from "./components/certificates/rules";
-import { AwsConfig, ReconcileConfig, sectionsFromPulumiConfig, StackConfig, validateStackConfig, WebhookImageConfig } from "./components/config";
+import {
+    AwsConfig,
+    ReconcileConfig,
+    sectionsFromPulumiConfig,
+    StackConfig,
+    validateStackConfig,
+    WebhookImageConfig,
+} from "./components/config";
 import { Operators, OperatorsPlan, planOperators, requiredClusterObjects } from "./components/operator";
 import { DeclaredKinds, derivedResyncSeconds, Reconcile, recordDeclaredKinds } from "./components/reconcile";
 import { ClusterConnection, clusterConnection, ClusterTarget, kubernetesConnectionArgs } from "./components/shared/cluster";
-import { INSTALLED_CRDS_OUTPUT, InstalledCrds, installedCrds, parseInstalledCrds, retentionMessages } from "./components/shared/crd-retention";
+import {
+    INSTALLED_CRDS_OUTPUT,
+    InstalledCrds,
+    installedCrds,
+    parseInstalledCrds,
+    retentionMessages,
+} from "./components/shared/crd-retention";
 import { checkExisting, describeRef, presenceLookup } from "./components/shared/object-presence";
 import { formatReport, Problem } from "./components/shared/problems";
 import { requiredObjectsOf, SubscriptionInjection } from "./components/subscriptions";
@@ -82,7 +95,9 @@ async function preflight(config: StackConfig): Promise<Preflight> {
         });
         problems.push(...existing.problems);
         if (existing.unchecked.length > 0) {
-            pulumi.log.warn(`not checked that these exist (no cluster to ask): ${existing.unchecked.map((r) => describeRef(r.ref)).join(", ")}`);
+            pulumi.log.warn(
+                `not checked that these exist (no cluster to ask): ${existing.unchecked.map((r) => describeRef(r.ref)).join(", ")}`,
+            );
         }
     }
     if (problems.length > 0) {
@@ -126,12 +141,17 @@ export = async function clusterPlatform(): Promise<Record<string, unknown>> {
     // First, so that every taggable AWS resource and LoadBalancer Service declared after it, in any
     // component or file, gets the tags (stack transformations). The webhook image is pushed to
     // `awsTags.webhookRepositoryUrl` when the plan has the ECR repository (see awsAssetPlan).
-    const assets = awsAssetPlan({ ...config, webhookImage: { ...config.webhookImage, output: webhookImageOutput(config.webhookImage, cluster.live) } });
+    const assets = awsAssetPlan({
+        ...config,
+        webhookImage: { ...config.webhookImage, output: webhookImageOutput(config.webhookImage, cluster.live) },
+    });
     const awsTags = config.aws.enabled ? await installAwsTags(config.aws, assets, cluster, kubernetes, previousUpdate) : undefined;
 
     // The subscription webhook's image, unless subscriptions.webhook.image names one. Its `imageRef`
     // (`<repository>@sha256:...`) is what the webhook Deployment runs.
-    const webhookImage = buildsWebhookImage(config.subscriptions) ? buildWebhookImage(config.webhookImage, cluster.live, awsTags) : undefined;
+    const webhookImage = buildsWebhookImage(config.subscriptions)
+        ? buildWebhookImage(config.webhookImage, cluster.live, awsTags)
+        : undefined;
 
     // The stack's issuer (`certificates.issuer`) and, per operator override,
     // `certificates.issuerFor(operator.certificates)`; CA bundles for `caInjection` objects.
@@ -257,7 +277,14 @@ function awsTagsOutputs(awsTags: AwsTags, awsConfig: AwsConfig): Record<string, 
         [INSTALL_TAG_KEYS_OUTPUT]: awsTags.installTagKeys,
         ...(awsTags.webhookRepositoryUrl ? { awsWebhookImageRepositoryUrl: awsTags.webhookRepositoryUrl } : {}),
         ...(storage
-            ? { awsImageRegistryStorage: { bucket: storage.bucketName, region: awsConfig.region, kmsKeyArn: storage.kmsKeyArn, roleArn: storage.roleArn } }
+            ? {
+                  awsImageRegistryStorage: {
+                      bucket: storage.bucketName,
+                      region: awsConfig.region,
+                      kmsKeyArn: storage.kmsKeyArn,
+                      roleArn: storage.roleArn,
+                  },
+              }
             : {}),
         ...(awsTags.storageClassName ? { awsTaggedStorageClass: awsTags.storageClassName } : {}),
     };
@@ -330,7 +357,9 @@ function installReconcile(config: StackConfig, declared: DeclaredKinds, kubernet
                 git: settings.git,
                 flux: settings.flux,
                 backend: settings.backend,
-                environment: Object.fromEntries(Object.entries(settings.environment).map(([name, ref]) => [name, { secret: ref.name, key: ref.key }])),
+                environment: Object.fromEntries(
+                    Object.entries(settings.environment).map(([name, ref]) => [name, { secret: ref.name, key: ref.key }]),
+                ),
                 resyncFrequencySeconds: settings.resyncFrequencySeconds ?? derivedResyncSeconds(config.certificates.renewBeforeDays),
                 serviceAccountName: settings.serviceAccountName,
                 config: { "cluster-platform:cluster": { name: config.cluster.name, platform: config.cluster.platform, inCluster: true } },

@@ -4,23 +4,23 @@
  * webhook both run under.
  */
 module.exports = {
-  testEnvironment: "node",
-  roots: ["<rootDir>/tests"],
-  testMatch: ["**/*.test.ts"],
-  transform: {
-    "^.+\\.ts$": [
-      "@swc/jest",
-      {
-        jsc: { parser: { syntax: "typescript" }, target: "es2022" },
-        module: { type: "commonjs" },
-        sourceMaps: "inline",
-      },
-    ],
-  },
-  moduleFileExtensions: ["ts", "js", "json"],
-  testTimeout: 60000,
-  // Two workers on the 2-core machines this runs on (jest's default is cores - 1, i.e. one):
-  // many suites spend their time waiting on real peers (a registry, tsx/npm/node children,
-  // policy analyzers over gRPC), so a second worker overlaps that waiting with work.
-  maxWorkers: 2,
+    testEnvironment: "node",
+    roots: ["<rootDir>/tests"],
+    testMatch: ["**/*.test.ts"],
+    transform: {
+        "^.+\\.ts$": [
+            "@swc/jest",
+            {
+                jsc: { parser: { syntax: "typescript" }, target: "es2022" },
+                module: { type: "commonjs" },
+                sourceMaps: "inline",
+            },
+        ],
+    },
+    moduleFileExtensions: ["ts", "js", "json"],
+    testTimeout: 60000,
+    // Two workers on the 2-core machines this runs on (jest's default is cores - 1, i.e. one):
+    // many suites spend their time waiting on real peers (a registry, tsx/npm/node children,
+    // policy analyzers over gRPC), so a second worker overlaps that waiting with work.
+    maxWorkers: 2,
 };

@@ -20,7 +20,12 @@ function platformOf(name) {
     const parts = name.split("/").pop().split("-");
     const os = parts.find((p) => OS.includes(p));
     const cpu = parts.find((p) => CPU.includes(p));
-    const libc = parts.includes("musl") || parts.includes("musleabihf") ? "musl" : parts.includes("gnu") || parts.includes("gnueabihf") ? "glibc" : undefined;
+    const libc =
+        parts.includes("musl") || parts.includes("musleabihf")
+            ? "musl"
+            : parts.includes("gnu") || parts.includes("gnueabihf")
+              ? "glibc"
+              : undefined;
     return { os, cpu, libc };
 }
 

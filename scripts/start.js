@@ -85,7 +85,12 @@ function restore(snapshot) {
 }
 
 function run(bin, args, env, options = {}) {
-    const result = spawnSync(bin, args, { cwd: root, env, stdio: options.capture ? ["ignore", "pipe", "inherit"] : "inherit", encoding: "utf8" });
+    const result = spawnSync(bin, args, {
+        cwd: root,
+        env,
+        stdio: options.capture ? ["ignore", "pipe", "inherit"] : "inherit",
+        encoding: "utf8",
+    });
     if (result.error) {
         throw result.error;
     }
@@ -98,7 +103,9 @@ async function main() {
         bin = await resolveCli(process.env);
     } catch (error) {
         const reason = error && error.cause && error.cause.code ? `${error.message}: ${error.cause.code}` : String(error && error.message);
-        process.stderr.write(`npm start: no Pulumi CLI on PATH and it could not be downloaded (${reason}); for an offline preview run: ${OFFLINE_HINT}\n`);
+        process.stderr.write(
+            `npm start: no Pulumi CLI on PATH and it could not be downloaded (${reason}); for an offline preview run: ${OFFLINE_HINT}\n`,
+        );
         return 1;
     }
     const stateDir = path.join(root, ".pulumi-state");

@@ -13,7 +13,11 @@ export interface ServiceAccountRef {
     name: string;
 }
 
-export type ReviewFunction = (serviceAccount: ServiceAccountRef, clusterBundle: string, shares: readonly ShareRef[]) => Promise<AccessDecision>;
+export type ReviewFunction = (
+    serviceAccount: ServiceAccountRef,
+    clusterBundle: string,
+    shares: readonly ShareRef[],
+) => Promise<AccessDecision>;
 
 export interface AccessReviewOptions {
     /** How long an allowed result is used. */
@@ -54,7 +58,10 @@ export class AccessReviewCache {
      * Decisions for each bundle: synchronously when all are cached (the steady state), else a
      * promise that reviews the missing ones (concurrent callers share one review per key).
      */
-    decisions(serviceAccount: ServiceAccountRef, clusterBundles: readonly string[]): Map<string, AccessDecision> | Promise<Map<string, AccessDecision>> {
+    decisions(
+        serviceAccount: ServiceAccountRef,
+        clusterBundles: readonly string[],
+    ): Map<string, AccessDecision> | Promise<Map<string, AccessDecision>> {
         const result = new Map<string, AccessDecision>();
         const missing: string[] = [];
         for (const bundle of clusterBundles) {

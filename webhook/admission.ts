@@ -30,7 +30,10 @@ export interface ClusterView extends KeySets {
 
 /** SubjectAccessReview decisions, synchronous when cached. */
 export interface AccessView {
-    decisions(serviceAccount: ServiceAccountRef, clusterBundles: readonly string[]): Map<string, AccessDecision> | Promise<Map<string, AccessDecision>>;
+    decisions(
+        serviceAccount: ServiceAccountRef,
+        clusterBundles: readonly string[],
+    ): Map<string, AccessDecision> | Promise<Map<string, AccessDecision>>;
 }
 
 export interface HandlerOptions {
@@ -72,7 +75,11 @@ function notSynced(caches: readonly string[]): InjectionDecision {
 }
 
 export function badRequest(message: string): HandlerResult {
-    return { status: 400, body: JSON.stringify({ kind: "Status", apiVersion: "v1", status: "Failure", code: 400, reason: "BadRequest", message }), outcome: "rejected" };
+    return {
+        status: 400,
+        body: JSON.stringify({ kind: "Status", apiVersion: "v1", status: "Failure", code: 400, reason: "BadRequest", message }),
+        outcome: "rejected",
+    };
 }
 
 /**
@@ -105,7 +112,10 @@ export class AdmissionHandler {
 
     constructor(private readonly options: HandlerOptions) {
         this.plan = options.cluster.version ? planMemo(options.cluster) : planMounts;
-        this.memo = options.cluster.version && !options.logger.isLevelEnabled("debug") ? new ResponseMemo({ ttlMs: 1000, maxEntries: 256 }) : undefined;
+        this.memo =
+            options.cluster.version && !options.logger.isLevelEnabled("debug")
+                ? new ResponseMemo({ ttlMs: 1000, maxEntries: 256 })
+                : undefined;
     }
 
     /**
@@ -128,7 +138,14 @@ export class AdmissionHandler {
         }
         const result = await this.handle(body);
         const parsedUid = (body as { request?: { uid?: unknown } } | null)?.request?.uid;
-        if (keyed && memo && result.status === 200 && REPLAYABLE.has(result.outcome) && parsedUid === keyed.uid && this.options.cluster.version?.() === version) {
+        if (
+            keyed &&
+            memo &&
+            result.status === 200 &&
+            REPLAYABLE.has(result.outcome) &&
+            parsedUid === keyed.uid &&
+            this.options.cluster.version?.() === version
+        ) {
             memo.remember(keyed, version, result.body, result.outcome);
         }
         return result;
@@ -156,7 +173,8 @@ export class AdmissionHandler {
                 break;
             default:
                 try {
-                    decision = task.type === "ephemeral" ? decideEphemeralContainers(task.pod) : await this.decideCreate(task.pod, task.namespace);
+                    decision =
+                        task.type === "ephemeral" ? decideEphemeralContainers(task.pod) : await this.decideCreate(task.pod, task.namespace);
                 } catch (error) {
                     this.options.logger.error({ uid: request.uid, err: (error as Error).message }, "decision failed");
                     decision = deny("InternalError", 500, "internal error while evaluating the pod; retry");
@@ -190,7 +208,10 @@ export class AdmissionHandler {
                 if (preparation.accessReviews.length > 0) {
                     const serviceAccount = { namespace, name: podServiceAccount(pod) };
                     const pending = access.decisions(serviceAccount, preparation.accessReviews);
-                    decisions = pending instanceof Promise ? await withDeadline(pending, this.options.lookupTimeoutMs, "the access review") : pending;
+                    decisions =
+                        pending instanceof Promise
+                            ? await withDeadline(pending, this.options.lookupTimeoutMs, "the access review")
+                            : pending;
                 }
             } catch (error) {
                 if (error instanceof LookupTimeout) return deny("AccessCheckFailed", 503, `${error.message}; retry`);
@@ -198,11 +219,18 @@ export class AdmissionHandler {
             }
         }
         // The selection the access decisions were made for is kept, even if bundles changed meanwhile.
-        return decideInjection({ pod, namespace, bundles, clusterBundles, keys: cluster, access: decisions }, this.plan, preparation?.selection);
+        return decideInjection(
+            { pod, namespace, bundles, clusterBundles, keys: cluster, access: decisions },
+            this.plan,
+            preparation?.selection,
+        );
     }
 
     private summary(decision: InjectionDecision & { allowed: true }, type: "inject" | "ephemeral"): string {
-        if (type === "ephemeral") return decision.patch.length > 0 ? "mounted injected subscription volumes into ephemeral containers" : "ephemeral containers need no change";
+        if (type === "ephemeral")
+            return decision.patch.length > 0
+                ? "mounted injected subscription volumes into ephemeral containers"
+                : "ephemeral containers need no change";
         const names = [
             ...Object.keys(decision.injected.bundles).map((name) => `Bundle ${name}`),
             ...Object.keys(decision.injected.clusterBundles).map((name) => `ClusterBundle ${name}`),
@@ -215,7 +243,8 @@ export class AdmissionHandler {
         const { logger } = this.options;
         const fields = { uid: request.uid, namespace, pod: podDisplayName(pod) };
         if (!decision.allowed) logger.info({ ...fields, reason: decision.reason, message: decision.message }, "denied");
-        else if (logger.isLevelEnabled("debug")) logger.debug({ ...fields, operations: decision.patch.length, injected: decision.injected }, "admitted");
+        else if (logger.isLevelEnabled("debug"))
+            logger.debug({ ...fields, operations: decision.patch.length, injected: decision.injected }, "admitted");
     }
 }
 

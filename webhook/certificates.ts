@@ -49,7 +49,9 @@ export class CertificateFiles {
         for (const directory of new Set([path.dirname(this.certFile), path.dirname(this.keyFile)])) {
             try {
                 const watcher = fs.watch(directory, () => this.scheduleCheck());
-                watcher.on("error", (error) => this.logger.warn({ directory, err: error.message }, "certificate directory watch failed; polling only"));
+                watcher.on("error", (error) =>
+                    this.logger.warn({ directory, err: error.message }, "certificate directory watch failed; polling only"),
+                );
                 this.watchers.push(watcher);
             } catch (error) {
                 this.logger.warn({ directory, err: (error as Error).message }, "cannot watch certificate directory; polling only");
@@ -80,7 +82,10 @@ export class CertificateFiles {
             tls.createSecureContext({ ...TLS_OPTIONS, ...pair });
         } catch (error) {
             this.metrics.certificateReloads.inc({ result: "invalid" });
-            this.logger.warn({ err: (error as Error).message }, "new serving certificate does not load (rotation in progress?); keeping the current pair");
+            this.logger.warn(
+                { err: (error as Error).message },
+                "new serving certificate does not load (rotation in progress?); keeping the current pair",
+            );
             return false;
         }
         this.fingerprint = fingerprint;

@@ -63,7 +63,11 @@ function references(value: unknown): ObjectReference[] {
     if (!Array.isArray(value)) return [];
     return value
         .filter((ref): ref is Record<string, unknown> => isRecord(ref) && typeof ref.name === "string" && ref.name !== "")
-        .map((ref) => (typeof ref.namespace === "string" && ref.namespace ? { name: ref.name as string, namespace: ref.namespace } : { name: ref.name as string }));
+        .map((ref) =>
+            typeof ref.namespace === "string" && ref.namespace
+                ? { name: ref.name as string, namespace: ref.namespace }
+                : { name: ref.name as string },
+        );
 }
 
 /** A Bundle or ClusterBundle object as BundleInfo (malformed references are dropped). */
@@ -115,7 +119,10 @@ export class ClusterState implements KeySets {
         this.clusterBundles = this.bundleInformer(CLUSTER_BUNDLE_PLURAL, (event, object) => this.indexClusterBundle(event, object));
     }
 
-    private bundleInformer(plural: string, onChange: (event: "add" | "update" | "delete", object: BundleObject) => void): Informer<BundleObject> {
+    private bundleInformer(
+        plural: string,
+        onChange: (event: "add" | "update" | "delete", object: BundleObject) => void,
+    ): Informer<BundleObject> {
         return new Informer<BundleObject>({
             name: plural,
             kubeConfig: this.options.kubeConfig,
@@ -159,12 +166,15 @@ export class ClusterState implements KeySets {
     /** Namespaces (per kind) whose objects some bundle may read. */
     private referencedNamespaces(): Set<string> {
         const needed = new Set<string>();
-        const note = (kind: ReferencedKind, namespace: string | undefined) => namespace && this.readable(namespace) && needed.add(`${kind}/${namespace}`);
+        const note = (kind: ReferencedKind, namespace: string | undefined) =>
+            namespace && this.readable(namespace) && needed.add(`${kind}/${namespace}`);
         for (const index of this.bundleIndex.values()) {
             for (const bundle of index.values()) {
                 // A Bundle may only use its own namespace; other references are denied, not watched.
-                if (bundle.entitlements.some((ref) => (ref.namespace ?? bundle.namespace) === bundle.namespace)) note("Secret", bundle.namespace);
-                if (bundle.yumRepositories.some((ref) => (ref.namespace ?? bundle.namespace) === bundle.namespace)) note("ConfigMap", bundle.namespace);
+                if (bundle.entitlements.some((ref) => (ref.namespace ?? bundle.namespace) === bundle.namespace))
+                    note("Secret", bundle.namespace);
+                if (bundle.yumRepositories.some((ref) => (ref.namespace ?? bundle.namespace) === bundle.namespace))
+                    note("ConfigMap", bundle.namespace);
             }
         }
         for (const bundle of this.clusterIndex.values()) {

@@ -28,12 +28,22 @@ export function sameJson(a: unknown, b: unknown): boolean {
  * At most one operation that turns `current` into its entries the webhook does not own plus
  * `desired`: nothing when already so, an append for a single entry, else the whole list.
  */
-function listOperations<T extends { name: string }>(path: string, current: readonly T[] | undefined, desired: readonly T[]): JsonPatchOperation[] {
+function listOperations<T extends { name: string }>(
+    path: string,
+    current: readonly T[] | undefined,
+    desired: readonly T[],
+): JsonPatchOperation[] {
     const owned = (current ?? []).filter((entry) => isInjectedVolumeName(entry.name));
     if (sameJson(owned, desired)) return [];
     if (current === undefined || current === null) return [{ op: "add", path, value: desired }];
     if (owned.length === 0 && desired.length === 1) return [{ op: "add", path: `${path}/-`, value: desired[0] }];
-    return [{ op: current.length === 0 && owned.length === 0 ? "add" : "replace", path, value: [...current.filter((entry) => !isInjectedVolumeName(entry.name)), ...desired] }];
+    return [
+        {
+            op: current.length === 0 && owned.length === 0 ? "add" : "replace",
+            path,
+            value: [...current.filter((entry) => !isInjectedVolumeName(entry.name)), ...desired],
+        },
+    ];
 }
 
 const CLEAN_PATH = /^\/(?!var\/run(\/|$))(?:[^/.][^/]*\/)*[^/.][^/]*$/;

@@ -12,7 +12,14 @@
  * RoleBinding in the pod's namespace counts for both and both see the same groups. The pod is
  * admitted to a ClusterBundle exactly when all of them are allowed: when the driver will mount it.
  */
-import { CLUSTER_BUNDLE_PLURAL, SHARED_CONFIG_MAP_PLURAL, SHARED_RESOURCE_GROUP, SHARED_SECRET_PLURAL, SUBSCRIPTION_GROUP, SUBSCRIPTION_VERSION } from "./api";
+import {
+    CLUSTER_BUNDLE_PLURAL,
+    SHARED_CONFIG_MAP_PLURAL,
+    SHARED_RESOURCE_GROUP,
+    SHARED_SECRET_PLURAL,
+    SUBSCRIPTION_GROUP,
+    SUBSCRIPTION_VERSION,
+} from "./api";
 
 /** One share a ClusterBundle mounts: its resource (the CSI volume attribute's kind) and name. */
 export interface ShareRef {
@@ -64,7 +71,13 @@ export function driverAccessReview(pod: PodIdentity, share: ShareRef): AccessRev
 /** The webhook's reviews for one ClusterBundle: the seed's `get` on it, then the driver's review of each share. */
 export function clusterBundleAccessReviews(pod: PodIdentity, clusterBundle: string, shares: readonly ShareRef[]): AccessReviewSpec[] {
     return [
-        reviewFor(pod, { verb: "get", group: SUBSCRIPTION_GROUP, version: SUBSCRIPTION_VERSION, resource: CLUSTER_BUNDLE_PLURAL, name: clusterBundle }),
+        reviewFor(pod, {
+            verb: "get",
+            group: SUBSCRIPTION_GROUP,
+            version: SUBSCRIPTION_VERSION,
+            resource: CLUSTER_BUNDLE_PLURAL,
+            name: clusterBundle,
+        }),
         ...shares.map((share) => driverAccessReview(pod, share)),
     ];
 }

@@ -24,7 +24,12 @@ class ShrinkingWatch<T> extends Watch {
         super(config);
     }
 
-    override async watch(path: string, queryParams: Record<string, unknown>, callback: (phase: string, apiObj: unknown) => void, done: (err: unknown) => void) {
+    override async watch(
+        path: string,
+        queryParams: Record<string, unknown>,
+        callback: (phase: string, apiObj: unknown) => void,
+        done: (err: unknown) => void,
+    ) {
         this.onRequest();
         const guard = (result: unknown) => {
             if (result instanceof Promise) result.catch(this.onFailure);
@@ -32,7 +37,8 @@ class ShrinkingWatch<T> extends Watch {
         return super.watch(
             path,
             queryParams,
-            (phase, object) => guard((callback as (phase: string, apiObj: unknown) => unknown)(phase, phase === "ERROR" ? object : this.shrink(object))),
+            (phase, object) =>
+                guard((callback as (phase: string, apiObj: unknown) => unknown)(phase, phase === "ERROR" ? object : this.shrink(object))),
             (err) => guard((done as (err: unknown) => unknown)(err)),
         );
     }

@@ -33,7 +33,12 @@ export function kubeConfigFor(config: Pick<ServerConfig, "kubeconfig">): KubeCon
 /** Builds and starts every part; the caller decides what signals do. */
 export async function startWebhook(config: ServerConfig, logger: Logger, metrics = new WebhookMetrics()): Promise<RunningWebhook> {
     const kubeConfig = kubeConfigFor(config);
-    const state = new ClusterState({ kubeConfig, metrics, logger, readNamespaces: config.readNamespaces === "all" ? undefined : config.readNamespaces });
+    const state = new ClusterState({
+        kubeConfig,
+        metrics,
+        logger,
+        readNamespaces: config.readNamespaces === "all" ? undefined : config.readNamespaces,
+    });
     const access = new AccessReviewCache(subjectAccessReviewer(kubeConfig, metrics), {
         allowedTtlMs: config.accessAllowedTtlMs,
         deniedTtlMs: config.accessDeniedTtlMs,
@@ -63,7 +68,11 @@ async function main(): Promise<void> {
         for (const problem of result.problems) process.stderr.write(`subscription-webhook: ${problem}\n`);
         process.exit(1);
     }
-    const logger = pino({ level: result.config.logLevel, base: { component: "subscription-webhook" }, timestamp: pino.stdTimeFunctions.isoTime });
+    const logger = pino({
+        level: result.config.logLevel,
+        base: { component: "subscription-webhook" },
+        timestamp: pino.stdTimeFunctions.isoTime,
+    });
     process.on("unhandledRejection", (error) => {
         logger.fatal({ err: error instanceof Error ? error.message : String(error) }, "unhandled rejection");
         process.exit(1);

@@ -45,7 +45,11 @@ export class WebhookMetrics {
             labelNames: ["verb", "resource"],
             registers,
         });
-        this.cacheSynced = new Gauge({ name: "subscription_webhook_cache_synced", help: "1 once bundle caches and referenced key caches are synced.", registers });
+        this.cacheSynced = new Gauge({
+            name: "subscription_webhook_cache_synced",
+            help: "1 once bundle caches and referenced key caches are synced.",
+            registers,
+        });
         this.certificateReloads = new Counter({
             name: "subscription_webhook_certificate_reloads_total",
             help: "Serving certificate reloads by result (loaded, invalid).",

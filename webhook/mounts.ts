@@ -107,9 +107,13 @@ const YUM_REPOSITORIES: SourceKind = {
  */
 export function clusterBundleShares(bundle: BundleInfo): ShareRef[] {
     return [ENTITLEMENTS, YUM_REPOSITORIES].flatMap((what) =>
-        what.refs(bundle)
+        what
+            .refs(bundle)
             .filter((ref): ref is Required<ObjectReference> => ref.namespace !== undefined)
-            .map((ref) => ({ resource: SHARE_RESOURCES[what.shareAttribute], name: shareOf(bundle.name, what.role, ref.namespace, ref.name).share })),
+            .map((ref) => ({
+                resource: SHARE_RESOURCES[what.shareAttribute],
+                name: shareOf(bundle.name, what.role, ref.namespace, ref.name).share,
+            })),
     );
 }
 
@@ -118,7 +122,13 @@ function describe(source: Pick<Source, "kind" | "namespace" | "name">): string {
 }
 
 /** The distinct sources of one kind, Bundles first, each with its key names; or a denial. */
-function collectSources(what: SourceKind, bundles: readonly BundleInfo[], clusterBundles: readonly BundleInfo[], podNamespace: string, keys: KeySets): Source[] | Denial {
+function collectSources(
+    what: SourceKind,
+    bundles: readonly BundleInfo[],
+    clusterBundles: readonly BundleInfo[],
+    podNamespace: string,
+    keys: KeySets,
+): Source[] | Denial {
     const sources = new Map<string, Source>();
     const invalid: string[] = [];
     const missing: string[] = [];
@@ -130,7 +140,9 @@ function collectSources(what: SourceKind, bundles: readonly BundleInfo[], cluste
             return;
         }
         if (!clusterScoped && namespace !== podNamespace) {
-            invalid.push(`${owner} references ${what.kind} ${namespace}/${ref.name}, outside the pod's namespace ${JSON.stringify(podNamespace)} (a projected volume reads only its own namespace)`);
+            invalid.push(
+                `${owner} references ${what.kind} ${namespace}/${ref.name}, outside the pod's namespace ${JSON.stringify(podNamespace)} (a projected volume reads only its own namespace)`,
+            );
             return;
         }
         const id = `${namespace}/${ref.name}`;
@@ -147,7 +159,15 @@ function collectSources(what: SourceKind, bundles: readonly BundleInfo[], cluste
             return;
         }
         const share = clusterScoped ? shareOf(bundle.name, what.role, namespace, ref.name) : undefined;
-        sources.set(id, { kind: what.kind, namespace, name: ref.name, owner, volume: share ? share.volume : what.projectedVolume, share: share?.share, keys: found });
+        sources.set(id, {
+            kind: what.kind,
+            namespace,
+            name: ref.name,
+            owner,
+            volume: share ? share.volume : what.projectedVolume,
+            share: share?.share,
+            keys: found,
+        });
     };
     for (const bundle of bundles) for (const ref of what.refs(bundle)) add(bundle, ref, false);
     for (const bundle of clusterBundles) for (const ref of what.refs(bundle)) add(bundle, ref, true);
@@ -168,7 +188,10 @@ function checkKeys(sources: readonly Source[]): Denial | undefined {
                 continue;
             }
             const first = seen.get(key);
-            if (first) overlaps.push(`key ${JSON.stringify(key)} is in both ${describe(first)} (${first.owner}) and ${describe(source)} (${source.owner})`);
+            if (first)
+                overlaps.push(
+                    `key ${JSON.stringify(key)} is in both ${describe(first)} (${first.owner}) and ${describe(source)} (${source.owner})`,
+                );
             else seen.set(key, source);
         }
     }
@@ -208,7 +231,12 @@ function fileMounts(sources: readonly Source[], directory: string): VolumeMount[
 }
 
 /** The volumes and mounts for the eligible bundles (already access-checked), or a denial. */
-export function planMounts(bundles: readonly BundleInfo[], clusterBundles: readonly BundleInfo[], podNamespace: string, keys: KeySets): MountPlan | Denial {
+export function planMounts(
+    bundles: readonly BundleInfo[],
+    clusterBundles: readonly BundleInfo[],
+    podNamespace: string,
+    keys: KeySets,
+): MountPlan | Denial {
     const entitlements = collectSources(ENTITLEMENTS, bundles, clusterBundles, podNamespace, keys);
     if (!Array.isArray(entitlements)) return entitlements;
     const repositories = collectSources(YUM_REPOSITORIES, bundles, clusterBundles, podNamespace, keys);

@@ -106,7 +106,8 @@ export function readPod(object: unknown): PodReading {
     if (annotations !== undefined && annotations !== null) {
         if (!isRecord(annotations)) return { ok: false, problem: "metadata.annotations is not an object" };
         for (const [key, value] of Object.entries(annotations)) {
-            if (typeof value !== "string") return { ok: false, problem: `metadata.annotations[${JSON.stringify(key.slice(0, 100))}] is not a string` };
+            if (typeof value !== "string")
+                return { ok: false, problem: `metadata.annotations[${JSON.stringify(key.slice(0, 100))}] is not a string` };
         }
     }
     if (!isRecord(object.spec)) return { ok: false, problem: "spec is missing or not an object" };

@@ -43,9 +43,7 @@ export interface KeyedRequest {
 export class ResponseMemo {
     private readonly entries = new Map<string, Entry>();
 
-    constructor(
-        private readonly options: { ttlMs: number; maxEntries: number; now?: () => number },
-    ) {}
+    constructor(private readonly options: { ttlMs: number; maxEntries: number; now?: () => number }) {}
 
     /** The uid and key of a request in the usual serialisation, or undefined (then it is never memoised). */
     keyOf(text: string): KeyedRequest | undefined {
@@ -74,7 +72,13 @@ export class ResponseMemo {
         if (at < 0) return;
         if (this.entries.size >= this.options.maxEntries) this.entries.clear();
         const start = at + marker.length - 1 - request.uid.length;
-        this.entries.set(request.key, { version, outcome, expiresAt: this.now() + this.options.ttlMs, before: response.slice(0, start), after: response.slice(start + request.uid.length) });
+        this.entries.set(request.key, {
+            version,
+            outcome,
+            expiresAt: this.now() + this.options.ttlMs,
+            before: response.slice(0, start),
+            after: response.slice(start + request.uid.length),
+        });
     }
 
     private now(): number {

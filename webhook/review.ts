@@ -58,16 +58,23 @@ export function classifyRequest(request: AdmissionRequest): AdmissionTask {
     const subResource = text(request.subResource);
     const operation = text(request.operation);
     if (resource !== "pods" || group !== "" || kind !== "Pod") {
-        return { type: "ignore", message: `subscription injection mutates only pods, not ${JSON.stringify(`${group ? `${group}/` : ""}${resource}`)} (${JSON.stringify(kind)})` };
+        return {
+            type: "ignore",
+            message: `subscription injection mutates only pods, not ${JSON.stringify(`${group ? `${group}/` : ""}${resource}`)} (${JSON.stringify(kind)})`,
+        };
     }
     const ephemeral = subResource === "ephemeralcontainers" && operation === "UPDATE";
     if (!ephemeral && !(subResource === "" && operation === "CREATE")) {
-        return { type: "ignore", message: `subscription injection acts on pod CREATE and pods/ephemeralcontainers UPDATE, not ${JSON.stringify(operation)} of ${JSON.stringify(subResource ? `pods/${subResource}` : "pods")}` };
+        return {
+            type: "ignore",
+            message: `subscription injection acts on pod CREATE and pods/ephemeralcontainers UPDATE, not ${JSON.stringify(operation)} of ${JSON.stringify(subResource ? `pods/${subResource}` : "pods")}`,
+        };
     }
     const reading = readPod(request.object);
     if (!reading.ok) return { type: "invalid", message: `request.object is not a valid Pod: ${reading.problem}` };
     const namespace = text(request.namespace) || text(reading.pod.metadata.namespace);
-    if (!namespace) return { type: "invalid", message: "the request names no namespace (request.namespace and metadata.namespace are empty)" };
+    if (!namespace)
+        return { type: "invalid", message: "the request names no namespace (request.namespace and metadata.namespace are empty)" };
     return { type: ephemeral ? "ephemeral" : "inject", pod: reading.pod, namespace };
 }
 

@@ -37,7 +37,11 @@ interface NameLists {
 }
 
 /** Reads one kind's inject/allow/deny annotations; invalid names are added to `invalid`. */
-function readLists(annotations: Record<string, string>, keys: { inject: string; allow: string; deny: string }, invalid: string[]): NameLists {
+function readLists(
+    annotations: Record<string, string>,
+    keys: { inject: string; allow: string; deny: string },
+    invalid: string[],
+): NameLists {
     const lists: NameLists = { inject: [] };
     for (const which of ["inject", "allow", "deny"] as const) {
         const value = annotations[keys[which]];
@@ -82,21 +86,31 @@ export function selectBundles(
     clusterBundles: ReadonlyMap<string, BundleInfo>,
 ): Selection | Denial {
     const invalid: string[] = [];
-    const local = readLists(annotations, { inject: ANNOTATIONS.injectBundle, allow: ANNOTATIONS.allowBundles, deny: ANNOTATIONS.denyBundles }, invalid);
+    const local = readLists(
+        annotations,
+        { inject: ANNOTATIONS.injectBundle, allow: ANNOTATIONS.allowBundles, deny: ANNOTATIONS.denyBundles },
+        invalid,
+    );
     const cluster = readLists(
         annotations,
         { inject: ANNOTATIONS.injectClusterBundle, allow: ANNOTATIONS.allowClusterBundles, deny: ANNOTATIONS.denyClusterBundles },
         invalid,
     );
     if (invalid.length > 0) {
-        return deny("InvalidAnnotation", 400, `invalid bundle names in pod annotations (a name must be a DNS-1123 subdomain; "*" is allowed only in allow/deny lists): ${invalid.join("; ")}`);
+        return deny(
+            "InvalidAnnotation",
+            400,
+            `invalid bundle names in pod annotations (a name must be a DNS-1123 subdomain; "*" is allowed only in allow/deny lists): ${invalid.join("; ")}`,
+        );
     }
 
     const localChoice = eligible(local, bundles);
     const clusterChoice = eligible(cluster, clusterBundles);
     const missing: string[] = [];
     if (localChoice.missing.length > 0) {
-        missing.push(`Bundle ${listForMessage(localChoice.missing)} (annotation ${ANNOTATIONS.injectBundle}) not found in namespace ${JSON.stringify(namespace)}`);
+        missing.push(
+            `Bundle ${listForMessage(localChoice.missing)} (annotation ${ANNOTATIONS.injectBundle}) not found in namespace ${JSON.stringify(namespace)}`,
+        );
     }
     if (clusterChoice.missing.length > 0) {
         missing.push(`ClusterBundle ${listForMessage(clusterChoice.missing)} (annotation ${ANNOTATIONS.injectClusterBundle}) not found`);
@@ -139,7 +153,11 @@ export function applyAccess(
     for (const { bundle, requested } of selected) {
         const decision = access.get(bundle.name);
         if (decision === undefined) {
-            return deny("AccessCheckFailed", 500, `access of service account ${serviceAccount} to ClusterBundle ${JSON.stringify(bundle.name)} was not reviewed`);
+            return deny(
+                "AccessCheckFailed",
+                500,
+                `access of service account ${serviceAccount} to ClusterBundle ${JSON.stringify(bundle.name)} was not reviewed`,
+            );
         }
         if ("error" in decision) {
             return deny(
@@ -150,7 +168,10 @@ export function applyAccess(
         }
         if (decision.allowed) clusterBundles.push(bundle);
         else if (requested) refused.push(bundle.name);
-        else warnings.push(`always-inject ClusterBundle ${JSON.stringify(bundle.name)} not injected: service account ${serviceAccount} may not use it${reasonOf(decision)}`);
+        else
+            warnings.push(
+                `always-inject ClusterBundle ${JSON.stringify(bundle.name)} not injected: service account ${serviceAccount} may not use it${reasonOf(decision)}`,
+            );
     }
     if (refused.length > 0) {
         return deny(
@@ -164,7 +185,8 @@ export function applyAccess(
 
 /** Step 10/11: the bundle-generations annotation value, sections and keys sorted, empty sections left out. */
 export function formatGenerations(generations: InjectedGenerations): string {
-    const sorted = (record: Record<string, number>) => Object.fromEntries(Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    const sorted = (record: Record<string, number>) =>
+        Object.fromEntries(Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
     const value: Partial<InjectedGenerations> = {};
     if (Object.keys(generations.bundles).length > 0) value.bundles = sorted(generations.bundles);
     if (Object.keys(generations.clusterBundles).length > 0) value.clusterBundles = sorted(generations.clusterBundles);
@@ -183,7 +205,10 @@ export function sameGenerations(existing: string | undefined, generations: Injec
     if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return false;
     if (Object.keys(parsed).some((key) => key !== "bundles" && key !== "clusterBundles")) return false;
     try {
-        return formatGenerations({ bundles: {}, clusterBundles: {}, ...(parsed as Partial<InjectedGenerations>) }) === formatGenerations(generations);
+        return (
+            formatGenerations({ bundles: {}, clusterBundles: {}, ...(parsed as Partial<InjectedGenerations>) }) ===
+            formatGenerations(generations)
+        );
     } catch {
         return false;
     }

@@ -67,7 +67,10 @@ export class WebhookServer {
         // hence replicas (kubernetes/kubernetes staging/src/k8s.io/apiserver/pkg/util/webhook/
         // client.go, issue 75791); one multiplexed HTTP/2 connection would pin them to one pod and
         // defeat the Connection: close drain in shutdown().
-        this.server = https.createServer({ ...TLS_OPTIONS, ...pair, ALPNProtocols: ["http/1.1"], requestTimeout: 30_000, headersTimeout: 20_000 }, (req, res) => this.route(req, res));
+        this.server = https.createServer(
+            { ...TLS_OPTIONS, ...pair, ALPNProtocols: ["http/1.1"], requestTimeout: 30_000, headersTimeout: 20_000 },
+            (req, res) => this.route(req, res),
+        );
         this.server.keepAliveTimeout = options.keepAliveTimeoutMs;
         this.server.on("secureConnection", (socket) => {
             this.idleSince.set(socket, Date.now());
@@ -117,7 +120,8 @@ export class WebhookServer {
         if (this.draining) res.setHeader("connection", "close");
         const path = (req.url ?? "/").split("?", 1)[0];
         if (path === MUTATE_PATH) return this.admit(req, res);
-        if (path !== HEALTHZ && path !== READYZ && path !== METRICS) return this.reply(res, 404, "text/plain", `no route ${path.slice(0, 100)}\n`);
+        if (path !== HEALTHZ && path !== READYZ && path !== METRICS)
+            return this.reply(res, 404, "text/plain", `no route ${path.slice(0, 100)}\n`);
         if (req.method !== "GET" && req.method !== "HEAD") {
             res.setHeader("allow", "GET, HEAD");
             return this.reply(res, 405, "text/plain", "method not allowed\n");
@@ -221,7 +225,10 @@ export class WebhookServer {
     shutdown(): Promise<void> {
         this.stopping ??= (async () => {
             this.draining = true;
-            this.options.logger.info({ inFlight: this.inFlight, delayMs: this.options.shutdownDelayMs }, "shutting down: not ready, draining");
+            this.options.logger.info(
+                { inFlight: this.inFlight, delayMs: this.options.shutdownDelayMs },
+                "shutting down: not ready, draining",
+            );
             // Two turns: the poll phase between them reads and parses whatever requests already sit
             // in the sockets' buffers, so those connections count as busy and get an answer.
             for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve));

@@ -22,13 +22,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { injectCaBundle } from "../certificates/declared";
 import { skippedWithoutCluster } from "../shared/cluster";
 import { ValidationError } from "../shared/problems";
-import {
-    defaultConfigurationName,
-    namespaceSelector,
-    targetNamespaceLabel,
-    webhookConfigurations,
-    webhookService,
-} from "./build";
+import { defaultConfigurationName, namespaceSelector, targetNamespaceLabel, webhookConfigurations, webhookService } from "./build";
 import type { AdmissionWebhookArgs } from "./contract";
 import { admissionWebhookProblems } from "./structure";
 

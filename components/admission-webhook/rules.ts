@@ -19,13 +19,7 @@
 import { DNS1123_SUBDOMAIN_RULE, isDns1123Subdomain } from "../shared/k8s-names";
 import { LabelSelector, selectorExcludesNamespace, selectorMatches } from "../shared/label-selector";
 import { describeValue, formatPath } from "../shared/problems";
-import {
-    ADMISSION_REVIEW_VERSIONS,
-    isPort,
-    isPortName,
-    webhookSideEffectsProblem,
-    webhookTimeoutProblem,
-} from "./structure";
+import { ADMISSION_REVIEW_VERSIONS, isPort, isPortName, webhookSideEffectsProblem, webhookTimeoutProblem } from "./structure";
 
 export const OLM_GROUP = "operators.coreos.com";
 export const ADMISSION_GROUP = "admissionregistration.k8s.io";
@@ -51,7 +45,12 @@ export const ADMISSION_POLICY_RULE_MESSAGE =
 
 /** Resource names (any case, singular or plural, Kind or resource) of the admission policies and their bindings. */
 const ADMISSION_POLICY_RESOURCES = new Set(
-    ["validatingadmissionpolic", "mutatingadmissionpolic"].flatMap((stem) => [`${stem}y`, `${stem}ies`, `${stem}ybinding`, `${stem}ybindings`]),
+    ["validatingadmissionpolic", "mutatingadmissionpolic"].flatMap((stem) => [
+        `${stem}y`,
+        `${stem}ies`,
+        `${stem}ybinding`,
+        `${stem}ybindings`,
+    ]),
 );
 
 /** Whether a rule's resource entry reaches the admission policies or their bindings (`*` and `*\/*` too). */
@@ -103,7 +102,10 @@ export function forbiddenRuleViolations(rule: RuleScope): RuleViolation[] {
     if (groups.includes(ADMISSION_GROUP) && (rule.resources ?? []).some(coversWebhookConfigurations)) {
         violations.push({ field: "resources", message: FORBIDDEN_RULE_MESSAGES.webhookConfigurations });
     }
-    if (groups.includes(ADMISSION_GROUP) && (rule.resources ?? []).some((r) => coversAdmissionPolicies(r) && !coversWebhookConfigurations(r))) {
+    if (
+        groups.includes(ADMISSION_GROUP) &&
+        (rule.resources ?? []).some((r) => coversAdmissionPolicies(r) && !coversWebhookConfigurations(r))
+    ) {
         violations.push({ field: "resources", message: ADMISSION_POLICY_RULE_MESSAGE });
     }
     return violations;
@@ -161,10 +163,7 @@ export function webhookMessage(operator: string, webhook: string, field: string,
  * OLM's forbidden rules, repeated names, unknown deployments, ports, the v1 admission API's
  * required fields, and OLM's constraints on conversion webhooks.
  */
-export function webhookDescriptionProblems(
-    webhooks: ReadonlyArray<WebhookDescriptionInput>,
-    context: WebhookContext,
-): WebhookProblem[] {
+export function webhookDescriptionProblems(webhooks: ReadonlyArray<WebhookDescriptionInput>, context: WebhookContext): WebhookProblem[] {
     const problems: WebhookProblem[] = [];
     const deployments = new Map(context.deployments.map((d) => [d.name, d]));
     const owned = new Set(context.ownedCrds);
@@ -180,14 +179,20 @@ export function webhookDescriptionProblems(
         const key = `${webhook.type}/${webhook.generateName}`;
         const first = firstByTypeAndName.get(key);
         if (first !== undefined) {
-            report(at("generateName"), `duplicate webhook ${describeValue(webhook.generateName)} of type ${describeValue(webhook.type)} (already at spec.webhookdefinitions[${first}])`);
+            report(
+                at("generateName"),
+                `duplicate webhook ${describeValue(webhook.generateName)} of type ${describeValue(webhook.type)} (already at spec.webhookdefinitions[${first}])`,
+            );
         } else {
             firstByTypeAndName.set(key, index);
         }
         if (!isDns1123Subdomain(webhook.generateName)) {
             report(at("generateName"), `${describeValue(webhook.generateName)} ${DNS1123_SUBDOMAIN_RULE}`);
         } else if (webhook.type !== "ConversionWebhook" && webhook.generateName.split(".").length < 3) {
-            report(at("generateName"), `${describeValue(webhook.generateName)} must be a domain with at least three segments separated by dots (admissionregistration.k8s.io/v1)`);
+            report(
+                at("generateName"),
+                `${describeValue(webhook.generateName)} must be a domain with at least three segments separated by dots (admissionregistration.k8s.io/v1)`,
+            );
         }
 
         // The backing deployment and its ports.
@@ -210,19 +215,31 @@ export function webhookDescriptionProblems(
         }
         if (typeof target === "string") {
             if (!isPortName(target)) {
-                report(at("targetPort"), `${describeValue(target)} is not a valid port name: at most 15 lowercase letters, digits or '-', with at least one letter`);
+                report(
+                    at("targetPort"),
+                    `${describeValue(target)} is not a valid port name: at most 15 lowercase letters, digits or '-', with at least one letter`,
+                );
             } else if (deployment && !deployment.portNames.includes(target)) {
                 const names = deployment.portNames.length > 0 ? deployment.portNames.join(", ") : "none";
-                report(at("targetPort"), `${describeValue(target)} is not a port name of deployment ${describeValue(deployment.name)} (its named ports: ${names})`);
+                report(
+                    at("targetPort"),
+                    `${describeValue(target)} is not a port name of deployment ${describeValue(deployment.name)} (its named ports: ${names})`,
+                );
             }
         }
 
         // Review versions: admission reviews, or conversion reviews for ConversionWebhook.
         const versions = webhook.admissionReviewVersions;
         if (versions === undefined || versions.length === 0) {
-            report(at("admissionReviewVersions"), `is required: list the review versions the webhook understands (${ADMISSION_REVIEW_VERSIONS.join(", ")})`);
+            report(
+                at("admissionReviewVersions"),
+                `is required: list the review versions the webhook understands (${ADMISSION_REVIEW_VERSIONS.join(", ")})`,
+            );
         } else if (!versions.some((v) => (ADMISSION_REVIEW_VERSIONS as readonly string[]).includes(v))) {
-            report(at("admissionReviewVersions"), `${describeValue(versions)} must include at least one of ${ADMISSION_REVIEW_VERSIONS.join(", ")}`);
+            report(
+                at("admissionReviewVersions"),
+                `${describeValue(versions)} must include at least one of ${ADMISSION_REVIEW_VERSIONS.join(", ")}`,
+            );
         }
 
         if (webhook.type === "ConversionWebhook") {
@@ -264,7 +281,10 @@ function conversionProblems(
 ): void {
     if (!context.allNamespacesOnly) {
         // operator-framework/api's message for the same constraint.
-        report(at("type"), "only AllNamespaces InstallModeType is supported when conversionCRDs is present: a conversion webhook serves every namespace, so the CSV's installModes must support AllNamespaces and nothing else");
+        report(
+            at("type"),
+            "only AllNamespaces InstallModeType is supported when conversionCRDs is present: a conversion webhook serves every namespace, so the CSV's installModes must support AllNamespaces and nothing else",
+        );
     }
     const crds = webhook.conversionCRDs ?? [];
     if (crds.length === 0) {
@@ -272,11 +292,17 @@ function conversionProblems(
     }
     crds.forEach((crd, c) => {
         if (!owned.has(crd)) {
-            report(at("conversionCRDs", c), `references custom resource definition ${describeValue(crd)} not owned by the CSV (spec.customresourcedefinitions.owned)`);
+            report(
+                at("conversionCRDs", c),
+                `references custom resource definition ${describeValue(crd)} not owned by the CSV (spec.customresourcedefinitions.owned)`,
+            );
         }
         const other = conversionOwner.get(crd);
         if (other !== undefined && other !== webhook.generateName) {
-            report(at("conversionCRDs", c), `custom resource definition ${describeValue(crd)} is already converted by webhook ${describeValue(other)}`);
+            report(
+                at("conversionCRDs", c),
+                `custom resource definition ${describeValue(crd)} is already converted by webhook ${describeValue(other)}`,
+            );
         } else {
             conversionOwner.set(crd, webhook.generateName);
         }
@@ -285,7 +311,12 @@ function conversionProblems(
 
 // ---------------------------------------------------------------- rendered webhook configurations
 
-export { DEFAULT_WEBHOOK_TIMEOUT_SECONDS, MAX_WEBHOOK_TIMEOUT_SECONDS, webhookSideEffectsProblem, webhookTimeoutProblem } from "./structure";
+export {
+    DEFAULT_WEBHOOK_TIMEOUT_SECONDS,
+    MAX_WEBHOOK_TIMEOUT_SECONDS,
+    webhookSideEffectsProblem,
+    webhookTimeoutProblem,
+} from "./structure";
 /** Namespaces no webhook may intercept, besides its own: a webhook there can keep the control plane from healing. */
 export const ALWAYS_EXCLUDED_NAMESPACES = ["kube-system"] as const;
 /** Replicas a webhook that fails closed needs, so that one pod's restart does not block what it intercepts. */
@@ -404,25 +435,37 @@ export function failClosedBackendProblems(
             const who = `${configuration.kind} ${JSON.stringify(configuration.name)} webhook ${JSON.stringify(webhook.name)} fails closed (failurePolicy Fail)`;
             const service = services.get(key(ref));
             if (!service) {
-                add(`${who}: its Service ${JSON.stringify(key(ref))} is not declared in this stack, so the Deployment behind it cannot be checked for ${minReplicas} replicas and a PodDisruptionBudget`);
+                add(
+                    `${who}: its Service ${JSON.stringify(key(ref))} is not declared in this stack, so the Deployment behind it cannot be checked for ${minReplicas} replicas and a PodDisruptionBudget`,
+                );
                 continue;
             }
             if (!service.selector || Object.keys(service.selector).length === 0) {
                 add(`${who}: its Service ${JSON.stringify(key(ref))} has no selector, so no Deployment of this stack backs it`);
                 continue;
             }
-            const backends = deploymentsIn(service.namespace).filter((d) => selectorMatches({ matchLabels: service.selector }, d.podLabels));
+            const backends = deploymentsIn(service.namespace).filter((d) =>
+                selectorMatches({ matchLabels: service.selector }, d.podLabels),
+            );
             if (backends.length === 0) {
-                add(`${who}: no Deployment in namespace ${JSON.stringify(service.namespace)} runs the pods its Service ${JSON.stringify(key(ref))} selects`);
+                add(
+                    `${who}: no Deployment in namespace ${JSON.stringify(service.namespace)} runs the pods its Service ${JSON.stringify(key(ref))} selects`,
+                );
             }
             for (const deployment of backends) {
                 const replicas = deployment.replicas ?? 1;
                 if (replicas !== "unknown" && replicas < minReplicas) {
-                    add(`${who}: its Deployment ${JSON.stringify(key(deployment))} runs ${replicas} replica${replicas === 1 ? "" : "s"}; at least ${minReplicas} are needed so that one pod's restart does not block every request the webhook intercepts`);
+                    add(
+                        `${who}: its Deployment ${JSON.stringify(key(deployment))} runs ${replicas} replica${replicas === 1 ? "" : "s"}; at least ${minReplicas} are needed so that one pod's restart does not block every request the webhook intercepts`,
+                    );
                 }
-                const budgets = budgetsIn(deployment.namespace).filter((b) => b.selector !== undefined && selectorMatches(b.selector, deployment.podLabels));
+                const budgets = budgetsIn(deployment.namespace).filter(
+                    (b) => b.selector !== undefined && selectorMatches(b.selector, deployment.podLabels),
+                );
                 if (budgets.length === 0) {
-                    add(`${who}: no PodDisruptionBudget in namespace ${JSON.stringify(deployment.namespace)} selects the pods of its Deployment ${JSON.stringify(key(deployment))}, so a node drain may evict them all at once`);
+                    add(
+                        `${who}: no PodDisruptionBudget in namespace ${JSON.stringify(deployment.namespace)} selects the pods of its Deployment ${JSON.stringify(key(deployment))}, so a node drain may evict them all at once`,
+                    );
                 }
             }
         }

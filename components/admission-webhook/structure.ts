@@ -44,9 +44,16 @@ export const DEFAULT_WEBHOOK_TIMEOUT_SECONDS = 10;
  */
 export function webhookTimeoutProblem(timeoutSeconds: unknown, max: number = MAX_WEBHOOK_TIMEOUT_SECONDS): string | undefined {
     if (timeoutSeconds === undefined) {
-        return DEFAULT_WEBHOOK_TIMEOUT_SECONDS <= max ? undefined : `is unset, so the API server waits its default ${DEFAULT_WEBHOOK_TIMEOUT_SECONDS} s; set it to at most ${max}`;
+        return DEFAULT_WEBHOOK_TIMEOUT_SECONDS <= max
+            ? undefined
+            : `is unset, so the API server waits its default ${DEFAULT_WEBHOOK_TIMEOUT_SECONDS} s; set it to at most ${max}`;
     }
-    if (typeof timeoutSeconds !== "number" || !Number.isInteger(timeoutSeconds) || timeoutSeconds < MIN_WEBHOOK_TIMEOUT_SECONDS || timeoutSeconds > max) {
+    if (
+        typeof timeoutSeconds !== "number" ||
+        !Number.isInteger(timeoutSeconds) ||
+        timeoutSeconds < MIN_WEBHOOK_TIMEOUT_SECONDS ||
+        timeoutSeconds > max
+    ) {
         return `${describeValue(timeoutSeconds)} must be an integer from ${MIN_WEBHOOK_TIMEOUT_SECONDS} to ${max}, so a slow webhook cannot stall every request it intercepts`;
     }
     return undefined;
@@ -95,10 +102,16 @@ export function admissionWebhookProblems(description: WebhookDescription): Probl
         });
     }
     if (!isDns1123Label(backend.namespace)) {
-        problems.push({ path: "backend.namespace", message: `${describeValue(backend.namespace)} is not a namespace name (a DNS-1123 label)` });
+        problems.push({
+            path: "backend.namespace",
+            message: `${describeValue(backend.namespace)} is not a namespace name (a DNS-1123 label)`,
+        });
     }
     if (!isPort(backend.servicePort)) {
-        problems.push({ path: "backend.servicePort", message: `${describeValue(backend.servicePort)} is not a port: must be an integer from 1 to 65535` });
+        problems.push({
+            path: "backend.servicePort",
+            message: `${describeValue(backend.servicePort)} is not a port: must be an integer from 1 to 65535`,
+        });
     }
     if (!isPort(backend.targetPort) && !isPortName(backend.targetPort)) {
         problems.push({
@@ -107,7 +120,10 @@ export function admissionWebhookProblems(description: WebhookDescription): Probl
         });
     }
     if (description.targetNamespaces !== undefined && description.targetNamespaces.length === 0) {
-        problems.push({ path: "targetNamespaces", message: "is empty, so the webhooks would see no namespace: pass undefined for all namespaces" });
+        problems.push({
+            path: "targetNamespaces",
+            message: "is empty, so the webhooks would see no namespace: pass undefined for all namespaces",
+        });
     }
     if (description.webhooks.length === 0) {
         problems.push({ path: "webhooks", message: "is empty: a webhook backend needs at least one webhook" });
@@ -117,12 +133,18 @@ export function admissionWebhookProblems(description: WebhookDescription): Probl
         const at = (field: string) => formatPath(["webhooks", i, field]);
         const who = `webhook ${describeValue(webhook.name)}`;
         if (!isDns1123Subdomain(webhook.name) || webhook.name.split(".").length < 3) {
-            problems.push({ path: at("name"), message: `${who}: must be a fully qualified name (a DNS-1123 subdomain with at least three segments, such as "vpod.example.io")` });
+            problems.push({
+                path: at("name"),
+                message: `${who}: must be a fully qualified name (a DNS-1123 subdomain with at least three segments, such as "vpod.example.io")`,
+            });
         }
         const key = `${webhook.type}/${webhook.name}`;
         const first = seen.get(key);
         if (first !== undefined) {
-            problems.push({ path: at("name"), message: `${who}: repeats the name of webhooks[${first}]; names must be unique in a ${webhook.type}` });
+            problems.push({
+                path: at("name"),
+                message: `${who}: repeats the name of webhooks[${first}]; names must be unique in a ${webhook.type}`,
+            });
         } else {
             seen.set(key, i);
         }
@@ -130,7 +152,10 @@ export function admissionWebhookProblems(description: WebhookDescription): Probl
         if (sideEffects !== undefined) {
             problems.push({ path: at("sideEffects"), message: `${who}: ${sideEffects}` });
         }
-        if (webhook.admissionReviewVersions.length === 0 || !webhook.admissionReviewVersions.some((v) => (ADMISSION_REVIEW_VERSIONS as readonly string[]).includes(v))) {
+        if (
+            webhook.admissionReviewVersions.length === 0 ||
+            !webhook.admissionReviewVersions.some((v) => (ADMISSION_REVIEW_VERSIONS as readonly string[]).includes(v))
+        ) {
             problems.push({
                 path: at("admissionReviewVersions"),
                 message: `${who}: ${describeValue(webhook.admissionReviewVersions)} must include a version the API server sends (${ADMISSION_REVIEW_VERSIONS.join(", ")})`,
@@ -141,7 +166,10 @@ export function admissionWebhookProblems(description: WebhookDescription): Probl
             problems.push({ path: at("timeoutSeconds"), message: `${who}: ${timeout}` });
         }
         if (webhook.type === "ValidatingAdmissionWebhook" && webhook.reinvocationPolicy !== undefined) {
-            problems.push({ path: at("reinvocationPolicy"), message: `${who}: only mutating webhooks are reinvoked; remove it from this validating webhook` });
+            problems.push({
+                path: at("reinvocationPolicy"),
+                message: `${who}: only mutating webhooks are reinvoked; remove it from this validating webhook`,
+            });
         }
         if (webhook.path !== undefined && !webhook.path.startsWith("/")) {
             problems.push({ path: at("path"), message: `${who}: ${describeValue(webhook.path)} must start with "/"` });

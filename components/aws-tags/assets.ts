@@ -121,7 +121,8 @@ export function awsAssetPlan({ aws, subscriptions, webhookImage }: AwsAssetPlanI
         return NO_AWS_ASSETS;
     }
     return {
-        webhookRepository: buildsWebhookImage(subscriptions) && webhookImage.output === "registry" && !namesRegistryHost(webhookImage.repository),
+        webhookRepository:
+            buildsWebhookImage(subscriptions) && webhookImage.output === "registry" && !namesRegistryHost(webhookImage.repository),
         registryStorage: aws.imageRegistryStorage.enabled,
     };
 }
@@ -132,7 +133,9 @@ export function plannedAssetResources(clusterName: string, plan: AwsAssetPlan): 
     const resources = assetResourceNames(clusterName);
     const own = (name: string) => assetOwnTags(clusterName, name);
     return [
-        ...(plan.webhookRepository ? [{ type: ASSET_TYPES.ecrRepository, name: resources.ecrRepository, ownTags: own(names.ecrRepository) }] : []),
+        ...(plan.webhookRepository
+            ? [{ type: ASSET_TYPES.ecrRepository, name: resources.ecrRepository, ownTags: own(names.ecrRepository) }]
+            : []),
         ...(plan.registryStorage
             ? [
                   { type: ASSET_TYPES.kmsKey, name: resources.kmsKey, ownTags: own(names.kmsAlias.slice("alias/".length)) },

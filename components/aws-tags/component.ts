@@ -5,8 +5,21 @@ import { platformLabels } from "../shared/labels";
 import { AwsAssetPlan, RegistryTrust } from "./assets";
 import { EBS_CSI_PROVISIONER, ebsTagParameters } from "./consumers";
 import { nextInstallTagKeys, nextTagKeyState, TagKeyState, unmanagedTagKeys } from "./day2";
-import { day2LimitProblem, day2TagsField, day2UnsupportedWarning, INFRASTRUCTURE_CRD, infrastructureTagsPatch, replacedEntriesWarning } from "./infrastructure";
-import { INFRASTRUCTURE_API_VERSION, INFRASTRUCTURE_KIND, INFRASTRUCTURE_NAME, InstallTags, installTagsFromInfrastructure } from "./install-tags";
+import {
+    day2LimitProblem,
+    day2TagsField,
+    day2UnsupportedWarning,
+    INFRASTRUCTURE_CRD,
+    infrastructureTagsPatch,
+    replacedEntriesWarning,
+} from "./infrastructure";
+import {
+    INFRASTRUCTURE_API_VERSION,
+    INFRASTRUCTURE_KIND,
+    INFRASTRUCTURE_NAME,
+    InstallTags,
+    installTagsFromInfrastructure,
+} from "./install-tags";
 import { loadBalancerTagTransformation } from "./load-balancers";
 import { ImageRegistryStorage } from "./registry-storage";
 import { ResourceTagger } from "./tagger";
@@ -69,15 +82,22 @@ export class AwsTags extends pulumi.ComponentResource {
         // The transformation is created with the tagger, after the cluster read below; children
         // constructed before it (the reads themselves) take no tags.
         const late: { tagger?: ResourceTagger } = {};
-        super("cluster-platform:aws-tags:AwsTags", name, {}, {
-            ...opts,
-            transformations: [...(opts?.transformations ?? []), (a) => late.tagger?.transformation(a)],
-        });
+        super(
+            "cluster-platform:aws-tags:AwsTags",
+            name,
+            {},
+            {
+                ...opts,
+                transformations: [...(opts?.transformations ?? []), (a) => late.tagger?.transformation(a)],
+            },
+        );
 
         this.tagKeys = nextTagKeyState(args.previousTagKeys, Object.keys(args.userTags));
         const infrastructure = this.readInfrastructure(name, args);
         const installTags = this.installTagsOf(infrastructure);
-        this.installTagKeys = pulumi.output(installTags).apply((install) => nextInstallTagKeys(args.previousInstallTagKeys, Object.keys(install.tags)));
+        this.installTagKeys = pulumi
+            .output(installTags)
+            .apply((install) => nextInstallTagKeys(args.previousInstallTagKeys, Object.keys(install.tags)));
         const tagger = new ResourceTagger({
             userTags: args.userTags,
             installTags,
@@ -86,11 +106,18 @@ export class AwsTags extends pulumi.ComponentResource {
         this.tagger = late.tagger = tagger;
 
         if (args.assets.webhookRepository) {
-            this.webhookRepositoryUrl = new WebhookImageRepository(`${name}-webhook-image`, { clusterName: args.cluster.name, tagger }, { parent: this }).repositoryUrl;
+            this.webhookRepositoryUrl = new WebhookImageRepository(
+                `${name}-webhook-image`,
+                { clusterName: args.cluster.name, tagger },
+                { parent: this },
+            ).repositoryUrl;
         }
         if (args.assets.registryStorage) {
             if (!args.registryTrust) {
-                throw new pulumi.ResourceError("assets.registryStorage needs registryTrust (the config rules require aws.oidcProviderArn or aws.imageRegistryStorage.trustedPrincipalArn)", this);
+                throw new pulumi.ResourceError(
+                    "assets.registryStorage needs registryTrust (the config rules require aws.oidcProviderArn or aws.imageRegistryStorage.trustedPrincipalArn)",
+                    this,
+                );
             }
             this.registryStorage = new ImageRegistryStorage(
                 `${name}-image-registry`,
@@ -108,9 +135,12 @@ export class AwsTags extends pulumi.ComponentResource {
                 {
                     metadata: { name: TAGGED_STORAGE_CLASS, labels: platformLabels("aws-tags") },
                     provisioner: EBS_CSI_PROVISIONER,
-                    parameters: tagger
-                        .consumerTagsFor(`StorageClass ${JSON.stringify(TAGGED_STORAGE_CLASS)}`)
-                        .apply((tags) => ({ type: "gp3", encrypted: "true", "csi.storage.k8s.io/fstype": "ext4", ...ebsTagParameters(tags) })),
+                    parameters: tagger.consumerTagsFor(`StorageClass ${JSON.stringify(TAGGED_STORAGE_CLASS)}`).apply((tags) => ({
+                        type: "gp3",
+                        encrypted: "true",
+                        "csi.storage.k8s.io/fstype": "ext4",
+                        ...ebsTagParameters(tags),
+                    })),
                     reclaimPolicy: "Delete",
                     volumeBindingMode: "WaitForFirstConsumer",
                     allowVolumeExpansion: true,
@@ -143,7 +173,9 @@ export class AwsTags extends pulumi.ComponentResource {
             return undefined;
         }
         if (!args.cluster.live) {
-            const day2 = args.propagate ? ` and writing aws.userTags to Infrastructure/${INFRASTRUCTURE_NAME} spec.platformSpec.aws.resourceTags` : "";
+            const day2 = args.propagate
+                ? ` and writing aws.userTags to Infrastructure/${INFRASTRUCTURE_NAME} spec.platformSpec.aws.resourceTags`
+                : "";
             pulumi.log.warn(
                 `${skippedWithoutCluster(`reading the install-time tags (Infrastructure/${INFRASTRUCTURE_NAME} status.platformStatus.aws.resourceTags)${day2}`)}; AWS resources get aws.userTags and their own tags only`,
                 this,

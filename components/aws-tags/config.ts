@@ -28,7 +28,12 @@ export function normalizeAwsSection(raw: unknown, knownKeys: readonly string[]):
     for (const [key, entry] of Object.entries(raw)) {
         const canonical = knownKeys.includes(key) ? key : knownKeys.find((k) => k.toLowerCase() === key.toLowerCase());
         if (canonical !== undefined && canonical !== key && !(canonical in raw)) {
-            warnings.push(warningAt(["aws", key], `read as aws.${canonical} (keys are matched case-insensitively, as the installer reads install-config); spell it ${canonical}`));
+            warnings.push(
+                warningAt(
+                    ["aws", key],
+                    `read as aws.${canonical} (keys are matched case-insensitively, as the installer reads install-config); spell it ${canonical}`,
+                ),
+            );
             value[canonical] = entry;
         } else {
             value[key] = entry;
@@ -113,7 +118,9 @@ export function registryTrustOf(aws: RegistryTrustConfig): RegistryTrust | undef
     if (aws.oidcProviderArn !== undefined) {
         return { oidcProviderArn: aws.oidcProviderArn };
     }
-    return aws.imageRegistryStorage.trustedPrincipalArn === undefined ? undefined : { principalArn: aws.imageRegistryStorage.trustedPrincipalArn };
+    return aws.imageRegistryStorage.trustedPrincipalArn === undefined
+        ? undefined
+        : { principalArn: aws.imageRegistryStorage.trustedPrincipalArn };
 }
 
 /**
@@ -151,13 +158,20 @@ export function awsTagConfigProblems(aws: AwsTagConfig, planned: readonly Planne
 }
 
 /** `aws.ignoreTags` entries that cover a key of `aws.userTags` or a key a planned resource sets itself. */
-function ignoreTagsProblems(ignore: IgnoreTags, userTags: Readonly<Record<string, string>>, planned: readonly PlannedResource[]): Problem[] {
+function ignoreTagsProblems(
+    ignore: IgnoreTags,
+    userTags: Readonly<Record<string, string>>,
+    planned: readonly PlannedResource[],
+): Problem[] {
     const problems: Problem[] = [];
     const own = [...new Set(planned.flatMap((r) => Object.keys(r.ownTags)))];
     const check = (field: "keys" | "keyPrefixes", index: number, covers: (key: string) => boolean) => {
         const user = Object.keys(userTags).filter(covers);
         const stack = own.filter(covers);
-        const named = [...user.map((k) => `aws.userTags ${JSON.stringify(k)}`), ...stack.map((k) => `the stack's own tag ${JSON.stringify(k)}`)];
+        const named = [
+            ...user.map((k) => `aws.userTags ${JSON.stringify(k)}`),
+            ...stack.map((k) => `the stack's own tag ${JSON.stringify(k)}`),
+        ];
         if (named.length > 0) {
             problems.push({
                 path: formatPath(["aws", "ignoreTags", field, index]),

@@ -20,7 +20,9 @@ export const LOAD_BALANCER_TAGS_ANNOTATION = "service.beta.kubernetes.io/aws-loa
 export function consumerFormatProblems(key: string, value: string): string[] {
     const problems: string[] = [];
     if (key.includes("=")) {
-        problems.push(`key ${JSON.stringify(key)} contains "=", which the EBS CSI driver and the load balancer annotation use to separate key from value`);
+        problems.push(
+            `key ${JSON.stringify(key)} contains "=", which the EBS CSI driver and the load balancer annotation use to separate key from value`,
+        );
     }
     if (value.includes("=")) {
         problems.push(`value ${JSON.stringify(value)} contains "=", which the load balancer annotation would cut off`);

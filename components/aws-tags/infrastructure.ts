@@ -35,7 +35,9 @@ export type Day2TagsField = { present: false } | { present: true; listType: stri
  * its list type (`atomic` when unset, as Kubernetes reads it) and its item limit.
  */
 export function day2TagsField(crd: unknown): Day2TagsField {
-    const versions = (crd as { spec?: { versions?: { name?: string; served?: boolean; schema?: { openAPIV3Schema?: SchemaNode } }[] } } | undefined)?.spec?.versions;
+    const versions = (
+        crd as { spec?: { versions?: { name?: string; served?: boolean; schema?: { openAPIV3Schema?: SchemaNode } }[] } } | undefined
+    )?.spec?.versions;
     const v1 = versions?.find((v) => v.name === "v1" && v.served !== false);
     let node: SchemaNode | undefined = v1?.schema?.openAPIV3Schema;
     for (const step of FIELD_PATH) {
@@ -44,7 +46,11 @@ export function day2TagsField(crd: unknown): Day2TagsField {
     if (node === undefined) {
         return { present: false };
     }
-    return { present: true, listType: node["x-kubernetes-list-type"] ?? "atomic", ...(node.maxItems === undefined ? {} : { maxItems: node.maxItems }) };
+    return {
+        present: true,
+        listType: node["x-kubernetes-list-type"] ?? "atomic",
+        ...(node.maxItems === undefined ? {} : { maxItems: node.maxItems }),
+    };
 }
 
 /** The one warning when the cluster's API has no day-2 field: which versions have it, and what is still tagged. */
@@ -80,7 +86,9 @@ export function infrastructureTagsPatch(userTags: Readonly<Record<string, string
             name: INFRASTRUCTURE_NAME,
             annotations: { "pulumi.com/patchForce": "true", "pulumi.com/patchFieldManager": TAGS_FIELD_MANAGER },
         },
-        ...(fieldPresent && keys.length > 0 ? { spec: { platformSpec: { aws: { resourceTags: keys.map((key) => ({ key, value: userTags[key] })) } } } } : {}),
+        ...(fieldPresent && keys.length > 0
+            ? { spec: { platformSpec: { aws: { resourceTags: keys.map((key) => ({ key, value: userTags[key] })) } } } }
+            : {}),
     };
 }
 
@@ -88,18 +96,28 @@ export function infrastructureTagsPatch(userTags: Readonly<Record<string, string
  * With an atomic list (one owner for the whole list), the stack's forced apply replaces it:
  * entries others set that `aws.userTags` does not have leave it. Says which, or undefined.
  */
-export function replacedEntriesWarning(infrastructure: unknown, userTags: Readonly<Record<string, string>>, listType: string): string | undefined {
+export function replacedEntriesWarning(
+    infrastructure: unknown,
+    userTags: Readonly<Record<string, string>>,
+    listType: string,
+): string | undefined {
     if (listType !== "atomic") {
         return undefined;
     }
-    const live = (infrastructure as { spec?: { platformSpec?: { aws?: { resourceTags?: unknown } } } } | undefined)?.spec?.platformSpec?.aws?.resourceTags;
+    const live = (infrastructure as { spec?: { platformSpec?: { aws?: { resourceTags?: unknown } } } } | undefined)?.spec?.platformSpec?.aws
+        ?.resourceTags;
     const others = (Array.isArray(live) ? live : [])
         .map((entry) => (entry as { key?: unknown })?.key)
         .filter((key): key is string => typeof key === "string" && !(key in userTags));
     if (others.length === 0) {
         return undefined;
     }
-    return `${DAY2_FIELD} is an atomic list, so applying aws.userTags replaces it: ${[...new Set(others)].sort().map((k) => JSON.stringify(k)).join(", ")} set outside the stack leave the list (the operators stop managing them; they stay on AWS resources). Add them to aws.userTags to keep them`;
+    return `${DAY2_FIELD} is an atomic list, so applying aws.userTags replaces it: ${[...new Set(others)]
+        .sort()
+        .map((k) => JSON.stringify(k))
+        .join(
+            ", ",
+        )} set outside the stack leave the list (the operators stop managing them; they stay on AWS resources). Add them to aws.userTags to keep them`;
 }
 
 /** The error when `aws.userTags` has more tags than the cluster's list takes (the API server would refuse the patch). */

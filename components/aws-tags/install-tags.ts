@@ -26,13 +26,19 @@ export interface InstallTags {
 
 /** The install-time tags of an Infrastructure object as the API returns it. */
 export function installTagsFromInfrastructure(infrastructure: unknown): InstallTags {
-    const platformStatus = (infrastructure as { status?: { platformStatus?: { type?: unknown; aws?: { resourceTags?: unknown } } } } | undefined)
-        ?.status?.platformStatus;
+    const platformStatus = (
+        infrastructure as { status?: { platformStatus?: { type?: unknown; aws?: { resourceTags?: unknown } } } } | undefined
+    )?.status?.platformStatus;
     if (!platformStatus) {
         return { tags: {}, notes: ["Infrastructure/cluster has no status.platformStatus: no install-time tags"] };
     }
     if (platformStatus.type !== undefined && platformStatus.type !== "AWS") {
-        return { tags: {}, notes: [`Infrastructure/cluster status.platformStatus.type is ${JSON.stringify(platformStatus.type)}, not "AWS": no install-time tags`] };
+        return {
+            tags: {},
+            notes: [
+                `Infrastructure/cluster status.platformStatus.type is ${JSON.stringify(platformStatus.type)}, not "AWS": no install-time tags`,
+            ],
+        };
     }
     const entries = platformStatus.aws?.resourceTags;
     if (entries === undefined || entries === null) {
@@ -48,7 +54,9 @@ export function installTagsFromInfrastructure(infrastructure: unknown): InstallT
         if (typeof key !== "string" || typeof value !== "string") {
             notes.push(`${FIELD}[${index}] is not {key: string, value: string}: ${JSON.stringify(entry)}; left out`);
         } else if (key in tags) {
-            notes.push(`${FIELD}[${index}] repeats the key ${JSON.stringify(key)}; the first value ${JSON.stringify(tags[key])} is applied`);
+            notes.push(
+                `${FIELD}[${index}] repeats the key ${JSON.stringify(key)}; the first value ${JSON.stringify(tags[key])} is applied`,
+            );
         } else {
             tags[key] = value;
         }
@@ -59,7 +67,9 @@ export function installTagsFromInfrastructure(infrastructure: unknown): InstallT
         if (issue.key === undefined) {
             notes.push(`${FIELD}: ${issue.message}`);
         } else {
-            notes.push(`${FIELD} ${JSON.stringify(issue.key)}: ${issue.message}; this tag is left out, the other install-time tags are applied`);
+            notes.push(
+                `${FIELD} ${JSON.stringify(issue.key)}: ${issue.message}; this tag is left out, the other install-time tags are applied`,
+            );
             leftOut.add(issue.key);
         }
     }

@@ -82,11 +82,17 @@ export class ImageRegistryStorage extends pulumi.ComponentResource {
             `${resources.bucket}-encryption`,
             {
                 bucket: bucket.id,
-                rules: [{ applyServerSideEncryptionByDefault: { sseAlgorithm: "aws:kms", kmsMasterKeyId: key.arn }, bucketKeyEnabled: true }],
+                rules: [
+                    { applyServerSideEncryptionByDefault: { sseAlgorithm: "aws:kms", kmsMasterKeyId: key.arn }, bucketKeyEnabled: true },
+                ],
             },
             parent,
         );
-        const versioning = new aws.s3.BucketVersioning(`${resources.bucket}-versioning`, { bucket: bucket.id, versioningConfiguration: { status: "Enabled" } }, parent);
+        const versioning = new aws.s3.BucketVersioning(
+            `${resources.bucket}-versioning`,
+            { bucket: bucket.id, versioningConfiguration: { status: "Enabled" } },
+            parent,
+        );
         new aws.s3.BucketLifecycleConfiguration(
             `${resources.bucket}-lifecycle`,
             {

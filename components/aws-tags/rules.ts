@@ -92,7 +92,9 @@ export function reservedKeyProblems(key: string): string[] {
         problems.push(`key is in the ${reserved} namespace, which the platform reserves`);
     }
     if (key.toLowerCase().startsWith(AWS_RESERVED_PREFIX)) {
-        problems.push(`key starts with ${describeValue(key.slice(0, AWS_RESERVED_PREFIX.length))}: AWS reserves the prefix aws: for its own tags`);
+        problems.push(
+            `key starts with ${describeValue(key.slice(0, AWS_RESERVED_PREFIX.length))}: AWS reserves the prefix aws: for its own tags`,
+        );
     }
     return problems;
 }
@@ -108,7 +110,9 @@ export function tagValueProblems(value: string): string[] {
     const problems: string[] = [];
     const invalid = invalidCharacters(value);
     if (invalid.length > 0) {
-        problems.push(`value contains invalid characters ${invalid.join(", ")} in ${describeValue(value)}; allowed are ${TAG_CHARACTERS_RULE}`);
+        problems.push(
+            `value contains invalid characters ${invalid.join(", ")} in ${describeValue(value)}; allowed are ${TAG_CHARACTERS_RULE}`,
+        );
     }
     if (value.length === 0) {
         problems.push(`value is empty: a value has 1 to ${MAX_TAG_VALUE_LENGTH} characters (some AWS services reject empty values)`);
@@ -181,7 +185,10 @@ export function tagValueText(value: unknown): TagValueText {
             problem: `the YAML number ${describeValue(value)} is not an integer, so the text you wrote cannot be recovered from it (1.50 arrives as 1.5, 1e3 as 1000); quote the value`,
         };
     }
-    return { ok: false, problem: `expected a string tag value, got ${value === null ? "null" : Array.isArray(value) ? "array" : typeof value} ${describeValue(value)}` };
+    return {
+        ok: false,
+        problem: `expected a string tag value, got ${value === null ? "null" : Array.isArray(value) ? "array" : typeof value} ${describeValue(value)}`,
+    };
 }
 
 // ---------------------------------------------------------------- propagation flags
@@ -305,7 +312,9 @@ export function tagLimitProblem(type: string, name: string, merged: Pick<MergedT
 
 /** What AWS allows a resource of `type`, for messages. */
 export function tagLimitText(type: string): string {
-    return S3_OBJECT_TYPES.has(type) ? `S3 allows at most ${MAX_S3_OBJECT_TAGS} tags on an object` : `AWS allows at most ${MAX_TAGS_PER_RESOURCE} tags on a resource`;
+    return S3_OBJECT_TYPES.has(type)
+        ? `S3 allows at most ${MAX_S3_OBJECT_TAGS} tags on an object`
+        : `AWS allows at most ${MAX_TAGS_PER_RESOURCE} tags on a resource`;
 }
 
 /** The error for a resource that carries `count` tags (its own and its provider's defaults), over its type's limit; undefined when it fits. */

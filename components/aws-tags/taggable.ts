@@ -72,7 +72,8 @@ export function mapToListTags(tags: Readonly<Record<string, string>>, shape: Lis
     return Object.keys(tags)
         .sort()
         .map((key) => {
-            const base = declared.get(key) ?? Object.fromEntries(Object.keys(shape.requiredFields).map((f) => [f, LIST_ITEM_FIELD_VALUES[f]]));
+            const base =
+                declared.get(key) ?? Object.fromEntries(Object.keys(shape.requiredFields).map((f) => [f, LIST_ITEM_FIELD_VALUES[f]]));
             return { ...base, [shape.keyField]: key, [shape.valueField]: tags[key] };
         });
 }

@@ -77,7 +77,10 @@ const KINDS: Record<InjectableKind, { read: Reader; patch: PatchMaker }> = {
 function readLive(entry: CaInjectionEntry, name: string, opts: Opts): pulumi.Output<LiveObject> {
     const object = KINDS[entry.kind].read(name, entryId(entry), opts) as unknown as Record<string, pulumi.Output<unknown>>;
     const field = PATCH_FIELDS[entry.kind];
-    return pulumi.all({ metadata: object.metadata, [field]: object[field] } as Record<string, pulumi.Input<unknown>>) as unknown as pulumi.Output<LiveObject>;
+    return pulumi.all({ metadata: object.metadata, [field]: object[field] } as Record<
+        string,
+        pulumi.Input<unknown>
+    >) as unknown as pulumi.Output<LiveObject>;
 }
 
 /** The patch body with the server-side-apply options of a patch that writes something. */
@@ -91,7 +94,12 @@ function withPatchAnnotations<V>(plan: InjectionPlan<V>): PatchBody<V> {
 }
 
 /** Declares the Patch resource for `entry` whose content is `body`. */
-function declarePatch(entry: CaInjectionEntry, name: string, body: pulumi.Output<PatchBody<pulumi.Input<string>>>, opts: Opts): pulumi.CustomResource {
+function declarePatch(
+    entry: CaInjectionEntry,
+    name: string,
+    body: pulumi.Output<PatchBody<pulumi.Input<string>>>,
+    opts: Opts,
+): pulumi.CustomResource {
     const field = PATCH_FIELDS[entry.kind];
     // The object's identity is known from config, so a preview always names the object patched.
     const metadata = { name: entry.name, namespace: entry.namespace, annotations: body.apply((b) => b.metadata.annotations) };
@@ -124,7 +132,11 @@ export class CaInjection extends pulumi.ComponentResource {
         // Output inside the patch, so a preview still shows which fields are written.
         const plan = live.apply((object) =>
             attributedTo(this, () => {
-                const planned = planExistingInjection<pulumi.Input<string>>(entry, object, { mode: args.mode, platform: args.cluster.platform, bundle });
+                const planned = planExistingInjection<pulumi.Input<string>>(entry, object, {
+                    mode: args.mode,
+                    platform: args.cluster.platform,
+                    bundle,
+                });
                 if (planned.warning) {
                     pulumi.log.warn(planned.warning, this);
                 }
@@ -139,7 +151,12 @@ export class CaInjection extends pulumi.ComponentResource {
      * backend serves the certificate the stack issues here (`caSource.issue`) get the stack's; an
      * object whose CA is named (`caSource.configMap`) gets that CA, read from its ConfigMap.
      */
-    private bundleOf(entry: CaInjectionEntry, slug: string, stackBundle: BundleValue<pulumi.Output<string>>, args: CaInjectionArgs): BundleValue<pulumi.Output<string>> {
+    private bundleOf(
+        entry: CaInjectionEntry,
+        slug: string,
+        stackBundle: BundleValue<pulumi.Output<string>>,
+        args: CaInjectionArgs,
+    ): BundleValue<pulumi.Output<string>> {
         const source = entry.caSource;
         if (source?.issue) {
             // Once per Service and Secret, however many entries that backend serves.
@@ -158,7 +175,10 @@ export class CaInjection extends pulumi.ComponentResource {
             const pem = caSource.data.apply((data) => {
                 const value = data?.[key];
                 if (typeof value !== "string" || !value.includes("-----BEGIN CERTIFICATE-----")) {
-                    throw new pulumi.ResourceError(`caInjection: ${describeEntry(entry)}: caSource.configMap ${JSON.stringify(name)} has no PEM certificate under key ${JSON.stringify(key)}`, caSource);
+                    throw new pulumi.ResourceError(
+                        `caInjection: ${describeEntry(entry)}: caSource.configMap ${JSON.stringify(name)} has no PEM certificate under key ${JSON.stringify(key)}`,
+                        caSource,
+                    );
                 }
                 return value;
             });

@@ -52,11 +52,7 @@ export interface CaBundleInjection {
 }
 
 export type CaBundleKind =
-    | "MutatingWebhookConfiguration"
-    | "ValidatingWebhookConfiguration"
-    | "CustomResourceDefinition"
-    | "APIService"
-    | "ConfigMap";
+    "MutatingWebhookConfiguration" | "ValidatingWebhookConfiguration" | "CustomResourceDefinition" | "APIService" | "ConfigMap";
 
 /**
  * Issues serving certificates and CA bundles in one mode. index.ts creates the stack's issuer

@@ -69,7 +69,9 @@ export function injectCaBundle(kind: InjectableKind, object: Obj, injection: CaB
             throw new Error(`${what}: cert-manager's cainjector does not inject ConfigMaps; declare it in self-signed or service-ca mode`);
         }
         if (otherKeys.length > 0) {
-            throw new Error(`${what}: asks for the service CA bundle but also holds ${otherKeys.sort().join(", ")}, which service-ca would delete (it replaces the whole data); keep the bundle in a ConfigMap of its own`);
+            throw new Error(
+                `${what}: asks for the service CA bundle but also holds ${otherKeys.sort().join(", ")}, which service-ca would delete (it replaces the whole data); keep the bundle in a ConfigMap of its own`,
+            );
         }
     }
     const merged = { ...annotations, ...injection.annotations };

@@ -125,7 +125,9 @@ export class CertManagerIssuer implements CertificateIssuer {
     }
 
     servingCertificate(request: ServingCertificateRequest, parent: pulumi.Resource): ServingCertificate {
-        const { duration, renewBefore } = (certManagerCertificate(request, this.args) as { spec: { duration: string; renewBefore: string } }).spec;
+        const { duration, renewBefore } = (
+            certManagerCertificate(request, this.args) as { spec: { duration: string; renewBefore: string } }
+        ).spec;
         this.issued.push(delegatedExpiry("cert-manager", request.namespace, request.secretName, { duration, renewBefore }));
         const issuer = this.readIssuer(request, parent);
         const certificate = new k8s.apiextensions.CustomResource(

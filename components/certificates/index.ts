@@ -114,7 +114,9 @@ export class Certificates extends pulumi.ComponentResource {
      * (`certificateExpiry`, when there is any). Call after every component has issued its certificates.
      */
     stackOutputs(): Record<string, pulumi.Output<unknown>> {
-        const delegated = [...this.issuers.values()].flatMap((issuer) => (issuer instanceof ServiceCaIssuer || issuer instanceof CertManagerIssuer ? issuer.expiry() : []));
+        const delegated = [...this.issuers.values()].flatMap((issuer) =>
+            issuer instanceof ServiceCaIssuer || issuer instanceof CertManagerIssuer ? issuer.expiry() : [],
+        );
         const selfSigned = this.authority ? this.selfSigned.expiry() : pulumi.output<CertificateExpiry[]>([]);
         const expiry = selfSigned.apply((own) => [...own, ...delegated.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))]);
         return {

@@ -66,7 +66,10 @@ export function withBundleFields<V>(
             const clientConfig = objectAt(webhook, "clientConfig");
             return {
                 ...object,
-                spec: { ...spec, conversion: { ...conversion, webhook: { ...webhook, clientConfig: { ...clientConfig, caBundle: bundle.base64 } } } },
+                spec: {
+                    ...spec,
+                    conversion: { ...conversion, webhook: { ...webhook, clientConfig: { ...clientConfig, caBundle: bundle.base64 } } },
+                },
             };
         }
         case "MutatingWebhookConfiguration":
@@ -258,11 +261,18 @@ export function planExistingInjection<V>(entry: CaInjectionEntry, live: LiveObje
                 throw new Error(`caInjection: ${mismatch}`);
             }
             const names = (live.webhooks ?? []).map((w) => ({ name: w.name }));
-            const filled = withBundleFields(entry.kind, { ...patch, ...(names.length > 0 ? { webhooks: names } : {}) }, context.bundle, false);
+            const filled = withBundleFields(
+                entry.kind,
+                { ...patch, ...(names.length > 0 ? { webhooks: names } : {}) },
+                context.bundle,
+                false,
+            );
             return { patch: filled as unknown as PatchBody<V>, writes: true };
         }
         case "service-ca": {
-            const otherKeys = [...Object.keys(live.data ?? {}), ...Object.keys(live.binaryData ?? {})].filter((k) => k !== CONFIGMAP_BUNDLE_KEY);
+            const otherKeys = [...Object.keys(live.data ?? {}), ...Object.keys(live.binaryData ?? {})].filter(
+                (k) => k !== CONFIGMAP_BUNDLE_KEY,
+            );
             if (entry.kind === "ConfigMap" && otherKeys.length > 0) {
                 throw new Error(
                     `${what} holds other keys (${otherKeys.sort().join(", ")}), which service-ca's injection would delete (it replaces the whole data), and a copy made by the stack would go stale when service-ca rotates its CA; give the bundle a ConfigMap of its own, or point its consumers at ${entry.namespace}/${SERVICE_CA_BUNDLE_CONFIGMAP}, which OpenShift keeps current`,
@@ -280,4 +290,3 @@ export function planExistingInjection<V>(entry: CaInjectionEntry, live: LiveObje
             };
     }
 }
-

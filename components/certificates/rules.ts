@@ -153,7 +153,9 @@ const looseAt = (value: unknown, key: string): Loose => {
     return asRecord(inner) ?? {};
 };
 const serviceName = (service: Loose): string | undefined =>
-    typeof service.name === "string" ? `${typeof service.namespace === "string" ? service.namespace : "default"}/${service.name}` : undefined;
+    typeof service.name === "string"
+        ? `${typeof service.namespace === "string" ? service.namespace : "default"}/${service.name}`
+        : undefined;
 function clientConfigBackend(where: string, clientConfig: Loose): Backend {
     const service = serviceName(looseAt(clientConfig, "service"));
     return service ? { where, service } : { where, url: typeof clientConfig.url === "string" ? clientConfig.url : "(none)" };
@@ -167,7 +169,12 @@ export function backendsOf(kind: InjectableKind, live: Loose): Backend[] {
             return service ? [{ where: "spec.service", service }] : [];
         }
         case "CustomResourceDefinition":
-            return [clientConfigBackend("spec.conversion.webhook.clientConfig", looseAt(looseAt(looseAt(looseAt(live, "spec"), "conversion"), "webhook"), "clientConfig"))];
+            return [
+                clientConfigBackend(
+                    "spec.conversion.webhook.clientConfig",
+                    looseAt(looseAt(looseAt(looseAt(live, "spec"), "conversion"), "webhook"), "clientConfig"),
+                ),
+            ];
         case "MutatingWebhookConfiguration":
         case "ValidatingWebhookConfiguration": {
             const webhooks = Array.isArray(live.webhooks) ? (live.webhooks as Loose[]) : [];
@@ -251,10 +258,20 @@ export function caInjectionModeProblems(mode: CertificateMode, entries: Readonly
 function caSourceProblems(mode: CertificateMode, entry: CaInjectionEntry, i: number): Problem[] {
     const path = formatPath(["caInjection", i, "caSource"]);
     if (entry.kind === "ConfigMap" && entry.caSource) {
-        return [{ path, message: `${describeEntry(entry)}: a ConfigMap is a trust bundle with no backend: it receives the stack's CA, so caSource does not apply` }];
+        return [
+            {
+                path,
+                message: `${describeEntry(entry)}: a ConfigMap is a trust bundle with no backend: it receives the stack's CA, so caSource does not apply`,
+            },
+        ];
     }
     if (mode !== "self-signed" && entry.caSource) {
-        return [{ path, message: `${describeEntry(entry)}: is only used when certificates.mode is "self-signed" (mode is ${describeValue(mode)}: the injector knows the CA)` }];
+        return [
+            {
+                path,
+                message: `${describeEntry(entry)}: is only used when certificates.mode is "self-signed" (mode is ${describeValue(mode)}: the injector knows the CA)`,
+            },
+        ];
     }
     return [];
 }

@@ -148,7 +148,10 @@ export class SelfSignedIssuer implements CertificateIssuer {
     servingCertificate(request: ServingCertificateRequest, parent: pulumi.Resource): ServingCertificate {
         const secretKey = `${request.namespace}/${request.secretName}`;
         if (this.served.has(secretKey)) {
-            throw new pulumi.ResourceError(`serving certificate ${secretKey} is issued twice (resource prefix ${request.resourcePrefix})`, parent);
+            throw new pulumi.ResourceError(
+                `serving certificate ${secretKey} is issued twice (resource prefix ${request.resourcePrefix})`,
+                parent,
+            );
         }
         const ca = this.args.authority();
         const prefix = request.resourcePrefix;
@@ -207,9 +210,9 @@ export class SelfSignedIssuer implements CertificateIssuer {
         return {
             request,
             serviceAnnotations: {},
-            podTemplateAnnotations: pulumi
-                .all([certificatePem, caPem])
-                .apply(([cert, bundle]): Record<string, string> => ({ [SERVING_CERT_HASH_ANNOTATION]: servingCertificateHash(cert, bundle) })),
+            podTemplateAnnotations: pulumi.all([certificatePem, caPem]).apply(([cert, bundle]): Record<string, string> => ({
+                [SERVING_CERT_HASH_ANNOTATION]: servingCertificateHash(cert, bundle),
+            })),
             dependencies: [secret],
         };
     }
@@ -234,10 +237,12 @@ export class SelfSignedIssuer implements CertificateIssuer {
     expiry(): pulumi.Output<CertificateExpiry[]> {
         const ca = this.args.authority();
         const keys = [...this.served.keys()].sort();
-        return pulumi.all([ca.certificatePem, ...keys.map((k) => this.served.get(k)!)]).apply(([caPem, ...pems]) => [
-            selfSignedExpiry("CA", "ca", caPem, this.args.renewBeforeDays),
-            ...keys.map((k, i) => selfSignedExpiry(k, "serving", pems[i], this.args.renewBeforeDays)),
-        ]);
+        return pulumi
+            .all([ca.certificatePem, ...keys.map((k) => this.served.get(k)!)])
+            .apply(([caPem, ...pems]) => [
+                selfSignedExpiry("CA", "ca", caPem, this.args.renewBeforeDays),
+                ...keys.map((k, i) => selfSignedExpiry(k, "serving", pems[i], this.args.renewBeforeDays)),
+            ]);
     }
 
     /** What this update publishes, for the next one to read back (the `certificateTrust` output). */

@@ -50,7 +50,9 @@ export function parseTrustState(value: unknown): { state?: TrustState; warning?:
     try {
         [...candidate.caBundle!, ...Object.values(candidate.servingCertificates!)].forEach((pem) => new X509Certificate(pem));
     } catch (error) {
-        return { warning: `the previous update's ${TRUST_STATE_OUTPUT} output holds a certificate that does not parse (${(error as Error).message}); CA rotation starts afresh` };
+        return {
+            warning: `the previous update's ${TRUST_STATE_OUTPUT} output holds a certificate that does not parse (${(error as Error).message}); CA rotation starts afresh`,
+        };
     }
     return { state: { caBundle: [...candidate.caBundle!], servingCertificates: { ...candidate.servingCertificates! } } };
 }

@@ -19,11 +19,13 @@ export const PULUMI_CLI_REQUIREMENTS: readonly CliRequirement[] = [
     },
     {
         version: "3.208.0",
-        feature: "the `replacementTrigger` resource option: the self-signed CA's private key rotates with the CA; older engines ignore the option, so the key never rotates",
+        feature:
+            "the `replacementTrigger` resource option: the self-signed CA's private key rotates with the CA; older engines ignore the option, so the key never rotates",
     },
     {
         version: "3.226.0",
-        feature: "replacementTrigger compared by value (pulumi/pulumi#22119): the Node.js SDK sends the trigger as an output during preview, and older engines then show the CA key replaced on every preview",
+        feature:
+            "replacementTrigger compared by value (pulumi/pulumi#22119): the Node.js SDK sends the trigger as an output during preview, and older engines then show the CA key replaced on every preview",
     },
 ];
 

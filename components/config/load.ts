@@ -4,8 +4,7 @@ import { crossSectionRules } from "./rules";
 import { SECTION_INPUTS, SECTION_NAMES, SECTIONS, SectionName, StackConfig } from "./schema";
 
 export type ValidationResult =
-    | { ok: true; config: StackConfig; warnings: string[] }
-    | { ok: false; problems: Problem[]; warnings: string[] };
+    { ok: true; config: StackConfig; warnings: string[] } | { ok: false; problems: Problem[]; warnings: string[] };
 
 /**
  * Validates the whole stack config at once. `raw` maps top-level keys (without namespace)

@@ -39,7 +39,7 @@ function typeOf(schema: JsonSchema): string {
     if (schema.anyOf) {
         return schema.anyOf.map(typeOf).join(" \\| ");
     }
-    const type = Array.isArray(schema.type) ? schema.type.join(" \\| ") : schema.type ?? "any";
+    const type = Array.isArray(schema.type) ? schema.type.join(" \\| ") : (schema.type ?? "any");
     if (type === "array" && schema.items) {
         return `list of ${typeOf(schema.items)}`;
     }

@@ -24,7 +24,8 @@ export function crossSectionRules(config: Partial<StackConfig>): RuleResult {
     if (reconcile?.enabled && cluster?.renderYamlToDirectory !== undefined) {
         problems.push({
             path: "reconcile.enabled",
-            message: "true needs a live cluster, but cluster.renderYamlToDirectory renders YAML instead: PKO would apply what a render only writes",
+            message:
+                "true needs a live cluster, but cluster.renderYamlToDirectory renders YAML instead: PKO would apply what a render only writes",
         });
     }
     if (reconcile?.enabled && certificates) {
@@ -72,7 +73,11 @@ export function crossSectionRules(config: Partial<StackConfig>): RuleResult {
     }
 
     operators?.forEach((op, i) => {
-        if (certificates && op.certificates?.issuer && effectiveCertificateSettings(certificates, op.certificates).mode !== "cert-manager") {
+        if (
+            certificates &&
+            op.certificates?.issuer &&
+            effectiveCertificateSettings(certificates, op.certificates).mode !== "cert-manager"
+        ) {
             problems.push({
                 path: formatPath(["operators", i, "certificates", "issuer"]),
                 message: `operator ${describeValue(op.name)}: is only used when the operator's certificate mode is "cert-manager" (it is ${describeValue(effectiveCertificateSettings(certificates, op.certificates).mode)})`,

@@ -20,7 +20,14 @@ import {
     DRIVER_SERVICE_ACCOUNTS,
     RuleIssue,
 } from "../subscriptions/rules";
-import { CERTIFICATE_MODES, INJECTABLE_KINDS, INJECTION_TARGETS, InjectableKind, NAMESPACED_NAME, NAMESPACED_NAME_RULE } from "../certificates/rules";
+import {
+    CERTIFICATE_MODES,
+    INJECTABLE_KINDS,
+    INJECTION_TARGETS,
+    InjectableKind,
+    NAMESPACED_NAME,
+    NAMESPACED_NAME_RULE,
+} from "../certificates/rules";
 import { DEFAULT_WEBHOOK_TIMEOUT_SECONDS, MAX_WEBHOOK_TIMEOUT_SECONDS, MIN_FAIL_CLOSED_REPLICAS } from "../admission-webhook/rules";
 
 /**
@@ -89,35 +96,25 @@ export const clusterSchema = z
         platform: z
             .enum(["openshift", "kubernetes"])
             .meta({ description: "Cluster flavour: `openshift` enables service-ca, console samples and OpenShift reads." }),
-        renderYamlToDirectory: nonEmpty()
-            .optional()
-            .meta({
-                description:
-                    "When set, the Kubernetes provider writes manifests to this directory instead of applying them; the program then makes no cluster reads and declares no server-side-apply patches.",
-            }),
-        kubeContext: nonEmpty()
-            .optional()
-            .meta({
-                description:
-                    "Live stacks name their cluster with exactly one of kubeContext, kubeconfig or inCluster. kubeContext: the context, in the kubeconfig the admin's environment selects (`KUBECONFIG`, else `~/.kube/config`), of this stack's cluster.",
-            }),
-        kubeconfig: nonEmpty()
-            .optional()
-            .meta({
-                description:
-                    "Path of a kubeconfig file (relative to the project) whose current context is this stack's cluster; the provider keeps the path, never the file's credentials.",
-            }),
-        inCluster: z
-            .boolean()
-            .optional()
-            .meta({
-                description:
-                    "`true`: the program runs in a pod of this cluster (e.g. a Pulumi Kubernetes Operator workspace) and uses the pod's service account (client-go's in-cluster config); no kubeconfig is read.",
-            }),
+        renderYamlToDirectory: nonEmpty().optional().meta({
+            description:
+                "When set, the Kubernetes provider writes manifests to this directory instead of applying them; the program then makes no cluster reads and declares no server-side-apply patches.",
+        }),
+        kubeContext: nonEmpty().optional().meta({
+            description:
+                "Live stacks name their cluster with exactly one of kubeContext, kubeconfig or inCluster. kubeContext: the context, in the kubeconfig the admin's environment selects (`KUBECONFIG`, else `~/.kube/config`), of this stack's cluster.",
+        }),
+        kubeconfig: nonEmpty().optional().meta({
+            description:
+                "Path of a kubeconfig file (relative to the project) whose current context is this stack's cluster; the provider keeps the path, never the file's credentials.",
+        }),
+        inCluster: z.boolean().optional().meta({
+            description:
+                "`true`: the program runs in a pod of this cluster (e.g. a Pulumi Kubernetes Operator workspace) and uses the pod's service account (client-go's in-cluster config); no kubeconfig is read.",
+        }),
     })
     .meta({
-        description:
-            "The cluster this stack governs: `{name, platform, renderYamlToDirectory?, kubeContext? | kubeconfig? | inCluster?}`.",
+        description: "The cluster this stack governs: `{name, platform, renderYamlToDirectory?, kubeContext? | kubeconfig? | inCluster?}`.",
     });
 
 // ---------------------------------------------------------------- certificates
@@ -136,13 +133,10 @@ const validDays = (...values: unknown[]) => values.every((v) => DAYS.safeParse(v
 
 export const certificatesSchema = z
     .strictObject({
-        mode: z
-            .enum(CERTIFICATE_MODES)
-            .default("self-signed")
-            .meta({
-                description:
-                    "Who issues serving certificates and CA bundles: the stack's own CA, OpenShift's service-ca operator, or cert-manager.",
-            }),
+        mode: z.enum(CERTIFICATE_MODES).default("self-signed").meta({
+            description:
+                "Who issues serving certificates and CA bundles: the stack's own CA, OpenShift's service-ca operator, or cert-manager.",
+        }),
         caValidityDays: validityDays(790, "Validity of the stack's CA certificate, in days (self-signed mode)."),
         certValidityDays: validityDays(730, "Validity of each serving certificate, in days."),
         renewBeforeDays: validityDays(30, "Renew a certificate this many days before it expires."),
@@ -150,7 +144,7 @@ export const certificatesSchema = z
     })
     .superRefine((c, ctx) => {
         if (c.mode === "cert-manager" && !c.issuer) {
-            ctx.addIssue({ code: "custom", path: ["issuer"], message: "is required when mode is \"cert-manager\"" });
+            ctx.addIssue({ code: "custom", path: ["issuer"], message: 'is required when mode is "cert-manager"' });
         }
         if (c.mode !== "cert-manager" && c.issuer) {
             ctx.addIssue({
@@ -175,16 +169,15 @@ export const certificatesSchema = z
         }
     })
     .meta({
-        description:
-            "Certificates for webhooks and services: `{mode, caValidityDays, certValidityDays, renewBeforeDays, issuer?}`.",
+        description: "Certificates for webhooks and services: `{mode, caValidityDays, certValidityDays, renewBeforeDays, issuer?}`.",
     });
 
 // ---------------------------------------------------------------- caInjection
 
 /** The kinds that receive a CA bundle (seed 001), and whether each is namespaced. */
-export const CA_INJECTION_KINDS = Object.fromEntries(
-    INJECTABLE_KINDS.map((kind) => [kind, INJECTION_TARGETS[kind].namespaced]),
-) as { readonly [K in InjectableKind]: (typeof INJECTION_TARGETS)[K]["namespaced"] };
+export const CA_INJECTION_KINDS = Object.fromEntries(INJECTABLE_KINDS.map((kind) => [kind, INJECTION_TARGETS[kind].namespaced])) as {
+    readonly [K in InjectableKind]: (typeof INJECTION_TARGETS)[K]["namespaced"];
+};
 
 const namespacedName = (description: string) => ruled((v) => NAMESPACED_NAME.test(v), NAMESPACED_NAME_RULE).meta({ description });
 
@@ -193,8 +186,13 @@ const caSourceSchema = z
     .strictObject({
         issue: z
             .strictObject({
-                service: namespacedName("`<namespace>/<name>` of the object's backend Service, whose serving certificate the stack issues."),
-                secretName: dnsSubdomain().meta({ description: "The `kubernetes.io/tls` Secret, in the Service's namespace, the stack writes that certificate to (mount it in the backend)." }),
+                service: namespacedName(
+                    "`<namespace>/<name>` of the object's backend Service, whose serving certificate the stack issues.",
+                ),
+                secretName: dnsSubdomain().meta({
+                    description:
+                        "The `kubernetes.io/tls` Secret, in the Service's namespace, the stack writes that certificate to (mount it in the backend).",
+                }),
             })
             .optional()
             .meta({ description: "The stack issues the backend Service's serving certificate, so its own CA is the right one." }),
@@ -294,10 +292,7 @@ const localRef = (what: string) =>
 
 const bundleCommon = {
     name: z.string().meta({ description: "Bundle name (DNS-1123 subdomain)." }),
-    alwaysInject: z
-        .boolean()
-        .default(false)
-        .meta({ description: "Label the bundle `subscription.openshift.io/always-inject: \"true\"`." }),
+    alwaysInject: z.boolean().default(false).meta({ description: 'Label the bundle `subscription.openshift.io/always-inject: "true"`.' }),
 };
 
 const clusterBundleSchema = z
@@ -310,10 +305,10 @@ const clusterBundleSchema = z
             .array(clusterRef("yum repository ConfigMap"))
             .default([])
             .meta({ description: "ConfigMaps holding `.repo` files, each `{name, namespace}`." }),
-        aggregateToClusterRoles: z
-            .array(z.string())
-            .default([])
-            .meta({ description: "Cluster roles the bundle's generated ClusterRole aggregates to (admin, edit, view, or roles in allowedAggregationRoles)." }),
+        aggregateToClusterRoles: z.array(z.string()).default([]).meta({
+            description:
+                "Cluster roles the bundle's generated ClusterRole aggregates to (admin, edit, view, or roles in allowedAggregationRoles).",
+        }),
     })
     .superRefine((bundle, ctx) => report(ctx, clusterBundleIssues(bundle)));
 
@@ -334,9 +329,7 @@ const bundleSchema = z
 export const subscriptionsSchema = z
     .strictObject({
         enabled: z.boolean().default(false).meta({ description: "Install subscription injection (seed 000)." }),
-        namespace: dnsLabel()
-            .default("subscription-injection")
-            .meta({ description: "Namespace of the subscription injection webhook." }),
+        namespace: dnsLabel().default("subscription-injection").meta({ description: "Namespace of the subscription injection webhook." }),
         webhook: withFieldDefaults(
             z.strictObject({
                 replicas: z.number().int().min(1).max(50).default(3).meta({ description: "Webhook replicas." }),
@@ -350,28 +343,24 @@ export const subscriptionsSchema = z
                     .min(1)
                     .max(MAX_WEBHOOK_TIMEOUT_SECONDS)
                     .default(DEFAULT_WEBHOOK_TIMEOUT_SECONDS)
-                    .meta({ description: `Admission timeout, 1-${MAX_WEBHOOK_TIMEOUT_SECONDS} seconds (the platform's one webhook-timeout limit).` }),
-                image: nonEmpty()
-                    .optional()
-                    .meta({ description: "Webhook image reference; default: `<webhookImage.repository>@sha256:<digest>` of the image this stack builds." }),
-                excludedNamespaces: z
-                    .array(dnsLabel())
-                    .default([])
                     .meta({
-                        description:
-                            "Namespaces whose pods the webhook never sees, beyond its own, the control plane's, the certificate issuer's, the Shared Resource CSI driver's and (OpenShift) the platform's.",
+                        description: `Admission timeout, 1-${MAX_WEBHOOK_TIMEOUT_SECONDS} seconds (the platform's one webhook-timeout limit).`,
                     }),
-                readNamespaces: z
-                    .array(dnsLabel())
-                    .default([])
-                    .meta({
-                        description:
-                            "Namespaces, beyond those the declared bundles reference, whose Secrets and ConfigMaps the webhook may list (for Bundles created outside this config).",
-                    }),
-                readAllNamespaces: z
-                    .boolean()
-                    .default(false)
-                    .meta({ description: "Let the webhook list Secrets and ConfigMaps in every namespace (cluster-wide read; off by default)." }),
+                image: nonEmpty().optional().meta({
+                    description:
+                        "Webhook image reference; default: `<webhookImage.repository>@sha256:<digest>` of the image this stack builds.",
+                }),
+                excludedNamespaces: z.array(dnsLabel()).default([]).meta({
+                    description:
+                        "Namespaces whose pods the webhook never sees, beyond its own, the control plane's, the certificate issuer's, the Shared Resource CSI driver's and (OpenShift) the platform's.",
+                }),
+                readNamespaces: z.array(dnsLabel()).default([]).meta({
+                    description:
+                        "Namespaces, beyond those the declared bundles reference, whose Secrets and ConfigMaps the webhook may list (for Bundles created outside this config).",
+                }),
+                readAllNamespaces: z.boolean().default(false).meta({
+                    description: "Let the webhook list Secrets and ConfigMaps in every namespace (cluster-wide read; off by default).",
+                }),
             }),
         )
             .superRefine((w, ctx) => {
@@ -392,7 +381,10 @@ export const subscriptionsSchema = z
             .array(clusterBundleSchema)
             .default([])
             .superRefine(unique((b) => b.name, "ClusterBundle name"))
-            .meta({ description: "ClusterBundles to declare, each `{name, alwaysInject, entitlements, yumRepositories, aggregateToClusterRoles}`." }),
+            .meta({
+                description:
+                    "ClusterBundles to declare, each `{name, alwaysInject, entitlements, yumRepositories, aggregateToClusterRoles}`.",
+            }),
         bundles: z
             .array(bundleSchema)
             .default([])
@@ -415,8 +407,7 @@ export const subscriptionsSchema = z
                             "The Shared Resource CSI driver's service account, which gets read access to each shared Secret/ConfigMap. Default: Builds for OpenShift's `openshift-builds/csi-driver-shared-resource`; OpenShift 4.10-4.17 Tech Preview: `openshift-cluster-csi-drivers/csi-driver-shared-resource-plugin`.",
                     }),
             }),
-        )
-            .meta({ description: "The Shared Resource CSI driver that mounts ClusterBundles: `{serviceAccount:{name, namespace}}`." }),
+        ).meta({ description: "The Shared Resource CSI driver that mounts ClusterBundles: `{serviceAccount:{name, namespace}}`." }),
     })
     .superRefine((s, ctx) => {
         report(ctx, aggregationRoleIssues(s.clusterBundles, s.allowedAggregationRoles));
@@ -430,18 +421,15 @@ export const subscriptionsSchema = z
 
 export const olmSchema = z
     .strictObject({
-        disableOLMAggregateCRDRoles: z
-            .boolean()
-            .default(false)
-            .meta({ description: "Do not declare OLM's aggregate-olm-edit and aggregate-olm-view ClusterRoles (OLM itself may still keep them)." }),
-        disableAggregateCRDRoles: z
-            .boolean()
-            .default(false)
-            .meta({ description: "Do not declare the per-CRD admin/edit/view/crdview aggregate ClusterRoles for the operators this stack installs." }),
-        disableAllNamespacePermissionPromotion: z
-            .boolean()
-            .default(false)
-            .meta({ description: "Do not promote the namespaced permissions of the AllNamespaces operators this stack installs to cluster scope." }),
+        disableOLMAggregateCRDRoles: z.boolean().default(false).meta({
+            description: "Do not declare OLM's aggregate-olm-edit and aggregate-olm-view ClusterRoles (OLM itself may still keep them).",
+        }),
+        disableAggregateCRDRoles: z.boolean().default(false).meta({
+            description: "Do not declare the per-CRD admin/edit/view/crdview aggregate ClusterRoles for the operators this stack installs.",
+        }),
+        disableAllNamespacePermissionPromotion: z.boolean().default(false).meta({
+            description: "Do not promote the namespaced permissions of the AllNamespaces operators this stack installs to cluster scope.",
+        }),
         manageOLMConfig: z
             .boolean()
             .default(false)
@@ -461,7 +449,7 @@ const operatorCertificatesSchema = z
     })
     .superRefine((c, ctx) => {
         if (c.mode === "cert-manager" && !c.issuer) {
-            ctx.addIssue({ code: "custom", path: ["issuer"], message: "is required when mode is \"cert-manager\"" });
+            ctx.addIssue({ code: "custom", path: ["issuer"], message: 'is required when mode is "cert-manager"' });
         }
     });
 
@@ -469,7 +457,10 @@ const operatorCertificatesSchema = z
  * Operators sharing a namespace share what OLM keeps per namespace (one OperatorGroup: the
  * target namespaces) and the Namespace object itself (created once, or not at all).
  */
-function sharedNamespaceRules(operators: { name: string; namespace: string; targetNamespaces: string[]; createNamespace: boolean }[], ctx: z.RefinementCtx) {
+function sharedNamespaceRules(
+    operators: { name: string; namespace: string; targetNamespaces: string[]; createNamespace: boolean }[],
+    ctx: z.RefinementCtx,
+) {
     const first = new Map<string, number>();
     operators.forEach((op, i) => {
         const j = first.get(op.namespace);
@@ -560,7 +551,7 @@ const userTagValue = z.union([z.string(), z.number(), z.boolean()]).transform((v
 
 const awsFields = {
     enabled: z.boolean().default(false).meta({ description: "Create and tag the stack's AWS assets." }),
-    region: ruled((r) => AWS_REGION.test(r), "is not an AWS region name such as \"us-east-1\"")
+    region: ruled((r) => AWS_REGION.test(r), 'is not an AWS region name such as "us-east-1"')
         .optional()
         .meta({ description: "AWS region of the cluster's assets (required when enabled)." }),
     userTags: z
@@ -580,18 +571,18 @@ const awsFields = {
             description:
                 "User-defined tags applied to every taggable AWS resource (at most 25; keys and values of letters, digits, spaces and `_ . : / = + - @`; no `Name`, `aws:`, kubernetes.io or openshift.io keys). Unquoted YAML integers and booleans are read as their text, with a warning.",
         }),
-    propagateUserTags: z
-        .boolean()
-        .optional()
-        .meta({
-            description:
-                "Propagate aws.userTags to what the cluster creates in AWS: on OpenShift, server-side-applied to Infrastructure/cluster spec.platformSpec.aws.resourceTags for its own operators (when the cluster's API has that field); the gp3-csi-tagged StorageClass and LoadBalancer Services the stack declares. Omitted means true (seed 004).",
-        }),
+    propagateUserTags: z.boolean().optional().meta({
+        description:
+            "Propagate aws.userTags to what the cluster creates in AWS: on OpenShift, server-side-applied to Infrastructure/cluster spec.platformSpec.aws.resourceTags for its own operators (when the cluster's API has that field); the gp3-csi-tagged StorageClass and LoadBalancer Services the stack declares. Omitted means true (seed 004).",
+    }),
     experimentalPropagateUserTags: z
         .boolean()
         .optional()
         .meta({ description: "Deprecated spelling of propagateUserTags; wins over it when both are set (with a deprecation warning)." }),
-    oidcProviderArn: ruled((a) => IAM_OIDC_PROVIDER_ARN.test(a), "is not an IAM OIDC provider ARN such as \"arn:aws:iam::123456789012:oidc-provider/oidc.example.com/cluster\"")
+    oidcProviderArn: ruled(
+        (a) => IAM_OIDC_PROVIDER_ARN.test(a),
+        'is not an IAM OIDC provider ARN such as "arn:aws:iam::123456789012:oidc-provider/oidc.example.com/cluster"',
+    )
         .optional()
         .meta({
             description:
@@ -599,7 +590,10 @@ const awsFields = {
         }),
     imageRegistryStorage: z
         .strictObject({
-            enabled: z.boolean().default(false).meta({ description: "Create the image registry's S3 bucket, KMS key, IAM role and policy." }),
+            enabled: z
+                .boolean()
+                .default(false)
+                .meta({ description: "Create the image registry's S3 bucket, KMS key, IAM role and policy." }),
             trustedPrincipalArn: ruled((a) => IAM_ROLE_OR_USER_ARN.test(a), IAM_PRINCIPAL_RULE)
                 .optional()
                 .meta({
@@ -654,34 +648,35 @@ export const awsSchema = z
 
 export const webhookImageSchema = z
     .strictObject({
-        repository: checked(repositoryProblem)
-            .default(DEFAULT_WEBHOOK_REPOSITORY)
-            .meta({
-                description:
-                    "Image repository `[host[:port]/]path`. Output registry: where the image is pushed (without a host and with aws.enabled, the stack's ECR repository instead). Output oci-layout: the name the image is pushed under later; the layout is written to `out/oci/<repository>`.",
-            }),
-        baseImage: checked(baseImageProblem)
-            .default(DEFAULT_BASE_IMAGE)
-            .meta({ description: "Base image with Node.js, pinned by digest (`name[:tag]@sha256:...`); the default is distroless Node.js 22 (nonroot)." }),
-        output: z
-            .enum(["registry", "oci-layout"])
-            .optional()
-            .meta({
-                description:
-                    "Push to `repository` through the registry API, or write an OCI image layout directory (`out/oci/<repository>`). Default: `registry` for a live stack (the cluster must pull the image), `oci-layout` with cluster.renderYamlToDirectory.",
-            }),
+        repository: checked(repositoryProblem).default(DEFAULT_WEBHOOK_REPOSITORY).meta({
+            description:
+                "Image repository `[host[:port]/]path`. Output registry: where the image is pushed (without a host and with aws.enabled, the stack's ECR repository instead). Output oci-layout: the name the image is pushed under later; the layout is written to `out/oci/<repository>`.",
+        }),
+        baseImage: checked(baseImageProblem).default(DEFAULT_BASE_IMAGE).meta({
+            description:
+                "Base image with Node.js, pinned by digest (`name[:tag]@sha256:...`); the default is distroless Node.js 22 (nonroot).",
+        }),
+        output: z.enum(["registry", "oci-layout"]).optional().meta({
+            description:
+                "Push to `repository` through the registry API, or write an OCI image layout directory (`out/oci/<repository>`). Default: `registry` for a live stack (the cluster must pull the image), `oci-layout` with cluster.renderYamlToDirectory.",
+        }),
         platforms: z
             .array(checked((p) => (parsePlatform(p) === undefined ? PLATFORM_RULE : undefined)))
             .min(1)
             .default([...DEFAULT_PLATFORMS])
             .superRefine(unique((p) => p, "platform"))
-            .meta({ description: "Platforms to build for, e.g. `[\"linux/amd64\", \"linux/arm64\"]`; several give a multi-platform image index." }),
-        deleteOnDestroy: z
-            .boolean()
-            .default(false)
-            .meta({ description: "Delete the image from the registry when the stack deletes it; by default images stay (running pods and rollbacks pull them)." }),
+            .meta({
+                description: 'Platforms to build for, e.g. `["linux/amd64", "linux/arm64"]`; several give a multi-platform image index.',
+            }),
+        deleteOnDestroy: z.boolean().default(false).meta({
+            description:
+                "Delete the image from the registry when the stack deletes it; by default images stay (running pods and rollbacks pull them).",
+        }),
     })
-    .meta({ description: "The subscription webhook image the stack builds: `{repository, baseImage, output?: registry|oci-layout, platforms, deleteOnDestroy}`." });
+    .meta({
+        description:
+            "The subscription webhook image the stack builds: `{repository, baseImage, output?: registry|oci-layout, platforms, deleteOnDestroy}`.",
+    });
 
 // ---------------------------------------------------------------- reconcile
 
@@ -696,7 +691,9 @@ const secretKeyRef = (what: string) =>
 
 export const reconcileSchema = z
     .strictObject({
-        enabled: z.boolean().default(false).meta({ description: "Install a Pulumi Kubernetes Operator Stack that runs this stack on a schedule from inside the cluster." }),
+        enabled: z.boolean().default(false).meta({
+            description: "Install a Pulumi Kubernetes Operator Stack that runs this stack on a schedule from inside the cluster.",
+        }),
         namespace: dnsLabel()
             .default("cluster-platform-reconcile")
             .meta({ description: "Namespace of the PKO Stack, its ServiceAccount and the Secrets `environment` names." }),
@@ -708,10 +705,14 @@ export const reconcileSchema = z
             .strictObject({
                 repository: nonEmpty().meta({ description: "Git URL of the repository holding this project." }),
                 branch: nonEmpty().optional().meta({ description: "Branch to follow (PKO polls it every resync); or `commit`." }),
-                commit: ruled((c) => GIT_COMMIT.test(c), "is not a full 40-character commit hash").optional().meta({ description: "Commit to run; or `branch`." }),
+                commit: ruled((c) => GIT_COMMIT.test(c), "is not a full 40-character commit hash")
+                    .optional()
+                    .meta({ description: "Commit to run; or `branch`." }),
                 directory: nonEmpty().optional().meta({ description: "Directory of Pulumi.yaml in the repository (default: its root)." }),
                 shallow: z.boolean().default(false).meta({ description: "Shallow checkout (PKO `shallow`)." }),
-                accessTokenSecret: secretKeyRef("a git access token").optional().meta({ description: "Secret key holding a personal access token for the repository." }),
+                accessTokenSecret: secretKeyRef("a git access token")
+                    .optional()
+                    .meta({ description: "Secret key holding a personal access token for the repository." }),
             })
             .optional()
             .meta({ description: "Program source from git: `{repository, branch | commit, directory?, shallow, accessTokenSecret?}`." }),
@@ -733,7 +734,11 @@ export const reconcileSchema = z
             .superRefine((env, ctx) => {
                 for (const name of Object.keys(env)) {
                     if (!ENV_NAME.test(name)) {
-                        ctx.addIssue({ code: "custom", path: [name], message: `${describeValue(name)} is not an environment variable name (letters, digits, _; not starting with a digit)` });
+                        ctx.addIssue({
+                            code: "custom",
+                            path: [name],
+                            message: `${describeValue(name)} is not an environment variable name (letters, digits, _; not starting with a digit)`,
+                        });
                     }
                 }
             })
@@ -741,12 +746,10 @@ export const reconcileSchema = z
                 description:
                     "Environment of PKO's runs from Secrets the admin creates, `{VAR: {name, key}}`: PULUMI_ACCESS_TOKEN or PULUMI_CONFIG_PASSPHRASE, cloud credentials. Values never enter config or state.",
             }),
-        resyncFrequencySeconds: z
-            .number()
-            .int()
-            .min(60)
-            .optional()
-            .meta({ description: "Seconds between runs; default derived from certificates.renewBeforeDays (at most daily, 12 runs per renewal window)." }),
+        resyncFrequencySeconds: z.number().int().min(60).optional().meta({
+            description:
+                "Seconds between runs; default derived from certificates.renewBeforeDays (at most daily, 12 runs per renewal window).",
+        }),
         serviceAccountName: dnsSubdomain()
             .default("cluster-platform-reconcile")
             .meta({ description: "ServiceAccount PKO's workspace runs as (created with the RBAC the program needs)." }),
@@ -756,10 +759,18 @@ export const reconcileSchema = z
             return;
         }
         if ((r.git === undefined) === (r.flux === undefined)) {
-            ctx.addIssue({ code: "custom", path: [r.git ? "flux" : "git"], message: "exactly one of reconcile.git and reconcile.flux must name the program source when reconcile.enabled is true" });
+            ctx.addIssue({
+                code: "custom",
+                path: [r.git ? "flux" : "git"],
+                message: "exactly one of reconcile.git and reconcile.flux must name the program source when reconcile.enabled is true",
+            });
         }
         if (r.git && (r.git.branch === undefined) === (r.git.commit === undefined)) {
-            ctx.addIssue({ code: "custom", path: ["git", r.git.branch ? "commit" : "branch"], message: "exactly one of branch and commit must be set" });
+            ctx.addIssue({
+                code: "custom",
+                path: ["git", r.git.branch ? "commit" : "branch"],
+                message: "exactly one of branch and commit must be set",
+            });
         }
     })
     .meta({

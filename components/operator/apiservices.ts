@@ -59,7 +59,10 @@ export function apiServicesByDeployment(
         const who = `operator ${describeValue(operator)}: owned APIService ${describeValue(name)}`;
         const first = owners.get(name);
         if (first !== undefined) {
-            problems.push({ field: field("version"), message: `${who} is already owned by spec.apiservicedefinitions.owned[${first}]; an APIService has one owner` });
+            problems.push({
+                field: field("version"),
+                message: `${who} is already owned by spec.apiservicedefinitions.owned[${first}]; an APIService has one owner`,
+            });
             return;
         }
         owners.set(name, index);
@@ -72,7 +75,10 @@ export function apiServicesByDeployment(
         }
         const port = description.containerPort ?? DEFAULT_APISERVICE_PORT;
         if (!isPort(port)) {
-            problems.push({ field: field("containerPort"), message: `${who}: ${describeValue(port)} is not a port: must be an integer from 1 to 65535` });
+            problems.push({
+                field: field("containerPort"),
+                message: `${who}: ${describeValue(port)} is not a port: must be an integer from 1 to 65535`,
+            });
             return;
         }
         const plan: ApiServicePlan = {

@@ -41,9 +41,7 @@ export interface LoadedBundle {
     ignored: string[];
 }
 
-export type BundleLoadResult =
-    | { ok: true; bundle: LoadedBundle }
-    | { ok: false; problems: CsvProblem[] };
+export type BundleLoadResult = { ok: true; bundle: LoadedBundle } | { ok: false; problems: CsvProblem[] };
 
 const MANIFEST_EXTENSIONS = new Set([".yaml", ".yml", ".json"]);
 
@@ -63,7 +61,9 @@ export class ManifestReader {
         let parsed = this.documents.get(file);
         if (!parsed) {
             parsed = parseAllDocuments(fs.readFileSync(file, "utf8")).map((document) =>
-                document.errors.length > 0 ? { error: document.errors[0].message.split("\n")[0], object: undefined } : { object: document.toJS() },
+                document.errors.length > 0
+                    ? { error: document.errors[0].message.split("\n")[0], object: undefined }
+                    : { object: document.toJS() },
             );
             this.documents.set(file, parsed);
         }
@@ -82,7 +82,10 @@ export function loadBundle(projectRoot: string, csvFile: string, reader: Manifes
         return { ok: false, problems: [{ field: "", message: `cannot read ${csvPath}: ${reason}` }] };
     }
     if (documents.length !== 1) {
-        return { ok: false, problems: [{ field: "", message: `must hold one YAML document (the ClusterServiceVersion), found ${documents.length}` }] };
+        return {
+            ok: false,
+            problems: [{ field: "", message: `must hold one YAML document (the ClusterServiceVersion), found ${documents.length}` }],
+        };
     }
     if (documents[0].error !== undefined) {
         return { ok: false, problems: [{ field: "", message: `is not valid YAML: ${documents[0].error}` }] };
@@ -134,7 +137,10 @@ function siblingManifests(csvPath: string, reader: ManifestReader): FolderResult
             }
             const problem = crdShapeProblem(object);
             if (problem) {
-                problems.push({ field: "", message: `bundle file ${describeValue(file)}: CustomResourceDefinition ${describeValue(name)} ${problem}` });
+                problems.push({
+                    field: "",
+                    message: `bundle file ${describeValue(file)}: CustomResourceDefinition ${describeValue(name)} ${problem}`,
+                });
                 continue;
             }
             crds.set(name, { file, object: object as CrdObject });

@@ -28,16 +28,12 @@ const permissionSchema = z.object({
 
 const labelSelectorSchema = z.object({
     matchLabels: z.record(z.string(), z.string()).optional(),
-    matchExpressions: z
-        .array(z.object({ key: z.string(), operator: z.string(), values: stringList().optional() }))
-        .optional(),
+    matchExpressions: z.array(z.object({ key: z.string(), operator: z.string(), values: stringList().optional() })).optional(),
 }) satisfies z.ZodType<LabelSelector>;
 
 const containerSchema = z.looseObject({
     name: z.string(),
-    ports: z
-        .array(z.looseObject({ containerPort: z.number().int(), name: z.string().optional() }))
-        .optional(),
+    ports: z.array(z.looseObject({ containerPort: z.number().int(), name: z.string().optional() })).optional(),
     env: z.array(z.looseObject({ name: z.string() })).optional(),
     volumeMounts: z.array(z.looseObject({ name: z.string(), mountPath: z.string() })).optional(),
 });

@@ -241,5 +241,9 @@ export function withEnv(spec: PodSpec, name: string, value: string): PodSpec {
 }
 
 function sortedRecord(record: Record<string, string>): Record<string, string> {
-    return Object.fromEntries(Object.keys(record).sort().map((k) => [k, record[k]]));
+    return Object.fromEntries(
+        Object.keys(record)
+            .sort()
+            .map((k) => [k, record[k]]),
+    );
 }

@@ -51,7 +51,11 @@ export class Operators extends pulumi.ComponentResource {
         // place (an adopted object is otherwise deleted like any other: the provider's upsert only
         // changes create, pulumi/pulumi-kubernetes provider/pkg/await/await.go).
         for (const role of olmAggregateRoles(args.olm)) {
-            new k8s.rbac.v1.ClusterRole(`olm-${role.metadata.name}`, role, { parent: this, provider: args.adoptingProvider, retainOnDelete: true });
+            new k8s.rbac.v1.ClusterRole(`olm-${role.metadata.name}`, role, {
+                parent: this,
+                provider: args.adoptingProvider,
+                retainOnDelete: true,
+            });
         }
 
         const decision = olmConfigDecision(args.olm, args.cluster.live, skippedWithoutCluster);
@@ -79,7 +83,11 @@ export class Operators extends pulumi.ComponentResource {
             if (plan.config.createNamespace && !namespaces.has(namespace)) {
                 namespaces.set(
                     namespace,
-                    new k8s.core.v1.Namespace(`namespace-${namespace}`, { metadata: { name: namespace, labels: platformLabels("operator") } }, { parent: this }),
+                    new k8s.core.v1.Namespace(
+                        `namespace-${namespace}`,
+                        { metadata: { name: namespace, labels: platformLabels("operator") } },
+                        { parent: this },
+                    ),
                 );
             }
         }
@@ -108,7 +116,11 @@ export class Operators extends pulumi.ComponentResource {
 /** Reads OpenShift's Proxy `cluster` and turns its status into OLM's proxy variables (shown by the preview). */
 function readProxyEnv(parent: pulumi.Resource): pulumi.Output<EnvVar[]> {
     // A read (`id`) whose args name `status`, so the SDK exposes it as an output (`CustomResource.get` exposes only apiVersion, kind, metadata).
-    const proxy = new k8s.apiextensions.CustomResource(`openshift-proxy-${PROXY_NAME}`, { apiVersion: PROXY_API_VERSION, kind: "Proxy", status: undefined }, { id: PROXY_NAME, parent });
+    const proxy = new k8s.apiextensions.CustomResource(
+        `openshift-proxy-${PROXY_NAME}`,
+        { apiVersion: PROXY_API_VERSION, kind: "Proxy", status: undefined },
+        { id: PROXY_NAME, parent },
+    );
     const status = (proxy as unknown as { status: pulumi.Output<ProxyStatus | undefined> }).status;
     return pulumi.output(status).apply(proxyEnvOf);
 }

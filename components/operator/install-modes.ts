@@ -41,11 +41,17 @@ export function unsupportedInstallMode(
     const detail = ` (the CSV supports ${supported.length > 0 ? supported.join(", ") : "no install mode"})`;
     switch (requestedInstallMode(operatorNamespace, targetNamespaces)) {
         case "AllNamespaces":
-            return set.AllNamespaces ? undefined : `AllNamespaces InstallModeType not supported, cannot configure to watch all namespaces${detail}`;
+            return set.AllNamespaces
+                ? undefined
+                : `AllNamespaces InstallModeType not supported, cannot configure to watch all namespaces${detail}`;
         case "OwnNamespace":
-            return set.OwnNamespace ? undefined : `OwnNamespace InstallModeType not supported, cannot configure to watch own namespace${detail}`;
+            return set.OwnNamespace
+                ? undefined
+                : `OwnNamespace InstallModeType not supported, cannot configure to watch own namespace${detail}`;
         case "SingleNamespace":
-            return set.SingleNamespace ? undefined : `SingleNamespace InstallModeType not supported, cannot configure to watch one namespace${detail}`;
+            return set.SingleNamespace
+                ? undefined
+                : `SingleNamespace InstallModeType not supported, cannot configure to watch one namespace${detail}`;
         case "MultiNamespace":
             if (!set.MultiNamespace) {
                 return `MultiNamespace InstallModeType not supported, cannot configure to watch ${targetNamespaces.length} namespaces${detail}`;

@@ -61,7 +61,12 @@ export class OperatorInstall extends pulumi.ComponentResource {
         // Owned CRDs (from the bundle) come next, as OLM's InstallPlan applies them before the CSV.
         const crds = plan.crds.filter((c) => c.manifest).map((c) => this.declareCrd(op, c, servings, !plan.config.deleteCrdsOnRemoval));
         const serviceAccounts = plan.serviceAccounts.map(
-            (sa) => new k8s.core.v1.ServiceAccount(`${op}-sa-${sa}`, { metadata: { name: sa, namespace, labels } }, { parent: this, dependsOn: inNamespace }),
+            (sa) =>
+                new k8s.core.v1.ServiceAccount(
+                    `${op}-sa-${sa}`,
+                    { metadata: { name: sa, namespace, labels } },
+                    { parent: this, dependsOn: inNamespace },
+                ),
         );
         const rbac = declareRbac(op, plan.rbac, this, [...inNamespace, ...crds]);
 
@@ -84,14 +89,23 @@ export class OperatorInstall extends pulumi.ComponentResource {
             const object = deploymentFor({ ...deploymentPlan.input, certificate: serving?.mount });
             const template = object.spec.template;
             const annotations = serving
-                ? pulumi.output(serving.certificate.podTemplateAnnotations).apply((extra) => ({ ...template.metadata.annotations, ...extra }))
+                ? pulumi
+                      .output(serving.certificate.podTemplateAnnotations)
+                      .apply((extra) => ({ ...template.metadata.annotations, ...extra }))
                 : template.metadata.annotations;
             // The proxy variables come from a read: only each container's env waits for them, so
             // everything else in the pod spec stays known to a preview (and to policy packs).
-            const podSpec = args.proxyEnv ? withProxyEnvFrom(template.spec, args.proxyEnv, (proxyEnv) => deploymentFor({ ...deploymentPlan.input, certificate: serving?.mount, proxyEnv })) : template.spec;
+            const podSpec = args.proxyEnv
+                ? withProxyEnvFrom(template.spec, args.proxyEnv, (proxyEnv) =>
+                      deploymentFor({ ...deploymentPlan.input, certificate: serving?.mount, proxyEnv }),
+                  )
+                : template.spec;
             const deployment = new k8s.apps.v1.Deployment(
                 `${op}-deployment-${deploymentPlan.name}`,
-                { ...object, spec: { ...object.spec, template: { ...template, metadata: { ...template.metadata, annotations }, spec: podSpec } } } as unknown as k8s.apps.v1.DeploymentArgs,
+                {
+                    ...object,
+                    spec: { ...object.spec, template: { ...template, metadata: { ...template.metadata, annotations }, spec: podSpec } },
+                } as unknown as k8s.apps.v1.DeploymentArgs,
                 { parent: this, dependsOn: [...previous, ...(serving?.certificate.dependencies ?? [])] },
             );
             this.deployments.push(deployment);
@@ -116,10 +130,14 @@ export class OperatorInstall extends pulumi.ComponentResource {
         }
         // OLM generates the OperatorCondition for the CSV as soon as it exists; here, once the namespace does.
         if (args.operatorConditionDependencies) {
-            new k8s.apiextensions.CustomResource(`${op}-operator-condition`, plan.operatorCondition as unknown as k8s.apiextensions.CustomResourceArgs, {
-                parent: this,
-                dependsOn: [...inNamespace, ...args.operatorConditionDependencies],
-            });
+            new k8s.apiextensions.CustomResource(
+                `${op}-operator-condition`,
+                plan.operatorCondition as unknown as k8s.apiextensions.CustomResourceArgs,
+                {
+                    parent: this,
+                    dependsOn: [...inNamespace, ...args.operatorConditionDependencies],
+                },
+            );
         }
         this.registerOutputs({ deployments: this.deployments.map((d) => d.metadata.name) });
     }
@@ -131,15 +149,22 @@ export class OperatorInstall extends pulumi.ComponentResource {
     private declareCrd(op: string, crd: CrdPlan, servings: Map<string, WebhookServing>, retainOnDelete: boolean): pulumi.Resource {
         const manifest = plainCopy(crd.manifest) as unknown as Manifest;
         const metadataLabels = (manifest.metadata.labels as Record<string, string> | undefined) ?? {};
-        manifest.metadata = { ...manifest.metadata, labels: { ...metadataLabels, ...platformLabels("operator", { [OPERATOR_LABEL]: op }) } };
+        manifest.metadata = {
+            ...manifest.metadata,
+            labels: { ...metadataLabels, ...platformLabels("operator", { [OPERATOR_LABEL]: op }) },
+        };
         const serving = crd.conversion ? servings.get(crd.conversion.deploymentName) : undefined;
         if (crd.conversion && serving) {
             return serving.conversionCrd(`${op}-crd-${crd.name}`, manifest, crd.conversion, retainOnDelete);
         }
-        return new k8s.apiextensions.v1.CustomResourceDefinition(`${op}-crd-${crd.name}`, manifest as unknown as k8s.apiextensions.v1.CustomResourceDefinitionArgs, {
-            parent: this,
-            retainOnDelete,
-        });
+        return new k8s.apiextensions.v1.CustomResourceDefinition(
+            `${op}-crd-${crd.name}`,
+            manifest as unknown as k8s.apiextensions.v1.CustomResourceDefinitionArgs,
+            {
+                parent: this,
+                retainOnDelete,
+            },
+        );
     }
 
     /** Conversion for a CRD that exists without a manifest in the bundle: a server-side-apply patch. */
@@ -153,9 +178,16 @@ export class OperatorInstall extends pulumi.ComponentResource {
 }
 
 /** `spec` with each container's env taken from the Deployment derived with the proxy variables once they are read. */
-function withProxyEnvFrom(spec: DeploymentObject["spec"]["template"]["spec"], proxyEnv: pulumi.Output<EnvVar[]>, derive: (proxyEnv: EnvVar[]) => DeploymentObject): Record<string, unknown> {
+function withProxyEnvFrom(
+    spec: DeploymentObject["spec"]["template"]["spec"],
+    proxyEnv: pulumi.Output<EnvVar[]>,
+    derive: (proxyEnv: EnvVar[]) => DeploymentObject,
+): Record<string, unknown> {
     const derived = proxyEnv.apply((env) => derive(env).spec.template.spec.containers);
-    return { ...spec, containers: spec.containers.map((container, i) => ({ ...container, env: derived.apply((containers) => containers[i].env ?? []) })) };
+    return {
+        ...spec,
+        containers: spec.containers.map((container, i) => ({ ...container, env: derived.apply((containers) => containers[i].env ?? []) })),
+    };
 }
 
 /** Every RBAC object, named as OLM names it. */

@@ -12,9 +12,7 @@ export const OLM_CONFIG_NAME = "cluster";
 export const OLM_CONFIG_FIELD_MANAGER = "cluster-platform-olm-config";
 
 export type OlmConfigDecision =
-    | { action: "none" }
-    | { action: "patch"; body: OlmConfigPatchBody; warning: string }
-    | { action: "skip"; warning: string };
+    { action: "none" } | { action: "patch"; body: OlmConfigPatchBody; warning: string } | { action: "skip"; warning: string };
 
 export interface OlmConfigPatchBody {
     apiVersion: typeof OLM_CONFIG_API_VERSION;
@@ -32,7 +30,10 @@ export function olmConfigDecision(olm: OlmConfig, live: boolean, skipped: (what:
         return { action: "none" };
     }
     if (!live) {
-        return { action: "skip", warning: `olm.manageOLMConfig: ${skipped("the OLMConfig/cluster patch (spec.features.disableCopiedCSVs: true)")}` };
+        return {
+            action: "skip",
+            warning: `olm.manageOLMConfig: ${skipped("the OLMConfig/cluster patch (spec.features.disableCopiedCSVs: true)")}`,
+        };
     }
     return {
         action: "patch",

@@ -62,7 +62,11 @@ export interface OlmEnvironmentDecision {
  * Kubernetes cluster may run no OLM at all, and a read of a missing object fails a preview, so
  * there the stack declares no OperatorCondition and says so; its proxy is not a cluster object.
  */
-export function olmEnvironmentDecision(cluster: ClusterTarget, installs: number, skipped: (what: string) => string): OlmEnvironmentDecision {
+export function olmEnvironmentDecision(
+    cluster: ClusterTarget,
+    installs: number,
+    skipped: (what: string) => string,
+): OlmEnvironmentDecision {
     if (installs === 0) {
         return { readProxy: false, declareOperatorConditions: false, warnings: [] };
     }

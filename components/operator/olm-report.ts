@@ -40,18 +40,31 @@ export function olmToggleFindings(items: readonly ListedRole[], toggles: OlmTogg
         if (item.kind !== "ClusterRole" || labels[MANAGED_BY_LABEL] === stackManager) {
             continue; // this stack's own roles follow the toggles already
         }
-        const owner = labels[OLM_OWNER_LABEL] && labels[OLM_OWNER_NAMESPACE_LABEL] ? `${labels[OLM_OWNER_NAMESPACE_LABEL]}/${labels[OLM_OWNER_LABEL]}` : undefined;
+        const owner =
+            labels[OLM_OWNER_LABEL] && labels[OLM_OWNER_NAMESPACE_LABEL]
+                ? `${labels[OLM_OWNER_NAMESPACE_LABEL]}/${labels[OLM_OWNER_LABEL]}`
+                : undefined;
         const name = item.metadata.name;
         if (toggles.disableOLMAggregateCRDRoles && OLM_AGGREGATE_ROLE_NAMES.includes(name)) {
             findings.push({ toggle: "disableOLMAggregateCRDRoles", clusterRole: name, why: "OLM's own aggregate role" });
         }
         const perApi = Object.keys(labels).find((key) => key.startsWith(OPERATOR_GROUP_AGGREGATION_PREFIX));
         if (toggles.disableAggregateCRDRoles && perApi !== undefined) {
-            findings.push({ toggle: "disableAggregateCRDRoles", clusterRole: name, owner, why: `per-API aggregate role (label ${perApi})` });
+            findings.push({
+                toggle: "disableAggregateCRDRoles",
+                clusterRole: name,
+                owner,
+                why: `per-API aggregate role (label ${perApi})`,
+            });
         }
         const csvOwned = labels[OLM_OWNER_KIND_LABEL] === "ClusterServiceVersion" && owner !== undefined;
         if (toggles.disableAllNamespacePermissionPromotion && csvOwned && roles.has(`${labels[OLM_OWNER_NAMESPACE_LABEL]}/${name}`)) {
-            findings.push({ toggle: "disableAllNamespacePermissionPromotion", clusterRole: name, owner, why: `promoted from the Role ${labels[OLM_OWNER_NAMESPACE_LABEL]}/${name}` });
+            findings.push({
+                toggle: "disableAllNamespacePermissionPromotion",
+                clusterRole: name,
+                owner,
+                why: `promoted from the Role ${labels[OLM_OWNER_NAMESPACE_LABEL]}/${name}`,
+            });
         }
     }
     return findings.sort((a, b) => a.toggle.localeCompare(b.toggle) || a.clusterRole.localeCompare(b.clusterRole));

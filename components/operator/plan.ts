@@ -14,10 +14,26 @@ import { ApiServicePlan, apiServicesByDeployment } from "./apiservices";
 import { CrdObject, loadBundle, LoadedBundle, ManifestReader } from "./bundle";
 import { ClusterServiceVersion, InstallModeType, permissionsOf } from "./csv";
 import { DeploymentInput } from "./deployments";
-import { installModeListProblems, installModeSet, requestedInstallMode, supportsAllNamespacesOnly, unsupportedInstallMode } from "./install-modes";
+import {
+    installModeListProblems,
+    installModeSet,
+    requestedInstallMode,
+    supportsAllNamespacesOnly,
+    unsupportedInstallMode,
+} from "./install-modes";
 import { contentHash } from "./names";
 import { OperatorConditionObject, operatorConditionFor } from "./olm-environment";
-import { deriveOperatorRbac, objectKey, OlmToggles, OwnedApi, RbacObject, ServedCertificate, serviceAccountOf, servingCertificateRbac, watchNamespaces } from "./rbac";
+import {
+    deriveOperatorRbac,
+    objectKey,
+    OlmToggles,
+    OwnedApi,
+    RbacObject,
+    ServedCertificate,
+    serviceAccountOf,
+    servingCertificateRbac,
+    watchNamespaces,
+} from "./rbac";
 import { ConversionPlan, DeploymentWebhooks, webhookCertSecretName, webhooksByDeployment, webhookServiceNameOf } from "./webhooks";
 
 export interface CrdPlan {
@@ -108,7 +124,13 @@ interface SingleResult {
     warnings: string[];
 }
 
-export function planOperator(config: OperatorConfig, index: number, olm: OlmConfig, projectRoot: string, reader = new ManifestReader()): SingleResult {
+export function planOperator(
+    config: OperatorConfig,
+    index: number,
+    olm: OlmConfig,
+    projectRoot: string,
+    reader = new ManifestReader(),
+): SingleResult {
     const csvPath = formatPath(["operators", index, "csv"]);
     const fileProblem = (field: string, message: string): Problem => ({
         path: csvPath,
@@ -162,7 +184,12 @@ export function planOperator(config: OperatorConfig, index: number, olm: OlmConf
                 targetNamespaces: config.targetNamespaces.length === 0 ? undefined : config.targetNamespaces,
             }).filter((p) => !(p.path === "webhooks" && entry.conversions.length > 0));
             for (const p of structural) {
-                problems.push(fileProblem("", `operator ${describeValue(config.name)}: deployment ${describeValue(deploymentName)}: ${p.path}: ${p.message}`));
+                problems.push(
+                    fileProblem(
+                        "",
+                        `operator ${describeValue(config.name)}: deployment ${describeValue(deploymentName)}: ${p.path}: ${p.message}`,
+                    ),
+                );
             }
         }
     }
@@ -243,7 +270,10 @@ function csvStructureProblems(csv: ClusterServiceVersion): { field: string; mess
         const field = formatPath(["spec", "install", "spec", "deployments", i, "name"]);
         const first = seen.get(deployment.name);
         if (first !== undefined) {
-            problems.push({ field, message: `duplicate strategy deployment spec ${describeValue(deployment.name)} (already at deployments[${first}])` });
+            problems.push({
+                field,
+                message: `duplicate strategy deployment spec ${describeValue(deployment.name)} (already at deployments[${first}])`,
+            });
         }
         seen.set(deployment.name, i);
         if (!isDns1123Subdomain(deployment.name)) {
@@ -251,11 +281,17 @@ function csvStructureProblems(csv: ClusterServiceVersion): { field: string; mess
         }
     });
     const { permissions, clusterPermissions } = permissionsOf(csv);
-    for (const [list, key] of [[permissions, "permissions"], [clusterPermissions, "clusterPermissions"]] as const) {
+    for (const [list, key] of [
+        [permissions, "permissions"],
+        [clusterPermissions, "clusterPermissions"],
+    ] as const) {
         list.forEach((permission, i) => {
             const sa = serviceAccountOf(permission);
             if (!isDns1123Subdomain(sa)) {
-                problems.push({ field: formatPath(["spec", "install", "spec", key, i, "serviceAccountName"]), message: `${describeValue(sa)} ${DNS1123_SUBDOMAIN_RULE}` });
+                problems.push({
+                    field: formatPath(["spec", "install", "spec", key, i, "serviceAccountName"]),
+                    message: `${describeValue(sa)} ${DNS1123_SUBDOMAIN_RULE}`,
+                });
             }
         });
     }
@@ -284,9 +320,18 @@ function servedDeployments(
         }
         const matchLabels = deployment.spec.selector.matchLabels ?? {};
         const port = served[0]?.service.port;
-        const backend: WebhookBackend = webhookBackend ?? { deploymentName: deployment.name, namespace, matchLabels, servicePort: port, targetPort: port };
+        const backend: WebhookBackend = webhookBackend ?? {
+            deploymentName: deployment.name,
+            namespace,
+            matchLabels,
+            servicePort: port,
+            targetPort: port,
+        };
         for (const apiService of served) {
-            if (apiService.service.port !== backend.servicePort || (webhookBackend && webhookBackend.targetPort !== apiService.service.port)) {
+            if (
+                apiService.service.port !== backend.servicePort ||
+                (webhookBackend && webhookBackend.targetPort !== apiService.service.port)
+            ) {
                 problems.push({
                     field: "spec.apiservicedefinitions.owned",
                     message: `operator ${describeValue(operator)}: owned APIService ${describeValue(apiService.name)} is served on port ${apiService.service.port}, but deployment ${describeValue(deployment.name)} already serves ${backend.servicePort} → ${backend.targetPort}; this stack gives each deployment one Service port`,
@@ -334,7 +379,12 @@ function crdPlans(
     const missing = names.filter((n) => !bundle.crds.has(n));
     if (bundle.crds.size > 0 && missing.length > 0) {
         for (const name of missing) {
-            problems.push(fileProblem("spec.customresourcedefinitions.owned", `owned custom resource definition ${describeValue(name)} not found in the bundle folder next to the CSV`));
+            problems.push(
+                fileProblem(
+                    "spec.customresourcedefinitions.owned",
+                    `owned custom resource definition ${describeValue(name)} not found in the bundle folder next to the CSV`,
+                ),
+            );
         }
     } else if (missing.length > 0) {
         warn(
@@ -365,7 +415,9 @@ function crdPlans(
             );
         }
         if (conversion && !manifest) {
-            warn(`the conversion webhook ${describeValue(conversion.webhook)} is set on the existing CRD ${describeValue(name)} by a server-side-apply patch (live clusters only)`);
+            warn(
+                `the conversion webhook ${describeValue(conversion.webhook)} is set on the existing CRD ${describeValue(name)} by a server-side-apply patch (live clusters only)`,
+            );
         }
         return { name, ...(manifest ? { manifest } : {}), ...(conversion ? { conversion } : {}) };
     });
@@ -377,7 +429,9 @@ function reportRequired(csv: ClusterServiceVersion, warn: (text: string) => void
         ...(csv.spec.apiservicedefinitions?.required ?? []).map((a) => `${a.version}.${a.group}`),
     ];
     if (required.length > 0) {
-        warn(`requires APIs another operator provides (${required.join(", ")}); this stack does not resolve dependencies, install their operators too`);
+        warn(
+            `requires APIs another operator provides (${required.join(", ")}); this stack does not resolve dependencies, install their operators too`,
+        );
     }
 }
 
@@ -401,7 +455,14 @@ export function ownedApis(csv: ClusterServiceVersion): OwnedApi[] {
     };
     for (const owned of csv.spec.customresourcedefinitions?.owned ?? []) {
         const dot = owned.name.indexOf(".");
-        add({ name: owned.name, group: owned.name.slice(dot + 1), plural: owned.name.slice(0, dot), version: owned.version, kind: owned.kind, source: "CustomResourceDefinition" });
+        add({
+            name: owned.name,
+            group: owned.name.slice(dot + 1),
+            plural: owned.name.slice(0, dot),
+            version: owned.version,
+            kind: owned.kind,
+            source: "CustomResourceDefinition",
+        });
     }
     for (const owned of csv.spec.apiservicedefinitions?.owned ?? []) {
         add({ name: owned.name, group: owned.group, plural: owned.name, version: owned.version, kind: owned.kind, source: "APIService" });

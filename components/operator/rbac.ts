@@ -188,7 +188,13 @@ function namespacedPair(input: OperatorRbacInput, permission: Permission, namesp
 }
 
 /** ClusterRole + ClusterRoleBinding. */
-function clusterPair(input: OperatorRbacInput, name: string, rules: PolicyRule[], serviceAccount: string, generatedBy: GeneratedBy): RbacObject[] {
+function clusterPair(
+    input: OperatorRbacInput,
+    name: string,
+    rules: PolicyRule[],
+    serviceAccount: string,
+    generatedBy: GeneratedBy,
+): RbacObject[] {
     const meta = { name, labels: labels(generatedBy, input.operator) };
     return [
         role("ClusterRole", meta, rules),
@@ -229,7 +235,13 @@ export function deriveOperatorRbac(input: OperatorRbacInput): RbacObject[] {
         for (const permission of input.permissions) {
             const name = roleNameFor(input.csvName, permission);
             objects.push(
-                ...clusterPair(input, name, [...permission.rules, NAMESPACE_VIEW_RULE], serviceAccountOf(permission), GENERATED_BY.allNamespacesPromotion),
+                ...clusterPair(
+                    input,
+                    name,
+                    [...permission.rules, NAMESPACE_VIEW_RULE],
+                    serviceAccountOf(permission),
+                    GENERATED_BY.allNamespacesPromotion,
+                ),
             );
         }
     } else {
@@ -285,7 +297,12 @@ export function aggregateRolesFor(api: OwnedApi, operator?: string): RoleOf<"Clu
     if (api.source === "CustomResourceDefinition") {
         roles.push(
             role("ClusterRole", { name: `${prefix}crdview`, labels: aggregation("view") }, [
-                { verbs: ["get"], apiGroups: ["apiextensions.k8s.io"], resources: ["customresourcedefinitions"], resourceNames: [api.name] },
+                {
+                    verbs: ["get"],
+                    apiGroups: ["apiextensions.k8s.io"],
+                    resources: ["customresourcedefinitions"],
+                    resourceNames: [api.name],
+                },
             ]),
         );
     }
@@ -328,7 +345,9 @@ export const DISABLED_BY: Readonly<Record<keyof OlmToggles, GeneratedBy>> = {
 };
 
 /** OLM's own names for its aggregate roles (aggregate-olm-edit, aggregate-olm-view). */
-export const OLM_AGGREGATE_ROLE_NAMES: readonly string[] = olmAggregateRoles({ disableOLMAggregateCRDRoles: false }).map((r) => r.metadata.name);
+export const OLM_AGGREGATE_ROLE_NAMES: readonly string[] = olmAggregateRoles({ disableOLMAggregateCRDRoles: false }).map(
+    (r) => r.metadata.name,
+);
 
 /** A ClusterRole or ClusterRoleBinding as the toggle rule reads it. */
 export interface ClusterRbacRef {
@@ -363,7 +382,10 @@ export function toggleBreach(object: ClusterRbacRef, toggles: OlmToggles): Toggl
         return undefined;
     }
     if (toggles.disableOLMAggregateCRDRoles && OLM_AGGREGATE_ROLE_NAMES.includes(object.name)) {
-        return { toggle: "disableOLMAggregateCRDRoles", recognisedBy: `OLM's name for its aggregate roles (${OLM_AGGREGATE_ROLE_NAMES.join(", ")})` };
+        return {
+            toggle: "disableOLMAggregateCRDRoles",
+            recognisedBy: `OLM's name for its aggregate roles (${OLM_AGGREGATE_ROLE_NAMES.join(", ")})`,
+        };
     }
     const perApi = Object.keys(object.labels).find((key) => key.startsWith(OPERATOR_GROUP_AGGREGATION_PREFIX));
     if (toggles.disableAggregateCRDRoles && perApi !== undefined) {
@@ -415,7 +437,9 @@ export function servingCertificateRbac(served: ServedCertificate, operator: stri
     });
     const subjects: Subject[] = [{ kind: "ServiceAccount", name: served.serviceAccount, namespace: served.namespace }];
     return [
-        role("Role", meta(served.secretName, served.namespace), [{ verbs: ["get"], apiGroups: [""], resources: ["secrets"], resourceNames: [served.secretName] }]),
+        role("Role", meta(served.secretName, served.namespace), [
+            { verbs: ["get"], apiGroups: [""], resources: ["secrets"], resourceNames: [served.secretName] },
+        ]),
         {
             apiVersion: RBAC_API_VERSION,
             kind: "RoleBinding",

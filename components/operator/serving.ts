@@ -81,7 +81,11 @@ export class WebhookServing {
         const targetNamespaces = allNamespaces ? undefined : [...args.plan.config.targetNamespaces];
         // Webhooks that fail closed block what they intercept while their pods are down: a budget keeps a drain from evicting them all.
         if (webhooks.some(failsClosed)) {
-            new k8s.policy.v1.PodDisruptionBudget(`${this.name}-pdb`, webhookDisruptionBudget(backend) as k8s.policy.v1.PodDisruptionBudgetArgs, { parent: this.args.parent });
+            new k8s.policy.v1.PodDisruptionBudget(
+                `${this.name}-pdb`,
+                webhookDisruptionBudget(backend) as k8s.policy.v1.PodDisruptionBudgetArgs,
+                { parent: this.args.parent },
+            );
         }
         return [
             new AdmissionWebhook(
@@ -111,12 +115,20 @@ export class WebhookServing {
      */
     declareApiServices(operator: string, apiServices: readonly ApiServicePlan[], dependsOn: pulumi.Resource[]): pulumi.Resource[] {
         return apiServices.map((plan) => {
-            const injected = injectCaBundle("APIService", apiServiceObject(plan, operator), this.args.certificates.caBundleFor(this.certificate));
-            return new k8s.apiregistration.v1.APIService(`${this.name}-apiservice-${plan.name}`, injected.object as unknown as k8s.apiregistration.v1.APIServiceArgs, {
-                parent: this.args.parent,
-                dependsOn: [...dependsOn, ...this.certificate.dependencies],
-                ignoreChanges: injected.ignoreChanges.length > 0 ? injected.ignoreChanges : undefined,
-            });
+            const injected = injectCaBundle(
+                "APIService",
+                apiServiceObject(plan, operator),
+                this.args.certificates.caBundleFor(this.certificate),
+            );
+            return new k8s.apiregistration.v1.APIService(
+                `${this.name}-apiservice-${plan.name}`,
+                injected.object as unknown as k8s.apiregistration.v1.APIServiceArgs,
+                {
+                    parent: this.args.parent,
+                    dependsOn: [...dependsOn, ...this.certificate.dependencies],
+                    ignoreChanges: injected.ignoreChanges.length > 0 ? injected.ignoreChanges : undefined,
+                },
+            );
         });
     }
 
@@ -132,11 +144,15 @@ export class WebhookServing {
             { ...manifest, spec: { ...manifest.spec, conversion: conversionSpec(conversion) } },
             this.args.certificates.caBundleFor(this.certificate),
         );
-        return new k8s.apiextensions.v1.CustomResourceDefinition(name, injected.object as unknown as k8s.apiextensions.v1.CustomResourceDefinitionArgs, {
-            parent: this.args.parent,
-            retainOnDelete,
-            ignoreChanges: injected.ignoreChanges.length > 0 ? injected.ignoreChanges : undefined,
-        });
+        return new k8s.apiextensions.v1.CustomResourceDefinition(
+            name,
+            injected.object as unknown as k8s.apiextensions.v1.CustomResourceDefinitionArgs,
+            {
+                parent: this.args.parent,
+                retainOnDelete,
+                ignoreChanges: injected.ignoreChanges.length > 0 ? injected.ignoreChanges : undefined,
+            },
+        );
     }
 
     /**
@@ -158,11 +174,15 @@ export class WebhookServing {
             },
             this.args.certificates.caBundleFor(this.certificate),
         );
-        return new k8s.apiextensions.v1.CustomResourceDefinitionPatch(name, injected.object as unknown as k8s.apiextensions.v1.CustomResourceDefinitionPatchArgs, {
-            parent: this.args.parent,
-            dependsOn,
-            ignoreChanges: injected.ignoreChanges.length > 0 ? injected.ignoreChanges : undefined,
-        });
+        return new k8s.apiextensions.v1.CustomResourceDefinitionPatch(
+            name,
+            injected.object as unknown as k8s.apiextensions.v1.CustomResourceDefinitionPatchArgs,
+            {
+                parent: this.args.parent,
+                dependsOn,
+                ignoreChanges: injected.ignoreChanges.length > 0 ? injected.ignoreChanges : undefined,
+            },
+        );
     }
 }
 

@@ -32,7 +32,11 @@ export const WEBHOOK_CONFIGURATION_TYPES = new Set([
 ]);
 
 /** The metadata of a webhook configuration, tied to the generation (a property dependency). */
-export function gatedMetadata(metadata: pulumi.Input<unknown>, generationName: pulumi.Output<string>, hash: string): pulumi.Output<Record<string, unknown>> {
+export function gatedMetadata(
+    metadata: pulumi.Input<unknown>,
+    generationName: pulumi.Output<string>,
+    hash: string,
+): pulumi.Output<Record<string, unknown>> {
     return pulumi.all([metadata, generationName]).apply(([meta]): Record<string, unknown> => {
         const m = (meta ?? {}) as Record<string, unknown>;
         const annotations = (m.annotations ?? {}) as Record<string, string>;

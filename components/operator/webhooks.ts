@@ -20,7 +20,10 @@ export function webhookCertSecretName(deploymentName: string): string {
 }
 
 /** The Service port and target a description asks for, with OLM's defaults. */
-export function servicePortOf(webhook: Pick<WebhookDescription, "containerPort" | "targetPort">): { servicePort: number; targetPort: number | string } {
+export function servicePortOf(webhook: Pick<WebhookDescription, "containerPort" | "targetPort">): {
+    servicePort: number;
+    targetPort: number | string;
+} {
     const servicePort = webhook.containerPort ?? DEFAULT_CONTAINER_PORT;
     return { servicePort, targetPort: webhook.targetPort ?? servicePort };
 }
@@ -130,7 +133,12 @@ export function webhooksByDeployment(
                     crd,
                     deploymentName: deployment.name,
                     // OLM's default conversion path is "/", its port the containerPort.
-                    service: { namespace, name: webhookServiceNameOf(deployment.name), path: webhook.webhookPath ?? "/", port: ports.servicePort },
+                    service: {
+                        namespace,
+                        name: webhookServiceNameOf(deployment.name),
+                        path: webhook.webhookPath ?? "/",
+                        port: ports.servicePort,
+                    },
                     conversionReviewVersions: webhook.admissionReviewVersions ?? [],
                 });
             }

@@ -45,7 +45,11 @@ export class Reconcile extends pulumi.ComponentResource {
             { parent: this, dependsOn: namespaceObject },
         );
         const roleName = `cluster-platform-reconcile-${args.stack.name}`;
-        const role = new k8s.rbac.v1.ClusterRole(`${name}-cluster-role`, { metadata: { name: roleName, labels }, rules: args.rules }, { parent: this });
+        const role = new k8s.rbac.v1.ClusterRole(
+            `${name}-cluster-role`,
+            { metadata: { name: roleName, labels }, rules: args.rules },
+            { parent: this },
+        );
         const binding = new k8s.rbac.v1.ClusterRoleBinding(
             `${name}-cluster-role-binding`,
             {

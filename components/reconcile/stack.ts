@@ -50,7 +50,14 @@ export function pkoStackObject(args: StackObjectArgs): Record<string, unknown> {
               ...(args.git.directory !== undefined ? { repoDir: args.git.directory } : {}),
               ...(args.git.shallow ? { shallow: true } : {}),
               ...(args.git.accessTokenSecret
-                  ? { gitAuth: { accessToken: { type: "Secret", secret: { name: args.git.accessTokenSecret.name, key: args.git.accessTokenSecret.key } } } }
+                  ? {
+                        gitAuth: {
+                            accessToken: {
+                                type: "Secret",
+                                secret: { name: args.git.accessTokenSecret.name, key: args.git.accessTokenSecret.key },
+                            },
+                        },
+                    }
                   : {}),
           }
         : {

@@ -87,7 +87,11 @@ export function clusterConnection(cluster: ClusterConnectionSettings): { connect
 }
 
 /** The Kubernetes provider arguments that connect it as `connection` says. */
-export function kubernetesConnectionArgs(connection: ClusterConnection): { renderYamlToDirectory?: string; context?: string; kubeconfig?: string } {
+export function kubernetesConnectionArgs(connection: ClusterConnection): {
+    renderYamlToDirectory?: string;
+    context?: string;
+    kubeconfig?: string;
+} {
     switch (connection.kind) {
         case "renderYamlToDirectory":
             return { renderYamlToDirectory: connection.directory };

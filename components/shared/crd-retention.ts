@@ -40,7 +40,9 @@ export interface CrdOwner {
 }
 
 export function installedCrds(owners: readonly CrdOwner[]): InstalledCrds {
-    const entries = owners.flatMap((o) => o.crds.map((crd) => [crd, { owner: o.owner, onRemoval: o.deleteOnRemoval ? "delete" : "keep" }] as const));
+    const entries = owners.flatMap((o) =>
+        o.crds.map((crd) => [crd, { owner: o.owner, onRemoval: o.deleteOnRemoval ? "delete" : "keep" }] as const),
+    );
     return Object.fromEntries(entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
@@ -53,7 +55,11 @@ export function parseInstalledCrds(value: unknown): { state?: InstalledCrds; war
         typeof value === "object" &&
         !Array.isArray(value) &&
         Object.values(value as object).every(
-            (v) => typeof v === "object" && v !== null && typeof (v as InstalledCrd).owner === "string" && ["keep", "delete"].includes((v as InstalledCrd).onRemoval),
+            (v) =>
+                typeof v === "object" &&
+                v !== null &&
+                typeof (v as InstalledCrd).owner === "string" &&
+                ["keep", "delete"].includes((v as InstalledCrd).onRemoval),
         );
     if (!ok) {
         return {
@@ -101,7 +107,9 @@ export function retentionMessages(current: InstalledCrds, previous: InstalledCrd
         );
     }
     for (const [owner, names] of byOwner(dropped, "delete")) {
-        warnings.push(`${owner}: CRDs no longer declared, DELETED with every custom resource in them (deleteCrdsOnRemoval was true at the last update): ${names.join(", ")}`);
+        warnings.push(
+            `${owner}: CRDs no longer declared, DELETED with every custom resource in them (deleteCrdsOnRemoval was true at the last update): ${names.join(", ")}`,
+        );
     }
     return { infos, warnings };
 }

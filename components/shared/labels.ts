@@ -14,14 +14,7 @@ export const GENERATED_BY_LABEL = "cluster-platform.io/generated-by";
 export const OPERATOR_LABEL = "cluster-platform.io/operator";
 
 export type Capability =
-    | "certificates"
-    | "admission-webhook"
-    | "operator"
-    | "olm-rbac"
-    | "subscriptions"
-    | "aws-tags"
-    | "webhook-image"
-    | "reconcile";
+    "certificates" | "admission-webhook" | "operator" | "olm-rbac" | "subscriptions" | "aws-tags" | "webhook-image" | "reconcile";
 
 /** The labels of an object made by `capability`, plus any extra ones. */
 export function platformLabels(capability: Capability, extra: Record<string, string> = {}): Record<string, string> {

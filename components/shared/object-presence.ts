@@ -94,7 +94,9 @@ function presenceOf(ref: ObjectRef, status: number): Presence {
     if (status === 404) {
         return "absent";
     }
-    throw new Error(`cannot check that ${describeRef(ref)} exists: the API server answered HTTP ${status} to GET ${apiPath(ref)} (metadata only)`);
+    throw new Error(
+        `cannot check that ${describeRef(ref)} exists: the API server answered HTTP ${status} to GET ${apiPath(ref)} (metadata only)`,
+    );
 }
 
 async function statusOf(config: KubeConfig, url: URL): Promise<number> {

@@ -122,7 +122,11 @@ function containersOf(spec: Obj): ContainerRef[] {
  * the standard's order. Windows pods (`spec.os.name: windows`) are exempt from the Linux-only
  * controls (privilege escalation, seccomp, capabilities), as the standard says.
  */
-export function restrictedProfileViolations(podSpec: Obj, annotations: Record<string, unknown> = {}, options: ProfileOptions = {}): PodSecurityViolation[] {
+export function restrictedProfileViolations(
+    podSpec: Obj,
+    annotations: Record<string, unknown> = {},
+    options: ProfileOptions = {},
+): PodSecurityViolation[] {
     const violations: PodSecurityViolation[] = [];
     const openshift = options.platform === "openshift";
     // Unset fields fall short only where nothing assigns them: on plain Kubernetes, in a whole object.
@@ -183,7 +187,10 @@ export function restrictedProfileViolations(podSpec: Obj, annotations: Record<st
             return;
         }
         if (o.type !== undefined && o.type !== "" && !(ALLOWED_SELINUX_TYPES as readonly unknown[]).includes(o.type)) {
-            add("SELinux", `${where}.seLinuxOptions.type is ${text(o.type)}; it must be unset or one of ${ALLOWED_SELINUX_TYPES.join(", ")}`);
+            add(
+                "SELinux",
+                `${where}.seLinuxOptions.type is ${text(o.type)}; it must be unset or one of ${ALLOWED_SELINUX_TYPES.join(", ")}`,
+            );
         }
         for (const field of ["user", "role"]) {
             if (o[field] !== undefined && o[field] !== "") {
@@ -204,7 +211,10 @@ export function restrictedProfileViolations(podSpec: Obj, annotations: Record<st
     list(pod.sysctls).forEach((sysctl, index) => {
         const name = obj(sysctl)?.name;
         if (!(SAFE_SYSCTLS as readonly unknown[]).includes(name)) {
-            add("Sysctls", `securityContext.sysctls[${index}] sets ${text(name)}, which is not in the safe set (${SAFE_SYSCTLS.join(", ")})`);
+            add(
+                "Sysctls",
+                `securityContext.sysctls[${index}] sets ${text(name)}, which is not in the safe set (${SAFE_SYSCTLS.join(", ")})`,
+            );
         }
     });
 
@@ -213,7 +223,10 @@ export function restrictedProfileViolations(podSpec: Obj, annotations: Record<st
         const volume = obj(entry) ?? {};
         const types = Object.keys(volume).filter((k) => k !== "name");
         for (const type of types.filter((t) => !volumeTypes.includes(t))) {
-            add("Volume Types", `volumes[${index}] (${text(volume.name)}) is a ${type} volume; allowed types are ${volumeTypes.join(", ")}${openshift ? " (restricted-v2)" : ""}`);
+            add(
+                "Volume Types",
+                `volumes[${index}] (${text(volume.name)}) is a ${type} volume; allowed types are ${volumeTypes.join(", ")}${openshift ? " (restricted-v2)" : ""}`,
+            );
         }
     });
     if (!windows) {
@@ -252,9 +265,15 @@ export function restrictedProfileViolations(podSpec: Obj, annotations: Record<st
         for (const c of containers) {
             const own = obj(obj(c.spec.securityContext)?.seccompProfile)?.type;
             if (own !== undefined && !SECCOMP_CONFINED.includes(own as string)) {
-                add("Seccomp", `${c.who} (${c.at}): securityContext.seccompProfile.type is ${text(own)}; it must be RuntimeDefault or Localhost`);
+                add(
+                    "Seccomp",
+                    `${c.who} (${c.at}): securityContext.seccompProfile.type is ${text(own)}; it must be RuntimeDefault or Localhost`,
+                );
             } else if (own === undefined && podSeccomp === undefined && judgeUnset) {
-                add("Seccomp", `${c.who} (${c.at}): seccompProfile.type must be RuntimeDefault or Localhost, on the container or the pod securityContext`);
+                add(
+                    "Seccomp",
+                    `${c.who} (${c.at}): seccompProfile.type must be RuntimeDefault or Localhost, on the container or the pod securityContext`,
+                );
             }
         }
         for (const c of containers) {
@@ -264,7 +283,10 @@ export function restrictedProfileViolations(podSpec: Obj, annotations: Record<st
             }
             for (const capability of list(capabilities.add)) {
                 if (!(RESTRICTED_ADDABLE_CAPABILITIES as readonly unknown[]).includes(capability)) {
-                    add("Capabilities", `${c.who} (${c.at}): securityContext.capabilities.add has ${text(capability)}; only ${RESTRICTED_ADDABLE_CAPABILITIES.join(", ")} may be added`);
+                    add(
+                        "Capabilities",
+                        `${c.who} (${c.at}): securityContext.capabilities.add has ${text(capability)}; only ${RESTRICTED_ADDABLE_CAPABILITIES.join(", ")} may be added`,
+                    );
                 }
             }
         }

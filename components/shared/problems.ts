@@ -64,9 +64,7 @@ export function formatReport(problems: ReadonlyArray<Problem>): string {
 }
 
 export function sortProblems(problems: ReadonlyArray<Problem>): Problem[] {
-    return [...problems].sort((a, b) =>
-        a.path === b.path ? a.message.localeCompare(b.message) : a.path.localeCompare(b.path),
-    );
+    return [...problems].sort((a, b) => (a.path === b.path ? a.message.localeCompare(b.message) : a.path.localeCompare(b.path)));
 }
 
 /** Thrown (once, with every problem) when input is invalid. Carries no Pulumi types. */

@@ -52,10 +52,7 @@ export function ruleMatchesGroup(rule: RbacRule, group: string): boolean {
 export function ruleMatchesResource(rule: RbacRule, resource: string): boolean {
     const [base, subresource] = resource.split("/", 2);
     return (rule.resources ?? []).some(
-        (r) =>
-            r === ALL ||
-            r === resource ||
-            (subresource !== undefined && (r === `${ALL}/${subresource}` || r === `${base}/${ALL}`)),
+        (r) => r === ALL || r === resource || (subresource !== undefined && (r === `${ALL}/${subresource}` || r === `${base}/${ALL}`)),
     );
 }
 
@@ -87,7 +84,10 @@ export function isWildcardRule(rule: RbacRule): boolean {
 }
 
 /** Which of `roles` (by default admin, edit, view) a ClusterRole's labels aggregate it into, in that order. */
-export function aggregatedInto(labels: Readonly<Record<string, unknown>> | undefined, roles: readonly string[] = DEFAULT_AGGREGATION_ROLES): string[] {
+export function aggregatedInto(
+    labels: Readonly<Record<string, unknown>> | undefined,
+    roles: readonly string[] = DEFAULT_AGGREGATION_ROLES,
+): string[] {
     return roles.filter((role) => labels?.[aggregationLabel(role)] === "true");
 }
 
@@ -117,7 +117,10 @@ export function describeSubject(subject: RbacSubject): string {
 }
 
 /** The service-account subjects a binding gives cluster-admin, or [] when it binds another role. */
-export function clusterAdminServiceAccounts(roleRef: { kind?: string; name?: string } | undefined, subjects: readonly RbacSubject[]): RbacSubject[] {
+export function clusterAdminServiceAccounts(
+    roleRef: { kind?: string; name?: string } | undefined,
+    subjects: readonly RbacSubject[],
+): RbacSubject[] {
     if (roleRef?.kind !== "ClusterRole" || roleRef.name !== CLUSTER_ADMIN_ROLE) {
         return [];
     }
@@ -155,7 +158,12 @@ const quoted = (values: readonly string[] | undefined) => JSON.stringify(values 
 /** Every verb (`*`) on Secrets (or one of their subresources) of the core group; undefined otherwise. `*` on `*` is isWildcardRule's. */
 export function secretsWildcardGrant(rule: RbacRule): string | undefined {
     const resources = rule.resources ?? [];
-    if (isWildcardRule(rule) || !(rule.verbs ?? []).includes(ALL) || !ruleMatchesGroup(rule, "") || !resources.some((r) => r === "secrets" || r.startsWith("secrets/"))) {
+    if (
+        isWildcardRule(rule) ||
+        !(rule.verbs ?? []).includes(ALL) ||
+        !ruleMatchesGroup(rule, "") ||
+        !resources.some((r) => r === "secrets" || r.startsWith("secrets/"))
+    ) {
         return undefined;
     }
     return `grants every verb ("*") on Secrets (apiGroups ${quoted(rule.apiGroups)}, resources ${quoted(resources)})`;

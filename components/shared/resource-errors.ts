@@ -13,7 +13,11 @@ export function asResourceError(error: unknown, resource: pulumi.Resource): Erro
     if (pulumi.ResourceError.isInstance(error)) {
         return error;
     }
-    const resourceError = new pulumi.ResourceError(error instanceof Error ? error.message : String(error), resource, error instanceof pulumi.RunError);
+    const resourceError = new pulumi.ResourceError(
+        error instanceof Error ? error.message : String(error),
+        resource,
+        error instanceof pulumi.RunError,
+    );
     if (error instanceof Error && error.stack) {
         resourceError.stack = error.stack;
     }

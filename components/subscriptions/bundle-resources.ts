@@ -45,14 +45,20 @@ export interface PreflightReads {
     all: pulumi.Resource[];
 }
 
-export function preflightReads(cluster: ClusterTarget, clusterBundles: ClusterBundleDeclaration[], parent: pulumi.Resource): PreflightReads {
+export function preflightReads(
+    cluster: ClusterTarget,
+    clusterBundles: ClusterBundleDeclaration[],
+    parent: pulumi.Resource,
+): PreflightReads {
     const crds = requiredShareCrds(clusterBundles);
     if (crds.length === 0) {
         return { all: [] };
     }
     if (!cluster.live) {
         pulumi.log.warn(
-            skippedWithoutCluster(`the pre-flight reads of the Shared Resource CSI driver (CSIDriver ${SHARED_RESOURCE_CSI_DRIVER}, CRDs ${crds.join(", ")})`),
+            skippedWithoutCluster(
+                `the pre-flight reads of the Shared Resource CSI driver (CSIDriver ${SHARED_RESOURCE_CSI_DRIVER}, CRDs ${crds.join(", ")})`,
+            ),
             parent,
         );
         return { all: [] };
@@ -104,7 +110,11 @@ export function declareClusterBundle(
     const uid = cluster.live ? uidOf(bundle) : undefined;
     const shares = referencesOf(declaration).map((reference: ClusterBundleReference) => {
         const shareName = shareResource(reference.share);
-        return new k8s.apiextensions.CustomResource(shareName.name, shareManifest(reference, uid), { parent, dependsOn: reads, ...aliasesOf(shareName) });
+        return new k8s.apiextensions.CustomResource(shareName.name, shareManifest(reference, uid), {
+            parent,
+            dependsOn: reads,
+            ...aliasesOf(shareName),
+        });
     });
     const driverAccess = referencesOf(declaration).flatMap((reference) => {
         const { role, roleBinding } = driverReadManifests(reference, driver, uid);
@@ -117,7 +127,15 @@ export function declareClusterBundle(
     return { bundle, shares, clusterRole, driverAccess };
 }
 
-export function declareBundle(declaration: BundleDeclaration, crd: pulumi.Resource, parent: pulumi.Resource): k8s.apiextensions.CustomResource {
+export function declareBundle(
+    declaration: BundleDeclaration,
+    crd: pulumi.Resource,
+    parent: pulumi.Resource,
+): k8s.apiextensions.CustomResource {
     const bundleName = bundleResource(declaration.namespace, declaration.name);
-    return new k8s.apiextensions.CustomResource(bundleName.name, bundleManifest(declaration), { parent, dependsOn: [crd], ...aliasesOf(bundleName) });
+    return new k8s.apiextensions.CustomResource(bundleName.name, bundleManifest(declaration), {
+        parent,
+        dependsOn: [crd],
+        ...aliasesOf(bundleName),
+    });
 }

@@ -54,8 +54,20 @@ const SOURCES: readonly BundleSource[] = ["entitlements", "yumRepositories"];
 
 /** Per source: the kind it references and the share kind that exposes it. */
 export const SOURCE_KINDS = {
-    entitlements: { object: "Secret", role: SHARE_ROLES.entitlements, share: SHARED_SECRET_KIND, plural: SHARED_SECRET_PLURAL, refField: "secretRef" },
-    yumRepositories: { object: "ConfigMap", role: SHARE_ROLES.yumRepositories, share: SHARED_CONFIG_MAP_KIND, plural: SHARED_CONFIG_MAP_PLURAL, refField: "configMapRef" },
+    entitlements: {
+        object: "Secret",
+        role: SHARE_ROLES.entitlements,
+        share: SHARED_SECRET_KIND,
+        plural: SHARED_SECRET_PLURAL,
+        refField: "secretRef",
+    },
+    yumRepositories: {
+        object: "ConfigMap",
+        role: SHARE_ROLES.yumRepositories,
+        share: SHARED_CONFIG_MAP_KIND,
+        plural: SHARED_CONFIG_MAP_PLURAL,
+        refField: "configMapRef",
+    },
 } as const;
 
 function bundleLabels(alwaysInject: boolean): Record<string, string> {
@@ -158,7 +170,10 @@ export function clusterRoleManifest<U>(bundle: ClusterBundleDeclaration, ownerUi
     const references = referencesOf(bundle);
     const useRules = SOURCES.map((source) => ({
         plural: SOURCE_KINDS[source].plural,
-        names: references.filter((r) => r.source === source).map((r) => r.share).sort(),
+        names: references
+            .filter((r) => r.source === source)
+            .map((r) => r.share)
+            .sort(),
     }))
         .filter((rule) => rule.names.length > 0)
         .map((rule) => ({ apiGroups: [SHARED_RESOURCE_GROUP], resources: [rule.plural], resourceNames: rule.names, verbs: ["use"] }));
@@ -172,7 +187,12 @@ export function clusterRoleManifest<U>(bundle: ClusterBundleDeclaration, ownerUi
             ...ownedBy(bundle.name, ownerUid),
         },
         rules: [
-            { apiGroups: [SUBSCRIPTION_GROUP], resources: [CLUSTER_BUNDLE_PLURAL], resourceNames: [bundle.name], verbs: ["get", "list", "watch"] },
+            {
+                apiGroups: [SUBSCRIPTION_GROUP],
+                resources: [CLUSTER_BUNDLE_PLURAL],
+                resourceNames: [bundle.name],
+                verbs: ["get", "list", "watch"],
+            },
             ...useRules,
         ],
     };

@@ -32,11 +32,17 @@ export const CLUSTER_BUNDLE_POLICY_NAME = "subscription-injection-managed-cluste
 export const CLUSTER_BUNDLES_CONFIG_KEY = "cluster-platform:subscriptions.clusterBundles";
 
 /** The labels that mark a ClusterBundle this stack declared (a subset of platformLabels("subscriptions")). */
-export const MANAGED_CLUSTER_BUNDLE_LABELS: Record<string, string> = { [MANAGED_BY_LABEL]: MANAGED_BY_VALUE, [CAPABILITY_LABEL]: "subscriptions" };
+export const MANAGED_CLUSTER_BUNDLE_LABELS: Record<string, string> = {
+    [MANAGED_BY_LABEL]: MANAGED_BY_VALUE,
+    [CAPABILITY_LABEL]: "subscriptions",
+};
 
 /** `labels` has every one of `required` (missing keys short-circuit, never an evaluation error). */
 function celHasLabels(required: Record<string, string>): string {
-    const checks = Object.entries(required).map(([key, value]) => `${JSON.stringify(key)} in object.metadata.labels && object.metadata.labels[${JSON.stringify(key)}] == ${JSON.stringify(value)}`);
+    const checks = Object.entries(required).map(
+        ([key, value]) =>
+            `${JSON.stringify(key)} in object.metadata.labels && object.metadata.labels[${JSON.stringify(key)}] == ${JSON.stringify(value)}`,
+    );
     return `(has(object.metadata.labels) && ${checks.join(" && ")})`;
 }
 
@@ -51,7 +57,12 @@ export function clusterBundlePolicyManifests() {
             failurePolicy: "Fail",
             matchConstraints: {
                 resourceRules: [
-                    { apiGroups: [SUBSCRIPTION_GROUP], apiVersions: [SUBSCRIPTION_VERSION], operations: ["CREATE", "UPDATE"], resources: [CLUSTER_BUNDLE_PLURAL] },
+                    {
+                        apiGroups: [SUBSCRIPTION_GROUP],
+                        apiVersions: [SUBSCRIPTION_VERSION],
+                        operations: ["CREATE", "UPDATE"],
+                        resources: [CLUSTER_BUNDLE_PLURAL],
+                    },
                 ],
             },
             validations: [

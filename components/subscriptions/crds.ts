@@ -83,7 +83,7 @@ function references(what: string, cluster: boolean, description: string, minItem
 const conditions: OpenApiSchema = {
     type: "array",
     description:
-        "Standard conditions. They follow the abnormal-true convention: `Invalid` is \"True\" when the bundle cannot be injected (a referenced Secret or ConfigMap is missing, or keys overlap) and \"False\" otherwise.",
+        'Standard conditions. They follow the abnormal-true convention: `Invalid` is "True" when the bundle cannot be injected (a referenced Secret or ConfigMap is missing, or keys overlap) and "False" otherwise.',
     "x-kubernetes-list-type": "map",
     "x-kubernetes-list-map-keys": ["type"],
     items: {
@@ -125,9 +125,14 @@ function bundleSchema(cluster: boolean): OpenApiSchema {
                       aggregateToClusterRoles: {
                           type: "array",
                           description:
-                              "Cluster roles the generated ClusterRole `<name>-subscription-bundle` aggregates to, through the `rbac.authorization.k8s.io/aggregate-to-<role>: \"true\"` label.",
+                              'Cluster roles the generated ClusterRole `<name>-subscription-bundle` aggregates to, through the `rbac.authorization.k8s.io/aggregate-to-<role>: "true"` label.',
                           "x-kubernetes-list-type": "set",
-                          items: { type: "string", minLength: 1, maxLength: MAX_AGGREGATION_ROLE_LENGTH, pattern: DNS1123_SUBDOMAIN_PATTERN },
+                          items: {
+                              type: "string",
+                              minLength: 1,
+                              maxLength: MAX_AGGREGATION_ROLE_LENGTH,
+                              pattern: DNS1123_SUBDOMAIN_PATTERN,
+                          },
                       },
                   }
                 : {}),

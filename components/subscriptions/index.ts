@@ -74,11 +74,17 @@ export class SubscriptionInjection extends pulumi.ComponentResource {
 
         // Only the ClusterBundles this stack declares are admitted (see cluster-bundle-policy.ts).
         const admission = clusterBundlePolicyManifests();
-        const policy = new k8s.admissionregistration.v1.ValidatingAdmissionPolicy(admission.policy.metadata.name, admission.policy, { parent: this });
-        const policyBinding = new k8s.admissionregistration.v1.ValidatingAdmissionPolicyBinding(admission.binding.metadata.name, admission.binding, {
+        const policy = new k8s.admissionregistration.v1.ValidatingAdmissionPolicy(admission.policy.metadata.name, admission.policy, {
             parent: this,
-            dependsOn: [policy],
         });
+        const policyBinding = new k8s.admissionregistration.v1.ValidatingAdmissionPolicyBinding(
+            admission.binding.metadata.name,
+            admission.binding,
+            {
+                parent: this,
+                dependsOn: [policy],
+            },
+        );
         for (const bundle of args.clusterBundles) {
             declareClusterBundle(args.cluster, bundle, [clusterBundles, policy, policyBinding], reads.all, args.driver, this);
         }

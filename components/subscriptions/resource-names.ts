@@ -14,7 +14,10 @@ export interface ResourceName {
     previous: string[];
 }
 
-export const clusterBundleResource = (bundle: string): ResourceName => ({ name: `clusterbundle-${bundle}`, previous: [`clusterbundle/${bundle}`] });
+export const clusterBundleResource = (bundle: string): ResourceName => ({
+    name: `clusterbundle-${bundle}`,
+    previous: [`clusterbundle/${bundle}`],
+});
 
 export const shareResource = (share: string): ResourceName => ({ name: `share-${share}`, previous: [`share/${share}`] });
 
@@ -24,7 +27,10 @@ export const bundleResource = (namespace: string, bundle: string): ResourceName 
 });
 
 /** The driver's read access to one shared object (new in the release that named it so: nothing to alias). */
-export const driverReadResource = (namespace: string, share: string): ResourceName => ({ name: `driver-read-${namespace}/${share}`, previous: [] });
+export const driverReadResource = (namespace: string, share: string): ResourceName => ({
+    name: `driver-read-${namespace}/${share}`,
+    previous: [],
+});
 
 /** A pre-flight read of one of the driver's objects (a read creates nothing: a renamed read needs no alias). */
 export const driverObjectRead = (object: string): string => `shared-resource-csi-driver-${object}`;

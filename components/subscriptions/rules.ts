@@ -3,10 +3,23 @@
  * every problem is reported before anything is registered, and each message names the bundle.
  * Each rule lives here once; the schema only places the issues at their paths.
  */
-import { clusterBundleRoleName, clusterBundleShareName, SHARED_RESOURCE_GROUP, SHARED_SECRET_PLURAL, type ShareRole } from "../../webhook/api";
+import {
+    clusterBundleRoleName,
+    clusterBundleShareName,
+    SHARED_RESOURCE_GROUP,
+    SHARED_SECRET_PLURAL,
+    type ShareRole,
+} from "../../webhook/api";
 import { DNS1123_LABEL_RULE, DNS1123_SUBDOMAIN_RULE, isDns1123Label, isDns1123Subdomain } from "../shared/k8s-names";
 import { describeValue } from "../shared/problems";
-import { AGGREGATE_TO_LABEL_PREFIX, aggregationLabel, DEFAULT_AGGREGATION_ROLES, RbacRule, ruleGrantsUnrestricted, ruleReachesResource } from "../shared/rbac";
+import {
+    AGGREGATE_TO_LABEL_PREFIX,
+    aggregationLabel,
+    DEFAULT_AGGREGATION_ROLES,
+    RbacRule,
+    ruleGrantsUnrestricted,
+    ruleReachesResource,
+} from "../shared/rbac";
 
 /** Roles a ClusterBundle may aggregate to without being listed in `allowedAggregationRoles`: admin, edit, view. */
 export { aggregationLabel, DEFAULT_AGGREGATION_ROLES };
@@ -45,7 +58,10 @@ export const DRIVER_SERVICE_ACCOUNTS = {
 } as const;
 
 /** What a share of each list exposes; part of the share's name. */
-export const SHARE_ROLES: Record<"entitlements" | "yumRepositories", ShareRole> = { entitlements: "entitlement", yumRepositories: "yum-repo" };
+export const SHARE_ROLES: Record<"entitlements" | "yumRepositories", ShareRole> = {
+    entitlements: "entitlement",
+    yumRepositories: "yum-repo",
+};
 
 /** Which list of a bundle a reference comes from: entitlement Secrets or yum repository ConfigMaps. */
 export type BundleSource = "entitlements" | "yumRepositories";

@@ -28,7 +28,15 @@ export function shareGrantsOf(bundles: readonly ClusterBundleDeclaration[]): Sha
     return Object.fromEntries(
         [...bundles]
             .sort((a, b) => a.name.localeCompare(b.name))
-            .map((bundle) => [bundle.name, { shares: referencesOf(bundle).map((r) => r.share).sort(), roles: [...bundle.aggregateToClusterRoles].sort() }]),
+            .map((bundle) => [
+                bundle.name,
+                {
+                    shares: referencesOf(bundle)
+                        .map((r) => r.share)
+                        .sort(),
+                    roles: [...bundle.aggregateToClusterRoles].sort(),
+                },
+            ]),
     );
 }
 

@@ -3,13 +3,7 @@
  * real version (v1alpha1; the seed's samples say v1, which no CRD serves).
  */
 import { stringify } from "yaml";
-import {
-    ANNOTATIONS,
-    BUNDLE_KIND,
-    CLUSTER_BUNDLE_KIND,
-    clusterBundleRoleName,
-    SUBSCRIPTION_API_VERSION,
-} from "../../webhook/api";
+import { ANNOTATIONS, BUNDLE_KIND, CLUSTER_BUNDLE_KIND, clusterBundleRoleName, SUBSCRIPTION_API_VERSION } from "../../webhook/api";
 import { platformLabels } from "../shared/labels";
 import { CLUSTER_BUNDLES_CONFIG_KEY } from "./cluster-bundle-policy";
 

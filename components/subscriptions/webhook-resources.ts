@@ -76,7 +76,11 @@ export class SubscriptionWebhook extends pulumi.ComponentResource {
         // Roles follow the config: a namespace no bundle references any more loses its Role.
         const readBindings = (args.readAllNamespaces ? [] : args.readScopes).map((scope) => {
             const metadata = { name: WEBHOOK_NAMES.keyReadRole, namespace: scope.namespace, labels };
-            const role = new k8s.rbac.v1.Role(`${scope.namespace}/${WEBHOOK_NAMES.keyReadRole}`, { metadata, rules: [scope.rule] }, { parent: this });
+            const role = new k8s.rbac.v1.Role(
+                `${scope.namespace}/${WEBHOOK_NAMES.keyReadRole}`,
+                { metadata, rules: [scope.rule] },
+                { parent: this },
+            );
             return new k8s.rbac.v1.RoleBinding(
                 `${scope.namespace}/${WEBHOOK_NAMES.keyReadRole}`,
                 {
@@ -98,7 +102,12 @@ export class SubscriptionWebhook extends pulumi.ComponentResource {
         );
 
         const servingCertificate = args.certificates.servingCertificate(
-            { serviceName: WEBHOOK_NAMES.service, namespace, secretName: WEBHOOK_NAMES.tlsSecret, resourcePrefix: WEBHOOK_NAMES.deployment },
+            {
+                serviceName: WEBHOOK_NAMES.service,
+                namespace,
+                secretName: WEBHOOK_NAMES.tlsSecret,
+                resourcePrefix: WEBHOOK_NAMES.deployment,
+            },
             this,
         );
         const deploymentManifest = webhookDeploymentManifest({
@@ -165,10 +174,14 @@ export class SubscriptionWebhook extends pulumi.ComponentResource {
                 { apiVersion: "v1", kind: "ConfigMap", metadata: { name: WEBHOOK_NAMES.caConfigMap, namespace, labels } },
                 args.certificates.caBundleFor(servingCertificate),
             );
-            this.caConfigMap = new k8s.core.v1.ConfigMap(`${namespace}/${WEBHOOK_NAMES.caConfigMap}`, injected.object as k8s.core.v1.ConfigMapArgs, {
-                parent: this,
-                ignoreChanges: injected.ignoreChanges.length > 0 ? injected.ignoreChanges : undefined,
-            });
+            this.caConfigMap = new k8s.core.v1.ConfigMap(
+                `${namespace}/${WEBHOOK_NAMES.caConfigMap}`,
+                injected.object as k8s.core.v1.ConfigMapArgs,
+                {
+                    parent: this,
+                    ignoreChanges: injected.ignoreChanges.length > 0 ? injected.ignoreChanges : undefined,
+                },
+            );
         }
 
         this.registerOutputs({

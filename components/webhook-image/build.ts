@@ -90,8 +90,10 @@ export interface BuildOptions {
 }
 
 const LAYER_HISTORY = {
-    dependencies: (packages: string[]) => `cluster-platform webhook-image: /${APP_ROOT}/node_modules, production dependencies of ${packages.join(", ") || "nothing"}`,
-    application: (spec: ImageContent) => `cluster-platform webhook-image: /${APP_ROOT}/${spec.application}, compiled from ${spec.application}/`,
+    dependencies: (packages: string[]) =>
+        `cluster-platform webhook-image: /${APP_ROOT}/node_modules, production dependencies of ${packages.join(", ") || "nothing"}`,
+    application: (spec: ImageContent) =>
+        `cluster-platform webhook-image: /${APP_ROOT}/${spec.application}, compiled from ${spec.application}/`,
 };
 
 export function imageSettings(spec: ImageContent): ImageSettings {
@@ -191,7 +193,10 @@ class Registries {
     for(registry: string): RegistryClient {
         let client = this.clients.get(registry);
         if (client === undefined) {
-            client = new RegistryClient(registry, { credentials: this.options.credentials ?? environmentCredentials(), chunkSize: this.options.chunkSize });
+            client = new RegistryClient(registry, {
+                credentials: this.options.credentials ?? environmentCredentials(),
+                chunkSize: this.options.chunkSize,
+            });
             this.clients.set(registry, client);
         }
         return client;
@@ -231,7 +236,9 @@ async function resolveBase(spec: ImageContent, registries: Registries): Promise<
         const config = JSON.parse((await client.getBlob(ref.path, manifest.config.digest)).toString("utf8")) as ImageConfig;
         const platform = wanted[i];
         if (!platformMatches(platform, { os: config.os, architecture: config.architecture, variant: config.variant })) {
-            throw new Error(`base image ${spec.baseImage} is ${formatPlatform({ os: config.os, architecture: config.architecture, variant: config.variant })}, not ${formatPlatform(platform)}`);
+            throw new Error(
+                `base image ${spec.baseImage} is ${formatPlatform({ os: config.os, architecture: config.architecture, variant: config.variant })}, not ${formatPlatform(platform)}`,
+            );
         }
         images.push({ name: spec.baseImage, manifest, manifestDigest: digest, config });
     }
@@ -266,7 +273,10 @@ export async function buildAndPublish(spec: ImageSpec, options: BuildOptions = {
     const sets = await layerSets(spec);
     const resolving = resolveBase(spec, registries);
     resolving.catch(() => undefined); // awaited below; not unhandled while the layers compress
-    const [dependencies, application] = await Promise.all([compressLayer(sets.dependencies, options.engine), compressLayer(sets.application, options.engine)]);
+    const [dependencies, application] = await Promise.all([
+        compressLayer(sets.dependencies, options.engine),
+        compressLayer(sets.application, options.engine),
+    ]);
     checkLayers({ dependencies, application }, options.expectedLayers);
     const base = await resolving;
 
@@ -281,7 +291,11 @@ export async function buildAndPublish(spec: ImageSpec, options: BuildOptions = {
     const baseClient = registries.for(base.reference.registry);
     for (const image of base.images) {
         for (const layer of image.manifest.layers) {
-            blobs.set(layer.digest, { descriptor: layer, load: () => baseClient.getBlob(base.reference.path, layer.digest), origin: base.reference });
+            blobs.set(layer.digest, {
+                descriptor: layer,
+                load: () => baseClient.getBlob(base.reference.path, layer.digest),
+                origin: base.reference,
+            });
         }
     }
     for (const layer of added) {
@@ -304,7 +318,12 @@ export async function buildAndPublish(spec: ImageSpec, options: BuildOptions = {
     for (const list of Object.values(report)) {
         (list as string[]).sort();
     }
-    return { digest: top.descriptor.digest, mediaType: top.descriptor.mediaType, imageRef: `${spec.repository}@${top.descriptor.digest}`, report };
+    return {
+        digest: top.descriptor.digest,
+        mediaType: top.descriptor.mediaType,
+        imageRef: `${spec.repository}@${top.descriptor.digest}`,
+        report,
+    };
 }
 
 async function publishToRegistry(
@@ -344,7 +363,12 @@ async function publishToRegistry(
 /** The tag the layout's index.json gives the image, so `skopeo copy oci:<dir>:latest ...` finds it. */
 export const LAYOUT_REF = "latest";
 
-async function publishToLayout(spec: ImageSpec, blobs: PendingBlob[], documents: Array<{ descriptor: Descriptor; bytes: Buffer }>, report: PublishReport): Promise<void> {
+async function publishToLayout(
+    spec: ImageSpec,
+    blobs: PendingBlob[],
+    documents: Array<{ descriptor: Descriptor; bytes: Buffer }>,
+    report: PublishReport,
+): Promise<void> {
     const layout = new ImageLayout(spec.layoutDirectory as string);
     await forEachLimited(blobs, 4, async (blob) => {
         const digest = blob.descriptor.digest;

@@ -80,7 +80,12 @@ export function productionClosure(lockfile: Lockfile, roots: ReadonlyArray<strin
     const problems: string[] = [];
     const packages = lockfile.packages;
     if (packages === undefined || (lockfile.lockfileVersion ?? 0) < 2) {
-        return { locations: [], problems: ["package-lock.json has no `packages` map (lockfileVersion 2 or later, npm 7+): run npm install once with npm 7 or later"] };
+        return {
+            locations: [],
+            problems: [
+                "package-lock.json has no `packages` map (lockfileVersion 2 or later, npm 7+): run npm install once with npm 7 or later",
+            ],
+        };
     }
     const project = packages[""] ?? {};
     const seen = new Set<string>();
@@ -108,16 +113,23 @@ export function productionClosure(lockfile: Lockfile, roots: ReadonlyArray<strin
         const location = queue.shift() as string;
         const pkg = packages[location];
         if (pkg.link) {
-            problems.push(`${location} is a link (a workspace or \`file:\` dependency), which the image cannot carry: publish it or vendor it`);
+            problems.push(
+                `${location} is a link (a workspace or \`file:\` dependency), which the image cannot carry: publish it or vendor it`,
+            );
             continue;
         }
         if (pkg.dev === true) {
-            problems.push(`${location} is marked dev-only in package-lock.json but a production package needs it: run npm install to repair the lockfile`);
+            problems.push(
+                `${location} is marked dev-only in package-lock.json but a production package needs it: run npm install to repair the lockfile`,
+            );
         }
         const required: Array<[string, boolean]> = [
             ...Object.keys(pkg.dependencies ?? {}).map((name): [string, boolean] => [name, false]),
             ...Object.keys(pkg.optionalDependencies ?? {}).map((name): [string, boolean] => [name, true]),
-            ...Object.keys(pkg.peerDependencies ?? {}).map((name): [string, boolean] => [name, pkg.peerDependenciesMeta?.[name]?.optional === true]),
+            ...Object.keys(pkg.peerDependencies ?? {}).map((name): [string, boolean] => [
+                name,
+                pkg.peerDependenciesMeta?.[name]?.optional === true,
+            ]),
         ];
         for (const [name, optional] of required) {
             const found = resolveFrom(packages, location, name);

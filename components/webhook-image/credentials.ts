@@ -39,7 +39,9 @@ export function authKeys(registry: string): string[] {
 }
 
 /** `user:password` from an `auths` entry (its base64 `auth`, or separate fields). */
-export function credentialsFromAuthEntry(entry: { auth?: string; username?: string; password?: string } | undefined): Credentials | undefined {
+export function credentialsFromAuthEntry(
+    entry: { auth?: string; username?: string; password?: string } | undefined,
+): Credentials | undefined {
     if (entry === undefined) {
         return undefined;
     }
@@ -48,7 +50,9 @@ export function credentialsFromAuthEntry(entry: { auth?: string; username?: stri
         const colon = decoded.indexOf(":");
         return colon < 0 ? undefined : { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
     }
-    return entry.username !== undefined && entry.password !== undefined ? { username: entry.username, password: entry.password } : undefined;
+    return entry.username !== undefined && entry.password !== undefined
+        ? { username: entry.username, password: entry.password }
+        : undefined;
 }
 
 async function readAuthFile(file: string): Promise<AuthFile | undefined> {
@@ -89,7 +93,11 @@ function fromHelper(helper: string, registry: string, env: NodeJS.ProcessEnv): P
                 return;
             }
             const reply = JSON.parse(stdout) as { Username?: string; Secret?: string };
-            resolve(reply.Username !== undefined && reply.Secret !== undefined ? { username: reply.Username, password: reply.Secret } : undefined);
+            resolve(
+                reply.Username !== undefined && reply.Secret !== undefined
+                    ? { username: reply.Username, password: reply.Secret }
+                    : undefined,
+            );
         });
         child.stdin?.end(registry);
     });

@@ -56,7 +56,11 @@ export function createGzipSink(onData: (chunk: Buffer) => void, engine: GzipEngi
 function nodeZlibSink(onData: (chunk: Buffer) => void): GzipSink {
     // Room for a few batches, so the writer rarely waits while the thread pool compresses
     // (zlib streams pass stream options on to their Transform).
-    const options: zlib.ZlibOptions & TransformOptions = { level: GZIP_LEVEL, chunkSize: 64 * 1024, writableHighWaterMark: 4 * 1024 * 1024 };
+    const options: zlib.ZlibOptions & TransformOptions = {
+        level: GZIP_LEVEL,
+        chunkSize: 64 * 1024,
+        writableHighWaterMark: 4 * 1024 * 1024,
+    };
     const gzip = zlib.createGzip(options);
     gzip.on("data", onData);
     const ended = once(gzip, "end");

@@ -102,8 +102,18 @@ export function composeImageConfig(base: ImageConfig, layers: ReadonlyArray<Adde
 /** The Docker or OCI media types matching the base manifest's format. */
 export function formatOf(baseManifest: ImageManifest): { manifest: string; config: string; layer: string; index: string } {
     return baseManifest.mediaType === MEDIA_TYPES.dockerManifest
-        ? { manifest: MEDIA_TYPES.dockerManifest, config: MEDIA_TYPES.dockerConfig, layer: MEDIA_TYPES.dockerLayerGzip, index: MEDIA_TYPES.dockerManifestList }
-        : { manifest: MEDIA_TYPES.ociManifest, config: MEDIA_TYPES.ociConfig, layer: MEDIA_TYPES.ociLayerGzip, index: MEDIA_TYPES.ociIndex };
+        ? {
+              manifest: MEDIA_TYPES.dockerManifest,
+              config: MEDIA_TYPES.dockerConfig,
+              layer: MEDIA_TYPES.dockerLayerGzip,
+              index: MEDIA_TYPES.dockerManifestList,
+          }
+        : {
+              manifest: MEDIA_TYPES.ociManifest,
+              config: MEDIA_TYPES.ociConfig,
+              layer: MEDIA_TYPES.ociLayerGzip,
+              index: MEDIA_TYPES.ociIndex,
+          };
 }
 
 export interface BaseImage {
@@ -142,6 +152,8 @@ export function composeImage(base: BaseImage, layers: ReadonlyArray<AddedLayer>,
 
 /** An index over per-platform manifests (in the given order), in the manifests' format. */
 export function composeIndex(manifests: ReadonlyArray<Descriptor>): Blob {
-    const mediaType = manifests.every((m) => m.mediaType === MEDIA_TYPES.dockerManifest) ? MEDIA_TYPES.dockerManifestList : MEDIA_TYPES.ociIndex;
+    const mediaType = manifests.every((m) => m.mediaType === MEDIA_TYPES.dockerManifest)
+        ? MEDIA_TYPES.dockerManifestList
+        : MEDIA_TYPES.ociIndex;
     return jsonBlob(mediaType, { schemaVersion: 2, mediaType, manifests });
 }

@@ -80,11 +80,10 @@ export class WebhookImage extends pulumi.ComponentResource {
             labels: provenanceLabels({ source: args.source, sourceTree: args.sourceTree }),
         };
         const layoutDirectory =
-            args.layoutDirectory === undefined ? undefined : path.relative(cwd, path.resolve(args.projectDirectory, args.layoutDirectory)) || ".";
-        const problems = [
-            ...contentProblems(content),
-            ...destinationProblems({ output: args.output, layoutDirectory }),
-        ];
+            args.layoutDirectory === undefined
+                ? undefined
+                : path.relative(cwd, path.resolve(args.projectDirectory, args.layoutDirectory)) || ".";
+        const problems = [...contentProblems(content), ...destinationProblems({ output: args.output, layoutDirectory })];
         if (problems.length > 0) {
             // A ResourceError names this component (the CLI shows it under the component's row).
             throw new pulumi.ResourceError(problems.join("; "), this);
@@ -133,7 +132,10 @@ export class WebhookImage extends pulumi.ComponentResource {
         const stale = await staleOutputs(content.projectDirectory, content.application, content.outputDirectory);
         if (stale.length > 0) {
             const listed = `${stale.slice(0, 3).join(", ")}${stale.length > 3 ? ` and ${stale.length - 3} more` : ""}`;
-            pulumi.log.warn(`${content.outputDirectory}/${content.application} is older than ${listed}: the image packages the last build; run npm run build first`, this);
+            pulumi.log.warn(
+                `${content.outputDirectory}/${content.application} is older than ${listed}: the image packages the last build; run npm run build first`,
+                this,
+            );
         }
         return planImage(content);
     }

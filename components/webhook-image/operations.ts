@@ -42,7 +42,11 @@ const REPLACING_INPUTS = ["repository", "output", "layoutDirectory"] as const;
  */
 export function diffImage(olds: Partial<WebhookImageOutputs>, news: WebhookImageInputs): DiffOutcome {
     const replaces = REPLACING_INPUTS.filter((key) => (olds[key] ?? null) !== (news[key] ?? null));
-    const changes = replaces.length > 0 || olds.contentHash !== news.contentHash || olds.deleteOnDestroy !== news.deleteOnDestroy || olds.digest === undefined;
+    const changes =
+        replaces.length > 0 ||
+        olds.contentHash !== news.contentHash ||
+        olds.deleteOnDestroy !== news.deleteOnDestroy ||
+        olds.digest === undefined;
     return { changes, replaces: [...replaces], deleteBeforeReplace: false };
 }
 
@@ -55,12 +59,19 @@ export function resolvedSpec(inputs: ImageSpec): ImageSpec {
     };
 }
 
-export async function createImage(inputs: WebhookImageInputs, options: BuildOptions = {}): Promise<{ id: string; outs: WebhookImageOutputs }> {
+export async function createImage(
+    inputs: WebhookImageInputs,
+    options: BuildOptions = {},
+): Promise<{ id: string; outs: WebhookImageOutputs }> {
     const image = await buildAndPublish(resolvedSpec(inputs), { ...options, expectedLayers: inputs.layers });
     return { id: inputs.repository, outs: { ...inputs, digest: image.digest, mediaType: image.mediaType, imageRef: image.imageRef } };
 }
 
-export async function updateImage(olds: WebhookImageOutputs, news: WebhookImageInputs, options: BuildOptions = {}): Promise<{ outs: WebhookImageOutputs }> {
+export async function updateImage(
+    olds: WebhookImageOutputs,
+    news: WebhookImageInputs,
+    options: BuildOptions = {},
+): Promise<{ outs: WebhookImageOutputs }> {
     if (olds.contentHash === news.contentHash && olds.digest !== undefined) {
         // Only the delete policy changed: the published image is the same.
         return { outs: { ...news, digest: olds.digest, mediaType: olds.mediaType, imageRef: olds.imageRef } };
@@ -70,7 +81,11 @@ export async function updateImage(olds: WebhookImageOutputs, news: WebhookImageI
 }
 
 /** The state as it is, or an empty id when the image is gone (the engine then drops it from state). */
-export async function readImage(id: string, props: WebhookImageOutputs, options: BuildOptions = {}): Promise<{ id: string; props: Partial<WebhookImageOutputs> }> {
+export async function readImage(
+    id: string,
+    props: WebhookImageOutputs,
+    options: BuildOptions = {},
+): Promise<{ id: string; props: Partial<WebhookImageOutputs> }> {
     if (props.digest === undefined) {
         return { id, props };
     }

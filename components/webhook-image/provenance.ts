@@ -56,7 +56,12 @@ const SHORTHAND_HOSTS: Record<string, string> = { github: "github.com", gitlab: 
  * documents it: docs.npmjs.com/cli/configuring-npm/package-json#repository), or undefined.
  */
 export function sourceUrlFromRepositoryField(repository: unknown): string | undefined {
-    const text = typeof repository === "string" ? repository : typeof repository === "object" && repository !== null ? (repository as { url?: unknown }).url : undefined;
+    const text =
+        typeof repository === "string"
+            ? repository
+            : typeof repository === "object" && repository !== null
+              ? (repository as { url?: unknown }).url
+              : undefined;
     if (typeof text !== "string") {
         return undefined;
     }
@@ -110,7 +115,9 @@ export function sourceTreeOf(projectDirectory: string, paths: ReadonlyArray<stri
             return `${executable} ${createHash("sha256").update(readFileSync(absolute)).digest("hex")} ${file.split(path.sep).join("/")}`;
         })
         .sort();
-    return `sha256:${createHash("sha256").update(`${lines.join("\n")}\n`).digest("hex")}`;
+    return `sha256:${createHash("sha256")
+        .update(`${lines.join("\n")}\n`)
+        .digest("hex")}`;
 }
 
 function packageRepository(projectDirectory: string): unknown {

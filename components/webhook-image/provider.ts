@@ -38,7 +38,11 @@ export class WebhookImageProvider implements pulumi.dynamic.ResourceProvider {
         return loadOperations(this.operationsModule).createImage(inputs);
     }
 
-    async update(_id: string, olds: Operations.WebhookImageOutputs, news: Operations.WebhookImageInputs): Promise<pulumi.dynamic.UpdateResult> {
+    async update(
+        _id: string,
+        olds: Operations.WebhookImageOutputs,
+        news: Operations.WebhookImageInputs,
+    ): Promise<pulumi.dynamic.UpdateResult> {
         return loadOperations(this.operationsModule).updateImage(olds, news);
     }
 

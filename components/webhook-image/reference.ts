@@ -83,7 +83,10 @@ export function parseImageReference(text: string): Parsed<ImageReference> {
         tag = rest.slice(colon + 1);
         rest = rest.slice(0, colon);
         if (!TAG.test(tag)) {
-            return { ok: false, problem: `tag ${JSON.stringify(tag)} is not 1-128 letters, digits, '_', '.' or '-' (not starting with '.' or '-')` };
+            return {
+                ok: false,
+                problem: `tag ${JSON.stringify(tag)} is not 1-128 letters, digits, '_', '.' or '-' (not starting with '.' or '-')`,
+            };
         }
     }
     const name = parseRepository(rest);

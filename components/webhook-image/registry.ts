@@ -72,9 +72,13 @@ export class RegistryClient {
         const bytes = Buffer.from(await response.arrayBuffer());
         const digest = sha256Digest(bytes);
         if (reference.startsWith("sha256:") && digest !== reference) {
-            throw new RegistryError(`${this.registry}/${repository}@${reference}: the registry returned a manifest whose digest is ${digest}`, 200);
+            throw new RegistryError(
+                `${this.registry}/${repository}@${reference}: the registry returned a manifest whose digest is ${digest}`,
+                200,
+            );
         }
-        const mediaType = (JSON.parse(bytes.toString("utf8")) as { mediaType?: string }).mediaType ?? response.headers.get("content-type") ?? "";
+        const mediaType =
+            (JSON.parse(bytes.toString("utf8")) as { mediaType?: string }).mediaType ?? response.headers.get("content-type") ?? "";
         return { mediaType, digest, bytes };
     }
 
@@ -96,7 +100,10 @@ export class RegistryClient {
         });
         const stored = response.headers.get("docker-content-digest");
         if (stored !== null && stored !== sha256Digest(bytes)) {
-            throw new RegistryError(`${this.registry}/${repository}: the registry stored the manifest as ${stored}, not ${sha256Digest(bytes)}`, 201);
+            throw new RegistryError(
+                `${this.registry}/${repository}: the registry stored the manifest as ${stored}, not ${sha256Digest(bytes)}`,
+                201,
+            );
         }
     }
 
@@ -112,7 +119,10 @@ export class RegistryClient {
     // ------------------------------------------------------------------ blobs
 
     async blobExists(repository: string, digest: string): Promise<boolean> {
-        const response = await this.request("HEAD", `/v2/${repository}/blobs/${digest}`, { scopes: [pull(repository)], expect: [200, 404] });
+        const response = await this.request("HEAD", `/v2/${repository}/blobs/${digest}`, {
+            scopes: [pull(repository)],
+            expect: [200, 404],
+        });
         return response.status === 200;
     }
 
@@ -144,7 +154,11 @@ export class RegistryClient {
         const scopes = [push(repository)];
         let location = session;
         if (location === undefined) {
-            const opened = await this.request("POST", `/v2/${repository}/blobs/uploads/`, { scopes, headers: { "Content-Length": "0" }, expect: [202] });
+            const opened = await this.request("POST", `/v2/${repository}/blobs/uploads/`, {
+                scopes,
+                headers: { "Content-Length": "0" },
+                expect: [202],
+            });
             location = this.location(opened);
         }
         if (data.length > this.chunkSize) {
@@ -174,7 +188,10 @@ export class RegistryClient {
     private location(response: Response): string {
         const location = response.headers.get("location");
         if (location === null) {
-            throw new RegistryError(`${this.registry}: the registry answered ${response.status} without a Location header`, response.status);
+            throw new RegistryError(
+                `${this.registry}: the registry answered ${response.status} without a Location header`,
+                response.status,
+            );
         }
         return new URL(location, this.baseUrl).toString();
     }
@@ -183,7 +200,10 @@ export class RegistryClient {
         const url = pathOrUrl.startsWith("http") ? pathOrUrl : `${this.baseUrl}${pathOrUrl}`;
         let authorization = await this.authorization(options.scopes, false);
         for (let attempt = 0; ; attempt++) {
-            const headers: Record<string, string> = { "User-Agent": this.options.userAgent ?? "cluster-platform-webhook-image", ...options.headers };
+            const headers: Record<string, string> = {
+                "User-Agent": this.options.userAgent ?? "cluster-platform-webhook-image",
+                ...options.headers,
+            };
             if (authorization !== undefined) {
                 headers.Authorization = authorization;
             }
@@ -193,7 +213,12 @@ export class RegistryClient {
                 this.challenge = pickChallenge(response.headers.get("www-authenticate"));
                 authorization = await this.authorization(options.scopes, true);
                 if (authorization === undefined) {
-                    throw await this.failure(method, url, response, "the registry wants credentials and none were found (log in with `docker login` or `skopeo login`)");
+                    throw await this.failure(
+                        method,
+                        url,
+                        response,
+                        "the registry wants credentials and none were found (log in with `docker login` or `skopeo login`)",
+                    );
                 }
                 continue;
             }
@@ -207,7 +232,9 @@ export class RegistryClient {
     /** The Authorization header for `scopes`, learning the registry's challenge first when unknown. */
     private async authorization(scopes: string[], refresh: boolean): Promise<string | undefined> {
         if (this.challenge === undefined) {
-            const probe = await fetch(`${this.baseUrl}/v2/`, { headers: { "User-Agent": this.options.userAgent ?? "cluster-platform-webhook-image" } });
+            const probe = await fetch(`${this.baseUrl}/v2/`, {
+                headers: { "User-Agent": this.options.userAgent ?? "cluster-platform-webhook-image" },
+            });
             await probe.arrayBuffer().catch(() => undefined);
             this.challenge = probe.status === 401 ? pickChallenge(probe.headers.get("www-authenticate")) : null;
         }
@@ -252,7 +279,10 @@ export class RegistryClient {
         const response = await fetch(url, { headers });
         if (response.status !== 200) {
             const detail = (await response.text().catch(() => "")).slice(0, 200);
-            throw new RegistryError(`${this.registry}: the token service ${url.origin}${url.pathname} refused ${scopes.join(" ")} (${response.status}${detail ? `: ${detail}` : ""})`, response.status);
+            throw new RegistryError(
+                `${this.registry}: the token service ${url.origin}${url.pathname} refused ${scopes.join(" ")} (${response.status}${detail ? `: ${detail}` : ""})`,
+                response.status,
+            );
         }
         const body = (await response.json()) as { token?: string; access_token?: string };
         const token = body.token ?? body.access_token;
@@ -277,7 +307,9 @@ export class RegistryClient {
             detail = text.slice(0, 200);
         }
         const where = new URL(url);
-        const parts = [`${method} ${where.host}${where.pathname}: ${response.status} ${response.statusText}`, detail, hint].filter((p) => p);
+        const parts = [`${method} ${where.host}${where.pathname}: ${response.status} ${response.statusText}`, detail, hint].filter(
+            (p) => p,
+        );
         return new RegistryError(parts.join(": "), response.status);
     }
 }

@@ -26,7 +26,7 @@ export const WEBHOOK_UID = 65532;
 export const OCI_LAYOUT_ROOT = "out/oci";
 
 const PLATFORM = /^([a-z0-9]+)\/([a-z0-9_]+)(?:\/([a-z0-9]+))?$/;
-export const PLATFORM_RULE = "must be `os/architecture[/variant]`, e.g. \"linux/amd64\", \"linux/arm64\" or \"linux/arm/v7\"";
+export const PLATFORM_RULE = 'must be `os/architecture[/variant]`, e.g. "linux/amd64", "linux/arm64" or "linux/arm/v7"';
 
 export interface Platform {
     os: string;

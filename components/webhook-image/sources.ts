@@ -54,7 +54,15 @@ const JS_EXTENSIONS = [".js", ".cjs", ".mjs"];
 
 /** npm's names for the machine this runs on, and for an image platform. */
 export function npmPlatformOf(platform: Platform): NpmPlatform {
-    const cpu: Record<string, string> = { amd64: "x64", "386": "ia32", arm64: "arm64", arm: "arm", ppc64le: "ppc64", s390x: "s390x", riscv64: "riscv64" };
+    const cpu: Record<string, string> = {
+        amd64: "x64",
+        "386": "ia32",
+        arm64: "arm64",
+        arm: "arm",
+        ppc64le: "ppc64",
+        s390x: "s390x",
+        riscv64: "riscv64",
+    };
     return { os: platform.os, cpu: cpu[platform.architecture] ?? platform.architecture };
 }
 
@@ -92,7 +100,9 @@ export async function collectImageSources(given: ApplicationSource, platforms: R
                 if (target === undefined) {
                     problems.push(`${relative} requires ${JSON.stringify(specifier)}, which does not exist`);
                 } else if (!isInside(outputRoot, target)) {
-                    problems.push(`${relative} requires ${JSON.stringify(specifier)}, outside ${source.outputDirectory}/, which the image cannot carry`);
+                    problems.push(
+                        `${relative} requires ${JSON.stringify(specifier)}, outside ${source.outputDirectory}/, which the image cannot carry`,
+                    );
                 } else if (!appFiles.has(target)) {
                     appFiles.add(target);
                     queue.push(target);
@@ -114,7 +124,12 @@ export async function collectImageSources(given: ApplicationSource, platforms: R
     ];
     for (const file of [...appFiles].sort()) {
         const stat = await fs.stat(file);
-        application.push({ path: `${APP_ROOT}/${toPosix(path.relative(outputRoot, file))}`, type: "file", mode: normalizedFileMode(stat.mode), source: file });
+        application.push({
+            path: `${APP_ROOT}/${toPosix(path.relative(outputRoot, file))}`,
+            type: "file",
+            mode: normalizedFileMode(stat.mode),
+            source: file,
+        });
     }
 
     const lockfile = JSON.parse(await fs.readFile(path.join(source.projectDirectory, "package-lock.json"), "utf8")) as Lockfile;
@@ -133,7 +148,9 @@ export async function collectImageSources(given: ApplicationSource, platforms: R
         if (!(await isDirectory(directory))) {
             const pkg = lockfile.packages?.[location];
             if (pkg !== undefined && !installsOn(pkg, host)) {
-                problems.push(`${location} is built for ${pkg.os?.join(",") ?? "any os"}/${pkg.cpu?.join(",") ?? "any cpu"} and is not installed on this machine: build the image on a machine of that platform`);
+                problems.push(
+                    `${location} is built for ${pkg.os?.join(",") ?? "any os"}/${pkg.cpu?.join(",") ?? "any cpu"} and is not installed on this machine: build the image on a machine of that platform`,
+                );
             } else {
                 problems.push(`${location} is in package-lock.json but not installed: run npm ci`);
             }
@@ -152,7 +169,9 @@ export async function collectImageSources(given: ApplicationSource, platforms: R
             if (file.kind === "symlink") {
                 const target = await fs.readlink(file.absolute);
                 if (path.isAbsolute(target) || !isInside(directory, path.resolve(path.dirname(file.absolute), target))) {
-                    problems.push(`${path.relative(source.projectDirectory, file.absolute)} is a symlink to ${JSON.stringify(target)}, outside its package`);
+                    problems.push(
+                        `${path.relative(source.projectDirectory, file.absolute)} is a symlink to ${JSON.stringify(target)}, outside its package`,
+                    );
                     continue;
                 }
                 dependencies.push({ path: imagePath, type: "symlink", mode: 0o777, linkTarget: target });
@@ -234,7 +253,11 @@ async function walk(directory: string, problems: string[], options: { skipDirect
 }
 
 async function resolveModuleFile(target: string): Promise<string | undefined> {
-    const candidates = [target, ...[...JS_EXTENSIONS, ".json"].map((ext) => target + ext), ...["index.js", "index.json"].map((f) => path.join(target, f))];
+    const candidates = [
+        target,
+        ...[...JS_EXTENSIONS, ".json"].map((ext) => target + ext),
+        ...["index.js", "index.json"].map((f) => path.join(target, f)),
+    ];
     for (const candidate of candidates) {
         if (await isFile(candidate)) {
             return candidate;
@@ -244,11 +267,17 @@ async function resolveModuleFile(target: string): Promise<string | undefined> {
 }
 
 async function isFile(file: string): Promise<boolean> {
-    return fs.stat(file).then((s) => s.isFile(), () => false);
+    return fs.stat(file).then(
+        (s) => s.isFile(),
+        () => false,
+    );
 }
 
 async function isDirectory(directory: string): Promise<boolean> {
-    return fs.stat(directory).then((s) => s.isDirectory(), () => false);
+    return fs.stat(directory).then(
+        (s) => s.isDirectory(),
+        () => false,
+    );
 }
 
 function isInside(root: string, candidate: string): boolean {
@@ -263,7 +292,9 @@ function toPosix(relative: string): string {
 /** Why the compiled entrypoint cannot be packaged (it was never built), or undefined. */
 export function missingBuildProblem(source: ApplicationSource): string | undefined {
     const entry = path.join(source.projectDirectory, source.outputDirectory, source.entrypoint);
-    return existsSync(entry) ? undefined : `${path.join(source.outputDirectory, source.entrypoint)} does not exist: build the webhook first (npm run build)`;
+    return existsSync(entry)
+        ? undefined
+        : `${path.join(source.outputDirectory, source.entrypoint)} does not exist: build the webhook first (npm run build)`;
 }
 
 /**

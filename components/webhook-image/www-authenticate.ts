@@ -75,7 +75,10 @@ export function formatChallenges(challenges: ReadonlyArray<Challenge>): string {
         .map((c) => {
             const params = Object.entries(c.params).filter(([name]) => name !== "");
             const token68 = c.params[""];
-            const body = token68 !== undefined ? token68 : params.map(([name, value]) => `${name}="${value.replace(/(["\\])/g, "\\$1")}"`).join(", ");
+            const body =
+                token68 !== undefined
+                    ? token68
+                    : params.map(([name, value]) => `${name}="${value.replace(/(["\\])/g, "\\$1")}"`).join(", ");
             return body === "" ? c.scheme : `${c.scheme} ${body}`;
         })
         .join(", ");

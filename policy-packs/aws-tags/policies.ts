@@ -11,4 +11,12 @@ export const PACK_NAME = "aws-tags";
 export const PACK_DESCRIPTION =
     "User-defined tags on every taggable AWS resource of a cluster-platform stack: required keys, reserved namespaces, Name, format and count limits, no untagged resources, and advisories for types it cannot judge.";
 
-export const AWS_TAGS_POLICIES: Policies = [requiredTags, reservedTagKeys, noNameUserTag, tagFormat, tagCount, untaggedResources, unjudgedTypes];
+export const AWS_TAGS_POLICIES: Policies = [
+    requiredTags,
+    reservedTagKeys,
+    noNameUserTag,
+    tagFormat,
+    tagCount,
+    untaggedResources,
+    unjudgedTypes,
+];

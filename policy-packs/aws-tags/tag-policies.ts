@@ -63,12 +63,15 @@ function checkedRequiredTags(requiredTags: readonly string[]): void {
 export const requiredTags = resourcePolicy<RequiredTagsConfig>(
     {
         name: REQUIRED_TAGS_POLICY,
-        description: "Every taggable AWS resource carries the required tags (by default the keys of the stack's aws.userTags), and so do the launch template tag specifications and instance volumes it creates.",
+        description:
+            "Every taggable AWS resource carries the required tags (by default the keys of the stack's aws.userTags), and so do the launch template tag specifications and instance volumes it creates.",
         severity: "high",
         remediationSteps:
             "Add the missing keys to aws.userTags (the stack tags every taggable resource it creates with them), or to the resource's own tags. Generate this policy's config from the stack with `npm run policy:config` so requiredTags follows aws.userTags.",
         config: {
-            requiredTags: stringList("Tag keys every taggable AWS resource must carry; pass the stack's aws.userTags keys (npm run policy:config)."),
+            requiredTags: stringList(
+                "Tag keys every taggable AWS resource must carry; pass the stack's aws.userTags keys (npm run policy:config).",
+            ),
         },
     },
     (args, config, report) => {
@@ -81,7 +84,9 @@ export const requiredTags = resourcePolicy<RequiredTagsConfig>(
             const missing = config.requiredTags.filter((key) => !(key in present));
             if (missing.length > 0) {
                 const has = Object.keys(present).sort();
-                report(`${what} lacks the required tag${missing.length === 1 ? "" : "s"} ${quoted(missing)} (it carries ${has.length === 0 ? "no tags" : quoted(has)})`);
+                report(
+                    `${what} lacks the required tag${missing.length === 1 ? "" : "s"} ${quoted(missing)} (it carries ${has.length === 0 ? "no tags" : quoted(has)})`,
+                );
             }
         };
         lacking(resourceLabel(args.type, args.name), effectiveTags(tags));
@@ -104,12 +109,15 @@ function allowed(key: string, allowList: readonly string[]): boolean {
 export const reservedTagKeys = taggedResourcePolicy<ReservedKeysConfig>(
     {
         name: "aws-reserved-tag-keys",
-        description: "No tag key on a taggable AWS resource is in a reserved namespace: kubernetes.io, openshift.io (and their subdomains) or aws:.",
+        description:
+            "No tag key on a taggable AWS resource is in a reserved namespace: kubernetes.io, openshift.io (and their subdomains) or aws:.",
         severity: "high",
         remediationSteps:
             "Rename the key out of the reserved namespace (for example example.com/team instead of kubernetes.io/team). The platform and AWS own these keys: OpenShift and Kubernetes controllers act on them, and AWS refuses aws: keys. A key the platform itself must set (kubernetes.io/cluster/<infra id>) can be listed in allowedKeys.",
         config: {
-            allowedKeys: stringList("Reserved keys that may still be set: exact keys, or prefixes ending with * (kubernetes.io/cluster/*)."),
+            allowedKeys: stringList(
+                "Reserved keys that may still be set: exact keys, or prefixes ending with * (kubernetes.io/cluster/*).",
+            ),
         },
     },
     (args, tags, config, report) => {
@@ -133,7 +141,9 @@ export const noNameUserTag = taggedResourcePolicy(
         for (const key of providerLayerKeys(tags)) {
             const problem = nameKeyProblem(key);
             if (problem) {
-                report(`${resourceLabel(args.type, args.name)} tag ${JSON.stringify(key)} comes from the AWS provider's defaultTags: ${problem}`);
+                report(
+                    `${resourceLabel(args.type, args.name)} tag ${JSON.stringify(key)} comes from the AWS provider's defaultTags: ${problem}`,
+                );
             }
         }
     },
@@ -162,7 +172,8 @@ export const tagCount = taggedResourcePolicy(
         name: "aws-tag-count",
         description: "A taggable AWS resource carries at most 50 tags (10 for S3 objects), counting the provider's default tags.",
         severity: "high",
-        remediationSteps: "Remove tags from the resource or from the AWS provider's defaultTags: AWS refuses the create or update of a resource over its limit.",
+        remediationSteps:
+            "Remove tags from the resource or from the AWS provider's defaultTags: AWS refuses the create or update of a resource over its limit.",
     },
     (args, tags, _config, report) => {
         const problem = tagCountProblem(args.type, args.name, Object.keys(effectiveTags(tags)).length);

@@ -67,7 +67,7 @@ export function resourceTags(args: { type: string; props: Obj; provider?: Policy
         return undefined;
     }
     const declared = args.props.tags;
-    const own = shape.kind === "list" ? listTags(declared, shape) : knownStringMap(declared) ?? {};
+    const own = shape.kind === "list" ? listTags(declared, shape) : (knownStringMap(declared) ?? {});
     let all: ResourceTags["all"];
     if (shape.kind === "map") {
         const value = known(() => args.props.tagsAll);
@@ -92,7 +92,13 @@ export function providerLayerKeys(tags: ResourceTags): string[] {
 }
 
 /** aws-native's tag items (`{key, value}`, the CloudFormation `Tag` shape most aws-native types take). */
-export const NATIVE_TAG_ITEMS: Extract<TagShape, { kind: "list" }> = { kind: "list", itemType: "aws-native Tag", keyField: "key", valueField: "value", requiredFields: {} };
+export const NATIVE_TAG_ITEMS: Extract<TagShape, { kind: "list" }> = {
+    kind: "list",
+    itemType: "aws-native Tag",
+    keyField: "key",
+    valueField: "value",
+    requiredFields: {},
+};
 
 /**
  * The tag shape of an `aws-native:` resource, read from its own `tags`: no list is derived for
@@ -116,10 +122,11 @@ export function nativeTagShape(args: { type: string; props: Obj }): TagShape | u
             : undefined;
     }
     const map = asObject(tags);
-    return map && Object.keys(map).every((k) => {
-        const v = known(() => map[k]);
-        return v === UNKNOWN || typeof v === "string";
-    })
+    return map &&
+        Object.keys(map).every((k) => {
+            const v = known(() => map[k]);
+            return v === UNKNOWN || typeof v === "string";
+        })
         ? { kind: "map" }
         : undefined;
 }
@@ -155,9 +162,14 @@ export function nestedTagSets(args: { type: string; props: Obj }, providerDefaul
             return [{ where: "volumes (volumeTags)", tags: { ...providerDefaults, ...volumeTags } }];
         }
         const root = asObject(args.props.rootBlockDevice);
-        const sets: NestedTagSet[] = [{ where: "root volume (rootBlockDevice.tags)", tags: { ...providerDefaults, ...(knownStringMap(root?.tags) ?? {}) } }];
+        const sets: NestedTagSet[] = [
+            { where: "root volume (rootBlockDevice.tags)", tags: { ...providerDefaults, ...(knownStringMap(root?.tags) ?? {}) } },
+        ];
         asArray(args.props.ebsBlockDevices).forEach((device, index) => {
-            sets.push({ where: `ebsBlockDevices[${index}].tags`, tags: { ...providerDefaults, ...(knownStringMap(asObject(device)?.tags) ?? {}) } });
+            sets.push({
+                where: `ebsBlockDevices[${index}].tags`,
+                tags: { ...providerDefaults, ...(knownStringMap(asObject(device)?.tags) ?? {}) },
+            });
         });
         return sets;
     }

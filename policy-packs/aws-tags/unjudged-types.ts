@@ -14,7 +14,8 @@ import { nativeTagShape } from "./tags";
 export const unjudgedTypes = resourcePolicy(
     {
         name: "aws-unjudged-types",
-        description: "AWS resources with tags the pack cannot judge (types missing from the derived taggable list, aws-native tags of an unknown shape) are reported as not judged.",
+        description:
+            "AWS resources with tags the pack cannot judge (types missing from the derived taggable list, aws-native tags of an unknown shape) are reported as not judged.",
         severity: "medium",
         enforcementLevel: "advisory",
         remediationSteps:
@@ -30,9 +31,13 @@ export const unjudgedTypes = resourcePolicy(
             return;
         }
         if (!native) {
-            report(`${resourceLabel(args.type, args.name)} cannot judge: not in the taggable list derived from ${TAGGABLE_SOURCE}, though it declares tags`);
+            report(
+                `${resourceLabel(args.type, args.name)} cannot judge: not in the taggable list derived from ${TAGGABLE_SOURCE}, though it declares tags`,
+            );
         } else if (!nativeTagShape(args)) {
-            report(`${resourceLabel(args.type, args.name)} cannot judge: its tags are neither a list of {key, value} items nor a string map`);
+            report(
+                `${resourceLabel(args.type, args.name)} cannot judge: its tags are neither a list of {key, value} items nor a string map`,
+            );
         }
     },
 );

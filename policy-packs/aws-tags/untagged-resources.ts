@@ -25,7 +25,9 @@ export const untaggedResources = stackPolicy(
             }
         }
         if (untagged.length > 0) {
-            report(`${untagged.length} taggable AWS resource${untagged.length === 1 ? " carries" : "s carry"} no tags: ${untagged.join(", ")}`);
+            report(
+                `${untagged.length} taggable AWS resource${untagged.length === 1 ? " carries" : "s carry"} no tags: ${untagged.join(", ")}`,
+            );
         }
     },
 );

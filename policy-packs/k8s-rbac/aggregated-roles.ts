@@ -15,13 +15,16 @@ interface AggregatedRolesConfig {
 export const aggregatedRoles = objectPolicy<AggregatedRolesConfig>(
     {
         name: "k8s-aggregated-roles",
-        description: "ClusterRoles aggregated into admin, edit or view grant nothing on Secrets, and use on SharedSecrets only by resourceName.",
+        description:
+            "ClusterRoles aggregated into admin, edit or view grant nothing on Secrets, and use on SharedSecrets only by resourceName.",
         severity: "critical",
         remediationSteps:
             "Remove the Secrets rule from the aggregated ClusterRole (grant it through a RoleBinding to whoever needs it), and list the SharedSecrets the role may use in the rule's resourceNames (a ClusterBundle's role names exactly its shares).",
         config: {
             aggregatedRoles: {
-                ...stringList("Roles whose aggregated ClusterRoles are judged: admin, edit, view and the roles ClusterBundles may also aggregate to (npm run policy:config adds subscriptions.allowedAggregationRoles)."),
+                ...stringList(
+                    "Roles whose aggregated ClusterRoles are judged: admin, edit, view and the roles ClusterBundles may also aggregate to (npm run policy:config adds subscriptions.allowedAggregationRoles).",
+                ),
                 default: [...DEFAULT_AGGREGATION_ROLES],
             },
         },

@@ -40,7 +40,8 @@ export const podSecurityRestricted = objectPolicy<PodSecurityConfig>(
                 type: "string",
                 enum: ["kubernetes", "openshift"],
                 default: "kubernetes",
-                description: "The stack's cluster.platform: kubernetes judges the restricted Pod Security Standard, openshift the restricted-v2 SCC (npm run policy:config passes it).",
+                description:
+                    "The stack's cluster.platform: kubernetes judges the restricted Pod Security Standard, openshift the restricted-v2 SCC (npm run policy:config passes it).",
             },
         },
     },
@@ -60,7 +61,10 @@ export const podSecurityRestricted = objectPolicy<PodSecurityConfig>(
         // Annotations often carry values computed from other resources (a certificate hash): only AppArmor's are read.
         const annotations = known(() => asObject(pod.metadata.annotations));
         // A patch of a workload the stack does not own is judged on the fields it sets.
-        const violations = restrictedProfileViolations(pod.spec, annotations === UNKNOWN ? {} : annotations ?? {}, { platform: config.platform, setFieldsOnly: type.patch });
+        const violations = restrictedProfileViolations(pod.spec, annotations === UNKNOWN ? {} : (annotations ?? {}), {
+            platform: config.platform,
+            setFieldsOnly: type.patch,
+        });
         if (violations.length > 0) {
             report(
                 [

@@ -3,7 +3,17 @@
  * and escalation grants; cluster-admin bound to a service account (a workload's token would then
  * own the cluster); and cluster-admin, or a role that gives everything, bound to everyone.
  */
-import { clusterAdminServiceAccounts, describeSubject, givesEverything, GrantProblem, grantProblems, isEveryoneSubject, isWildcardRule, RbacRule, RbacSubject } from "../../components/shared/rbac";
+import {
+    clusterAdminServiceAccounts,
+    describeSubject,
+    givesEverything,
+    GrantProblem,
+    grantProblems,
+    isEveryoneSubject,
+    isWildcardRule,
+    RbacRule,
+    RbacSubject,
+} from "../../components/shared/rbac";
 import { CarriedObject, carriedObjects, describeObject, identityOf, isKind, k8sTypeOf, objectPolicy, RBAC_GROUP } from "../shared/k8s";
 import { PolicyMeta, stackPolicy, stringList } from "../shared/policy";
 import { asArray, asObject, Obj } from "../shared/values";
@@ -49,7 +59,9 @@ function rolePolicy(meta: RolePolicyMeta, allowedRoles: string, grants: (rule: R
         }
         rulesOf(args.props).forEach((rule, index) => {
             for (const { grant, remedy } of grants(rule)) {
-                report(`${describeObject(type.kind, identity)} rules[${index}] ${grant}; ${remedy}, or add ${JSON.stringify(allowName)} to allowedRoles`);
+                report(
+                    `${describeObject(type.kind, identity)} rules[${index}] ${grant}; ${remedy}, or add ${JSON.stringify(allowName)} to allowedRoles`,
+                );
             }
         });
     });
@@ -58,13 +70,21 @@ function rolePolicy(meta: RolePolicyMeta, allowedRoles: string, grants: (rule: R
 export const noWildcardAccess = rolePolicy(
     {
         name: "k8s-no-wildcard-access",
-        description: "Roles and ClusterRoles grant no \"*\" verb on \"*\" resources, unless they are on the allow-list.",
+        description: 'Roles and ClusterRoles grant no "*" verb on "*" resources, unless they are on the allow-list.',
         severity: "critical",
         remediationSteps:
-            "List the verbs and resources the role needs instead of \"*\". If a role really must do everything (a break-glass role), add its name (ClusterRole) or namespace/name (Role) to this policy's allowedRoles.",
+            'List the verbs and resources the role needs instead of "*". If a role really must do everything (a break-glass role), add its name (ClusterRole) or namespace/name (Role) to this policy\'s allowedRoles.',
     },
-    "Roles that may grant \"*\" on \"*\": ClusterRole names, and Roles as namespace/name.",
-    (rule) => (isWildcardRule(rule) ? [{ grant: `grants every verb ("*") on every resource ("*") of API groups ${JSON.stringify(rule.apiGroups)}`, remedy: "list the verbs and resources it needs" }] : []),
+    'Roles that may grant "*" on "*": ClusterRole names, and Roles as namespace/name.',
+    (rule) =>
+        isWildcardRule(rule)
+            ? [
+                  {
+                      grant: `grants every verb ("*") on every resource ("*") of API groups ${JSON.stringify(rule.apiGroups)}`,
+                      remedy: "list the verbs and resources it needs",
+                  },
+              ]
+            : [],
 );
 
 export const noClusterAdminServiceAccounts = objectPolicy(
@@ -106,13 +126,15 @@ const GRANT_REMEDIES: Record<GrantProblem["check"], string> = {
 export const noBroadGrants = rolePolicy(
     {
         name: "k8s-no-broad-grants",
-        description: "No Role or ClusterRole, aggregated or not, grants every verb on Secrets [secrets-wildcard-verbs], verbs on every resource of the core group [all-resources], or escalate, bind or impersonate [escalation-verbs].",
+        description:
+            "No Role or ClusterRole, aggregated or not, grants every verb on Secrets [secrets-wildcard-verbs], verbs on every resource of the core group [all-resources], or escalate, bind or impersonate [escalation-verbs].",
         severity: "critical",
         remediationSteps:
-            "List the verbs and resources the role needs. Every verb on Secrets includes list and watch, which read every Secret in reach; \"*\" resources of the core group read Secrets too (a read-everything role); escalate and bind let the holder grant itself any permission, impersonate lets it act as any user, group or service account. A role that must keep such a grant once reviewed goes on allowedRoles.",
+            'List the verbs and resources the role needs. Every verb on Secrets includes list and watch, which read every Secret in reach; "*" resources of the core group read Secrets too (a read-everything role); escalate and bind let the holder grant itself any permission, impersonate lets it act as any user, group or service account. A role that must keep such a grant once reviewed goes on allowedRoles.',
     },
     "Roles this policy does not judge: ClusterRole names, and Roles as namespace/name.",
-    (rule) => grantProblems(rule).map((problem) => ({ grant: `[${problem.check}] ${problem.message}`, remedy: GRANT_REMEDIES[problem.check] })),
+    (rule) =>
+        grantProblems(rule).map((problem) => ({ grant: `[${problem.check}] ${problem.message}`, remedy: GRANT_REMEDIES[problem.check] })),
 );
 
 /**
@@ -123,13 +145,16 @@ export const noBroadGrants = rolePolicy(
 export const noEverythingForEveryone = stackPolicy(
     {
         name: "k8s-no-admin-for-everyone",
-        description: "No binding gives cluster-admin, or a role with \"*\" on \"*\", to system:authenticated, system:unauthenticated, system:anonymous or all service accounts.",
+        description:
+            'No binding gives cluster-admin, or a role with "*" on "*", to system:authenticated, system:unauthenticated, system:anonymous or all service accounts.',
         severity: "critical",
         remediationSteps:
             "Bind the role to the named users, groups or service accounts that need it. A binding to system:authenticated gives it to every account of the cluster (and of its identity provider), to system:unauthenticated or system:anonymous to anyone who can reach the API server, to system:serviceaccounts to every workload.",
     },
     (args, _config, report) => {
-        const objects = args.resources.flatMap((resource) => carriedObjects(resource).map((object) => ({ object, urn: resource.urn, type: k8sTypeOf(object.type) })));
+        const objects = args.resources.flatMap((resource) =>
+            carriedObjects(resource).map((object) => ({ object, urn: resource.urn, type: k8sTypeOf(object.type) })),
+        );
         const bindings: { kind: string; props: Obj; name: string; urn: string; subjects: RbacSubject[] }[] = [];
         for (const { object, urn, type } of objects) {
             if (isKind(type, RBAC_GROUP, ["RoleBinding", "ClusterRoleBinding"])) {

@@ -11,9 +11,12 @@ import { asObject, known, UNKNOWN } from "../shared/values";
 
 /** Types whose content never reaches the pack as objects, and why. */
 const OPAQUE_CONTAINER_TYPES: Readonly<Record<string, string>> = {
-    "kubernetes:helm.sh/v3:Release": "the provider renders and applies the chart itself, so its RBAC, webhooks and pods never reach a policy pack",
-    "kubernetes:yaml/v2:ConfigGroup": "the objects in its files, yaml and objs inputs are judged only as the provider registers them one by one; what this resource holds is not read here",
-    "kubernetes:yaml/v2:ConfigFile": "the objects in its file are judged only as the provider registers them one by one; what this resource holds is not read here",
+    "kubernetes:helm.sh/v3:Release":
+        "the provider renders and applies the chart itself, so its RBAC, webhooks and pods never reach a policy pack",
+    "kubernetes:yaml/v2:ConfigGroup":
+        "the objects in its files, yaml and objs inputs are judged only as the provider registers them one by one; what this resource holds is not read here",
+    "kubernetes:yaml/v2:ConfigFile":
+        "the objects in its file are judged only as the provider registers them one by one; what this resource holds is not read here",
 };
 
 const MAX_DEPTH = 8;
@@ -67,7 +70,8 @@ function isKubernetesGroup(group: string): boolean {
 export const unjudgedContent = objectPolicy(
     {
         name: "k8s-unjudged-content",
-        description: "Kubernetes content this pack cannot judge (Helm Releases, yaml/v2 ConfigGroups, custom resources carrying RBAC or pods) is reported as not judged.",
+        description:
+            "Kubernetes content this pack cannot judge (Helm Releases, yaml/v2 ConfigGroups, custom resources carrying RBAC or pods) is reported as not judged.",
         severity: "medium",
         enforcementLevel: "advisory",
         remediationSteps:

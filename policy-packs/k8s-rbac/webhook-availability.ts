@@ -92,7 +92,9 @@ export const webhookFailClosedAvailability = stackPolicy<AvailabilityConfig>(
     (args, config, report) => {
         const urns = new Map<WebhookConfigurationRef, string>();
         // Each object the stack declares, a list's items included, reported at the URN of the resource that carries it.
-        const objects = args.resources.flatMap((resource: PolicyResource) => carriedObjects(resource).map((object) => ({ object, urn: resource.urn })));
+        const objects = args.resources.flatMap((resource: PolicyResource) =>
+            carriedObjects(resource).map((object) => ({ object, urn: resource.urn })),
+        );
         for (const { object, urn } of objects) {
             const type = k8sTypeOf(object.type);
             // Patches change webhooks this stack does not own (a CA bundle, say): their backends are not its to check.

@@ -3,9 +3,25 @@
  * API server waits for it, whether it has side effects, and which namespaces it must never see.
  */
 import type { ResourceValidationArgs } from "@pulumi/policy";
-import { forbiddenRuleViolations, MAX_WEBHOOK_TIMEOUT_SECONDS, RuleScope, unexcludedNamespaces, webhookSideEffectsProblem, webhookTimeoutProblem } from "../../components/admission-webhook/rules";
+import {
+    forbiddenRuleViolations,
+    MAX_WEBHOOK_TIMEOUT_SECONDS,
+    RuleScope,
+    unexcludedNamespaces,
+    webhookSideEffectsProblem,
+    webhookTimeoutProblem,
+} from "../../components/admission-webhook/rules";
 import type { LabelSelector } from "../../components/shared/label-selector";
-import { ADMISSION_GROUP, describeObject, identityOf, isKind, K8sType, k8sTypeOf, objectPolicy, WEBHOOK_CONFIGURATION_KINDS } from "../shared/k8s";
+import {
+    ADMISSION_GROUP,
+    describeObject,
+    identityOf,
+    isKind,
+    K8sType,
+    k8sTypeOf,
+    objectPolicy,
+    WEBHOOK_CONFIGURATION_KINDS,
+} from "../shared/k8s";
 import { stringList } from "../shared/policy";
 import { asArray, asObject, Obj } from "../shared/values";
 
@@ -35,7 +51,8 @@ export function webhookEntries(args: Pick<ResourceValidationArgs, "type" | "prop
 export const webhookForbiddenRules = objectPolicy(
     {
         name: "k8s-webhook-forbidden-rules",
-        description: "No admission webhook intercepts all API groups (*), OLM's group operators.coreos.com, or the webhook configurations themselves.",
+        description:
+            "No admission webhook intercepts all API groups (*), OLM's group operators.coreos.com, or the webhook configurations themselves.",
         severity: "critical",
         remediationSteps:
             "Name the API groups and resources the webhook needs. A webhook on every group or on the webhook configurations can lock administrators out of fixing it; one on OLM's group can block operator installs and upgrades (ClusterServiceVersions, Subscriptions). These are OLM's own rules for operator webhooks, applied to every webhook of the stack.",
@@ -58,7 +75,8 @@ interface TimeoutConfig {
 export const webhookTimeout = objectPolicy<TimeoutConfig>(
     {
         name: "k8s-webhook-timeout",
-        description: "Admission webhooks time out within the platform's limit (the one the operator pre-flight and the stack config apply).",
+        description:
+            "Admission webhooks time out within the platform's limit (the one the operator pre-flight and the stack config apply).",
         severity: "high",
         remediationSteps:
             "Set timeoutSeconds to at most the limit (the API server's default is 10). Every request the webhook intercepts waits this long when the webhook is slow or down. The default limit is the operator pre-flight's (30 s, the API's maximum); set maxTimeoutSeconds to hold the stack to a tighter one.",

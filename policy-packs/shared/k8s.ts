@@ -109,7 +109,10 @@ export function carriedObjects(args: { type: string; props: Obj; name: string })
  * A resource policy over Kubernetes objects: the check runs once for each object the resource
  * carries (`carriedObjects`), so lists are never a way around it.
  */
-export function objectPolicy<C = Record<string, never>>(meta: PolicyMeta, check: (object: CarriedObject, config: C, report: ReportViolation) => void): ResourceValidationPolicy {
+export function objectPolicy<C = Record<string, never>>(
+    meta: PolicyMeta,
+    check: (object: CarriedObject, config: C, report: ReportViolation) => void,
+): ResourceValidationPolicy {
     return resourcePolicy<C>(meta, (args, config, report) => {
         for (const object of carriedObjects(args)) {
             check(object, config, report);

@@ -102,7 +102,9 @@ export function stackPolicy<C = Record<string, never>>(meta: PolicyMeta, check: 
  */
 export class PolicyConfigError extends Error {
     constructor(policy: string, problems: readonly string[]) {
-        super(`invalid config for policy ${policy}: ${problems.length} problem${problems.length === 1 ? "" : "s"}\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+        super(
+            `invalid config for policy ${policy}: ${problems.length} problem${problems.length === 1 ? "" : "s"}\n${problems.map((p) => `  - ${p}`).join("\n")}`,
+        );
         this.name = "PolicyConfigError";
     }
 }

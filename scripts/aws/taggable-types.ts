@@ -226,8 +226,7 @@ export function deriveTaggableTypes(awsRoot = path.dirname(require.resolve("@pul
             other[token] = shape.getText().replace(/\s+/g, " ");
         }
     }
-    const sortKeys = <T>(record: Record<string, T>) =>
-        Object.fromEntries(Object.entries(record).sort(([a], [b]) => a.localeCompare(b)));
+    const sortKeys = <T>(record: Record<string, T>) => Object.fromEntries(Object.entries(record).sort(([a], [b]) => a.localeCompare(b)));
     return {
         source: `@pulumi/aws@${version}`,
         generatedBy: "npm run gen:taggable (scripts/aws/taggable-types.ts); do not edit",

@@ -45,8 +45,12 @@ async function main(): Promise<void> {
         const counts = ["in-sync", "drifted", "failed"].map((s) => `${s}=${outcomes.filter((o) => o.status === s).length}`).join(" ");
         console.log(`machine: ${os.cpus()[0]?.model ?? "unknown"} x${os.availableParallelism()}, node ${process.version}`);
         console.log(`outcomes: ${counts}`);
-        console.log(`slowest stack alone: ${slowest.toFixed(2)} s; fleet of ${STACKS} at concurrency ${concurrency}: ${wall.toFixed(2)} s; bound slowest x ceil(${STACKS}/${concurrency}) = ${bound.toFixed(2)} s`);
-        console.log(`bench:fleet stacks=${STACKS} concurrency=${concurrency} wall=${wall.toFixed(2)} slowest=${slowest.toFixed(2)} bound=${bound.toFixed(2)} ratio=${(wall / bound).toFixed(3)}`);
+        console.log(
+            `slowest stack alone: ${slowest.toFixed(2)} s; fleet of ${STACKS} at concurrency ${concurrency}: ${wall.toFixed(2)} s; bound slowest x ceil(${STACKS}/${concurrency}) = ${bound.toFixed(2)} s`,
+        );
+        console.log(
+            `bench:fleet stacks=${STACKS} concurrency=${concurrency} wall=${wall.toFixed(2)} slowest=${slowest.toFixed(2)} bound=${bound.toFixed(2)} ratio=${(wall / bound).toFixed(3)}`,
+        );
     } finally {
         rmSync(directory, { recursive: true, force: true });
     }

@@ -10,7 +10,9 @@
 import * as fs from "node:fs";
 import * as https from "node:https";
 
-const template = process.env.RESPONSE_FILE ? (JSON.parse(fs.readFileSync(process.env.RESPONSE_FILE, "utf8")) as [string, string]) : undefined;
+const template = process.env.RESPONSE_FILE
+    ? (JSON.parse(fs.readFileSync(process.env.RESPONSE_FILE, "utf8")) as [string, string])
+    : undefined;
 
 function answer(uid: unknown): string {
     if (template) return `${template[0]}${JSON.stringify(String(uid)).slice(1, -1)}${template[1]}`;
@@ -18,7 +20,12 @@ function answer(uid: unknown): string {
 }
 
 const server = https.createServer(
-    { cert: fs.readFileSync(String(process.env.CERT_FILE)), key: fs.readFileSync(String(process.env.KEY_FILE)), minVersion: "TLSv1.2", ALPNProtocols: ["http/1.1"] },
+    {
+        cert: fs.readFileSync(String(process.env.CERT_FILE)),
+        key: fs.readFileSync(String(process.env.KEY_FILE)),
+        minVersion: "TLSv1.2",
+        ALPNProtocols: ["http/1.1"],
+    },
     (req, res) => {
         const chunks: Buffer[] = [];
         req.on("data", (chunk: Buffer) => chunks.push(chunk));

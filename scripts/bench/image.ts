@@ -53,14 +53,23 @@ async function main(): Promise<void> {
         const base = (await pushBase(buildNodeBaseLayout(work), registry.host, "base/node", "oci-index")).pinned;
         const content: ImageContent = imageContent(project, base);
         const sources = await collectImageSources(content, [{ os: "linux", architecture: "amd64" }]);
-        const files = [...sources.application, ...sources.dependencies].filter((e) => e.source !== undefined).map((e) => path.relative(project, e.source as string));
+        const files = [...sources.application, ...sources.dependencies]
+            .filter((e) => e.source !== undefined)
+            .map((e) => path.relative(project, e.source as string));
         const listFile = path.join(work, "files.txt");
         writeFileSync(listFile, files.join("\n"));
-        const bytes = Number(execFileSync("sh", ["-c", `cd '${project}' && tr '\\n' '\\0' < '${listFile}' | du -cb --files0-from=- | tail -1 | cut -f1`], { encoding: "utf8" }).trim());
+        const bytes = Number(
+            execFileSync("sh", ["-c", `cd '${project}' && tr '\\n' '\\0' < '${listFile}' | du -cb --files0-from=- | tail -1 | cut -f1`], {
+                encoding: "utf8",
+            }).trim(),
+        );
 
         const floorRun = () => {
             const start = process.hrtime.bigint();
-            const result = spawnSync("sh", ["-c", `tar --create --file=- --no-recursion --directory='${project}' --files-from='${listFile}' | gzip -6 > /dev/null`]);
+            const result = spawnSync("sh", [
+                "-c",
+                `tar --create --file=- --no-recursion --directory='${project}' --files-from='${listFile}' | gzip -6 > /dev/null`,
+            ]);
             if (result.status !== 0) {
                 throw new Error(`tar | gzip failed: ${result.stderr.toString()}`);
             }
@@ -68,7 +77,11 @@ async function main(): Promise<void> {
         };
         const engine = canonicalGzipEngine();
         const plan = await planImage(content);
-        const push = (repository: string) => buildAndPublish({ ...content, repository: `${registry.host}/${repository}`, output: "registry" }, { expectedLayers: plan.layers });
+        const push = (repository: string) =>
+            buildAndPublish(
+                { ...content, repository: `${registry.host}/${repository}`, output: "registry" },
+                { expectedLayers: plan.layers },
+            );
         // Warm-up: page cache for both contenders, module loading and JIT for the build.
         floorRun();
         await push("bench/warm-up");
@@ -93,19 +106,28 @@ async function main(): Promise<void> {
             const fresh = makeProject({ copyClosureOf: sources.requiredPackages, webhookDirectory: compiled });
             projects.push(fresh);
             const freshContent = imageContent(fresh, base);
-            const image = await buildAndPublish({ ...freshContent, repository: "bench/reproducible", output: "oci-layout", layoutDirectory: path.join(fresh, "out", "oci") });
+            const image = await buildAndPublish({
+                ...freshContent,
+                repository: "bench/reproducible",
+                output: "oci-layout",
+                layoutDirectory: path.join(fresh, "out", "oci"),
+            });
             digests.push(image.digest);
         }
         const reproducible = digests.filter((d) => d === digests[0]).length;
 
         const buildPush = median(cold);
         const ratio = buildPush / floor;
-        console.log(`webhook image: ${files.length} files, ${(bytes / 1024 / 1024).toFixed(1)} MiB (the compiled server and ${sources.requiredPackages.join(", ")} with their dependencies); gzip by ${engine}; median of ${rounds} rounds`);
+        console.log(
+            `webhook image: ${files.length} files, ${(bytes / 1024 / 1024).toFixed(1)} MiB (the compiled server and ${sources.requiredPackages.join(", ")} with their dependencies); gzip by ${engine}; median of ${rounds} rounds`,
+        );
         console.log(`  floor (tar | gzip -6 of the same files):      ${floor.toFixed(0)} ms`);
         console.log(`  build+push into a fresh repository:           ${buildPush.toFixed(0)} ms (${ratio.toFixed(2)}x the floor)`);
         console.log(`  no-change rebuild into the same repository:   ${median(noChange).toFixed(0)} ms, ${noChangeUploads} blobs uploaded`);
         console.log(`  reproducible: ${reproducible} of ${REPRODUCIBILITY_BUILDS} fresh-directory builds gave ${digests[0]}`);
-        console.log(`bench:image ratio=${ratio.toFixed(2)} nochange_ms=${median(noChange).toFixed(0)} nochange_uploads=${noChangeUploads} reproducible=${reproducible}/${REPRODUCIBILITY_BUILDS}`);
+        console.log(
+            `bench:image ratio=${ratio.toFixed(2)} nochange_ms=${median(noChange).toFixed(0)} nochange_uploads=${noChangeUploads} reproducible=${reproducible}/${REPRODUCIBILITY_BUILDS}`,
+        );
     } finally {
         await registry.stop();
         for (const directory of [work, ...projects]) {

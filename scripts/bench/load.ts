@@ -41,7 +41,9 @@ function localStackConfig(): string {
     if (!merged.ok) {
         throw new Error(merged.error);
     }
-    return JSON.stringify(Object.fromEntries(Object.entries(merged.config).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)])));
+    return JSON.stringify(
+        Object.fromEntries(Object.entries(merged.config).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)])),
+    );
 }
 
 function probe(mode: "host" | "compiled", tsconfig: string): Sample {
@@ -65,7 +67,9 @@ function median(values: number[]): number {
 function summary(label: string, samples: Sample[]): { ms: number; maxRssMb: number } {
     const ms = median(samples.map((s) => s.ms));
     const maxRssMb = median(samples.map((s) => s.maxRssMb));
-    console.log(`${label.padEnd(34)} ms: [${samples.map((s) => s.ms).join(", ")}] (median ${ms}), max RSS MB: [${samples.map((s) => s.maxRssMb).join(", ")}] (median ${maxRssMb})`);
+    console.log(
+        `${label.padEnd(34)} ms: [${samples.map((s) => s.ms).join(", ")}] (median ${ms}), max RSS MB: [${samples.map((s) => s.maxRssMb).join(", ")}] (median ${maxRssMb})`,
+    );
     return { ms, maxRssMb };
 }
 
@@ -74,13 +78,19 @@ function main(): void {
         throw new Error("dist/index.js is missing: run npm run build first (the floor is the compiled program)");
     }
     const rounds = option("--rounds", 3);
-    const tsconfig = (parse(fs.readFileSync(path.join(ROOT, "Pulumi.yaml"), "utf8")).runtime?.options?.tsconfig as string | undefined) ?? "tsconfig.json";
-    console.log(`machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}, load average ${os.loadavg()[0].toFixed(1)}`);
+    const tsconfig =
+        (parse(fs.readFileSync(path.join(ROOT, "Pulumi.yaml"), "utf8")).runtime?.options?.tsconfig as string | undefined) ??
+        "tsconfig.json";
+    console.log(
+        `machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}, load average ${os.loadavg()[0].toFixed(1)}`,
+    );
 
     const run = (mode: "host" | "compiled", config: string) => Array.from({ length: rounds }, () => probe(mode, config));
     const host = summary(`host, ${tsconfig}`, run("host", tsconfig));
     const floor = summary("floor: compiled, plain node", run("compiled", tsconfig));
-    const typecheck = process.argv.includes("--skip-typecheck") ? undefined : summary("host, tsconfig.json (type-checks)", run("host", "tsconfig.json"));
+    const typecheck = process.argv.includes("--skip-typecheck")
+        ? undefined
+        : summary("host, tsconfig.json (type-checks)", run("host", "tsconfig.json"));
 
     const met = host.ms <= TARGET_MS && host.maxRssMb <= TARGET_RSS_MB;
     console.log(

@@ -15,11 +15,23 @@ import { planOperators } from "../../components/operator/plan";
 const ROOT = path.resolve(__dirname, "..", "..");
 const SHARED_CSVS = path.resolve(ROOT, "..", "shared", "testdata", "csvs");
 const NAMESPACED = new Set(["etcdoperator-0.9.4.clusterserviceversion.yaml", "prometheusoperator-0.22.2.clusterserviceversion.yaml"]);
-const olm: OlmConfig = { disableOLMAggregateCRDRoles: false, disableAggregateCRDRoles: false, disableAllNamespacePermissionPromotion: false, manageOLMConfig: false };
+const olm: OlmConfig = {
+    disableOLMAggregateCRDRoles: false,
+    disableAggregateCRDRoles: false,
+    disableAllNamespacePermissionPromotion: false,
+    manageOLMConfig: false,
+};
 
 function inputs(): { operators: OperatorConfig[]; files: string[] } {
-    const examples = ["widget-operator", "backup-operator"].map((b) => path.join(ROOT, "examples", "operators", b, "manifests", `${b}.clusterserviceversion.yaml`));
-    const shared = fs.existsSync(SHARED_CSVS) ? fs.readdirSync(SHARED_CSVS).sort().map((f) => path.join(SHARED_CSVS, f)) : [];
+    const examples = ["widget-operator", "backup-operator"].map((b) =>
+        path.join(ROOT, "examples", "operators", b, "manifests", `${b}.clusterserviceversion.yaml`),
+    );
+    const shared = fs.existsSync(SHARED_CSVS)
+        ? fs
+              .readdirSync(SHARED_CSVS)
+              .sort()
+              .map((f) => path.join(SHARED_CSVS, f))
+        : [];
     const files = [...shared, ...examples];
     const operators = files.map((file, i) => ({
         name: `op${i}`,

@@ -85,7 +85,9 @@ function timed(body: () => number): { ms: number; diagnostics: number } {
 async function main(): Promise<void> {
     const rendered = await renderStack(STACK);
     if (!rendered.ok) {
-        throw new Error(`rendering ${STACK} failed:\n${[...rendered.problems.map((p) => `${p.path}: ${p.message}`), ...rendered.errors].join("\n")}`);
+        throw new Error(
+            `rendering ${STACK} failed:\n${[...rendered.problems.map((p) => `${p.path}: ${p.message}`), ...rendered.errors].join("\n")}`,
+        );
     }
     const resources = scaled(engineResourcesFromRender(rendered.resources), RESOURCES);
     const engines = enginesFor(validatedConfig(stackFileConfig(STACK)));
@@ -122,7 +124,9 @@ async function main(): Promise<void> {
     console.log(`packs ms:  [${packMs.map((m) => m.toFixed(1)).join(", ")}] (median ${median(packMs).toFixed(1)})`);
     console.log(`no-op ms:  [${floorMs.map((m) => m.toFixed(1)).join(", ")}] (median ${median(floorMs).toFixed(1)})`);
     console.log(`no-op floor: ${Math.round(RESOURCES / (median(floorMs) / 1000))} resources/s; target for the packs: >= 10000 resources/s`);
-    console.log(`machine: ${os.cpus().length} CPUs, ${os.cpus()[0]?.model ?? "unknown CPU"}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM, node ${process.version}`);
+    console.log(
+        `machine: ${os.cpus().length} CPUs, ${os.cpus()[0]?.model ?? "unknown CPU"}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM, node ${process.version}`,
+    );
     console.log(`bench:policy resources_per_s=${perSecond} ratio=${median(ratios).toFixed(3)}`);
 }
 

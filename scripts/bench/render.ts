@@ -182,9 +182,7 @@ async function measure(operators: unknown[]): Promise<void> {
         ratios.push(p / f);
     }
     const ratio = median(ratios);
-    console.log(
-        `program: ${CLUSTER_BUNDLES} ClusterBundles, ${BUNDLES} Bundles, ${operators.length} operator installs`,
-    );
+    console.log(`program: ${CLUSTER_BUNDLES} ClusterBundles, ${BUNDLES} Bundles, ${operators.length} operator installs`);
     console.log(`program CPU ms: [${programMs.map((m) => m.toFixed(0)).join(", ")}] (median ${median(programMs).toFixed(0)})`);
     console.log(`floor CPU ms:   [${floorMs.map((m) => m.toFixed(0)).join(", ")}] (median ${median(floorMs).toFixed(0)})`);
     console.log(`ratio per pair: [${ratios.map((r) => r.toFixed(2)).join(", ")}] (median ${ratio.toFixed(2)})`);

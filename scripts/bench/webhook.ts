@@ -59,7 +59,11 @@ interface LoadResult {
  */
 function spawnChild(script: string, env: Record<string, string>): ChildProcess {
     const profile = process.env.BENCH_CPU_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE}`] : [];
-    const child = spawn(process.execPath, [...profile, script], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(process.execPath, [...profile, script], {
+        cwd: ROOT,
+        env: { ...process.env, ...env },
+        stdio: ["ignore", "pipe", "inherit"],
+    });
     child.stdout?.on("data", () => undefined);
     return child;
 }
@@ -100,7 +104,13 @@ export function requestTemplate(): [string, string] {
             { name: "LOG_LEVEL", value: "info" },
         ],
         resources: { requests: { cpu: "100m", memory: "128Mi" }, limits: { memory: "256Mi" } },
-        readinessProbe: { httpGet: { path: "/ready", port: 8080, scheme: "HTTP" }, periodSeconds: 10, timeoutSeconds: 1, successThreshold: 1, failureThreshold: 3 },
+        readinessProbe: {
+            httpGet: { path: "/ready", port: 8080, scheme: "HTTP" },
+            periodSeconds: 10,
+            timeoutSeconds: 1,
+            successThreshold: 1,
+            failureThreshold: 3,
+        },
         volumeMounts: [
             { name: "kube-api-access-7q2xk", readOnly: true, mountPath: "/var/run/secrets/kubernetes.io/serviceaccount" },
             { name: "cache", mountPath: "/var/cache/app" },
@@ -120,18 +130,43 @@ export function requestTemplate(): [string, string] {
             annotations: {
                 ...(SCENARIO === "bundles"
                     ? { "subscription.openshift.io/inject-bundle": "rhel,satellite" }
-                    : { "subscription.openshift.io/inject-bundle": "rhel", "subscription.openshift.io/inject-cluster-bundle": "satellite" }),
+                    : {
+                          "subscription.openshift.io/inject-bundle": "rhel",
+                          "subscription.openshift.io/inject-cluster-bundle": "satellite",
+                      }),
                 "openshift.io/scc": "restricted-v2",
             },
-            ownerReferences: [{ apiVersion: "apps/v1", kind: "ReplicaSet", name: "rhel-builder-7c9f8d6b5", uid: "6a1f0c2e-3b1d-4b8e-9d0f-2c1b5e7a9f10", controller: true, blockOwnerDeletion: true }],
+            ownerReferences: [
+                {
+                    apiVersion: "apps/v1",
+                    kind: "ReplicaSet",
+                    name: "rhel-builder-7c9f8d6b5",
+                    uid: "6a1f0c2e-3b1d-4b8e-9d0f-2c1b5e7a9f10",
+                    controller: true,
+                    blockOwnerDeletion: true,
+                },
+            ],
         },
         spec: {
             volumes: [
                 { name: "cache", emptyDir: {} },
-                { name: "kube-api-access-7q2xk", projected: { defaultMode: 420, sources: [{ serviceAccountToken: { expirationSeconds: 3607, path: "token" } }, { configMap: { name: "kube-root-ca.crt", items: [{ key: "ca.crt", path: "ca.crt" }] } }] } },
+                {
+                    name: "kube-api-access-7q2xk",
+                    projected: {
+                        defaultMode: 420,
+                        sources: [
+                            { serviceAccountToken: { expirationSeconds: 3607, path: "token" } },
+                            { configMap: { name: "kube-root-ca.crt", items: [{ key: "ca.crt", path: "ca.crt" }] } },
+                        ],
+                    },
+                },
             ],
             initContainers: [container("fetch-sources", "registry.access.redhat.com/ubi9/ubi-minimal:9.4")],
-            containers: [container("builder", "registry.access.redhat.com/ubi9/ubi:9.4"), container("cache-warmer", "registry.access.redhat.com/ubi9/ubi:9.4"), container("log-shipper", "quay.io/example/shipper:2.1")],
+            containers: [
+                container("builder", "registry.access.redhat.com/ubi9/ubi:9.4"),
+                container("cache-warmer", "registry.access.redhat.com/ubi9/ubi:9.4"),
+                container("log-shipper", "quay.io/example/shipper:2.1"),
+            ],
             restartPolicy: "Always",
             terminationGracePeriodSeconds: 30,
             dnsPolicy: "ClusterFirst",
@@ -151,7 +186,10 @@ export function requestTemplate(): [string, string] {
     const review = podCreateReview("@@UID@@", "builds", pod, {
         requestKind: { group: "", version: "v1", kind: "Pod" },
         requestResource: { group: "", version: "v1", resource: "pods" },
-        userInfo: { username: "system:serviceaccount:kube-system:replicaset-controller", groups: ["system:serviceaccounts", "system:serviceaccounts:kube-system", "system:authenticated"] },
+        userInfo: {
+            username: "system:serviceaccount:kube-system:replicaset-controller",
+            groups: ["system:serviceaccounts", "system:serviceaccounts:kube-system", "system:authenticated"],
+        },
         oldObject: null,
         dryRun: false,
         options: { kind: "CreateOptions", apiVersion: "meta.k8s.io/v1" },
@@ -175,7 +213,16 @@ function post(target: Target, ca: string, uid: string, agent: https.Agent | fals
             clearTimeout(timer);
         };
         const req = https.request(
-            { host: "127.0.0.1", servername: "localhost", port: target.port, path: "/mutate-pods", method: "POST", ca, agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) } },
+            {
+                host: "127.0.0.1",
+                servername: "localhost",
+                port: target.port,
+                path: "/mutate-pods",
+                method: "POST",
+                ca,
+                agent,
+                headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) },
+            },
             (res) => {
                 let text = "";
                 res.setEncoding("utf8");
@@ -194,7 +241,12 @@ function post(target: Target, ca: string, uid: string, agent: https.Agent | fals
  * `total` requests from `CONCURRENCY` workers, each waiting for its answer before the next.
  * `pick` chooses the target per request; `fresh(i)` says whether request i opens its own connection.
  */
-async function load(total: number, ca: string, pick: () => Target, options: { fresh?: (i: number) => boolean; onDone?: (done: number) => void; prefix: string }): Promise<LoadResult> {
+async function load(
+    total: number,
+    ca: string,
+    pick: () => Target,
+    options: { fresh?: (i: number) => boolean; onDone?: (done: number) => void; prefix: string },
+): Promise<LoadResult> {
     const latenciesMs = new Float64Array(total);
     let issued = 0;
     let done = 0;
@@ -230,14 +282,22 @@ function merge(results: LoadResult[]): { sorted: Float64Array; elapsedMs: number
         all.set(result.latenciesMs, offset);
         offset += result.latenciesMs.length;
     }
-    return { sorted: all.sort(), elapsedMs: results.reduce((sum, result) => sum + result.elapsedMs, 0), count, failures: results.reduce((sum, result) => sum + result.failures, 0) };
+    return {
+        sorted: all.sort(),
+        elapsedMs: results.reduce((sum, result) => sum + result.elapsedMs, 0),
+        count,
+        failures: results.reduce((sum, result) => sum + result.failures, 0),
+    };
 }
 
 async function scrape(port: number, ca: string): Promise<{ rss: number; apiRequests: number; cpuSeconds: number }> {
     const text = (await get(port, ca, "/metrics")).body;
     const rss = Number(/^subscription_webhook_process_resident_memory_bytes (\S+)$/m.exec(text)?.[1]);
     const cpuSeconds = Number(/^subscription_webhook_process_cpu_seconds_total (\S+)$/m.exec(text)?.[1]);
-    const apiRequests = [...text.matchAll(/^subscription_webhook_kube_api_requests_total\{[^}]*\} (\S+)$/gm)].reduce((sum, match) => sum + Number(match[1]), 0);
+    const apiRequests = [...text.matchAll(/^subscription_webhook_kube_api_requests_total\{[^}]*\} (\S+)$/gm)].reduce(
+        (sum, match) => sum + Number(match[1]),
+        0,
+    );
     return { rss, apiRequests, cpuSeconds };
 }
 
@@ -257,8 +317,23 @@ async function inProcessCost(): Promise<{ parseUs: number; decisionUs: number; r
     const cluster =
         SCENARIO === "bundles"
             ? staticCluster([rhel, bundle("builds", "satellite", satellite)], [], keys)
-            : staticCluster([rhel], [clusterBundle("satellite", { entitlements: [{ name: "satellite-entitlement", namespace: SATELLITE_NAMESPACE }], yumRepositories: [{ name: "satellite-repos", namespace: SATELLITE_NAMESPACE }] })], keys);
-    const handler = new AdmissionHandler({ cluster: { ...cluster, version: () => 1 }, access: staticAccess(allow("satellite")), metrics: new WebhookMetrics(), logger: pino({ level: "silent" }), lookupTimeoutMs: 1000 });
+            : staticCluster(
+                  [rhel],
+                  [
+                      clusterBundle("satellite", {
+                          entitlements: [{ name: "satellite-entitlement", namespace: SATELLITE_NAMESPACE }],
+                          yumRepositories: [{ name: "satellite-repos", namespace: SATELLITE_NAMESPACE }],
+                      }),
+                  ],
+                  keys,
+              );
+    const handler = new AdmissionHandler({
+        cluster: { ...cluster, version: () => 1 },
+        access: staticAccess(allow("satellite")),
+        metrics: new WebhookMetrics(),
+        logger: pino({ level: "silent" }),
+        lookupTimeoutMs: 1000,
+    });
     const rounds = 20_000;
     let responseBytes = 0;
     const time = async (work: (text: string) => Promise<void> | void): Promise<number> => {
@@ -270,7 +345,8 @@ async function inProcessCost(): Promise<{ parseUs: number; decisionUs: number; r
     const parseUs = await time((text) => void JSON.parse(text));
     const totalUs = await time(async (text) => {
         const result = await handler.handle(JSON.parse(text));
-        if (result.status !== 200 || !result.body.includes('"allowed":true')) throw new Error(`unexpected answer: ${result.body.slice(0, 200)}`);
+        if (result.status !== 200 || !result.body.includes('"allowed":true'))
+            throw new Error(`unexpected answer: ${result.body.slice(0, 200)}`);
         responseBytes = Buffer.byteLength(result.body);
     });
     return { parseUs, decisionUs: totalUs - parseUs, responseBytes };
@@ -290,7 +366,9 @@ function machine(): string {
 }
 
 function exitOf(child: ChildProcess): Promise<number | null> {
-    return new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(child.exitCode) : child.once("exit", (code) => resolve(code))));
+    return new Promise((resolve) =>
+        child.exitCode !== null || child.signalCode !== null ? resolve(child.exitCode) : child.once("exit", (code) => resolve(code)),
+    );
 }
 
 /** One POST of the benchmark's request with `uid`; the answer's text. */
@@ -298,12 +376,24 @@ function answerOf(port: number, ca: string, uid: string): Promise<string> {
     const body = `${HEAD}${uid}${TAIL}`;
     return new Promise((resolve, reject) => {
         https
-            .request({ host: "127.0.0.1", servername: "localhost", port, path: "/mutate-pods", method: "POST", ca, agent: false, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) } }, (res) => {
-                let text = "";
-                res.setEncoding("utf8");
-                res.on("data", (chunk) => (text += chunk));
-                res.on("end", () => resolve(text));
-            })
+            .request(
+                {
+                    host: "127.0.0.1",
+                    servername: "localhost",
+                    port,
+                    path: "/mutate-pods",
+                    method: "POST",
+                    ca,
+                    agent: false,
+                    headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) },
+                },
+                (res) => {
+                    let text = "";
+                    res.setEncoding("utf8");
+                    res.on("data", (chunk) => (text += chunk));
+                    res.on("end", () => resolve(text));
+                },
+            )
             .on("error", reject)
             .end(body);
     });
@@ -323,7 +413,12 @@ interface Replica {
  * SIGTERM (endpoint propagation), while its open connections stay where they are. Only the
  * server closing them moves the client to the other replicas.
  */
-async function rollingRestart(options: { first: Replica; spawnReplica: (port: number) => ChildProcess; children: ChildProcess[]; ca: string }): Promise<{ requests: number; failed: number; connections: number; exitCodes: (number | null)[] }> {
+async function rollingRestart(options: {
+    first: Replica;
+    spawnReplica: (port: number) => ChildProcess;
+    children: ChildProcess[];
+    ca: string;
+}): Promise<{ requests: number; failed: number; connections: number; exitCodes: (number | null)[] }> {
     const endpoints: number[] = [];
     let next = 0;
     let connections = 0;
@@ -336,7 +431,9 @@ async function rollingRestart(options: { first: Replica; spawnReplica: (port: nu
         client.on("close", () => upstream.end());
         upstream.on("close", () => client.end());
     });
-    const proxyPort = await new Promise<number>((resolve) => proxy.listen(0, "127.0.0.1", () => resolve((proxy.address() as net.AddressInfo).port)));
+    const proxyPort = await new Promise<number>((resolve) =>
+        proxy.listen(0, "127.0.0.1", () => resolve((proxy.address() as net.AddressInfo).port)),
+    );
     const start = async (): Promise<Replica> => {
         const port = await freePort();
         const child = options.spawnReplica(port);
@@ -367,7 +464,9 @@ async function rollingRestart(options: { first: Replica; spawnReplica: (port: nu
         await new Promise((resolve) => setTimeout(resolve, 200));
         endpoints.splice(endpoints.indexOf(old.port), 1);
         exitCodes.push(await exitOf(old.child));
-        process.stderr.write(`rolling restart: replica ${index + 1} of 3 replaced (port ${old.port} → ${replacement.port}); ${requests} admissions so far, ${failed} failed\n`);
+        process.stderr.write(
+            `rolling restart: replica ${index + 1} of 3 replaced (port ${old.port} → ${replacement.port}); ${requests} admissions so far, ${failed} failed\n`,
+        );
     }
     await new Promise((resolve) => setTimeout(resolve, 500));
     stopped = true;
@@ -379,7 +478,10 @@ async function rollingRestart(options: { first: Replica; spawnReplica: (port: nu
 
 /** `npm run build`: the server runs from dist/webhook exactly as the image ships it. */
 function build(): void {
-    const result = spawnSync(process.execPath, [require.resolve("typescript/bin/tsc"), "-p", "tsconfig.build.json"], { cwd: ROOT, stdio: "inherit" });
+    const result = spawnSync(process.execPath, [require.resolve("typescript/bin/tsc"), "-p", "tsconfig.build.json"], {
+        cwd: ROOT,
+        stdio: "inherit",
+    });
     if (result.status !== 0) throw new Error("npm run build failed");
 }
 
@@ -400,8 +502,14 @@ async function main(): Promise<void> {
     api.put(bundleObject("builds", "rhel", { entitlements: [{ name: "rhel-entitlement" }], yumRepositories: [{ name: "rhel-repos" }] }));
     api.put(
         SCENARIO === "bundles"
-            ? bundleObject("builds", "satellite", { entitlements: [{ name: "satellite-entitlement" }], yumRepositories: [{ name: "satellite-repos" }] })
-            : bundleObject(undefined, "satellite", { entitlements: [{ name: "satellite-entitlement", namespace: SATELLITE_NAMESPACE }], yumRepositories: [{ name: "satellite-repos", namespace: SATELLITE_NAMESPACE }] }),
+            ? bundleObject("builds", "satellite", {
+                  entitlements: [{ name: "satellite-entitlement" }],
+                  yumRepositories: [{ name: "satellite-repos" }],
+              })
+            : bundleObject(undefined, "satellite", {
+                  entitlements: [{ name: "satellite-entitlement", namespace: SATELLITE_NAMESPACE }],
+                  yumRepositories: [{ name: "satellite-repos", namespace: SATELLITE_NAMESPACE }],
+              }),
     );
     const kubeconfig = path.join(work, "kubeconfig");
     fs.writeFileSync(kubeconfig, api.kubeconfigText());
@@ -419,7 +527,11 @@ async function main(): Promise<void> {
     });
     const [serverPort, floorPort, trueFloorPort] = await Promise.all([freePort(), freePort(), freePort()]);
     const server = spawnChild("dist/webhook/main.js", serverEnv(serverPort));
-    const floorEnv = (port: number) => ({ PORT: String(port), CERT_FILE: path.join(certDir, "tls.crt"), KEY_FILE: path.join(certDir, "tls.key") });
+    const floorEnv = (port: number) => ({
+        PORT: String(port),
+        CERT_FILE: path.join(certDir, "tls.crt"),
+        KEY_FILE: path.join(certDir, "tls.key"),
+    });
     const floor = spawnChild("dist/scripts/bench/floor-server.js", floorEnv(floorPort));
     const children = [server, floor];
     const ca = authority.cert;
@@ -440,10 +552,13 @@ async function main(): Promise<void> {
         children.push(trueFloor);
         await until(async () => (await get(trueFloorPort, ca, "/")).status === 400, "the true floor server");
         const trueFloorTarget: Target = { name: "true floor", port: trueFloorPort, agent: agent() };
-        if ((await answerOf(trueFloorPort, ca, "@@UID@@")) !== sample) throw new Error("the true floor does not answer the webhook's bytes");
+        if ((await answerOf(trueFloorPort, ca, "@@UID@@")) !== sample)
+            throw new Error("the true floor does not answer the webhook's bytes");
 
         console.log(`machine: ${machine()}`);
-        console.log(`request: ${Buffer.byteLength(`${HEAD}x${TAIL}`)} bytes (pod with 3 containers + 1 init container, injecting ${SCENARIO === "bundles" ? "Bundles rhel and satellite" : "Bundle rhel and ClusterBundle satellite"}); response ${Buffer.byteLength(sample)} bytes`);
+        console.log(
+            `request: ${Buffer.byteLength(`${HEAD}x${TAIL}`)} bytes (pod with 3 containers + 1 init container, injecting ${SCENARIO === "bundles" ? "Bundles rhel and satellite" : "Bundle rhel and ClusterBundle satellite"}); response ${Buffer.byteLength(sample)} bytes`,
+        );
         const targets = [floorTarget, trueFloorTarget, serverTarget];
         const processes = new Map<Target, ChildProcess>([
             [floorTarget, floor],
@@ -457,9 +572,15 @@ async function main(): Promise<void> {
         const apiBefore = api.requests.length;
         const runs = new Map<Target, LoadResult[]>(targets.map((target) => [target, []]));
         for (let round = 0; round < ROUNDS; round++) {
-            for (const target of targets) runs.get(target)?.push(await load(MEASURED / ROUNDS, ca, () => target, { prefix: `${target.name}-${round}` }));
+            for (const target of targets)
+                runs.get(target)?.push(await load(MEASURED / ROUNDS, ca, () => target, { prefix: `${target.name}-${round}` }));
         }
-        const cpuUs = new Map(targets.map((target) => [target, ((cpuSeconds(processes.get(target) as ChildProcess) - (cpuBefore.get(target) ?? 0)) / MEASURED) * 1e6]));
+        const cpuUs = new Map(
+            targets.map((target) => [
+                target,
+                ((cpuSeconds(processes.get(target) as ChildProcess) - (cpuBefore.get(target) ?? 0)) / MEASURED) * 1e6,
+            ]),
+        );
         const after = await scrape(serverPort, ca);
         const stats = new Map(targets.map((target) => [target, merge(runs.get(target) ?? [])]));
         const rate = (target: Target) => {
@@ -472,7 +593,9 @@ async function main(): Promise<void> {
         const observed = api.requests.length - apiBefore;
         for (const target of targets) {
             const label = `${target.name}:`.padEnd(12);
-            console.log(`${label}${rate(target).toFixed(0)} req/s  p50 ${p(target, 50).toFixed(3)} ms  p99 ${p(target, 99).toFixed(3)} ms  failures ${stats.get(target)?.failures}`);
+            console.log(
+                `${label}${rate(target).toFixed(0)} req/s  p50 ${p(target, 50).toFixed(3)} ms  p99 ${p(target, 99).toFixed(3)} ms  failures ${stats.get(target)?.failures}`,
+            );
         }
         console.log(
             `server CPU per request (/proc, load-independent): floor ${cpuUs.get(floorTarget)?.toFixed(0)} us, true floor ${cpuUs.get(trueFloorTarget)?.toFixed(0)} us, webhook ${cpuUs.get(serverTarget)?.toFixed(0)} us`,
@@ -481,8 +604,12 @@ async function main(): Promise<void> {
         console.log(
             `in process, no I/O: parsing the request ${cost.parseUs.toFixed(0)} us (the floors do this too), decision + response ${cost.decisionUs.toFixed(0)} us; response ${cost.responseBytes} bytes (constant floor: ~100)`,
         );
-        console.log(`API: ${reads} requests counted by the webhook, ${observed} seen by the stand-in API, over ${serverStats.count} admissions`);
-        console.log(`RSS: ${(before.rss / 2 ** 20).toFixed(1)} MiB before, ${(after.rss / 2 ** 20).toFixed(1)} MiB after ${serverStats.count} admissions`);
+        console.log(
+            `API: ${reads} requests counted by the webhook, ${observed} seen by the stand-in API, over ${serverStats.count} admissions`,
+        );
+        console.log(
+            `RSS: ${(before.rss / 2 ** 20).toFixed(1)} MiB before, ${(after.rss / 2 ** 20).toFixed(1)} MiB after ${serverStats.count} admissions`,
+        );
 
         // Certificate rotation under load: half the requests open a new TLS connection each, so handshakes cross the swap.
         let rotated = false;
@@ -497,12 +624,23 @@ async function main(): Promise<void> {
                 }
             },
         });
-        await until(async () => (await get(serverPort, ca, "/healthz")).serial === "0C02", "new connections to get the rotated certificate", 5_000).catch(() => undefined);
+        await until(
+            async () => (await get(serverPort, ca, "/healthz")).serial === "0C02",
+            "new connections to get the rotated certificate",
+            5_000,
+        ).catch(() => undefined);
         const served = (await get(serverPort, ca, "/healthz")).serial;
-        console.log(`rotation: ${rotation.failures} of ${rotationRequests} requests failed; new connections now get serial ${served} (expected 0C02)`);
+        console.log(
+            `rotation: ${rotation.failures} of ${rotationRequests} requests failed; new connections now get serial ${served} (expected 0C02)`,
+        );
         const rotationFailed = rotation.failures + (served === "0C02" ? 0 : 1);
 
-        const restart = await rollingRestart({ first: { child: server, port: serverPort }, spawnReplica: (port) => spawnChild("dist/webhook/main.js", serverEnv(port)), children, ca });
+        const restart = await rollingRestart({
+            first: { child: server, port: serverPort },
+            spawnReplica: (port) => spawnChild("dist/webhook/main.js", serverEnv(port)),
+            children,
+            ca,
+        });
         console.log(
             `rolling restart of 3 replicas behind one address, one keep-alive pool (as kube-apiserver): ${restart.failed} of ${restart.requests} admissions failed; ${restart.connections} connections opened; exit codes ${restart.exitCodes.join(",")}`,
         );

@@ -48,7 +48,12 @@ export async function main(argv: string[]): Promise<number> {
     }
     let outcomes;
     try {
-        outcomes = await previewFleet({ workDir: parsed.values.cwd ?? process.cwd(), stacks: stacks.length > 0 ? stacks : undefined, concurrency, timeoutSeconds });
+        outcomes = await previewFleet({
+            workDir: parsed.values.cwd ?? process.cwd(),
+            stacks: stacks.length > 0 ? stacks : undefined,
+            concurrency,
+            timeoutSeconds,
+        });
     } catch (error) {
         process.stderr.write(`fleet: ${String((error as Error).message ?? error).split("\n")[0]}\n`);
         return 1;

@@ -47,7 +47,12 @@ export function driftFrom(events: ReadonlyArray<EngineEvent>): DriftedResource[]
         const op: OpType = REPLACEMENT_PARTS.has(step.op) ? "replace" : step.op;
         const known = byUrn.get(step.urn);
         const merged = new Set([...(known?.properties ?? []), ...properties, ...(step.keys ?? [])]);
-        byUrn.set(step.urn, { op: known?.op === "replace" ? "replace" : op, urn: step.urn, type: step.type, properties: [...merged].sort() });
+        byUrn.set(step.urn, {
+            op: known?.op === "replace" ? "replace" : op,
+            urn: step.urn,
+            type: step.type,
+            properties: [...merged].sort(),
+        });
     }
     return [...byUrn.values()].sort((a, b) => (a.urn < b.urn ? -1 : a.urn > b.urn ? 1 : 0));
 }
@@ -88,7 +93,9 @@ export function formatLine(outcome: StackOutcome, width = outcome.stack.length):
             return `${name}  failed: ${outcome.reason ?? "unknown error"}`;
         case "drifted": {
             const count = outcome.resources.length;
-            const listed = outcome.resources.map((r) => `${r.op} ${resourceLabel(r)}${r.properties.length > 0 ? ` [${r.properties.join(", ")}]` : ""}`);
+            const listed = outcome.resources.map(
+                (r) => `${r.op} ${resourceLabel(r)}${r.properties.length > 0 ? ` [${r.properties.join(", ")}]` : ""}`,
+            );
             return `${name}  drifted: ${count} resource${count === 1 ? "" : "s"}: ${listed.join("; ")}`;
         }
     }
@@ -112,7 +119,11 @@ export interface FleetDocument {
 export function fleetDocument(outcomes: ReadonlyArray<StackOutcome>): FleetDocument {
     const stacks = [...outcomes].sort((a, b) => (a.stack < b.stack ? -1 : a.stack > b.stack ? 1 : 0));
     const count = (status: StackStatus) => stacks.filter((o) => o.status === status).length;
-    return { stacks, summary: { "in-sync": count("in-sync"), drifted: count("drifted"), failed: count("failed") }, exitCode: exitCodeOf(stacks) };
+    return {
+        stacks,
+        summary: { "in-sync": count("in-sync"), drifted: count("drifted"), failed: count("failed") },
+        exitCode: exitCodeOf(stacks),
+    };
 }
 
 /** The text report: one line per stack in name order, then the counts. */
@@ -120,5 +131,8 @@ export function formatReportLines(outcomes: ReadonlyArray<StackOutcome>): string
     const document = fleetDocument(outcomes);
     const width = Math.max(0, ...document.stacks.map((o) => o.stack.length));
     const { summary } = document;
-    return [...document.stacks.map((o) => formatLine(o, width)), `${document.stacks.length} stacks: ${summary["in-sync"]} in sync, ${summary.drifted} drifted, ${summary.failed} failed`];
+    return [
+        ...document.stacks.map((o) => formatLine(o, width)),
+        `${document.stacks.length} stacks: ${summary["in-sync"]} in sync, ${summary.drifted} drifted, ${summary.failed} failed`,
+    ];
 }

@@ -24,7 +24,9 @@ interface Options {
 }
 
 function trackedFiles(): string[] {
-    return execFileSync("git", ["ls-files", "-z"], { cwd: ROOT, encoding: "utf8" }).split("\0").filter((f) => f.length > 0);
+    return execFileSync("git", ["ls-files", "-z"], { cwd: ROOT, encoding: "utf8" })
+        .split("\0")
+        .filter((f) => f.length > 0);
 }
 
 function defaultFiles(tracked: readonly string[]): string[] {
@@ -90,12 +92,16 @@ type Verdict = "killed" | "survived" | "timed-out";
 /** jest.config.js roots jest at tests/; the dependency graph that finds related tests needs the sources too. */
 function runRelatedTests(repo: string, file: string, timeoutSeconds: number): Verdict {
     const jest = path.join(repo, "node_modules", "jest", "bin", "jest.js");
-    const result = spawnSync(process.execPath, [jest, "--roots", "<rootDir>", "--findRelatedTests", file, "--bail=1", "--silent", "--maxWorkers=1", "--ci"], {
-        cwd: repo,
-        stdio: process.env.MUTATION_DEBUG ? "inherit" : "ignore",
-        timeout: timeoutSeconds * 1000,
-        killSignal: "SIGKILL",
-    });
+    const result = spawnSync(
+        process.execPath,
+        [jest, "--roots", "<rootDir>", "--findRelatedTests", file, "--bail=1", "--silent", "--maxWorkers=1", "--ci"],
+        {
+            cwd: repo,
+            stdio: process.env.MUTATION_DEBUG ? "inherit" : "ignore",
+            timeout: timeoutSeconds * 1000,
+            killSignal: "SIGKILL",
+        },
+    );
     if (result.error !== undefined || result.signal !== null) {
         return "timed-out";
     }
@@ -132,7 +138,9 @@ function main(): void {
     } finally {
         rmSync(path.dirname(repo), { recursive: true, force: true });
     }
-    console.log(`candidates: ${all.length} mutation points in ${options.files.length} files; sampled ${sample.length} (seed ${options.seed})`);
+    console.log(
+        `candidates: ${all.length} mutation points in ${options.files.length} files; sampled ${sample.length} (seed ${options.seed})`,
+    );
     for (const mutant of survivors) {
         console.log(`survivor: ${mutant.file}:${mutant.line} ${mutant.description} (${JSON.stringify(mutant.original)})`);
     }

@@ -13,11 +13,20 @@ import { OlmToggles } from "../../components/operator/rbac";
 import { formatReport } from "../../components/shared/problems";
 import { readConfigFile } from "../render/config-file";
 
-const USAGE = "usage: npm run olm:toggle-report -- <roles.json from kubectl get clusterroles,roles -A -o json> [--config Pulumi.<stack>.yaml]";
-const ALL_SET: OlmToggles = { disableOLMAggregateCRDRoles: true, disableAggregateCRDRoles: true, disableAllNamespacePermissionPromotion: true };
+const USAGE =
+    "usage: npm run olm:toggle-report -- <roles.json from kubectl get clusterroles,roles -A -o json> [--config Pulumi.<stack>.yaml]";
+const ALL_SET: OlmToggles = {
+    disableOLMAggregateCRDRoles: true,
+    disableAggregateCRDRoles: true,
+    disableAllNamespacePermissionPromotion: true,
+};
 
 /** Prints the report; returns the exit code (0 whatever it finds: it informs, it does not judge). */
-export function main(argv: string[], write: (line: string) => void = (l) => process.stdout.write(`${l}\n`), fail: (line: string) => void = (l) => process.stderr.write(`${l}\n`)): number {
+export function main(
+    argv: string[],
+    write: (line: string) => void = (l) => process.stdout.write(`${l}\n`),
+    fail: (line: string) => void = (l) => process.stderr.write(`${l}\n`),
+): number {
     let parsed;
     try {
         parsed = parseArgs({ args: argv, allowPositionals: true, options: { config: { type: "string" } } });

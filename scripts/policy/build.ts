@@ -72,11 +72,19 @@ function importsOf(file: string): { specifier: string; typeOnly: boolean }[] {
             const typeOnly =
                 clause !== undefined &&
                 (clause.isTypeOnly ||
-                    (clause.name === undefined && clause.namedBindings !== undefined && ts.isNamedImports(clause.namedBindings) && clause.namedBindings.elements.length > 0 && clause.namedBindings.elements.every((e) => e.isTypeOnly)));
+                    (clause.name === undefined &&
+                        clause.namedBindings !== undefined &&
+                        ts.isNamedImports(clause.namedBindings) &&
+                        clause.namedBindings.elements.length > 0 &&
+                        clause.namedBindings.elements.every((e) => e.isTypeOnly)));
             out.push({ specifier: statement.moduleSpecifier.text, typeOnly });
         } else if (ts.isExportDeclaration(statement) && statement.moduleSpecifier && ts.isStringLiteral(statement.moduleSpecifier)) {
             out.push({ specifier: statement.moduleSpecifier.text, typeOnly: statement.isTypeOnly });
-        } else if (ts.isImportEqualsDeclaration(statement) && ts.isExternalModuleReference(statement.moduleReference) && ts.isStringLiteral(statement.moduleReference.expression)) {
+        } else if (
+            ts.isImportEqualsDeclaration(statement) &&
+            ts.isExternalModuleReference(statement.moduleReference) &&
+            ts.isStringLiteral(statement.moduleReference.expression)
+        ) {
             out.push({ specifier: statement.moduleReference.expression.text, typeOnly: statement.isTypeOnly });
         }
     }
@@ -152,11 +160,24 @@ export function buildPack(pack: string, outDir: string): string[] {
     const emitted = program.emit();
     const errors = [...ts.getPreEmitDiagnostics(program), ...emitted.diagnostics].filter((d) => d.category === ts.DiagnosticCategory.Error);
     if (errors.length > 0) {
-        throw new Error(ts.formatDiagnostics(errors, { getCanonicalFileName: (f) => f, getCurrentDirectory: () => PROJECT_ROOT, getNewLine: () => "\n" }));
+        throw new Error(
+            ts.formatDiagnostics(errors, {
+                getCanonicalFileName: (f) => f,
+                getCurrentDirectory: () => PROJECT_ROOT,
+                getNewLine: () => "\n",
+            }),
+        );
     }
     const source = readPackageJson(pack);
     const main = path.posix.join("policy-packs", pack, "index.js");
-    const packageJson = { name: source.name, version: source.version, description: source.description, license: source.license, main, dependencies: source.dependencies };
+    const packageJson = {
+        name: source.name,
+        version: source.version,
+        description: source.description,
+        license: source.license,
+        main,
+        dependencies: source.dependencies,
+    };
     fs.writeFileSync(path.join(outDir, "package.json"), `${JSON.stringify(packageJson, null, 4)}\n`);
     fs.copyFileSync(path.join(PACKS_DIR, pack, "PulumiPolicy.yaml"), path.join(outDir, "PulumiPolicy.yaml"));
     const written: string[] = [];

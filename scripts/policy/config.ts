@@ -32,7 +32,9 @@ export function policyConfigFor(config: StackConfig): Record<PackName, PackConfi
                 disableAggregateCRDRoles: config.olm.disableAggregateCRDRoles,
                 disableAllNamespacePermissionPromotion: config.olm.disableAllNamespacePermissionPromotion,
             },
-            "k8s-aggregated-roles": { aggregatedRoles: [...new Set([...DEFAULT_AGGREGATION_ROLES, ...config.subscriptions.allowedAggregationRoles])] },
+            "k8s-aggregated-roles": {
+                aggregatedRoles: [...new Set([...DEFAULT_AGGREGATION_ROLES, ...config.subscriptions.allowedAggregationRoles])],
+            },
             "k8s-pod-security-restricted": { platform: config.cluster.platform },
         },
     };
@@ -47,7 +49,11 @@ function stackConfigOf(file: string): { ok: true; config: StackConfig } | { ok: 
 const USAGE = "usage: npm run policy:config -- --config <Pulumi.<stack>.yaml> --out <dir>";
 
 /** Writes `<out>/<pack>.json` for every pack; returns the exit code. */
-export function main(argv: string[], write: (line: string) => void = (l) => process.stdout.write(`${l}\n`), fail: (line: string) => void = (l) => process.stderr.write(`${l}\n`)): number {
+export function main(
+    argv: string[],
+    write: (line: string) => void = (l) => process.stdout.write(`${l}\n`),
+    fail: (line: string) => void = (l) => process.stderr.write(`${l}\n`),
+): number {
     let args;
     try {
         args = parseArgs({ args: argv, options: { config: { type: "string" }, out: { type: "string" } } }).values;

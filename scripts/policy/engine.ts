@@ -80,8 +80,12 @@ class NotApplicable extends Error {
 const proxy = unknownCheckingProxy as <T>(value: T) => T;
 const UnknownValue = UnknownValueError as new (...args: never[]) => Error;
 
-function normalizedConfig(config: PackConfig | undefined): Record<string, { enforcementLevel?: EnforcementLevel } & Record<string, unknown>> {
-    return Object.fromEntries(Object.entries(config ?? {}).map(([name, value]) => [name, typeof value === "string" ? { enforcementLevel: value } : value]));
+function normalizedConfig(
+    config: PackConfig | undefined,
+): Record<string, { enforcementLevel?: EnforcementLevel } & Record<string, unknown>> {
+    return Object.fromEntries(
+        Object.entries(config ?? {}).map(([name, value]) => [name, typeof value === "string" ? { enforcementLevel: value } : value]),
+    );
 }
 
 function getConfigFor(config: ReturnType<typeof normalizedConfig>, policy: string) {
@@ -126,7 +130,12 @@ function throwNotApplicable(reason?: string): never {
 }
 
 /** What both the resource and the stack validations see of a resource, behind the SDK's unknown-checking proxy. */
-function resourceView(resource: EngineResource): Pick<PolicyResource, "type" | "props" | "urn" | "name" | "opts" | "provider" | "isType"> & { asType: (resourceClass: unknown) => Record<string, unknown> | undefined } {
+function resourceView(resource: EngineResource): Pick<
+    PolicyResource,
+    "type" | "props" | "urn" | "name" | "opts" | "provider" | "isType"
+> & {
+    asType: (resourceClass: unknown) => Record<string, unknown> | undefined;
+} {
     const props = proxy(resource.props);
     return {
         type: resource.type,
@@ -250,7 +259,12 @@ export class PolicyEngine {
         const byUrn = new Map<string, PolicyResource>();
         const policyResources = resources.map((resource) => {
             const view = resourceView(resource);
-            const policyResource: PolicyResource = { ...view, asType: view.asType as PolicyResource["asType"], dependencies: [], propertyDependencies: {} };
+            const policyResource: PolicyResource = {
+                ...view,
+                asType: view.asType as PolicyResource["asType"],
+                dependencies: [],
+                propertyDependencies: {},
+            };
             byUrn.set(resource.urn, policyResource);
             return policyResource;
         });
@@ -262,7 +276,12 @@ export class PolicyEngine {
         });
         this.sink = result.diagnostics;
         for (const { policy, getConfig, report } of this.stackPolicies) {
-            const args: StackValidationArgs = { resources: policyResources, getConfig, stackTags: NO_STACK_TAGS, notApplicable: throwNotApplicable };
+            const args: StackValidationArgs = {
+                resources: policyResources,
+                getConfig,
+                stackTags: NO_STACK_TAGS,
+                notApplicable: throwNotApplicable,
+            };
             try {
                 synchronous(policy.validateStack(args, report), policy.name);
             } catch (error) {
@@ -330,7 +349,11 @@ export function engineResourcesFromRender(resources: readonly RenderedResource[]
     }
     const chainOf = (resource: RenderedResource): string[] => {
         const chain = [resource.type];
-        for (let parent = resource.parent ? byName.get(resource.parent) : undefined; parent; parent = parent.parent ? byName.get(parent.parent) : undefined) {
+        for (
+            let parent = resource.parent ? byName.get(resource.parent) : undefined;
+            parent;
+            parent = parent.parent ? byName.get(parent.parent) : undefined
+        ) {
             chain.unshift(parent.type);
         }
         return chain;
@@ -345,7 +368,11 @@ export function engineResourcesFromRender(resources: readonly RenderedResource[]
             name: r.name,
             urn: urns.get(r) as string,
             props: engineValue(r.inputs) as Record<string, unknown>,
-            opts: { ignoreChanges: r.options.ignoreChanges, protect: r.options.protect, additionalSecretOutputs: r.options.additionalSecretOutputs },
+            opts: {
+                ignoreChanges: r.options.ignoreChanges,
+                protect: r.options.protect,
+                additionalSecretOutputs: r.options.additionalSecretOutputs,
+            },
             ...(r.parent && byName.has(r.parent) ? { parent: urns.get(byName.get(r.parent) as RenderedResource) } : {}),
             ...(awsProvider && r.type.startsWith("aws:")
                 ? {

@@ -64,9 +64,15 @@ export function validatedConfig(config: FlatConfig): StackConfig {
 const POLICIES: Record<PackName, typeof AWS_TAGS_POLICIES> = { "aws-tags": AWS_TAGS_POLICIES, "k8s-rbac": K8S_RBAC_POLICIES };
 
 /** One engine per pack, configured as the stack configures it (`packConfig` replaces that, to test the packs against a stack). */
-export function enginesFor(stackConfig: StackConfig, packConfig: Record<PackName, PackConfig> = policyConfigFor(stackConfig)): Record<PackName, PolicyEngine> {
+export function enginesFor(
+    stackConfig: StackConfig,
+    packConfig: Record<PackName, PackConfig> = policyConfigFor(stackConfig),
+): Record<PackName, PolicyEngine> {
     return Object.fromEntries(
-        PACKS.map((pack) => [pack, new PolicyEngine({ name: pack, policies: POLICIES[pack], enforcementLevel: "mandatory", config: packConfig[pack] })]),
+        PACKS.map((pack) => [
+            pack,
+            new PolicyEngine({ name: pack, policies: POLICIES[pack], enforcementLevel: "mandatory", config: packConfig[pack] }),
+        ]),
     ) as Record<PackName, PolicyEngine>;
 }
 

@@ -23,7 +23,7 @@ export function readConfigFile(file: string): FlatConfig {
         throw new Error(`${file}: expected a YAML mapping of config keys`);
     }
     const isStackFile = "config" in document && typeof document.config === "object";
-    const entries: Record<string, unknown> = isStackFile ? document.config ?? {} : document;
+    const entries: Record<string, unknown> = isStackFile ? (document.config ?? {}) : document;
     return flattenConfig(entries);
 }
 

@@ -57,7 +57,13 @@ export const STACK_REFERENCE_TYPE = "pulumi:pulumi:StackReference";
  */
 function serverFields(call: ResourceCall): Record<string, unknown> {
     const metadata = call.inputs.metadata;
-    if (!call.custom || !call.type.startsWith("kubernetes:") || call.type.startsWith("pulumi:providers:") || typeof metadata !== "object" || metadata === null) {
+    if (
+        !call.custom ||
+        !call.type.startsWith("kubernetes:") ||
+        call.type.startsWith("pulumi:providers:") ||
+        typeof metadata !== "object" ||
+        metadata === null
+    ) {
         return {};
     }
     const hex = createHash("sha256").update(`${call.type}::${call.name}`).digest("hex");

@@ -12,11 +12,7 @@ export const UNKNOWN = "[unknown]";
 const LEADING_KEYS = ["apiVersion", "kind", "metadata"];
 
 export function isSecretValue(value: unknown): boolean {
-    return (
-        typeof value === "object" &&
-        value !== null &&
-        (value as Record<string, unknown>)[specialSigKey] === specialSecretSig
-    );
+    return typeof value === "object" && value !== null && (value as Record<string, unknown>)[specialSigKey] === specialSecretSig;
 }
 
 /** Orders keys: apiVersion, kind, metadata first, then alphabetically, so output is byte-stable. */

@@ -58,10 +58,14 @@ export function projectFileErrors(project: ProjectFile): string[] {
             continue;
         }
         if (entry.type === "array" && entry.items === undefined) {
-            errors.push(`The configuration key '${key}' declares an array but does not specify the underlying type via the 'items' attribute`);
+            errors.push(
+                `The configuration key '${key}' declares an array but does not specify the underlying type via the 'items' attribute`,
+            );
         }
         if (entry.type !== undefined && entry.default !== undefined && !matchesConfigType(entry.type, entry.items, entry.default)) {
-            errors.push(`The default value specified for configuration key '${key}' is not of the expected type '${fullTypeName(entry.type, entry.items)}'`);
+            errors.push(
+                `The default value specified for configuration key '${key}' is not of the expected type '${fullTypeName(entry.type, entry.items)}'`,
+            );
         }
     }
     return errors;
@@ -100,7 +104,10 @@ export function applyProjectConfig(
             continue;
         }
         if (entry.type !== undefined && !matchesConfigType(entry.type, entry.items, stackConfig[name])) {
-            return { ok: false, error: `Stack '${stack}' with configuration key '${key}' must be of type '${fullTypeName(entry.type, entry.items)}'` };
+            return {
+                ok: false,
+                error: `Stack '${stack}' with configuration key '${key}' must be of type '${fullTypeName(entry.type, entry.items)}'`,
+            };
         }
     }
     return missing.length > 0 ? { ok: false, error: missingKeysError(stack, missing) } : { ok: true, config };

@@ -83,25 +83,39 @@ export interface RenderResult {
 }
 
 function emptyResult(): RenderResult {
-    return { ok: false, problems: [], errors: [], warnings: [], infos: [], resources: [], manifests: [], reads: [], lookups: [], unvalidatedKinds: [], stackOutputs: {} };
+    return {
+        ok: false,
+        problems: [],
+        errors: [],
+        warnings: [],
+        infos: [],
+        resources: [],
+        manifests: [],
+        reads: [],
+        lookups: [],
+        unvalidatedKinds: [],
+        stackOutputs: {},
+    };
 }
 
 /** Captures the runtime's log lines (under mocks, pulumi.log writes to the console). */
 function captureLogs(warnings: string[], errors: string[], infos: string[]): () => void {
     const original = { warn: console.warn, error: console.error, log: console.log };
-    const route = (line: string, fallback: (...args: unknown[]) => void) => (...args: unknown[]) => {
-        const text = args.map(String).join(" ");
-        if (text.startsWith("warning: [runtime] ")) {
-            warnings.push(text.slice("warning: [runtime] ".length));
-        } else if (text.startsWith("error: [runtime] ")) {
-            errors.push(text.slice("error: [runtime] ".length));
-        } else if (text.startsWith("info: [runtime] ")) {
-            infos.push(text.slice("info: [runtime] ".length));
-        } else if (!text.startsWith("debug: [runtime] ")) {
-            fallback(...args);
-        }
-        void line;
-    };
+    const route =
+        (line: string, fallback: (...args: unknown[]) => void) =>
+        (...args: unknown[]) => {
+            const text = args.map(String).join(" ");
+            if (text.startsWith("warning: [runtime] ")) {
+                warnings.push(text.slice("warning: [runtime] ".length));
+            } else if (text.startsWith("error: [runtime] ")) {
+                errors.push(text.slice("error: [runtime] ".length));
+            } else if (text.startsWith("info: [runtime] ")) {
+                infos.push(text.slice("info: [runtime] ".length));
+            } else if (!text.startsWith("debug: [runtime] ")) {
+                fallback(...args);
+            }
+            void line;
+        };
     console.warn = route("warn", original.warn);
     console.error = route("error", original.error);
     console.log = route("log", original.log);
@@ -208,7 +222,7 @@ export async function renderProgram(options: RenderOptions): Promise<RenderResul
         result.errors.push(errorText(error));
     } finally {
         // Rejections settle a few turns apart; collect them until no more arrive.
-        for (let seen = -1; seen !== rejections.length; ) {
+        for (let seen = -1; seen !== rejections.length;) {
             seen = rejections.length;
             await new Promise((resolve) => setImmediate(resolve));
         }
@@ -223,9 +237,7 @@ export async function renderProgram(options: RenderOptions): Promise<RenderResul
     // such reads with unknown values (so no Output rejects unobserved) and the failure is
     // reported here, where the engine would report it.
     for (const read of mocks.reads.filter((r) => r.outcome === "missing")) {
-        result.errors.push(
-            `${read.type} (${read.name}): Preview failed: resource '${read.id}' does not exist`,
-        );
+        result.errors.push(`${read.type} (${read.name}): Preview failed: resource '${read.id}' does not exist`);
     }
     // A failed program leaves Outputs that never settle, so their dependencies are only traced
     // for a program that ran through (the failure is what such a render reports).
@@ -311,7 +323,11 @@ function describeAlias(alias: pulumi.Input<string | pulumi.Alias>): string {
     return keys.length === 1 && typeof name === "string" ? name : JSON.stringify(alias);
 }
 
-async function describeResources(records: RecordedResource[], calls: ResourceCall[], traceDependencies: boolean): Promise<RenderedResource[]> {
+async function describeResources(
+    records: RecordedResource[],
+    calls: ResourceCall[],
+    traceDependencies: boolean,
+): Promise<RenderedResource[]> {
     const callsByKey = new Map<string, ResourceCall>();
     for (const call of calls) {
         callsByKey.set(callKey(call.type, call.name), call);
@@ -320,10 +336,12 @@ async function describeResources(records: RecordedResource[], calls: ResourceCal
     const rendered: RenderedResource[] = [];
     for (const record of records) {
         const call = callsByKey.get(callKey(record.type, record.name));
-        const parent = record.opts.parent ? names.get(record.opts.parent) ?? null : null;
+        const parent = record.opts.parent ? (names.get(record.opts.parent) ?? null) : null;
         const dependsOn = (await resourcesOf(record.opts.dependsOn)).map((r) => names.get(r) ?? "(not recorded)");
         const propertyDependencies = Object.fromEntries(
-            [...(traceDependencies ? await propertyDependenciesOf(record.props) : new Map<string, pulumi.Resource[]>())].map(([key, resources]) => [key, resources.map((r) => names.get(r) ?? "(not recorded)")]),
+            [...(traceDependencies ? await propertyDependenciesOf(record.props) : new Map<string, pulumi.Resource[]>())].map(
+                ([key, resources]) => [key, resources.map((r) => names.get(r) ?? "(not recorded)")],
+            ),
         );
         const inputs = { ...(call?.inputs ?? {}) };
         // Properties named in additionalSecretOutputs are secret in state and shown so in a
@@ -387,7 +405,5 @@ function manifestsOf(resources: RenderedResource[], calls: ResourceCall[]): Rend
 
 /** Objects without metadata.name would be auto-named with a random suffix: never deterministic. */
 export function unnamedObjects(manifests: RenderedManifest[]): string[] {
-    return manifests
-        .filter((m) => !(m.object.metadata as { name?: unknown } | undefined)?.name)
-        .map((m) => describeObject(m.object));
+    return manifests.filter((m) => !(m.object.metadata as { name?: unknown } | undefined)?.name).map((m) => describeObject(m.object));
 }

@@ -171,8 +171,7 @@ export function validateManifests(objects: KubeObject[]): ValidationSummary {
             problems.push({ object: describeObject(object), message: "apiVersion and kind are required" });
             continue;
         }
-        const validator =
-            builtInValidator(object.apiVersion, object.kind) ?? crds.get(`${object.apiVersion}|${object.kind}`);
+        const validator = builtInValidator(object.apiVersion, object.kind) ?? crds.get(`${object.apiVersion}|${object.kind}`);
         if (!validator) {
             unvalidated.add(`${object.kind}.${object.apiVersion}`);
             continue;

@@ -57,10 +57,15 @@ function main() {
     if (root && onPath("apt-get")) {
         process.stdout.write(`npm test: installing ${missing.join(", ")} with apt-get\n`);
         const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
-        for (const args of [["update", "-qq"], ["install", "-y", "-qq", "--no-install-recommends", ...new Set(missing.map((t) => DEBIAN_PACKAGES[t]))]]) {
+        for (const args of [
+            ["update", "-qq"],
+            ["install", "-y", "-qq", "--no-install-recommends", ...new Set(missing.map((t) => DEBIAN_PACKAGES[t]))],
+        ]) {
             const result = spawnSync("apt-get", args, { stdio: "inherit", env });
             if (result.status !== 0) {
-                process.stderr.write(`npm test: apt-get ${args[0]} failed (exit ${result.status}); the suites that need ${missing.join(", ")} will fail\n`);
+                process.stderr.write(
+                    `npm test: apt-get ${args[0]} failed (exit ${result.status}); the suites that need ${missing.join(", ")} will fail\n`,
+                );
                 return 0;
             }
         }

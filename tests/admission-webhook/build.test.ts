@@ -7,7 +7,13 @@ import {
 } from "../../components/admission-webhook/build";
 import { WEBHOOK_CERT_MOUNT_PATHS, WebhookBackend, WebhookDefinition } from "../../components/admission-webhook/contract";
 
-const backend: WebhookBackend = { deploymentName: "policy-webhook", namespace: "policy", matchLabels: { app: "p" }, servicePort: 8443, targetPort: "https" };
+const backend: WebhookBackend = {
+    deploymentName: "policy-webhook",
+    namespace: "policy",
+    matchLabels: { app: "p" },
+    servicePort: 8443,
+    targetPort: "https",
+};
 const base = { rules: [], sideEffects: "None" as const, admissionReviewVersions: ["v1"] };
 
 describe("webhook configurations", () => {
@@ -96,11 +102,23 @@ describe("certificate mounts", () => {
             volumes: [
                 {
                     name: "apiservice-cert",
-                    secret: { secretName: "policy-webhook-cert", items: [{ key: "tls.crt", path: "apiserver.crt" }, { key: "tls.key", path: "apiserver.key" }] },
+                    secret: {
+                        secretName: "policy-webhook-cert",
+                        items: [
+                            { key: "tls.crt", path: "apiserver.crt" },
+                            { key: "tls.key", path: "apiserver.key" },
+                        ],
+                    },
                 },
                 {
                     name: "webhook-cert",
-                    secret: { secretName: "policy-webhook-cert", items: [{ key: "tls.crt", path: "tls.crt" }, { key: "tls.key", path: "tls.key" }] },
+                    secret: {
+                        secretName: "policy-webhook-cert",
+                        items: [
+                            { key: "tls.crt", path: "tls.crt" },
+                            { key: "tls.key", path: "tls.key" },
+                        ],
+                    },
                 },
             ],
             volumeMounts: [

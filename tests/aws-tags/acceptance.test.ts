@@ -38,7 +38,9 @@ describe("acceptance: every taggable AWS resource carries every merged user tag 
             Object.entries(merged)
                 .filter(([key, value]) => tagsOf(type, tags)[key] !== value)
                 .map(([key, value]) => `${key}=${value}`);
-        const missing = taggable.filter((r) => missingOf(r.type, r.inputs.tags).length > 0).map((r) => `${r.type} ${r.name} lacks ${missingOf(r.type, r.inputs.tags).join(", ")}`);
+        const missing = taggable
+            .filter((r) => missingOf(r.type, r.inputs.tags).length > 0)
+            .map((r) => `${r.type} ${r.name} lacks ${missingOf(r.type, r.inputs.tags).join(", ")}`);
         const carrying = taggable.length - missing.length;
         console.log(
             `aws-tags acceptance: ${carrying}/${taggable.length} taggable AWS resources (of ${aws.length} AWS resources) carry all ${Object.keys(merged).length} merged user tags in their create inputs`,
@@ -81,16 +83,29 @@ describe("acceptance: issue 16 (day-2 tags for the cluster's operators, stack-wi
         (aws.properties as Record<string, Node>).resourceTags = {
             type: "array",
             maxItems: 25,
-            items: { type: "object", required: ["key", "value"], properties: { key: { type: "string", maxLength: 128, minLength: 1 }, value: { type: "string", maxLength: 256, minLength: 1 } } },
+            items: {
+                type: "object",
+                required: ["key", "value"],
+                properties: {
+                    key: { type: "string", maxLength: 128, minLength: 1 },
+                    value: { type: "string", maxLength: 256, minLength: 1 },
+                },
+            },
         };
         return crd;
     };
-    const openshift = (aws: Record<string, unknown>) => ({ cluster: { name: "prod-east", platform: "openshift", kubeContext: "test" }, aws: { enabled: true, region: "us-east-1", userTags, ...aws } });
+    const openshift = (aws: Record<string, unknown>) => ({
+        cluster: { name: "prod-east", platform: "openshift", kubeContext: "test" },
+        aws: { enabled: true, region: "us-east-1", userTags, ...aws },
+    });
     const patchOf = (result: RenderResult) => resourceNamed(result, PATCH, "aws-tags-infrastructure-tags").inputs;
     const exactlyTheUserTags = {
         apiVersion: "config.openshift.io/v1",
         kind: "Infrastructure",
-        metadata: { name: "cluster", annotations: { "pulumi.com/patchForce": "true", "pulumi.com/patchFieldManager": "cluster-platform-aws-tags" } },
+        metadata: {
+            name: "cluster",
+            annotations: { "pulumi.com/patchForce": "true", "pulumi.com/patchFieldManager": "cluster-platform-aws-tags" },
+        },
         spec: {
             platformSpec: {
                 aws: {
@@ -107,12 +122,15 @@ describe("acceptance: issue 16 (day-2 tags for the cluster's operators, stack-wi
     test.each([
         ["propagation on", { propagateUserTags: true }],
         ["propagation omitted", {}],
-    ])("GIVEN %s and a cluster whose API has the seed's field WHEN rendered THEN the Infrastructure patch holds exactly the user tags, under the stack's field manager", async (_name, flags) => {
-        const result = await renderConfig(openshift(flags), { cluster: [infrastructure, seedCrd()] });
-        expect(result.errors).toEqual([]);
-        expect(patchOf(result)).toEqual(exactlyTheUserTags);
-        expect(result.warnings.filter((w) => w.includes("spec.platformSpec.aws.resourceTags"))).toEqual([]);
-    });
+    ])(
+        "GIVEN %s and a cluster whose API has the seed's field WHEN rendered THEN the Infrastructure patch holds exactly the user tags, under the stack's field manager",
+        async (_name, flags) => {
+            const result = await renderConfig(openshift(flags), { cluster: [infrastructure, seedCrd()] });
+            expect(result.errors).toEqual([]);
+            expect(patchOf(result)).toEqual(exactlyTheUserTags);
+            expect(result.warnings.filter((w) => w.includes("spec.platformSpec.aws.resourceTags"))).toEqual([]);
+        },
+    );
 
     test("GIVEN the real Infrastructure API (no spec field) WHEN rendered THEN one warning says which versions have day-2 tags and what is still tagged, and the patch writes nothing", async () => {
         const result = await renderConfig(openshift({}), { cluster: [infrastructure, realCrd] });
@@ -124,7 +142,11 @@ describe("acceptance: issue 16 (day-2 tags for the cluster's operators, stack-wi
                 "The stack still tags what it creates itself: its AWS resources, the volumes of the gp3-csi-tagged StorageClass and the LoadBalancer Services it declares. " +
                 "The Infrastructure patch writes nothing until the field exists",
         ]);
-        expect(patchOf(result)).toEqual({ apiVersion: "config.openshift.io/v1", kind: "Infrastructure", metadata: exactlyTheUserTags.metadata });
+        expect(patchOf(result)).toEqual({
+            apiVersion: "config.openshift.io/v1",
+            kind: "Infrastructure",
+            metadata: exactlyTheUserTags.metadata,
+        });
     });
 
     test("GIVEN propagation off WHEN rendered THEN there is no Infrastructure patch and the CRD is not read", async () => {
@@ -150,20 +172,39 @@ describe("acceptance: issue 16 (day-2 tags for the cluster's operators, stack-wi
             renderFile(EXAMPLE, { cluster: ClusterState.fromFile(CLUSTER) }),
             renderConfig({
                 cluster: { name: "c1", platform: "kubernetes", kubeContext: "test" },
-                aws: { enabled: true, region: "us-east-1", imageRegistryStorage: { enabled: true, trustedPrincipalArn: "arn:aws:iam::123456789012:role/registry-admin" } },
+                aws: {
+                    enabled: true,
+                    region: "us-east-1",
+                    imageRegistryStorage: { enabled: true, trustedPrincipalArn: "arn:aws:iam::123456789012:role/registry-admin" },
+                },
             }),
         ]);
-        const policies = renders.flatMap((r) => resourcesOfType(r, "aws:iam/role:Role").map((role) => role.inputs.assumeRolePolicy as string));
+        const policies = renders.flatMap((r) =>
+            resourcesOfType(r, "aws:iam/role:Role").map((role) => role.inputs.assumeRolePolicy as string),
+        );
         expect(policies).toHaveLength(2);
         expect(policies.filter((p) => /:root"/.test(p))).toEqual([]);
     });
 
     test.each([
         // An OCI layout is for a stack that renders to a directory: a live stack must publish the image.
-        ["written as an OCI layout", { renderYamlToDirectory: "out/c1" }, { output: "oci-layout", repository: "cluster-platform/subscription-webhook" }],
-        ["pushed to a registry host of its own", { kubeContext: "test" }, { output: "registry", repository: "quay.example.com/platform/subscription-webhook" }],
+        [
+            "written as an OCI layout",
+            { renderYamlToDirectory: "out/c1" },
+            { output: "oci-layout", repository: "cluster-platform/subscription-webhook" },
+        ],
+        [
+            "pushed to a registry host of its own",
+            { kubeContext: "test" },
+            { output: "registry", repository: "quay.example.com/platform/subscription-webhook" },
+        ],
     ])("GIVEN the webhook image %s WHEN rendered THEN no ECR repository exists", async (_name, connection, webhookImage) => {
-        const result = await renderConfig({ cluster: { name: "c1", platform: "kubernetes", ...connection }, aws: { enabled: true, region: "us-east-1" }, subscriptions: { enabled: true }, webhookImage });
+        const result = await renderConfig({
+            cluster: { name: "c1", platform: "kubernetes", ...connection },
+            aws: { enabled: true, region: "us-east-1" },
+            subscriptions: { enabled: true },
+            webhookImage,
+        });
         expect(result.problems).toEqual([]);
         expect(resourcesOfType(result, "aws:ecr/repository:Repository")).toEqual([]);
         expect(result.stackOutputs.awsWebhookImageRepositoryUrl).toBeUndefined();

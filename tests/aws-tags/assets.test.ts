@@ -11,7 +11,9 @@ describe("asset names", () => {
             roleName: "prod-east-image-registry",
             policyName: "prod-east-image-registry",
         });
-        expect(registryBucketName("prod-east", "123456789012", "ap-southeast-2")).toBe("prod-east-image-registry-123456789012-ap-southeast-2");
+        expect(registryBucketName("prod-east", "123456789012", "ap-southeast-2")).toBe(
+            "prod-east-image-registry-123456789012-ap-southeast-2",
+        );
     });
 
     test("GIVEN any valid cluster name THEN the bucket name fits S3's 63 characters and the role name IAM's 64, and distinct clusters get distinct names", () => {

@@ -20,7 +20,12 @@ const aws = (extra: Record<string, unknown> = {}) => ({
 const CRD = "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition";
 /** The Infrastructure CRD as openshift/api serves it (trimmed, in the example's cluster file). */
 const infrastructureCrd = ClusterState.fromFile(CLUSTER_FILE).find(CRD, "infrastructures.config.openshift.io") as KubeObject;
-const infrastructure = (platformStatus: unknown): KubeObject => ({ apiVersion: "config.openshift.io/v1", kind: "Infrastructure", metadata: { name: "cluster" }, status: { platformStatus } });
+const infrastructure = (platformStatus: unknown): KubeObject => ({
+    apiVersion: "config.openshift.io/v1",
+    kind: "Infrastructure",
+    metadata: { name: "cluster" },
+    status: { platformStatus },
+});
 
 /** Computed outputs an `up` would return, so policy documents can be checked whole. */
 const computed: Record<string, StateProducer> = {
@@ -69,7 +74,9 @@ describe("the AWS assets of examples/openshift-aws.yaml", () => {
     });
 
     test("GIVEN the storage leaves the config or the stack is destroyed THEN the bucket, its key, its public access block and the image repository stay in AWS; nothing else does", () => {
-        const retained = result.resources.filter((r) => r.type.startsWith("aws:") && r.options.retainOnDelete).map((r) => `${r.type}::${r.name}`);
+        const retained = result.resources
+            .filter((r) => r.type.startsWith("aws:") && r.options.retainOnDelete)
+            .map((r) => `${r.type}::${r.name}`);
         expect(retained).toEqual([
             "aws:ecr/repository:Repository::prod-east-webhook-image",
             "aws:kms/key:Key::prod-east-image-registry",
@@ -80,7 +87,10 @@ describe("the AWS assets of examples/openshift-aws.yaml", () => {
 
     test("GIVEN the AWS provider THEN aws.ignoreTags is its ignoreTags", () => {
         // A provider's object inputs reach the engine as JSON text.
-        expect(json(resourceNamed(result, "pulumi:providers:aws", "aws").inputs.ignoreTags)).toEqual({ keys: [], keyPrefixes: ["cost-allocation:"] });
+        expect(json(resourceNamed(result, "pulumi:providers:aws", "aws").inputs.ignoreTags)).toEqual({
+            keys: [],
+            keyPrefixes: ["cost-allocation:"],
+        });
     });
 
     test("GIVEN the registry's role THEN it trusts the registry's service accounts through the cluster's OIDC provider, and no account root", () => {
@@ -114,11 +124,31 @@ describe("the AWS assets of examples/openshift-aws.yaml", () => {
             enableKeyRotation: true,
             deletionWindowInDays: 30,
         });
-        expect(resourceNamed(result, "aws:kms/alias:Alias", `${name}-alias`).inputs).toEqual({ name: "alias/prod-east-image-registry", targetKeyId: "k-1" });
-        expect(withoutTags(resourceNamed(result, "aws:s3/bucket:Bucket", name).inputs)).toEqual({ bucket: "prod-east-image-registry-000000000000-us-east-1", forceDestroy: false });
-        expect(resourceNamed(result, "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration", `${name}-encryption`).inputs).toEqual({
+        expect(resourceNamed(result, "aws:kms/alias:Alias", `${name}-alias`).inputs).toEqual({
+            name: "alias/prod-east-image-registry",
+            targetKeyId: "k-1",
+        });
+        expect(withoutTags(resourceNamed(result, "aws:s3/bucket:Bucket", name).inputs)).toEqual({
+            bucket: "prod-east-image-registry-000000000000-us-east-1",
+            forceDestroy: false,
+        });
+        expect(
+            resourceNamed(
+                result,
+                "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration",
+                `${name}-encryption`,
+            ).inputs,
+        ).toEqual({
             bucket: bucketId,
-            rules: [{ applyServerSideEncryptionByDefault: { sseAlgorithm: "aws:kms", kmsMasterKeyId: "arn:aws:kms:us-east-1:000000000000:key/k-1" }, bucketKeyEnabled: true }],
+            rules: [
+                {
+                    applyServerSideEncryptionByDefault: {
+                        sseAlgorithm: "aws:kms",
+                        kmsMasterKeyId: "arn:aws:kms:us-east-1:000000000000:key/k-1",
+                    },
+                    bucketKeyEnabled: true,
+                },
+            ],
         });
         expect(resourceNamed(result, "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock", `${name}-public-access`).inputs).toEqual({
             bucket: bucketId,
@@ -131,11 +161,24 @@ describe("the AWS assets of examples/openshift-aws.yaml", () => {
             bucket: bucketId,
             rule: { objectOwnership: "BucketOwnerEnforced" },
         });
-        expect(resourceNamed(result, "aws:s3/bucketVersioning:BucketVersioning", `${name}-versioning`).inputs).toEqual({ bucket: bucketId, versioningConfiguration: { status: "Enabled" } });
+        expect(resourceNamed(result, "aws:s3/bucketVersioning:BucketVersioning", `${name}-versioning`).inputs).toEqual({
+            bucket: bucketId,
+            versioningConfiguration: { status: "Enabled" },
+        });
         const lifecycle = resourceNamed(result, "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration", `${name}-lifecycle`);
         expect(lifecycle.inputs.rules).toEqual([
-            { id: "abort-incomplete-uploads", status: "Enabled", filter: { prefix: "" }, abortIncompleteMultipartUpload: { daysAfterInitiation: 7 } },
-            { id: "expire-noncurrent-versions", status: "Enabled", filter: { prefix: "" }, noncurrentVersionExpiration: { noncurrentDays: 30 } },
+            {
+                id: "abort-incomplete-uploads",
+                status: "Enabled",
+                filter: { prefix: "" },
+                abortIncompleteMultipartUpload: { daysAfterInitiation: 7 },
+            },
+            {
+                id: "expire-noncurrent-versions",
+                status: "Enabled",
+                filter: { prefix: "" },
+                noncurrentVersionExpiration: { noncurrentDays: 30 },
+            },
         ]);
         expect(lifecycle.options.dependsOn).toEqual([`${name}-versioning`]);
         const policy = resourceNamed(result, "aws:s3/bucketPolicy:BucketPolicy", `${name}-tls-only`);
@@ -143,7 +186,14 @@ describe("the AWS assets of examples/openshift-aws.yaml", () => {
         expect(json(policy.inputs.policy)).toEqual({
             Version: "2012-10-17",
             Statement: [
-                { Sid: "DenyInsecureTransport", Effect: "Deny", Principal: "*", Action: "s3:*", Resource: [bucketArn, `${bucketArn}/*`], Condition: { Bool: { "aws:SecureTransport": "false" } } },
+                {
+                    Sid: "DenyInsecureTransport",
+                    Effect: "Deny",
+                    Principal: "*",
+                    Action: "s3:*",
+                    Resource: [bucketArn, `${bucketArn}/*`],
+                    Condition: { Bool: { "aws:SecureTransport": "false" } },
+                },
             ],
         });
     });
@@ -155,14 +205,24 @@ describe("the AWS assets of examples/openshift-aws.yaml", () => {
         expect(json(resourceNamed(result, "aws:iam/policy:Policy", name).inputs.policy)).toEqual({
             Version: "2012-10-17",
             Statement: [
-                { Sid: "ListRegistryBucket", Effect: "Allow", Action: ["s3:GetBucketLocation", "s3:ListBucket", "s3:ListBucketMultipartUploads"], Resource: bucketArn },
+                {
+                    Sid: "ListRegistryBucket",
+                    Effect: "Allow",
+                    Action: ["s3:GetBucketLocation", "s3:ListBucket", "s3:ListBucketMultipartUploads"],
+                    Resource: bucketArn,
+                },
                 {
                     Sid: "ReadWriteImageBlobs",
                     Effect: "Allow",
                     Action: ["s3:AbortMultipartUpload", "s3:DeleteObject", "s3:GetObject", "s3:ListMultipartUploadParts", "s3:PutObject"],
                     Resource: `${bucketArn}/*`,
                 },
-                { Sid: "UseRegistryKey", Effect: "Allow", Action: ["kms:Decrypt", "kms:DescribeKey", "kms:Encrypt", "kms:GenerateDataKey*", "kms:ReEncrypt*"], Resource: "arn:aws:kms:us-east-1:000000000000:key/k-1" },
+                {
+                    Sid: "UseRegistryKey",
+                    Effect: "Allow",
+                    Action: ["kms:Decrypt", "kms:DescribeKey", "kms:Encrypt", "kms:GenerateDataKey*", "kms:ReEncrypt*"],
+                    Resource: "arn:aws:kms:us-east-1:000000000000:key/k-1",
+                },
             ],
         });
         expect(resourceNamed(result, "aws:iam/rolePolicyAttachment:RolePolicyAttachment", `${name}-access`).inputs).toEqual({
@@ -172,7 +232,8 @@ describe("the AWS assets of examples/openshift-aws.yaml", () => {
     });
 
     test("GIVEN install-time tags that aws.userTags overrides THEN each tagged resource and the StorageClass warn once, naming the key, both values and the resource", () => {
-        const warning = (resource: string) => `tag "adminContact" on ${resource}: "jdoe" from aws.userTags supersedes "installer" from ${INSTALL}`;
+        const warning = (resource: string) =>
+            `tag "adminContact" on ${resource}: "jdoe" from aws.userTags supersedes "installer" from ${INSTALL}`;
         // The example's other capabilities warn too (olm.manageOLMConfig); only tag warnings are compared here.
         expect(result.warnings.filter((w) => w.startsWith("tag ")).sort()).toEqual(
             [
@@ -193,7 +254,11 @@ describe("the AWS assets of examples/openshift-aws.yaml", () => {
             kind: "StorageClass",
             metadata: {
                 name: "gp3-csi-tagged",
-                labels: { "app.kubernetes.io/managed-by": "cluster-platform", "app.kubernetes.io/part-of": "cluster-platform", "cluster-platform.io/capability": "aws-tags" },
+                labels: {
+                    "app.kubernetes.io/managed-by": "cluster-platform",
+                    "app.kubernetes.io/part-of": "cluster-platform",
+                    "cluster-platform.io/capability": "aws-tags",
+                },
             },
             provisioner: "ebs.csi.aws.com",
             parameters: {
@@ -221,9 +286,14 @@ describe("the webhook image repository", () => {
     };
 
     test("GIVEN the webhook image pushed to a repository without a registry host THEN the stack's ECR repository exists, scans on push and keeps the last 10 images", async () => {
-        const result = await renderConfig(published, { preview: false, computed: { ...tlsComputed({ now: new Date("2026-01-01T00:00:00Z") }), ...computed } });
+        const result = await renderConfig(published, {
+            preview: false,
+            computed: { ...tlsComputed({ now: new Date("2026-01-01T00:00:00Z") }), ...computed },
+        });
         expect(result.errors).toEqual([]);
-        expect(result.stackOutputs.awsWebhookImageRepositoryUrl).toBe("000000000000.dkr.ecr.us-east-1.amazonaws.com/prod-east/subscription-webhook");
+        expect(result.stackOutputs.awsWebhookImageRepositoryUrl).toBe(
+            "000000000000.dkr.ecr.us-east-1.amazonaws.com/prod-east/subscription-webhook",
+        );
         // Retained when the image goes elsewhere or the stack is destroyed: a cluster may still run its images.
         expect(resourceNamed(result, "aws:ecr/repository:Repository", "prod-east-webhook-image").options.retainOnDelete).toBe(true);
         expect(withoutTags(resourceNamed(result, "aws:ecr/repository:Repository", "prod-east-webhook-image").inputs)).toEqual({
@@ -236,7 +306,14 @@ describe("the webhook image repository", () => {
         const lifecycle = resourceNamed(result, "aws:ecr/lifecyclePolicy:LifecyclePolicy", "prod-east-webhook-image-lifecycle").inputs;
         expect(lifecycle.repository).toBe("prod-east/subscription-webhook");
         expect(json(lifecycle.policy)).toEqual({
-            rules: [{ rulePriority: 1, description: "Keep the last 10 images", selection: { tagStatus: "any", countType: "imageCountMoreThan", countNumber: 10 }, action: { type: "expire" } }],
+            rules: [
+                {
+                    rulePriority: 1,
+                    description: "Keep the last 10 images",
+                    selection: { tagStatus: "any", countType: "imageCountMoreThan", countNumber: 10 },
+                    action: { type: "expire" },
+                },
+            ],
         });
     });
 });
@@ -277,7 +354,10 @@ describe("install-time tags: read from Infrastructure/cluster, never written", (
             { key: "dept", value: "a,b" },
             { key: "owner", value: "x" },
         ];
-        const result = await renderConfig({ cluster: openshift, aws: aws({ propagateUserTags: false }) }, { cluster: [infrastructure({ type: "AWS", aws: { resourceTags: tags } })] });
+        const result = await renderConfig(
+            { cluster: openshift, aws: aws({ propagateUserTags: false }) },
+            { cluster: [infrastructure({ type: "AWS", aws: { resourceTags: tags } })] },
+        );
         expect(result.errors).toEqual([]);
         expect(result.warnings).toEqual([
             'Infrastructure/cluster status.platformStatus.aws.resourceTags "dept": value contains invalid characters "," in "a,b"; allowed are letters, digits, spaces and _ . : / = + - @; this tag is left out, the other install-time tags are applied',
@@ -297,7 +377,10 @@ describe("install-time tags: read from Infrastructure/cluster, never written", (
     });
 
     test("GIVEN an OpenShift cluster that is not on AWS THEN there are no install-time tags, with one warning", async () => {
-        const result = await renderConfig({ cluster: openshift, aws: aws({ propagateUserTags: false }) }, { cluster: [infrastructure({ type: "GCP" })] });
+        const result = await renderConfig(
+            { cluster: openshift, aws: aws({ propagateUserTags: false }) },
+            { cluster: [infrastructure({ type: "GCP" })] },
+        );
         expect(result.warnings).toEqual(['Infrastructure/cluster status.platformStatus.type is "GCP", not "AWS": no install-time tags']);
         expect(result.errors).toEqual([]);
     });
@@ -360,9 +443,15 @@ describe("tags beyond the component: the stack-wide transformations (tags and lo
         expect(resourceNamed(result, "kubernetes:core/v1:Service", "ingress").inputs.metadata).toEqual({
             name: "ingress",
             namespace: "default",
-            annotations: { other: "kept", "service.beta.kubernetes.io/aws-load-balancer-additional-resource-tags": "cost=9,extra=x,team=platform" },
+            annotations: {
+                other: "kept",
+                "service.beta.kubernetes.io/aws-load-balancer-additional-resource-tags": "cost=9,extra=x,team=platform",
+            },
         });
-        expect(resourceNamed(result, "kubernetes:core/v1:Service", "internal").inputs.metadata).toEqual({ name: "internal", namespace: "default" });
+        expect(resourceNamed(result, "kubernetes:core/v1:Service", "internal").inputs.metadata).toEqual({
+            name: "internal",
+            namespace: "default",
+        });
     });
 
     test("GIVEN the overrides THEN each is one warning naming key, both values and the resource", () => {

@@ -32,7 +32,9 @@ describe("the consumers' key=value formats", () => {
                 const { tags } = propagatableTags(raw);
                 expect(parseLoadBalancerTagAnnotation(loadBalancerTagAnnotation(tags))).toEqual(tags);
                 // The EBS CSI driver splits each parameter at its first "=".
-                const fromEbs = Object.fromEntries(Object.values(ebsTagParameters(tags)).map((p) => [p.slice(0, p.indexOf("=")), p.slice(p.indexOf("=") + 1)]));
+                const fromEbs = Object.fromEntries(
+                    Object.values(ebsTagParameters(tags)).map((p) => [p.slice(0, p.indexOf("=")), p.slice(p.indexOf("=") + 1)]),
+                );
                 expect(fromEbs).toEqual(tags);
             }),
         );

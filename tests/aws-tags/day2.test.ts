@@ -18,7 +18,12 @@ describe("the tag key state an update remembers", () => {
         ["the first update", EMPTY_TAG_KEY_STATE, ["b", "a"], { managed: ["a", "b"], released: [] }],
         ["a key removed", { managed: ["a", "b"], released: [] }, ["a"], { managed: ["a"], released: ["b"] }],
         ["the update after that: still released", { managed: ["a"], released: ["b"] }, ["a"], { managed: ["a"], released: ["b"] }],
-        ["a released key added back: managed again", { managed: ["a"], released: ["b"] }, ["a", "b"], { managed: ["a", "b"], released: [] }],
+        [
+            "a released key added back: managed again",
+            { managed: ["a"], released: ["b"] },
+            ["a", "b"],
+            { managed: ["a", "b"], released: [] },
+        ],
         ["every key removed", { managed: ["a", "c"], released: ["b"] }, [], { managed: [], released: ["a", "b", "c"] }],
     ])("GIVEN %s THEN the state is exact", (_name, previous, configured, expected) => {
         expect(nextTagKeyState(previous, configured)).toEqual(expected);
@@ -62,7 +67,11 @@ describe("the install-time keys an update remembers", () => {
         [
             "an output this version did not write",
             { a: 1 },
-            { keys: [], warning: 'the previous update\'s awsInstallTagKeys output is not a list of keys (got {"a":1}); install-time tags removed since will be removed from resources' },
+            {
+                keys: [],
+                warning:
+                    'the previous update\'s awsInstallTagKeys output is not a list of keys (got {"a":1}); install-time tags removed since will be removed from resources',
+            },
         ],
     ])("GIVEN %s WHEN read back THEN it gives the previous keys", (_name, output, expected) => {
         expect(parseInstallTagKeys(output)).toEqual(expected);
@@ -92,8 +101,12 @@ describe("removing a key from the install-time tags (the same rule as aws.userTa
         metadata: { name: "cluster" },
         status: { platformStatus: { type: "AWS", aws: { resourceTags: keys.map((key) => ({ key, value: `v-${key}` })) } } },
     });
-    const config = { cluster: { name: "c1", platform: "openshift", kubeContext: "test" }, aws: { enabled: true, region: "us-east-1", userTags: { a: "1" }, propagateUserTags: false, imageRegistryStorage: STORAGE } };
-    const bucket = (result: RenderResult) => result.resources.find((r) => r.type === "aws:s3/bucket:Bucket") as RenderResult["resources"][number];
+    const config = {
+        cluster: { name: "c1", platform: "openshift", kubeContext: "test" },
+        aws: { enabled: true, region: "us-east-1", userTags: { a: "1" }, propagateUserTags: false, imageRegistryStorage: STORAGE },
+    };
+    const bucket = (result: RenderResult) =>
+        result.resources.find((r) => r.type === "aws:s3/bucket:Bucket") as RenderResult["resources"][number];
 
     test("GIVEN install-time tags {i1,i2}, then {i1} THEN the second update neither removes i2 nor changes i1, and remembers both", async () => {
         const first = await renderConfig(config, { preview: false, cluster: [infrastructure(["i1", "i2"])] });
@@ -110,9 +123,13 @@ describe("removing a key from the install-time tags (the same rule as aws.userTa
 });
 
 describe("removing a key from aws.userTags (the seed's 'removed without delete')", () => {
-    const config = (userTags: Record<string, string>) => ({ cluster: { name: "c1", platform: "kubernetes", kubeContext: "test" }, aws: { enabled: true, region: "us-east-1", userTags, imageRegistryStorage: STORAGE } });
+    const config = (userTags: Record<string, string>) => ({
+        cluster: { name: "c1", platform: "kubernetes", kubeContext: "test" },
+        aws: { enabled: true, region: "us-east-1", userTags, imageRegistryStorage: STORAGE },
+    });
     const tagged = (result: RenderResult) => result.resources.filter((r) => isTaggable(r.type) && r.inputs.tags !== undefined);
-    const summary = (result: RenderResult) => tagged(result).map((r) => ({ resource: `${r.type}::${r.name}`, tags: r.inputs.tags, ignoreChanges: r.options.ignoreChanges }));
+    const summary = (result: RenderResult) =>
+        tagged(result).map((r) => ({ resource: `${r.type}::${r.name}`, tags: r.inputs.tags, ignoreChanges: r.options.ignoreChanges }));
     const own = (name: string) => ({ Name: name, "cluster-platform.io/capability": "aws-tags", "cluster-platform.io/cluster": "c1" });
     const expectedSummary = (userTags: Record<string, string>, ignoreChanges: string[]) => [
         { resource: "aws:kms/key:Key::c1-image-registry", tags: { ...userTags, ...own("c1-image-registry") }, ignoreChanges },

@@ -13,7 +13,19 @@ const realCrd = ClusterState.fromFile(CLUSTER_FILE).find(CRD_TYPE, "infrastructu
 function crdWith(field: Record<string, unknown>, version = "v1"): unknown {
     return {
         spec: {
-            versions: [{ name: version, served: true, schema: { openAPIV3Schema: { properties: { spec: { properties: { platformSpec: { properties: { aws: { properties: { resourceTags: field } } } } } } } } } }],
+            versions: [
+                {
+                    name: version,
+                    served: true,
+                    schema: {
+                        openAPIV3Schema: {
+                            properties: {
+                                spec: { properties: { platformSpec: { properties: { aws: { properties: { resourceTags: field } } } } } },
+                            },
+                        },
+                    },
+                },
+            ],
         },
     };
 }
@@ -23,7 +35,11 @@ describe("reading the day-2 field from the Infrastructure CRD", () => {
         ["the CRD openshift/api serves (spec.platformSpec.aws has serviceEndpoints only)", realCrd, { present: false }],
         ["no CRD content", undefined, { present: false }],
         ["the field only in another version", crdWith({ type: "array" }, "v2"), { present: false }],
-        ["the seed's field, no list type (atomic, as Kubernetes reads it) and at most 5 items", crdWith({ type: "array", maxItems: 5 }), { present: true, listType: "atomic", maxItems: 5 }],
+        [
+            "the seed's field, no list type (atomic, as Kubernetes reads it) and at most 5 items",
+            crdWith({ type: "array", maxItems: 5 }),
+            { present: true, listType: "atomic", maxItems: 5 },
+        ],
         ["a map list keyed by key", crdWith({ type: "array", "x-kubernetes-list-type": "map" }), { present: true, listType: "map" }],
     ])("GIVEN %s THEN the field is read as exact", (_name, crd, expected) => {
         expect(day2TagsField(crd)).toEqual(expected);
@@ -38,7 +54,19 @@ describe("reading the day-2 field from the Infrastructure CRD", () => {
     });
 
     test("GIVEN an atomic list holding entries set outside the stack THEN one warning names those leaving the list; a map list or no such entries, none", () => {
-        const live = { spec: { platformSpec: { aws: { resourceTags: [{ key: "a", value: "1" }, { key: "z", value: "x" }, { key: "m", value: "y" }] } } } };
+        const live = {
+            spec: {
+                platformSpec: {
+                    aws: {
+                        resourceTags: [
+                            { key: "a", value: "1" },
+                            { key: "z", value: "x" },
+                            { key: "m", value: "y" },
+                        ],
+                    },
+                },
+            },
+        };
         expect(replacedEntriesWarning(live, { a: "2" }, "atomic")).toBe(
             'Infrastructure/cluster spec.platformSpec.aws.resourceTags is an atomic list, so applying aws.userTags replaces it: "m", "z" set outside the stack leave the list (the operators stop managing them; they stay on AWS resources). Add them to aws.userTags to keep them',
         );
@@ -51,20 +79,34 @@ describe("reading the day-2 field from the Infrastructure CRD", () => {
         expect(infrastructureTagsPatch({}, true)).toEqual({
             apiVersion: "config.openshift.io/v1",
             kind: "Infrastructure",
-            metadata: { name: "cluster", annotations: { "pulumi.com/patchForce": "true", "pulumi.com/patchFieldManager": "cluster-platform-aws-tags" } },
+            metadata: {
+                name: "cluster",
+                annotations: { "pulumi.com/patchForce": "true", "pulumi.com/patchFieldManager": "cluster-platform-aws-tags" },
+            },
         });
     });
 });
 
 describe("day 2 through Infrastructure/cluster: removing a key releases it", () => {
-    const infrastructure = ClusterState.fromFile(CLUSTER_FILE).find("kubernetes:config.openshift.io/v1:Infrastructure", "cluster") as KubeObject;
-    const seedCrd = { ...realCrd, spec: { ...(realCrd.spec as object), ...(crdWith({ type: "array", maxItems: 25 }) as { spec: object }).spec } } as KubeObject;
+    const infrastructure = ClusterState.fromFile(CLUSTER_FILE).find(
+        "kubernetes:config.openshift.io/v1:Infrastructure",
+        "cluster",
+    ) as KubeObject;
+    const seedCrd = {
+        ...realCrd,
+        spec: { ...(realCrd.spec as object), ...(crdWith({ type: "array", maxItems: 25 }) as { spec: object }).spec },
+    } as KubeObject;
     const render = (userTags: Record<string, string>, previous?: RenderResult) =>
         renderConfig(
-            { cluster: { name: "prod-east", platform: "openshift", kubeContext: "test" }, aws: { enabled: true, region: "us-east-1", userTags } },
+            {
+                cluster: { name: "prod-east", platform: "openshift", kubeContext: "test" },
+                aws: { enabled: true, region: "us-east-1", userTags },
+            },
             { preview: false, cluster: [infrastructure, seedCrd], stackOutputs: previous?.stackOutputs },
         );
-    const listOf = (result: RenderResult) => (resourceNamed(result, PATCH, "aws-tags-infrastructure-tags").inputs.spec as { platformSpec: { aws: { resourceTags: unknown } } }).platformSpec.aws.resourceTags;
+    const listOf = (result: RenderResult) =>
+        (resourceNamed(result, PATCH, "aws-tags-infrastructure-tags").inputs.spec as { platformSpec: { aws: { resourceTags: unknown } } })
+            .platformSpec.aws.resourceTags;
 
     test("GIVEN tags {a,b}, then {a} THEN the stack's list holds exactly a (server-side apply drops b, which the operators leave on AWS), under the same field manager", async () => {
         const first = await render({ a: "1", b: "2" });
@@ -76,6 +118,8 @@ describe("day 2 through Infrastructure/cluster: removing a key releases it", () 
         const second = await render({ a: "1" }, first);
         expect(second.errors).toEqual([]);
         expect(listOf(second)).toEqual([{ key: "a", value: "1" }]);
-        expect(resourceNamed(second, PATCH, "aws-tags-infrastructure-tags").inputs.metadata).toEqual(resourceNamed(first, PATCH, "aws-tags-infrastructure-tags").inputs.metadata);
+        expect(resourceNamed(second, PATCH, "aws-tags-infrastructure-tags").inputs.metadata).toEqual(
+            resourceNamed(first, PATCH, "aws-tags-infrastructure-tags").inputs.metadata,
+        );
     });
 });

@@ -30,8 +30,18 @@ const cases: [string, TagLayers, Record<string, string>, string[]][] = [
         { key_infra1: "value_update1" },
         [`tag "key_infra1" on ${BUCKET}: "value_update1" from aws.userTags supersedes "value1" from ${INSTALL}`],
     ],
-    ["a conflict that changes nothing is not reported (the seed: no event)", { install: { a: "1" }, config: { a: "1" }, resource: { a: "1" } }, { a: "1" }, []],
-    ["disjoint layers are united, keys sorted", { install: { c: "3" }, config: { a: "1" }, resource: { b: "2" } }, { a: "1", b: "2", c: "3" }, []],
+    [
+        "a conflict that changes nothing is not reported (the seed: no event)",
+        { install: { a: "1" }, config: { a: "1" }, resource: { a: "1" } },
+        { a: "1" },
+        [],
+    ],
+    [
+        "disjoint layers are united, keys sorted",
+        { install: { c: "3" }, config: { a: "1" }, resource: { b: "2" } },
+        { a: "1", b: "2", c: "3" },
+        [],
+    ],
     [
         "all three layers disagree: one warning per step",
         { install: { k: "i" }, config: { k: "c" }, resource: { k: "r" } },
@@ -51,15 +61,22 @@ const cases: [string, TagLayers, Record<string, string>, string[]][] = [
 ];
 
 describe("the precedence merge: install-time < aws.userTags < the resource's own tags", () => {
-    test.each(cases)("GIVEN %s WHEN merged THEN the tags and the warnings (key, both values, resource) are exact", (_name, layers, tags, warnings) => {
-        const merged = mergeTags(layers);
-        expect(merged.tags).toEqual(tags);
-        expect(Object.keys(merged.tags)).toEqual(Object.keys(tags).sort());
-        expect(merged.overrides.map((o) => overrideWarning(BUCKET, o))).toEqual(warnings);
-    });
+    test.each(cases)(
+        "GIVEN %s WHEN merged THEN the tags and the warnings (key, both values, resource) are exact",
+        (_name, layers, tags, warnings) => {
+            const merged = mergeTags(layers);
+            expect(merged.tags).toEqual(tags);
+            expect(Object.keys(merged.tags)).toEqual(Object.keys(tags).sort());
+            expect(merged.overrides.map((o) => overrideWarning(BUCKET, o))).toEqual(warnings);
+        },
+    );
 
     test("GIVEN a merge THEN each key records the layer its value came from", () => {
-        expect(mergeTags({ install: { a: "1", b: "2" }, config: { b: "3" }, resource: { c: "4" } }).sources).toEqual({ a: "install", b: "config", c: "resource" });
+        expect(mergeTags({ install: { a: "1", b: "2" }, config: { b: "3" }, resource: { c: "4" } }).sources).toEqual({
+            a: "install",
+            b: "config",
+            c: "resource",
+        });
     });
 });
 
@@ -67,7 +84,12 @@ describe("per-resource tag limits", () => {
     const tags = (n: number, prefix: string) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`${prefix}${i}`, "v"]));
 
     test.each([
-        ["50 tags on a bucket", "aws:s3/bucket:Bucket", { install: tags(22, "i"), config: tags(25, "u"), resource: tags(3, "r") }, undefined],
+        [
+            "50 tags on a bucket",
+            "aws:s3/bucket:Bucket",
+            { install: tags(22, "i"), config: tags(25, "u"), resource: tags(3, "r") },
+            undefined,
+        ],
         [
             "51 tags on a bucket",
             "aws:s3/bucket:Bucket",
@@ -75,7 +97,12 @@ describe("per-resource tag limits", () => {
             `aws:s3/bucket:Bucket "x" would carry 51 tags (23 from ${INSTALL}, 25 from aws.userTags, 3 from the resource's own tags); AWS allows at most 50 tags on a resource`,
         ],
         ["10 tags on an S3 object", "aws:s3/bucketObjectv2:BucketObjectv2", { config: tags(10, "u") }, undefined],
-        ["11 tags on an S3 object", "aws:s3/bucketObjectv2:BucketObjectv2", { config: tags(8, "u"), resource: tags(3, "r") }, `aws:s3/bucketObjectv2:BucketObjectv2 "x" would carry 11 tags (8 from aws.userTags, 3 from the resource's own tags); S3 allows at most 10 tags on an object`],
+        [
+            "11 tags on an S3 object",
+            "aws:s3/bucketObjectv2:BucketObjectv2",
+            { config: tags(8, "u"), resource: tags(3, "r") },
+            `aws:s3/bucketObjectv2:BucketObjectv2 "x" would carry 11 tags (8 from aws.userTags, 3 from the resource's own tags); S3 allows at most 10 tags on an object`,
+        ],
         ["overlapping keys count once", "aws:s3/objectCopy:ObjectCopy", { install: tags(10, "u"), config: tags(10, "u") }, undefined],
     ])("GIVEN %s THEN the limit check says %s", (_name, type, layers, expected) => {
         expect(tagLimitProblem(type as string, "x", mergeTags(layers as TagLayers))).toBe(expected);
@@ -99,7 +126,9 @@ describe("per-resource tag limits", () => {
         try {
             const userTags = tags(25, "user");
             const resourceTags = Array.from({ length: 25 }, (_, i) => ({ key: `inst${i}`, value: "i" }));
-            fs.writeFileSync(path.join(tmp, "stack.yaml"), stringify({
+            fs.writeFileSync(
+                path.join(tmp, "stack.yaml"),
+                stringify({
                     cluster: { name: "c1", platform: "openshift", kubeContext: "test" },
                     aws: {
                         enabled: true,
@@ -108,14 +137,28 @@ describe("per-resource tag limits", () => {
                         propagateUserTags: false,
                         imageRegistryStorage: { enabled: true, trustedPrincipalArn: "arn:aws:iam::123456789012:role/registry-admin" },
                     },
-                }));
+                }),
+            );
             fs.writeFileSync(
                 path.join(tmp, "cluster.yaml"),
-                stringify({ apiVersion: "config.openshift.io/v1", kind: "Infrastructure", metadata: { name: "cluster" }, status: { platformStatus: { type: "AWS", aws: { resourceTags } } } }),
+                stringify({
+                    apiVersion: "config.openshift.io/v1",
+                    kind: "Infrastructure",
+                    metadata: { name: "cluster" },
+                    status: { platformStatus: { type: "AWS", aws: { resourceTags } } },
+                }),
             );
             const cli = spawnSync(
                 path.join(ROOT, "node_modules", ".bin", "tsx"),
-                [path.join(ROOT, "scripts", "render", "cli.ts"), "--config", path.join(tmp, "stack.yaml"), "--cluster", path.join(tmp, "cluster.yaml"), "--out", path.join(tmp, "out")],
+                [
+                    path.join(ROOT, "scripts", "render", "cli.ts"),
+                    "--config",
+                    path.join(tmp, "stack.yaml"),
+                    "--cluster",
+                    path.join(tmp, "cluster.yaml"),
+                    "--out",
+                    path.join(tmp, "out"),
+                ],
                 { cwd: ROOT, encoding: "utf8" },
             );
             const tooMany = (type: string, name: string) =>

@@ -24,7 +24,9 @@ describe("the taggable types, derived from @pulumi/aws", () => {
         expect(tagShapeOf("aws:devopsguru/resourceCollection:ResourceCollection")).toBeUndefined();
         // A string map whose doc says it selects EC2 instances, and no tagsAll: not its own tags, never tagged.
         expect(tagShapeOf("aws:inspector/resourceGroup:ResourceGroup")).toBeUndefined();
-        expect(derived.other["aws:inspector/resourceGroup:ResourceGroup"]).toEqual("{ [key: string]: pulumi.Input<string>; } without tagsAll: not the resource's own tags");
+        expect(derived.other["aws:inspector/resourceGroup:ResourceGroup"]).toEqual(
+            "{ [key: string]: pulumi.Input<string>; } without tagsAll: not the resource's own tags",
+        );
         // Resources without a tags input.
         expect(tagShapeOf("aws:s3/bucketPolicy:BucketPolicy")).toBeUndefined();
         expect(tagShapeOf("aws:kms/alias:Alias")).toBeUndefined();
@@ -46,7 +48,12 @@ describe("the taggable types, derived from @pulumi/aws", () => {
     });
 
     test("GIVEN list-shaped tags WHEN merged tags are written back THEN declared items keep their fields and new ones get the defaults, in key order", () => {
-        const shape = { itemType: "autoscaling.GroupTag", keyField: "key", valueField: "value", requiredFields: { propagateAtLaunch: "boolean" } };
+        const shape = {
+            itemType: "autoscaling.GroupTag",
+            keyField: "key",
+            valueField: "value",
+            requiredFields: { propagateAtLaunch: "boolean" },
+        };
         const declared = [{ key: "team", value: "a", propagateAtLaunch: false }];
         expect(listTagsToMap(declared, shape)).toEqual({ team: "a" });
         expect(mapToListTags({ team: "b", cost: "1" }, shape, declared)).toEqual([

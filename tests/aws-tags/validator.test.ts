@@ -29,41 +29,107 @@ const cases: [string, Record<string, unknown>, string[]][] = [
     ["the seed's precedence example", { key_infra1: "value1" }, []],
     ["exactly 25 tags (the installer's limit)", numbered(25), []],
     ["26 tags", numbered(26), [at("", "Too many: 26: must have at most 25 items (the installer's limit on user tags)")]],
-    ["the key Name (the installer sets it)", { Name: "test-cluster" }, [at(".Name", '"Name" key is not allowed for user defined tags: each resource sets its own Name')]],
+    [
+        "the key Name (the installer sets it)",
+        { Name: "test-cluster" },
+        [at(".Name", '"Name" key is not allowed for user defined tags: each resource sets its own Name')],
+    ],
     [
         "the key name, any letter case (the installer compares case-insensitively)",
         { name: "x", NAME: "y" },
         [
-            at(".name", '"Name" key is not allowed for user defined tags ("name" matches it: the installer compares case-insensitively): each resource sets its own Name'),
-            at(".NAME", '"Name" key is not allowed for user defined tags ("NAME" matches it: the installer compares case-insensitively): each resource sets its own Name'),
+            at(
+                ".name",
+                '"Name" key is not allowed for user defined tags ("name" matches it: the installer compares case-insensitively): each resource sets its own Name',
+            ),
+            at(
+                ".NAME",
+                '"Name" key is not allowed for user defined tags ("NAME" matches it: the installer compares case-insensitively): each resource sets its own Name',
+            ),
         ],
     ],
-    ["a key in kubernetes.io/ (the installer's cluster tag)", { "kubernetes.io/cluster/test-cluster": "shared" }, [at('["kubernetes.io/cluster/test-cluster"]', "key is in the kubernetes.io namespace, which the platform reserves")]],
-    ["a key in openshift.io/", { "openshift.io/some-key": "v" }, [at('["openshift.io/some-key"]', "key is in the openshift.io namespace, which the platform reserves")]],
-    ["a key in a subdomain of openshift.io", { "other.openshift.io/some-key": "v" }, [at('["other.openshift.io/some-key"]', "key is in the openshift.io namespace, which the platform reserves")]],
-    ["a key in a subdomain of kubernetes.io (the issue's example)", { "x.kubernetes.io/a": "v" }, [at('["x.kubernetes.io/a"]', "key is in the kubernetes.io namespace, which the platform reserves")]],
-    ["the bare namespace as a key", { "kubernetes.io": "v" }, [at('["kubernetes.io"]', "key is in the kubernetes.io namespace, which the platform reserves")]],
+    [
+        "a key in kubernetes.io/ (the installer's cluster tag)",
+        { "kubernetes.io/cluster/test-cluster": "shared" },
+        [at('["kubernetes.io/cluster/test-cluster"]', "key is in the kubernetes.io namespace, which the platform reserves")],
+    ],
+    [
+        "a key in openshift.io/",
+        { "openshift.io/some-key": "v" },
+        [at('["openshift.io/some-key"]', "key is in the openshift.io namespace, which the platform reserves")],
+    ],
+    [
+        "a key in a subdomain of openshift.io",
+        { "other.openshift.io/some-key": "v" },
+        [at('["other.openshift.io/some-key"]', "key is in the openshift.io namespace, which the platform reserves")],
+    ],
+    [
+        "a key in a subdomain of kubernetes.io (the issue's example)",
+        { "x.kubernetes.io/a": "v" },
+        [at('["x.kubernetes.io/a"]', "key is in the kubernetes.io namespace, which the platform reserves")],
+    ],
+    [
+        "the bare namespace as a key",
+        { "kubernetes.io": "v" },
+        [at('["kubernetes.io"]', "key is in the kubernetes.io namespace, which the platform reserves")],
+    ],
     ["a look-alike domain (installer: valid)", { "otheropenshift.io/some-key": "v" }, []],
     ["openshift.io further down the path (installer: valid)", { "some-domain/openshift.io/some-key": "v" }, []],
-    ["an aws: key (AWS reserves it)", { "aws:createdBy": "me" }, [at('["aws:createdBy"]', 'key starts with "aws:": AWS reserves the prefix aws: for its own tags')]],
-    ["an AWS: key, any letter case", { "AWS:x": "me" }, [at('["AWS:x"]', 'key starts with "AWS:": AWS reserves the prefix aws: for its own tags')]],
+    [
+        "an aws: key (AWS reserves it)",
+        { "aws:createdBy": "me" },
+        [at('["aws:createdBy"]', 'key starts with "aws:": AWS reserves the prefix aws: for its own tags')],
+    ],
+    [
+        "an AWS: key, any letter case",
+        { "AWS:x": "me" },
+        [at('["AWS:x"]', 'key starts with "AWS:": AWS reserves the prefix aws: for its own tags')],
+    ],
     ["a key that only starts with aws", { awsome: "yes", "aws-account": "1" }, []],
     ["an empty key (installer)", { "": "test-value" }, [at('[""]', "key is empty: a key has 1 to 128 characters")]],
-    ["an empty value (installer)", { "test-key": "" }, [at('["test-key"]', "value is empty: a value has 1 to 256 characters (some AWS services reject empty values)")]],
+    [
+        "an empty value (installer)",
+        { "test-key": "" },
+        [at('["test-key"]', "value is empty: a value has 1 to 256 characters (some AWS services reject empty values)")],
+    ],
     ["a key of 128 characters", { ["k".repeat(128)]: "v" }, []],
-    ["a key of 129 characters (installer)", { ["a".repeat(129)]: "v" }, [at(`.${"a".repeat(129)}`, "key is too long: 129 characters, at most 128")]],
+    [
+        "a key of 129 characters (installer)",
+        { ["a".repeat(129)]: "v" },
+        [at(`.${"a".repeat(129)}`, "key is too long: 129 characters, at most 128")],
+    ],
     ["a value of 256 characters", { k: "v".repeat(256) }, []],
-    ["a value of 257 characters (installer)", { "test-key": "a".repeat(257) }, [at('["test-key"]', "value is too long: 257 characters, at most 256")]],
+    [
+        "a value of 257 characters (installer)",
+        { "test-key": "a".repeat(257) },
+        [at('["test-key"]', "value is too long: 257 characters, at most 256")],
+    ],
     [
         "brackets in a value (installer: invalid characters)",
         { "usage-user": "cloud-team-rebase-bot[bot]" },
         [at('["usage-user"]', `value contains invalid characters "[", "]" in "cloud-team-rebase-bot[bot]"; ${CHARSET_RULE}`)],
     ],
-    ["asterisks in a key (installer)", { "bad-key***": "test-value" }, [at('["bad-key***"]', `key contains invalid characters "*"; ${CHARSET_RULE}`)]],
-    ["a comma (the API's +-@ range lets it through; the design does not)", { team: "a,b" }, [at(".team", `value contains invalid characters "," in "a,b"; ${CHARSET_RULE}`)]],
-    ["; < > ? (the rest of the range)", { "k;<>?": "v" }, [at('["k;<>?"]', `key contains invalid characters ";", "<", ">", "?"; ${CHARSET_RULE}`)]],
+    [
+        "asterisks in a key (installer)",
+        { "bad-key***": "test-value" },
+        [at('["bad-key***"]', `key contains invalid characters "*"; ${CHARSET_RULE}`)],
+    ],
+    [
+        "a comma (the API's +-@ range lets it through; the design does not)",
+        { team: "a,b" },
+        [at(".team", `value contains invalid characters "," in "a,b"; ${CHARSET_RULE}`)],
+    ],
+    [
+        "; < > ? (the rest of the range)",
+        { "k;<>?": "v" },
+        [at('["k;<>?"]', `key contains invalid characters ";", "<", ">", "?"; ${CHARSET_RULE}`)],
+    ],
     ["a letter outside ASCII", { owner: "josé" }, [at(".owner", `value contains invalid characters "é" in "josé"; ${CHARSET_RULE}`)]],
-    ["a no-break space (the installer's \\p{Z} allows it; AWS tag tooling often does not)", { owner: "a\u00a0b" }, [at(".owner", `value contains invalid characters "\u00a0" in "a\u00a0b"; ${CHARSET_RULE}`)]],
+    [
+        "a no-break space (the installer's \\p{Z} allows it; AWS tag tooling often does not)",
+        { owner: "a\u00a0b" },
+        [at(".owner", `value contains invalid characters "\u00a0" in "a\u00a0b"; ${CHARSET_RULE}`)],
+    ],
     ["a tab", { owner: "a\tb" }, [at(".owner", `value contains invalid characters "\\t" in "a\\tb"; ${CHARSET_RULE}`)]],
     [
         "every problem of one key at once",
@@ -79,12 +145,22 @@ const cases: [string, Record<string, unknown>, string[]][] = [
     [
         "an unquoted YAML decimal",
         { ratio: 1.5 },
-        [at(".ratio", "the YAML number 1.5 is not an integer, so the text you wrote cannot be recovered from it (1.50 arrives as 1.5, 1e3 as 1000); quote the value")],
+        [
+            at(
+                ".ratio",
+                "the YAML number 1.5 is not an integer, so the text you wrote cannot be recovered from it (1.50 arrives as 1.5, 1e3 as 1000); quote the value",
+            ),
+        ],
     ],
     [
         "an integer beyond what JSON numbers hold exactly",
         { id: 2 ** 53 + 2 },
-        [at(".id", "the YAML number 9007199254740994 is not an integer, so the text you wrote cannot be recovered from it (1.50 arrives as 1.5, 1e3 as 1000); quote the value")],
+        [
+            at(
+                ".id",
+                "the YAML number 9007199254740994 is not an integer, so the text you wrote cannot be recovered from it (1.50 arrives as 1.5, 1e3 as 1000); quote the value",
+            ),
+        ],
     ],
     ["a null value", { owner: null }, [at(".owner", "expected string, got null null")]],
     ["a list value", { owner: ["a"] }, [at(".owner", 'expected string, got array ["a"]')]],
@@ -93,7 +169,10 @@ const cases: [string, Record<string, unknown>, string[]][] = [
         { Name: "x", ratio: 0.5, "openshift.io/a": "b" },
         [
             at(".Name", '"Name" key is not allowed for user defined tags: each resource sets its own Name'),
-            at(".ratio", "the YAML number 0.5 is not an integer, so the text you wrote cannot be recovered from it (1.50 arrives as 1.5, 1e3 as 1000); quote the value"),
+            at(
+                ".ratio",
+                "the YAML number 0.5 is not an integer, so the text you wrote cannot be recovered from it (1.50 arrives as 1.5, 1e3 as 1000); quote the value",
+            ),
             at('["openshift.io/a"]', "key is in the openshift.io namespace, which the platform reserves"),
         ],
     ],
@@ -116,13 +195,27 @@ describe("aws.userTags validation", () => {
     test("GIVEN propagation on WHEN a tag cannot be written as key=value for the consumers THEN it is refused; with propagation off it is fine", () => {
         const userTags = { "a=b": "c", team: "x=y", " lead": "v", trail: "v " };
         const expected = [
-            at(".team", 'cannot be propagated to in-cluster consumers: value "x=y" contains "=", which the load balancer annotation would cut off; change the tag or set aws.propagateUserTags to false'),
-            at(".trail", 'cannot be propagated to in-cluster consumers: value "v " ends with a space, which the load balancer annotation trims; change the tag or set aws.propagateUserTags to false'),
-            at('[" lead"]', 'cannot be propagated to in-cluster consumers: key " lead" starts with a space, which the load balancer annotation trims; change the tag or set aws.propagateUserTags to false'),
-            at('["a=b"]', 'cannot be propagated to in-cluster consumers: key "a=b" contains "=", which the EBS CSI driver and the load balancer annotation use to separate key from value; change the tag or set aws.propagateUserTags to false'),
+            at(
+                ".team",
+                'cannot be propagated to in-cluster consumers: value "x=y" contains "=", which the load balancer annotation would cut off; change the tag or set aws.propagateUserTags to false',
+            ),
+            at(
+                ".trail",
+                'cannot be propagated to in-cluster consumers: value "v " ends with a space, which the load balancer annotation trims; change the tag or set aws.propagateUserTags to false',
+            ),
+            at(
+                '[" lead"]',
+                'cannot be propagated to in-cluster consumers: key " lead" starts with a space, which the load balancer annotation trims; change the tag or set aws.propagateUserTags to false',
+            ),
+            at(
+                '["a=b"]',
+                'cannot be propagated to in-cluster consumers: key "a=b" contains "=", which the EBS CSI driver and the load balancer annotation use to separate key from value; change the tag or set aws.propagateUserTags to false',
+            ),
         ];
         expect(validateAws({ enabled: true, region: "us-east-1", propagateUserTags: true, userTags }).problems).toEqual(expected);
-        expect(validateAws({ enabled: true, region: "us-east-1", experimentalPropagateUserTags: true, userTags }).problems).toEqual(expected);
+        expect(validateAws({ enabled: true, region: "us-east-1", experimentalPropagateUserTags: true, userTags }).problems).toEqual(
+            expected,
+        );
         expect(validateAws({ enabled: true, region: "us-east-1", propagateUserTags: false, userTags }).problems).toEqual([]);
         // The seed: an omitted value means propagate.
         expect(validateAws({ enabled: true, region: "us-east-1", userTags }).problems).toEqual(expected);
@@ -134,7 +227,9 @@ describe("aws.userTags validation", () => {
         expect(result.warnings).toEqual([
             "cluster-platform:aws.UserTags: read as aws.userTags (keys are matched case-insensitively, as the installer reads install-config); spell it userTags",
         ]);
-        expect(validateAws({ propagateUserTags: true, PropagateUserTags: false }).problems).toEqual(["cluster-platform:aws.PropagateUserTags: unknown key"]);
+        expect(validateAws({ propagateUserTags: true, PropagateUserTags: false }).problems).toEqual([
+            "cluster-platform:aws.PropagateUserTags: unknown key",
+        ]);
     });
 
     test("GIVEN any tag map WHEN validated through the stack config THEN it reports exactly what the rules module finds", () => {
@@ -155,10 +250,14 @@ describe("the tag character set", () => {
 
     test("GIVEN keys and values made only of allowed characters THEN no character problem is reported", () => {
         fc.assert(
-            fc.property(fc.string({ unit: fc.constantFrom(...allowed), minLength: 0, maxLength: 120 }), fc.string({ unit: fc.constantFrom(...allowed), minLength: 1, maxLength: 256 }), (key, value) => {
-                expect(tagKeyProblems(keyOf(key))).toEqual([]);
-                expect(tagValueProblems(value)).toEqual([]);
-            }),
+            fc.property(
+                fc.string({ unit: fc.constantFrom(...allowed), minLength: 0, maxLength: 120 }),
+                fc.string({ unit: fc.constantFrom(...allowed), minLength: 1, maxLength: 256 }),
+                (key, value) => {
+                    expect(tagKeyProblems(keyOf(key))).toEqual([]);
+                    expect(tagValueProblems(value)).toEqual([]);
+                },
+            ),
         );
     });
 
@@ -169,18 +268,24 @@ describe("the tag character set", () => {
                 const position = Math.min(at, text.length);
                 const tainted = `${text.slice(0, position)}${bad}${text.slice(position)}`;
                 expect(tagKeyProblems(keyOf(tainted))).toContain(`key contains invalid characters ${JSON.stringify(bad)}; ${CHARSET_RULE}`);
-                expect(tagValueProblems(tainted)).toContain(`value contains invalid characters ${JSON.stringify(bad)} in ${JSON.stringify(tainted)}; ${CHARSET_RULE}`);
+                expect(tagValueProblems(tainted)).toContain(
+                    `value contains invalid characters ${JSON.stringify(bad)} in ${JSON.stringify(tainted)}; ${CHARSET_RULE}`,
+                );
             }),
         );
     });
 
     test("GIVEN the OpenShift API's accidental range + to @ WHEN each of its extra characters is used THEN it is refused (a deliberate difference)", () => {
         const apiPattern = /^[0-9A-Za-z_.:/=+-@ ]+$/; // as written in the API: '+-@' is a range
-        const range = Array.from({ length: "@".charCodeAt(0) - "+".charCodeAt(0) + 1 }, (_, i) => String.fromCharCode("+".charCodeAt(0) + i));
+        const range = Array.from({ length: "@".charCodeAt(0) - "+".charCodeAt(0) + 1 }, (_, i) =>
+            String.fromCharCode("+".charCodeAt(0) + i),
+        );
         const extra = range.filter((c) => apiPattern.test(c) && !TAG_CHARACTERS.test(c));
         expect(extra).toEqual([",", ";", "<", ">", "?"]);
         for (const c of extra) {
-            expect(tagValueProblems(`a${c}b`)).toEqual([`value contains invalid characters ${JSON.stringify(c)} in ${JSON.stringify(`a${c}b`)}; ${CHARSET_RULE}`]);
+            expect(tagValueProblems(`a${c}b`)).toEqual([
+                `value contains invalid characters ${JSON.stringify(c)} in ${JSON.stringify(`a${c}b`)}; ${CHARSET_RULE}`,
+            ]);
         }
     });
 });
@@ -188,7 +293,12 @@ describe("the tag character set", () => {
 describe("aws.imageRegistryStorage: whom the registry role trusts", () => {
     const OIDC = "arn:aws:iam::123456789012:oidc-provider/oidc.example.com/prod-east";
     const ROLE = "arn:aws:iam::123456789012:role/registry-admin";
-    const on = (extra: Record<string, unknown>, storage: Record<string, unknown>) => ({ enabled: true, region: "us-east-1", ...extra, imageRegistryStorage: { enabled: true, ...storage } });
+    const on = (extra: Record<string, unknown>, storage: Record<string, unknown>) => ({
+        enabled: true,
+        region: "us-east-1",
+        ...extra,
+        imageRegistryStorage: { enabled: true, ...storage },
+    });
 
     test.each<[string, Record<string, unknown>, string[]]>([
         ["the cluster's OIDC provider", on({ oidcProviderArn: OIDC }, {}), []],
@@ -202,7 +312,13 @@ describe("aws.imageRegistryStorage: whom the registry role trusts", () => {
                 "cluster-platform:aws.imageRegistryStorage.enabled: true needs whom the registry role trusts: set aws.oidcProviderArn (STS clusters: the image registry's service accounts, through web identity) or aws.imageRegistryStorage.trustedPrincipalArn (one IAM role or user); the stack never lets a whole account assume it",
             ],
         ],
-        ["both", on({ oidcProviderArn: OIDC }, { trustedPrincipalArn: ROLE }), ["cluster-platform:aws.imageRegistryStorage.trustedPrincipalArn: is set together with aws.oidcProviderArn: the registry role trusts exactly one of them; remove one"]],
+        [
+            "both",
+            on({ oidcProviderArn: OIDC }, { trustedPrincipalArn: ROLE }),
+            [
+                "cluster-platform:aws.imageRegistryStorage.trustedPrincipalArn: is set together with aws.oidcProviderArn: the registry role trusts exactly one of them; remove one",
+            ],
+        ],
         [
             "an account root",
             on({}, { trustedPrincipalArn: "arn:aws:iam::123456789012:root" }),
@@ -224,7 +340,15 @@ describe("aws.imageRegistryStorage: whom the registry role trusts", () => {
 
 describe("aws.ignoreTags: tags other tools manage", () => {
     test("GIVEN keys and prefixes no tag of the stack falls under THEN the config is valid and they reach the config as given", () => {
-        const result = validateStackConfig({ cluster, aws: { enabled: true, region: "us-east-1", userTags: { team: "a" }, ignoreTags: { keys: ["scanner:last-run"], keyPrefixes: ["cost:"] } } });
+        const result = validateStackConfig({
+            cluster,
+            aws: {
+                enabled: true,
+                region: "us-east-1",
+                userTags: { team: "a" },
+                ignoreTags: { keys: ["scanner:last-run"], keyPrefixes: ["cost:"] },
+            },
+        });
         expect(result.ok && result.config.aws.ignoreTags).toEqual({ keys: ["scanner:last-run"], keyPrefixes: ["cost:"] });
     });
 

@@ -14,7 +14,6 @@ import { flattenConfig } from "../../scripts/render/config-file";
 import { renderProgram, RenderResult } from "../../scripts/render/render";
 import { renderFile, resourcesOfType, ROOT } from "../helpers/render";
 
-
 const FIXTURES = path.join("tests", "fixtures", "certificates");
 const existing = ClusterState.fromFile(path.join(ROOT, FIXTURES, "existing-objects.yaml"));
 
@@ -37,9 +36,18 @@ const ENTRY_IDS = [
 /** The monitoring team's CA, as the fixture publishes it (read independently of the code under test). */
 const METRICS_CA = (existing.find("kubernetes:core/v1:ConfigMap", "monitoring/metrics-ca")!.data as Record<string, string>)["ca.crt"];
 
-function render(certificates: Record<string, unknown>, entries: Record<string, unknown>[], platform: string, cluster: Record<string, unknown>): Promise<RenderResult> {
+function render(
+    certificates: Record<string, unknown>,
+    entries: Record<string, unknown>[],
+    platform: string,
+    cluster: Record<string, unknown>,
+): Promise<RenderResult> {
     return renderProgram({
-        config: flattenConfig({ cluster: { name: "prod", platform, ...(cluster.renderYamlToDirectory ? cluster : { kubeContext: "test", ...cluster }) }, certificates, caInjection: entries }),
+        config: flattenConfig({
+            cluster: { name: "prod", platform, ...(cluster.renderYamlToDirectory ? cluster : { kubeContext: "test", ...cluster }) },
+            certificates,
+            caInjection: entries,
+        }),
         cluster: existing,
     });
 }
@@ -65,21 +73,55 @@ describe("caInjection in mode self-signed", () => {
     test("GIVEN existing objects WHEN rendered THEN each is read, and each patch sets only its bundle field(s)", () => {
         expect(result.errors).toEqual([]);
         // Reads answer in any order; the resources declared from them come in config order.
-        expect(result.reads.map((r) => `${r.id} ${r.outcome}`).sort()).toEqual([...ENTRY_IDS, "monitoring/metrics-ca"].map((id) => `${id} found`).sort());
+        expect(result.reads.map((r) => `${r.id} ${r.outcome}`).sort()).toEqual(
+            [...ENTRY_IDS, "monitoring/metrics-ca"].map((id) => `${id} found`).sort(),
+        );
         expect(patches(result)).toEqual([
             [
                 "patches/APIService_apiregistration.k8s.io_cluster_v1.metrics.example.io.yaml",
                 // Served by the monitoring team: the CA it publishes, not the stack's.
-                { apiVersion: "apiregistration.k8s.io/v1", kind: "APIService", metadata: { annotations: FORCE, name: "v1.metrics.example.io" }, spec: { caBundle: Buffer.from(METRICS_CA).toString("base64") } },
+                {
+                    apiVersion: "apiregistration.k8s.io/v1",
+                    kind: "APIService",
+                    metadata: { annotations: FORCE, name: "v1.metrics.example.io" },
+                    spec: { caBundle: Buffer.from(METRICS_CA).toString("base64") },
+                },
             ],
-            ["patches/APIService_apiregistration.k8s.io_cluster_v1.apps.yaml", { apiVersion: "apiregistration.k8s.io/v1", kind: "APIService", metadata: { name: "v1.apps" } }],
-            ["patches/ConfigMap_core_team-a_trusted-ca.yaml", { apiVersion: "v1", kind: "ConfigMap", metadata: { annotations: FORCE, name: "trusted-ca", namespace: "team-a" }, data: { "service-ca.crt": "[unknown]" } }],
-            ["patches/ConfigMap_core_team-a_service-ca-only.yaml", { apiVersion: "v1", kind: "ConfigMap", metadata: { annotations: FORCE, name: "service-ca-only", namespace: "team-a" }, data: { "service-ca.crt": "[unknown]" } }],
+            [
+                "patches/APIService_apiregistration.k8s.io_cluster_v1.apps.yaml",
+                { apiVersion: "apiregistration.k8s.io/v1", kind: "APIService", metadata: { name: "v1.apps" } },
+            ],
+            [
+                "patches/ConfigMap_core_team-a_trusted-ca.yaml",
+                {
+                    apiVersion: "v1",
+                    kind: "ConfigMap",
+                    metadata: { annotations: FORCE, name: "trusted-ca", namespace: "team-a" },
+                    data: { "service-ca.crt": "[unknown]" },
+                },
+            ],
+            [
+                "patches/ConfigMap_core_team-a_service-ca-only.yaml",
+                {
+                    apiVersion: "v1",
+                    kind: "ConfigMap",
+                    metadata: { annotations: FORCE, name: "service-ca-only", namespace: "team-a" },
+                    data: { "service-ca.crt": "[unknown]" },
+                },
+            ],
             [
                 "patches/CustomResourceDefinition_apiextensions.k8s.io_cluster_rules.policy.example.io.yaml",
-                { apiVersion: "apiextensions.k8s.io/v1", kind: "CustomResourceDefinition", metadata: { annotations: FORCE, name: "rules.policy.example.io" }, spec: { conversion: { webhook: { clientConfig: { caBundle: "[unknown]" } } } } },
+                {
+                    apiVersion: "apiextensions.k8s.io/v1",
+                    kind: "CustomResourceDefinition",
+                    metadata: { annotations: FORCE, name: "rules.policy.example.io" },
+                    spec: { conversion: { webhook: { clientConfig: { caBundle: "[unknown]" } } } },
+                },
             ],
-            ["patches/CustomResourceDefinition_apiextensions.k8s.io_cluster_notes.policy.example.io.yaml", { apiVersion: "apiextensions.k8s.io/v1", kind: "CustomResourceDefinition", metadata: { name: "notes.policy.example.io" } }],
+            [
+                "patches/CustomResourceDefinition_apiextensions.k8s.io_cluster_notes.policy.example.io.yaml",
+                { apiVersion: "apiextensions.k8s.io/v1", kind: "CustomResourceDefinition", metadata: { name: "notes.policy.example.io" } },
+            ],
             [
                 "patches/MutatingWebhookConfiguration_admissionregistration.k8s.io_cluster_policy-defaults.yaml",
                 {
@@ -92,14 +134,25 @@ describe("caInjection in mode self-signed", () => {
                     ],
                 },
             ],
-            ["patches/ValidatingWebhookConfiguration_admissionregistration.k8s.io_cluster_injected-by-service-ca.yaml", { apiVersion: "admissionregistration.k8s.io/v1", kind: "ValidatingWebhookConfiguration", metadata: { name: "injected-by-service-ca" } }],
+            [
+                "patches/ValidatingWebhookConfiguration_admissionregistration.k8s.io_cluster_injected-by-service-ca.yaml",
+                {
+                    apiVersion: "admissionregistration.k8s.io/v1",
+                    kind: "ValidatingWebhookConfiguration",
+                    metadata: { name: "injected-by-service-ca" },
+                },
+            ],
         ]);
     });
 
     test("GIVEN two objects served by policy/policy with caSource.issue WHEN rendered THEN the stack issues that Service's serving certificate once, into the named Secret", () => {
         const secrets = resourcesOfType(result, "kubernetes:core/v1:Secret").filter((r) => r.read === undefined);
-        expect(secrets.map((r) => r.inputs.metadata)).toEqual([expect.objectContaining({ name: "policy-serving-cert", namespace: "policy" })]);
-        expect(resourcesOfType(result, "tls:index/certRequest:CertRequest").map((r) => (r.inputs.dnsNames as string[])[0])).toEqual(["policy.policy"]);
+        expect(secrets.map((r) => r.inputs.metadata)).toEqual([
+            expect.objectContaining({ name: "policy-serving-cert", namespace: "policy" }),
+        ]);
+        expect(resourcesOfType(result, "tls:index/certRequest:CertRequest").map((r) => (r.inputs.dnsNames as string[])[0])).toEqual([
+            "policy.policy",
+        ]);
     });
 
     test("GIVEN objects with nothing to trust or another injector WHEN rendered THEN a warning names each and nothing is written", () => {
@@ -120,13 +173,50 @@ describe("caInjection in mode service-ca", () => {
         expect(result.errors).toEqual([]);
         const annotated = { "pulumi.com/patchForce": "true", "service.beta.openshift.io/inject-cabundle": "true" };
         expect(patches(result)).toEqual([
-            ["patches/APIService_apiregistration.k8s.io_cluster_v1.metrics.example.io.yaml", { apiVersion: "apiregistration.k8s.io/v1", kind: "APIService", metadata: { annotations: annotated, name: "v1.metrics.example.io" } }],
-            ["patches/APIService_apiregistration.k8s.io_cluster_v1.apps.yaml", { apiVersion: "apiregistration.k8s.io/v1", kind: "APIService", metadata: { name: "v1.apps" } }],
-            ["patches/ConfigMap_core_team-a_service-ca-only.yaml", { apiVersion: "v1", kind: "ConfigMap", metadata: { annotations: annotated, name: "service-ca-only", namespace: "team-a" } }],
-            ["patches/CustomResourceDefinition_apiextensions.k8s.io_cluster_rules.policy.example.io.yaml", { apiVersion: "apiextensions.k8s.io/v1", kind: "CustomResourceDefinition", metadata: { annotations: annotated, name: "rules.policy.example.io" } }],
-            ["patches/CustomResourceDefinition_apiextensions.k8s.io_cluster_notes.policy.example.io.yaml", { apiVersion: "apiextensions.k8s.io/v1", kind: "CustomResourceDefinition", metadata: { name: "notes.policy.example.io" } }],
-            ["patches/MutatingWebhookConfiguration_admissionregistration.k8s.io_cluster_policy-defaults.yaml", { apiVersion: "admissionregistration.k8s.io/v1", kind: "MutatingWebhookConfiguration", metadata: { annotations: annotated, name: "policy-defaults" } }],
-            ["patches/ValidatingWebhookConfiguration_admissionregistration.k8s.io_cluster_injected-by-service-ca.yaml", { apiVersion: "admissionregistration.k8s.io/v1", kind: "ValidatingWebhookConfiguration", metadata: { annotations: annotated, name: "injected-by-service-ca" } }],
+            [
+                "patches/APIService_apiregistration.k8s.io_cluster_v1.metrics.example.io.yaml",
+                {
+                    apiVersion: "apiregistration.k8s.io/v1",
+                    kind: "APIService",
+                    metadata: { annotations: annotated, name: "v1.metrics.example.io" },
+                },
+            ],
+            [
+                "patches/APIService_apiregistration.k8s.io_cluster_v1.apps.yaml",
+                { apiVersion: "apiregistration.k8s.io/v1", kind: "APIService", metadata: { name: "v1.apps" } },
+            ],
+            [
+                "patches/ConfigMap_core_team-a_service-ca-only.yaml",
+                { apiVersion: "v1", kind: "ConfigMap", metadata: { annotations: annotated, name: "service-ca-only", namespace: "team-a" } },
+            ],
+            [
+                "patches/CustomResourceDefinition_apiextensions.k8s.io_cluster_rules.policy.example.io.yaml",
+                {
+                    apiVersion: "apiextensions.k8s.io/v1",
+                    kind: "CustomResourceDefinition",
+                    metadata: { annotations: annotated, name: "rules.policy.example.io" },
+                },
+            ],
+            [
+                "patches/CustomResourceDefinition_apiextensions.k8s.io_cluster_notes.policy.example.io.yaml",
+                { apiVersion: "apiextensions.k8s.io/v1", kind: "CustomResourceDefinition", metadata: { name: "notes.policy.example.io" } },
+            ],
+            [
+                "patches/MutatingWebhookConfiguration_admissionregistration.k8s.io_cluster_policy-defaults.yaml",
+                {
+                    apiVersion: "admissionregistration.k8s.io/v1",
+                    kind: "MutatingWebhookConfiguration",
+                    metadata: { annotations: annotated, name: "policy-defaults" },
+                },
+            ],
+            [
+                "patches/ValidatingWebhookConfiguration_admissionregistration.k8s.io_cluster_injected-by-service-ca.yaml",
+                {
+                    apiVersion: "admissionregistration.k8s.io/v1",
+                    kind: "ValidatingWebhookConfiguration",
+                    metadata: { annotations: annotated, name: "injected-by-service-ca" },
+                },
+            ],
         ]);
         expect(result.reads.map((r) => r.id)).not.toContain("team-a/openshift-service-ca.crt");
         expect(result.warnings.sort()).toEqual(NOTHING_WRITTEN_WARNINGS);
@@ -139,15 +229,37 @@ describe("caInjection in mode cert-manager", () => {
         expect(result.errors).toEqual([]);
         const injectFrom = { "cert-manager.io/inject-ca-from": "policy/policy-webhook-cert", "pulumi.com/patchForce": "true" };
         expect(patches(result).map(([file, object]) => [file, (object as { metadata: unknown }).metadata])).toEqual([
-            ["patches/APIService_apiregistration.k8s.io_cluster_v1.metrics.example.io.yaml", { annotations: injectFrom, name: "v1.metrics.example.io" }],
+            [
+                "patches/APIService_apiregistration.k8s.io_cluster_v1.metrics.example.io.yaml",
+                { annotations: injectFrom, name: "v1.metrics.example.io" },
+            ],
             ["patches/APIService_apiregistration.k8s.io_cluster_v1.apps.yaml", { name: "v1.apps" }],
-            ["patches/CustomResourceDefinition_apiextensions.k8s.io_cluster_rules.policy.example.io.yaml", { annotations: injectFrom, name: "rules.policy.example.io" }],
-            ["patches/CustomResourceDefinition_apiextensions.k8s.io_cluster_notes.policy.example.io.yaml", { name: "notes.policy.example.io" }],
-            ["patches/MutatingWebhookConfiguration_admissionregistration.k8s.io_cluster_policy-defaults.yaml", { annotations: injectFrom, name: "policy-defaults" }],
+            [
+                "patches/CustomResourceDefinition_apiextensions.k8s.io_cluster_rules.policy.example.io.yaml",
+                { annotations: injectFrom, name: "rules.policy.example.io" },
+            ],
+            [
+                "patches/CustomResourceDefinition_apiextensions.k8s.io_cluster_notes.policy.example.io.yaml",
+                { name: "notes.policy.example.io" },
+            ],
+            [
+                "patches/MutatingWebhookConfiguration_admissionregistration.k8s.io_cluster_policy-defaults.yaml",
+                { annotations: injectFrom, name: "policy-defaults" },
+            ],
             // service-ca's request means nothing on plain Kubernetes: no competing injector there.
-            ["patches/ValidatingWebhookConfiguration_admissionregistration.k8s.io_cluster_injected-by-service-ca.yaml", { annotations: injectFrom, name: "injected-by-service-ca" }],
+            [
+                "patches/ValidatingWebhookConfiguration_admissionregistration.k8s.io_cluster_injected-by-service-ca.yaml",
+                { annotations: injectFrom, name: "injected-by-service-ca" },
+            ],
         ]);
-        expect(patches(result).every(([, object]) => Object.keys(object as object).sort().join() === "apiVersion,kind,metadata")).toBe(true);
+        expect(
+            patches(result).every(
+                ([, object]) =>
+                    Object.keys(object as object)
+                        .sort()
+                        .join() === "apiVersion,kind,metadata",
+            ),
+        ).toBe(true);
         expect(result.warnings.sort()).toEqual(NOTHING_WRITTEN_WARNINGS);
     });
 });
@@ -157,17 +269,38 @@ describe("caInjection in mode cert-manager", () => {
  * program as `pulumi preview` fails it; jest's sandboxed `process` does not see that rejection,
  * so these run the render CLI, as an admin would.
  */
-function renderCli(entries: Record<string, unknown>[], mode = "self-signed"): { status: number | null; errors: string[]; patchFiles: string[] } {
+function renderCli(
+    entries: Record<string, unknown>[],
+    mode = "self-signed",
+): { status: number | null; errors: string[]; patchFiles: string[] } {
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "ca-source-"));
     try {
         const config = path.join(tmp, "stack.yaml");
-        const document = { config: { "cluster-platform:cluster": { name: "prod", platform: "openshift", kubeContext: "test" }, "cluster-platform:certificates": { mode }, "cluster-platform:caInjection": entries } };
+        const document = {
+            config: {
+                "cluster-platform:cluster": { name: "prod", platform: "openshift", kubeContext: "test" },
+                "cluster-platform:certificates": { mode },
+                "cluster-platform:caInjection": entries,
+            },
+        };
         fs.writeFileSync(config, stringify(document));
         const out = path.join(tmp, "out");
-        const run = spawnSync(path.join(ROOT, "node_modules", ".bin", "tsx"), [path.join(ROOT, "scripts", "render", "cli.ts"), "--config", config, "--cluster", path.join(FIXTURES, "existing-objects.yaml"), "--out", out], {
-            cwd: ROOT,
-            encoding: "utf8",
-        });
+        const run = spawnSync(
+            path.join(ROOT, "node_modules", ".bin", "tsx"),
+            [
+                path.join(ROOT, "scripts", "render", "cli.ts"),
+                "--config",
+                config,
+                "--cluster",
+                path.join(FIXTURES, "existing-objects.yaml"),
+                "--out",
+                out,
+            ],
+            {
+                cwd: ROOT,
+                encoding: "utf8",
+            },
+        );
         const patchDir = path.join(out, "kubernetes", "patches");
         return {
             status: run.status,
@@ -197,7 +330,13 @@ describe("caInjection: a CA bundle only where it is the right one", () => {
     });
 
     test("GIVEN caSource.issue naming another Service than the object's backend WHEN rendered THEN it fails naming the backend", () => {
-        const result = renderCli([{ kind: "APIService", name: "v1.metrics.example.io", caSource: { issue: { service: "policy/policy", secretName: "policy-serving-cert" } } }]);
+        const result = renderCli([
+            {
+                kind: "APIService",
+                name: "v1.metrics.example.io",
+                caSource: { issue: { service: "policy/policy", secretName: "policy-serving-cert" } },
+            },
+        ]);
         expect(result.errors).toEqual([
             patchError(
                 'caInjection: APIService "v1.metrics.example.io": spec.service is served by Service monitoring/metrics, not by caSource.issue.service "policy/policy", whose certificate the stack issues; the stack\'s CA would be the wrong one there (list the object once per backend it trusts, or name the CA it needs with caSource.configMap)',
@@ -219,7 +358,13 @@ describe("caInjection: a CA bundle only where it is the right one", () => {
     test("GIVEN caSource.issue naming a Service in a namespace that does not exist WHEN rendered THEN a config error names it before anything is registered", async () => {
         const result = await render(
             { mode: "self-signed" },
-            [{ kind: "MutatingWebhookConfiguration", name: "policy-defaults", caSource: { issue: { service: "gatekeeper/policy", secretName: "policy-tls" } } }],
+            [
+                {
+                    kind: "MutatingWebhookConfiguration",
+                    name: "policy-defaults",
+                    caSource: { issue: { service: "gatekeeper/policy", secretName: "policy-tls" } },
+                },
+            ],
             "openshift",
             {},
         );
@@ -236,7 +381,12 @@ describe("caInjection: a CA bundle only where it is the right one", () => {
     });
 
     test("GIVEN a trust-bundle ConfigMap and no caSource WHEN rendered THEN it gets the stack's CA (it has no backend)", async () => {
-        const result = await render({ mode: "self-signed" }, [{ kind: "ConfigMap", name: "service-ca-only", namespace: "team-a" }], "openshift", {});
+        const result = await render(
+            { mode: "self-signed" },
+            [{ kind: "ConfigMap", name: "service-ca-only", namespace: "team-a" }],
+            "openshift",
+            {},
+        );
         expect(result.errors).toEqual([]);
         expect(patches(result).map(([file]) => file)).toEqual(["patches/ConfigMap_core_team-a_service-ca-only.yaml"]);
     });
@@ -275,8 +425,18 @@ describe("the example stack", () => {
         });
         expect(result.errors).toEqual([]);
         // The example also patches OLMConfig (olm.manageOLMConfig) and Infrastructure (aws day-2 tags); only caInjection's patches are compared here.
-        expect(patches(result).filter(([file]) => !file.startsWith("patches/OLMConfig_") && !file.startsWith("patches/Infrastructure_"))).toEqual([
-            ["patches/ConfigMap_core_openshift-config_trusted-webhook-ca.yaml", { apiVersion: "v1", kind: "ConfigMap", metadata: { annotations: FORCE, name: "trusted-webhook-ca", namespace: "openshift-config" }, data: { "service-ca.crt": "[unknown]" } }],
+        expect(
+            patches(result).filter(([file]) => !file.startsWith("patches/OLMConfig_") && !file.startsWith("patches/Infrastructure_")),
+        ).toEqual([
+            [
+                "patches/ConfigMap_core_openshift-config_trusted-webhook-ca.yaml",
+                {
+                    apiVersion: "v1",
+                    kind: "ConfigMap",
+                    metadata: { annotations: FORCE, name: "trusted-webhook-ca", namespace: "openshift-config" },
+                    data: { "service-ca.crt": "[unknown]" },
+                },
+            ],
             [
                 "patches/ValidatingWebhookConfiguration_admissionregistration.k8s.io_cluster_example-policy-webhook.yaml",
                 {

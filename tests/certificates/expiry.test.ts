@@ -12,13 +12,23 @@ const T0 = new Date("2026-01-01T00:00:00Z");
 
 function ca(now: Date, days = 790): { certPem: string; key: string } {
     const key = generateKey().privateKeyPem;
-    const built = selfSign(key, { subject: { commonName: "cluster-platform CA (test)", organization: "cluster-platform" }, validityPeriodHours: days * 24, allowedUses: ["cert_signing"], isCaCertificate: true }, now);
+    const built = selfSign(
+        key,
+        {
+            subject: { commonName: "cluster-platform CA (test)", organization: "cluster-platform" },
+            validityPeriodHours: days * 24,
+            allowedUses: ["cert_signing"],
+            isCaCertificate: true,
+        },
+        now,
+    );
     return { certPem: built.certPem, key };
 }
 
 function serving(authority: { certPem: string; key: string }, now: Date, days = 730): string {
     const request = certificateRequest(generateKey().privateKeyPem, { commonName: "svc.ns.svc" }, ["svc.ns.svc"]);
-    return signRequest(request, authority.certPem, authority.key, { validityPeriodHours: days * 24, allowedUses: ["server_auth"] }, now).certPem;
+    return signRequest(request, authority.certPem, authority.key, { validityPeriodHours: days * 24, allowedUses: ["server_auth"] }, now)
+        .certPem;
 }
 
 describe("the certificateExpiry entries", () => {
@@ -67,7 +77,9 @@ describe("a CA rotation's remaining updates", () => {
         ["after the update that rolled the serving certificates", [renewed.certPem, first.certPem], leafOnRenewed, 762, 1],
         ["after the update that retired the previous CA", [renewed.certPem], leafOnRenewed, 763, 0],
     ])("GIVEN the stack %s WHEN its remaining updates are counted THEN they are as listed", (_what, caBundle, served, day, runs) => {
-        expect(caRotationRunsLeft({ caBundle, servingCertificates: { "ns/svc-cert": served } }, T0.getTime() + (day as number) * DAY, 30)).toBe(runs);
+        expect(
+            caRotationRunsLeft({ caBundle, servingCertificates: { "ns/svc-cert": served } }, T0.getTime() + (day as number) * DAY, 30),
+        ).toBe(runs);
     });
 });
 
@@ -97,7 +109,10 @@ describe("the expiry warnings", () => {
 
     test("GIVEN a rotation under way WHEN checked THEN the warning says how many updates are left and by when", () => {
         const renewed = ca(new Date(T0.getTime() + 761 * DAY));
-        const midRotation = { caBundle: [renewed.certPem, authority.certPem], servingCertificates: { "ns/svc-cert": serving(authority, new Date(T0.getTime() + 701 * DAY)) } };
+        const midRotation = {
+            caBundle: [renewed.certPem, authority.certPem],
+            servingCertificates: { "ns/svc-cert": serving(authority, new Date(T0.getTime() + 701 * DAY)) },
+        };
         expect(expiryWarnings(midRotation, T0.getTime() + 762 * DAY, 30)).toEqual([
             "a CA rotation is under way: it needs 2 more `pulumi up` runs (this update included), before the previous CA expires on 2028-03-01T00:00:00.000Z",
         ]);

@@ -20,12 +20,24 @@ describe("where each kind keeps its CA bundle", () => {
         expect(withBundleFields("APIService", { spec: { group: "g", service: { name: "s" } } }, BUNDLE)).toEqual({
             spec: { group: "g", service: { name: "s" }, caBundle: "B64" },
         });
-        expect(withBundleFields("ConfigMap", { data: { other: "kept" } }, BUNDLE)).toEqual({ data: { other: "kept", "service-ca.crt": "PEM" } });
+        expect(withBundleFields("ConfigMap", { data: { other: "kept" } }, BUNDLE)).toEqual({
+            data: { other: "kept", "service-ca.crt": "PEM" },
+        });
         expect(
-            withBundleFields("CustomResourceDefinition", { spec: { conversion: { strategy: "Webhook", webhook: { clientConfig: { service: { name: "s" } } } } } }, BUNDLE),
-        ).toEqual({ spec: { conversion: { strategy: "Webhook", webhook: { clientConfig: { service: { name: "s" }, caBundle: "B64" } } } } });
+            withBundleFields(
+                "CustomResourceDefinition",
+                { spec: { conversion: { strategy: "Webhook", webhook: { clientConfig: { service: { name: "s" } } } } } },
+                BUNDLE,
+            ),
+        ).toEqual({
+            spec: { conversion: { strategy: "Webhook", webhook: { clientConfig: { service: { name: "s" }, caBundle: "B64" } } } },
+        });
         expect(withBundleFields("ValidatingWebhookConfiguration", webhookConfig("x"), BUNDLE).webhooks).toEqual([
-            { name: "a.policy.example.io", clientConfig: { service: { name: "svc", namespace: "policy" }, caBundle: "B64" }, sideEffects: "None" },
+            {
+                name: "a.policy.example.io",
+                clientConfig: { service: { name: "svc", namespace: "policy" }, caBundle: "B64" },
+                sideEffects: "None",
+            },
             { name: "b.policy.example.io", clientConfig: { url: "https://policy.example.io/b", caBundle: "B64" }, sideEffects: "None" },
         ]);
     });
@@ -75,7 +87,12 @@ describe("injection into an existing object (caInjection)", () => {
         const live = { metadata: { name: "trusted" }, data: { "corporate.crt": "X", "service-ca.crt": "OLD" } };
         expect(planExistingInjection(configMapEntry, live, selfSigned)).toEqual({
             writes: true,
-            patch: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "trusted", namespace: "openshift-config" }, data: { "service-ca.crt": "PEM" } },
+            patch: {
+                apiVersion: "v1",
+                kind: "ConfigMap",
+                metadata: { name: "trusted", namespace: "openshift-config" },
+                data: { "service-ca.crt": "PEM" },
+            },
         });
     });
 
@@ -93,7 +110,9 @@ describe("injection into an existing object (caInjection)", () => {
             namespace: "openshift-config",
             annotations: { "service.beta.openshift.io/inject-cabundle": "true" },
         });
-        expect(() => planExistingInjection(configMapEntry, { metadata: { name: "trusted" }, data: { "corporate.crt": "X" } }, serviceCa)).toThrow(
+        expect(() =>
+            planExistingInjection(configMapEntry, { metadata: { name: "trusted" }, data: { "corporate.crt": "X" } }, serviceCa),
+        ).toThrow(
             'caInjection: ConfigMap "openshift-config/trusted" holds other keys (corporate.crt), which service-ca\'s injection would delete (it replaces the whole data), and a copy made by the stack would go stale when service-ca rotates its CA; give the bundle a ConfigMap of its own, or point its consumers at openshift-config/openshift-service-ca.crt, which OpenShift keeps current',
         );
     });
@@ -109,12 +128,21 @@ describe("injection into an existing object (caInjection)", () => {
         expect(() => planExistingInjection(issued, webhookConfig("ValidatingWebhookConfiguration"), selfSigned)).toThrow(
             'caInjection: ValidatingWebhookConfiguration "policy": webhook "b.policy.example.io" is served by URL https://policy.example.io/b, not by caSource.issue.service "policy/svc"',
         );
-        const served = { metadata: { name: "policy" }, webhooks: [{ name: "a.policy.example.io", clientConfig: { service: { name: "svc", namespace: "policy" } } }] };
+        const served = {
+            metadata: { name: "policy" },
+            webhooks: [{ name: "a.policy.example.io", clientConfig: { service: { name: "svc", namespace: "policy" } } }],
+        };
         expect(planExistingInjection(issued, served, selfSigned).writes).toBe(true);
     });
 
     test("GIVEN cert-manager mode WHEN an object is planned THEN only inject-ca-from is set, naming the entry's Certificate", () => {
-        expect(planExistingInjection({ ...apiEntry, certificate: "monitoring/metrics-cert" }, { metadata: {}, spec: { service: { name: "m" } } }, certManager)).toEqual({
+        expect(
+            planExistingInjection(
+                { ...apiEntry, certificate: "monitoring/metrics-cert" },
+                { metadata: {}, spec: { service: { name: "m" } } },
+                certManager,
+            ),
+        ).toEqual({
             writes: true,
             patch: {
                 apiVersion: "apiregistration.k8s.io/v1",
@@ -170,18 +198,35 @@ describe("injection into an existing object (caInjection)", () => {
         [
             "an object cainjector injects into",
             crdEntry,
-            { metadata: { annotations: { "cert-manager.io/inject-ca-from-secret": "cert-manager/ca" } }, spec: { conversion: { strategy: "Webhook" } } },
+            {
+                metadata: { annotations: { "cert-manager.io/inject-ca-from-secret": "cert-manager/ca" } },
+                spec: { conversion: { strategy: "Webhook" } },
+            },
             'caInjection: CustomResourceDefinition "rules.example.io": it carries cert-manager.io/inject-ca-from-secret="cert-manager/ca", so cert-manager\'s cainjector writes its bundle; writing the self-signed bundle too would make the two overwrite each other, so nothing is written (remove the annotation, or the entry)',
         ],
-    ])("GIVEN %s in self-signed mode WHEN planned THEN the patch owns no field and a warning names the object", (_case, entry, live, warning) => {
-        const plan = planExistingInjection(entry, live as LiveObject, selfSigned);
-        expect(plan).toEqual({ writes: false, warning, patch: expect.objectContaining({ metadata: entry.namespace ? { name: entry.name, namespace: entry.namespace } : { name: entry.name } }) });
-        expect(Object.keys(plan.patch).sort()).toEqual(["apiVersion", "kind", "metadata"]);
-    });
+    ])(
+        "GIVEN %s in self-signed mode WHEN planned THEN the patch owns no field and a warning names the object",
+        (_case, entry, live, warning) => {
+            const plan = planExistingInjection(entry, live as LiveObject, selfSigned);
+            expect(plan).toEqual({
+                writes: false,
+                warning,
+                patch: expect.objectContaining({
+                    metadata: entry.namespace ? { name: entry.name, namespace: entry.namespace } : { name: entry.name },
+                }),
+            });
+            expect(Object.keys(plan.patch).sort()).toEqual(["apiVersion", "kind", "metadata"]);
+        },
+    );
 
     test("GIVEN an alpha request on a CRD (not honoured) on OpenShift WHEN planned in self-signed mode THEN the bundle is written", () => {
-        const live = { metadata: { annotations: { "service.alpha.openshift.io/inject-cabundle": "true" } }, spec: { conversion: { strategy: "Webhook" } } };
-        expect(planExistingInjection({ ...crdEntry, ...named }, live, selfSigned).patch.spec).toEqual({ conversion: { webhook: { clientConfig: { caBundle: "B64" } } } });
+        const live = {
+            metadata: { annotations: { "service.alpha.openshift.io/inject-cabundle": "true" } },
+            spec: { conversion: { strategy: "Webhook" } },
+        };
+        expect(planExistingInjection({ ...crdEntry, ...named }, live, selfSigned).patch.spec).toEqual({
+            conversion: { webhook: { clientConfig: { caBundle: "B64" } } },
+        });
     });
 
     test("GIVEN a service-ca request on plain Kubernetes WHEN planned in self-signed mode THEN the bundle is written (no service-ca there)", () => {
@@ -201,14 +246,31 @@ describe("injection into an object the stack declares", () => {
 
     test("GIVEN self-signed mode WHEN a requested object is injected THEN the bundle is written and the request annotation dropped", () => {
         expect(
-            injectCaBundle("APIService", { metadata: { name: "v1.x.io", annotations: { "service.beta.openshift.io/inject-cabundle": "true", keep: "me" } }, spec: { service: {} } }, owned),
-        ).toEqual({ object: { metadata: { name: "v1.x.io", annotations: { keep: "me" } }, spec: { service: {}, caBundle: "B64" } }, ignoreChanges: [] });
+            injectCaBundle(
+                "APIService",
+                {
+                    metadata: { name: "v1.x.io", annotations: { "service.beta.openshift.io/inject-cabundle": "true", keep: "me" } },
+                    spec: { service: {} },
+                },
+                owned,
+            ),
+        ).toEqual({
+            object: { metadata: { name: "v1.x.io", annotations: { keep: "me" } }, spec: { service: {}, caBundle: "B64" } },
+            ignoreChanges: [],
+        });
     });
 
     test("GIVEN service-ca mode WHEN a webhook configuration is injected THEN it carries the beta annotation, no caBundle, and ignores the injected paths", () => {
-        const result = injectCaBundle("MutatingWebhookConfiguration", { metadata: { name: "m" }, webhooks: [{ name: "a.x.io" }, { name: "b.x.io" }] }, delegated({ "service.beta.openshift.io/inject-cabundle": "true" }));
+        const result = injectCaBundle(
+            "MutatingWebhookConfiguration",
+            { metadata: { name: "m" }, webhooks: [{ name: "a.x.io" }, { name: "b.x.io" }] },
+            delegated({ "service.beta.openshift.io/inject-cabundle": "true" }),
+        );
         expect(result).toEqual({
-            object: { metadata: { name: "m", annotations: { "service.beta.openshift.io/inject-cabundle": "true" } }, webhooks: [{ name: "a.x.io" }, { name: "b.x.io" }] },
+            object: {
+                metadata: { name: "m", annotations: { "service.beta.openshift.io/inject-cabundle": "true" } },
+                webhooks: [{ name: "a.x.io" }, { name: "b.x.io" }],
+            },
             ignoreChanges: ["webhooks[*].clientConfig.caBundle"],
         });
     });
@@ -220,8 +282,16 @@ describe("injection into an object the stack declares", () => {
             fc.property(names, fc.nat(), (list, seed) => {
                 const webhooks = list.map((name) => ({ name }));
                 const rotated = [...webhooks.slice(seed % webhooks.length), ...webhooks.slice(0, seed % webhooks.length)];
-                const before = injectCaBundle("ValidatingWebhookConfiguration", { metadata: { name: "v" }, webhooks }, injection).ignoreChanges;
-                const after = injectCaBundle("ValidatingWebhookConfiguration", { metadata: { name: "v" }, webhooks: [...rotated, { name: "added.x.io" }] }, injection).ignoreChanges;
+                const before = injectCaBundle(
+                    "ValidatingWebhookConfiguration",
+                    { metadata: { name: "v" }, webhooks },
+                    injection,
+                ).ignoreChanges;
+                const after = injectCaBundle(
+                    "ValidatingWebhookConfiguration",
+                    { metadata: { name: "v" }, webhooks: [...rotated, { name: "added.x.io" }] },
+                    injection,
+                ).ignoreChanges;
                 expect(after).toEqual(before);
                 expect(before).toEqual(["webhooks[*].clientConfig.caBundle"]);
             }),
@@ -230,14 +300,24 @@ describe("injection into an object the stack declares", () => {
 
     test("GIVEN cert-manager mode WHEN a ConfigMap asks for the bundle THEN it is refused, naming the ConfigMap", () => {
         expect(() =>
-            injectCaBundle("ConfigMap", { metadata: { name: "ca", namespace: "a" } }, delegated({ "cert-manager.io/inject-ca-from": "a/cert" })),
+            injectCaBundle(
+                "ConfigMap",
+                { metadata: { name: "ca", namespace: "a" } },
+                delegated({ "cert-manager.io/inject-ca-from": "a/cert" }),
+            ),
         ).toThrow('ConfigMap "a/ca": cert-manager\'s cainjector does not inject ConfigMaps; declare it in self-signed or service-ca mode');
     });
 
     test("GIVEN service-ca mode WHEN a ConfigMap with other keys asks for the bundle THEN it is refused, naming the keys service-ca would delete", () => {
         expect(() =>
-            injectCaBundle("ConfigMap", { metadata: { name: "ca", namespace: "a" }, data: { "extra.pem": "x" } }, delegated({ "service.beta.openshift.io/inject-cabundle": "true" })),
-        ).toThrow('ConfigMap "a/ca": asks for the service CA bundle but also holds extra.pem, which service-ca would delete (it replaces the whole data); keep the bundle in a ConfigMap of its own');
+            injectCaBundle(
+                "ConfigMap",
+                { metadata: { name: "ca", namespace: "a" }, data: { "extra.pem": "x" } },
+                delegated({ "service.beta.openshift.io/inject-cabundle": "true" }),
+            ),
+        ).toThrow(
+            'ConfigMap "a/ca": asks for the service CA bundle but also holds extra.pem, which service-ca would delete (it replaces the whole data); keep the bundle in a ConfigMap of its own',
+        );
     });
 
     test("GIVEN a CRD without webhook conversion WHEN injected THEN it is unchanged and a warning names it", () => {
@@ -245,7 +325,8 @@ describe("injection into an object the stack declares", () => {
         expect(injectCaBundle("CustomResourceDefinition", crd, owned as CaBundleInjection & { caBundle: pulumi.Output<string> })).toEqual({
             object: crd,
             ignoreChanges: [],
-            warning: 'CustomResourceDefinition "rules.x.io": spec.conversion.strategy is "None", not "Webhook": there is no conversion webhook to trust; no CA bundle injected',
+            warning:
+                'CustomResourceDefinition "rules.x.io": spec.conversion.strategy is "None", not "Webhook": there is no conversion webhook to trust; no CA bundle injected',
         });
     });
 });

@@ -18,7 +18,10 @@ const CERT_LABELS = { ...WEBHOOK_LABELS, "cluster-platform.io/capability": "cert
 
 function render(mode: string, platform = "kubernetes", cluster: Record<string, unknown> = {}): Promise<RenderResult> {
     return renderConfig(
-        { cluster: { name: "test", platform, ...(cluster.renderYamlToDirectory ? cluster : { kubeContext: "test", ...cluster }) }, certificates: { mode, ...(mode === "cert-manager" ? { issuer: CLUSTER_ISSUER } : {}) } },
+        {
+            cluster: { name: "test", platform, ...(cluster.renderYamlToDirectory ? cluster : { kubeContext: "test", ...cluster }) },
+            certificates: { mode, ...(mode === "cert-manager" ? { issuer: CLUSTER_ISSUER } : {}) },
+        },
         { program },
     );
 }
@@ -99,9 +102,16 @@ describe("mode self-signed", () => {
             subject: { commonName: "cluster-platform CA (test)", organization: "cluster-platform" },
             validityPeriodHours: 18960,
         });
-        expect(resourceNamed(result, "tls:index/privateKey:PrivateKey", "certificates-ca-key").inputs).toEqual({ algorithm: "ECDSA", ecdsaCurve: "P256" });
+        expect(resourceNamed(result, "tls:index/privateKey:PrivateKey", "certificates-ca-key").inputs).toEqual({
+            algorithm: "ECDSA",
+            ecdsaCurve: "P256",
+        });
         expect(resourceNamed(result, "tls:index/certRequest:CertRequest", "policy-webhook-serving-csr").inputs).toEqual({
-            dnsNames: ["policy-webhook-service.policy", "policy-webhook-service.policy.svc", "policy-webhook-service.policy.svc.cluster.local"],
+            dnsNames: [
+                "policy-webhook-service.policy",
+                "policy-webhook-service.policy.svc",
+                "policy-webhook-service.policy.svc.cluster.local",
+            ],
             privateKeyPem: "[secret]",
             subject: { commonName: "policy-webhook-service.policy.svc", organization: "cluster-platform" },
         });
@@ -160,7 +170,10 @@ describe("mode self-signed", () => {
             "policy-webhook-target-team-a",
             "policy-webhook-target-team-b",
         ]);
-        expect(resourceNamed(result, MUTATING, "policy-webhook-mutating").inputs.metadata).toEqual({ labels: WEBHOOK_LABELS, name: "policy.policy-webhook" });
+        expect(resourceNamed(result, MUTATING, "policy-webhook-mutating").inputs.metadata).toEqual({
+            labels: WEBHOOK_LABELS,
+            name: "policy.policy-webhook",
+        });
     });
 
     test("GIVEN declared objects asking for the bundle WHEN rendered THEN each honoured request gets it and loses the request annotation", () => {
@@ -179,7 +192,10 @@ describe("mode self-signed", () => {
             data: { "service-ca.crt": "[unknown]" },
         });
         // The alpha annotation is no request on a CRD: left as it is, no bundle.
-        expect(resourceNamed(result, "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition", "audits.policy.example.io").inputs.metadata).toEqual({
+        expect(
+            resourceNamed(result, "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition", "audits.policy.example.io").inputs
+                .metadata,
+        ).toEqual({
             annotations: { "service.alpha.openshift.io/inject-cabundle": "true" },
             name: "audits.policy.example.io",
         });
@@ -227,23 +243,35 @@ describe("mode service-ca", () => {
         expect(validating.inputs).toEqual({
             apiVersion: "admissionregistration.k8s.io/v1",
             kind: "ValidatingWebhookConfiguration",
-            metadata: { annotations: { "service.beta.openshift.io/inject-cabundle": "true" }, labels: WEBHOOK_LABELS, name: "policy.policy-webhook" },
+            metadata: {
+                annotations: { "service.beta.openshift.io/inject-cabundle": "true" },
+                labels: WEBHOOK_LABELS,
+                name: "policy.policy-webhook",
+            },
             webhooks: validatingWebhooks(),
         });
         expect(validating.options.ignoreChanges).toEqual(["webhooks[*].clientConfig.caBundle"]);
-        expect(resourceNamed(result, MUTATING, "policy-webhook-mutating").options.ignoreChanges).toEqual(["webhooks[*].clientConfig.caBundle"]);
+        expect(resourceNamed(result, MUTATING, "policy-webhook-mutating").options.ignoreChanges).toEqual([
+            "webhooks[*].clientConfig.caBundle",
+        ]);
         expect(validating.options.dependsOn).toEqual(["policy-webhook", "policy-webhook-target-team-a", "policy-webhook-target-team-b"]);
     });
 
     test("GIVEN declared objects asking for the bundle WHEN rendered THEN they keep service-ca's request and ignore the injected fields; no caBundle anywhere", () => {
         expect(caBundlePaths(result)).toEqual([]);
         const apiService = resourceNamed(result, "kubernetes:apiregistration.k8s.io/v1:APIService", "v1.policy.example.io");
-        expect(apiService.inputs.metadata).toEqual({ annotations: { "service.beta.openshift.io/inject-cabundle": "true" }, name: "v1.policy.example.io" });
+        expect(apiService.inputs.metadata).toEqual({
+            annotations: { "service.beta.openshift.io/inject-cabundle": "true" },
+            name: "v1.policy.example.io",
+        });
         expect(apiService.options.ignoreChanges).toEqual(["spec.caBundle"]);
-        expect(resourceNamed(result, "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition", "rules.policy.example.io").options.ignoreChanges).toEqual([
-            "spec.conversion.webhook.clientConfig.caBundle",
+        expect(
+            resourceNamed(result, "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition", "rules.policy.example.io").options
+                .ignoreChanges,
+        ).toEqual(["spec.conversion.webhook.clientConfig.caBundle"]);
+        expect(resourceNamed(result, "kubernetes:core/v1:ConfigMap", "trust-bundle").options.ignoreChanges).toEqual([
+            'data["service-ca.crt"]',
         ]);
-        expect(resourceNamed(result, "kubernetes:core/v1:ConfigMap", "trust-bundle").options.ignoreChanges).toEqual(['data["service-ca.crt"]']);
     });
 });
 
@@ -262,7 +290,11 @@ describe("mode cert-manager", () => {
             metadata: { labels: CERT_LABELS, name: "policy-webhook-cert", namespace: "policy" },
             spec: {
                 commonName: "policy-webhook-service.policy.svc",
-                dnsNames: ["policy-webhook-service.policy", "policy-webhook-service.policy.svc", "policy-webhook-service.policy.svc.cluster.local"],
+                dnsNames: [
+                    "policy-webhook-service.policy",
+                    "policy-webhook-service.policy.svc",
+                    "policy-webhook-service.policy.svc.cluster.local",
+                ],
                 duration: "17520h",
                 issuerRef: { group: "cert-manager.io", kind: "ClusterIssuer", name: "platform-ca" },
                 privateKey: { algorithm: "ECDSA", rotationPolicy: "Always", size: 256 },
@@ -272,15 +304,29 @@ describe("mode cert-manager", () => {
                 usages: ["digital signature", "server auth"],
             },
         });
-        expect(resourceNamed(result, "kubernetes:apps/v1:Deployment", "policy-webhook").options.dependsOn).toEqual(["policy-webhook-certificate"]);
+        expect(resourceNamed(result, "kubernetes:apps/v1:Deployment", "policy-webhook").options.dependsOn).toEqual([
+            "policy-webhook-certificate",
+        ]);
         expect(result.unvalidatedKinds).toEqual(["Certificate.cert-manager.io/v1"]);
     });
 
     test("GIVEN the configured issuer WHEN rendered THEN it is read first, so a misspelt issuer fails the preview", async () => {
-        expect(result.reads).toEqual([{ type: "kubernetes:cert-manager.io/v1:ClusterIssuer", name: "cert-manager-clusterissuer-platform-ca", id: "platform-ca", outcome: "unknown" }]);
-        expect(resourceNamed(result, "kubernetes:cert-manager.io/v1:Certificate", "policy-webhook-certificate").options.dependsOn).toEqual(["cert-manager-clusterissuer-platform-ca"]);
+        expect(result.reads).toEqual([
+            {
+                type: "kubernetes:cert-manager.io/v1:ClusterIssuer",
+                name: "cert-manager-clusterissuer-platform-ca",
+                id: "platform-ca",
+                outcome: "unknown",
+            },
+        ]);
+        expect(resourceNamed(result, "kubernetes:cert-manager.io/v1:Certificate", "policy-webhook-certificate").options.dependsOn).toEqual([
+            "cert-manager-clusterissuer-platform-ca",
+        ]);
         const missing = await renderConfig(
-            { cluster: { name: "test", platform: "kubernetes", kubeContext: "test" }, certificates: { mode: "cert-manager", issuer: { kind: "Issuer", name: "policy-ca" } } },
+            {
+                cluster: { name: "test", platform: "kubernetes", kubeContext: "test" },
+                certificates: { mode: "cert-manager", issuer: { kind: "Issuer", name: "policy-ca" } },
+            },
             { program, cluster: [] },
         );
         expect(missing.errors).toEqual([
@@ -303,7 +349,9 @@ describe("mode cert-manager", () => {
             "policy-webhook-target-team-a",
             "policy-webhook-target-team-b",
         ]);
-        expect(resourceNamed(result, "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition", "rules.policy.example.io").inputs.metadata).toEqual({
+        expect(
+            resourceNamed(result, "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition", "rules.policy.example.io").inputs.metadata,
+        ).toEqual({
             annotations: { "cert-manager.io/inject-ca-from": "policy/policy-webhook-cert" },
             name: "rules.policy.example.io",
         });
@@ -314,8 +362,14 @@ describe("namespace labels", () => {
     test("GIVEN a live cluster WHEN rendered THEN each target namespace gets only the backend's label, by a server-side-apply patch", async () => {
         const result = await render("service-ca", "openshift");
         expect(resourcesOfType(result, "kubernetes:core/v1:NamespacePatch").map((r) => [r.name, r.inputs])).toEqual([
-            ["policy-webhook-target-team-a", { apiVersion: "v1", kind: "Namespace", metadata: { labels: { [TARGET_LABEL]: "true" }, name: "team-a" } }],
-            ["policy-webhook-target-team-b", { apiVersion: "v1", kind: "Namespace", metadata: { labels: { [TARGET_LABEL]: "true" }, name: "team-b" } }],
+            [
+                "policy-webhook-target-team-a",
+                { apiVersion: "v1", kind: "Namespace", metadata: { labels: { [TARGET_LABEL]: "true" }, name: "team-a" } },
+            ],
+            [
+                "policy-webhook-target-team-b",
+                { apiVersion: "v1", kind: "Namespace", metadata: { labels: { [TARGET_LABEL]: "true" }, name: "team-b" } },
+            ],
         ]);
     });
 

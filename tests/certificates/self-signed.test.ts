@@ -28,7 +28,11 @@ describe("self-signed certificates, for real", () => {
             extendedKeyUsages: ["server_auth"],
             isCa: false,
             basicConstraintsCritical: true,
-            dnsNames: ["policy-webhook-service.policy", "policy-webhook-service.policy.svc", "policy-webhook-service.policy.svc.cluster.local"],
+            dnsNames: [
+                "policy-webhook-service.policy",
+                "policy-webhook-service.policy.svc",
+                "policy-webhook-service.policy.svc.cluster.local",
+            ],
             subjectKeyId: expect.stringMatching(/^[0-9a-f]{40}$/),
             authorityKeyId: inspect(first.caCrt).subjectKeyId,
         });
@@ -44,7 +48,12 @@ describe("self-signed certificates, for real", () => {
         expect(ca.ca).toBe(true);
         expect(ca.verify(ca.publicKey)).toBe(true);
         expect(ca.publicKey.asymmetricKeyDetails).toEqual({ namedCurve: "prime256v1" });
-        expect(inspect(first.caCrt)).toMatchObject({ keyUsages: ["digital_signature", "cert_signing", "crl_signing"], extendedKeyUsages: [], isCa: true, basicConstraintsCritical: true });
+        expect(inspect(first.caCrt)).toMatchObject({
+            keyUsages: ["digital_signature", "cert_signing", "crl_signing"],
+            extendedKeyUsages: [],
+            isCa: true,
+            basicConstraintsCritical: true,
+        });
     });
 
     test("GIVEN the configured validity WHEN certificates are issued THEN the CA lasts 790 days and the serving certificate 730, from issue", () => {
@@ -59,7 +68,9 @@ describe("self-signed certificates, for real", () => {
         expect(first.tlsKey).toMatch(/^-----BEGIN PRIVATE KEY-----/);
         expect(split(first.caCrt)).toHaveLength(1);
         expect(first.caBundles).toEqual([first.caCrt, first.caCrt, first.caCrt]);
-        expect(first.podAnnotations).toEqual({ "cluster-platform.io/serving-cert-hash": servingCertificateHash(first.tlsCrt, first.caCrt) });
+        expect(first.podAnnotations).toEqual({
+            "cluster-platform.io/serving-cert-hash": servingCertificateHash(first.tlsCrt, first.caCrt),
+        });
         expect(first.trust).toEqual({ caBundle: [first.caCrt], servingCertificates: { "policy/policy-webhook-cert": first.tlsCrt } });
     });
 
@@ -148,8 +159,22 @@ describe("certificate expiry in sight", () => {
         const issued = new Date("2026-03-01T00:00:00Z");
         const u = await up(new TlsProviderState({ now: issued }));
         expect(u.result.stackOutputs.certificateExpiry).toEqual([
-            { name: "CA", kind: "ca", mode: "self-signed", notAfter: "2028-04-29T00:00:00.000Z", renewsFrom: "2028-03-30T00:00:00.000Z", renewedBy: "pulumi up" },
-            { name: "policy/policy-webhook-cert", kind: "serving", mode: "self-signed", notAfter: "2028-02-29T00:00:00.000Z", renewsFrom: "2028-01-30T00:00:00.000Z", renewedBy: "pulumi up" },
+            {
+                name: "CA",
+                kind: "ca",
+                mode: "self-signed",
+                notAfter: "2028-04-29T00:00:00.000Z",
+                renewsFrom: "2028-03-30T00:00:00.000Z",
+                renewedBy: "pulumi up",
+            },
+            {
+                name: "policy/policy-webhook-cert",
+                kind: "serving",
+                mode: "self-signed",
+                notAfter: "2028-02-29T00:00:00.000Z",
+                renewsFrom: "2028-01-30T00:00:00.000Z",
+                renewedBy: "pulumi up",
+            },
         ]);
     });
 
@@ -162,7 +187,9 @@ describe("certificate expiry in sight", () => {
         clock.now = new Date();
         const after = await up(tls, before);
         const [liveCa] = split(before.caCrt);
-        const expiryWarnings = after.result.warnings.filter((w) => w.startsWith("the stack's CA") || w.startsWith("serving certificate policy/"));
+        const expiryWarnings = after.result.warnings.filter(
+            (w) => w.startsWith("the stack's CA") || w.startsWith("serving certificate policy/"),
+        );
         expect(expiryWarnings).toEqual([
             expect.stringMatching(
                 new RegExp(

@@ -23,23 +23,46 @@ function newCa(now: Date): Pick<TlsState, "caKey" | "ca"> {
     const caKey = generateKey();
     const ca = selfSign(
         caKey.privateKeyPem,
-        { subject: { commonName: "cluster-platform CA (test)", organization: "cluster-platform" }, validityPeriodHours: 790 * 24, allowedUses: ["cert_signing", "crl_signing", "digital_signature"], isCaCertificate: true, setSubjectKeyId: true, setAuthorityKeyId: true },
+        {
+            subject: { commonName: "cluster-platform CA (test)", organization: "cluster-platform" },
+            validityPeriodHours: 790 * 24,
+            allowedUses: ["cert_signing", "crl_signing", "digital_signature"],
+            isCaCertificate: true,
+            setSubjectKeyId: true,
+            setAuthorityKeyId: true,
+        },
         now,
     ).certPem;
     return { caKey, ca };
 }
 
 function sign(state: Pick<TlsState, "caKey" | "ca">, key: GeneratedKey, service: string, now: Date): string {
-    const csr = certificateRequest(key.privateKeyPem, { commonName: `${service}.policy.svc` }, [`${service}.policy`, `${service}.policy.svc`, `${service}.policy.svc.cluster.local`]);
-    return signRequest(csr, state.ca, state.caKey.privateKeyPem, { validityPeriodHours: 730 * 24, allowedUses: ["digital_signature", "server_auth"], setSubjectKeyId: true }, now).certPem;
+    const csr = certificateRequest(key.privateKeyPem, { commonName: `${service}.policy.svc` }, [
+        `${service}.policy`,
+        `${service}.policy.svc`,
+        `${service}.policy.svc.cluster.local`,
+    ]);
+    return signRequest(
+        csr,
+        state.ca,
+        state.caKey.privateKeyPem,
+        { validityPeriodHours: 730 * 24, allowedUses: ["digital_signature", "server_auth"], setSubjectKeyId: true },
+        now,
+    ).certPem;
 }
 
 /** What one `pulumi up` publishes and serves, from the tls state and the previous update's outputs. */
 function update(tls: TlsState, previous: TrustState | undefined): { state: TrustState; heldBack: string[]; warnings: string[] } {
     const served = Object.fromEntries(Object.entries(tls.leaves).map(([key, fresh]) => [key, certificateToServe(key, fresh, previous)]));
     return {
-        state: { caBundle: publishedBundle(tls.ca, previous), servingCertificates: Object.fromEntries(Object.entries(served).map(([k, d]) => [k, d.certificate])) },
-        heldBack: Object.entries(served).filter(([, d]) => d.heldBack).map(([k]) => k).sort(),
+        state: {
+            caBundle: publishedBundle(tls.ca, previous),
+            servingCertificates: Object.fromEntries(Object.entries(served).map(([k, d]) => [k, d.certificate])),
+        },
+        heldBack: Object.entries(served)
+            .filter(([, d]) => d.heldBack)
+            .map(([k]) => k)
+            .sort(),
         warnings: Object.values(served).flatMap((d) => (d.warning ? [d.warning] : [])),
     };
 }
@@ -76,7 +99,11 @@ describe("CA rotation, step by step", () => {
         // Step 0: first update. CA1 signs both serving certificates; they go live at once.
         const ca1 = newCa(T0);
         const leafKeys = { "policy/a": generateKey(), "policy/b": generateKey() };
-        const tls0: TlsState = { ...ca1, leafKeys, leaves: { "policy/a": sign(ca1, leafKeys["policy/a"], "a", T0), "policy/b": sign(ca1, leafKeys["policy/b"], "b", T0) } };
+        const tls0: TlsState = {
+            ...ca1,
+            leafKeys,
+            leaves: { "policy/a": sign(ca1, leafKeys["policy/a"], "a", T0), "policy/b": sign(ca1, leafKeys["policy/b"], "b", T0) },
+        };
         const u0 = update(tls0, undefined);
         expect(subjectsOf(u0.state.caBundle)).toEqual(subjectsOf([ca1.ca]));
         expect(u0.state.servingCertificates).toEqual({ "policy/a": tls0.leaves["policy/a"], "policy/b": tls0.leaves["policy/b"] });
@@ -86,7 +113,10 @@ describe("CA rotation, step by step", () => {
         // Day 701: the serving certificates reach their renewal window (730 - 30 days) first; the
         // tls provider re-signs them with CA1, which is published: they go live at once.
         const tRenew = new Date(T0.getTime() + 701 * DAY);
-        const tls0b: TlsState = { ...tls0, leaves: { "policy/a": sign(ca1, leafKeys["policy/a"], "a", tRenew), "policy/b": sign(ca1, leafKeys["policy/b"], "b", tRenew) } };
+        const tls0b: TlsState = {
+            ...tls0,
+            leaves: { "policy/a": sign(ca1, leafKeys["policy/a"], "a", tRenew), "policy/b": sign(ca1, leafKeys["policy/b"], "b", tRenew) },
+        };
         const u0b = update(tls0b, u0.state);
         expect(u0b.heldBack).toEqual([]);
         expect(u0b.state).toEqual({ caBundle: u0.state.caBundle, servingCertificates: tls0b.leaves });
@@ -97,12 +127,18 @@ describe("CA rotation, step by step", () => {
         // certificates.
         const t1 = new Date(T0.getTime() + 761 * DAY);
         const ca2 = newCa(t1);
-        const tls1: TlsState = { ...ca2, leafKeys, leaves: { "policy/a": sign(ca2, leafKeys["policy/a"], "a", t1), "policy/b": sign(ca2, leafKeys["policy/b"], "b", t1) } };
+        const tls1: TlsState = {
+            ...ca2,
+            leafKeys,
+            leaves: { "policy/a": sign(ca2, leafKeys["policy/a"], "a", t1), "policy/b": sign(ca2, leafKeys["policy/b"], "b", t1) },
+        };
         const u1 = update(tls1, u0b.state);
         expect(subjectsOf(u1.state.caBundle)).toEqual(subjectsOf([ca2.ca, ca1.ca]));
         expect(u1.heldBack).toEqual(["policy/a", "policy/b"]);
         expect(u1.state.servingCertificates).toEqual(u0b.state.servingCertificates);
-        expect(rotationStatus(tls1.ca, u0b.state)).toMatch(/^CA rotation 1\/3: the stack's CA was renewed \(new key, valid until .+\); this update publishes it beside the previous CA/);
+        expect(rotationStatus(tls1.ca, u0b.state)).toMatch(
+            /^CA rotation 1\/3: the stack's CA was renewed \(new key, valid until .+\); this update publishes it beside the previous CA/,
+        );
         expectNoOutage(u0b.state, u1.state, t1);
         // The naive bundle (the current CA alone) would break every pod still serving CA1's certificate.
         expect(anchors(u0b.state.servingCertificates["policy/a"], [ca2.ca], t1)).toEqual([]);
@@ -167,31 +203,34 @@ describe("CA rotation, step by step", () => {
     test("GIVEN any sequence of CA renewals, serving renewals and new services WHEN the stack updates after each THEN no update ever has an outage", () => {
         type Event = "renew-ca" | "renew-serving" | "add-service" | "nothing";
         fc.assert(
-            fc.property(fc.array(fc.constantFrom<Event>("renew-ca", "renew-serving", "add-service", "nothing"), { minLength: 1, maxLength: 6 }), (events) => {
-                let now = T0;
-                let ca = newCa(now);
-                const leafKeys: Record<string, GeneratedKey> = { s0: generateKey() };
-                let leaves: Record<string, string> = { s0: sign(ca, leafKeys.s0, "s0", now) };
-                let previous = update({ ...ca, leafKeys, leaves }, undefined).state;
-                for (const event of events) {
-                    now = new Date(now.getTime() + 10 * DAY);
-                    if (event === "renew-ca") {
-                        ca = newCa(now);
-                        leaves = Object.fromEntries(Object.keys(leaves).map((k) => [k, sign(ca, leafKeys[k], k, now)]));
-                    } else if (event === "renew-serving") {
-                        leaves = Object.fromEntries(Object.keys(leaves).map((k) => [k, sign(ca, leafKeys[k], k, now)]));
-                    } else if (event === "add-service") {
-                        const key = `s${Object.keys(leaves).length}`;
-                        leafKeys[key] = generateKey();
-                        leaves = { ...leaves, [key]: sign(ca, leafKeys[key], key, now) };
+            fc.property(
+                fc.array(fc.constantFrom<Event>("renew-ca", "renew-serving", "add-service", "nothing"), { minLength: 1, maxLength: 6 }),
+                (events) => {
+                    let now = T0;
+                    let ca = newCa(now);
+                    const leafKeys: Record<string, GeneratedKey> = { s0: generateKey() };
+                    let leaves: Record<string, string> = { s0: sign(ca, leafKeys.s0, "s0", now) };
+                    let previous = update({ ...ca, leafKeys, leaves }, undefined).state;
+                    for (const event of events) {
+                        now = new Date(now.getTime() + 10 * DAY);
+                        if (event === "renew-ca") {
+                            ca = newCa(now);
+                            leaves = Object.fromEntries(Object.keys(leaves).map((k) => [k, sign(ca, leafKeys[k], k, now)]));
+                        } else if (event === "renew-serving") {
+                            leaves = Object.fromEntries(Object.keys(leaves).map((k) => [k, sign(ca, leafKeys[k], k, now)]));
+                        } else if (event === "add-service") {
+                            const key = `s${Object.keys(leaves).length}`;
+                            leafKeys[key] = generateKey();
+                            leaves = { ...leaves, [key]: sign(ca, leafKeys[key], key, now) };
+                        }
+                        const next = update({ ...ca, leafKeys, leaves }, previous).state;
+                        expectNoOutage(previous, next, now);
+                        // A CA leaves the bundle only once nothing live chains to it.
+                        expect(next.caBundle.length).toBeLessThanOrEqual(previous.caBundle.length + 1);
+                        previous = next;
                     }
-                    const next = update({ ...ca, leafKeys, leaves }, previous).state;
-                    expectNoOutage(previous, next, now);
-                    // A CA leaves the bundle only once nothing live chains to it.
-                    expect(next.caBundle.length).toBeLessThanOrEqual(previous.caBundle.length + 1);
-                    previous = next;
-                }
-            }),
+                },
+            ),
             { numRuns: 25 },
         );
     });
@@ -204,7 +243,8 @@ describe("the previous update's trust state", () => {
 
     test("GIVEN an output of the wrong shape or with a broken certificate WHEN read THEN it is not trusted and a warning says rotation starts afresh", () => {
         expect(parseTrustState({ caBundle: "x" })).toEqual({
-            warning: "the previous update's certificateTrust output is not {caBundle: string[], servingCertificates: {[secret]: string}}; CA rotation starts afresh (certificates go live at once)",
+            warning:
+                "the previous update's certificateTrust output is not {caBundle: string[], servingCertificates: {[secret]: string}}; CA rotation starts afresh (certificates go live at once)",
         });
         expect(parseTrustState({ caBundle: ["not a certificate"], servingCertificates: {} }).warning).toMatch(
             /^the previous update's certificateTrust output holds a certificate that does not parse \(.+\); CA rotation starts afresh$/,

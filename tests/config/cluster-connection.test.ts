@@ -50,7 +50,10 @@ describe("which cluster a stack applies to", () => {
         ["renderYamlToDirectory", { renderYamlToDirectory: "out/prod" }, { renderYamlToDirectory: "out/prod" }],
     ])("GIVEN cluster.%s WHEN rendered THEN both Kubernetes providers connect exactly so", async (_key, cluster, connection) => {
         const result = await renderConfig({ cluster: { name: "prod", platform: "kubernetes", ...cluster } });
-        expect(resourceNamed(result, "pulumi:providers:kubernetes", "kubernetes").inputs).toEqual({ ...connection, enableServerSideApply: "true" });
+        expect(resourceNamed(result, "pulumi:providers:kubernetes", "kubernetes").inputs).toEqual({
+            ...connection,
+            enableServerSideApply: "true",
+        });
         expect(resourceNamed(result, "pulumi:providers:kubernetes", "kubernetes-adopting").inputs).toEqual({
             ...connection,
             enableServerSideApply: "true",

@@ -46,7 +46,10 @@ describe("every config default is the schema's, wherever it is written", () => {
         const disagreements = rows
             .map((row) => ({ row, documented: row.default === undefined ? undefined : schemaAt(row.key).parse(JSON.parse(row.default)) }))
             .filter(({ row, documented }) => JSON.stringify(documented) !== JSON.stringify(actualDefault(row.key)))
-            .map(({ row, documented }) => `${row.key}: documented ${JSON.stringify(documented)}, actual ${JSON.stringify(actualDefault(row.key))}`);
+            .map(
+                ({ row, documented }) =>
+                    `${row.key}: documented ${JSON.stringify(documented)}, actual ${JSON.stringify(actualDefault(row.key))}`,
+            );
         expect(disagreements).toEqual([]);
     });
 
@@ -56,7 +59,8 @@ describe("every config default is the schema's, wherever it is written", () => {
     });
 
     test("GIVEN Pulumi.yaml's config block WHEN each section's declared default is parsed THEN it gives the same config as leaving the key out", () => {
-        const config = (parse(fs.readFileSync(path.join(ROOT, "Pulumi.yaml"), "utf8")) as { config: Record<string, { default?: unknown }> }).config;
+        const config = (parse(fs.readFileSync(path.join(ROOT, "Pulumi.yaml"), "utf8")) as { config: Record<string, { default?: unknown }> })
+            .config;
         const disagreements = SECTION_NAMES.filter((name) => config[name].default !== undefined).filter(
             (name) => JSON.stringify(SECTIONS[name].parse(config[name].default)) !== JSON.stringify(SECTIONS[name].parse(undefined)),
         );
@@ -81,7 +85,9 @@ describe("every config default is the schema's, wherever it is written", () => {
         const subscriptions = SECTIONS.subscriptions.parse(undefined);
         expect(subscriptions.webhook).toEqual(actualDefault(`${CONFIG_NAMESPACE}:subscriptions.webhook`));
         expect(subscriptions.webhook.replicas).toBe(actualDefault(`${CONFIG_NAMESPACE}:subscriptions.webhook.replicas`));
-        expect(SECTIONS.certificates.parse(undefined).caValidityDays).toBe(actualDefault(`${CONFIG_NAMESPACE}:certificates.caValidityDays`));
+        expect(SECTIONS.certificates.parse(undefined).caValidityDays).toBe(
+            actualDefault(`${CONFIG_NAMESPACE}:certificates.caValidityDays`),
+        );
     });
 });
 
@@ -92,10 +98,12 @@ describe("every config default is the schema's, wherever it is written", () => {
 const STATED_DEFAULTS: Record<string, (value: unknown) => boolean> = {
     "subscriptions.webhook.image": (v) => v === undefined, // computed by the program: the built image's digest
     "subscriptions.webhook.readAllNamespaces": (v) => v === false, // "off by default"
-    "subscriptions.sharedResourceDriver.serviceAccount": (v) => JSON.stringify(v) === JSON.stringify({ name: "csi-driver-shared-resource", namespace: "openshift-builds" }),
+    "subscriptions.sharedResourceDriver.serviceAccount": (v) =>
+        JSON.stringify(v) === JSON.stringify({ name: "csi-driver-shared-resource", namespace: "openshift-builds" }),
     "operators[].deleteCrdsOnRemoval": (v) => v === false, // "default: kept"
     "aws.imageRegistryStorage": (v) => (v as { enabled?: unknown }).enabled === false, // "off by default"
-    "webhookImage.baseImage": (v) => typeof v === "string" && /^gcr\.io\/distroless\/nodejs22-debian12:nonroot@sha256:[0-9a-f]{64}$/.test(v), // "distroless Node.js 22 (nonroot)"
+    "webhookImage.baseImage": (v) =>
+        typeof v === "string" && /^gcr\.io\/distroless\/nodejs22-debian12:nonroot@sha256:[0-9a-f]{64}$/.test(v), // "distroless Node.js 22 (nonroot)"
     "webhookImage.output": (v) => v === undefined, // chosen by the program from cluster.renderYamlToDirectory
     "webhookImage.deleteOnDestroy": (v) => v === false, // "by default images stay"
     "reconcile.stack": (v) => v === undefined, // "default: this stack"

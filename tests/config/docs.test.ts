@@ -30,7 +30,9 @@ describe("config documentation agrees with the schema", () => {
     });
 
     test("GIVEN the reference rows THEN every key and nested field has a description", () => {
-        const undocumented = configReferenceRows().filter((row) => row.description.trim() === "").map((row) => row.key);
+        const undocumented = configReferenceRows()
+            .filter((row) => row.description.trim() === "")
+            .map((row) => row.key);
         expect(undocumented).toEqual([]);
     });
 });

@@ -33,7 +33,11 @@ describe("Pulumi.yaml's config block under the engine's rules", () => {
     test("GIVEN Pulumi.yaml THEN every key is typed, and every key but cluster has a default", () => {
         const declared = project().config ?? {};
         expect(Object.keys(declared)).toEqual(SECTION_NAMES);
-        expect(Object.fromEntries(Object.entries(declared).map(([key, entry]) => [key, [entry.type, entry.items?.type, entry.default !== undefined]]))).toEqual({
+        expect(
+            Object.fromEntries(
+                Object.entries(declared).map(([key, entry]) => [key, [entry.type, entry.items?.type, entry.default !== undefined]]),
+            ),
+        ).toEqual({
             cluster: ["object", undefined, false],
             certificates: ["object", undefined, true],
             caInjection: ["array", "object", true],
@@ -46,14 +50,17 @@ describe("Pulumi.yaml's config block under the engine's rules", () => {
         });
     });
 
-    test.each(STACK_FILES)("GIVEN %s WHEN the engine merges it with Pulumi.yaml THEN nothing is missing or mistyped and the program accepts the result", (file) => {
-        const merged = applyProjectConfig(project(), "stack", stackFile(file));
-        if (!merged.ok) {
-            throw new Error(merged.error);
-        }
-        const result = validateStackConfig(programSections(merged.config));
-        expect(result.ok ? [] : result.problems.map(formatProblem)).toEqual([]);
-    });
+    test.each(STACK_FILES)(
+        "GIVEN %s WHEN the engine merges it with Pulumi.yaml THEN nothing is missing or mistyped and the program accepts the result",
+        (file) => {
+            const merged = applyProjectConfig(project(), "stack", stackFile(file));
+            if (!merged.ok) {
+                throw new Error(merged.error);
+            }
+            const result = validateStackConfig(programSections(merged.config));
+            expect(result.ok ? [] : result.problems.map(formatProblem)).toEqual([]);
+        },
+    );
 
     test("GIVEN a stack that sets only cluster (live, with its context) WHEN merged THEN every other key gets its default and the program accepts it", () => {
         const merged = applyProjectConfig(project(), "prod-east", MINIMAL_LIVE_STACK);
@@ -80,7 +87,9 @@ describe("Pulumi.yaml's config block under the engine's rules", () => {
 
     test("GIVEN declarations without defaults (the old Pulumi.yaml) WHEN the local stack is merged THEN the engine reports every key it does not set", () => {
         const old = project();
-        const config = Object.fromEntries(Object.entries(old.config ?? {}).map(([key, entry]) => [key, { description: entry.description }]));
+        const config = Object.fromEntries(
+            Object.entries(old.config ?? {}).map(([key, entry]) => [key, { description: entry.description }]),
+        );
         expect(applyProjectConfig({ ...old, config }, "local", stackFile("Pulumi.local.yaml"))).toEqual({
             ok: false,
             error: "Stack 'local' is missing configuration values 'caInjection', 'certificates', 'olm', 'operators', 'reconcile', 'subscriptions' and 'webhookImage'",
@@ -88,8 +97,16 @@ describe("Pulumi.yaml's config block under the engine's rules", () => {
     });
 
     test.each([
-        ["operators as a map", { "cluster-platform:operators": { name: "x" } }, "Stack 's' with configuration key 'operators' must be of type 'array<object>'"],
-        ["caInjection with a string element", { "cluster-platform:caInjection": ["ConfigMap/x"] }, "Stack 's' with configuration key 'caInjection' must be of type 'array<object>'"],
+        [
+            "operators as a map",
+            { "cluster-platform:operators": { name: "x" } },
+            "Stack 's' with configuration key 'operators' must be of type 'array<object>'",
+        ],
+        [
+            "caInjection with a string element",
+            { "cluster-platform:caInjection": ["ConfigMap/x"] },
+            "Stack 's' with configuration key 'caInjection' must be of type 'array<object>'",
+        ],
         ["aws as a string", { "cluster-platform:aws": "yes" }, "Stack 's' with configuration key 'aws' must be of type 'object'"],
     ])("GIVEN %s WHEN merged THEN the engine rejects its type", (_what, extra, error) => {
         expect(applyProjectConfig(project(), "s", { ...MINIMAL_LIVE_STACK, ...extra })).toEqual({ ok: false, error });

@@ -19,6 +19,10 @@ describe("how the Pulumi Node.js language host loads the program", () => {
         const own = tsutils.loadTypeScriptCompilerOptions(tsconfig);
         const project = tsutils.loadTypeScriptCompilerOptions(path.join(ROOT, "tsconfig.json"));
         const effective = { target: "ES2020", module: "nodenext", moduleResolution: "nodenext", ...own };
-        expect([effective.target, effective.module, effective.moduleResolution]).toEqual([project.target, project.module, project.moduleResolution]);
+        expect([effective.target, effective.module, effective.moduleResolution]).toEqual([
+            project.target,
+            project.module,
+            project.moduleResolution,
+        ]);
     });
 });

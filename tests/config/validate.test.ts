@@ -22,7 +22,14 @@ describe("stack config validation", () => {
                 subscriptions: {
                     enabled: false,
                     namespace: "subscription-injection",
-                    webhook: { replicas: 3, failurePolicy: "Fail", timeoutSeconds: 10, excludedNamespaces: [], readNamespaces: [], readAllNamespaces: false },
+                    webhook: {
+                        replicas: 3,
+                        failurePolicy: "Fail",
+                        timeoutSeconds: 10,
+                        excludedNamespaces: [],
+                        readNamespaces: [],
+                        readAllNamespaces: false,
+                    },
                     clusterBundles: [],
                     bundles: [],
                     allowedAggregationRoles: [],
@@ -38,11 +45,18 @@ describe("stack config validation", () => {
                 aws: { enabled: false, userTags: {}, imageRegistryStorage: { enabled: false }, ignoreTags: { keys: [], keyPrefixes: [] } },
                 webhookImage: {
                     repository: "cluster-platform/subscription-webhook",
-                    baseImage: "gcr.io/distroless/nodejs22-debian12:nonroot@sha256:13593b7570658e8477de39e2f4a1dd25db2f836d68a0ba771251572d23bb4f8e",
+                    baseImage:
+                        "gcr.io/distroless/nodejs22-debian12:nonroot@sha256:13593b7570658e8477de39e2f4a1dd25db2f836d68a0ba771251572d23bb4f8e",
                     platforms: ["linux/amd64"],
                     deleteOnDestroy: false,
                 },
-                reconcile: { enabled: false, namespace: "cluster-platform-reconcile", createNamespace: true, environment: {}, serviceAccountName: "cluster-platform-reconcile" },
+                reconcile: {
+                    enabled: false,
+                    namespace: "cluster-platform-reconcile",
+                    createNamespace: true,
+                    environment: {},
+                    serviceAccountName: "cluster-platform-reconcile",
+                },
             },
         });
     });
@@ -51,7 +65,10 @@ describe("stack config validation", () => {
         const raw = {
             cluster: { name: "Prod_East", platform: "aws" },
             certificates: { mode: "cert-manager", renewBeforeDays: 900 },
-            caInjection: [{ kind: "ConfigMap", name: "bundle" }, { kind: "Secret", name: "x" }],
+            caInjection: [
+                { kind: "ConfigMap", name: "bundle" },
+                { kind: "Secret", name: "x" },
+            ],
             subscriptions: { enabled: true, webhook: { replicas: 1 } },
             operators: [
                 { name: "etcd", csv: "etcd.yaml", namespace: "etcd" },
@@ -76,19 +93,86 @@ describe("stack config validation", () => {
 
     test.each([
         ["a missing cluster", {}, ["cluster-platform:cluster: is required (expected object)"]],
-        ["an unknown top-level key", { ...base(), operator: [] }, ["cluster-platform:operator: unknown key (known keys: cluster, certificates, caInjection, subscriptions, olm, operators, aws, webhookImage, reconcile)"]],
+        [
+            "an unknown top-level key",
+            { ...base(), operator: [] },
+            [
+                "cluster-platform:operator: unknown key (known keys: cluster, certificates, caInjection, subscriptions, olm, operators, aws, webhookImage, reconcile)",
+            ],
+        ],
         ["an unknown nested key", { ...base(), olm: { disableCopiedCSVs: true } }, ["cluster-platform:olm.disableCopiedCSVs: unknown key"]],
         ["a string where an object belongs", { ...base(), aws: "yes" }, ['cluster-platform:aws: expected object, got string "yes"']],
-        ["service-ca on plain Kubernetes", { cluster: { name: "k", platform: "kubernetes", kubeContext: "test" }, certificates: { mode: "service-ca" } }, ['cluster-platform:certificates.mode: "service-ca" needs OpenShift\'s service-ca operator, but cluster.platform is "kubernetes"']],
-        ["an issuer outside cert-manager mode", { ...base(), certificates: { issuer: { kind: "ClusterIssuer", name: "ca" } } }, ['cluster-platform:certificates.issuer: is only used when mode is "cert-manager" (mode is "self-signed")']],
-        ["a serving cert outliving its CA", { ...base(), certificates: { caValidityDays: 365, certValidityDays: 400 } }, ["cluster-platform:certificates.certValidityDays: 400 must not exceed caValidityDays (365): a serving certificate must not outlive its CA"]],
-        ["a cluster-scoped injection target with a namespace", { ...base(), caInjection: [{ kind: "APIService", name: "v1.metrics.k8s.io", namespace: "x" }] }, ['cluster-platform:caInjection[0].namespace: must not be set: APIService "v1.metrics.k8s.io" is cluster-scoped']],
-        ["a duplicate injection target", { ...base(), caInjection: [{ kind: "APIService", name: "a" }, { kind: "APIService", name: "a" }] }, ['cluster-platform:caInjection[1]: duplicate caInjection entry "APIService//a" (already at index 0)']],
-        ["aws enabled without a region", { ...base(), aws: { enabled: true } }, ["cluster-platform:aws.region: is required when aws.enabled is true"]],
-        ["a malformed region", { ...base(), aws: { region: "us east" } }, ['cluster-platform:aws.region: "us east" is not an AWS region name such as "us-east-1"']],
-        ["a webhook timeout above the platform's limit of 30s", { ...base(), subscriptions: { webhook: { timeoutSeconds: 31 } } }, ["cluster-platform:subscriptions.webhook.timeoutSeconds: 31 must be at most 30"]],
-        ["a Bundle reaching into another namespace", { ...base(), subscriptions: { bundles: [{ name: "b", namespace: "team-a", entitlements: [{ name: "e", namespace: "team-b" }] }] } }, ['cluster-platform:subscriptions.bundles[0].entitlements[0].namespace: Bundle "team-a/b": "team-b" differs from the bundle\'s namespace; a Bundle may only reference objects in its own namespace (use a ClusterBundle to share across namespaces)']],
-        ["AllNamespaces without rbacNamespaces when promotion is off", { ...base(), olm: { disableAllNamespacePermissionPromotion: true }, operators: [{ name: "op", csv: "op.yaml", namespace: "ops" }] }, ['cluster-platform:operators[0].rbacNamespaces: operator "op": is required (a non-empty list) when targetNamespaces is [] (AllNamespaces) and olm.disableAllNamespacePermissionPromotion is true: it names the namespaces that get the operator\'s Roles']],
+        [
+            "service-ca on plain Kubernetes",
+            { cluster: { name: "k", platform: "kubernetes", kubeContext: "test" }, certificates: { mode: "service-ca" } },
+            [
+                'cluster-platform:certificates.mode: "service-ca" needs OpenShift\'s service-ca operator, but cluster.platform is "kubernetes"',
+            ],
+        ],
+        [
+            "an issuer outside cert-manager mode",
+            { ...base(), certificates: { issuer: { kind: "ClusterIssuer", name: "ca" } } },
+            ['cluster-platform:certificates.issuer: is only used when mode is "cert-manager" (mode is "self-signed")'],
+        ],
+        [
+            "a serving cert outliving its CA",
+            { ...base(), certificates: { caValidityDays: 365, certValidityDays: 400 } },
+            [
+                "cluster-platform:certificates.certValidityDays: 400 must not exceed caValidityDays (365): a serving certificate must not outlive its CA",
+            ],
+        ],
+        [
+            "a cluster-scoped injection target with a namespace",
+            { ...base(), caInjection: [{ kind: "APIService", name: "v1.metrics.k8s.io", namespace: "x" }] },
+            ['cluster-platform:caInjection[0].namespace: must not be set: APIService "v1.metrics.k8s.io" is cluster-scoped'],
+        ],
+        [
+            "a duplicate injection target",
+            {
+                ...base(),
+                caInjection: [
+                    { kind: "APIService", name: "a" },
+                    { kind: "APIService", name: "a" },
+                ],
+            },
+            ['cluster-platform:caInjection[1]: duplicate caInjection entry "APIService//a" (already at index 0)'],
+        ],
+        [
+            "aws enabled without a region",
+            { ...base(), aws: { enabled: true } },
+            ["cluster-platform:aws.region: is required when aws.enabled is true"],
+        ],
+        [
+            "a malformed region",
+            { ...base(), aws: { region: "us east" } },
+            ['cluster-platform:aws.region: "us east" is not an AWS region name such as "us-east-1"'],
+        ],
+        [
+            "a webhook timeout above the platform's limit of 30s",
+            { ...base(), subscriptions: { webhook: { timeoutSeconds: 31 } } },
+            ["cluster-platform:subscriptions.webhook.timeoutSeconds: 31 must be at most 30"],
+        ],
+        [
+            "a Bundle reaching into another namespace",
+            {
+                ...base(),
+                subscriptions: { bundles: [{ name: "b", namespace: "team-a", entitlements: [{ name: "e", namespace: "team-b" }] }] },
+            },
+            [
+                'cluster-platform:subscriptions.bundles[0].entitlements[0].namespace: Bundle "team-a/b": "team-b" differs from the bundle\'s namespace; a Bundle may only reference objects in its own namespace (use a ClusterBundle to share across namespaces)',
+            ],
+        ],
+        [
+            "AllNamespaces without rbacNamespaces when promotion is off",
+            {
+                ...base(),
+                olm: { disableAllNamespacePermissionPromotion: true },
+                operators: [{ name: "op", csv: "op.yaml", namespace: "ops" }],
+            },
+            [
+                'cluster-platform:operators[0].rbacNamespaces: operator "op": is required (a non-empty list) when targetNamespaces is [] (AllNamespaces) and olm.disableAllNamespacePermissionPromotion is true: it names the namespaces that get the operator\'s Roles',
+            ],
+        ],
     ])("GIVEN %s WHEN validated THEN the problem names it", (_case, raw, expected) => {
         expect(problemLines(raw as Record<string, unknown>)).toEqual(expected);
     });

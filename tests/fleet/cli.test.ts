@@ -26,7 +26,13 @@ afterAll(() => directories.forEach((d) => rmSync(d, { recursive: true, force: tr
 
 describe("npm run fleet -- preview", () => {
     test("GIVEN every stack of the project in sync WHEN previewed THEN one 'in sync' line per stack, exit 0, and the admin's current stack is selected again", () => {
-        const run = fleet([{ name: "prod-eu", preview: "in-sync" }, { name: "prod-us", preview: "in-sync" }], ["--concurrency", "1"]);
+        const run = fleet(
+            [
+                { name: "prod-eu", preview: "in-sync" },
+                { name: "prod-us", preview: "in-sync" },
+            ],
+            ["--concurrency", "1"],
+        );
         directories.push(run.directory);
         expect(run.stdout.split("\n")).toEqual(["prod-eu  in sync", "prod-us  in sync", "2 stacks: 2 in sync, 0 drifted, 0 failed", ""]);
         expect(run.status).toBe(0);
@@ -35,7 +41,13 @@ describe("npm run fleet -- preview", () => {
     }, 60_000);
 
     test("GIVEN one drifted stack among in-sync ones WHEN previewed THEN its line names the resources and properties, and exit 2", () => {
-        const run = fleet([{ name: "a", preview: "in-sync" }, { name: "b", preview: "drifted" }], []);
+        const run = fleet(
+            [
+                { name: "a", preview: "in-sync" },
+                { name: "b", preview: "drifted" },
+            ],
+            [],
+        );
         directories.push(run.directory);
         expect(run.stdout.split("\n")[1]).toBe(
             "b  drifted: 3 resources: create kubernetes:core/v1:Secret webhook-serving-secret; replace kubernetes:admissionregistration.k8s.io/v1:MutatingWebhookConfiguration subscription-webhook [metadata.name]; update kubernetes:apps/v1:Deployment subscription-webhook [spec.replicas, spec.template.spec.containers[0].image]",
@@ -53,9 +65,18 @@ describe("npm run fleet -- preview", () => {
             ["broken", "stuck", "drifting", "gone", "--json", "--timeout", "3", "--concurrency", "4"],
         );
         directories.push(run.directory);
-        const document = JSON.parse(run.stdout) as { stacks: Array<{ stack: string; status: string; reason?: string; resources: unknown[] }>; summary: unknown; exitCode: number };
+        const document = JSON.parse(run.stdout) as {
+            stacks: Array<{ stack: string; status: string; reason?: string; resources: unknown[] }>;
+            summary: unknown;
+            exitCode: number;
+        };
         expect(document.stacks.map((s) => [s.stack, s.status, s.reason, s.resources.length])).toEqual([
-            ["broken", "failed", 'configured Kubernetes cluster is unreachable: unable to load schema information from the API server: Get "https://api.prod-us.example.com:6443/openapi/v2?timeout=32s": dial tcp 10.0.3.7:6443: i/o timeout', 0],
+            [
+                "broken",
+                "failed",
+                'configured Kubernetes cluster is unreachable: unable to load schema information from the API server: Get "https://api.prod-us.example.com:6443/openapi/v2?timeout=32s": dial tcp 10.0.3.7:6443: i/o timeout',
+                0,
+            ],
             ["drifting", "drifted", undefined, 3],
             ["gone", "failed", "error: no stack named 'gone' found", 0],
             ["stuck", "failed", "timed out after 3s (preview cancelled)", 0],
@@ -74,7 +95,10 @@ describe("npm run fleet -- preview", () => {
     }, 60_000);
 
     test("GIVEN a stack that hangs and --concurrency 2 WHEN previewed THEN every other stack finishes while it still runs, and it is cut at the timeout", () => {
-        const stacks: StandInStack[] = [{ name: "a-stuck", preview: "in-sync", delay: "hang" }, ...["b", "c", "d", "e"].map((name): StandInStack => ({ name, preview: "in-sync" }))];
+        const stacks: StandInStack[] = [
+            { name: "a-stuck", preview: "in-sync", delay: "hang" },
+            ...["b", "c", "d", "e"].map((name): StandInStack => ({ name, preview: "in-sync" })),
+        ];
         const run = fleet(stacks, ["--concurrency", "2", "--timeout", "4"]);
         directories.push(run.directory);
         const activity = readFileSync(path.join(run.directory, "activity.log"), "utf8").split("\n").filter(Boolean);

@@ -6,7 +6,16 @@ import { readFileSync } from "node:fs";
 import * as path from "node:path";
 import type { EngineEvent } from "@pulumi/pulumi/automation";
 import fc from "fast-check";
-import { driftFrom, exitCodeOf, failureReason, fleetDocument, formatLine, formatReportLines, StackOutcome, StackStatus } from "../../scripts/fleet/report";
+import {
+    driftFrom,
+    exitCodeOf,
+    failureReason,
+    fleetDocument,
+    formatLine,
+    formatReportLines,
+    StackOutcome,
+    StackStatus,
+} from "../../scripts/fleet/report";
 
 const RECORDINGS = path.resolve(__dirname, "..", "fixtures", "fleet", "recordings");
 const URN = "urn:pulumi:recorded::cluster-platform::";
@@ -18,7 +27,13 @@ function recorded(name: string): EngineEvent[] {
         .map((line) => JSON.parse(line) as EngineEvent);
 }
 
-const outcome = (stack: string, status: StackStatus): StackOutcome => ({ stack, status, resources: [], seconds: 1, ...(status === "failed" ? { reason: "boom" } : {}) });
+const outcome = (stack: string, status: StackStatus): StackOutcome => ({
+    stack,
+    status,
+    resources: [],
+    seconds: 1,
+    ...(status === "failed" ? { reason: "boom" } : {}),
+});
 
 describe("judging one stack's preview", () => {
     test("GIVEN a preview whose every step is same or refresh WHEN judged THEN nothing drifted", () => {
@@ -52,8 +67,16 @@ describe("judging one stack's preview", () => {
         expect(failureReason(recorded("failed"), "error: preview failed\n", "exit 255")).toBe(
             'configured Kubernetes cluster is unreachable: unable to load schema information from the API server: Get "https://api.prod-us.example.com:6443/openapi/v2?timeout=32s": dial tcp 10.0.3.7:6443: i/o timeout',
         );
-        expect(failureReason([], "\u001b[31merror:\u001b[0m could not read plugin\nmore\n", "exit 255")).toBe("error: could not read plugin");
-        expect(failureReason([], "Command failed with exit code 255: pulumi stack select --stack gone\n\nerror: no stack named 'gone' found", "x")).toBe("error: no stack named 'gone' found");
+        expect(failureReason([], "\u001b[31merror:\u001b[0m could not read plugin\nmore\n", "exit 255")).toBe(
+            "error: could not read plugin",
+        );
+        expect(
+            failureReason(
+                [],
+                "Command failed with exit code 255: pulumi stack select --stack gone\n\nerror: no stack named 'gone' found",
+                "x",
+            ),
+        ).toBe("error: no stack named 'gone' found");
         expect(failureReason([], "", "exit 255")).toBe("exit 255");
     });
 });

@@ -12,7 +12,10 @@ import { Capture } from "./capture";
 import { TlsProviderState } from "./tls-signer";
 
 const program = path.join(__dirname, "..", "fixtures", "certificates", "webhook-program");
-export const CERTIFICATES_CONFIG = flattenConfig({ cluster: { name: "test", platform: "kubernetes", kubeContext: "test" }, certificates: { mode: "self-signed" } });
+export const CERTIFICATES_CONFIG = flattenConfig({
+    cluster: { name: "test", platform: "kubernetes", kubeContext: "test" },
+    certificates: { mode: "self-signed" },
+});
 export const DAY = 24 * 3600 * 1000;
 export const T0 = new Date("2026-01-01T00:00:00Z");
 
@@ -87,4 +90,3 @@ export function expectNoOutage(before: Update | undefined, after: Update, now: D
         }
     }
 }
-

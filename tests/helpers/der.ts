@@ -37,7 +37,8 @@ export function tlv(tag: number, content: Buffer): Buffer {
 export const sequence = (...items: Buffer[]): Buffer => tlv(TAG.sequence, Buffer.concat(items));
 export const set = (...items: Buffer[]): Buffer => tlv(TAG.set, Buffer.concat(items));
 export const octetString = (content: Buffer): Buffer => tlv(TAG.octetString, content);
-export const bitString = (content: Buffer, unusedBits = 0): Buffer => tlv(TAG.bitString, Buffer.concat([Buffer.from([unusedBits]), content]));
+export const bitString = (content: Buffer, unusedBits = 0): Buffer =>
+    tlv(TAG.bitString, Buffer.concat([Buffer.from([unusedBits]), content]));
 export const boolean = (value: boolean): Buffer => tlv(TAG.boolean, Buffer.from([value ? 0xff : 0x00]));
 /** `[n]` EXPLICIT (constructed, wrapping `content`). */
 export const explicit = (n: number, content: Buffer): Buffer => tlv(0xa0 + n, content);
@@ -113,7 +114,7 @@ export function read(buffer: Buffer, offset = 0): Node {
 /** The TLVs inside a constructed node. */
 export function children(node: Node): Node[] {
     const out: Node[] = [];
-    for (let offset = 0; offset < node.content.length; ) {
+    for (let offset = 0; offset < node.content.length;) {
         const child = read(node.content, offset);
         out.push(child);
         offset += child.raw.length;

@@ -29,7 +29,13 @@ export function standInFleet(stacks: ReadonlyArray<StandInStack>, directory = mk
         writeFileSync(path.join(directory, `${stack.name}.exit`), stack.preview === "failed" ? "255\n" : "0\n");
         writeFileSync(path.join(directory, `${stack.name}.delay`), `${stack.delay ?? "0"}\n`);
     }
-    const listing = stacks.map((s, i) => ({ name: s.name, current: i === 0, updateInProgress: false, resourceCount: 4, url: `file://~/.pulumi/stacks/cluster-platform/${s.name}.json` }));
+    const listing = stacks.map((s, i) => ({
+        name: s.name,
+        current: i === 0,
+        updateInProgress: false,
+        resourceCount: 4,
+        url: `file://~/.pulumi/stacks/cluster-platform/${s.name}.json`,
+    }));
     writeFileSync(path.join(directory, "stacks.json"), `${JSON.stringify(listing, null, 2)}\n`);
     writeFileSync(path.join(directory, "activity.log"), "");
     return directory;
@@ -48,5 +54,10 @@ export function maxConcurrent(directory: string): number {
 
 /** Environment for a process that must find the stand-in as `pulumi`. */
 export function standInEnv(directory: string): NodeJS.ProcessEnv {
-    return { ...process.env, PATH: `${STAND_IN_BIN}${path.delimiter}${process.env.PATH ?? ""}`, FLEET_RECORDINGS: directory, PULUMI_SKIP_UPDATE_CHECK: "true" };
+    return {
+        ...process.env,
+        PATH: `${STAND_IN_BIN}${path.delimiter}${process.env.PATH ?? ""}`,
+        FLEET_RECORDINGS: directory,
+        PULUMI_SKIP_UPDATE_CHECK: "true",
+    };
 }

@@ -48,14 +48,29 @@ export function buildNodeBaseLayout(workDirectory: string): NodeBaseLayout {
         copyFileSync(library, path.join(rootfs, library));
     }
     mkdirSync(path.join(rootfs, "etc"), { recursive: true });
-    writeFileSync(path.join(rootfs, "etc", "passwd"), "root:x:0:0:root:/root:/sbin/nologin\nnonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin\n");
+    writeFileSync(
+        path.join(rootfs, "etc", "passwd"),
+        "root:x:0:0:root:/root:/sbin/nologin\nnonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin\n",
+    );
     writeFileSync(path.join(rootfs, "etc", "group"), "root:x:0:\nnonroot:x:65532:\n");
     mkdirSync(path.join(rootfs, "home", "nonroot"), { recursive: true });
     mkdirSync(path.join(rootfs, "tmp"), { recursive: true });
     chmodSync(path.join(rootfs, "tmp"), 0o1777);
 
     const tarFile = path.join(workDirectory, "base-layer.tar");
-    execFileSync("tar", ["--create", "--file", tarFile, "--sort=name", "--owner=0", "--group=0", "--numeric-owner", "--mtime=@0", "-C", rootfs, "."]);
+    execFileSync("tar", [
+        "--create",
+        "--file",
+        tarFile,
+        "--sort=name",
+        "--owner=0",
+        "--group=0",
+        "--numeric-owner",
+        "--mtime=@0",
+        "-C",
+        rootfs,
+        ".",
+    ]);
     const tarBytes = readFileSync(tarFile);
     const gz = execFileSync("gzip", ["-1", "-n", "-c", tarFile], { maxBuffer: 512 * 1024 * 1024 });
 
@@ -72,7 +87,10 @@ export function buildNodeBaseLayout(workDirectory: string): NodeBaseLayout {
                 created: "2024-01-01T00:00:00Z",
                 config: {
                     User: "65532",
-                    Env: ["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt"],
+                    Env: [
+                        "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+                        "SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt",
+                    ],
                     Entrypoint: ["/nodejs/bin/node"],
                     WorkingDir: "/home/nonroot",
                     Labels: { "org.example.base": "test-node" },
@@ -98,7 +116,13 @@ export function buildNodeBaseLayout(workDirectory: string): NodeBaseLayout {
         path.join(layout, "index.json"),
         JSON.stringify({
             schemaVersion: 2,
-            manifests: [{ mediaType: "application/vnd.oci.image.index.v1+json", ...index, annotations: { "org.opencontainers.image.ref.name": ref } }],
+            manifests: [
+                {
+                    mediaType: "application/vnd.oci.image.index.v1+json",
+                    ...index,
+                    annotations: { "org.opencontainers.image.ref.name": ref },
+                },
+            ],
         }),
     );
     return { layout, ref, rootfs };
@@ -121,7 +145,20 @@ export async function pushBase(
     const args =
         format === "oci-index"
             ? ["copy", "--all", "--dest-tls-verify=false", "--digestfile", digestFile, `oci:${base.layout}:${base.ref}`, destination]
-            : ["copy", "--override-arch", "amd64", "--override-os", "linux", "--format", "v2s2", "--dest-tls-verify=false", "--digestfile", digestFile, `oci:${base.layout}:${base.ref}`, destination];
+            : [
+                  "copy",
+                  "--override-arch",
+                  "amd64",
+                  "--override-os",
+                  "linux",
+                  "--format",
+                  "v2s2",
+                  "--dest-tls-verify=false",
+                  "--digestfile",
+                  digestFile,
+                  `oci:${base.layout}:${base.ref}`,
+                  destination,
+              ];
     // Asynchronously: the registry may call back into a token service running in this process.
     await promisify(execFile)("skopeo", args, { env });
     const digest = readFileSync(digestFile, "utf8").trim();

@@ -34,7 +34,10 @@ export function writeBundle(csv: Yaml, others: Yaml[] = []): string {
 /** node-maintenance with every install mode supported, so its webhook can be scoped; returns the CSV's path. */
 export function scopableBundle(): string {
     const csv = readCsv("node-maintenance-operator-0.0.1.clusterserviceversion.yaml");
-    csv.spec.installModes = ["OwnNamespace", "SingleNamespace", "MultiNamespace", "AllNamespaces"].map((type) => ({ type, supported: true }));
+    csv.spec.installModes = ["OwnNamespace", "SingleNamespace", "MultiNamespace", "AllNamespaces"].map((type) => ({
+        type,
+        supported: true,
+    }));
     return writeBundle(csv);
 }
 
@@ -51,7 +54,11 @@ export interface OperatorsRenderOptions {
 export function renderOperators(operators: Record<string, unknown>[], options: OperatorsRenderOptions = {}): Promise<RenderResult> {
     return renderConfig(
         {
-            cluster: { name: "test", platform: options.platform ?? "kubernetes", ...(options.renderYaml ? { renderYamlToDirectory: "out/test" } : { kubeContext: "test" }) },
+            cluster: {
+                name: "test",
+                platform: options.platform ?? "kubernetes",
+                ...(options.renderYaml ? { renderYamlToDirectory: "out/test" } : { kubeContext: "test" }),
+            },
             ...(options.olm ? { olm: options.olm } : {}),
             ...(options.certificates ? { certificates: options.certificates } : {}),
             operators,
@@ -60,7 +67,12 @@ export function renderOperators(operators: Record<string, unknown>[], options: O
     );
 }
 
-export type KubeObject = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> }; [key: string]: Yaml };
+export type KubeObject = {
+    apiVersion: string;
+    kind: string;
+    metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+    [key: string]: Yaml;
+};
 
 /** The rendered objects (not patches), optionally of some kinds. */
 export function objectsOf(result: RenderResult, ...kinds: string[]): KubeObject[] {
@@ -79,7 +91,11 @@ export function patchesOf(result: RenderResult): KubeObject[] {
 export function objectNamed(result: RenderResult, kind: string, name: string, namespace?: string): KubeObject {
     const found = objectsOf(result, kind).filter((o) => o.metadata.name === name && o.metadata.namespace === namespace);
     if (found.length !== 1) {
-        throw new Error(`expected one ${kind} ${namespace ?? ""}/${name}, found ${found.length}: ${objectsOf(result, kind).map((o) => `${o.metadata.namespace ?? ""}/${o.metadata.name}`).join(", ")}`);
+        throw new Error(
+            `expected one ${kind} ${namespace ?? ""}/${name}, found ${found.length}: ${objectsOf(result, kind)
+                .map((o) => `${o.metadata.namespace ?? ""}/${o.metadata.name}`)
+                .join(", ")}`,
+        );
     }
     return found[0];
 }

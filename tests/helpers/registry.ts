@@ -12,8 +12,7 @@ import * as path from "node:path";
 import { stringify } from "yaml";
 
 export type RegistryAuth =
-    | { kind: "htpasswd"; file: string }
-    | { kind: "token"; realm: string; service: string; issuer: string; rootCertBundle: string };
+    { kind: "htpasswd"; file: string } | { kind: "token"; realm: string; service: string; issuer: string; rootCertBundle: string };
 
 export interface LoggedRequest {
     method: string;

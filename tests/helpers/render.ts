@@ -27,7 +27,9 @@ export function renderFile(file: string, options: Omit<Partial<RenderOptions>, "
 export function resourceNamed(result: RenderResult, type: string, name: string): RenderedResource {
     const found = result.resources.filter((r) => r.type === type && r.name === name);
     if (found.length !== 1) {
-        throw new Error(`expected one ${type} named ${name}, found ${found.length}: ${result.resources.map((r) => `${r.type}::${r.name}`).join(", ")}`);
+        throw new Error(
+            `expected one ${type} named ${name}, found ${found.length}: ${result.resources.map((r) => `${r.type}::${r.name}`).join(", ")}`,
+        );
     }
     return found[0];
 }
@@ -35,7 +37,9 @@ export function resourceNamed(result: RenderResult, type: string, name: string):
 /** The one rendered Kubernetes object of `kind` named `name`; fails the test when absent or repeated. */
 /** Every rendered object of this kind and name (namespaced kinds may have one per namespace). */
 export function manifestsNamed(result: RenderResult, kind: string, name: string): Record<string, unknown>[] {
-    return result.manifests.filter((m) => m.object.kind === kind && (m.object.metadata as { name?: string } | undefined)?.name === name).map((m) => m.object);
+    return result.manifests
+        .filter((m) => m.object.kind === kind && (m.object.metadata as { name?: string } | undefined)?.name === name)
+        .map((m) => m.object);
 }
 
 export function manifestNamed(result: RenderResult, kind: string, name: string): Record<string, unknown> {

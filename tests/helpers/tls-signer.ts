@@ -6,7 +6,16 @@
  * from the request, ECDSA-with-SHA256 signatures). Plug it into
  * `renderProgram({ preview: false, computed: tlsComputed(clock) })`, or call it directly.
  */
-import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, KeyObject, randomBytes, sign, X509Certificate } from "node:crypto";
+import {
+    createHash,
+    createPrivateKey,
+    createPublicKey,
+    generateKeyPairSync,
+    KeyObject,
+    randomBytes,
+    sign,
+    X509Certificate,
+} from "node:crypto";
 import { specialSecretSig, specialSigKey } from "@pulumi/pulumi/runtime/rpc";
 import type { ResourceCall, StateProducer } from "../../scripts/render/mocks";
 import * as der from "./der";
@@ -101,7 +110,7 @@ function keyUsageExtension(uses: string[]): Buffer | undefined {
     const highest = Math.max(...bits);
     const bytes = Buffer.alloc(Math.floor(highest / 8) + 1);
     for (const bit of bits) {
-        bytes[Math.floor(bit / 8)] |= 0x80 >> bit % 8;
+        bytes[Math.floor(bit / 8)] |= 0x80 >> (bit % 8);
     }
     return extension(OID.keyUsage, true, der.bitString(bytes, 7 - (highest % 8)));
 }
@@ -209,7 +218,12 @@ export function certificateRequest(privateKeyPem: string, subject: Subject | und
     const key = createPrivateKey(privateKeyPem);
     const san = sanExtension(dnsNames);
     const attributes = san ? [der.sequence(der.oid(OID.extensionRequest), der.set(der.sequence(san)))] : [];
-    const info = der.sequence(der.integer(Buffer.from([0])), name(subject), spkiDer(createPublicKey(key)), der.explicit(0, Buffer.concat(attributes)));
+    const info = der.sequence(
+        der.integer(Buffer.from([0])),
+        name(subject),
+        spkiDer(createPublicKey(key)),
+        der.explicit(0, Buffer.concat(attributes)),
+    );
     return der.pem("CERTIFICATE REQUEST", signed(info, key));
 }
 
@@ -220,7 +234,10 @@ interface ParsedRequest {
 }
 
 function dnsNamesOf(sanValue: Buffer): string[] {
-    return der.children(der.read(sanValue)).filter((n) => n.tag === 0x82).map((n) => n.content.toString("ascii"));
+    return der
+        .children(der.read(sanValue))
+        .filter((n) => n.tag === 0x82)
+        .map((n) => n.content.toString("ascii"));
 }
 
 function parseRequest(requestPem: string): ParsedRequest {
@@ -251,7 +268,13 @@ function subjectOf(certificatePem: string): Buffer {
 }
 
 /** tls.LocallySignedCert: subject, key and SANs from the request; issuer and key id from the CA. */
-export function signRequest(requestPem: string, caCertPem: string, caPrivateKeyPem: string, template: CertificateTemplate, now: Date): Built {
+export function signRequest(
+    requestPem: string,
+    caCertPem: string,
+    caPrivateKeyPem: string,
+    template: CertificateTemplate,
+    now: Date,
+): Built {
     const request = parseRequest(requestPem);
     const ca = new X509Certificate(caCertPem);
     return build(
@@ -289,7 +312,7 @@ export function inspect(certificatePem: string): CertificateFacts {
         if (id === OID.keyUsage) {
             const bits = der.read(value).content.subarray(1);
             facts.keyUsages = Object.entries(KEY_USAGE_BITS)
-                .filter(([, bit]) => (bits[Math.floor(bit / 8)] ?? 0) & (0x80 >> bit % 8))
+                .filter(([, bit]) => (bits[Math.floor(bit / 8)] ?? 0) & (0x80 >> (bit % 8)))
                 .map(([use]) => use);
         } else if (id === OID.extKeyUsage) {
             const oids = der.children(der.read(value)).map(der.oidText);
@@ -351,7 +374,11 @@ export function tlsComputed(clock: Clock): Record<string, StateProducer> {
             readyForRenewal: false,
         }),
         "tls:index/certRequest:CertRequest": (call) => ({
-            certRequestPem: certificateRequest(input<string>(call, "privateKeyPem"), input<Subject | undefined>(call, "subject"), input<string[] | undefined>(call, "dnsNames") ?? []),
+            certRequestPem: certificateRequest(
+                input<string>(call, "privateKeyPem"),
+                input<Subject | undefined>(call, "subject"),
+                input<string[] | undefined>(call, "dnsNames") ?? [],
+            ),
             keyAlgorithm: "ECDSA",
         }),
         "tls:index/locallySignedCert:LocallySignedCert": (call) => ({
@@ -386,7 +413,13 @@ export class TlsProviderState {
                 type,
                 (call: ResourceCall) => {
                     const key = `${type}::${call.name}`;
-                    const inputs = JSON.stringify(Object.fromEntries(Object.keys(call.inputs).sort().map((k) => [k, unsecret(call.inputs[k])])));
+                    const inputs = JSON.stringify(
+                        Object.fromEntries(
+                            Object.keys(call.inputs)
+                                .sort()
+                                .map((k) => [k, unsecret(call.inputs[k])]),
+                        ),
+                    );
                     const known = this.resources.get(key);
                     if (known && known.inputs === inputs) {
                         return known.outputs;

@@ -27,7 +27,25 @@ const base64url = (data: Buffer | string) => Buffer.from(data).toString("base64u
 export async function startTokenServer(directory: string, user: { username: string; password: string }): Promise<TokenServer> {
     const keyFile = path.join(directory, "token-key.pem");
     const certFile = path.join(directory, "token-cert.pem");
-    execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", keyFile, "-out", certFile, "-subj", "/CN=test-token-signer", "-days", "2"], { stdio: "ignore" });
+    execFileSync(
+        "openssl",
+        [
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-keyout",
+            keyFile,
+            "-out",
+            certFile,
+            "-subj",
+            "/CN=test-token-signer",
+            "-days",
+            "2",
+        ],
+        { stdio: "ignore" },
+    );
     const key = createPrivateKey(readFileSync(keyFile));
     const certificate = new X509Certificate(readFileSync(certFile));
     const service = "test-registry";
@@ -52,7 +70,16 @@ export async function startTokenServer(directory: string, user: { username: stri
             return { type, name: rest.join(":"), actions: actions.split(",") };
         });
         const header = { typ: "JWT", alg: "RS256", x5c: [certificate.raw.toString("base64")] };
-        const claims = { iss: issuer, sub: user.username, aud: service, exp: now + 300, nbf: now - 10, iat: now, jti: `${now}-${requests.length}`, access };
+        const claims = {
+            iss: issuer,
+            sub: user.username,
+            aud: service,
+            exp: now + 300,
+            nbf: now - 10,
+            iat: now,
+            jti: `${now}-${requests.length}`,
+            access,
+        };
         const signingInput = `${base64url(JSON.stringify(header))}.${base64url(JSON.stringify(claims))}`;
         const token = `${signingInput}.${base64url(sign("sha256", Buffer.from(signingInput), key))}`;
         res.writeHead(200, { "Content-Type": "application/json" });

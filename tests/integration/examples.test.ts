@@ -79,15 +79,24 @@ describe("the whole program under mocks, for each example stack", () => {
         expect(Object.keys(EXPECTED).sort()).toEqual([...STACKS].sort());
     });
 
-    test.each(STACKS)("GIVEN %s WHEN rendered THEN it succeeds, installs exactly its capabilities and exports exactly its outputs", async (file) => {
-        const result = await renderFile(file);
-        expect(result.problems).toEqual([]);
-        expect(result.errors).toEqual([]);
-        expect(result.ok).toBe(true);
-        const components = [...new Set(result.resources.filter((r) => r.type.startsWith("cluster-platform:")).map((r) => r.type.slice("cluster-platform:".length)))];
-        expect(components.sort()).toEqual(EXPECTED[file].components);
-        expect(Object.keys(result.stackOutputs).sort()).toEqual(EXPECTED[file].outputs);
-    });
+    test.each(STACKS)(
+        "GIVEN %s WHEN rendered THEN it succeeds, installs exactly its capabilities and exports exactly its outputs",
+        async (file) => {
+            const result = await renderFile(file);
+            expect(result.problems).toEqual([]);
+            expect(result.errors).toEqual([]);
+            expect(result.ok).toBe(true);
+            const components = [
+                ...new Set(
+                    result.resources
+                        .filter((r) => r.type.startsWith("cluster-platform:"))
+                        .map((r) => r.type.slice("cluster-platform:".length)),
+                ),
+            ];
+            expect(components.sort()).toEqual(EXPECTED[file].components);
+            expect(Object.keys(result.stackOutputs).sort()).toEqual(EXPECTED[file].outputs);
+        },
+    );
 
     test("GIVEN the local stack WHEN rendered THEN the Kubernetes provider renders to ./out/local and AWS is off", async () => {
         const result = await renderFile("Pulumi.local.yaml");

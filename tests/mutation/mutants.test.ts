@@ -2,7 +2,8 @@ import { applyMutant, mutationPoints, sampleMutants } from "../../scripts/mutati
 
 describe("mutation points", () => {
     it("GIVEN a rule with a comparison, a conjunction, a negation and a condition WHEN mutated THEN each gets its plausible mistakes", () => {
-        const source = "export function ok(a: number, b: boolean) {\n    if (a > 1 && !b) {\n        return true;\n    }\n    return false;\n}\n";
+        const source =
+            "export function ok(a: number, b: boolean) {\n    if (a > 1 && !b) {\n        return true;\n    }\n    return false;\n}\n";
 
         const mutants = mutationPoints("rules.ts", source);
 

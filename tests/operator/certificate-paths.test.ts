@@ -39,14 +39,29 @@ const OPENSHIFT_OBJECTS = [
         apiVersion: "apiextensions.k8s.io/v1",
         kind: "CustomResourceDefinition",
         metadata: { name: "operatorconditions.operators.coreos.com" },
-        spec: { group: "operators.coreos.com", names: { plural: "operatorconditions", kind: "OperatorCondition" }, scope: "Namespaced", versions: [{ name: "v2", served: true, storage: true }] },
+        spec: {
+            group: "operators.coreos.com",
+            names: { plural: "operatorconditions", kind: "OperatorCondition" },
+            scope: "Namespaced",
+            versions: [{ name: "v2", served: true, storage: true }],
+        },
     },
 ] as unknown as KubeObject[];
 
 const MODES = [
     { mode: "self-signed", config: { cluster: { name: "test", platform: "kubernetes", kubeContext: "test" } } },
-    { mode: "service-ca", config: { cluster: { name: "test", platform: "openshift", kubeContext: "test" }, certificates: { mode: "service-ca" } }, cluster: OPENSHIFT_OBJECTS },
-    { mode: "cert-manager", config: { cluster: { name: "test", platform: "kubernetes", kubeContext: "test" }, certificates: { mode: "cert-manager", issuer: { kind: "ClusterIssuer", name: "platform-ca" } } } },
+    {
+        mode: "service-ca",
+        config: { cluster: { name: "test", platform: "openshift", kubeContext: "test" }, certificates: { mode: "service-ca" } },
+        cluster: OPENSHIFT_OBJECTS,
+    },
+    {
+        mode: "cert-manager",
+        config: {
+            cluster: { name: "test", platform: "kubernetes", kubeContext: "test" },
+            certificates: { mode: "cert-manager", issuer: { kind: "ClusterIssuer", name: "platform-ca" } },
+        },
+    },
 ];
 
 function allNamespaces(csv: Yaml): boolean {
@@ -83,10 +98,14 @@ function secretKeys(result: RenderResult, mode: string, name: string): string[] 
     if (mode === "self-signed") {
         expect(objectNamed(result, "Secret", name, "ops").type).toBe("kubernetes.io/tls");
     } else if (mode === "service-ca") {
-        const services = objectsOf(result, "Service").filter((s) => s.metadata.annotations?.["service.beta.openshift.io/serving-cert-secret-name"] === name);
+        const services = objectsOf(result, "Service").filter(
+            (s) => s.metadata.annotations?.["service.beta.openshift.io/serving-cert-secret-name"] === name,
+        );
         expect(services).toHaveLength(1);
     } else {
-        expect(objectsOf(result, "Certificate").filter((c: KubeObject) => c.spec.secretName === name && c.metadata.namespace === "ops")).toHaveLength(1);
+        expect(
+            objectsOf(result, "Certificate").filter((c: KubeObject) => c.spec.secretName === name && c.metadata.namespace === "ops"),
+        ).toHaveLength(1);
     }
     return MODE_KEYS[mode];
 }
@@ -94,43 +113,54 @@ function secretKeys(result: RenderResult, mode: string, name: string): string[] 
 describe("certificate files where operators read them", () => {
     const cases = CSV_FILES.flatMap((file) => MODES.map(({ mode, config, cluster }) => [file, mode, config, cluster] as const));
 
-    test.each(cases)("GIVEN %s in %s mode WHEN rendered THEN every certificate path a container names, and every default path of what it serves, is a key of its serving Secret", async (file, mode, config, cluster) => {
-        const csv = readCsv(file);
-        const operators = [{ name: "op", csv: `${CSV_DIR}/${file}`, namespace: "ops", targetNamespaces: allNamespaces(csv) ? [] : ["ops"] }];
-        const result = await renderConfig({ ...config, operators }, cluster ? { cluster } : {});
-        expect(result.errors).toEqual([]);
-        expect(result.ok).toBe(true);
+    test.each(cases)(
+        "GIVEN %s in %s mode WHEN rendered THEN every certificate path a container names, and every default path of what it serves, is a key of its serving Secret",
+        async (file, mode, config, cluster) => {
+            const csv = readCsv(file);
+            const operators = [
+                { name: "op", csv: `${CSV_DIR}/${file}`, namespace: "ops", targetNamespaces: allNamespaces(csv) ? [] : ["ops"] },
+            ];
+            const result = await renderConfig({ ...config, operators }, cluster ? { cluster } : {});
+            expect(result.errors).toEqual([]);
+            expect(result.ok).toBe(true);
 
-        const servesApi = new Set((csv.spec.apiservicedefinitions?.owned ?? []).map((a: Yaml) => a.deploymentName));
-        const servesWebhooks = new Set((csv.spec.webhookdefinitions ?? []).map((w: Yaml) => w.deploymentName));
-        const failures: string[] = [];
-        let checked = 0;
-        for (const deployment of csv.spec.install.spec.deployments as Yaml[]) {
-            const pod = objectNamed(result, "Deployment", deployment.name, "ops").spec.template.spec;
-            for (const container of pod.containers) {
-                const defaults = [
-                    ...(servesApi.has(deployment.name) ? [`${APISERVICE_DIR}/apiserver.crt`, `${APISERVICE_DIR}/apiserver.key`] : []),
-                    ...(servesWebhooks.has(deployment.name) ? [`${WEBHOOK_DIR}/tls.crt`, `${WEBHOOK_DIR}/tls.key`] : []),
-                ];
-                for (const path of new Set([...namedPaths(container), ...defaults])) {
-                    checked++;
-                    const found = resolve(pod, container, path);
-                    if (typeof found === "string") {
-                        failures.push(`${deployment.name}: ${found}`);
-                    } else if (found.secretName !== `${deployment.name}-service-cert`) {
-                        failures.push(`${deployment.name}: ${path} comes from Secret ${found.secretName}, not the serving Secret ${deployment.name}-service-cert`);
-                    } else if (!secretKeys(result, mode, found.secretName).includes(found.key)) {
-                        failures.push(`${deployment.name}: ${path} is key ${found.key}, which Secret ${found.secretName} does not hold in ${mode} mode`);
+            const servesApi = new Set((csv.spec.apiservicedefinitions?.owned ?? []).map((a: Yaml) => a.deploymentName));
+            const servesWebhooks = new Set((csv.spec.webhookdefinitions ?? []).map((w: Yaml) => w.deploymentName));
+            const failures: string[] = [];
+            let checked = 0;
+            for (const deployment of csv.spec.install.spec.deployments as Yaml[]) {
+                const pod = objectNamed(result, "Deployment", deployment.name, "ops").spec.template.spec;
+                for (const container of pod.containers) {
+                    const defaults = [
+                        ...(servesApi.has(deployment.name) ? [`${APISERVICE_DIR}/apiserver.crt`, `${APISERVICE_DIR}/apiserver.key`] : []),
+                        ...(servesWebhooks.has(deployment.name) ? [`${WEBHOOK_DIR}/tls.crt`, `${WEBHOOK_DIR}/tls.key`] : []),
+                    ];
+                    for (const path of new Set([...namedPaths(container), ...defaults])) {
+                        checked++;
+                        const found = resolve(pod, container, path);
+                        if (typeof found === "string") {
+                            failures.push(`${deployment.name}: ${found}`);
+                        } else if (found.secretName !== `${deployment.name}-service-cert`) {
+                            failures.push(
+                                `${deployment.name}: ${path} comes from Secret ${found.secretName}, not the serving Secret ${deployment.name}-service-cert`,
+                            );
+                        } else if (!secretKeys(result, mode, found.secretName).includes(found.key)) {
+                            failures.push(
+                                `${deployment.name}: ${path} is key ${found.key}, which Secret ${found.secretName} does not hold in ${mode} mode`,
+                            );
+                        }
                     }
                 }
             }
-        }
-        expect(failures).toEqual([]);
-        expect(checked > 0).toBe(servesApi.size + servesWebhooks.size > 0);
-    });
+            expect(failures).toEqual([]);
+            expect(checked > 0).toBe(servesApi.size + servesWebhooks.size > 0);
+        },
+    );
 
     test("GIVEN cert-manager 1.16.1 WHEN rendered THEN its webhook's --tls-cert-file and --tls-private-key-file are OLM's apiserver.crt and apiserver.key of the serving Secret", async () => {
-        const result = await renderOperators([{ name: "op", csv: `${CSV_DIR}/cert-manager-1.16.1.clusterserviceversion.yaml`, namespace: "ops", targetNamespaces: [] }]);
+        const result = await renderOperators([
+            { name: "op", csv: `${CSV_DIR}/cert-manager-1.16.1.clusterserviceversion.yaml`, namespace: "ops", targetNamespaces: [] },
+        ]);
         const pod = objectNamed(result, "Deployment", "cert-manager-webhook", "ops").spec.template.spec;
         const [container] = pod.containers;
         expect(namedPaths(container)).toEqual([`${APISERVICE_DIR}/apiserver.crt`, `${APISERVICE_DIR}/apiserver.key`]);

@@ -10,7 +10,9 @@ const problemLines = (raw: Record<string, unknown>) => {
 describe("operators config", () => {
     test("GIVEN an operator without createNamespace WHEN validated THEN the stack creates its namespace", () => {
         const result = validateStackConfig({ ...base, operators: [{ name: "a", csv: "a.yaml", namespace: "ops" }] });
-        expect(result.ok && result.config.operators).toEqual([{ name: "a", csv: "a.yaml", namespace: "ops", createNamespace: true, targetNamespaces: [], deleteCrdsOnRemoval: false }]);
+        expect(result.ok && result.config.operators).toEqual([
+            { name: "a", csv: "a.yaml", namespace: "ops", createNamespace: true, targetNamespaces: [], deleteCrdsOnRemoval: false },
+        ]);
     });
 
     test("GIVEN two operators in one namespace with different targetNamespaces WHEN validated THEN OLM's one-OperatorGroup-per-namespace rule is reported", () => {

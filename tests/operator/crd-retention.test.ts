@@ -5,11 +5,24 @@ import { renderOperators } from "../helpers/operators";
 import { renderConfig, resourcesOfType } from "../helpers/render";
 
 const CRD = "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition";
-const WIDGETS = { name: "widgets", csv: "examples/operators/widget-operator/manifests/widget-operator.clusterserviceversion.yaml", namespace: "widget-operator" };
-const BACKUPS = { name: "backups", csv: "examples/operators/backup-operator/manifests/backup-operator.clusterserviceversion.yaml", namespace: "backup-operator", targetNamespaces: ["backup-operator"] };
+const WIDGETS = {
+    name: "widgets",
+    csv: "examples/operators/widget-operator/manifests/widget-operator.clusterserviceversion.yaml",
+    namespace: "widget-operator",
+};
+const BACKUPS = {
+    name: "backups",
+    csv: "examples/operators/backup-operator/manifests/backup-operator.clusterserviceversion.yaml",
+    namespace: "backup-operator",
+    targetNamespaces: ["backup-operator"],
+};
 
 const crdOptions = (result: RenderResult) =>
-    Object.fromEntries(resourcesOfType(result, CRD).filter((r) => r.read === undefined).map((r) => [r.name, r.options.retainOnDelete]));
+    Object.fromEntries(
+        resourcesOfType(result, CRD)
+            .filter((r) => r.read === undefined)
+            .map((r) => [r.name, r.options.retainOnDelete]),
+    );
 
 /** The output the next update reads back, as the update that `first` previews would publish it. */
 const lastUpdate = (first: RenderResult) => ({ [INSTALLED_CRDS_OUTPUT]: first.stackOutputs[INSTALLED_CRDS_OUTPUT] });
@@ -75,7 +88,9 @@ describe("CRDs outlive their operator", () => {
 
     test("GIVEN a previous output that is not a CRD record WHEN read THEN it is reported, not trusted", () => {
         expect(parseInstalledCrds(undefined)).toEqual({});
-        expect(parseInstalledCrds({ "x.io": { owner: "operator a", onRemoval: "maybe" } }).warning).toContain("installedCrds output is not");
+        expect(parseInstalledCrds({ "x.io": { owner: "operator a", onRemoval: "maybe" } }).warning).toContain(
+            "installedCrds output is not",
+        );
         expect(parseInstalledCrds(["x"]).state).toBeUndefined();
     });
 

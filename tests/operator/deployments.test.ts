@@ -1,11 +1,36 @@
 import { webhookCertificateVolumes } from "../../components/admission-webhook/build";
-import { DeploymentInput, deploymentFor, deploymentLabels, proxyEnvOf, withCertificateMount, withEnv } from "../../components/operator/deployments";
+import {
+    DeploymentInput,
+    deploymentFor,
+    deploymentLabels,
+    proxyEnvOf,
+    withCertificateMount,
+    withEnv,
+} from "../../components/operator/deployments";
 import type { StrategyDeployment } from "../../components/operator/csv";
 
 /** OLM's two volumes of the serving Secret (certresources.go, AddDefaultCertVolumeAndVolumeMounts), written out. */
 const SECRET = "widget-webhook-service-cert";
-const apiserviceVolume = { name: "apiservice-cert", secret: { secretName: SECRET, items: [{ key: "tls.crt", path: "apiserver.crt" }, { key: "tls.key", path: "apiserver.key" }] } };
-const webhookVolume = { name: "webhook-cert", secret: { secretName: SECRET, items: [{ key: "tls.crt", path: "tls.crt" }, { key: "tls.key", path: "tls.key" }] } };
+const apiserviceVolume = {
+    name: "apiservice-cert",
+    secret: {
+        secretName: SECRET,
+        items: [
+            { key: "tls.crt", path: "apiserver.crt" },
+            { key: "tls.key", path: "apiserver.key" },
+        ],
+    },
+};
+const webhookVolume = {
+    name: "webhook-cert",
+    secret: {
+        secretName: SECRET,
+        items: [
+            { key: "tls.crt", path: "tls.crt" },
+            { key: "tls.key", path: "tls.key" },
+        ],
+    },
+};
 const apiserviceMount = { name: "apiservice-cert", mountPath: "/apiserver.local.config/certificates" };
 const webhookMount = { name: "webhook-cert", mountPath: "/tmp/k8s-webhook-server/serving-certs" };
 const certificate = { volumes: [apiserviceVolume, webhookVolume], volumeMounts: [apiserviceMount, webhookMount] };
@@ -19,7 +44,10 @@ const strategy = (spec: Record<string, unknown>): StrategyDeployment =>
         spec: {
             replicas: 2,
             selector: { matchLabels: { app: "widget" } },
-            template: { metadata: { labels: { app: "widget" }, annotations: { "kubectl.kubernetes.io/default-container": "webhook" } }, spec },
+            template: {
+                metadata: { labels: { app: "widget" }, annotations: { "kubectl.kubernetes.io/default-container": "webhook" } },
+                spec,
+            },
         },
     }) as unknown as StrategyDeployment;
 
@@ -86,7 +114,13 @@ describe("a CSV deployment as OLM deploys it", () => {
     });
 
     test("GIVEN a pod with no volumes WHEN the certificate is mounted THEN every container gets both mounts, init containers none", () => {
-        const spec = withCertificateMount({ containers: [{ name: "a" }, { name: "b", volumeMounts: [{ name: "tmp", mountPath: "/tmp" }] }], initContainers: [{ name: "init" }] }, certificate);
+        const spec = withCertificateMount(
+            {
+                containers: [{ name: "a" }, { name: "b", volumeMounts: [{ name: "tmp", mountPath: "/tmp" }] }],
+                initContainers: [{ name: "init" }],
+            },
+            certificate,
+        );
         expect(spec).toEqual({
             containers: [
                 { name: "a", volumeMounts: [apiserviceMount, webhookMount] },
@@ -100,21 +134,32 @@ describe("a CSV deployment as OLM deploys it", () => {
     test("GIVEN a bundle that mounts its own certificate Secret at OLM's webhook path (opentelemetry) WHEN mounted THEN that mount is replaced in place and the unused volume stays, as OLM leaves it", () => {
         const spec = withCertificateMount(
             {
-                containers: [{ name: "manager", volumeMounts: [{ name: "cert", mountPath: "/tmp/k8s-webhook-server/serving-certs", readOnly: true }] }],
+                containers: [
+                    {
+                        name: "manager",
+                        volumeMounts: [{ name: "cert", mountPath: "/tmp/k8s-webhook-server/serving-certs", readOnly: true }],
+                    },
+                ],
                 volumes: [{ name: "cert", secret: { secretName: "opentelemetry-operator-controller-manager-service-cert" } }],
             },
             certificate,
         );
         expect(spec).toEqual({
             containers: [{ name: "manager", volumeMounts: [webhookMount, apiserviceMount] }],
-            volumes: [{ name: "cert", secret: { secretName: "opentelemetry-operator-controller-manager-service-cert" } }, apiserviceVolume, webhookVolume],
+            volumes: [
+                { name: "cert", secret: { secretName: "opentelemetry-operator-controller-manager-service-cert" } },
+                apiserviceVolume,
+                webhookVolume,
+            ],
         });
     });
 
     test("GIVEN a bundle whose volume is named apiservice-cert and mounted at the webhook path (kubevirt's hostpath provisioner) WHEN mounted THEN the volume is OLM's and the path is taken over by webhook-cert", () => {
         const spec = withCertificateMount(
             {
-                containers: [{ name: "op", volumeMounts: [{ name: "apiservice-cert", mountPath: "/tmp/k8s-webhook-server/serving-certs" }] }],
+                containers: [
+                    { name: "op", volumeMounts: [{ name: "apiservice-cert", mountPath: "/tmp/k8s-webhook-server/serving-certs" }] },
+                ],
                 volumes: [{ name: "apiservice-cert", secret: { secretName: "own", items: [{ key: "tls.crt", path: "tls.crt" }] } }],
             },
             certificate,
@@ -123,14 +168,23 @@ describe("a CSV deployment as OLM deploys it", () => {
     });
 
     test("GIVEN a container that already mounts webhook-cert elsewhere WHEN mounted THEN OLM keeps that mount as it is", () => {
-        const spec = withCertificateMount({ containers: [{ name: "c", volumeMounts: [{ name: "webhook-cert", mountPath: "/etc/tls" }] }] }, certificate);
+        const spec = withCertificateMount(
+            { containers: [{ name: "c", volumeMounts: [{ name: "webhook-cert", mountPath: "/etc/tls" }] }] },
+            certificate,
+        );
         expect(spec.containers[0].volumeMounts).toEqual([{ name: "webhook-cert", mountPath: "/etc/tls" }, apiserviceMount]);
     });
 
     test("GIVEN promotion disabled WHEN derived THEN every container's WATCH_NAMESPACE is exactly the RBAC namespaces, replacing the CSV's downward-API value", () => {
         const object = derive(
             [
-                { name: "manager", env: [{ name: "A", value: "1" }, { name: "WATCH_NAMESPACE", valueFrom: { fieldRef: { fieldPath: "metadata.annotations['olm.targetNamespaces']" } } }] },
+                {
+                    name: "manager",
+                    env: [
+                        { name: "A", value: "1" },
+                        { name: "WATCH_NAMESPACE", valueFrom: { fieldRef: { fieldPath: "metadata.annotations['olm.targetNamespaces']" } } },
+                    ],
+                },
                 { name: "kube-rbac-proxy" },
             ],
             { watchNamespaces: ["team-a", "team-b"], overrideWatchNamespace: true },
@@ -150,7 +204,13 @@ describe("a CSV deployment as OLM deploys it", () => {
     });
 
     test("GIVEN a bundle's own managed-by and part-of labels (kubevirt) WHEN derived THEN the stack manages the object but the product's part-of stays", () => {
-        expect(deploymentLabels("kubevirt", { "app.kubernetes.io/managed-by": "olm", "app.kubernetes.io/part-of": "hyperconverged-cluster", name: "hco" })).toEqual({
+        expect(
+            deploymentLabels("kubevirt", {
+                "app.kubernetes.io/managed-by": "olm",
+                "app.kubernetes.io/part-of": "hyperconverged-cluster",
+                name: "hco",
+            }),
+        ).toEqual({
             "app.kubernetes.io/managed-by": "cluster-platform",
             "app.kubernetes.io/part-of": "hyperconverged-cluster",
             "cluster-platform.io/capability": "operator",
@@ -166,7 +226,16 @@ describe("a CSV deployment as OLM deploys it", () => {
             { name: "HTTPS_PROXY", value: "http://proxy.corp:3128" },
         ]);
         const object = derive(
-            [{ name: "manager", env: [{ name: "OPERATOR_CONDITION_NAME", value: "stale" }, { name: "HTTPS_PROXY", value: "http://own:8080" }] }, { name: "sidecar" }],
+            [
+                {
+                    name: "manager",
+                    env: [
+                        { name: "OPERATOR_CONDITION_NAME", value: "stale" },
+                        { name: "HTTPS_PROXY", value: "http://own:8080" },
+                    ],
+                },
+                { name: "sidecar" },
+            ],
             { proxyEnv },
         );
         expect(object.spec.template.spec.containers.map((c) => c.env)).toEqual([
@@ -182,6 +251,9 @@ describe("a CSV deployment as OLM deploys it", () => {
 
     test("GIVEN an env var set twice WHEN set again THEN the last value wins and the order is kept", () => {
         const spec = withEnv(withEnv({ containers: [{ name: "c", env: [{ name: "X", value: "0" }] }] }, "Y", "1"), "X", "2");
-        expect(spec.containers[0].env).toEqual([{ name: "X", value: "2" }, { name: "Y", value: "1" }]);
+        expect(spec.containers[0].env).toEqual([
+            { name: "X", value: "2" },
+            { name: "Y", value: "1" },
+        ]);
     });
 });

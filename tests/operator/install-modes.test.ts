@@ -20,11 +20,36 @@ describe("targetNamespaces against a CSV's installModes", () => {
     });
 
     test.each([
-        ["AllNamespaces on a namespaced CSV (etcd)", only("OwnNamespace", "SingleNamespace"), [], "AllNamespaces InstallModeType not supported, cannot configure to watch all namespaces (the CSV supports OwnNamespace, SingleNamespace)"],
-        ["OwnNamespace on an AllNamespaces-only CSV", only("AllNamespaces"), ["operators"], "OwnNamespace InstallModeType not supported, cannot configure to watch own namespace (the CSV supports AllNamespaces)"],
-        ["SingleNamespace on an AllNamespaces-only CSV", only("AllNamespaces"), ["team-a"], "SingleNamespace InstallModeType not supported, cannot configure to watch one namespace (the CSV supports AllNamespaces)"],
-        ["MultiNamespace on etcd", only("OwnNamespace", "SingleNamespace"), ["team-a", "team-b"], "MultiNamespace InstallModeType not supported, cannot configure to watch 2 namespaces (the CSV supports OwnNamespace, SingleNamespace)"],
-        ["MultiNamespace including its own namespace without OwnNamespace", only("SingleNamespace", "MultiNamespace"), ["operators", "team-a"], "OwnNamespace InstallModeType not supported, cannot configure to watch own namespace (the CSV supports SingleNamespace, MultiNamespace)"],
+        [
+            "AllNamespaces on a namespaced CSV (etcd)",
+            only("OwnNamespace", "SingleNamespace"),
+            [],
+            "AllNamespaces InstallModeType not supported, cannot configure to watch all namespaces (the CSV supports OwnNamespace, SingleNamespace)",
+        ],
+        [
+            "OwnNamespace on an AllNamespaces-only CSV",
+            only("AllNamespaces"),
+            ["operators"],
+            "OwnNamespace InstallModeType not supported, cannot configure to watch own namespace (the CSV supports AllNamespaces)",
+        ],
+        [
+            "SingleNamespace on an AllNamespaces-only CSV",
+            only("AllNamespaces"),
+            ["team-a"],
+            "SingleNamespace InstallModeType not supported, cannot configure to watch one namespace (the CSV supports AllNamespaces)",
+        ],
+        [
+            "MultiNamespace on etcd",
+            only("OwnNamespace", "SingleNamespace"),
+            ["team-a", "team-b"],
+            "MultiNamespace InstallModeType not supported, cannot configure to watch 2 namespaces (the CSV supports OwnNamespace, SingleNamespace)",
+        ],
+        [
+            "MultiNamespace including its own namespace without OwnNamespace",
+            only("SingleNamespace", "MultiNamespace"),
+            ["operators", "team-a"],
+            "OwnNamespace InstallModeType not supported, cannot configure to watch own namespace (the CSV supports SingleNamespace, MultiNamespace)",
+        ],
     ])("GIVEN %s THEN OLM's message says why", (_case, set, targets, message) => {
         expect(unsupportedInstallMode(set, "operators", targets)).toBe(message);
     });
@@ -32,7 +57,13 @@ describe("targetNamespaces against a CSV's installModes", () => {
     test("GIVEN a CSV supporting every mode WHEN any targetNamespaces shape is asked THEN it is accepted", () => {
         fc.assert(
             fc.property(fc.uniqueArray(fc.constantFrom("operators", "team-a", "team-b", "team-c")), (targets) => {
-                expect(unsupportedInstallMode(only("OwnNamespace", "SingleNamespace", "MultiNamespace", "AllNamespaces"), "operators", targets)).toBeUndefined();
+                expect(
+                    unsupportedInstallMode(
+                        only("OwnNamespace", "SingleNamespace", "MultiNamespace", "AllNamespaces"),
+                        "operators",
+                        targets,
+                    ),
+                ).toBeUndefined();
             }),
         );
     });

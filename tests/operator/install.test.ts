@@ -17,57 +17,99 @@ import {
 
 /** OLM's two volumes of a deployment's serving Secret (certresources.go, AddDefaultCertVolumeAndVolumeMounts). */
 const certVolumes = (deployment: string) => [
-    { name: "apiservice-cert", secret: { secretName: `${deployment}-service-cert`, items: [{ key: "tls.crt", path: "apiserver.crt" }, { key: "tls.key", path: "apiserver.key" }] } },
-    { name: "webhook-cert", secret: { secretName: `${deployment}-service-cert`, items: [{ key: "tls.crt", path: "tls.crt" }, { key: "tls.key", path: "tls.key" }] } },
+    {
+        name: "apiservice-cert",
+        secret: {
+            secretName: `${deployment}-service-cert`,
+            items: [
+                { key: "tls.crt", path: "apiserver.crt" },
+                { key: "tls.key", path: "apiserver.key" },
+            ],
+        },
+    },
+    {
+        name: "webhook-cert",
+        secret: {
+            secretName: `${deployment}-service-cert`,
+            items: [
+                { key: "tls.crt", path: "tls.crt" },
+                { key: "tls.key", path: "tls.key" },
+            ],
+        },
+    },
 ];
 const apiserviceMount = { name: "apiservice-cert", mountPath: "/apiserver.local.config/certificates" };
 const webhookMount = { name: "webhook-cert", mountPath: "/tmp/k8s-webhook-server/serving-certs" };
-const install = (file: string, targetNamespaces: string[] = []) => ({ name: "op", csv: `${CSV_DIR}/${file}`, namespace: "ops", targetNamespaces });
+const install = (file: string, targetNamespaces: string[] = []) => ({
+    name: "op",
+    csv: `${CSV_DIR}/${file}`,
+    namespace: "ops",
+    targetNamespaces,
+});
 
 describe("every real CSV installs", () => {
-    test.each(CSV_FILES)("GIVEN %s WHEN rendered THEN its Deployments, webhook Services, certificates, webhook configurations and RBAC are the CSV's", async (file) => {
-        const csv = readCsv(file);
-        const result = await renderOperators([install(file, NAMESPACED_CSVS.includes(file) ? ["ops"] : [])]);
-        expect(result.errors).toEqual([]);
-        expect(result.ok).toBe(true);
+    test.each(CSV_FILES)(
+        "GIVEN %s WHEN rendered THEN its Deployments, webhook Services, certificates, webhook configurations and RBAC are the CSV's",
+        async (file) => {
+            const csv = readCsv(file);
+            const result = await renderOperators([install(file, NAMESPACED_CSVS.includes(file) ? ["ops"] : [])]);
+            expect(result.errors).toEqual([]);
+            expect(result.ok).toBe(true);
 
-        const deployments: Yaml[] = csv.spec.install.spec.deployments;
-        expect(objectsOf(result, "Deployment").map((d) => d.metadata.name)).toEqual(deployments.map((d) => d.name));
+            const deployments: Yaml[] = csv.spec.install.spec.deployments;
+            expect(objectsOf(result, "Deployment").map((d) => d.metadata.name)).toEqual(deployments.map((d) => d.name));
 
-        const webhooks: Yaml[] = csv.spec.webhookdefinitions ?? [];
-        const apiServices: Yaml[] = csv.spec.apiservicedefinitions?.owned ?? [];
-        const served = [...webhooks, ...apiServices];
-        const backends = [...new Set(served.map((w) => w.deploymentName as string))];
-        expect(objectsOf(result, "Service").map((s) => s.metadata.name).sort()).toEqual(backends.map((b) => `${b}-service`).sort());
-        for (const backend of backends) {
-            const first = served.find((w) => w.deploymentName === backend);
-            const port = first.containerPort ?? 443;
-            const deployment = deployments.find((d) => d.name === backend);
-            expect(objectNamed(result, "Service", `${backend}-service`, "ops").spec).toEqual({
-                selector: deployment.spec.selector.matchLabels,
-                ports: [{ name: "https", protocol: "TCP", port, targetPort: first.targetPort ?? port }],
-            });
-            const pod = objectNamed(result, "Deployment", backend, "ops").spec.template.spec;
-            expect(pod.volumes).toEqual(expect.arrayContaining(certVolumes(backend)));
-            for (const container of pod.containers) {
-                // OLM's webhook mount replaces whatever the bundle had at its path (kubevirt's hostpath provisioner had apiservice-cert there).
-                expect(container.volumeMounts).toContainEqual(webhookMount);
+            const webhooks: Yaml[] = csv.spec.webhookdefinitions ?? [];
+            const apiServices: Yaml[] = csv.spec.apiservicedefinitions?.owned ?? [];
+            const served = [...webhooks, ...apiServices];
+            const backends = [...new Set(served.map((w) => w.deploymentName as string))];
+            expect(
+                objectsOf(result, "Service")
+                    .map((s) => s.metadata.name)
+                    .sort(),
+            ).toEqual(backends.map((b) => `${b}-service`).sort());
+            for (const backend of backends) {
+                const first = served.find((w) => w.deploymentName === backend);
+                const port = first.containerPort ?? 443;
+                const deployment = deployments.find((d) => d.name === backend);
+                expect(objectNamed(result, "Service", `${backend}-service`, "ops").spec).toEqual({
+                    selector: deployment.spec.selector.matchLabels,
+                    ports: [{ name: "https", protocol: "TCP", port, targetPort: first.targetPort ?? port }],
+                });
+                const pod = objectNamed(result, "Deployment", backend, "ops").spec.template.spec;
+                expect(pod.volumes).toEqual(expect.arrayContaining(certVolumes(backend)));
+                for (const container of pod.containers) {
+                    // OLM's webhook mount replaces whatever the bundle had at its path (kubevirt's hostpath provisioner had apiservice-cert there).
+                    expect(container.volumeMounts).toContainEqual(webhookMount);
+                }
             }
-        }
-        expect(objectsOf(result, "APIService").map((a) => a.metadata.name)).toEqual(apiServices.map((a) => `${a.version}.${a.group}`));
-        for (const [kind, type] of [["ValidatingWebhookConfiguration", "ValidatingAdmissionWebhook"], ["MutatingWebhookConfiguration", "MutatingAdmissionWebhook"]]) {
-            const declared = objectsOf(result, kind).flatMap((c) => c.webhooks.map((w: Yaml) => w.name));
-            expect(declared.sort()).toEqual(webhooks.filter((w) => w.type === type).map((w) => w.generateName).sort());
-        }
+            expect(objectsOf(result, "APIService").map((a) => a.metadata.name)).toEqual(apiServices.map((a) => `${a.version}.${a.group}`));
+            for (const [kind, type] of [
+                ["ValidatingWebhookConfiguration", "ValidatingAdmissionWebhook"],
+                ["MutatingWebhookConfiguration", "MutatingAdmissionWebhook"],
+            ]) {
+                const declared = objectsOf(result, kind).flatMap((c) => c.webhooks.map((w: Yaml) => w.name));
+                expect(declared.sort()).toEqual(
+                    webhooks
+                        .filter((w) => w.type === type)
+                        .map((w) => w.generateName)
+                        .sort(),
+                );
+            }
 
-        // Every permission's rules are a Role in the operator's namespace, every clusterPermission's a ClusterRole.
-        const roles = objectsOf(result, "Role").filter((r) => r.metadata.namespace === "ops");
-        for (const permission of csv.spec.install.spec.permissions ?? []) {
-            expect(roles.map((r) => r.rules)).toContainEqual(permission.rules);
-        }
-        const clusterRoles = objectsOf(result, "ClusterRole").filter((r) => r.metadata.labels?.["cluster-platform.io/generated-by"] === "csv.clusterPermissions");
-        expect(clusterRoles.map((r) => r.rules).sort()).toEqual((csv.spec.install.spec.clusterPermissions ?? []).map((p: Yaml) => p.rules).sort());
-    });
+            // Every permission's rules are a Role in the operator's namespace, every clusterPermission's a ClusterRole.
+            const roles = objectsOf(result, "Role").filter((r) => r.metadata.namespace === "ops");
+            for (const permission of csv.spec.install.spec.permissions ?? []) {
+                expect(roles.map((r) => r.rules)).toContainEqual(permission.rules);
+            }
+            const clusterRoles = objectsOf(result, "ClusterRole").filter(
+                (r) => r.metadata.labels?.["cluster-platform.io/generated-by"] === "csv.clusterPermissions",
+            );
+            expect(clusterRoles.map((r) => r.rules).sort()).toEqual(
+                (csv.spec.install.spec.clusterPermissions ?? []).map((p: Yaml) => p.rules).sort(),
+            );
+        },
+    );
 });
 
 describe("deployments in CSV order", () => {
@@ -93,7 +135,13 @@ describe("deployments in CSV order", () => {
             expect(deployments[i].options.dependsOn).toEqual([`op-deployment-${previous}`, ...previousWebhooks, ...own, "namespace-ops"]);
         });
         // Exactly the configurations the CSV's webhooks call for, each after its deployment.
-        const expectedConfigurations = [...new Set((csv.spec.webhookdefinitions as Yaml[]).filter((w) => w.type !== "ConversionWebhook").map((w) => `op-${w.deploymentName}-webhooks-${w.type === "MutatingAdmissionWebhook" ? "mutating" : "validating"}`))];
+        const expectedConfigurations = [
+            ...new Set(
+                (csv.spec.webhookdefinitions as Yaml[])
+                    .filter((w) => w.type !== "ConversionWebhook")
+                    .map((w) => `op-${w.deploymentName}-webhooks-${w.type === "MutatingAdmissionWebhook" ? "mutating" : "validating"}`),
+            ),
+        ];
         const configurations = result.resources.filter((r) => r.type.includes("WebhookConfiguration"));
         expect(configurations.map((r) => r.name).sort()).toEqual(expectedConfigurations.sort());
         for (const configuration of configurations) {
@@ -115,10 +163,18 @@ describe("webhook Services, certificates and configurations", () => {
             metadata: {
                 name: "cert-manager-webhook-service",
                 namespace: "ops",
-                labels: { "app.kubernetes.io/managed-by": "cluster-platform", "app.kubernetes.io/part-of": "cluster-platform", "cluster-platform.io/capability": "admission-webhook" },
+                labels: {
+                    "app.kubernetes.io/managed-by": "cluster-platform",
+                    "app.kubernetes.io/part-of": "cluster-platform",
+                    "cluster-platform.io/capability": "admission-webhook",
+                },
             },
             spec: {
-                selector: { "app.kubernetes.io/component": "webhook", "app.kubernetes.io/instance": "cert-manager", "app.kubernetes.io/name": "webhook" },
+                selector: {
+                    "app.kubernetes.io/component": "webhook",
+                    "app.kubernetes.io/instance": "cert-manager",
+                    "app.kubernetes.io/name": "webhook",
+                },
                 ports: [{ name: "https", protocol: "TCP", port: 443, targetPort: "https" }],
             },
         });
@@ -132,7 +188,9 @@ describe("webhook Services, certificates and configurations", () => {
             ...certVolumes("opentelemetry-operator-controller-manager"),
         ]);
         expect(pod.containers.map((c: Yaml) => [c.name, c.volumeMounts])).toEqual([["manager", [webhookMount, apiserviceMount]]]);
-        expect(objectNamed(result, "Secret", "opentelemetry-operator-controller-manager-service-cert", "ops").type).toBe("kubernetes.io/tls");
+        expect(objectNamed(result, "Secret", "opentelemetry-operator-controller-manager-service-cert", "ops").type).toBe(
+            "kubernetes.io/tls",
+        );
     });
 
     test("GIVEN kubevirt's and cert-manager's webhooks WHEN rendered THEN objectSelector, NoneOnDryRun, timeouts, matchPolicy and paths are the CSV's", async () => {
@@ -140,7 +198,10 @@ describe("webhook Services, certificates and configurations", () => {
         const mutating = objectNamed(kubevirt, "MutatingWebhookConfiguration", "ops.hco-webhook");
         expect(mutating.webhooks.find((w: Yaml) => w.name === "mutate-ns-hco.kubevirt.io")).toEqual({
             name: "mutate-ns-hco.kubevirt.io",
-            clientConfig: { caBundle: "[unknown]", service: { name: "hco-webhook-service", namespace: "ops", path: "/mutate-ns-hco-kubevirt-io", port: 4343 } },
+            clientConfig: {
+                caBundle: "[unknown]",
+                service: { name: "hco-webhook-service", namespace: "ops", path: "/mutate-ns-hco-kubevirt-io", port: 4343 },
+            },
             rules: [{ apiGroups: [""], apiVersions: ["v1"], operations: ["DELETE"], resources: ["namespaces"] }],
             failurePolicy: "Fail",
             namespaceSelector: { matchExpressions: [SHUT_OUT] },
@@ -153,8 +214,18 @@ describe("webhook Services, certificates and configurations", () => {
         expect(objectNamed(certManager, "ValidatingWebhookConfiguration", "ops.cert-manager-webhook").webhooks).toEqual([
             {
                 name: "validate.webhooks.cert-manager.io",
-                clientConfig: { caBundle: "[unknown]", service: { name: "cert-manager-webhook-service", namespace: "ops", path: "/validate", port: 443 } },
-                rules: [{ apiGroups: ["cert-manager.io", "acme.cert-manager.io"], apiVersions: ["v1"], operations: ["CREATE", "UPDATE"], resources: ["*/*"] }],
+                clientConfig: {
+                    caBundle: "[unknown]",
+                    service: { name: "cert-manager-webhook-service", namespace: "ops", path: "/validate", port: 443 },
+                },
+                rules: [
+                    {
+                        apiGroups: ["cert-manager.io", "acme.cert-manager.io"],
+                        apiVersions: ["v1"],
+                        operations: ["CREATE", "UPDATE"],
+                        resources: ["*/*"],
+                    },
+                ],
                 failurePolicy: "Fail",
                 matchPolicy: "Equivalent",
                 namespaceSelector: { matchExpressions: [SHUT_OUT] },
@@ -167,7 +238,10 @@ describe("webhook Services, certificates and configurations", () => {
 
     test("GIVEN an operator with its own cert-manager issuer WHEN rendered THEN its webhook certificate is a cert-manager Certificate and cainjector fills the bundle", async () => {
         const result = await renderOperators([
-            { ...install("node-maintenance-operator-0.0.1.clusterserviceversion.yaml"), certificates: { mode: "cert-manager", issuer: { kind: "ClusterIssuer", name: "platform-ca" } } },
+            {
+                ...install("node-maintenance-operator-0.0.1.clusterserviceversion.yaml"),
+                certificates: { mode: "cert-manager", issuer: { kind: "ClusterIssuer", name: "platform-ca" } },
+            },
         ]);
         const certificate = objectsOf(result, "Certificate")[0];
         expect([certificate.metadata.namespace, certificate.spec.secretName, certificate.spec.issuerRef]).toEqual([
@@ -186,12 +260,24 @@ describe("webhook Services, certificates and configurations", () => {
     const scopable = scopableBundle;
     const clientConfig = {
         caBundle: "[unknown]",
-        service: { name: "node-maintenance-operator-controller-manager-service", namespace: "ops", path: "/validate-nodemaintenance-medik8s-io-v1beta1-nodemaintenance", port: 443 },
+        service: {
+            name: "node-maintenance-operator-controller-manager-service",
+            namespace: "ops",
+            path: "/validate-nodemaintenance-medik8s-io-v1beta1-nodemaintenance",
+            port: 443,
+        },
     };
     const entry = (selector: Yaml) => ({
         name: "vnodemaintenance.kb.io",
         clientConfig,
-        rules: [{ apiGroups: ["nodemaintenance.medik8s.io"], apiVersions: ["v1beta1"], operations: ["CREATE", "UPDATE"], resources: ["nodemaintenances"] }],
+        rules: [
+            {
+                apiGroups: ["nodemaintenance.medik8s.io"],
+                apiVersions: ["v1beta1"],
+                operations: ["CREATE", "UPDATE"],
+                resources: ["nodemaintenances"],
+            },
+        ],
         failurePolicy: "Fail",
         ...(selector ? { namespaceSelector: selector } : {}),
         sideEffects: "None",
@@ -203,18 +289,28 @@ describe("webhook Services, certificates and configurations", () => {
 
     test("GIVEN an AllNamespaces install WHEN rendered THEN the webhook has a generated clientConfig and a namespaceSelector that only shuts out kube-system and its own namespace", async () => {
         const result = await renderOperators([{ name: "op", csv: scopable(), namespace: "ops", targetNamespaces: [] }]);
-        expect(objectNamed(result, "ValidatingWebhookConfiguration", configuration).webhooks).toEqual([entry({ matchExpressions: [SHUT_OUT] })]);
+        expect(objectNamed(result, "ValidatingWebhookConfiguration", configuration).webhooks).toEqual([
+            entry({ matchExpressions: [SHUT_OUT] }),
+        ]);
         expect(patchesOf(result).filter((p) => p.kind === "Namespace")).toEqual([]);
     });
 
     test("GIVEN a SingleNamespace install on a live cluster WHEN rendered THEN the target namespace is labelled and the selector matches the label", async () => {
         const result = await renderOperators([{ name: "op", csv: scopable(), namespace: "ops", targetNamespaces: ["team-a"] }]);
-        expect(objectNamed(result, "ValidatingWebhookConfiguration", configuration).webhooks).toEqual([entry({ matchLabels: { [label]: "true" }, matchExpressions: [SHUT_OUT] })]);
-        expect(patchesOf(result).filter((p) => p.kind === "Namespace").map((p) => p.metadata)).toEqual([{ name: "team-a", labels: { [label]: "true" } }]);
+        expect(objectNamed(result, "ValidatingWebhookConfiguration", configuration).webhooks).toEqual([
+            entry({ matchLabels: { [label]: "true" }, matchExpressions: [SHUT_OUT] }),
+        ]);
+        expect(
+            patchesOf(result)
+                .filter((p) => p.kind === "Namespace")
+                .map((p) => p.metadata),
+        ).toEqual([{ name: "team-a", labels: { [label]: "true" } }]);
     });
 
     test("GIVEN a MultiNamespace install rendered to a directory WHEN rendered THEN nothing is patched and the selector names the namespaces", async () => {
-        const result = await renderOperators([{ name: "op", csv: scopable(), namespace: "ops", targetNamespaces: ["team-b", "team-a"] }], { renderYaml: true });
+        const result = await renderOperators([{ name: "op", csv: scopable(), namespace: "ops", targetNamespaces: ["team-b", "team-a"] }], {
+            renderYaml: true,
+        });
         expect(objectNamed(result, "ValidatingWebhookConfiguration", configuration).webhooks).toEqual([
             entry({ matchExpressions: [{ key: "kubernetes.io/metadata.name", operator: "In", values: ["team-a", "team-b"] }, SHUT_OUT] }),
         ]);
@@ -223,7 +319,13 @@ describe("webhook Services, certificates and configurations", () => {
 
     test("GIVEN an OwnNamespace install WHEN rendered THEN the operator's own namespace is labelled after the stack creates it, and only kube-system is shut out", async () => {
         const result = await renderOperators([{ name: "op", csv: scopable(), namespace: "ops", targetNamespaces: ["ops"] }]);
-        expect(resourceNamed(result, "kubernetes:core/v1:NamespacePatch", "op-node-maintenance-operator-controller-manager-webhooks-target-ops").options.dependsOn).toEqual(["namespace-ops"]);
+        expect(
+            resourceNamed(
+                result,
+                "kubernetes:core/v1:NamespacePatch",
+                "op-node-maintenance-operator-controller-manager-webhooks-target-ops",
+            ).options.dependsOn,
+        ).toEqual(["namespace-ops"]);
         expect(objectNamed(result, "ValidatingWebhookConfiguration", configuration).webhooks[0].namespaceSelector).toEqual({
             matchLabels: { [label]: "true" },
             matchExpressions: [{ key: "kubernetes.io/metadata.name", operator: "NotIn", values: ["kube-system"] }],
@@ -238,9 +340,17 @@ describe("webhook Services, certificates and configurations", () => {
             metadata: {
                 name: "node-maintenance-operator-controller-manager",
                 namespace: "ops",
-                labels: { "app.kubernetes.io/managed-by": "cluster-platform", "app.kubernetes.io/part-of": "cluster-platform", "cluster-platform.io/capability": "admission-webhook" },
+                labels: {
+                    "app.kubernetes.io/managed-by": "cluster-platform",
+                    "app.kubernetes.io/part-of": "cluster-platform",
+                    "cluster-platform.io/capability": "admission-webhook",
+                },
             },
-            spec: { maxUnavailable: 1, selector: { matchLabels: { "control-plane": "controller-manager", "node-maintenance-operator": "" } }, unhealthyPodEvictionPolicy: "AlwaysAllow" },
+            spec: {
+                maxUnavailable: 1,
+                selector: { matchLabels: { "control-plane": "controller-manager", "node-maintenance-operator": "" } },
+                unhealthyPodEvictionPolicy: "AlwaysAllow",
+            },
         });
         const failOpen = readCsv("node-maintenance-operator-0.0.1.clusterserviceversion.yaml");
         failOpen.spec.webhookdefinitions = failOpen.spec.webhookdefinitions.map((w: Yaml) => ({ ...w, failurePolicy: "Ignore" }));
@@ -265,8 +375,12 @@ describe("RBAC by install mode", () => {
             `RoleBinding ops/${role} csv.permissions`,
             `RoleBinding team-a/${role} csv.permissions.targetNamespaces`,
         ]);
-        expect(objectNamed(result, "RoleBinding", role, "team-a").subjects).toEqual([{ kind: "ServiceAccount", name: "etcd-operator", namespace: "ops" }]);
-        expect(objectNamed(result, "Deployment", "etcd-operator", "ops").spec.template.metadata.annotations["olm.targetNamespaces"]).toBe("team-a");
+        expect(objectNamed(result, "RoleBinding", role, "team-a").subjects).toEqual([
+            { kind: "ServiceAccount", name: "etcd-operator", namespace: "ops" },
+        ]);
+        expect(objectNamed(result, "Deployment", "etcd-operator", "ops").spec.template.metadata.annotations["olm.targetNamespaces"]).toBe(
+            "team-a",
+        );
     });
 
     test("GIVEN prometheus installed for two namespaces WHEN rendered THEN each of its two permissions is a Role in the operator's namespace and in both targets", async () => {
@@ -275,11 +389,18 @@ describe("RBAC by install mode", () => {
         expect(keys).toHaveLength(6);
         expect(keys.map((k) => k.split(" ")[1].split("/")[0])).toEqual(["ops", "ops", "team-a", "team-a", "team-b", "team-b"]);
         expect(keys.map((k) => k.split(" ")[1].split("/")[1]).sort()).toEqual(
-            ["prometheus-k8s", "prometheus-k8s", "prometheus-k8s", "prometheus-operator-0-22-2", "prometheus-operator-0-22-2", "prometheus-operator-0-22-2"].map((sa) =>
-                expect.stringMatching(new RegExp(`^prometheusoperator\\.0\\.22\\.2-${sa}-[bcdfghjklmnpqrstvwxz2456789]+$`)),
-            ),
+            [
+                "prometheus-k8s",
+                "prometheus-k8s",
+                "prometheus-k8s",
+                "prometheus-operator-0-22-2",
+                "prometheus-operator-0-22-2",
+                "prometheus-operator-0-22-2",
+            ].map((sa) => expect.stringMatching(new RegExp(`^prometheusoperator\\.0\\.22\\.2-${sa}-[bcdfghjklmnpqrstvwxz2456789]+$`))),
         );
-        expect(objectNamed(result, "Deployment", "prometheus-operator", "ops").spec.template.metadata.annotations["olm.targetNamespaces"]).toBe("team-a,team-b");
+        expect(
+            objectNamed(result, "Deployment", "prometheus-operator", "ops").spec.template.metadata.annotations["olm.targetNamespaces"],
+        ).toBe("team-a,team-b");
     });
 
     test("GIVEN node-maintenance for all namespaces WHEN rendered THEN its permissions are promoted next to the Role, its clusterPermissions are a ClusterRole and its webhook Service gets OLM's serving-certificate RBAC", async () => {
@@ -309,7 +430,11 @@ describe("RBAC by install mode", () => {
 });
 
 describe("conversion webhooks", () => {
-    const widgets = { name: "widgets", csv: "examples/operators/widget-operator/manifests/widget-operator.clusterserviceversion.yaml", namespace: "widget-operator" };
+    const widgets = {
+        name: "widgets",
+        csv: "examples/operators/widget-operator/manifests/widget-operator.clusterserviceversion.yaml",
+        namespace: "widget-operator",
+    };
 
     test("GIVEN the sample bundle's CRD WHEN rendered THEN its spec.conversion calls the webhook Service with the stack's CA bundle", async () => {
         const result = await renderOperators([widgets]);
@@ -317,7 +442,10 @@ describe("conversion webhooks", () => {
         expect(objectNamed(result, "CustomResourceDefinition", "widgets.samples.cluster-platform.io").spec.conversion).toEqual({
             strategy: "Webhook",
             webhook: {
-                clientConfig: { caBundle: "[unknown]", service: { name: "widget-webhook-service", namespace: "widget-operator", path: "/convert", port: 443 } },
+                clientConfig: {
+                    caBundle: "[unknown]",
+                    service: { name: "widget-webhook-service", namespace: "widget-operator", path: "/convert", port: 443 },
+                },
                 conversionReviewVersions: ["v1"],
             },
         });
@@ -330,7 +458,9 @@ describe("conversion webhooks", () => {
             .filter((n) => n.startsWith("widgets.samples.cluster-platform.io-"))
             .sort();
         expect(roles).toEqual(
-            ["v1", "v1alpha1"].flatMap((v) => ["admin", "crdview", "edit", "view"].map((s) => `widgets.samples.cluster-platform.io-${v}-${s}`)),
+            ["v1", "v1alpha1"].flatMap((v) =>
+                ["admin", "crdview", "edit", "view"].map((s) => `widgets.samples.cluster-platform.io-${v}-${s}`),
+            ),
         );
     });
 
@@ -338,15 +468,23 @@ describe("conversion webhooks", () => {
         const result = await renderOperators([widgets], { platform: "openshift", certificates: { mode: "service-ca" } });
         const crd = objectNamed(result, "CustomResourceDefinition", "widgets.samples.cluster-platform.io");
         expect(crd.metadata.annotations).toEqual({ "service.beta.openshift.io/inject-cabundle": "true" });
-        expect(crd.spec.conversion.webhook.clientConfig).toEqual({ service: { name: "widget-webhook-service", namespace: "widget-operator", path: "/convert", port: 443 } });
-        expect(resourceNamed(result, "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition", "widgets-crd-widgets.samples.cluster-platform.io").options.ignoreChanges).toEqual([
-            "spec.conversion.webhook.clientConfig.caBundle",
-        ]);
+        expect(crd.spec.conversion.webhook.clientConfig).toEqual({
+            service: { name: "widget-webhook-service", namespace: "widget-operator", path: "/convert", port: 443 },
+        });
+        expect(
+            resourceNamed(
+                result,
+                "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition",
+                "widgets-crd-widgets.samples.cluster-platform.io",
+            ).options.ignoreChanges,
+        ).toEqual(["spec.conversion.webhook.clientConfig.caBundle"]);
     });
 
     test("GIVEN argocd's conversion-only webhook and no CRD manifest on a live cluster WHEN rendered THEN a Service and a patch of the existing CRD's conversion are declared after the deployment", async () => {
         const result = await renderOperators([install("argocd-operator-0.19.0.clusterserviceversion.yaml")]);
-        expect(objectNamed(result, "Service", "argocd-operator-controller-manager-service", "ops").spec.ports).toEqual([{ name: "https", protocol: "TCP", port: 443, targetPort: 9443 }]);
+        expect(objectNamed(result, "Service", "argocd-operator-controller-manager-service", "ops").spec.ports).toEqual([
+            { name: "https", protocol: "TCP", port: 443, targetPort: 9443 },
+        ]);
         expect(patchesOf(result).filter((p) => p.kind === "CustomResourceDefinition")).toEqual([
             {
                 apiVersion: "apiextensions.k8s.io/v1",
@@ -356,17 +494,28 @@ describe("conversion webhooks", () => {
                     conversion: {
                         strategy: "Webhook",
                         webhook: {
-                            clientConfig: { caBundle: "[unknown]", service: { name: "argocd-operator-controller-manager-service", namespace: "ops", path: "/convert", port: 443 } },
+                            clientConfig: {
+                                caBundle: "[unknown]",
+                                service: {
+                                    name: "argocd-operator-controller-manager-service",
+                                    namespace: "ops",
+                                    path: "/convert",
+                                    port: 443,
+                                },
+                            },
                             conversionReviewVersions: ["v1alpha1", "v1beta1"],
                         },
                     },
                 },
             },
         ]);
-        expect(resourceNamed(result, "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinitionPatch", "op-crd-conversion-argocds.argoproj.io").options.dependsOn).toEqual([
-            "op-deployment-argocd-operator-controller-manager",
-            "op-argocd-operator-controller-manager-service",
-        ]);
+        expect(
+            resourceNamed(
+                result,
+                "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinitionPatch",
+                "op-crd-conversion-argocds.argoproj.io",
+            ).options.dependsOn,
+        ).toEqual(["op-deployment-argocd-operator-controller-manager", "op-argocd-operator-controller-manager-service"]);
     });
 
     test("GIVEN the same install rendered to a directory WHEN rendered THEN the patch is skipped with a warning", async () => {
@@ -384,11 +533,14 @@ describe("webhook upgrades (seed 002) in Pulumi's ordering", () => {
     /** The generation ConfigMap's name: the render must succeed and declare exactly one, or the comparisons below would compare nothing. */
     const generationName = (result: Awaited<ReturnType<typeof render>>): string => {
         expect(result.errors).toEqual([]);
-        const names = objectsOf(result, "ConfigMap").map((c) => c.metadata.name as string).filter((name) => name.startsWith("op-webhooks-"));
+        const names = objectsOf(result, "ConfigMap")
+            .map((c) => c.metadata.name as string)
+            .filter((name) => name.startsWith("op-webhooks-"));
         expect(names).toHaveLength(1);
         return names[0];
     };
-    const generation = (result: Awaited<ReturnType<typeof render>>) => objectsOf(result, "ConfigMap").find((c) => c.metadata.name.startsWith("op-webhooks-"));
+    const generation = (result: Awaited<ReturnType<typeof render>>) =>
+        objectsOf(result, "ConfigMap").find((c) => c.metadata.name.startsWith("op-webhooks-"));
 
     test("GIVEN an install WHEN rendered THEN the webhook generation is replaced delete-first, the deployments wait for it and the configurations carry its hash", async () => {
         const result = await render(csv());
@@ -409,7 +561,14 @@ describe("webhook upgrades (seed 002) in Pulumi's ordering", () => {
                     {
                         name: "vnodemaintenance.kb.io",
                         type: "ValidatingAdmissionWebhook",
-                        rules: [{ operations: ["CREATE", "UPDATE"], apiGroups: ["nodemaintenance.medik8s.io"], apiVersions: ["v1beta1"], resources: ["nodemaintenances"] }],
+                        rules: [
+                            {
+                                operations: ["CREATE", "UPDATE"],
+                                apiGroups: ["nodemaintenance.medik8s.io"],
+                                apiVersions: ["v1beta1"],
+                                resources: ["nodemaintenances"],
+                            },
+                        ],
                         sideEffects: "None",
                         admissionReviewVersions: ["v1"],
                         failurePolicy: "Fail",
@@ -420,8 +579,13 @@ describe("webhook upgrades (seed 002) in Pulumi's ordering", () => {
             },
         ]);
         expect(resourceNamed(result, "kubernetes:core/v1:ConfigMap", "op-webhook-generation").options.deleteBeforeReplace).toBe(true);
-        expect(resourceNamed(result, "kubernetes:apps/v1:Deployment", "op-deployment-node-maintenance-operator-controller-manager").options.dependsOn).toContain("op-webhook-generation");
-        expect(objectNamed(result, "ValidatingWebhookConfiguration", "ops.node-maintenance-operator-controller-manager").metadata.annotations).toEqual({
+        expect(
+            resourceNamed(result, "kubernetes:apps/v1:Deployment", "op-deployment-node-maintenance-operator-controller-manager").options
+                .dependsOn,
+        ).toContain("op-webhook-generation");
+        expect(
+            objectNamed(result, "ValidatingWebhookConfiguration", "ops.node-maintenance-operator-controller-manager").metadata.annotations,
+        ).toEqual({
             "cluster-platform.io/webhook-generation": hash,
         });
     });
@@ -460,7 +624,10 @@ describe("OLM's cluster-wide objects", () => {
         };
         // Up semantics, so provider references are known (strimzi: no webhooks, no certificates to compute).
         await renderOperators([install("strimzi-cluster-operator-0.12.2.clusterserviceversion.yaml")], {
-            render: { preview: false, computed: { "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole": record, "kubernetes:apps/v1:Deployment": record } },
+            render: {
+                preview: false,
+                computed: { "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole": record, "kubernetes:apps/v1:Deployment": record },
+            },
         });
         const provider = (name: string) => providers.get(name)?.split("::")[3];
         expect(provider("olm-aggregate-olm-edit")).toBe("kubernetes-adopting");
@@ -485,7 +652,10 @@ describe("OLM's cluster-wide objects", () => {
     });
 
     test("GIVEN the same config rendered to a directory WHEN rendered THEN the patch is skipped with a warning", async () => {
-        const result = await renderOperators([], { olm: { manageOLMConfig: true, disableAllNamespacePermissionPromotion: true }, renderYaml: true });
+        const result = await renderOperators([], {
+            olm: { manageOLMConfig: true, disableAllNamespacePermissionPromotion: true },
+            renderYaml: true,
+        });
         expect(patchesOf(result)).toEqual([]);
         expect(result.warnings).toContain(
             "olm.manageOLMConfig: skipped the OLMConfig/cluster patch (spec.features.disableCopiedCSVs: true): the Kubernetes provider renders YAML to a directory (cluster.renderYamlToDirectory), so there is no cluster to read or patch",

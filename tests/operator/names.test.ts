@@ -22,9 +22,14 @@ describe("OLM-shaped generated names", () => {
     });
 
     test("GIVEN a short base WHEN a name is generated THEN it is the base, a dash and the encoded hash", () => {
-        const name = generateName("etcdoperator.v0.9.4-etcd-operator", ["etcdoperator.v0.9.4", { serviceAccountName: "etcd-operator", rules: [] }]);
+        const name = generateName("etcdoperator.v0.9.4-etcd-operator", [
+            "etcdoperator.v0.9.4",
+            { serviceAccountName: "etcd-operator", rules: [] },
+        ]);
         expect(name).toMatch(/^etcdoperator\.v0\.9\.4-etcd-operator-[bcdfghjklmnpqrstvwxz2456789]{1,10}$/);
-        expect(generateName("etcdoperator.v0.9.4-etcd-operator", ["etcdoperator.v0.9.4", { rules: [], serviceAccountName: "etcd-operator" }])).toBe(name);
+        expect(
+            generateName("etcdoperator.v0.9.4-etcd-operator", ["etcdoperator.v0.9.4", { rules: [], serviceAccountName: "etcd-operator" }]),
+        ).toBe(name);
     });
 
     test("GIVEN any base and input WHEN a name is generated THEN it fits OLM's limit (plus OLM's dash) and starts with a prefix of the base", () => {

@@ -13,11 +13,21 @@ const NAMESPACE = "kubernetes:core/v1:Namespace";
 /** Each rendered Kubernetes object in a namespace the stack creates, with whether it depends on that Namespace. */
 function namespacedDependencies(result: RenderResult): [string, boolean][] {
     const created = new Map(
-        result.resources.filter((r) => r.type === NAMESPACE && r.read === undefined).map((r) => [(r.inputs.metadata as { name: string }).name, r.name]),
+        result.resources
+            .filter((r) => r.type === NAMESPACE && r.read === undefined)
+            .map((r) => [(r.inputs.metadata as { name: string }).name, r.name]),
     );
     return result.resources
-        .filter((r) => r.type.startsWith("kubernetes:") && r.read === undefined && created.has((r.inputs.metadata as { namespace?: string } | undefined)?.namespace ?? ""))
-        .map((r) => [`${r.type} ${r.name}`, r.options.dependsOn.includes(created.get((r.inputs.metadata as { namespace: string }).namespace)!)]);
+        .filter(
+            (r) =>
+                r.type.startsWith("kubernetes:") &&
+                r.read === undefined &&
+                created.has((r.inputs.metadata as { namespace?: string } | undefined)?.namespace ?? ""),
+        )
+        .map((r) => [
+            `${r.type} ${r.name}`,
+            r.options.dependsOn.includes(created.get((r.inputs.metadata as { namespace: string }).namespace)!),
+        ]);
 }
 
 describe("objects in a namespace the stack creates", () => {
@@ -25,7 +35,9 @@ describe("objects in a namespace the stack creates", () => {
         "GIVEN an operator serving webhooks in mode %s WHEN rendered THEN every object in its namespace (serving Secret or Certificate, Service, PDB...) depends on the Namespace",
         async (mode) => {
             const certificates = mode === "cert-manager" ? { mode, issuer: { kind: "ClusterIssuer", name: "ca" } } : { mode };
-            const result = await renderOperators([{ name: "op", csv: scopableBundle(), namespace: "ops", targetNamespaces: ["ops"] }], { certificates });
+            const result = await renderOperators([{ name: "op", csv: scopableBundle(), namespace: "ops", targetNamespaces: ["ops"] }], {
+                certificates,
+            });
             expect(result.errors).toEqual([]);
             const dependencies = namespacedDependencies(result);
             expect(dependencies.map(([name]) => name)).toEqual(
@@ -56,11 +68,20 @@ describe("namespaces the stack only labels or fills", () => {
     const namespace = (name: string) => ({ apiVersion: "v1", kind: "Namespace", metadata: { name } });
     const operators = [
         { name: "op", csv: scopableBundle(), namespace: "ops", targetNamespaces: ["team-a", "team-b"] },
-        { name: "other", csv: `${CSV_DIR}/etcdoperator-0.9.4.clusterserviceversion.yaml`, namespace: "openshift-operators", createNamespace: false, targetNamespaces: ["ops"] },
+        {
+            name: "other",
+            csv: `${CSV_DIR}/etcdoperator-0.9.4.clusterserviceversion.yaml`,
+            namespace: "openshift-operators",
+            createNamespace: false,
+            targetNamespaces: ["ops"],
+        },
     ];
 
     test("GIVEN target namespaces and an existing operator namespace missing from the cluster WHEN rendered THEN one report names each, and nothing is registered", async () => {
-        const result = await renderConfig({ cluster: { name: "c", platform: "kubernetes", kubeContext: "test" }, operators }, { cluster: [namespace("team-a")] });
+        const result = await renderConfig(
+            { cluster: { name: "c", platform: "kubernetes", kubeContext: "test" }, operators },
+            { cluster: [namespace("team-a")] },
+        );
         expect(result.errors).toEqual([
             formatReport([
                 {
@@ -70,7 +91,8 @@ describe("namespaces the stack only labels or fills", () => {
                 },
                 {
                     path: "operators[1].namespace",
-                    message: 'Namespace "openshift-operators" does not exist in the cluster: operator "other" runs there and createNamespace is false; create it, or set createNamespace',
+                    message:
+                        'Namespace "openshift-operators" does not exist in the cluster: operator "other" runs there and createNamespace is false; create it, or set createNamespace',
                 },
             ]),
         ]);
@@ -85,10 +107,12 @@ describe("namespaces the stack only labels or fills", () => {
         );
         expect(result.errors).toEqual([]);
         expect(result.lookups.map((l) => l.id).sort()).toEqual(["openshift-operators", "team-a", "team-b"]);
-        expect(result.resources.filter((r) => r.type === "kubernetes:core/v1:NamespacePatch").map((r) => (r.inputs.metadata as { name: string }).name).sort()).toEqual([
-            "team-a",
-            "team-b",
-        ]);
+        expect(
+            result.resources
+                .filter((r) => r.type === "kubernetes:core/v1:NamespacePatch")
+                .map((r) => (r.inputs.metadata as { name: string }).name)
+                .sort(),
+        ).toEqual(["team-a", "team-b"]);
         // The other install's Role and RoleBinding in "ops", which the first install creates, wait for it.
         const inOps = namespacedDependencies(result).filter(([name]) => name.includes("other-"));
         expect(inOps.length).toBeGreaterThan(0);

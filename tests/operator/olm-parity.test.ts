@@ -23,44 +23,64 @@ describe("OLM's RBAC for every Service it fronts a deployment with", () => {
         return (csv.spec.webhookdefinitions ?? []).length + (csv.spec.apiservicedefinitions?.owned ?? []).length > 0;
     });
 
-    test.each(served)("GIVEN %s WHEN rendered THEN each served deployment's ServiceAccount may read its serving Secret, delegate auth and read the client CA, under OLM's names", async (file) => {
-        const csv = readCsv(file);
-        const result = await renderOperators([install(file)]);
-        expect(result.errors).toEqual([]);
-        const backends = [...new Set([...(csv.spec.webhookdefinitions ?? []), ...(csv.spec.apiservicedefinitions?.owned ?? [])].map((d: Yaml) => d.deploymentName as string))];
-        const expected = backends.flatMap((backend) => {
-            const deployment = (csv.spec.install.spec.deployments as Yaml[]).find((d) => d.name === backend);
-            const subjects = [{ kind: "ServiceAccount", name: deployment.spec.template.spec.serviceAccountName ?? "default", namespace: "ops" }];
-            const service = `${backend}-service`;
-            const secret = `${service}-cert`;
-            return [
-                { kind: "Role", metadata: { name: secret, namespace: "ops" }, rules: [{ verbs: ["get"], apiGroups: [""], resources: ["secrets"], resourceNames: [secret] }] },
-                { kind: "RoleBinding", metadata: { name: secret, namespace: "ops" }, roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: secret }, subjects },
-                {
-                    kind: "ClusterRoleBinding",
-                    metadata: { name: `${service}-system:auth-delegator` },
-                    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "system:auth-delegator" },
-                    subjects,
-                },
-                {
-                    kind: "RoleBinding",
-                    metadata: { name: `${service}-auth-reader`, namespace: "kube-system" },
-                    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "extension-apiserver-authentication-reader" },
-                    subjects,
-                },
+    test.each(served)(
+        "GIVEN %s WHEN rendered THEN each served deployment's ServiceAccount may read its serving Secret, delegate auth and read the client CA, under OLM's names",
+        async (file) => {
+            const csv = readCsv(file);
+            const result = await renderOperators([install(file)]);
+            expect(result.errors).toEqual([]);
+            const backends = [
+                ...new Set(
+                    [...(csv.spec.webhookdefinitions ?? []), ...(csv.spec.apiservicedefinitions?.owned ?? [])].map(
+                        (d: Yaml) => d.deploymentName as string,
+                    ),
+                ),
             ];
-        });
-        const rendered = objectsOf(result, "Role", "RoleBinding", "ClusterRoleBinding")
-            .filter((o) => generatedBy(o) === "olm.servingCertificate")
-            .map(({ kind, metadata, rules, roleRef, subjects }) => ({
-                kind,
-                metadata: { name: metadata.name, ...(metadata.namespace ? { namespace: metadata.namespace } : {}) },
-                ...(rules ? { rules } : {}),
-                ...(roleRef ? { roleRef, subjects } : {}),
-            }));
-        expect(rendered).toEqual(expect.arrayContaining(expected));
-        expect(rendered).toHaveLength(expected.length);
-    });
+            const expected = backends.flatMap((backend) => {
+                const deployment = (csv.spec.install.spec.deployments as Yaml[]).find((d) => d.name === backend);
+                const subjects = [
+                    { kind: "ServiceAccount", name: deployment.spec.template.spec.serviceAccountName ?? "default", namespace: "ops" },
+                ];
+                const service = `${backend}-service`;
+                const secret = `${service}-cert`;
+                return [
+                    {
+                        kind: "Role",
+                        metadata: { name: secret, namespace: "ops" },
+                        rules: [{ verbs: ["get"], apiGroups: [""], resources: ["secrets"], resourceNames: [secret] }],
+                    },
+                    {
+                        kind: "RoleBinding",
+                        metadata: { name: secret, namespace: "ops" },
+                        roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: secret },
+                        subjects,
+                    },
+                    {
+                        kind: "ClusterRoleBinding",
+                        metadata: { name: `${service}-system:auth-delegator` },
+                        roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "system:auth-delegator" },
+                        subjects,
+                    },
+                    {
+                        kind: "RoleBinding",
+                        metadata: { name: `${service}-auth-reader`, namespace: "kube-system" },
+                        roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "extension-apiserver-authentication-reader" },
+                        subjects,
+                    },
+                ];
+            });
+            const rendered = objectsOf(result, "Role", "RoleBinding", "ClusterRoleBinding")
+                .filter((o) => generatedBy(o) === "olm.servingCertificate")
+                .map(({ kind, metadata, rules, roleRef, subjects }) => ({
+                    kind,
+                    metadata: { name: metadata.name, ...(metadata.namespace ? { namespace: metadata.namespace } : {}) },
+                    ...(rules ? { rules } : {}),
+                    ...(roleRef ? { roleRef, subjects } : {}),
+                }));
+            expect(rendered).toEqual(expect.arrayContaining(expected));
+            expect(rendered).toHaveLength(expected.length);
+        },
+    );
 });
 
 describe("owned APIServices, as OLM installs them", () => {
@@ -91,32 +111,48 @@ describe("owned APIServices, as OLM installs them", () => {
     test("GIVEN packageserver in self-signed mode WHEN rendered THEN its APIService names the Service on port 5443 with the stack's CA bundle, after the Deployment is ready, and waits for Available", async () => {
         const result = await renderOperators([install(PACKAGESERVER)]);
         expect(result.errors).toEqual([]);
-        expect(objectNamed(result, "APIService", "v1.packages.operators.coreos.com")).toEqual(apiService({ spec: { caBundle: "[unknown]" } }));
+        expect(objectNamed(result, "APIService", "v1.packages.operators.coreos.com")).toEqual(
+            apiService({ spec: { caBundle: "[unknown]" } }),
+        );
         const resource = resourceNamed(result, TYPE, "op-packageserver-apiservice-v1.packages.operators.coreos.com");
-        expect(resource.options.dependsOn).toEqual(expect.arrayContaining(["op-deployment-packageserver", "op-packageserver-service", "op-packageserver-serving-secret"]));
+        expect(resource.options.dependsOn).toEqual(
+            expect.arrayContaining(["op-deployment-packageserver", "op-packageserver-service", "op-packageserver-serving-secret"]),
+        );
         expect(resource.options.ignoreChanges).toEqual([]);
-        expect(objectNamed(result, "Service", "packageserver-service", "ops").spec.ports).toEqual([{ name: "https", protocol: "TCP", port: 5443, targetPort: 5443 }]);
-        // The aggregated API's own RBAC is the CSV's; the per-API roles use OLM's APIService names.
-        expect(objectsOf(result, "ClusterRole").map((r) => r.metadata.name).filter((n) => n.startsWith("packagemanifests-"))).toEqual([
-            "packagemanifests-v1-admin",
-            "packagemanifests-v1-edit",
-            "packagemanifests-v1-view",
+        expect(objectNamed(result, "Service", "packageserver-service", "ops").spec.ports).toEqual([
+            { name: "https", protocol: "TCP", port: 5443, targetPort: 5443 },
         ]);
+        // The aggregated API's own RBAC is the CSV's; the per-API roles use OLM's APIService names.
+        expect(
+            objectsOf(result, "ClusterRole")
+                .map((r) => r.metadata.name)
+                .filter((n) => n.startsWith("packagemanifests-")),
+        ).toEqual(["packagemanifests-v1-admin", "packagemanifests-v1-edit", "packagemanifests-v1-view"]);
     });
 
     test("GIVEN packageserver in service-ca mode WHEN rendered THEN the APIService asks service-ca for its bundle and ignores the field service-ca writes", async () => {
         const result = await renderOperators([install(PACKAGESERVER)], { platform: "openshift", certificates: { mode: "service-ca" } });
-        expect(objectNamed(result, "APIService", "v1.packages.operators.coreos.com")).toEqual(apiService({ annotations: { "service.beta.openshift.io/inject-cabundle": "true" } }));
-        expect(resourceNamed(result, TYPE, "op-packageserver-apiservice-v1.packages.operators.coreos.com").options.ignoreChanges).toEqual(["spec.caBundle"]);
+        expect(objectNamed(result, "APIService", "v1.packages.operators.coreos.com")).toEqual(
+            apiService({ annotations: { "service.beta.openshift.io/inject-cabundle": "true" } }),
+        );
+        expect(resourceNamed(result, TYPE, "op-packageserver-apiservice-v1.packages.operators.coreos.com").options.ignoreChanges).toEqual([
+            "spec.caBundle",
+        ]);
         expect(objectNamed(result, "Service", "packageserver-service", "ops").metadata.annotations).toEqual({
             "service.beta.openshift.io/serving-cert-secret-name": "packageserver-service-cert",
         });
     });
 
     test("GIVEN packageserver in cert-manager mode WHEN rendered THEN cainjector fills the APIService's bundle from the serving Certificate", async () => {
-        const result = await renderOperators([install(PACKAGESERVER)], { certificates: { mode: "cert-manager", issuer: { kind: "ClusterIssuer", name: "platform-ca" } } });
-        expect(objectNamed(result, "APIService", "v1.packages.operators.coreos.com")).toEqual(apiService({ annotations: { "cert-manager.io/inject-ca-from": "ops/packageserver-service-cert" } }));
-        expect(resourceNamed(result, TYPE, "op-packageserver-apiservice-v1.packages.operators.coreos.com").options.ignoreChanges).toEqual(["spec.caBundle"]);
+        const result = await renderOperators([install(PACKAGESERVER)], {
+            certificates: { mode: "cert-manager", issuer: { kind: "ClusterIssuer", name: "platform-ca" } },
+        });
+        expect(objectNamed(result, "APIService", "v1.packages.operators.coreos.com")).toEqual(
+            apiService({ annotations: { "cert-manager.io/inject-ca-from": "ops/packageserver-service-cert" } }),
+        );
+        expect(resourceNamed(result, TYPE, "op-packageserver-apiservice-v1.packages.operators.coreos.com").options.ignoreChanges).toEqual([
+            "spec.caBundle",
+        ]);
     });
 });
 
@@ -132,15 +168,31 @@ describe("OLM's environment for operator containers", () => {
         apiVersion: "apiextensions.k8s.io/v1",
         kind: "CustomResourceDefinition",
         metadata: { name: "operatorconditions.operators.coreos.com" },
-        spec: { group: "operators.coreos.com", names: { plural: "operatorconditions", kind: "OperatorCondition" }, scope: "Namespaced", versions: [{ name: "v2", served: true, storage: true }] },
+        spec: {
+            group: "operators.coreos.com",
+            names: { plural: "operatorconditions", kind: "OperatorCondition" },
+            scope: "Namespaced",
+            versions: [{ name: "v2", served: true, storage: true }],
+        },
     };
     const openshift = (cluster: KubeObject[]) =>
-        renderConfig({ cluster: { name: "test", platform: "openshift", kubeContext: "test" }, operators: [install("strimzi-cluster-operator-0.12.2.clusterserviceversion.yaml")] }, { cluster });
+        renderConfig(
+            {
+                cluster: { name: "test", platform: "openshift", kubeContext: "test" },
+                operators: [install("strimzi-cluster-operator-0.12.2.clusterserviceversion.yaml")],
+            },
+            { cluster },
+        );
 
     test("GIVEN OpenShift with a cluster proxy WHEN rendered THEN every container gets Proxy cluster's status as HTTP_PROXY/HTTPS_PROXY/NO_PROXY, then OPERATOR_CONDITION_NAME, and the OperatorCondition OLM would generate", async () => {
         const result = await openshift([proxy, conditionCrd] as unknown as KubeObject[]);
         expect(result.errors).toEqual([]);
-        expect(result.reads.map((r) => [r.id, r.outcome])).toEqual(expect.arrayContaining([["cluster", "found"], ["operatorconditions.operators.coreos.com", "found"]]));
+        expect(result.reads.map((r) => [r.id, r.outcome])).toEqual(
+            expect.arrayContaining([
+                ["cluster", "found"],
+                ["operatorconditions.operators.coreos.com", "found"],
+            ]),
+        );
         const csv = readCsv("strimzi-cluster-operator-0.12.2.clusterserviceversion.yaml");
         const container = objectNamed(result, "Deployment", "strimzi-cluster-operator", "ops").spec.template.spec.containers[0];
         expect(container.env.slice(-4)).toEqual([
@@ -159,10 +211,9 @@ describe("OLM's environment for operator containers", () => {
             },
             spec: { serviceAccounts: ["strimzi-cluster-operator"], deployments: ["strimzi-cluster-operator"] },
         });
-        expect(resourceNamed(result, "kubernetes:operators.coreos.com/v2:OperatorCondition", "op-operator-condition").options.dependsOn).toEqual([
-            "namespace-ops",
-            "olm-operatorconditions.operators.coreos.com",
-        ]);
+        expect(
+            resourceNamed(result, "kubernetes:operators.coreos.com/v2:OperatorCondition", "op-operator-condition").options.dependsOn,
+        ).toEqual(["namespace-ops", "olm-operatorconditions.operators.coreos.com"]);
     });
 
     test("GIVEN OpenShift without the OperatorCondition API WHEN previewed THEN the preview fails on the pre-flight read, naming it", async () => {
@@ -175,7 +226,9 @@ describe("OLM's environment for operator containers", () => {
     test("GIVEN plain Kubernetes WHEN rendered THEN containers get OPERATOR_CONDITION_NAME, no proxy, no OperatorCondition, and the preview says why", async () => {
         const result = await renderOperators([install("strimzi-cluster-operator-0.12.2.clusterserviceversion.yaml")]);
         const env = objectNamed(result, "Deployment", "strimzi-cluster-operator", "ops").spec.template.spec.containers[0].env;
-        expect(env.filter((e: Yaml) => /PROXY|OPERATOR_CONDITION/.test(e.name))).toEqual([{ name: "OPERATOR_CONDITION_NAME", value: "strimzi-cluster-operator.v0.12.2" }]);
+        expect(env.filter((e: Yaml) => /PROXY|OPERATOR_CONDITION/.test(e.name))).toEqual([
+            { name: "OPERATOR_CONDITION_NAME", value: "strimzi-cluster-operator.v0.12.2" },
+        ]);
         expect(objectsOf(result, "OperatorCondition")).toEqual([]);
         expect(result.warnings).toContain(
             "operators: no OperatorCondition (operators.coreos.com/v2) is declared on a kubernetes cluster, where OLM, which serves that API, may not run; operators still get OPERATOR_CONDITION_NAME, and operator-lib's condition calls fail until an OperatorCondition of that name exists",
@@ -183,7 +236,10 @@ describe("OLM's environment for operator containers", () => {
     });
 
     test("GIVEN OpenShift rendered to a directory WHEN rendered THEN nothing is read and the preview says the proxy and OperatorCondition are left out", async () => {
-        const result = await renderOperators([install("strimzi-cluster-operator-0.12.2.clusterserviceversion.yaml")], { platform: "openshift", renderYaml: true });
+        const result = await renderOperators([install("strimzi-cluster-operator-0.12.2.clusterserviceversion.yaml")], {
+            platform: "openshift",
+            renderYaml: true,
+        });
         expect(result.reads).toEqual([]);
         expect(objectsOf(result, "OperatorCondition")).toEqual([]);
         expect(result.warnings).toContain(

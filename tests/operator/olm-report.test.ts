@@ -8,17 +8,35 @@ import * as path from "node:path";
 import { ListedRole, olmToggleFindings } from "../../components/operator/olm-report";
 import { main } from "../../scripts/olm/toggle-report";
 
-const owner = (csv: string, namespace: string) => ({ "olm.owner": csv, "olm.owner.namespace": namespace, "olm.owner.kind": "ClusterServiceVersion" });
+const owner = (csv: string, namespace: string) => ({
+    "olm.owner": csv,
+    "olm.owner.namespace": namespace,
+    "olm.owner.kind": "ClusterServiceVersion",
+});
 /** Roles as OLM leaves them for an AllNamespaces operator in openshift-operators (names and labels from OLM's code). */
 const CLUSTER: ListedRole[] = [
-    { kind: "Role", metadata: { name: "cert-manager.v1.16.1-cert-manager-6xw9x", namespace: "openshift-operators", labels: owner("cert-manager.v1.16.1", "openshift-operators") } },
-    { kind: "ClusterRole", metadata: { name: "cert-manager.v1.16.1-cert-manager-6xw9x", labels: owner("cert-manager.v1.16.1", "openshift-operators") } },
+    {
+        kind: "Role",
+        metadata: {
+            name: "cert-manager.v1.16.1-cert-manager-6xw9x",
+            namespace: "openshift-operators",
+            labels: owner("cert-manager.v1.16.1", "openshift-operators"),
+        },
+    },
+    {
+        kind: "ClusterRole",
+        metadata: { name: "cert-manager.v1.16.1-cert-manager-6xw9x", labels: owner("cert-manager.v1.16.1", "openshift-operators") },
+    },
     { kind: "ClusterRole", metadata: { name: "cert-manager.v1.16.1-4rs8b", labels: owner("cert-manager.v1.16.1", "openshift-operators") } },
     {
         kind: "ClusterRole",
         metadata: {
             name: "certificates.cert-manager.io-v1-admin",
-            labels: { ...owner("cert-manager.v1.16.1", "openshift-operators"), "olm.opgroup.permissions/aggregate-to-5f1d2b3a4c5d6e7f-admin": "true", "rbac.authorization.k8s.io/aggregate-to-admin": "true" },
+            labels: {
+                ...owner("cert-manager.v1.16.1", "openshift-operators"),
+                "olm.opgroup.permissions/aggregate-to-5f1d2b3a4c5d6e7f-admin": "true",
+                "rbac.authorization.k8s.io/aggregate-to-admin": "true",
+            },
         },
     },
     { kind: "ClusterRole", metadata: { name: "aggregate-olm-view", labels: { "rbac.authorization.k8s.io/aggregate-to-view": "true" } } },
@@ -26,13 +44,25 @@ const CLUSTER: ListedRole[] = [
     // This stack's own per-API role: governed by the toggles already, never reported.
     {
         kind: "ClusterRole",
-        metadata: { name: "widgets.samples.cluster-platform.io-v1-admin", labels: { "app.kubernetes.io/managed-by": "cluster-platform", "olm.opgroup.permissions/aggregate-to-0123456789abcdef-admin": "true" } },
+        metadata: {
+            name: "widgets.samples.cluster-platform.io-v1-admin",
+            labels: {
+                "app.kubernetes.io/managed-by": "cluster-platform",
+                "olm.opgroup.permissions/aggregate-to-0123456789abcdef-admin": "true",
+            },
+        },
     },
 ];
 
 describe("what the toggles would have prevented for OLM's operators", () => {
     test("GIVEN OLM's roles for cert-manager and every toggle set WHEN reported THEN the promoted role, the per-API role and OLM's aggregate role are named with their CSV; clusterPermissions and the stack's own roles are not", () => {
-        expect(olmToggleFindings(CLUSTER, { disableOLMAggregateCRDRoles: true, disableAggregateCRDRoles: true, disableAllNamespacePermissionPromotion: true })).toEqual([
+        expect(
+            olmToggleFindings(CLUSTER, {
+                disableOLMAggregateCRDRoles: true,
+                disableAggregateCRDRoles: true,
+                disableAllNamespacePermissionPromotion: true,
+            }),
+        ).toEqual([
             {
                 toggle: "disableAggregateCRDRoles",
                 clusterRole: "certificates.cert-manager.io-v1-admin",
@@ -58,7 +88,13 @@ describe("what the toggles would have prevented for OLM's operators", () => {
         );
         const lines: string[] = [];
         const errors: string[] = [];
-        expect(main([path.join(dir, "roles.json"), "--config", path.join(dir, "Pulumi.test.yaml")], (l) => lines.push(l), (l) => errors.push(l))).toBe(0);
+        expect(
+            main(
+                [path.join(dir, "roles.json"), "--config", path.join(dir, "Pulumi.test.yaml")],
+                (l) => lines.push(l),
+                (l) => errors.push(l),
+            ),
+        ).toBe(0);
         expect(errors).toEqual([]);
         expect(lines).toEqual([
             "disableAllNamespacePermissionPromotion: ClusterRole cert-manager.v1.16.1-cert-manager-6xw9x (CSV openshift-operators/cert-manager.v1.16.1): promoted from the Role openshift-operators/cert-manager.v1.16.1-cert-manager-6xw9x",
@@ -67,7 +103,13 @@ describe("what the toggles would have prevented for OLM's operators", () => {
 
     test("GIVEN no file WHEN the CLI runs THEN it prints its usage and exits 2", () => {
         const errors: string[] = [];
-        expect(main([], () => undefined, (l) => errors.push(l))).toBe(2);
+        expect(
+            main(
+                [],
+                () => undefined,
+                (l) => errors.push(l),
+            ),
+        ).toBe(2);
         expect(errors[0]).toMatch(/^usage: npm run olm:toggle-report/);
     });
 });

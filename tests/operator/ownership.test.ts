@@ -11,11 +11,18 @@ import type { RenderedResource, RenderResult } from "../../scripts/render/render
 import { renderOperators, scopableBundle } from "../helpers/operators";
 import { renderFile, resourceNamed, ROOT } from "../helpers/render";
 
-const STACK_LABELS = [MANAGED_BY_LABEL, PART_OF_LABEL, CAPABILITY_LABEL, "cluster-platform.io/generated-by", "cluster-platform.io/operator"];
+const STACK_LABELS = [
+    MANAGED_BY_LABEL,
+    PART_OF_LABEL,
+    CAPABILITY_LABEL,
+    "cluster-platform.io/generated-by",
+    "cluster-platform.io/operator",
+];
 const ROLE = "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole";
 
 const patchResources = (result: RenderResult): RenderedResource[] => result.resources.filter((r) => r.type.endsWith("Patch"));
-const labelsOf = (resource: RenderedResource) => Object.keys((resource.inputs.metadata as { labels?: Record<string, string> } | undefined)?.labels ?? {});
+const labelsOf = (resource: RenderedResource) =>
+    Object.keys((resource.inputs.metadata as { labels?: Record<string, string> } | undefined)?.labels ?? {});
 
 describe("objects the stack adopts or patches but does not own", () => {
     let operators: RenderResult;
@@ -41,12 +48,21 @@ describe("objects the stack adopts or patches but does not own", () => {
 
     test("GIVEN OLMConfig and a labelled namespace WHEN rendered THEN each is a Patch that sets only its fields, with no label of the stack, and is deleted (fields relinquished), not retained", () => {
         const patches = patchResources(operators);
-        expect(patches.map((p) => p.type).sort()).toEqual(["kubernetes:core/v1:NamespacePatch", "kubernetes:operators.coreos.com/v1:OLMConfigPatch"]);
+        expect(patches.map((p) => p.type).sort()).toEqual([
+            "kubernetes:core/v1:NamespacePatch",
+            "kubernetes:operators.coreos.com/v1:OLMConfigPatch",
+        ]);
         for (const patch of patches) {
             expect(labelsOf(patch).filter((l) => STACK_LABELS.includes(l))).toEqual([]);
             expect(patch.options.retainOnDelete).toBe(false);
         }
-        expect(resourceNamed(operators, "kubernetes:core/v1:NamespacePatch", "op-node-maintenance-operator-controller-manager-webhooks-target-ops").inputs).toEqual({
+        expect(
+            resourceNamed(
+                operators,
+                "kubernetes:core/v1:NamespacePatch",
+                "op-node-maintenance-operator-controller-manager-webhooks-target-ops",
+            ).inputs,
+        ).toEqual({
             apiVersion: "v1",
             kind: "Namespace",
             metadata: { name: "ops", labels: { "webhooks.cluster-platform.io/ops.node-maintenance-operator-controller-manager": "true" } },
@@ -55,7 +71,9 @@ describe("objects the stack adopts or patches but does not own", () => {
 
     test("GIVEN caInjection targets WHEN rendered THEN each is a Patch with no label of the stack, relinquished on delete", async () => {
         const fixtures = path.join("tests", "fixtures", "certificates");
-        const result = await renderFile(path.join(fixtures, "cert-manager.yaml"), { cluster: ClusterState.fromFile(path.join(ROOT, fixtures, "existing-objects.yaml")) });
+        const result = await renderFile(path.join(fixtures, "cert-manager.yaml"), {
+            cluster: ClusterState.fromFile(path.join(ROOT, fixtures, "existing-objects.yaml")),
+        });
         const patches = patchResources(result);
         expect(patches.length).toBeGreaterThan(0);
         for (const patch of patches) {

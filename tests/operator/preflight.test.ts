@@ -7,7 +7,12 @@ import { planOperators } from "../../components/operator/plan";
 import { formatProblem, sortProblems } from "../../components/shared/problems";
 import { ROOT } from "../helpers/render";
 
-const olm: OlmConfig = { disableOLMAggregateCRDRoles: false, disableAggregateCRDRoles: false, disableAllNamespacePermissionPromotion: false, manageOLMConfig: false };
+const olm: OlmConfig = {
+    disableOLMAggregateCRDRoles: false,
+    disableAggregateCRDRoles: false,
+    disableAllNamespacePermissionPromotion: false,
+    manageOLMConfig: false,
+};
 const CSVS = "../shared/testdata/csvs";
 const operator = (overrides: Partial<OperatorConfig> & Pick<OperatorConfig, "csv">): OperatorConfig => ({
     name: "op",
@@ -18,7 +23,8 @@ const operator = (overrides: Partial<OperatorConfig> & Pick<OperatorConfig, "csv
     ...overrides,
 });
 /** The problems as the report prints them (sorted by path, then message). */
-const problemLines = (operators: OperatorConfig[], root = ROOT) => sortProblems(planOperators(operators, olm, root).problems).map(formatProblem);
+const problemLines = (operators: OperatorConfig[], root = ROOT) =>
+    sortProblems(planOperators(operators, olm, root).problems).map(formatProblem);
 
 /** A bundle folder in a temporary directory, from objects (the first one is the CSV). */
 function bundle(csv: Record<string, unknown>, others: Record<string, unknown>[] = []): { root: string; csv: string } {
@@ -43,7 +49,10 @@ const minimalCsv = (spec: Record<string, unknown> = {}) => ({
                         name: "op-controller",
                         spec: {
                             selector: { matchLabels: { app: "op" } },
-                            template: { metadata: { labels: { app: "op" } }, spec: { containers: [{ name: "manager", image: "example.io/op:1" }] } },
+                            template: {
+                                metadata: { labels: { app: "op" } },
+                                spec: { containers: [{ name: "manager", image: "example.io/op:1" }] },
+                            },
                         },
                     },
                 ],
@@ -64,9 +73,16 @@ const crdServing = (versions: { name: string; served: boolean; storage: boolean 
 describe("operator pre-flight: every problem before anything is registered", () => {
     test("GIVEN every real CSV with a supported targetNamespaces shape WHEN planned THEN there is no problem", () => {
         const files = fs.readdirSync(path.join(ROOT, CSVS)).sort();
-        const namespaced = new Set(["etcdoperator-0.9.4.clusterserviceversion.yaml", "prometheusoperator-0.22.2.clusterserviceversion.yaml"]);
+        const namespaced = new Set([
+            "etcdoperator-0.9.4.clusterserviceversion.yaml",
+            "prometheusoperator-0.22.2.clusterserviceversion.yaml",
+        ]);
         for (const file of files) {
-            const result = planOperators([operator({ csv: `${CSVS}/${file}`, targetNamespaces: namespaced.has(file) ? ["ops"] : [] })], olm, ROOT);
+            const result = planOperators(
+                [operator({ csv: `${CSVS}/${file}`, targetNamespaces: namespaced.has(file) ? ["ops"] : [] })],
+                olm,
+                ROOT,
+            );
             expect([file, result.problems]).toEqual([file, []]);
             expect(result.plans).toHaveLength(1);
         }
@@ -103,7 +119,9 @@ describe("operator pre-flight: every problem before anything is registered", () 
         const { root, csv } = bundle({});
         fs.writeFileSync(path.join(root, csv), "spec: [unclosed");
         expect(problemLines([operator({ csv })], root)).toEqual([
-            expect.stringMatching(/^cluster-platform:operators\[0\]\.csv: "manifests\/op\.clusterserviceversion\.yaml": is not valid YAML: /),
+            expect.stringMatching(
+                /^cluster-platform:operators\[0\]\.csv: "manifests\/op\.clusterserviceversion\.yaml": is not valid YAML: /,
+            ),
         ]);
     });
 
@@ -111,7 +129,11 @@ describe("operator pre-flight: every problem before anything is registered", () 
         expect(problemLines([operator({ csv: `${CSVS}/etcdoperator-0.9.4.clusterserviceversion.yaml` })])).toEqual([
             'cluster-platform:operators[0].targetNamespaces: operator "op": []: AllNamespaces InstallModeType not supported, cannot configure to watch all namespaces (the CSV supports OwnNamespace, SingleNamespace)',
         ]);
-        expect(problemLines([operator({ csv: `${CSVS}/cert-manager-1.16.1.clusterserviceversion.yaml`, targetNamespaces: ["team-a", "team-b"] })])).toEqual([
+        expect(
+            problemLines([
+                operator({ csv: `${CSVS}/cert-manager-1.16.1.clusterserviceversion.yaml`, targetNamespaces: ["team-a", "team-b"] }),
+            ]),
+        ).toEqual([
             'cluster-platform:operators[0].targetNamespaces: operator "op": ["team-a","team-b"]: MultiNamespace InstallModeType not supported, cannot configure to watch 2 namespaces (the CSV supports AllNamespaces)',
         ]);
     });
@@ -119,8 +141,21 @@ describe("operator pre-flight: every problem before anything is registered", () 
     test("GIVEN a CSV with a forbidden webhook rule and a webhook on a missing deployment WHEN planned THEN both are reported with the file", () => {
         const csv = minimalCsv({
             webhookdefinitions: [
-                { generateName: "vpods.example.io", type: "ValidatingAdmissionWebhook", deploymentName: "op-controller", sideEffects: "None", admissionReviewVersions: ["v1"], rules: [{ apiGroups: ["*"], apiVersions: ["*"], operations: ["*"], resources: ["pods"] }] },
-                { generateName: "mpods.example.io", type: "MutatingAdmissionWebhook", deploymentName: "op-webhook", sideEffects: "None", admissionReviewVersions: ["v1"] },
+                {
+                    generateName: "vpods.example.io",
+                    type: "ValidatingAdmissionWebhook",
+                    deploymentName: "op-controller",
+                    sideEffects: "None",
+                    admissionReviewVersions: ["v1"],
+                    rules: [{ apiGroups: ["*"], apiVersions: ["*"], operations: ["*"], resources: ["pods"] }],
+                },
+                {
+                    generateName: "mpods.example.io",
+                    type: "MutatingAdmissionWebhook",
+                    deploymentName: "op-webhook",
+                    sideEffects: "None",
+                    admissionReviewVersions: ["v1"],
+                },
             ],
         });
         const { root, csv: file } = bundle(csv);
@@ -131,7 +166,12 @@ describe("operator pre-flight: every problem before anything is registered", () 
     });
 
     test("GIVEN two webhooks of one deployment on different ports WHEN planned THEN the one-port-per-deployment limit is reported", () => {
-        const webhook = { type: "ValidatingAdmissionWebhook", deploymentName: "op-controller", sideEffects: "None", admissionReviewVersions: ["v1"] };
+        const webhook = {
+            type: "ValidatingAdmissionWebhook",
+            deploymentName: "op-controller",
+            sideEffects: "None",
+            admissionReviewVersions: ["v1"],
+        };
         const csv = minimalCsv({
             webhookdefinitions: [
                 { ...webhook, generateName: "va.example.io", containerPort: 443, targetPort: 9443 },
@@ -145,10 +185,22 @@ describe("operator pre-flight: every problem before anything is registered", () 
     });
 
     test("GIVEN owned APIServices with an unknown deployment, one owned twice and one on a second port WHEN planned THEN OLM's rules report each", () => {
-        const flunders = { name: "flunders", group: "wardle.example.com", version: "v1alpha1", kind: "Flunder", deploymentName: "op-controller", containerPort: 9443 };
+        const flunders = {
+            name: "flunders",
+            group: "wardle.example.com",
+            version: "v1alpha1",
+            kind: "Flunder",
+            deploymentName: "op-controller",
+            containerPort: 9443,
+        };
         const csv = minimalCsv({
             apiservicedefinitions: {
-                owned: [flunders, { ...flunders, kind: "Fischer" }, { ...flunders, version: "v1", deploymentName: "op-server" }, { ...flunders, version: "v2", containerPort: 443 }],
+                owned: [
+                    flunders,
+                    { ...flunders, kind: "Fischer" },
+                    { ...flunders, version: "v1", deploymentName: "op-server" },
+                    { ...flunders, version: "v2", containerPort: 443 },
+                ],
             },
         });
         const { root, csv: file } = bundle(csv);
@@ -162,7 +214,9 @@ describe("operator pre-flight: every problem before anything is registered", () 
 
     test("GIVEN two installs of packageserver WHEN planned THEN the second is refused: one owner per APIService, and OLM's per-Service bindings would collide too", () => {
         const packageserver = `${CSVS}/packageserver-0.16.1.clusterserviceversion.yaml`;
-        expect(problemLines([operator({ csv: packageserver }), operator({ csv: packageserver, name: "other", namespace: "other" })])).toEqual(
+        expect(
+            problemLines([operator({ csv: packageserver }), operator({ csv: packageserver, name: "other", namespace: "other" })]),
+        ).toEqual(
             [
                 "APIService v1.packages.operators.coreos.com",
                 "ClusterRole packagemanifests-v1-admin",
@@ -170,7 +224,10 @@ describe("operator pre-flight: every problem before anything is registered", () 
                 "ClusterRole packagemanifests-v1-view",
                 "ClusterRoleBinding packageserver-service-system:auth-delegator",
                 "RoleBinding kube-system/packageserver-service-auth-reader",
-            ].map((key) => `cluster-platform:operators[1]: operator "other": ${key} is also declared by operator "op" (operators[0]); one cluster object cannot belong to two installs`),
+            ].map(
+                (key) =>
+                    `cluster-platform:operators[1]: operator "other": ${key} is also declared by operator "op" (operators[0]); one cluster object cannot belong to two installs`,
+            ),
         );
     });
 
@@ -183,7 +240,17 @@ describe("operator pre-flight: every problem before anything is registered", () 
                 ],
             },
         });
-        const crd = { apiVersion: "apiextensions.k8s.io/v1", kind: "CustomResourceDefinition", metadata: { name: "as.example.io" }, spec: { group: "example.io", names: { plural: "as", kind: "A" }, scope: "Namespaced", versions: [{ name: "v1", served: true, storage: true }] } };
+        const crd = {
+            apiVersion: "apiextensions.k8s.io/v1",
+            kind: "CustomResourceDefinition",
+            metadata: { name: "as.example.io" },
+            spec: {
+                group: "example.io",
+                names: { plural: "as", kind: "A" },
+                scope: "Namespaced",
+                versions: [{ name: "v1", served: true, storage: true }],
+            },
+        };
         const { root, csv: file } = bundle(csv, [crd]);
         expect(problemLines([operator({ csv: file })], root)).toEqual([
             'cluster-platform:operators[0].csv: "manifests/op.clusterserviceversion.yaml" spec.customresourcedefinitions.owned: owned custom resource definition "bs.example.io" not found in the bundle folder next to the CSV',
@@ -191,8 +258,18 @@ describe("operator pre-flight: every problem before anything is registered", () 
     });
 
     test("GIVEN a CSV owning a CRD version its manifest does not serve WHEN planned THEN it is refused as OLM refuses it", () => {
-        const csv = minimalCsv({ customresourcedefinitions: { owned: [{ name: "as.example.io", version: "v1", kind: "A" }, { name: "as.example.io", version: "v2", kind: "A" }] } });
-        const crd = crdServing([{ name: "v1", served: true, storage: true }, { name: "v2", served: false, storage: false }]);
+        const csv = minimalCsv({
+            customresourcedefinitions: {
+                owned: [
+                    { name: "as.example.io", version: "v1", kind: "A" },
+                    { name: "as.example.io", version: "v2", kind: "A" },
+                ],
+            },
+        });
+        const crd = crdServing([
+            { name: "v1", served: true, storage: true },
+            { name: "v2", served: false, storage: false },
+        ]);
         const { root, csv: file } = bundle(csv, [crd]);
         expect(problemLines([operator({ csv: file })], root)).toEqual([
             `cluster-platform:operators[0].csv: "manifests/op.clusterserviceversion.yaml" spec.customresourcedefinitions.owned[1].version: custom resource definition "as.example.io": version "v2" is not served by its manifest (OLM's requirement status: CRD version not served)`,
@@ -201,7 +278,10 @@ describe("operator pre-flight: every problem before anything is registered", () 
 
     test("GIVEN a CSV that lists one version of a CRD serving two WHEN planned THEN only the listed version gets aggregate roles, as OLM names them", () => {
         const csv = minimalCsv({ customresourcedefinitions: { owned: [{ name: "as.example.io", version: "v2", kind: "A" }] } });
-        const crd = crdServing([{ name: "v1", served: true, storage: false }, { name: "v2", served: true, storage: true }]);
+        const crd = crdServing([
+            { name: "v1", served: true, storage: false },
+            { name: "v2", served: true, storage: true },
+        ]);
         const { root, csv: file } = bundle(csv, [crd]);
         const plan = planOperators([operator({ csv: file })], olm, root).plans[0];
         expect(plan.rbac.map((o) => o.metadata.name).filter((n) => n.startsWith("as.example.io"))).toEqual([
@@ -213,7 +293,12 @@ describe("operator pre-flight: every problem before anything is registered", () 
     });
 
     test("GIVEN a v1beta1 CRD manifest in the bundle WHEN planned THEN it is refused with the file named", () => {
-        const crd = { apiVersion: "apiextensions.k8s.io/v1beta1", kind: "CustomResourceDefinition", metadata: { name: "as.example.io" }, spec: { group: "example.io", names: { plural: "as" }, version: "v1" } };
+        const crd = {
+            apiVersion: "apiextensions.k8s.io/v1beta1",
+            kind: "CustomResourceDefinition",
+            metadata: { name: "as.example.io" },
+            spec: { group: "example.io", names: { plural: "as" }, version: "v1" },
+        };
         const { root, csv: file } = bundle(minimalCsv(), [crd]);
         expect(problemLines([operator({ csv: file })], root)).toEqual([
             'cluster-platform:operators[0].csv: "manifests/op.clusterserviceversion.yaml": bundle file "object-0.yaml": CustomResourceDefinition "as.example.io" is "apiextensions.k8s.io/v1beta1"; only apiextensions.k8s.io/v1 is served by Kubernetes 1.22 and later',
@@ -234,7 +319,10 @@ describe("operator pre-flight: every problem before anything is registered", () 
 
     test("GIVEN a CSV without CRD manifests next to it or with required APIs WHEN planned THEN warnings say what the admin must provide", () => {
         const csv = minimalCsv({
-            customresourcedefinitions: { owned: [{ name: "as.example.io", version: "v1", kind: "A" }], required: [{ name: "certificates.cert-manager.io", version: "v1", kind: "Certificate" }] },
+            customresourcedefinitions: {
+                owned: [{ name: "as.example.io", version: "v1", kind: "A" }],
+                required: [{ name: "certificates.cert-manager.io", version: "v1", kind: "Certificate" }],
+            },
         });
         const { root, csv: file } = bundle(csv, [{ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "op-config" } }]);
         expect(planOperators([operator({ csv: file })], olm, root).warnings).toEqual([

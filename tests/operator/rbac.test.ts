@@ -12,7 +12,11 @@ const managed = {
     "app.kubernetes.io/part-of": "cluster-platform",
     "cluster-platform.io/capability": "olm-rbac",
 };
-const off: OlmToggles = { disableOLMAggregateCRDRoles: false, disableAggregateCRDRoles: false, disableAllNamespacePermissionPromotion: false };
+const off: OlmToggles = {
+    disableOLMAggregateCRDRoles: false,
+    disableAggregateCRDRoles: false,
+    disableAllNamespacePermissionPromotion: false,
+};
 
 const leases = { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["get", "create", "update"] };
 const nodes = { apiGroups: [""], resources: ["nodes"], verbs: ["get", "list", "watch"] };
@@ -47,7 +51,11 @@ describe("OLM's aggregate roles", () => {
                 },
                 rules: [
                     { apiGroups: ["operators.coreos.com"], resources: ["subscriptions"], verbs: ["create", "update", "patch", "delete"] },
-                    { apiGroups: ["operators.coreos.com"], resources: ["clusterserviceversions", "catalogsources", "installplans", "subscriptions"], verbs: ["delete"] },
+                    {
+                        apiGroups: ["operators.coreos.com"],
+                        resources: ["clusterserviceversions", "catalogsources", "installplans", "subscriptions"],
+                        verbs: ["delete"],
+                    },
                 ],
             },
             {
@@ -67,7 +75,11 @@ describe("OLM's aggregate roles", () => {
                         resources: ["clusterserviceversions", "catalogsources", "installplans", "subscriptions", "operatorgroups"],
                         verbs: ["get", "list", "watch"],
                     },
-                    { apiGroups: ["packages.operators.coreos.com"], resources: ["packagemanifests", "packagemanifests/icon"], verbs: ["get", "list", "watch"] },
+                    {
+                        apiGroups: ["packages.operators.coreos.com"],
+                        resources: ["packagemanifests", "packagemanifests/icon"],
+                        verbs: ["get", "list", "watch"],
+                    },
                 ],
             },
         ]);
@@ -91,7 +103,14 @@ describe("per-API aggregate roles", () => {
 
     test("GIVEN an owned CRD version WHEN derived THEN admin, edit, view and crdview match OLM's names, verbs and labels", () => {
         const roles = aggregateRolesFor(
-            { name: "etcdclusters.etcd.database.coreos.com", group: "etcd.database.coreos.com", plural: "etcdclusters", version: "v1beta2", kind: "EtcdCluster", source: "CustomResourceDefinition" },
+            {
+                name: "etcdclusters.etcd.database.coreos.com",
+                group: "etcd.database.coreos.com",
+                plural: "etcdclusters",
+                version: "v1beta2",
+                kind: "EtcdCluster",
+                source: "CustomResourceDefinition",
+            },
             "etcd",
         );
         const role = (name: string, labels: Record<string, string>, rule: Record<string, string[]>) => ({
@@ -101,9 +120,21 @@ describe("per-API aggregate roles", () => {
             rules: [rule],
         });
         expect(roles).toEqual([
-            role("etcdclusters.etcd.database.coreos.com-v1beta2-admin", aggregation("admin", hash), { verbs: ["*"], apiGroups: ["etcd.database.coreos.com"], resources: ["etcdclusters"] }),
-            role("etcdclusters.etcd.database.coreos.com-v1beta2-edit", aggregation("edit", hash), { verbs: ["create", "update", "patch", "delete"], apiGroups: ["etcd.database.coreos.com"], resources: ["etcdclusters"] }),
-            role("etcdclusters.etcd.database.coreos.com-v1beta2-view", aggregation("view", hash), { verbs: ["get", "list", "watch"], apiGroups: ["etcd.database.coreos.com"], resources: ["etcdclusters"] }),
+            role("etcdclusters.etcd.database.coreos.com-v1beta2-admin", aggregation("admin", hash), {
+                verbs: ["*"],
+                apiGroups: ["etcd.database.coreos.com"],
+                resources: ["etcdclusters"],
+            }),
+            role("etcdclusters.etcd.database.coreos.com-v1beta2-edit", aggregation("edit", hash), {
+                verbs: ["create", "update", "patch", "delete"],
+                apiGroups: ["etcd.database.coreos.com"],
+                resources: ["etcdclusters"],
+            }),
+            role("etcdclusters.etcd.database.coreos.com-v1beta2-view", aggregation("view", hash), {
+                verbs: ["get", "list", "watch"],
+                apiGroups: ["etcd.database.coreos.com"],
+                resources: ["etcdclusters"],
+            }),
             role("etcdclusters.etcd.database.coreos.com-v1beta2-crdview", aggregation("view", hash), {
                 verbs: ["get"],
                 apiGroups: ["apiextensions.k8s.io"],
@@ -114,10 +145,20 @@ describe("per-API aggregate roles", () => {
     });
 
     test("GIVEN an owned APIService WHEN derived THEN admin, edit and view are declared, without crdview", () => {
-        const roles = aggregateRolesFor({ name: "flunders", group: "wardle.example.com", plural: "flunders", version: "v1alpha1", kind: "Flunder", source: "APIService" });
+        const roles = aggregateRolesFor({
+            name: "flunders",
+            group: "wardle.example.com",
+            plural: "flunders",
+            version: "v1alpha1",
+            kind: "Flunder",
+            source: "APIService",
+        });
         expect(roles.map((r) => [r.metadata.name, r.rules])).toEqual([
             ["flunders-v1alpha1-admin", [{ verbs: ["*"], apiGroups: ["wardle.example.com"], resources: ["flunders"] }]],
-            ["flunders-v1alpha1-edit", [{ verbs: ["create", "update", "patch", "delete"], apiGroups: ["wardle.example.com"], resources: ["flunders"] }]],
+            [
+                "flunders-v1alpha1-edit",
+                [{ verbs: ["create", "update", "patch", "delete"], apiGroups: ["wardle.example.com"], resources: ["flunders"] }],
+            ],
             ["flunders-v1alpha1-view", [{ verbs: ["get", "list", "watch"], apiGroups: ["wardle.example.com"], resources: ["flunders"] }]],
         ]);
     });
@@ -126,7 +167,9 @@ describe("per-API aggregate roles", () => {
 describe("CSV permissions by install mode", () => {
     const role = "node-maintenance-operator.v0.0.1-nmo-controller-";
     const roleName = deriveOperatorRbac(input())[0].metadata.name;
-    const clusterRoleName = deriveOperatorRbac(input()).find((o) => o.metadata.labels["cluster-platform.io/generated-by"] === "csv.clusterPermissions")?.metadata.name;
+    const clusterRoleName = deriveOperatorRbac(input()).find(
+        (o) => o.metadata.labels["cluster-platform.io/generated-by"] === "csv.clusterPermissions",
+    )?.metadata.name;
 
     test("GIVEN names WHEN derived THEN Roles are <csv>-<sa>-<hash> and ClusterRoles <csv>-<hash>, as OLM names them", () => {
         expect(roleName.startsWith(role)).toBe(true);
@@ -146,13 +189,27 @@ describe("CSV permissions by install mode", () => {
         expect(objects[2]).toEqual({
             apiVersion: "rbac.authorization.k8s.io/v1",
             kind: "ClusterRole",
-            metadata: { name: roleName, labels: { ...managed, "cluster-platform.io/generated-by": "olm.allNamespacesPromotion", "cluster-platform.io/operator": "nmo" } },
+            metadata: {
+                name: roleName,
+                labels: {
+                    ...managed,
+                    "cluster-platform.io/generated-by": "olm.allNamespacesPromotion",
+                    "cluster-platform.io/operator": "nmo",
+                },
+            },
             rules: [leases, { verbs: ["get", "list", "watch"], apiGroups: [""], resources: ["namespaces"] }],
         });
         expect(objects[3]).toEqual({
             apiVersion: "rbac.authorization.k8s.io/v1",
             kind: "ClusterRoleBinding",
-            metadata: { name: roleName, labels: { ...managed, "cluster-platform.io/generated-by": "olm.allNamespacesPromotion", "cluster-platform.io/operator": "nmo" } },
+            metadata: {
+                name: roleName,
+                labels: {
+                    ...managed,
+                    "cluster-platform.io/generated-by": "olm.allNamespacesPromotion",
+                    "cluster-platform.io/operator": "nmo",
+                },
+            },
             roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: roleName },
             subjects: [{ kind: "ServiceAccount", name: "nmo-controller", namespace: "node-maintenance" }],
         });
@@ -174,7 +231,15 @@ describe("CSV permissions by install mode", () => {
         expect(teamB).toEqual({
             apiVersion: "rbac.authorization.k8s.io/v1",
             kind: "RoleBinding",
-            metadata: { name: roleName, namespace: "team-b", labels: { ...managed, "cluster-platform.io/generated-by": "csv.permissions.targetNamespaces", "cluster-platform.io/operator": "nmo" } },
+            metadata: {
+                name: roleName,
+                namespace: "team-b",
+                labels: {
+                    ...managed,
+                    "cluster-platform.io/generated-by": "csv.permissions.targetNamespaces",
+                    "cluster-platform.io/operator": "nmo",
+                },
+            },
             roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: roleName },
             subjects: [{ kind: "ServiceAccount", name: "nmo-controller", namespace: "node-maintenance" }],
         });
@@ -203,9 +268,12 @@ describe("CSV permissions by install mode", () => {
 
     test("GIVEN the same permission listed twice WHEN derived THEN its Role and binding are declared once (OLM names them by content)", () => {
         const permission = { serviceAccountName: "nmo-controller", rules: [leases] };
-        expect(keys(deriveOperatorRbac(input({ permissions: [permission, permission], clusterPermissions: [], targetNamespaces: ["node-maintenance"] })))).toEqual([
-            `Role node-maintenance/${roleName}`,
-            `RoleBinding node-maintenance/${roleName}`,
-        ]);
+        expect(
+            keys(
+                deriveOperatorRbac(
+                    input({ permissions: [permission, permission], clusterPermissions: [], targetNamespaces: ["node-maintenance"] }),
+                ),
+            ),
+        ).toEqual([`Role node-maintenance/${roleName}`, `RoleBinding node-maintenance/${roleName}`]);
     });
 });

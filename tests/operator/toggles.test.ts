@@ -39,9 +39,16 @@ function expected(t: Toggles): Record<string, unknown>[] {
         { key: `ClusterRole /${CLUSTER_ROLE}`, generatedBy: "csv.clusterPermissions", rules: clusterPermission.rules },
         binding("ClusterRoleBinding", "", CLUSTER_ROLE, "csv.clusterPermissions"),
         // OLM's RBAC for the webhook's serving certificate (certresources.go), whatever the toggles.
-        { key: `Role ops/${SERVICE}-cert`, generatedBy: "olm.servingCertificate", rules: [{ verbs: ["get"], apiGroups: [""], resources: ["secrets"], resourceNames: [`${SERVICE}-cert`] }] },
+        {
+            key: `Role ops/${SERVICE}-cert`,
+            generatedBy: "olm.servingCertificate",
+            rules: [{ verbs: ["get"], apiGroups: [""], resources: ["secrets"], resourceNames: [`${SERVICE}-cert`] }],
+        },
         binding("RoleBinding", "ops", `${SERVICE}-cert`, "olm.servingCertificate"),
-        { ...binding("ClusterRoleBinding", "", `${SERVICE}-system:auth-delegator`, "olm.servingCertificate"), roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "system:auth-delegator" } },
+        {
+            ...binding("ClusterRoleBinding", "", `${SERVICE}-system:auth-delegator`, "olm.servingCertificate"),
+            roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "system:auth-delegator" },
+        },
         {
             ...binding("RoleBinding", "kube-system", `${SERVICE}-auth-reader`, "olm.servingCertificate"),
             roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "extension-apiserver-authentication-reader" },
@@ -55,7 +62,10 @@ function expected(t: Toggles): Record<string, unknown>[] {
                 key: "ClusterRole /aggregate-olm-edit",
                 // OLM's own roles, adopted: they carry no label of this stack.
                 generatedBy: undefined,
-                aggregation: { "rbac.authorization.k8s.io/aggregate-to-admin": "true", "rbac.authorization.k8s.io/aggregate-to-edit": "true" },
+                aggregation: {
+                    "rbac.authorization.k8s.io/aggregate-to-admin": "true",
+                    "rbac.authorization.k8s.io/aggregate-to-edit": "true",
+                },
                 rules: [
                     { apiGroups: ["operators.coreos.com"], resources: ["subscriptions"], verbs: ["create", "update", "patch", "delete"] },
                     { apiGroups: ["operators.coreos.com"], resources: olmResources, verbs: ["delete"] },
@@ -77,27 +87,54 @@ function expected(t: Toggles): Record<string, unknown>[] {
         );
     }
     if (!t.disableAggregateCRDRoles) {
-        const aggregation = (suffix: string) => ({ [`rbac.authorization.k8s.io/aggregate-to-${suffix}`]: "true", [`olm.opgroup.permissions/aggregate-to-${API_HASH}-${suffix}`]: "true" });
+        const aggregation = (suffix: string) => ({
+            [`rbac.authorization.k8s.io/aggregate-to-${suffix}`]: "true",
+            [`olm.opgroup.permissions/aggregate-to-${API_HASH}-${suffix}`]: "true",
+        });
         const own = (verbs: string[]) => [{ verbs, apiGroups: ["nodemaintenance.medik8s.io"], resources: ["nodemaintenances"] }];
         set.push(
-            { key: `ClusterRole /${CRD}-v1beta1-admin`, generatedBy: "olm.aggregateCRDRoles", aggregation: aggregation("admin"), rules: own(["*"]) },
-            { key: `ClusterRole /${CRD}-v1beta1-edit`, generatedBy: "olm.aggregateCRDRoles", aggregation: aggregation("edit"), rules: own(["create", "update", "patch", "delete"]) },
-            { key: `ClusterRole /${CRD}-v1beta1-view`, generatedBy: "olm.aggregateCRDRoles", aggregation: aggregation("view"), rules: own(["get", "list", "watch"]) },
+            {
+                key: `ClusterRole /${CRD}-v1beta1-admin`,
+                generatedBy: "olm.aggregateCRDRoles",
+                aggregation: aggregation("admin"),
+                rules: own(["*"]),
+            },
+            {
+                key: `ClusterRole /${CRD}-v1beta1-edit`,
+                generatedBy: "olm.aggregateCRDRoles",
+                aggregation: aggregation("edit"),
+                rules: own(["create", "update", "patch", "delete"]),
+            },
+            {
+                key: `ClusterRole /${CRD}-v1beta1-view`,
+                generatedBy: "olm.aggregateCRDRoles",
+                aggregation: aggregation("view"),
+                rules: own(["get", "list", "watch"]),
+            },
             {
                 key: `ClusterRole /${CRD}-v1beta1-crdview`,
                 generatedBy: "olm.aggregateCRDRoles",
                 aggregation: aggregation("view"),
-                rules: [{ verbs: ["get"], apiGroups: ["apiextensions.k8s.io"], resources: ["customresourcedefinitions"], resourceNames: [CRD] }],
+                rules: [
+                    { verbs: ["get"], apiGroups: ["apiextensions.k8s.io"], resources: ["customresourcedefinitions"], resourceNames: [CRD] },
+                ],
             },
         );
     }
     if (t.disableAllNamespacePermissionPromotion) {
         for (const namespace of ["team-a", "team-b"]) {
-            set.push({ key: `Role ${namespace}/${ROLE}`, generatedBy: "operators.rbacNamespaces", rules: permission.rules }, binding("RoleBinding", namespace, ROLE, "operators.rbacNamespaces"));
+            set.push(
+                { key: `Role ${namespace}/${ROLE}`, generatedBy: "operators.rbacNamespaces", rules: permission.rules },
+                binding("RoleBinding", namespace, ROLE, "operators.rbacNamespaces"),
+            );
         }
     } else {
         set.push(
-            { key: `ClusterRole /${ROLE}`, generatedBy: "olm.allNamespacesPromotion", rules: [...permission.rules, { verbs: ["get", "list", "watch"], apiGroups: [""], resources: ["namespaces"] }] },
+            {
+                key: `ClusterRole /${ROLE}`,
+                generatedBy: "olm.allNamespacesPromotion",
+                rules: [...permission.rules, { verbs: ["get", "list", "watch"], apiGroups: [""], resources: ["namespaces"] }],
+            },
             binding("ClusterRoleBinding", "", ROLE, "olm.allNamespacesPromotion"),
         );
     }
@@ -111,11 +148,14 @@ const combinations: Toggles[] = [0, 1, 2, 3, 4, 5, 6, 7].map((bits) => ({
 }));
 
 describe("the 8 combinations of the RBAC toggles", () => {
-    test.each(combinations)("GIVEN %j WHEN node-maintenance is installed for all namespaces THEN exactly the expected ClusterRoles, Roles and bindings exist", async (toggles) => {
-        const result = await render(toggles);
-        expect(result.errors).toEqual([]);
-        expect(rbacSet(result)).toEqual(expected(toggles));
-    });
+    test.each(combinations)(
+        "GIVEN %j WHEN node-maintenance is installed for all namespaces THEN exactly the expected ClusterRoles, Roles and bindings exist",
+        async (toggles) => {
+            const result = await render(toggles);
+            expect(result.errors).toEqual([]);
+            expect(rbacSet(result)).toEqual(expected(toggles));
+        },
+    );
 });
 
 /** Manifests by file, for diffs: added, removed and changed files between two renders. */
@@ -131,7 +171,11 @@ function diff(before: RenderResult, after: RenderResult): { added: string[]; rem
 }
 
 describe("flipping one toggle changes only the objects it governs", () => {
-    const off: Toggles = { disableOLMAggregateCRDRoles: false, disableAggregateCRDRoles: false, disableAllNamespacePermissionPromotion: false };
+    const off: Toggles = {
+        disableOLMAggregateCRDRoles: false,
+        disableAggregateCRDRoles: false,
+        disableAllNamespacePermissionPromotion: false,
+    };
     let base: RenderResult;
     beforeAll(async () => {
         base = await render(off);
@@ -157,14 +201,23 @@ describe("flipping one toggle changes only the objects it governs", () => {
     test("GIVEN disableAllNamespacePermissionPromotion WHEN flipped THEN the promotion goes, Roles appear in the rbacNamespaces and WATCH_NAMESPACE names them", async () => {
         const flipped = await render({ ...off, disableAllNamespacePermissionPromotion: true });
         expect(diff(base, flipped)).toEqual({
-            added: [rbac("RoleBinding", "team-a", ROLE), rbac("RoleBinding", "team-b", ROLE), rbac("Role", "team-a", ROLE), rbac("Role", "team-b", ROLE)].sort(),
+            added: [
+                rbac("RoleBinding", "team-a", ROLE),
+                rbac("RoleBinding", "team-b", ROLE),
+                rbac("Role", "team-a", ROLE),
+                rbac("Role", "team-b", ROLE),
+            ].sort(),
             removed: [rbac("ClusterRoleBinding", "cluster", ROLE), rbac("ClusterRole", "cluster", ROLE)].sort(),
             changed: [`Deployment_apps_ops_${SA}.yaml`],
         });
         const env = (r: RenderResult) =>
-            (r.manifests.find((m) => m.file === `Deployment_apps_ops_${SA}.yaml`)?.object as Yaml).spec.template.spec.containers.map((c: Yaml) => c.env);
+            (r.manifests.find((m) => m.file === `Deployment_apps_ops_${SA}.yaml`)?.object as Yaml).spec.template.spec.containers.map(
+                (c: Yaml) => c.env,
+            );
         const conditionName = { name: "OPERATOR_CONDITION_NAME", value: csv.metadata.name };
-        expect(env(base)).toEqual([[{ name: "OPERATOR_NAMESPACE", valueFrom: { fieldRef: { fieldPath: "metadata.namespace" } } }, conditionName]]);
+        expect(env(base)).toEqual([
+            [{ name: "OPERATOR_NAMESPACE", valueFrom: { fieldRef: { fieldPath: "metadata.namespace" } } }, conditionName],
+        ]);
         expect(env(flipped)).toEqual([
             [
                 { name: "OPERATOR_NAMESPACE", valueFrom: { fieldRef: { fieldPath: "metadata.namespace" } } },

@@ -12,9 +12,13 @@ import { readCsv, renderOperators, writeBundle, Yaml } from "../helpers/operator
 const FILE = "opentelemetry-operator-0.158.0.clusterserviceversion.yaml";
 const DEPLOYMENT = "op-deployment-opentelemetry-operator-controller-manager";
 const GENERATION = "op-webhook-generation";
-const CONFIGURATIONS = ["op-opentelemetry-operator-controller-manager-webhooks-mutating", "op-opentelemetry-operator-controller-manager-webhooks-validating"];
+const CONFIGURATIONS = [
+    "op-opentelemetry-operator-controller-manager-webhooks-mutating",
+    "op-opentelemetry-operator-controller-manager-webhooks-validating",
+];
 
-const render = (csv: Yaml): Promise<RenderResult> => renderOperators([{ name: "op", csv: writeBundle(csv), namespace: "ops", targetNamespaces: [] }]);
+const render = (csv: Yaml): Promise<RenderResult> =>
+    renderOperators([{ name: "op", csv: writeBundle(csv), namespace: "ops", targetNamespaces: [] }]);
 const named = (result: RenderResult, name: string) => {
     const found = result.resources.find((r) => r.name === name && r.read === undefined);
     if (!found) {
@@ -44,7 +48,8 @@ describe("a changed webhook is removed before its Deployment changes", () => {
     test("GIVEN a new version that changes a webhook and the Deployment WHEN the engine steps through it THEN the old configurations are deleted, then the generation, before the Deployment is updated, and recreated after it", async () => {
         const next = readCsv(FILE);
         next.spec.webhookdefinitions[1].timeoutSeconds = 5;
-        next.spec.install.spec.deployments[0].spec.template.spec.containers[0].image = "ghcr.io/open-telemetry/opentelemetry-operator/opentelemetry-operator:0.159.0";
+        next.spec.install.spec.deployments[0].spec.template.spec.containers[0].image =
+            "ghcr.io/open-telemetry/opentelemetry-operator/opentelemetry-operator:0.159.0";
         const upgraded = await render(next);
         const oldName = result.manifests.find((m) => m.object.kind === "ConfigMap")?.object.metadata as { name: string };
         const newName = upgraded.manifests.find((m) => m.object.kind === "ConfigMap")?.object.metadata as { name: string };
@@ -64,16 +69,21 @@ describe("a changed webhook is removed before its Deployment changes", () => {
 
     test("GIVEN a new version that only changes the Deployment WHEN the engine steps through it THEN the webhooks stay and only the Deployment is updated", async () => {
         const next = readCsv(FILE);
-        next.spec.install.spec.deployments[0].spec.template.spec.containers[0].image = "ghcr.io/open-telemetry/opentelemetry-operator/opentelemetry-operator:0.159.0";
+        next.spec.install.spec.deployments[0].spec.template.spec.containers[0].image =
+            "ghcr.io/open-telemetry/opentelemetry-operator/opentelemetry-operator:0.159.0";
         const upgraded = await render(next);
         expect(upgraded.manifests.find((m) => m.object.kind === "ConfigMap")?.object.metadata).toEqual(
             result.manifests.find((m) => m.object.kind === "ConfigMap")?.object.metadata,
         );
-        expect(stepsOf(upgraded.resources, new Set(), new Set([DEPLOYMENT])).filter((s) => !s.startsWith("same "))).toEqual([`update ${DEPLOYMENT}`]);
+        expect(stepsOf(upgraded.resources, new Set(), new Set([DEPLOYMENT])).filter((s) => !s.startsWith("same "))).toEqual([
+            `update ${DEPLOYMENT}`,
+        ]);
     });
 
     test("GIVEN configurations registered without replaceOnChanges WHEN the generation is replaced THEN the model leaves them in place: the order rests on the options, not on the provider", () => {
-        const withoutOption = result.resources.map((r) => (CONFIGURATIONS.includes(r.name) ? { ...r, options: { ...r.options, replaceOnChanges: [] } } : r));
+        const withoutOption = result.resources.map((r) =>
+            CONFIGURATIONS.includes(r.name) ? { ...r, options: { ...r.options, replaceOnChanges: [] } } : r,
+        );
         const steps = stepsOf(withoutOption, new Set([GENERATION]), new Set([DEPLOYMENT])).filter((s) => !s.startsWith("same "));
         expect(steps).toEqual([`delete ${GENERATION}`, `create ${GENERATION}`, `update ${DEPLOYMENT}`]);
     });

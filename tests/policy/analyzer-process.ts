@@ -42,7 +42,9 @@ export async function startPack(directory: string): Promise<RunningPack> {
                 resolve(Number(line.trim()));
             }
         });
-        child.once("exit", (code) => reject(new Error(`policy pack ${directory} exited (${code}) before printing its port:\n${stdout}${stderr}`)));
+        child.once("exit", (code) =>
+            reject(new Error(`policy pack ${directory} exited (${code}) before printing its port:\n${stdout}${stderr}`)),
+        );
     });
     const client = new AnalyzerClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
     return {
@@ -58,7 +60,10 @@ export async function startPack(directory: string): Promise<RunningPack> {
     };
 }
 
-function call<Req, Res>(method: (request: Req, callback: (error: grpc.ServiceError | null, response: Res) => void) => unknown, request: Req): Promise<Res> {
+function call<Req, Res>(
+    method: (request: Req, callback: (error: grpc.ServiceError | null, response: Res) => void) => unknown,
+    request: Req,
+): Promise<Res> {
     return new Promise((resolve, reject) => method(request, (error, response) => (error ? reject(error) : resolve(response))));
 }
 
@@ -67,12 +72,19 @@ export function analyzerInfo(client: AnalyzerClient): Promise<proto.AnalyzerInfo
 }
 
 /** `Configure`: each policy's enforcement level and knobs, as the CLI sends `--policy-pack-config`. */
-export function configure(client: AnalyzerClient, config: Record<string, { enforcementLevel: "advisory" | "mandatory" | "disabled" } & Record<string, unknown>>): Promise<unknown> {
+export function configure(
+    client: AnalyzerClient,
+    config: Record<string, { enforcementLevel: "advisory" | "mandatory" | "disabled" } & Record<string, unknown>>,
+): Promise<unknown> {
     const request = new proto.ConfigureAnalyzerRequest();
     for (const [name, { enforcementLevel, ...properties }] of Object.entries(config)) {
         const policyConfig = new proto.PolicyConfig();
         policyConfig.setEnforcementlevel(
-            enforcementLevel === "mandatory" ? proto.EnforcementLevel.MANDATORY : enforcementLevel === "disabled" ? proto.EnforcementLevel.DISABLED : proto.EnforcementLevel.ADVISORY,
+            enforcementLevel === "mandatory"
+                ? proto.EnforcementLevel.MANDATORY
+                : enforcementLevel === "disabled"
+                  ? proto.EnforcementLevel.DISABLED
+                  : proto.EnforcementLevel.ADVISORY,
         );
         policyConfig.setProperties(Struct.fromJavaScript(properties as Record<string, never>));
         request.getPolicyconfigMap().set(name, policyConfig);

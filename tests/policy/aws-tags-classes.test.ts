@@ -22,7 +22,10 @@ const awsProvider = (defaults: Record<string, string>) => ({
 
 describe("aws-tags through the analyzer protocol: every class, caught and clean", () => {
     let pack: RunningPack;
-    const judged = async (target: EngineResource) => diagnosticsOf(await analyze(pack.client, target)).map((d) => `${d.enforcementLevel} ${d.policyName}: ${d.message.slice(d.message.indexOf("\n") + 1)}`);
+    const judged = async (target: EngineResource) =>
+        diagnosticsOf(await analyze(pack.client, target)).map(
+            (d) => `${d.enforcementLevel} ${d.policyName}: ${d.message.slice(d.message.indexOf("\n") + 1)}`,
+        );
     beforeAll(async () => {
         pack = await startPack(path.join(ROOT, "policy-packs", "aws-tags"));
         await configure(pack.client, { "aws-required-tags": { enforcementLevel: "mandatory", requiredTags: REQUIRED } });
@@ -46,7 +49,11 @@ describe("aws-tags through the analyzer protocol: every class, caught and clean"
         expect(await judged(resource("aws-native:s3:Bucket", "logs", { tags: [{ key: "adminContact", value: "jdoe" }] }))).toEqual([
             'mandatory aws-required-tags: aws-native:s3:Bucket "logs" lacks the required tag "costCenter" (it carries "adminContact")',
         ]);
-        expect(await judged(resource("aws-native:s3:Bucket", "logs", { tags: Object.entries(ALL_REQUIRED).map(([key, value]) => ({ key, value })) }))).toEqual([]);
+        expect(
+            await judged(
+                resource("aws-native:s3:Bucket", "logs", { tags: Object.entries(ALL_REQUIRED).map(([key, value]) => ({ key, value })) }),
+            ),
+        ).toEqual([]);
         expect(await judged(resource("aws-native:ssm:Parameter", "p", { tags: { adminContact: "jdoe", costCenter: "7536" } }))).toEqual([]);
         expect(await judged(resource("aws-native:ssm:Parameter", "p", { tags: { adminContact: "jdoe" } }))).toEqual([
             'mandatory aws-required-tags: aws-native:ssm:Parameter "p" lacks the required tag "costCenter" (it carries "adminContact")',
@@ -58,7 +65,18 @@ describe("aws-tags through the analyzer protocol: every class, caught and clean"
 
     test("GIVEN a launch template whose instance tag specification lacks a required key WHEN analyzed THEN it is named, though the provider's defaults cover the template itself; complete specifications pass", async () => {
         const template = (instanceTags: Record<string, string>) =>
-            resource("aws:ec2/launchTemplate:LaunchTemplate", "workers", { tags: {}, tagSpecifications: [{ resourceType: "instance", tags: instanceTags }, { resourceType: "volume", tags: ALL_REQUIRED }] }, { provider: awsProvider(ALL_REQUIRED) });
+            resource(
+                "aws:ec2/launchTemplate:LaunchTemplate",
+                "workers",
+                {
+                    tags: {},
+                    tagSpecifications: [
+                        { resourceType: "instance", tags: instanceTags },
+                        { resourceType: "volume", tags: ALL_REQUIRED },
+                    ],
+                },
+                { provider: awsProvider(ALL_REQUIRED) },
+            );
         expect(await judged(template({ adminContact: "jdoe" }))).toEqual([
             'mandatory aws-required-tags: aws:ec2/launchTemplate:LaunchTemplate "workers" tagSpecifications[0] (instance) lacks the required tag "costCenter" (it carries "adminContact")',
         ]);
@@ -66,7 +84,13 @@ describe("aws-tags through the analyzer protocol: every class, caught and clean"
     });
 
     test("GIVEN an instance whose volumeTags lack a required key and no provider defaults WHEN analyzed THEN its volumes are named; with the provider's defaults (applied to volumes) it passes", async () => {
-        const instance = (provider: Record<string, string>) => resource("aws:ec2/instance:Instance", "bastion", { tags: ALL_REQUIRED, volumeTags: { adminContact: "jdoe" } }, { provider: awsProvider(provider) });
+        const instance = (provider: Record<string, string>) =>
+            resource(
+                "aws:ec2/instance:Instance",
+                "bastion",
+                { tags: ALL_REQUIRED, volumeTags: { adminContact: "jdoe" } },
+                { provider: awsProvider(provider) },
+            );
         expect(await judged(instance({}))).toEqual([
             'mandatory aws-required-tags: aws:ec2/instance:Instance "bastion" volumes (volumeTags) lacks the required tag "costCenter" (it carries "adminContact")',
         ]);

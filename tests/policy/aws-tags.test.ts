@@ -18,7 +18,12 @@ function provider(defaultTags?: Record<string, string>) {
 }
 
 function bucket(props: Record<string, unknown>, defaultTags?: Record<string, string>) {
-    return resource(BUCKET, "registry", { bucket: "prod-east-image-registry", ...props }, defaultTags ? { provider: provider(defaultTags) } : {});
+    return resource(
+        BUCKET,
+        "registry",
+        { bucket: "prod-east-image-registry", ...props },
+        defaultTags ? { provider: provider(defaultTags) } : {},
+    );
 }
 
 describe("aws-required-tags", () => {
@@ -28,24 +33,39 @@ describe("aws-required-tags", () => {
         expect(violations(requiredTags, bucket({ tags: { Name: "registry", adminContact: "jdoe" } }), config)).toEqual([
             'aws:s3/bucket:Bucket "registry" lacks the required tags "costCenter", "owner" (it carries "Name", "adminContact")',
         ]);
-        expect(violations(requiredTags, bucket({}), { requiredTags: ["owner"] })).toEqual(['aws:s3/bucket:Bucket "registry" lacks the required tag "owner" (it carries no tags)']);
+        expect(violations(requiredTags, bucket({}), { requiredTags: ["owner"] })).toEqual([
+            'aws:s3/bucket:Bucket "registry" lacks the required tag "owner" (it carries no tags)',
+        ]);
     });
 
     test("GIVEN the keys split between tags and tagsAll, or in the provider's defaultTags while tagsAll is unknown WHEN analyzed THEN the bucket passes", () => {
         expect(violations(requiredTags, bucket({ tags: { owner: "x" }, tagsAll: { owner: "x", ...USER_TAGS } }), config)).toEqual([]);
         expect(violations(requiredTags, bucket({ tags: { owner: "x" }, tagsAll: UNKNOWN_VALUE }, USER_TAGS), config)).toEqual([]);
-        expect(violations(requiredTags, bucket({ tags: { owner: "x", adminContact: UNKNOWN_VALUE }, tagsAll: UNKNOWN_VALUE }, { costCenter: "1" }), config)).toEqual([]);
+        expect(
+            violations(
+                requiredTags,
+                bucket({ tags: { owner: "x", adminContact: UNKNOWN_VALUE }, tagsAll: UNKNOWN_VALUE }, { costCenter: "1" }),
+                config,
+            ),
+        ).toEqual([]);
     });
 
     test("GIVEN an Auto Scaling group, whose tags are a list of items WHEN analyzed THEN its item keys count", () => {
         const group = resource("aws:autoscaling/group:Group", "workers", {
-            tags: [{ key: "adminContact", value: "jdoe", propagateAtLaunch: true }, { key: "owner", value: UNKNOWN_VALUE, propagateAtLaunch: true }],
+            tags: [
+                { key: "adminContact", value: "jdoe", propagateAtLaunch: true },
+                { key: "owner", value: UNKNOWN_VALUE, propagateAtLaunch: true },
+            ],
         });
-        expect(violations(requiredTags, group, config)).toEqual(['aws:autoscaling/group:Group "workers" lacks the required tag "costCenter" (it carries "adminContact", "owner")']);
+        expect(violations(requiredTags, group, config)).toEqual([
+            'aws:autoscaling/group:Group "workers" lacks the required tag "costCenter" (it carries "adminContact", "owner")',
+        ]);
     });
 
     test("GIVEN types the derived list marks untaggable, or no required keys WHEN analyzed THEN nothing is reported", () => {
-        expect(violations(requiredTags, resource("aws:s3/bucketPolicy:BucketPolicy", "p", { bucket: "b", policy: "{}" }), config)).toEqual([]);
+        expect(violations(requiredTags, resource("aws:s3/bucketPolicy:BucketPolicy", "p", { bucket: "b", policy: "{}" }), config)).toEqual(
+            [],
+        );
         expect(violations(requiredTags, bucket({}))).toEqual([]);
     });
 
@@ -69,7 +89,10 @@ describe("aws-required-tags", () => {
 
 describe("aws-reserved-tag-keys", () => {
     test("GIVEN keys in kubernetes.io, a subdomain of openshift.io and aws: WHEN analyzed THEN each is named with its rule; look-alikes pass", () => {
-        const target = bucket({ tags: { "kubernetes.io/cluster/prod-east-7x2kq": "owned", "team.openshift.io/x": "a", "otheropenshift.io/x": "b" }, tagsAll: { "AWS:cost": "c" } });
+        const target = bucket({
+            tags: { "kubernetes.io/cluster/prod-east-7x2kq": "owned", "team.openshift.io/x": "a", "otheropenshift.io/x": "b" },
+            tagsAll: { "AWS:cost": "c" },
+        });
         expect(violations(reservedTagKeys, target)).toEqual([
             'aws:s3/bucket:Bucket "registry" tag "AWS:cost": key starts with "AWS:": AWS reserves the prefix aws: for its own tags',
             'aws:s3/bucket:Bucket "registry" tag "kubernetes.io/cluster/prod-east-7x2kq": key is in the kubernetes.io namespace, which the platform reserves',
@@ -78,7 +101,9 @@ describe("aws-reserved-tag-keys", () => {
     });
 
     test("GIVEN allowedKeys with an exact key and a prefix WHEN analyzed THEN those keys pass", () => {
-        const target = bucket({ tags: { "kubernetes.io/cluster/prod-east-7x2kq": "owned", "kubernetes.io/role/elb": "1", "openshift.io/x": "y" } });
+        const target = bucket({
+            tags: { "kubernetes.io/cluster/prod-east-7x2kq": "owned", "kubernetes.io/role/elb": "1", "openshift.io/x": "y" },
+        });
         expect(violations(reservedTagKeys, target, { allowedKeys: ["kubernetes.io/cluster/*", "openshift.io/x"] })).toEqual([
             'aws:s3/bucket:Bucket "registry" tag "kubernetes.io/role/elb": key is in the kubernetes.io namespace, which the platform reserves',
         ]);
@@ -87,10 +112,14 @@ describe("aws-reserved-tag-keys", () => {
 
 describe("aws-no-name-user-tag", () => {
     test("GIVEN Name in the provider's defaultTags WHEN analyzed THEN it is reported; the resource's own Name is not", () => {
-        expect(violations(noNameUserTag, bucket({ tags: { adminContact: "jdoe" }, tagsAll: UNKNOWN_VALUE }, { Name: "everything" }))).toEqual([
+        expect(
+            violations(noNameUserTag, bucket({ tags: { adminContact: "jdoe" }, tagsAll: UNKNOWN_VALUE }, { Name: "everything" })),
+        ).toEqual([
             'aws:s3/bucket:Bucket "registry" tag "Name" comes from the AWS provider\'s defaultTags: "Name" key is not allowed for user defined tags: each resource sets its own Name',
         ]);
-        expect(violations(noNameUserTag, bucket({ tags: { Name: "registry" }, tagsAll: { Name: "registry", ...USER_TAGS } }, USER_TAGS))).toEqual([]);
+        expect(
+            violations(noNameUserTag, bucket({ tags: { Name: "registry" }, tagsAll: { Name: "registry", ...USER_TAGS } }, USER_TAGS)),
+        ).toEqual([]);
     });
 
     test("GIVEN tagsAll holding a name key the resource's tags lack WHEN analyzed THEN it came from the provider and is reported, in any letter case", () => {
@@ -115,9 +144,13 @@ describe("aws-tag-format", () => {
         fc.assert(
             fc.property(fc.dictionary(text, text, { maxKeys: 6 }), (tags) => {
                 const label = 'aws:s3/bucket:Bucket "registry"';
-                const expected = Object.entries(tags).flatMap(([k, v]) => [...tagKeyFormatProblems(k), ...tagValueProblems(v)].map((p) => `${label} tag ${JSON.stringify(k)}: ${p}`));
+                const expected = Object.entries(tags).flatMap(([k, v]) =>
+                    [...tagKeyFormatProblems(k), ...tagValueProblems(v)].map((p) => `${label} tag ${JSON.stringify(k)}: ${p}`),
+                );
                 expect(violations(tagFormat, bucket({ tags }))).toEqual(expected);
-                const reserved = Object.keys(tags).flatMap((k) => reservedKeyProblems(k).map((p) => `${label} tag ${JSON.stringify(k)}: ${p}`));
+                const reserved = Object.keys(tags).flatMap((k) =>
+                    reservedKeyProblems(k).map((p) => `${label} tag ${JSON.stringify(k)}: ${p}`),
+                );
                 expect(violations(reservedTagKeys, bucket({ tags }))).toEqual(reserved);
             }),
             { numRuns: 200 },
@@ -129,16 +162,22 @@ describe("aws-tag-count", () => {
     const tags = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, "v"]));
 
     test("GIVEN 40 own tags and 11 provider defaults WHEN analyzed THEN the 51 tags exceed AWS's 50", () => {
-        expect(violations(tagCount, bucket({ tags: tags(40), tagsAll: UNKNOWN_VALUE }, Object.fromEntries(Array.from({ length: 11 }, (_, i) => [`d${i}`, "v"]))))).toEqual([
-            'aws:s3/bucket:Bucket "registry" carries 51 tags; AWS allows at most 50 tags on a resource',
-        ]);
+        expect(
+            violations(
+                tagCount,
+                bucket(
+                    { tags: tags(40), tagsAll: UNKNOWN_VALUE },
+                    Object.fromEntries(Array.from({ length: 11 }, (_, i) => [`d${i}`, "v"])),
+                ),
+            ),
+        ).toEqual(['aws:s3/bucket:Bucket "registry" carries 51 tags; AWS allows at most 50 tags on a resource']);
         expect(violations(tagCount, bucket({ tags: tags(50) }))).toEqual([]);
     });
 
     test("GIVEN an S3 object with 11 tags WHEN analyzed THEN S3's object limit of 10 applies", () => {
-        expect(violations(tagCount, resource("aws:s3/bucketObjectv2:BucketObjectv2", "o", { bucket: "b", key: "k", tags: tags(11) }))).toEqual([
-            'aws:s3/bucketObjectv2:BucketObjectv2 "o" carries 11 tags; S3 allows at most 10 tags on an object',
-        ]);
+        expect(
+            violations(tagCount, resource("aws:s3/bucketObjectv2:BucketObjectv2", "o", { bucket: "b", key: "k", tags: tags(11) })),
+        ).toEqual(['aws:s3/bucketObjectv2:BucketObjectv2 "o" carries 11 tags; S3 allows at most 10 tags on an object']);
     });
 });
 
@@ -152,7 +191,9 @@ describe("aws-untagged-resources (stack policy)", () => {
             resource("aws:kms/key:Key", "key", { tags: {} }, { provider: provider(USER_TAGS) }),
             resource("aws:iam/role:Role", "pending", { tags: UNKNOWN_VALUE }),
         ];
-        expect(stackViolations(untaggedResources, resources)).toEqual([{ violation: '2 taggable AWS resources carry no tags: aws:sqs/queue:Queue "events", aws:ecr/repository:Repository "images"' }]);
+        expect(stackViolations(untaggedResources, resources)).toEqual([
+            { violation: '2 taggable AWS resources carry no tags: aws:sqs/queue:Queue "events", aws:ecr/repository:Repository "images"' },
+        ]);
         expect(stackViolations(untaggedResources, [bucket({ tags: USER_TAGS })])).toEqual([]);
     });
 });

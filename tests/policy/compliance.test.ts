@@ -3,10 +3,18 @@ import { DISABLED_BY, OLM_AGGREGATE_ROLE_NAMES } from "../../components/operator
 import { GENERATED_BY_LABEL } from "../../components/shared/labels";
 import { PackName } from "../../scripts/policy/config";
 import { AnalysisResult } from "../../scripts/policy/engine";
-import { analyzeWithBothPacks, enginesFor, exampleStacks, renderStack, stackFileConfig, validatedConfig } from "../../scripts/policy/stacks";
+import {
+    analyzeWithBothPacks,
+    enginesFor,
+    exampleStacks,
+    renderStack,
+    stackFileConfig,
+    validatedConfig,
+} from "../../scripts/policy/stacks";
 import { FlatConfig } from "../../scripts/render/config-file";
 
-const summary = (result: AnalysisResult) => result.diagnostics.map((d) => `${d.enforcementLevel} ${d.policyName} ${d.urn ?? ""}: ${d.violation}`);
+const summary = (result: AnalysisResult) =>
+    result.diagnostics.map((d) => `${d.enforcementLevel} ${d.policyName} ${d.urn ?? ""}: ${d.violation}`);
 
 /** The stack's config with its olm section's toggles replaced. */
 function withToggles(config: FlatConfig, toggles: Record<string, boolean>): FlatConfig {
@@ -28,23 +36,29 @@ function renderOnce(stack: string, config: FlatConfig): ReturnType<typeof render
 }
 
 describe("whole-program compliance: every example stack through the real program and both packs", () => {
-    test.each(exampleStacks())("GIVEN %s rendered with its cluster objects WHEN every resource goes through aws-tags and k8s-rbac, configured as the stack configures them THEN no policy reports anything", async (stack) => {
-        const result = await renderStack(stack);
-        expect(result.errors).toEqual([]);
-        const analysis = analyzeWithBothPacks(enginesFor(validatedConfig(stackFileConfig(stack))), result);
-        expect(summary(analysis["aws-tags"])).toEqual([]);
-        expect(summary(analysis["k8s-rbac"])).toEqual([]);
-    });
+    test.each(exampleStacks())(
+        "GIVEN %s rendered with its cluster objects WHEN every resource goes through aws-tags and k8s-rbac, configured as the stack configures them THEN no policy reports anything",
+        async (stack) => {
+            const result = await renderStack(stack);
+            expect(result.errors).toEqual([]);
+            const analysis = analyzeWithBothPacks(enginesFor(validatedConfig(stackFileConfig(stack))), result);
+            expect(summary(analysis["aws-tags"])).toEqual([]);
+            expect(summary(analysis["k8s-rbac"])).toEqual([]);
+        },
+    );
 
     test.each([
         ["every OLM RBAC toggle set", ALL_ON],
         ["every OLM RBAC toggle unset", ALL_OFF],
-    ])("GIVEN examples/openshift-aws.yaml with %s WHEN rendered and analyzed with the stack's own toggles THEN the operator installs honour them and nothing is reported", async (_what, toggles) => {
-        const config = withToggles(stackFileConfig("examples/openshift-aws.yaml"), toggles);
-        const result = await renderOnce("examples/openshift-aws.yaml", config);
-        expect(result.errors).toEqual([]);
-        expect(summary(analyzeWithBothPacks(enginesFor(validatedConfig(config)), result)["k8s-rbac"])).toEqual([]);
-    });
+    ])(
+        "GIVEN examples/openshift-aws.yaml with %s WHEN rendered and analyzed with the stack's own toggles THEN the operator installs honour them and nothing is reported",
+        async (_what, toggles) => {
+            const config = withToggles(stackFileConfig("examples/openshift-aws.yaml"), toggles);
+            const result = await renderOnce("examples/openshift-aws.yaml", config);
+            expect(result.errors).toEqual([]);
+            expect(summary(analyzeWithBothPacks(enginesFor(validatedConfig(config)), result)["k8s-rbac"])).toEqual([]);
+        },
+    );
 });
 
 describe("the reverse: the packs catch what a stack should not declare", () => {
@@ -61,12 +75,19 @@ describe("the reverse: the packs catch what a stack should not declare", () => {
             .filter(
                 (o) =>
                     ["ClusterRole", "ClusterRoleBinding"].includes(o.kind) &&
-                    (disabled.has(o.metadata.labels?.[GENERATED_BY_LABEL] ?? "") || (o.kind === "ClusterRole" && OLM_AGGREGATE_ROLE_NAMES.includes(o.metadata.name))),
+                    (disabled.has(o.metadata.labels?.[GENERATED_BY_LABEL] ?? "") ||
+                        (o.kind === "ClusterRole" && OLM_AGGREGATE_ROLE_NAMES.includes(o.metadata.name))),
             )
             .map((o) => `${o.kind} ${JSON.stringify(o.metadata.name)}`);
-        expect(diagnostics.map((d) => `${d.policyName} ${d.violation.split(" is ")[0]}`)).toEqual(generated.map((object) => `k8s-olm-rbac-toggles ${object}`));
-        expect([...new Set(diagnostics.map((d) => /olm\.(\w+) is set$/.exec(d.violation)?.[1]))].sort()).toEqual(Object.keys(ALL_ON).sort());
-        expect(generated).toEqual(expect.arrayContaining(['ClusterRole "aggregate-olm-edit"', 'ClusterRole "backups.samples.cluster-platform.io-v1-crdview"']));
+        expect(diagnostics.map((d) => `${d.policyName} ${d.violation.split(" is ")[0]}`)).toEqual(
+            generated.map((object) => `k8s-olm-rbac-toggles ${object}`),
+        );
+        expect([...new Set(diagnostics.map((d) => /olm\.(\w+) is set$/.exec(d.violation)?.[1]))].sort()).toEqual(
+            Object.keys(ALL_ON).sort(),
+        );
+        expect(generated).toEqual(
+            expect.arrayContaining(['ClusterRole "aggregate-olm-edit"', 'ClusterRole "backups.samples.cluster-platform.io-v1-crdview"']),
+        );
     });
 });
 

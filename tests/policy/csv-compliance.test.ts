@@ -44,10 +44,16 @@ const CSV_FINDINGS: Record<string, string[]> = {
         'k8s-webhook-fail-closed-availability ValidatingWebhookConfiguration "ops.node-maintenance-operator-controller-manager"',
     ],
     "opentelemetry-operator-0.158.0.clusterserviceversion.yaml": [
-        ...["minstrumentation", "mopampbridge", "mopentelemetrycollectorbeta", "mtargetallocatorbeta"].map(() => 'k8s-webhook-fail-closed-availability MutatingWebhookConfiguration "ops.opentelemetry-operator-controller-manager"'),
-        ...["vinstrumentation", "vopampbridge", "vopentelemetrycollector", "vtargetallocator"].map(() => 'k8s-webhook-fail-closed-availability ValidatingWebhookConfiguration "ops.opentelemetry-operator-controller-manager"'),
+        ...["minstrumentation", "mopampbridge", "mopentelemetrycollectorbeta", "mtargetallocatorbeta"].map(
+            () => 'k8s-webhook-fail-closed-availability MutatingWebhookConfiguration "ops.opentelemetry-operator-controller-manager"',
+        ),
+        ...["vinstrumentation", "vopampbridge", "vopentelemetrycollector", "vtargetallocator"].map(
+            () => 'k8s-webhook-fail-closed-availability ValidatingWebhookConfiguration "ops.opentelemetry-operator-controller-manager"',
+        ),
     ],
-    "prometheusoperator-0.22.2.clusterserviceversion.yaml": ['k8s-no-broad-grants Role "ops/prometheusoperator.0.22.2-prometheus-operator-0-22-2-64c4dfff47"'],
+    "prometheusoperator-0.22.2.clusterserviceversion.yaml": [
+        'k8s-no-broad-grants Role "ops/prometheusoperator.0.22.2-prometheus-operator-0-22-2-64c4dfff47"',
+    ],
     "strimzi-cluster-operator-0.12.2.clusterserviceversion.yaml": [],
     "packageserver-0.16.1.clusterserviceversion.yaml": [],
 };
@@ -61,7 +67,12 @@ const KUBERNETES_SHORTFALLS: Record<string, string[]> = {
     "node-maintenance-operator-0.0.1.clusterserviceversion.yaml": ["Seccomp"],
     "opentelemetry-operator-0.158.0.clusterserviceversion.yaml": ["Privilege Escalation", "Running as Non-root", "Seccomp", "Capabilities"],
     "prometheusoperator-0.22.2.clusterserviceversion.yaml": ["Running as Non-root", "Seccomp", "Capabilities"],
-    "strimzi-cluster-operator-0.12.2.clusterserviceversion.yaml": ["Privilege Escalation", "Running as Non-root", "Seccomp", "Capabilities"],
+    "strimzi-cluster-operator-0.12.2.clusterserviceversion.yaml": [
+        "Privilege Escalation",
+        "Running as Non-root",
+        "Seccomp",
+        "Capabilities",
+    ],
     "packageserver-0.16.1.clusterserviceversion.yaml": ["Privilege Escalation", "Running as Non-root", "Seccomp", "Capabilities"],
 };
 
@@ -71,20 +82,34 @@ describe("stacks that install each real CSV, on OpenShift, through both packs", 
         expect(Object.keys(KUBERNETES_SHORTFALLS).sort()).toEqual(CSV_FILES);
     });
 
-    test.each(Object.keys(CSV_FINDINGS))("GIVEN a stack installing %s WHEN rendered and analyzed as the stack configures the packs THEN pod security (restricted-v2) and aws-tags report nothing, and k8s-rbac only the CSV's own RBAC and webhook findings", async (file) => {
-        const operators = [{ name: "op", csv: `${CSV_DIR}/${file}`, namespace: "ops", targetNamespaces: NAMESPACED_CSVS.includes(file) ? ["ops"] : [] }];
-        const result = await renderOperators(operators, { platform: "openshift" });
-        expect(result.errors).toEqual([]);
-        const config = validateStackConfig({ cluster: { name: "test", platform: "openshift", kubeContext: "test" }, operators });
-        if (!config.ok) {
-            throw new Error(formatReport(config.problems));
-        }
-        const analysis = analyzeWithBothPacks(enginesFor(config.config), result);
-        expect(analysis["aws-tags"].diagnostics).toEqual([]);
-        expect(analysis["k8s-rbac"].diagnostics.map((d) => `${d.policyName} ${/^\w+ "[^"]+"/.exec(d.violation)?.[0]}`)).toEqual(CSV_FINDINGS[file]);
+    test.each(Object.keys(CSV_FINDINGS))(
+        "GIVEN a stack installing %s WHEN rendered and analyzed as the stack configures the packs THEN pod security (restricted-v2) and aws-tags report nothing, and k8s-rbac only the CSV's own RBAC and webhook findings",
+        async (file) => {
+            const operators = [
+                {
+                    name: "op",
+                    csv: `${CSV_DIR}/${file}`,
+                    namespace: "ops",
+                    targetNamespaces: NAMESPACED_CSVS.includes(file) ? ["ops"] : [],
+                },
+            ];
+            const result = await renderOperators(operators, { platform: "openshift" });
+            expect(result.errors).toEqual([]);
+            const config = validateStackConfig({ cluster: { name: "test", platform: "openshift", kubeContext: "test" }, operators });
+            if (!config.ok) {
+                throw new Error(formatReport(config.problems));
+            }
+            const analysis = analyzeWithBothPacks(enginesFor(config.config), result);
+            expect(analysis["aws-tags"].diagnostics).toEqual([]);
+            expect(analysis["k8s-rbac"].diagnostics.map((d) => `${d.policyName} ${/^\w+ "[^"]+"/.exec(d.violation)?.[0]}`)).toEqual(
+                CSV_FINDINGS[file],
+            );
 
-        // The same Deployments against the restricted Pod Security Standard, as on a plain Kubernetes cluster.
-        const shortfalls = objectsOf(result, "Deployment").flatMap((d) => restrictedProfileViolations(podOf("Deployment", d)?.spec ?? {}, {}, { platform: "kubernetes" }).map((v) => v.check));
-        expect([...new Set(shortfalls)]).toEqual(KUBERNETES_SHORTFALLS[file]);
-    });
+            // The same Deployments against the restricted Pod Security Standard, as on a plain Kubernetes cluster.
+            const shortfalls = objectsOf(result, "Deployment").flatMap((d) =>
+                restrictedProfileViolations(podOf("Deployment", d)?.spec ?? {}, {}, { platform: "kubernetes" }).map((v) => v.check),
+            );
+            expect([...new Set(shortfalls)]).toEqual(KUBERNETES_SHORTFALLS[file]);
+        },
+    );
 });

@@ -27,17 +27,27 @@ describe("k8s-aggregated-roles", () => {
 
     test("GIVEN that ClusterRole with the share names dropped WHEN analyzed THEN use on every SharedSecret is reported", () => {
         const role = clusterRoleManifest(bundle, "uid");
-        const widened = { ...role, rules: role.rules.map((r) => ({ ...r, resourceNames: r.resources.includes("sharedsecrets") ? undefined : r.resourceNames })) };
+        const widened = {
+            ...role,
+            rules: role.rules.map((r) => ({ ...r, resourceNames: r.resources.includes("sharedsecrets") ? undefined : r.resourceNames })),
+        };
         expect(violations(aggregatedRoles, k8s(widened))).toEqual([
             'ClusterRole "cluster-subscription-bundle" (aggregated into admin, edit) rules[1] grants "use" on every SharedSecret (sharedsecrets.sharedresource.openshift.io without resourceNames); name the shares the role may use',
         ]);
     });
 
     test("GIVEN a hand-written role aggregated into view that reads Secrets, and one using * on * WHEN analyzed THEN each rule reaching Secrets is reported", () => {
-        expect(violations(aggregatedRoles, aggregated("secrets-reader", ["view"], [{ apiGroups: [""], resources: ["secrets"], verbs: ["get", "list"] }]))).toEqual([
+        expect(
+            violations(
+                aggregatedRoles,
+                aggregated("secrets-reader", ["view"], [{ apiGroups: [""], resources: ["secrets"], verbs: ["get", "list"] }]),
+            ),
+        ).toEqual([
             'ClusterRole "secrets-reader" (aggregated into view) rules[0] grants ["get","list"] on Secrets (apiGroups [""], resources ["secrets"]); a role aggregated into a default role must grant nothing on Secrets',
         ]);
-        expect(violations(aggregatedRoles, aggregated("everything", ["admin"], [{ apiGroups: ["*"], resources: ["*"], verbs: ["*"] }]))).toEqual([
+        expect(
+            violations(aggregatedRoles, aggregated("everything", ["admin"], [{ apiGroups: ["*"], resources: ["*"], verbs: ["*"] }])),
+        ).toEqual([
             'ClusterRole "everything" (aggregated into admin) rules[0] grants ["*"] on Secrets (apiGroups ["*"], resources ["*"]); a role aggregated into a default role must grant nothing on Secrets',
             'ClusterRole "everything" (aggregated into admin) rules[0] grants "use" on every SharedSecret (sharedsecrets.sharedresource.openshift.io without resourceNames); name the shares the role may use',
         ]);
@@ -51,6 +61,8 @@ describe("k8s-aggregated-roles", () => {
         expect(violations(aggregatedRoles, monitoring, { aggregatedRoles: ["admin", "edit", "view", "monitoring"] })).toEqual([
             'ClusterRole "monitoring-secrets" (aggregated into monitoring) rules[0] grants ["get"] on Secrets (apiGroups [""], resources ["secrets"]); a role aggregated into a default role must grant nothing on Secrets',
         ]);
-        expect(violations(aggregatedRoles, aggregated("configmaps", ["edit"], [{ apiGroups: [""], resources: ["configmaps"], verbs: ["*"] }]))).toEqual([]);
+        expect(
+            violations(aggregatedRoles, aggregated("configmaps", ["edit"], [{ apiGroups: [""], resources: ["configmaps"], verbs: ["*"] }])),
+        ).toEqual([]);
     });
 });

@@ -27,17 +27,33 @@ function binding(name: string, roleName: string, subjects: Record<string, unknow
 }
 
 /** A Deployment shaped like an OperatorHub operator's: no securityContext at all, as most CSVs ship. */
-function operatorDeployment(container: Record<string, unknown> = {}, podSpec: Record<string, unknown> = {}, type = "kubernetes:apps/v1:Deployment"): EngineResource {
+function operatorDeployment(
+    container: Record<string, unknown> = {},
+    podSpec: Record<string, unknown> = {},
+    type = "kubernetes:apps/v1:Deployment",
+): EngineResource {
     return resource(type, "operator", {
         apiVersion: "apps/v1",
         kind: "Deployment",
         metadata: { name: "operator", namespace: "ops" },
-        spec: { replicas: 1, selector: { matchLabels: { app: "op" } }, template: { metadata: { labels: { app: "op" } }, spec: { serviceAccountName: "op", containers: [{ name: "manager", image: "quay.io/op/manager:v1", ...container }], ...podSpec } } },
+        spec: {
+            replicas: 1,
+            selector: { matchLabels: { app: "op" } },
+            template: {
+                metadata: { labels: { app: "op" } },
+                spec: {
+                    serviceAccountName: "op",
+                    containers: [{ name: "manager", image: "quay.io/op/manager:v1", ...container }],
+                    ...podSpec,
+                },
+            },
+        },
     });
 }
 
 /** `level policy: violation` for each diagnostic (the violation is the message's last part). */
-const summary = (diagnostics: ReturnType<typeof diagnosticsOf>) => diagnostics.map((d) => `${d.enforcementLevel} ${d.policyName}: ${d.message.slice(d.message.indexOf("\n") + 1)}`);
+const summary = (diagnostics: ReturnType<typeof diagnosticsOf>) =>
+    diagnostics.map((d) => `${d.enforcementLevel} ${d.policyName}: ${d.message.slice(d.message.indexOf("\n") + 1)}`);
 
 describe("k8s-rbac through the analyzer protocol: every class, caught and clean", () => {
     let pack: RunningPack;
@@ -50,17 +66,31 @@ describe("k8s-rbac through the analyzer protocol: every class, caught and clean"
     });
 
     test("GIVEN a ClusterRole that is not aggregated granting every verb on Secrets WHEN analyzed THEN k8s-no-broad-grants [secrets-wildcard-verbs] names it; named get on Secrets passes", async () => {
-        expect(await judged(clusterRole("secrets-admin", [{ apiGroups: [""], resources: ["secrets", "configmaps"], verbs: ["*"] }]))).toEqual([
+        expect(
+            await judged(clusterRole("secrets-admin", [{ apiGroups: [""], resources: ["secrets", "configmaps"], verbs: ["*"] }])),
+        ).toEqual([
             'mandatory k8s-no-broad-grants: ClusterRole "secrets-admin" rules[0] [secrets-wildcard-verbs] grants every verb ("*") on Secrets (apiGroups [""], resources ["secrets","configmaps"]); list the verbs it needs on Secrets, or add "secrets-admin" to allowedRoles',
         ]);
-        expect(await judged(clusterRole("secrets-reader", [{ apiGroups: [""], resources: ["secrets"], resourceNames: ["pull-secret"], verbs: ["get"] }]))).toEqual([]);
+        expect(
+            await judged(
+                clusterRole("secrets-reader", [
+                    { apiGroups: [""], resources: ["secrets"], resourceNames: ["pull-secret"], verbs: ["get"] },
+                ]),
+            ),
+        ).toEqual([]);
     });
 
     test("GIVEN a read-everything ClusterRole (get, list, watch on * of the core group) WHEN analyzed THEN k8s-no-broad-grants [all-resources] names it; * resources of another group pass", async () => {
-        expect(await judged(clusterRole("read-everything", [{ apiGroups: [""], resources: ["*"], verbs: ["get", "list", "watch"] }]))).toEqual([
+        expect(
+            await judged(clusterRole("read-everything", [{ apiGroups: [""], resources: ["*"], verbs: ["get", "list", "watch"] }])),
+        ).toEqual([
             'mandatory k8s-no-broad-grants: ClusterRole "read-everything" rules[0] [all-resources] grants ["get","list","watch"] on every resource ("*") of API groups [""], Secrets included; list the resources it needs, or add "read-everything" to allowedRoles',
         ]);
-        expect(await judged(clusterRole("monitoring-reader", [{ apiGroups: ["monitoring.coreos.com"], resources: ["*"], verbs: ["get", "list"] }]))).toEqual([]);
+        expect(
+            await judged(
+                clusterRole("monitoring-reader", [{ apiGroups: ["monitoring.coreos.com"], resources: ["*"], verbs: ["get", "list"] }]),
+            ),
+        ).toEqual([]);
     });
 
     test("GIVEN escalate, bind and impersonate WHEN analyzed THEN k8s-no-broad-grants [escalation-verbs] names each rule; reading roles passes", async () => {
@@ -72,16 +102,26 @@ describe("k8s-rbac through the analyzer protocol: every class, caught and clean"
             'mandatory k8s-no-broad-grants: ClusterRole "role-granter" rules[0] [escalation-verbs] grants ["bind","escalate"] on ["clusterroles"] (apiGroups ["rbac.authorization.k8s.io"]): its holder can grant itself or act as anyone; remove these verbs, or add "role-granter" to allowedRoles',
             'mandatory k8s-no-broad-grants: ClusterRole "role-granter" rules[1] [escalation-verbs] grants ["impersonate"] on ["users","groups","serviceaccounts"] (apiGroups [""]): its holder can grant itself or act as anyone; remove these verbs, or add "role-granter" to allowedRoles',
         ]);
-        expect(await judged(clusterRole("role-reader", [{ apiGroups: ["rbac.authorization.k8s.io"], resources: ["clusterroles"], verbs: ["get", "list"] }]))).toEqual([]);
+        expect(
+            await judged(
+                clusterRole("role-reader", [
+                    { apiGroups: ["rbac.authorization.k8s.io"], resources: ["clusterroles"], verbs: ["get", "list"] },
+                ]),
+            ),
+        ).toEqual([]);
     });
 
     test("GIVEN cluster-admin bound to system:authenticated, and a stack role with * on * bound to system:unauthenticated WHEN AnalyzeStack is called THEN each binding is reported at its URN; cluster-admin for a named group passes", async () => {
-        const everyone = binding("everyone-admin", "cluster-admin", [{ kind: "Group", apiGroup: "rbac.authorization.k8s.io", name: "system:authenticated" }]);
+        const everyone = binding("everyone-admin", "cluster-admin", [
+            { kind: "Group", apiGroup: "rbac.authorization.k8s.io", name: "system:authenticated" },
+        ]);
         const anonymous = binding("anonymous-everything", "everything", [
             { kind: "Group", apiGroup: "rbac.authorization.k8s.io", name: "system:unauthenticated" },
             { kind: "User", apiGroup: "rbac.authorization.k8s.io", name: "system:anonymous" },
         ]);
-        const admins = binding("platform-admins", "cluster-admin", [{ kind: "Group", apiGroup: "rbac.authorization.k8s.io", name: "platform-admins" }]);
+        const admins = binding("platform-admins", "cluster-admin", [
+            { kind: "Group", apiGroup: "rbac.authorization.k8s.io", name: "platform-admins" },
+        ]);
         const everything = clusterRole("everything", [{ apiGroups: ["*"], resources: ["*"], verbs: ["*"] }]);
         const diagnostics = diagnosticsOf(await analyzeStack(pack.client, [everyone, anonymous, admins, everything]));
         expect(diagnostics.map((d) => `${d.policyName} ${d.urn}: ${d.message.split("\n")[1]}`)).toEqual([
@@ -103,7 +143,9 @@ describe("k8s-rbac through the analyzer protocol: every class, caught and clean"
                         rules: [{ operations: ["*"], apiGroups: ["admissionregistration.k8s.io", ""], apiVersions: ["v1"], resources }],
                         sideEffects: "None",
                         failurePolicy: "Ignore",
-                        namespaceSelector: { matchExpressions: [{ key: "kubernetes.io/metadata.name", operator: "NotIn", values: ["kube-system", "guard"] }] },
+                        namespaceSelector: {
+                            matchExpressions: [{ key: "kubernetes.io/metadata.name", operator: "NotIn", values: ["kube-system", "guard"] }],
+                        },
                     },
                 ],
             });
@@ -115,7 +157,14 @@ describe("k8s-rbac through the analyzer protocol: every class, caught and clean"
 
     test("GIVEN a ClusterRoleList carrying a * on * role WHEN analyzed THEN the item is judged as the ClusterRole it is; a list of narrow roles passes", async () => {
         const list = (rules: Record<string, unknown>[]) =>
-            resource(`${RBAC}:ClusterRoleList`, "roles", { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRoleList", items: [{ metadata: { name: "viewer" }, rules: [{ apiGroups: ["apps"], resources: ["deployments"], verbs: ["get"] }] }, { metadata: { name: "hidden" }, rules }] });
+            resource(`${RBAC}:ClusterRoleList`, "roles", {
+                apiVersion: "rbac.authorization.k8s.io/v1",
+                kind: "ClusterRoleList",
+                items: [
+                    { metadata: { name: "viewer" }, rules: [{ apiGroups: ["apps"], resources: ["deployments"], verbs: ["get"] }] },
+                    { metadata: { name: "hidden" }, rules },
+                ],
+            });
         expect(await judged(list([{ apiGroups: ["*"], resources: ["*"], verbs: ["*"] }]))).toEqual([
             'mandatory k8s-no-wildcard-access: ClusterRole "hidden" rules[0] grants every verb ("*") on every resource ("*") of API groups ["*"]; list the verbs and resources it needs, or add "hidden" to allowedRoles',
         ]);
@@ -125,24 +174,43 @@ describe("k8s-rbac through the analyzer protocol: every class, caught and clean"
     test("GIVEN a ValidatingWebhookConfigurationList whose fail-closed webhook has a 1-replica backend WHEN AnalyzeStack is called THEN the item is judged at the list's URN; 2 replicas pass", async () => {
         const labels = { app: "w" };
         const list = resource("kubernetes:admissionregistration.k8s.io/v1:ValidatingWebhookConfigurationList", "webhooks", {
-            items: [{ metadata: { name: "v" }, webhooks: [{ name: "v.example.io", clientConfig: { service: { name: "w", namespace: "w" } }, sideEffects: "None" }] }],
+            items: [
+                {
+                    metadata: { name: "v" },
+                    webhooks: [{ name: "v.example.io", clientConfig: { service: { name: "w", namespace: "w" } }, sideEffects: "None" }],
+                },
+            ],
         });
         const backend = (replicas: number) => [
             resource("kubernetes:core/v1:Service", "w-service", { metadata: { name: "w", namespace: "w" }, spec: { selector: labels } }),
-            resource("kubernetes:apps/v1:Deployment", "w-deployment", { metadata: { name: "w", namespace: "w" }, spec: { replicas, template: { metadata: { labels }, spec: { containers: [] } } } }),
-            resource("kubernetes:policy/v1:PodDisruptionBudget", "w-pdb", { metadata: { name: "w", namespace: "w" }, spec: { maxUnavailable: 1, selector: { matchLabels: labels } } }),
+            resource("kubernetes:apps/v1:Deployment", "w-deployment", {
+                metadata: { name: "w", namespace: "w" },
+                spec: { replicas, template: { metadata: { labels }, spec: { containers: [] } } },
+            }),
+            resource("kubernetes:policy/v1:PodDisruptionBudget", "w-pdb", {
+                metadata: { name: "w", namespace: "w" },
+                spec: { maxUnavailable: 1, selector: { matchLabels: labels } },
+            }),
         ];
-        expect(diagnosticsOf(await analyzeStack(pack.client, [list, ...backend(1)])).map((d) => `${d.policyName} ${d.urn}: ${d.message.split("\n")[1]}`)).toEqual([
+        expect(
+            diagnosticsOf(await analyzeStack(pack.client, [list, ...backend(1)])).map(
+                (d) => `${d.policyName} ${d.urn}: ${d.message.split("\n")[1]}`,
+            ),
+        ).toEqual([
             `k8s-webhook-fail-closed-availability ${list.urn}: ValidatingWebhookConfiguration "v" webhook "v.example.io" fails closed (failurePolicy Fail): its Deployment "w/w" runs 1 replica; at least 2 are needed so that one pod's restart does not block every request the webhook intercepts`,
         ]);
         expect(diagnosticsOf(await analyzeStack(pack.client, [list, ...backend(2)]))).toEqual([]);
     });
 
     test("GIVEN a ClusterRolePatch adding every verb on Secrets, and a DeploymentPatch making a container privileged WHEN analyzed THEN both are judged on the fields they set; a patch setting replicas passes", async () => {
-        expect(await judged(clusterRole("edit", [{ apiGroups: [""], resources: ["secrets"], verbs: ["*"] }], `${RBAC}:ClusterRolePatch`))).toEqual([
+        expect(
+            await judged(clusterRole("edit", [{ apiGroups: [""], resources: ["secrets"], verbs: ["*"] }], `${RBAC}:ClusterRolePatch`)),
+        ).toEqual([
             'mandatory k8s-no-broad-grants: ClusterRole "edit" rules[0] [secrets-wildcard-verbs] grants every verb ("*") on Secrets (apiGroups [""], resources ["secrets"]); list the verbs it needs on Secrets, or add "edit" to allowedRoles',
         ]);
-        expect(await judged(operatorDeployment({ securityContext: { privileged: true } }, {}, "kubernetes:apps/v1:DeploymentPatch"))).toEqual([
+        expect(
+            await judged(operatorDeployment({ securityContext: { privileged: true } }, {}, "kubernetes:apps/v1:DeploymentPatch")),
+        ).toEqual([
             'mandatory k8s-pod-security-restricted: Deployment "ops/operator" (spec.template.spec) does not meet the restricted profile:\n  - [Privileged Containers] container "manager" (containers[0]): securityContext.privileged is true; it must be false or unset',
         ]);
         expect(await judged(operatorDeployment({}, {}, "kubernetes:apps/v1:DeploymentPatch"))).toEqual([]);
@@ -157,19 +225,40 @@ describe("k8s-rbac through the analyzer protocol: every class, caught and clean"
         ]);
         const csv = resource("kubernetes:operators.coreos.com/v1alpha1:ClusterServiceVersion", "widgets", {
             metadata: { name: "widgets.v1", namespace: "ops" },
-            spec: { install: { strategy: "deployment", spec: { clusterPermissions: [{ serviceAccountName: "w", rules: [{ apiGroups: ["*"], resources: ["*"], verbs: ["*"] }] }] } } },
+            spec: {
+                install: {
+                    strategy: "deployment",
+                    spec: {
+                        clusterPermissions: [{ serviceAccountName: "w", rules: [{ apiGroups: ["*"], resources: ["*"], verbs: ["*"] }] }],
+                    },
+                },
+            },
         });
         expect(await judged(csv)).toEqual([
             'advisory k8s-unjudged-content: ClusterServiceVersion (operators.coreos.com) "ops/widgets.v1" was not judged: it carries RBAC rules (spec.install.spec.clusterPermissions[0].rules[]), which the API server or an operator will act on but this pack does not read for custom resources; review them',
         ]);
-        expect(await judged(resource("kubernetes:cert-manager.io/v1:Certificate", "serving", { metadata: { name: "serving", namespace: "ops" }, spec: { secretName: "serving-tls", dnsNames: ["svc"] } }))).toEqual([]);
+        expect(
+            await judged(
+                resource("kubernetes:cert-manager.io/v1:Certificate", "serving", {
+                    metadata: { name: "serving", namespace: "ops" },
+                    spec: { secretName: "serving-tls", dnsNames: ["svc"] },
+                }),
+            ),
+        ).toEqual([]);
     });
 
     test("GIVEN platform openshift WHEN an operator Deployment leaves UID, fsGroup, seccomp, escalation and capabilities to the restricted-v2 SCC THEN it passes, while privileged, host namespaces and added capabilities are caught; on kubernetes the same Deployment is caught", async () => {
         await configure(pack.client, { "k8s-pod-security-restricted": { enforcementLevel: "mandatory", platform: "openshift" } });
         try {
             expect(await judged(operatorDeployment())).toEqual([]);
-            expect(await judged(operatorDeployment({ securityContext: { privileged: true, capabilities: { add: ["NET_ADMIN"] } } }, { hostNetwork: true, volumes: [{ name: "cache", csi: { driver: "x" } }] }))).toEqual([
+            expect(
+                await judged(
+                    operatorDeployment(
+                        { securityContext: { privileged: true, capabilities: { add: ["NET_ADMIN"] } } },
+                        { hostNetwork: true, volumes: [{ name: "cache", csi: { driver: "x" } }] },
+                    ),
+                ),
+            ).toEqual([
                 [
                     'mandatory k8s-pod-security-restricted: Deployment "ops/operator" (spec.template.spec) does not meet the restricted-v2 SCC:',
                     "  - [Host Namespaces] hostNetwork is true; it must be false or unset",
@@ -213,7 +302,18 @@ describe("k8s-rbac through the analyzer protocol: every class, caught and clean"
         const configuration = (timeoutSeconds: number) =>
             resource("kubernetes:admissionregistration.k8s.io/v1:MutatingWebhookConfiguration", "slow", {
                 metadata: { name: "slow" },
-                webhooks: [{ name: "slow.example.io", clientConfig: { service: { name: "s", namespace: "s" } }, sideEffects: "None", failurePolicy: "Ignore", timeoutSeconds, namespaceSelector: { matchExpressions: [{ key: "kubernetes.io/metadata.name", operator: "NotIn", values: ["kube-system", "s"] }] } }],
+                webhooks: [
+                    {
+                        name: "slow.example.io",
+                        clientConfig: { service: { name: "s", namespace: "s" } },
+                        sideEffects: "None",
+                        failurePolicy: "Ignore",
+                        timeoutSeconds,
+                        namespaceSelector: {
+                            matchExpressions: [{ key: "kubernetes.io/metadata.name", operator: "NotIn", values: ["kube-system", "s"] }],
+                        },
+                    },
+                ],
             });
         expect(await judged(configuration(31))).toEqual([
             'mandatory k8s-webhook-timeout: MutatingWebhookConfiguration "slow" webhook "slow.example.io" (webhooks[0]): timeoutSeconds 31 must be an integer from 1 to 30, so a slow webhook cannot stall every request it intercepts',

@@ -3,10 +3,21 @@ import { olmRbacToggles } from "../../policy-packs/k8s-rbac/olm-toggles";
 import { webhookForbiddenRules } from "../../policy-packs/k8s-rbac/webhooks";
 import { k8s, violations } from "./support";
 
-const OFF: OlmToggles = { disableOLMAggregateCRDRoles: false, disableAggregateCRDRoles: false, disableAllNamespacePermissionPromotion: false };
+const OFF: OlmToggles = {
+    disableOLMAggregateCRDRoles: false,
+    disableAggregateCRDRoles: false,
+    disableAllNamespacePermissionPromotion: false,
+};
 const ON: OlmToggles = { disableOLMAggregateCRDRoles: true, disableAggregateCRDRoles: true, disableAllNamespacePermissionPromotion: true };
 
-const widgets: OwnedApi = { name: "widgets.samples.io", group: "samples.io", plural: "widgets", version: "v1", kind: "Widget", source: "CustomResourceDefinition" };
+const widgets: OwnedApi = {
+    name: "widgets.samples.io",
+    group: "samples.io",
+    plural: "widgets",
+    version: "v1",
+    kind: "Widget",
+    source: "CustomResourceDefinition",
+};
 
 /** An AllNamespaces install's RBAC with every toggle off: OLM's behaviour, promotion and aggregate roles included. */
 function oLMsRbac(): RbacObject[] {
@@ -16,7 +27,9 @@ function oLMsRbac(): RbacObject[] {
             csvName: "widget-operator.v1.0.0",
             namespace: "widget-operator",
             targetNamespaces: [],
-            permissions: [{ serviceAccountName: "widget-operator", rules: [{ apiGroups: [""], resources: ["configmaps"], verbs: ["get"] }] }],
+            permissions: [
+                { serviceAccountName: "widget-operator", rules: [{ apiGroups: [""], resources: ["configmaps"], verbs: ["get"] }] },
+            ],
             clusterPermissions: [],
             ownedApis: [widgets],
             toggles: OFF,
@@ -54,8 +67,12 @@ describe("k8s-olm-rbac-toggles", () => {
             namespace: "widget-operator",
             targetNamespaces: [],
             rbacNamespaces: ["team-a"],
-            permissions: [{ serviceAccountName: "widget-operator", rules: [{ apiGroups: [""], resources: ["configmaps"], verbs: ["get"] }] }],
-            clusterPermissions: [{ serviceAccountName: "widget-operator", rules: [{ apiGroups: [""], resources: ["nodes"], verbs: ["get"] }] }],
+            permissions: [
+                { serviceAccountName: "widget-operator", rules: [{ apiGroups: [""], resources: ["configmaps"], verbs: ["get"] }] },
+            ],
+            clusterPermissions: [
+                { serviceAccountName: "widget-operator", rules: [{ apiGroups: [""], resources: ["nodes"], verbs: ["get"] }] },
+            ],
             ownedApis: [widgets],
             toggles: ON,
         });
@@ -67,7 +84,12 @@ describe("k8s-olm-rbac-toggles", () => {
             toggle: "disableOLMAggregateCRDRoles",
             recognisedBy: "OLM's name for its aggregate roles (aggregate-olm-edit, aggregate-olm-view)",
         });
-        expect(toggleBreach({ kind: "ClusterRole", name: "x-v1-edit", labels: { "olm.opgroup.permissions/aggregate-to-1a2b-edit": "true" } }, ON)).toEqual({
+        expect(
+            toggleBreach(
+                { kind: "ClusterRole", name: "x-v1-edit", labels: { "olm.opgroup.permissions/aggregate-to-1a2b-edit": "true" } },
+                ON,
+            ),
+        ).toEqual({
             toggle: "disableAggregateCRDRoles",
             recognisedBy: "OLM's per-API aggregation label olm.opgroup.permissions/aggregate-to-1a2b-edit",
         });
@@ -82,7 +104,15 @@ describe("k8s-webhook-forbidden-rules", () => {
             apiVersion: "admissionregistration.k8s.io/v1",
             kind: "ValidatingWebhookConfiguration",
             metadata: { name: "guard" },
-            webhooks: [{ name: "guard.example.io", rules, sideEffects: "None", admissionReviewVersions: ["v1"], clientConfig: { url: "https://guard.example.io" } }],
+            webhooks: [
+                {
+                    name: "guard.example.io",
+                    rules,
+                    sideEffects: "None",
+                    admissionReviewVersions: ["v1"],
+                    clientConfig: { url: "https://guard.example.io" },
+                },
+            ],
         });
     const rule = (apiGroups: string[], resources: string[]) => ({ operations: ["*"], apiGroups, apiVersions: ["*"], resources });
 

@@ -15,7 +15,12 @@ const CSV_WEBHOOK: WebhookDescriptionInput = {
     sideEffects: "None",
     admissionReviewVersions: ["v1"],
 };
-const CSV_CONTEXT: WebhookContext = { operator: "widgets", deployments: [{ name: "widget-webhook", portNames: [] }], ownedCrds: [], allNamespacesOnly: true };
+const CSV_CONTEXT: WebhookContext = {
+    operator: "widgets",
+    deployments: [{ name: "widget-webhook", portNames: [] }],
+    ownedCrds: [],
+    allNamespacesOnly: true,
+};
 
 /** A webhook entry as the AdmissionWebhook component renders one, with `overrides`. */
 function webhook(overrides: Record<string, unknown> = {}) {
@@ -37,7 +42,10 @@ function configuration(kind: string, webhooks: Record<string, unknown>[], typeKi
 
 describe("k8s-webhook-timeout", () => {
     test("GIVEN webhooks waiting 31 s and 0 s WHEN analyzed THEN each names the configuration, the webhook and the platform's one limit (the pre-flight's)", () => {
-        const target = configuration("ValidatingWebhookConfiguration", [webhook({ timeoutSeconds: 31 }), webhook({ name: "vsvc.example.io", timeoutSeconds: 0 })]);
+        const target = configuration("ValidatingWebhookConfiguration", [
+            webhook({ timeoutSeconds: 31 }),
+            webhook({ name: "vsvc.example.io", timeoutSeconds: 0 }),
+        ]);
         expect(violations(webhookTimeout, target)).toEqual([
             'ValidatingWebhookConfiguration "widgets.widget-webhook" webhook "vpod.example.io" (webhooks[0]): timeoutSeconds 31 must be an integer from 1 to 30, so a slow webhook cannot stall every request it intercepts',
             'ValidatingWebhookConfiguration "widgets.widget-webhook" webhook "vsvc.example.io" (webhooks[1]): timeoutSeconds 0 must be an integer from 1 to 30, so a slow webhook cannot stall every request it intercepts',
@@ -47,8 +55,13 @@ describe("k8s-webhook-timeout", () => {
     test("GIVEN any sideEffects value WHEN the operator pre-flight and the pack judge it THEN they agree (one rule)", () => {
         fc.assert(
             fc.property(fc.constantFrom(undefined, "None", "NoneOnDryRun", "Some", "Unknown", "none", ""), (sideEffects) => {
-                const preflight = webhookDescriptionProblems([{ ...CSV_WEBHOOK, sideEffects }], CSV_CONTEXT).map((p) => p.message.split("): ")[1]);
-                const pack = violations(webhookSideEffects, configuration("ValidatingWebhookConfiguration", [webhook({ sideEffects })])).map((v) => v.split(": sideEffects ")[1]);
+                const preflight = webhookDescriptionProblems([{ ...CSV_WEBHOOK, sideEffects }], CSV_CONTEXT).map(
+                    (p) => p.message.split("): ")[1],
+                );
+                const pack = violations(
+                    webhookSideEffects,
+                    configuration("ValidatingWebhookConfiguration", [webhook({ sideEffects })]),
+                ).map((v) => v.split(": sideEffects ")[1]);
                 expect(pack).toEqual(preflight);
             }),
         );
@@ -58,14 +71,18 @@ describe("k8s-webhook-timeout", () => {
         fc.assert(
             fc.property(fc.integer({ min: -5, max: 40 }), (timeoutSeconds) => {
                 const preflight = webhookDescriptionProblems([{ ...CSV_WEBHOOK, timeoutSeconds }], CSV_CONTEXT).length > 0;
-                const pack = violations(webhookTimeout, configuration("ValidatingWebhookConfiguration", [webhook({ timeoutSeconds })])).length > 0;
+                const pack =
+                    violations(webhookTimeout, configuration("ValidatingWebhookConfiguration", [webhook({ timeoutSeconds })])).length > 0;
                 expect(pack).toEqual(preflight);
             }),
         );
     });
 
     test("GIVEN timeoutSeconds 10 or unset (the API's default 10) WHEN analyzed THEN nothing is reported; WHEN the limit is 5 THEN the unset one is", () => {
-        const target = configuration("MutatingWebhookConfiguration", [webhook({ timeoutSeconds: 10 }), webhook({ name: "mpod.example.io", timeoutSeconds: undefined })]);
+        const target = configuration("MutatingWebhookConfiguration", [
+            webhook({ timeoutSeconds: 10 }),
+            webhook({ name: "mpod.example.io", timeoutSeconds: undefined }),
+        ]);
         expect(violations(webhookTimeout, target)).toEqual([]);
         expect(violations(webhookTimeout, target, { maxTimeoutSeconds: 5 })).toEqual([
             'MutatingWebhookConfiguration "widgets.widget-webhook" webhook "vpod.example.io" (webhooks[0]): timeoutSeconds 10 must be an integer from 1 to 5, so a slow webhook cannot stall every request it intercepts',
@@ -74,7 +91,11 @@ describe("k8s-webhook-timeout", () => {
     });
 
     test("GIVEN a patch of a webhook this stack does not own, setting only its CA bundle WHEN analyzed THEN the fields it leaves out are not judged", () => {
-        const patch = configuration("ValidatingWebhookConfiguration", [{ name: "policy.example.io", clientConfig: { caBundle: "LS0t" } }], "ValidatingWebhookConfigurationPatch");
+        const patch = configuration(
+            "ValidatingWebhookConfiguration",
+            [{ name: "policy.example.io", clientConfig: { caBundle: "LS0t" } }],
+            "ValidatingWebhookConfigurationPatch",
+        );
         expect(violations(webhookTimeout, patch)).toEqual([]);
         expect(violations(webhookSideEffects, patch)).toEqual([]);
         expect(violations(webhookNamespaceExclusions, patch)).toEqual([]);
@@ -83,7 +104,15 @@ describe("k8s-webhook-timeout", () => {
     test("GIVEN a patch that sets a bad timeout, side effects and selector WHEN analyzed THEN the fields it sets are judged like an object's", () => {
         const patch = configuration(
             "ValidatingWebhookConfiguration",
-            [{ name: "policy.example.io", timeoutSeconds: 45, sideEffects: "Some", namespaceSelector: {}, clientConfig: { service: { name: "policy", namespace: "policy" } } }],
+            [
+                {
+                    name: "policy.example.io",
+                    timeoutSeconds: 45,
+                    sideEffects: "Some",
+                    namespaceSelector: {},
+                    clientConfig: { service: { name: "policy", namespace: "policy" } },
+                },
+            ],
             "ValidatingWebhookConfigurationPatch",
         );
         const who = 'ValidatingWebhookConfiguration "widgets.widget-webhook" webhook "policy.example.io" (webhooks[0])';
@@ -116,7 +145,9 @@ describe("k8s-webhook-side-effects", () => {
 
 describe("k8s-webhook-namespace-exclusions", () => {
     test("GIVEN a selector that only opts namespaces in by label WHEN analyzed THEN kube-system and the webhook's own namespace are reported", () => {
-        const target = configuration("ValidatingWebhookConfiguration", [webhook({ namespaceSelector: { matchLabels: { "webhooks.cluster-platform.io/widgets.widget-webhook": "true" } } })]);
+        const target = configuration("ValidatingWebhookConfiguration", [
+            webhook({ namespaceSelector: { matchLabels: { "webhooks.cluster-platform.io/widgets.widget-webhook": "true" } } }),
+        ]);
         expect(violations(webhookNamespaceExclusions, target)).toEqual([
             'ValidatingWebhookConfiguration "widgets.widget-webhook" webhook "vpod.example.io" (webhooks[0]): its namespaceSelector does not shut out "kube-system", "widgets" by name; add {key: kubernetes.io/metadata.name, operator: NotIn, values: [kube-system, widgets]}',
         ]);
@@ -131,9 +162,15 @@ describe("k8s-webhook-namespace-exclusions", () => {
 
     test("GIVEN names shut out by NotIn, or a name In list without them WHEN analyzed THEN nothing is reported; alsoExcluded adds namespaces", () => {
         expect(violations(webhookNamespaceExclusions, configuration("ValidatingWebhookConfiguration", [webhook()]))).toEqual([]);
-        const onlyTeams = configuration("ValidatingWebhookConfiguration", [webhook({ namespaceSelector: { matchExpressions: [{ key: NAME_LABEL, operator: "In", values: ["team-a", "team-b"] }] } })]);
+        const onlyTeams = configuration("ValidatingWebhookConfiguration", [
+            webhook({ namespaceSelector: { matchExpressions: [{ key: NAME_LABEL, operator: "In", values: ["team-a", "team-b"] }] } }),
+        ]);
         expect(violations(webhookNamespaceExclusions, onlyTeams)).toEqual([]);
-        expect(violations(webhookNamespaceExclusions, configuration("ValidatingWebhookConfiguration", [webhook()]), { alsoExcluded: ["openshift-etcd"] })).toEqual([
+        expect(
+            violations(webhookNamespaceExclusions, configuration("ValidatingWebhookConfiguration", [webhook()]), {
+                alsoExcluded: ["openshift-etcd"],
+            }),
+        ).toEqual([
             'ValidatingWebhookConfiguration "widgets.widget-webhook" webhook "vpod.example.io" (webhooks[0]): its namespaceSelector does not shut out "openshift-etcd" by name; add {key: kubernetes.io/metadata.name, operator: NotIn, values: [openshift-etcd]}',
         ]);
     });
@@ -141,15 +178,29 @@ describe("k8s-webhook-namespace-exclusions", () => {
 
 describe("k8s-webhook-fail-closed-availability (stack policy)", () => {
     const labels = { "app.kubernetes.io/name": "widget-webhook" };
-    const service = k8s({ apiVersion: "v1", kind: "Service", metadata: { name: "widget-webhook-service", namespace: "widgets" }, spec: { selector: labels, ports: [{ port: 443 }] } });
+    const service = k8s({
+        apiVersion: "v1",
+        kind: "Service",
+        metadata: { name: "widget-webhook-service", namespace: "widgets" },
+        spec: { selector: labels, ports: [{ port: 443 }] },
+    });
     const deployment = (replicas: unknown) =>
         k8s({
             apiVersion: "apps/v1",
             kind: "Deployment",
             metadata: { name: "widget-webhook", namespace: "widgets" },
-            spec: { ...(replicas === undefined ? {} : { replicas }), selector: { matchLabels: labels }, template: { metadata: { labels: { ...labels, extra: "x" } }, spec: { containers: [] } } },
+            spec: {
+                ...(replicas === undefined ? {} : { replicas }),
+                selector: { matchLabels: labels },
+                template: { metadata: { labels: { ...labels, extra: "x" } }, spec: { containers: [] } },
+            },
         });
-    const budget = k8s({ apiVersion: "policy/v1", kind: "PodDisruptionBudget", metadata: { name: "widget-webhook", namespace: "widgets" }, spec: { maxUnavailable: 1, selector: { matchLabels: labels } } });
+    const budget = k8s({
+        apiVersion: "policy/v1",
+        kind: "PodDisruptionBudget",
+        metadata: { name: "widget-webhook", namespace: "widgets" },
+        spec: { maxUnavailable: 1, selector: { matchLabels: labels } },
+    });
     const failClosed = configuration("ValidatingWebhookConfiguration", [webhook({ failurePolicy: undefined })]);
     const who = 'ValidatingWebhookConfiguration "widgets.widget-webhook" webhook "vpod.example.io" fails closed (failurePolicy Fail)';
 
@@ -169,7 +220,10 @@ describe("k8s-webhook-fail-closed-availability (stack policy)", () => {
     test("GIVEN 2 replicas and a budget selecting the pods WHEN analyzed THEN nothing is reported; WHEN minReplicas is 3 THEN the replicas are", () => {
         expect(stackViolations(webhookFailClosedAvailability, [failClosed, service, deployment(2), budget])).toEqual([]);
         expect(stackViolations(webhookFailClosedAvailability, [failClosed, service, deployment(2), budget], { minReplicas: 3 })).toEqual([
-            { violation: `${who}: its Deployment "widgets/widget-webhook" runs 2 replicas; at least 3 are needed so that one pod's restart does not block every request the webhook intercepts`, urn: failClosed.urn },
+            {
+                violation: `${who}: its Deployment "widgets/widget-webhook" runs 2 replicas; at least 3 are needed so that one pod's restart does not block every request the webhook intercepts`,
+                urn: failClosed.urn,
+            },
         ]);
     });
 
@@ -180,15 +234,23 @@ describe("k8s-webhook-fail-closed-availability (stack policy)", () => {
 
     test("GIVEN the Service is not in the stack, or selects no Deployment WHEN analyzed THEN the policy says it cannot find the backend", () => {
         expect(stackViolations(webhookFailClosedAvailability, [failClosed])).toEqual([
-            { violation: `${who}: its Service "widgets/widget-webhook-service" is not declared in this stack, so the Deployment behind it cannot be checked for 2 replicas and a PodDisruptionBudget`, urn: failClosed.urn },
+            {
+                violation: `${who}: its Service "widgets/widget-webhook-service" is not declared in this stack, so the Deployment behind it cannot be checked for 2 replicas and a PodDisruptionBudget`,
+                urn: failClosed.urn,
+            },
         ]);
         expect(stackViolations(webhookFailClosedAvailability, [failClosed, service])).toEqual([
-            { violation: `${who}: no Deployment in namespace "widgets" runs the pods its Service "widgets/widget-webhook-service" selects`, urn: failClosed.urn },
+            {
+                violation: `${who}: no Deployment in namespace "widgets" runs the pods its Service "widgets/widget-webhook-service" selects`,
+                urn: failClosed.urn,
+            },
         ]);
     });
 
     test("GIVEN replicas unknown during a preview WHEN analyzed THEN only what is known (the missing budget) is reported", () => {
-        expect(stackViolations(webhookFailClosedAvailability, [failClosed, service, deployment(UNKNOWN_VALUE)]).map((v) => v.violation)).toEqual([
+        expect(
+            stackViolations(webhookFailClosedAvailability, [failClosed, service, deployment(UNKNOWN_VALUE)]).map((v) => v.violation),
+        ).toEqual([
             `${who}: no PodDisruptionBudget in namespace "widgets" selects the pods of its Deployment "widgets/widget-webhook", so a node drain may evict them all at once`,
         ]);
     });

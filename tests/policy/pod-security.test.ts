@@ -21,7 +21,11 @@ const RESTRICTED_CONTAINER = {
 };
 
 /** A Deployment shaped like the subscription webhook's: restricted at pod and container level. */
-function deployment(podSpec: Record<string, unknown> = {}, container: Record<string, unknown> = {}, annotations: unknown = { "cluster-platform.io/serving-cert-hash": "abc" }) {
+function deployment(
+    podSpec: Record<string, unknown> = {},
+    container: Record<string, unknown> = {},
+    annotations: unknown = { "cluster-platform.io/serving-cert-hash": "abc" },
+) {
     return k8s({
         apiVersion: "apps/v1",
         kind: "Deployment",
@@ -33,8 +37,13 @@ function deployment(podSpec: Record<string, unknown> = {}, container: Record<str
                 metadata: { labels: { app: "webhook" }, annotations },
                 spec: {
                     securityContext: { runAsNonRoot: true, seccompProfile: { type: "RuntimeDefault" } },
-                    containers: [{ name: "webhook", image: "registry/webhook@sha256:00", securityContext: RESTRICTED_CONTAINER, ...container }],
-                    volumes: [{ name: "tmp", emptyDir: {} }, { name: "cert", secret: { secretName: "webhook-tls" } }],
+                    containers: [
+                        { name: "webhook", image: "registry/webhook@sha256:00", securityContext: RESTRICTED_CONTAINER, ...container },
+                    ],
+                    volumes: [
+                        { name: "tmp", emptyDir: {} },
+                        { name: "cert", secret: { secretName: "webhook-tls" } },
+                    ],
                     ...podSpec,
                 },
             },
@@ -44,7 +53,10 @@ function deployment(podSpec: Record<string, unknown> = {}, container: Record<str
 
 describe("the restricted profile (components/shared/pod-security.ts), on third-party admission payloads", () => {
     test("GIVEN kubewarden's pod with a privileged ephemeral container WHEN judged THEN every container misses the restricted settings and the ephemeral one is privileged", () => {
-        const pod = reviewedPod("kubewarden-pod-privileged-policy-privileged_ephemeral_container.request.json") as { spec: Record<string, unknown>; metadata: { annotations: Record<string, unknown> } };
+        const pod = reviewedPod("kubewarden-pod-privileged-policy-privileged_ephemeral_container.request.json") as {
+            spec: Record<string, unknown>;
+            metadata: { annotations: Record<string, unknown> };
+        };
         expect(restrictedProfileViolations(pod.spec, pod.metadata.annotations).map((v) => `[${v.check}] ${v.message}`)).toEqual([
             '[Privileged Containers] ephemeral container "nginx" (ephemeralContainers[0]): securityContext.privileged is true; it must be false or unset',
             '[Privilege Escalation] container "sleeping-sidecar" (containers[0]): securityContext.allowPrivilegeEscalation must be false',
@@ -63,15 +75,23 @@ describe("the restricted profile (components/shared/pod-security.ts), on third-p
     });
 
     test("GIVEN kubewarden's pod whose init container allows privilege escalation, made restricted everywhere else WHEN judged THEN only that container is reported", () => {
-        const pod = reviewedPod("kubewarden-allow-privilege-escalation-req_pod_with_init_container.request.json") as { spec: Record<string, unknown> & { initContainers: Record<string, unknown>[]; containers: Record<string, unknown>[] } };
+        const pod = reviewedPod("kubewarden-allow-privilege-escalation-req_pod_with_init_container.request.json") as {
+            spec: Record<string, unknown> & { initContainers: Record<string, unknown>[]; containers: Record<string, unknown>[] };
+        };
         const spec = {
             ...pod.spec,
             securityContext: { runAsNonRoot: true, seccompProfile: { type: "RuntimeDefault" } },
-            initContainers: pod.spec.initContainers.map((c) => ({ ...c, securityContext: { ...RESTRICTED_CONTAINER, allowPrivilegeEscalation: true } })),
+            initContainers: pod.spec.initContainers.map((c) => ({
+                ...c,
+                securityContext: { ...RESTRICTED_CONTAINER, allowPrivilegeEscalation: true },
+            })),
             containers: pod.spec.containers.map((c) => ({ ...c, securityContext: RESTRICTED_CONTAINER })),
         };
         expect(restrictedProfileViolations(spec)).toEqual([
-            { check: "Privilege Escalation", message: 'init container "init-myservice" (initContainers[0]): securityContext.allowPrivilegeEscalation must be false' },
+            {
+                check: "Privilege Escalation",
+                message: 'init container "init-myservice" (initContainers[0]): securityContext.allowPrivilegeEscalation must be false',
+            },
         ]);
     });
 
@@ -79,12 +99,23 @@ describe("the restricted profile (components/shared/pod-security.ts), on third-p
         const spec = {
             hostNetwork: true,
             hostPID: true,
-            securityContext: { runAsNonRoot: true, runAsUser: 0, seccompProfile: { type: "Unconfined" }, sysctls: [{ name: "kernel.msgmax", value: "1" }], seLinuxOptions: { type: "spc_t", user: "root" } },
+            securityContext: {
+                runAsNonRoot: true,
+                runAsUser: 0,
+                seccompProfile: { type: "Unconfined" },
+                sysctls: [{ name: "kernel.msgmax", value: "1" }],
+                seLinuxOptions: { type: "spc_t", user: "root" },
+            },
             containers: [
                 {
                     name: "app",
                     ports: [{ containerPort: 80, hostPort: 80 }],
-                    securityContext: { ...RESTRICTED_CONTAINER, capabilities: { drop: ["ALL"], add: ["NET_BIND_SERVICE", "SYS_ADMIN"] }, procMount: "Unmasked", appArmorProfile: { type: "Unconfined" } },
+                    securityContext: {
+                        ...RESTRICTED_CONTAINER,
+                        capabilities: { drop: ["ALL"], add: ["NET_BIND_SERVICE", "SYS_ADMIN"] },
+                        procMount: "Unmasked",
+                        appArmorProfile: { type: "Unconfined" },
+                    },
                 },
             ],
             volumes: [{ name: "root", hostPath: { path: "/" } }],
@@ -114,22 +145,38 @@ describe("the restricted profile (components/shared/pod-security.ts), on third-p
 
     test("GIVEN any pod whose containers all set the restricted container settings WHEN judged THEN it passes, however many containers it has", () => {
         fc.assert(
-            fc.property(fc.array(fc.string({ minLength: 1, maxLength: 8 }), { minLength: 1, maxLength: 6 }), fc.boolean(), (names, podLevel) => {
-                const container = podLevel ? { allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } } : RESTRICTED_CONTAINER;
-                const spec = {
-                    ...(podLevel ? { securityContext: { runAsNonRoot: true, seccompProfile: { type: "Localhost", localhostProfile: "p.json" } } } : {}),
-                    containers: names.map((name) => ({ name, securityContext: container })),
-                };
-                expect(restrictedProfileViolations(spec)).toEqual([]);
-            }),
+            fc.property(
+                fc.array(fc.string({ minLength: 1, maxLength: 8 }), { minLength: 1, maxLength: 6 }),
+                fc.boolean(),
+                (names, podLevel) => {
+                    const container = podLevel
+                        ? { allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } }
+                        : RESTRICTED_CONTAINER;
+                    const spec = {
+                        ...(podLevel
+                            ? { securityContext: { runAsNonRoot: true, seccompProfile: { type: "Localhost", localhostProfile: "p.json" } } }
+                            : {}),
+                        containers: names.map((name) => ({ name, securityContext: container })),
+                    };
+                    expect(restrictedProfileViolations(spec)).toEqual([]);
+                },
+            ),
         );
     });
 
     test("GIVEN each workload kind WHEN its pod is located THEN the template path is the kind's", () => {
         const template = { metadata: { labels: { a: "b" } }, spec: { containers: [] } };
-        expect(podOf("Deployment", { spec: { template } })).toEqual({ metadata: template.metadata, spec: template.spec, path: "spec.template.spec" });
+        expect(podOf("Deployment", { spec: { template } })).toEqual({
+            metadata: template.metadata,
+            spec: template.spec,
+            path: "spec.template.spec",
+        });
         expect(podOf("CronJob", { spec: { jobTemplate: { spec: { template } } } })?.path).toEqual("spec.jobTemplate.spec.template.spec");
-        expect(podOf("Pod", { metadata: { name: "p" }, spec: { containers: [] } })).toEqual({ metadata: { name: "p" }, spec: { containers: [] }, path: "spec" });
+        expect(podOf("Pod", { metadata: { name: "p" }, spec: { containers: [] } })).toEqual({
+            metadata: { name: "p" },
+            spec: { containers: [] },
+            path: "spec",
+        });
         expect(podOf("Service", { spec: {} })).toBeUndefined();
     });
 });
@@ -174,12 +221,32 @@ describe("k8s-pod-security-restricted", () => {
     test("GIVEN an exempt namespace, a DeploymentPatch or a CronJob that is restricted WHEN analyzed THEN nothing is reported", () => {
         const bad = deployment({ hostPID: true });
         expect(violations(podSecurityRestricted, bad, { exemptNamespaces: ["subscription-injection"] })).toEqual([]);
-        expect(violations(podSecurityRestricted, k8s({ apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "webhook", namespace: "x" }, spec: { replicas: 1 } }, "DeploymentPatch"))).toEqual([]);
+        expect(
+            violations(
+                podSecurityRestricted,
+                k8s(
+                    { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "webhook", namespace: "x" }, spec: { replicas: 1 } },
+                    "DeploymentPatch",
+                ),
+            ),
+        ).toEqual([]);
         const job = k8s({
             apiVersion: "batch/v1",
             kind: "CronJob",
             metadata: { name: "rotate", namespace: "ops" },
-            spec: { schedule: "0 0 * * *", jobTemplate: { spec: { template: { spec: { securityContext: { runAsNonRoot: true, seccompProfile: { type: "RuntimeDefault" } }, containers: [{ name: "c", securityContext: RESTRICTED_CONTAINER }] } } } } },
+            spec: {
+                schedule: "0 0 * * *",
+                jobTemplate: {
+                    spec: {
+                        template: {
+                            spec: {
+                                securityContext: { runAsNonRoot: true, seccompProfile: { type: "RuntimeDefault" } },
+                                containers: [{ name: "c", securityContext: RESTRICTED_CONTAINER }],
+                            },
+                        },
+                    },
+                },
+            },
         });
         expect(violations(podSecurityRestricted, job)).toEqual([]);
     });

@@ -13,10 +13,22 @@ describe("npm run policy:config: the policy config a stack passes to the packs",
 
     test("GIVEN the example stack WHEN run THEN aws-tags requires the keys of its aws.userTags and the preview command is printed", () => {
         const lines: string[] = [];
-        expect(main(["--config", path.join(ROOT, "examples", "openshift-aws.yaml"), "--out", out], (l) => lines.push(l), (l) => lines.push(`error: ${l}`))).toBe(0);
-        expect(JSON.parse(fs.readFileSync(path.join(out, "aws-tags.json"), "utf8"))).toEqual({ "aws-required-tags": { requiredTags: ["adminContact", "costCenter", "red-hat-managed"] } });
+        expect(
+            main(
+                ["--config", path.join(ROOT, "examples", "openshift-aws.yaml"), "--out", out],
+                (l) => lines.push(l),
+                (l) => lines.push(`error: ${l}`),
+            ),
+        ).toBe(0);
+        expect(JSON.parse(fs.readFileSync(path.join(out, "aws-tags.json"), "utf8"))).toEqual({
+            "aws-required-tags": { requiredTags: ["adminContact", "costCenter", "red-hat-managed"] },
+        });
         expect(JSON.parse(fs.readFileSync(path.join(out, "k8s-rbac.json"), "utf8"))).toEqual({
-            "k8s-olm-rbac-toggles": { disableOLMAggregateCRDRoles: false, disableAggregateCRDRoles: false, disableAllNamespacePermissionPromotion: true },
+            "k8s-olm-rbac-toggles": {
+                disableOLMAggregateCRDRoles: false,
+                disableAggregateCRDRoles: false,
+                disableAllNamespacePermissionPromotion: true,
+            },
             "k8s-aggregated-roles": { aggregatedRoles: ["admin", "edit", "view"] },
             "k8s-pod-security-restricted": { platform: "openshift" },
         });
@@ -31,7 +43,13 @@ describe("npm run policy:config: the policy config a stack passes to the packs",
         const stack = path.join(out, "Pulumi.bad.yaml");
         fs.writeFileSync(stack, "config:\n  cluster-platform:cluster:\n    name: Bad_Name\n    platform: openshift\n");
         const errors: string[] = [];
-        expect(main(["--config", stack, "--out", path.join(out, "config")], () => undefined, (l) => errors.push(l))).toBe(1);
+        expect(
+            main(
+                ["--config", stack, "--out", path.join(out, "config")],
+                () => undefined,
+                (l) => errors.push(l),
+            ),
+        ).toBe(1);
         expect(errors).toEqual([
             "invalid configuration: 1 problem\n  - cluster-platform:cluster.name: \"Bad_Name\" must be a DNS-1123 label: at most 63 lowercase letters, digits or '-', starting and ending with a letter or digit",
         ]);
@@ -40,7 +58,13 @@ describe("npm run policy:config: the policy config a stack passes to the packs",
 
     test("GIVEN no --out WHEN run THEN the usage is printed and the exit code is 2", () => {
         const errors: string[] = [];
-        expect(main(["--config", "x.yaml"], () => undefined, (l) => errors.push(l))).toBe(2);
+        expect(
+            main(
+                ["--config", "x.yaml"],
+                () => undefined,
+                (l) => errors.push(l),
+            ),
+        ).toBe(2);
         expect(errors).toEqual(["usage: npm run policy:config -- --config <Pulumi.<stack>.yaml> --out <dir>"]);
     });
 });

@@ -26,23 +26,112 @@ describe("the k8s-rbac pack through the real analyzer protocol (index.ts run as 
                 hasRemediationSteps: true,
                 configKeys: ["disableAggregateCRDRoles", "disableAllNamespacePermissionPromotion", "disableOLMAggregateCRDRoles"],
             },
-            { name: "k8s-aggregated-roles", type: "resource", enforcementLevel: "mandatory", severity: "critical", hasRemediationSteps: true, configKeys: ["aggregatedRoles"] },
-            { name: "k8s-no-wildcard-access", type: "resource", enforcementLevel: "mandatory", severity: "critical", hasRemediationSteps: true, configKeys: ["allowedRoles"] },
-            { name: "k8s-no-broad-grants", type: "resource", enforcementLevel: "mandatory", severity: "critical", hasRemediationSteps: true, configKeys: ["allowedRoles"] },
-            { name: "k8s-no-cluster-admin-service-accounts", type: "resource", enforcementLevel: "mandatory", severity: "critical", hasRemediationSteps: true, configKeys: [] },
-            { name: "k8s-no-admin-for-everyone", type: "stack", enforcementLevel: "mandatory", severity: "critical", hasRemediationSteps: true, configKeys: [] },
-            { name: "k8s-webhook-forbidden-rules", type: "resource", enforcementLevel: "mandatory", severity: "critical", hasRemediationSteps: true, configKeys: [] },
-            { name: "k8s-webhook-timeout", type: "resource", enforcementLevel: "mandatory", severity: "high", hasRemediationSteps: true, configKeys: ["maxTimeoutSeconds"] },
-            { name: "k8s-webhook-side-effects", type: "resource", enforcementLevel: "mandatory", severity: "medium", hasRemediationSteps: true, configKeys: [] },
-            { name: "k8s-webhook-namespace-exclusions", type: "resource", enforcementLevel: "mandatory", severity: "high", hasRemediationSteps: true, configKeys: ["alsoExcluded"] },
-            { name: "k8s-webhook-fail-closed-availability", type: "stack", enforcementLevel: "mandatory", severity: "high", hasRemediationSteps: true, configKeys: ["minReplicas"] },
-            { name: "k8s-pod-security-restricted", type: "resource", enforcementLevel: "mandatory", severity: "high", hasRemediationSteps: true, configKeys: ["exemptNamespaces", "platform"] },
-            { name: "k8s-unjudged-content", type: "resource", enforcementLevel: "advisory", severity: "medium", hasRemediationSteps: true, configKeys: [] },
+            {
+                name: "k8s-aggregated-roles",
+                type: "resource",
+                enforcementLevel: "mandatory",
+                severity: "critical",
+                hasRemediationSteps: true,
+                configKeys: ["aggregatedRoles"],
+            },
+            {
+                name: "k8s-no-wildcard-access",
+                type: "resource",
+                enforcementLevel: "mandatory",
+                severity: "critical",
+                hasRemediationSteps: true,
+                configKeys: ["allowedRoles"],
+            },
+            {
+                name: "k8s-no-broad-grants",
+                type: "resource",
+                enforcementLevel: "mandatory",
+                severity: "critical",
+                hasRemediationSteps: true,
+                configKeys: ["allowedRoles"],
+            },
+            {
+                name: "k8s-no-cluster-admin-service-accounts",
+                type: "resource",
+                enforcementLevel: "mandatory",
+                severity: "critical",
+                hasRemediationSteps: true,
+                configKeys: [],
+            },
+            {
+                name: "k8s-no-admin-for-everyone",
+                type: "stack",
+                enforcementLevel: "mandatory",
+                severity: "critical",
+                hasRemediationSteps: true,
+                configKeys: [],
+            },
+            {
+                name: "k8s-webhook-forbidden-rules",
+                type: "resource",
+                enforcementLevel: "mandatory",
+                severity: "critical",
+                hasRemediationSteps: true,
+                configKeys: [],
+            },
+            {
+                name: "k8s-webhook-timeout",
+                type: "resource",
+                enforcementLevel: "mandatory",
+                severity: "high",
+                hasRemediationSteps: true,
+                configKeys: ["maxTimeoutSeconds"],
+            },
+            {
+                name: "k8s-webhook-side-effects",
+                type: "resource",
+                enforcementLevel: "mandatory",
+                severity: "medium",
+                hasRemediationSteps: true,
+                configKeys: [],
+            },
+            {
+                name: "k8s-webhook-namespace-exclusions",
+                type: "resource",
+                enforcementLevel: "mandatory",
+                severity: "high",
+                hasRemediationSteps: true,
+                configKeys: ["alsoExcluded"],
+            },
+            {
+                name: "k8s-webhook-fail-closed-availability",
+                type: "stack",
+                enforcementLevel: "mandatory",
+                severity: "high",
+                hasRemediationSteps: true,
+                configKeys: ["minReplicas"],
+            },
+            {
+                name: "k8s-pod-security-restricted",
+                type: "resource",
+                enforcementLevel: "mandatory",
+                severity: "high",
+                hasRemediationSteps: true,
+                configKeys: ["exemptNamespaces", "platform"],
+            },
+            {
+                name: "k8s-unjudged-content",
+                type: "resource",
+                enforcementLevel: "advisory",
+                severity: "medium",
+                hasRemediationSteps: true,
+                configKeys: [],
+            },
         ]);
     });
 
     test("GIVEN a ClusterRole granting * on * WHEN Analyze is called THEN one mandatory diagnostic carries the description and the violation; an allow-listed one passes once configured", async () => {
-        const role = k8s({ apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRole", metadata: { name: "operator-admin" }, rules: [EVERYTHING] });
+        const role = k8s({
+            apiVersion: "rbac.authorization.k8s.io/v1",
+            kind: "ClusterRole",
+            metadata: { name: "operator-admin" },
+            rules: [EVERYTHING],
+        });
         expect(diagnosticsOf(await analyze(pack.client, role))).toEqual([
             {
                 policyName: "k8s-no-wildcard-access",
@@ -67,9 +156,23 @@ describe("the k8s-rbac pack through the real analyzer protocol (index.ts run as 
             apiVersion: "admissionregistration.k8s.io/v1",
             kind: "MutatingWebhookConfiguration",
             metadata: { name: "m" },
-            webhooks: [{ name: "m.example.io", clientConfig: { service: { name: "s", namespace: "ns" } }, sideEffects: "Some", timeoutSeconds: UNKNOWN_VALUE, namespaceSelector: { matchExpressions: [{ key: "kubernetes.io/metadata.name", operator: "NotIn", values: ["kube-system", "ns"] }] } }],
+            webhooks: [
+                {
+                    name: "m.example.io",
+                    clientConfig: { service: { name: "s", namespace: "ns" } },
+                    sideEffects: "Some",
+                    timeoutSeconds: UNKNOWN_VALUE,
+                    namespaceSelector: {
+                        matchExpressions: [{ key: "kubernetes.io/metadata.name", operator: "NotIn", values: ["kube-system", "ns"] }],
+                    },
+                },
+            ],
         });
-        expect(diagnosticsOf(await analyze(pack.client, configuration)).map((d) => `${d.enforcementLevel} ${d.policyName}: ${d.message.split("\n").pop()}`)).toEqual([
+        expect(
+            diagnosticsOf(await analyze(pack.client, configuration)).map(
+                (d) => `${d.enforcementLevel} ${d.policyName}: ${d.message.split("\n").pop()}`,
+            ),
+        ).toEqual([
             "advisory k8s-webhook-timeout: can't run policy 'k8s-webhook-timeout' from policy pack 'k8s-rbac@v0.1.0' during preview: string value at .webhooks.0.timeoutSeconds can't be known during preview",
             'mandatory k8s-webhook-side-effects: MutatingWebhookConfiguration "m" webhook "m.example.io" (webhooks[0]): sideEffects is "Some"; it must be None or NoneOnDryRun (admissionregistration.k8s.io/v1), so dry runs (pulumi preview, kubectl --dry-run=server) never change anything',
         ]);
@@ -86,8 +189,18 @@ describe("the k8s-rbac pack through the real analyzer protocol (index.ts run as 
         const resources = [
             configuration,
             k8s({ apiVersion: "v1", kind: "Service", metadata: { name: "w-service", namespace: "w" }, spec: { selector: labels } }),
-            k8s({ apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "w", namespace: "w" }, spec: { replicas: 1, template: { metadata: { labels }, spec: { containers: [] } } } }),
-            k8s({ apiVersion: "policy/v1", kind: "PodDisruptionBudget", metadata: { name: "w", namespace: "w" }, spec: { maxUnavailable: 1, selector: { matchLabels: labels } } }),
+            k8s({
+                apiVersion: "apps/v1",
+                kind: "Deployment",
+                metadata: { name: "w", namespace: "w" },
+                spec: { replicas: 1, template: { metadata: { labels }, spec: { containers: [] } } },
+            }),
+            k8s({
+                apiVersion: "policy/v1",
+                kind: "PodDisruptionBudget",
+                metadata: { name: "w", namespace: "w" },
+                spec: { maxUnavailable: 1, selector: { matchLabels: labels } },
+            }),
         ];
         expect(diagnosticsOf(await analyzeStack(pack.client, resources))).toEqual([
             {
@@ -127,21 +240,34 @@ describe("the aws-tags pack through the real analyzer protocol", () => {
     test("GIVEN the running pack WHEN the CLI asks for its info THEN it names its six mandatory policies and the advisory one", async () => {
         const info = await analyzerInfo(pack.client);
         expect([info.getName(), info.getVersion()]).toEqual(["aws-tags", "0.1.0"]);
-        expect(policiesOf(info).map((p) => `${p.type} ${p.name} ${p.enforcementLevel} ${p.severity} [${p.configKeys.join(", ")}]`)).toEqual([
-            "resource aws-required-tags mandatory high [requiredTags]",
-            "resource aws-reserved-tag-keys mandatory high [allowedKeys]",
-            "resource aws-no-name-user-tag mandatory medium []",
-            "resource aws-tag-format mandatory medium []",
-            "resource aws-tag-count mandatory high []",
-            "stack aws-untagged-resources mandatory high []",
-            "resource aws-unjudged-types advisory medium []",
-        ]);
+        expect(policiesOf(info).map((p) => `${p.type} ${p.name} ${p.enforcementLevel} ${p.severity} [${p.configKeys.join(", ")}]`)).toEqual(
+            [
+                "resource aws-required-tags mandatory high [requiredTags]",
+                "resource aws-reserved-tag-keys mandatory high [allowedKeys]",
+                "resource aws-no-name-user-tag mandatory medium []",
+                "resource aws-tag-format mandatory medium []",
+                "resource aws-tag-count mandatory high []",
+                "stack aws-untagged-resources mandatory high []",
+                "resource aws-unjudged-types advisory medium []",
+            ],
+        );
     });
 
     test("GIVEN required keys configured WHEN a bucket with a reserved key is analyzed with its provider THEN the provider's default tags count and both violations come back", async () => {
-        await configure(pack.client, { "aws-required-tags": { enforcementLevel: "mandatory", requiredTags: ["adminContact", "costCenter"] } });
-        const bucket = resource("aws:s3/bucket:Bucket", "registry", { tags: { "openshift.io/owner": "x" }, tagsAll: UNKNOWN_VALUE }, { provider: awsProvider });
-        expect(diagnosticsOf(await analyze(pack.client, bucket)).map((d) => `${d.enforcementLevel} ${d.policyName}: ${d.message.split("\n").pop()}`)).toEqual([
+        await configure(pack.client, {
+            "aws-required-tags": { enforcementLevel: "mandatory", requiredTags: ["adminContact", "costCenter"] },
+        });
+        const bucket = resource(
+            "aws:s3/bucket:Bucket",
+            "registry",
+            { tags: { "openshift.io/owner": "x" }, tagsAll: UNKNOWN_VALUE },
+            { provider: awsProvider },
+        );
+        expect(
+            diagnosticsOf(await analyze(pack.client, bucket)).map(
+                (d) => `${d.enforcementLevel} ${d.policyName}: ${d.message.split("\n").pop()}`,
+            ),
+        ).toEqual([
             'mandatory aws-required-tags: aws:s3/bucket:Bucket "registry" lacks the required tag "costCenter" (it carries "adminContact", "openshift.io/owner")',
             'mandatory aws-reserved-tag-keys: aws:s3/bucket:Bucket "registry" tag "openshift.io/owner": key is in the openshift.io namespace, which the platform reserves',
         ]);

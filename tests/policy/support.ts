@@ -25,7 +25,10 @@ const K8S_TYPES: Record<string, string> = {
 };
 
 /** A Kubernetes object as the engine sends it: type from its kind (`typeKind` for patches), Pulumi name = object name. */
-export function k8s<T extends { kind: string; metadata: { name: string; namespace?: string } }>(object: T, typeKind: string = object.kind): EngineResource {
+export function k8s<T extends { kind: string; metadata: { name: string; namespace?: string } }>(
+    object: T,
+    typeKind: string = object.kind,
+): EngineResource {
     const type = K8S_TYPES[typeKind];
     if (!type) {
         throw new Error(`support.k8s: add a type token for ${typeKind}`);
@@ -35,7 +38,12 @@ export function k8s<T extends { kind: string; metadata: { name: string; namespac
 
 function engineFor(policy: Policy, config?: object): PolicyEngine {
     const pack: PackConfig = config === undefined ? {} : { [policy.name]: config as Record<string, unknown> };
-    return new PolicyEngine({ name: "test-pack", policies: [policy as ResourceValidationPolicy | StackValidationPolicy], enforcementLevel: "mandatory", config: pack });
+    return new PolicyEngine({
+        name: "test-pack",
+        policies: [policy as ResourceValidationPolicy | StackValidationPolicy],
+        enforcementLevel: "mandatory",
+        config: pack,
+    });
 }
 
 /** The violations (as reported, without the description) one resource policy reports for `target`. */
@@ -46,7 +54,11 @@ export function violations(policy: ResourceValidationPolicy, target: EngineResou
 }
 
 /** The violations a stack policy reports for `resources`, each with the URN it names. */
-export function stackViolations(policy: StackValidationPolicy, resources: EngineResource[], config?: object): { violation: string; urn?: string }[] {
+export function stackViolations(
+    policy: StackValidationPolicy,
+    resources: EngineResource[],
+    config?: object,
+): { violation: string; urn?: string }[] {
     return engineFor(policy, config)
         .analyzeStack(resources)
         .diagnostics.map((d) => ({ violation: d.violation, ...(d.urn === undefined ? {} : { urn: d.urn }) }));

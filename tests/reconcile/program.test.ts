@@ -50,7 +50,11 @@ describe("reconcile through the Pulumi Kubernetes Operator", () => {
             metadata: {
                 name: "cluster-platform-prod-east",
                 namespace: "cluster-platform-reconcile",
-                labels: { "app.kubernetes.io/managed-by": "cluster-platform", "app.kubernetes.io/part-of": "cluster-platform", "cluster-platform.io/capability": "reconcile" },
+                labels: {
+                    "app.kubernetes.io/managed-by": "cluster-platform",
+                    "app.kubernetes.io/part-of": "cluster-platform",
+                    "cluster-platform.io/capability": "reconcile",
+                },
             },
             spec: {
                 stack: "organization/cluster-platform/prod-east",
@@ -79,14 +83,21 @@ describe("reconcile through the Pulumi Kubernetes Operator", () => {
         expect(validateManifests([pkoCrd() as never, stack as never])).toEqual({ problems: [], unvalidated: [] });
         const broken = { ...stack, spec: { ...(stack.spec as object), resyncFrequency: 60 } };
         expect(validateManifests([pkoCrd() as never, broken as never]).problems).toEqual([
-            { object: "Stack cluster-platform-reconcile/cluster-platform-prod-east", message: "spec.resyncFrequency: is not in the schema (the API server would prune it)" },
+            {
+                object: "Stack cluster-platform-reconcile/cluster-platform-prod-east",
+                message: "spec.resyncFrequency: is not in the schema (the API server would prune it)",
+            },
         ]);
     });
 
     test("GIVEN every object the program declares, patches or reads WHEN checked against the ServiceAccount's ClusterRole THEN each is allowed exactly what the provider does with it", () => {
-        const role = manifestNamed(result, "ClusterRole", "cluster-platform-reconcile-cluster-platform-prod-east") as { rules: Array<{ apiGroups: string[]; resources: string[]; verbs: string[] }> };
+        const role = manifestNamed(result, "ClusterRole", "cluster-platform-reconcile-cluster-platform-prod-east") as {
+            rules: Array<{ apiGroups: string[]; resources: string[]; verbs: string[] }>;
+        };
         const binding = manifestNamed(result, "ClusterRoleBinding", "cluster-platform-reconcile-cluster-platform-prod-east");
-        expect(binding.subjects).toEqual([{ kind: "ServiceAccount", name: "cluster-platform-reconcile", namespace: "cluster-platform-reconcile" }]);
+        expect(binding.subjects).toEqual([
+            { kind: "ServiceAccount", name: "cluster-platform-reconcile", namespace: "cluster-platform-reconcile" },
+        ]);
         const missing: string[] = [];
         for (const manifest of result.manifests) {
             const { apiVersion, kind } = manifest.object as { apiVersion: string; kind: string };
@@ -138,7 +149,10 @@ describe("reconcile config rules", () => {
     });
 
     test("GIVEN reconcile with no source, with both branch and commit, or with a directory render WHEN validated THEN each problem names its key", async () => {
-        const noSource = await renderConfig({ cluster: { name: MINIMAL.cluster.name, platform: MINIMAL.cluster.platform, renderYamlToDirectory: "out/yaml" }, reconcile: { enabled: true, environment: { "1BAD": { name: "x", key: "y" } } } });
+        const noSource = await renderConfig({
+            cluster: { name: MINIMAL.cluster.name, platform: MINIMAL.cluster.platform, renderYamlToDirectory: "out/yaml" },
+            reconcile: { enabled: true, environment: { "1BAD": { name: "x", key: "y" } } },
+        });
         expect(noSource.problems.map((p) => `${p.path}: ${p.message}`)).toEqual([
             'reconcile.environment["1BAD"]: "1BAD" is not an environment variable name (letters, digits, _; not starting with a digit)',
             "reconcile.git: exactly one of reconcile.git and reconcile.flux must name the program source when reconcile.enabled is true",
@@ -150,7 +164,10 @@ describe("reconcile config rules", () => {
         expect(both.problems.map((p) => `${p.path}: ${p.message}`)).toEqual([
             "reconcile.git.commit: exactly one of branch and commit must be set",
         ]);
-        const directory = await renderConfig({ cluster: { name: MINIMAL.cluster.name, platform: MINIMAL.cluster.platform, renderYamlToDirectory: "out/yaml" }, reconcile: { enabled: true, flux: { apiVersion: "source.toolkit.fluxcd.io/v1", kind: "GitRepository", name: "platform" } } });
+        const directory = await renderConfig({
+            cluster: { name: MINIMAL.cluster.name, platform: MINIMAL.cluster.platform, renderYamlToDirectory: "out/yaml" },
+            reconcile: { enabled: true, flux: { apiVersion: "source.toolkit.fluxcd.io/v1", kind: "GitRepository", name: "platform" } },
+        });
         expect(directory.problems.map((p) => `${p.path}: ${p.message}`)).toEqual([
             "reconcile.enabled: true needs a live cluster, but cluster.renderYamlToDirectory renders YAML instead: PKO would apply what a render only writes",
         ]);
@@ -158,6 +175,8 @@ describe("reconcile config rules", () => {
 
     test("GIVEN reconcile off (the default) WHEN rendered THEN no reconcile object exists", async () => {
         const off = await renderConfig(MINIMAL);
-        expect(off.resources.filter((r) => r.type.startsWith("cluster-platform:reconcile") || r.type === "kubernetes:pulumi.com/v1:Stack")).toEqual([]);
+        expect(
+            off.resources.filter((r) => r.type.startsWith("cluster-platform:reconcile") || r.type === "kubernetes:pulumi.com/v1:Stack"),
+        ).toEqual([]);
     });
 });

@@ -3,7 +3,13 @@
  * (components/reconcile/rbac.ts), directly.
  */
 import fc from "fast-check";
-import { derivedResyncSeconds, longestResyncSeconds, PKO_MIN_RESYNC_SECONDS, runsInWindow, scheduleProblem } from "../../components/reconcile/schedule";
+import {
+    derivedResyncSeconds,
+    longestResyncSeconds,
+    PKO_MIN_RESYNC_SECONDS,
+    runsInWindow,
+    scheduleProblem,
+} from "../../components/reconcile/schedule";
 import { kindUseOfToken, reconcileRules, resourceOfKind } from "../../components/reconcile/rbac";
 
 describe("the reconcile schedule", () => {
@@ -73,7 +79,11 @@ describe("the least RBAC", () => {
             { apiGroups: [""], resources: ["events", "pods"], verbs: ["get", "list", "watch"] },
             { apiGroups: ["apps"], resources: ["deployments"], verbs: ["create", "delete", "get", "list", "patch", "update", "watch"] },
             { apiGroups: ["apps"], resources: ["replicasets"], verbs: ["get", "list", "watch"] },
-            { apiGroups: ["rbac.authorization.k8s.io"], resources: ["clusterroles"], verbs: ["bind", "create", "delete", "escalate", "get", "list", "patch", "update", "watch"] },
+            {
+                apiGroups: ["rbac.authorization.k8s.io"],
+                resources: ["clusterroles"],
+                verbs: ["bind", "create", "delete", "escalate", "get", "list", "patch", "update", "watch"],
+            },
         ]);
     });
 });

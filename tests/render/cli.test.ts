@@ -11,8 +11,19 @@ const DAY = 24 * 3600 * 1000;
 function ageingTrust(): { caBundle: string[]; servingCertificates: Record<string, string> } {
     const issued = new Date(Date.now() - 770 * DAY);
     const caKey = generateKey().privateKeyPem;
-    const ca = selfSign(caKey, { subject: { commonName: "cluster-platform CA (prod-east)", organization: "cluster-platform" }, validityPeriodHours: 790 * 24, allowedUses: ["cert_signing"], isCaCertificate: true }, issued).certPem;
-    const request = certificateRequest(generateKey().privateKeyPem, { commonName: "subscription-webhook.subscription-injection.svc" }, ["subscription-webhook.subscription-injection.svc"]);
+    const ca = selfSign(
+        caKey,
+        {
+            subject: { commonName: "cluster-platform CA (prod-east)", organization: "cluster-platform" },
+            validityPeriodHours: 790 * 24,
+            allowedUses: ["cert_signing"],
+            isCaCertificate: true,
+        },
+        issued,
+    ).certPem;
+    const request = certificateRequest(generateKey().privateKeyPem, { commonName: "subscription-webhook.subscription-injection.svc" }, [
+        "subscription-webhook.subscription-injection.svc",
+    ]);
     const leaf = signRequest(request, ca, caKey, { validityPeriodHours: 730 * 24, allowedUses: ["server_auth"] }, issued).certPem;
     return { caBundle: [ca], servingCertificates: { "subscription-injection/subscription-webhook-cert": leaf } };
 }
@@ -80,7 +91,7 @@ describe("npm run render", () => {
                 "  - cluster-platform:cluster.name: \"Prod_East\" must be a DNS-1123 label: at most 63 lowercase letters, digits or '-', starting and ending with a letter or digit",
                 '  - cluster-platform:cluster.platform: "aws" is not one of "openshift", "kubernetes"',
                 '  - cluster-platform:operators[1]: duplicate operator name "etcd" (already at index 0)',
-                "  - cluster-platform:subscriptions.webhook.replicas: 1 is too few: failurePolicy \"Fail\" needs at least 2 replicas so one pod's restart cannot block every pod creation",
+                '  - cluster-platform:subscriptions.webhook.replicas: 1 is too few: failurePolicy "Fail" needs at least 2 replicas so one pod\'s restart cannot block every pod creation',
                 '  - cluster-platform:webhookImage.output: "tarball" is not one of "registry", "oci-layout"',
                 "",
             ].join("\n"),
@@ -97,7 +108,9 @@ describe("npm run render", () => {
         // A preview: the certificates this update issues are not known before it runs, as in `pulumi preview`.
         expect(outputs).toMatchObject({ clusterName: "prod-east", certificateExpiry: "[unknown]" });
         expect(fs.existsSync(path.join(tmp, "expiry", "resources.json"))).toBe(true);
-        expect(run.stderr).toMatch(/warning: the stack's CA \(O=cluster-platform, CN=cluster-platform CA \(prod-east\)\) is inside its renewal window \(since [^)]+\) and expires on \S+, in 20 days: run `pulumi up` 3 times \(this update included\)/);
+        expect(run.stderr).toMatch(
+            /warning: the stack's CA \(O=cluster-platform, CN=cluster-platform CA \(prod-east\)\) is inside its renewal window \(since [^)]+\) and expires on \S+, in 20 days: run `pulumi up` 3 times \(this update included\)/,
+        );
         expect(run.stderr).toContain("warning: serving certificate subscription-injection/subscription-webhook-cert expired on ");
     });
 

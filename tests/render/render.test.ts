@@ -18,7 +18,12 @@ describe("offline render of a program", () => {
         expect(result.errors).toEqual([]);
         expect(result.ok).toBe(true);
         expect(result.reads).toEqual([
-            { type: "kubernetes:core/v1:Secret", name: "preflight-secret-openshift-config-etc-pki-entitlement", id: "openshift-config/etc-pki-entitlement", outcome: "found" },
+            {
+                type: "kubernetes:core/v1:Secret",
+                name: "preflight-secret-openshift-config-etc-pki-entitlement",
+                id: "openshift-config/etc-pki-entitlement",
+                outcome: "found",
+            },
         ]);
         expect(result.resources.map((r) => [r.type, r.name, r.read ?? null])).toEqual([
             ["kubernetes:core/v1:Secret", "preflight-secret-openshift-config-etc-pki-entitlement", "openshift-config/etc-pki-entitlement"],
@@ -57,7 +62,10 @@ describe("offline render of a program", () => {
     });
 
     test("GIVEN an unknown-valued input without secrets WHEN rendered THEN it shows as [unknown]", async () => {
-        const result = await renderProgram({ config: flattenConfig(MINIMAL), program: path.join(__dirname, "..", "fixtures", "unknown-program") });
+        const result = await renderProgram({
+            config: flattenConfig(MINIMAL),
+            program: path.join(__dirname, "..", "fixtures", "unknown-program"),
+        });
         expect(result.errors).toEqual([]);
         expect(result.resources[1].inputs).toEqual({
             apiVersion: "v1",
@@ -85,7 +93,10 @@ describe("offline render of a program", () => {
     });
 
     test("GIVEN an invalid object WHEN rendered THEN schema validation fails the render naming object and field", async () => {
-        const result = await renderProgram({ config: flattenConfig(MINIMAL), program: path.join(__dirname, "..", "fixtures", "invalid-program") });
+        const result = await renderProgram({
+            config: flattenConfig(MINIMAL),
+            program: path.join(__dirname, "..", "fixtures", "invalid-program"),
+        });
         expect(result.ok).toBe(false);
         expect(result.errors).toEqual([
             "ConfigMap (no name): has no metadata.name; Pulumi would auto-name it with a random suffix, so previews would not be deterministic",
@@ -95,7 +106,10 @@ describe("offline render of a program", () => {
     });
 
     test("GIVEN a custom resource of a CRD the stack declares WHEN it has a field the schema lacks THEN the render fails", async () => {
-        const result = await renderProgram({ config: flattenConfig(MINIMAL), program: path.join(__dirname, "..", "fixtures", "crd-program") });
+        const result = await renderProgram({
+            config: flattenConfig(MINIMAL),
+            program: path.join(__dirname, "..", "fixtures", "crd-program"),
+        });
         expect(result.errors).toEqual([
             "Widget team-a/bad: spec.colour: is not in the schema (the API server would prune it)",
             "Widget team-a/bad: spec.size: must be integer",

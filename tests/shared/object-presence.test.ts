@@ -20,7 +20,13 @@ interface Seen {
     authorization?: string;
 }
 
-const SECRET: ObjectRef = { apiVersion: "v1", kind: "Secret", plural: "secrets", namespace: "openshift-config", name: "etc-pki-entitlement" };
+const SECRET: ObjectRef = {
+    apiVersion: "v1",
+    kind: "Secret",
+    plural: "secrets",
+    namespace: "openshift-config",
+    name: "etc-pki-entitlement",
+};
 const OLM_CONFIG: ObjectRef = { apiVersion: "operators.coreos.com/v1", kind: "OLMConfig", plural: "olmconfigs", name: "cluster" };
 const MISSING: ObjectRef = { apiVersion: "v1", kind: "Namespace", plural: "namespaces", name: "team-b" };
 const FORBIDDEN: ObjectRef = { apiVersion: "v1", kind: "ConfigMap", plural: "configmaps", namespace: "locked", name: "x" };
@@ -34,17 +40,44 @@ describe("asking the API server whether objects exist, by metadata only", () => 
     beforeAll(async () => {
         const key = path.join(tmp, "server.key");
         const cert = path.join(tmp, "server.crt");
-        const made = spawnSync("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"]);
+        const made = spawnSync("openssl", [
+            "req",
+            "-x509",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:P-256",
+            "-nodes",
+            "-keyout",
+            key,
+            "-out",
+            cert,
+            "-days",
+            "1",
+            "-subj",
+            "/CN=127.0.0.1",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1",
+        ]);
         expect(made.status).toBe(0);
         const listen = (name: string) =>
             new Promise<https.Server>((resolve) => {
                 const server = https.createServer({ key: fs.readFileSync(key), cert: fs.readFileSync(cert) }, (request, response) => {
-                    seen.push({ path: `${name}:${request.url}`, accept: request.headers.accept, authorization: request.headers.authorization });
+                    seen.push({
+                        path: `${name}:${request.url}`,
+                        accept: request.headers.accept,
+                        authorization: request.headers.authorization,
+                    });
                     const present = [apiPath(SECRET), apiPath(OLM_CONFIG)].includes(request.url ?? "");
                     const status = request.url === apiPath(FORBIDDEN) ? 403 : present ? 200 : 404;
                     response.writeHead(status, { "content-type": "application/json" });
                     // What a real API server would send back for a Secret's metadata: a copy of its data may sit in an annotation.
-                    response.end(JSON.stringify({ kind: "PartialObjectMetadata", metadata: { annotations: { "kubectl.kubernetes.io/last-applied-configuration": "ENTITLEMENT-DATA" } } }));
+                    response.end(
+                        JSON.stringify({
+                            kind: "PartialObjectMetadata",
+                            metadata: { annotations: { "kubectl.kubernetes.io/last-applied-configuration": "ENTITLEMENT-DATA" } },
+                        }),
+                    );
                 });
                 server.listen(0, "127.0.0.1", () => resolve(server));
             });
@@ -91,9 +124,17 @@ describe("asking the API server whether objects exist, by metadata only", () => 
         const answers = await liveMetadataLookup({ kind: "kubeContext", context: "first" }, ROOT_DIRECTORY)([SECRET, OLM_CONFIG, MISSING]);
         expect(answers).toEqual(["present", "present", "absent"]);
         expect(seen.sort((a, b) => a.path.localeCompare(b.path))).toEqual([
-            { path: "first:/api/v1/namespaces/openshift-config/secrets/etc-pki-entitlement", accept: PARTIAL_OBJECT_METADATA_ACCEPT, authorization: "Bearer first-token" },
+            {
+                path: "first:/api/v1/namespaces/openshift-config/secrets/etc-pki-entitlement",
+                accept: PARTIAL_OBJECT_METADATA_ACCEPT,
+                authorization: "Bearer first-token",
+            },
             { path: "first:/api/v1/namespaces/team-b", accept: PARTIAL_OBJECT_METADATA_ACCEPT, authorization: "Bearer first-token" },
-            { path: "first:/apis/operators.coreos.com/v1/olmconfigs/cluster", accept: PARTIAL_OBJECT_METADATA_ACCEPT, authorization: "Bearer first-token" },
+            {
+                path: "first:/apis/operators.coreos.com/v1/olmconfigs/cluster",
+                accept: PARTIAL_OBJECT_METADATA_ACCEPT,
+                authorization: "Bearer first-token",
+            },
         ]);
         expect(JSON.stringify(answers)).not.toContain("ENTITLEMENT-DATA");
     });

@@ -1,7 +1,12 @@
 import * as pulumi from "@pulumi/pulumi";
 import { asResourceError, attributedTo } from "../../components/shared/resource-errors";
 
-pulumi.runtime.setMocks({ newResource: (args) => ({ id: `${args.name}-id`, state: args.inputs }), call: (args) => args.inputs }, "project", "stack", true);
+pulumi.runtime.setMocks(
+    { newResource: (args) => ({ id: `${args.name}-id`, state: args.inputs }), call: (args) => args.inputs },
+    "project",
+    "stack",
+    true,
+);
 
 describe("errors attributed to the resource they concern", () => {
     const component = new pulumi.ComponentResource("test:index:Thing", "thing");
@@ -19,7 +24,12 @@ describe("errors attributed to the resource they concern", () => {
         }
         expect(pulumi.ResourceError.isInstance(thrown)).toBe(true);
         const resourceError = thrown as pulumi.ResourceError;
-        expect([resourceError.message, resourceError.resource, resourceError.hideStack, resourceError.stack]).toEqual([original.message, component, false, original.stack]);
+        expect([resourceError.message, resourceError.resource, resourceError.hideStack, resourceError.stack]).toEqual([
+            original.message,
+            component,
+            false,
+            original.stack,
+        ]);
     });
 
     test("GIVEN a RunError WHEN attributed THEN its stack stays hidden, as a RunError's is", () => {

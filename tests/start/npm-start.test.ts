@@ -31,7 +31,10 @@ function standIn(version: string): string {
 /** An environment with no Pulumi CLI anywhere but `extraPath`, a fresh HOME, and no network for fetch. */
 function environment(extraPath: string[]): NodeJS.ProcessEnv {
     const offline = path.join(tmp, "offline.js");
-    fs.writeFileSync(offline, 'globalThis.fetch = async () => { throw new TypeError("fetch failed", { cause: { code: "ENOTFOUND" } }); };\n');
+    fs.writeFileSync(
+        offline,
+        'globalThis.fetch = async () => { throw new TypeError("fetch failed", { cause: { code: "ENOTFOUND" } }); };\n',
+    );
     const systemPath = (process.env.PATH ?? "").split(path.delimiter).filter((dir) => !fs.existsSync(path.join(dir, "pulumi")));
     const env: NodeJS.ProcessEnv = {};
     for (const [key, value] of Object.entries(process.env)) {
@@ -98,7 +101,11 @@ describe("npm start with a Pulumi CLI on PATH", () => {
 
     test("GIVEN only a CLI older than requiredPulumiVersion WHEN the start script runs THEN it stops before any stack command, naming both versions", () => {
         const bin = standIn("3.200.0");
-        const result = spawnSync(process.execPath, [path.join(ROOT, "scripts", "start.js")], { cwd: ROOT, env: environment([bin]), encoding: "utf8" });
+        const result = spawnSync(process.execPath, [path.join(ROOT, "scripts", "start.js")], {
+            cwd: ROOT,
+            env: environment([bin]),
+            encoding: "utf8",
+        });
         expect(result.status).toBe(1);
         expect(records().map((r) => r.argv)).toEqual([["version"]]);
         expect(result.stderr.trim()).toBe(
@@ -107,7 +114,11 @@ describe("npm start with a Pulumi CLI on PATH", () => {
     });
 
     test("GIVEN no CLI and no network WHEN the start script runs THEN it says so in one line and points to the offline render", () => {
-        const result = spawnSync(process.execPath, [path.join(ROOT, "scripts", "start.js")], { cwd: ROOT, env: environment([]), encoding: "utf8" });
+        const result = spawnSync(process.execPath, [path.join(ROOT, "scripts", "start.js")], {
+            cwd: ROOT,
+            env: environment([]),
+            encoding: "utf8",
+        });
         expect(result.status).toBe(1);
         const lines = result.stderr.trim().split("\n");
         expect(lines[lines.length - 1]).toMatch(

@@ -13,7 +13,8 @@ function render(args: string[]) {
 }
 
 /** The error lines of the CLI's stderr (other capabilities may warn). */
-const errorLines = (stderr: string) => stderr.split("\n").filter((line) => !line.startsWith("warning: ") && !line.startsWith("info: ") && line !== "");
+const errorLines = (stderr: string) =>
+    stderr.split("\n").filter((line) => !line.startsWith("warning: ") && !line.startsWith("info: ") && line !== "");
 
 describe("npm run render with the cluster's existing objects", () => {
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "render-subs-"));
@@ -30,7 +31,13 @@ describe("npm run render with the cluster's existing objects", () => {
     test("GIVEN the entitlement Secret is missing from the cluster file WHEN rendered THEN it exits 1 naming bundle, kind, namespace and name, and writes nothing", () => {
         const objects = parseAllDocuments(fs.readFileSync(path.join(ROOT, clusterFile), "utf8")).map((d) => d.toJS() as { kind: string });
         const withoutSecret = path.join(tmp, "without-secret.yaml");
-        fs.writeFileSync(withoutSecret, objects.filter((o) => o.kind !== "Secret").map((o) => stringify(o)).join("---\n"));
+        fs.writeFileSync(
+            withoutSecret,
+            objects
+                .filter((o) => o.kind !== "Secret")
+                .map((o) => stringify(o))
+                .join("---\n"),
+        );
         const out = path.join(tmp, "missing");
         const result = render(["--config", config, "--cluster", withoutSecret, "--out", out]);
         expect(result.status).toBe(1);

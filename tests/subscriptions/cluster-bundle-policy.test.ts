@@ -22,7 +22,12 @@ const refusal = (name: string) =>
     `clusterbundles.subscription.openshift.io "${name}" is forbidden: ValidatingAdmissionPolicy '${CLUSTER_BUNDLE_POLICY_NAME}' with binding '${CLUSTER_BUNDLE_POLICY_NAME}' denied request: ClusterBundle ${name} is not managed by cluster-platform: declare it in cluster-platform:subscriptions.clusterBundles (the stack then creates it with its shares, its ClusterRole and the driver's read access); a ClusterBundle created any other way would mount nothing`;
 
 function clusterBundle(name: string, extra: Record<string, unknown> = {}) {
-    return { apiVersion: `${GROUP}/${VERSION}`, kind: "ClusterBundle", metadata: { name, ...extra }, spec: { entitlements: [entitlement] } };
+    return {
+        apiVersion: `${GROUP}/${VERSION}`,
+        kind: "ClusterBundle",
+        metadata: { name, ...extra },
+        spec: { entitlements: [entitlement] },
+    };
 }
 
 /** The HTTP status and Status message of a failed client call. */
@@ -73,7 +78,9 @@ describe("ClusterBundles the stack does not declare are refused (ValidatingAdmis
         const policy = manifestNamed(result, "ValidatingAdmissionPolicy", CLUSTER_BUNDLE_POLICY_NAME) as { spec: Record<string, unknown> };
         expect(policy.spec.failurePolicy).toBe("Fail");
         expect(policy.spec.matchConstraints).toEqual({
-            resourceRules: [{ apiGroups: [GROUP], apiVersions: [VERSION], operations: ["CREATE", "UPDATE"], resources: ["clusterbundles"] }],
+            resourceRules: [
+                { apiGroups: [GROUP], apiVersions: [VERSION], operations: ["CREATE", "UPDATE"], resources: ["clusterbundles"] },
+            ],
         });
         expect((policy.spec.validations as { expression: string }[])[0].expression).toBe(
             'has(object.metadata.deletionTimestamp) || (has(object.metadata.labels) && "app.kubernetes.io/managed-by" in object.metadata.labels && object.metadata.labels["app.kubernetes.io/managed-by"] == "cluster-platform" && "cluster-platform.io/capability" in object.metadata.labels && object.metadata.labels["cluster-platform.io/capability"] == "subscriptions")',
@@ -85,17 +92,22 @@ describe("ClusterBundles the stack does not declare are refused (ValidatingAdmis
     });
 
     test("GIVEN the declared ClusterBundle WHEN rendered THEN it is created after the policy, carrying the labels the policy requires", () => {
-        expect((manifestNamed(result, "ClusterBundle", "cluster").metadata as { labels: Record<string, string> }).labels).toMatchObject(MANAGED_CLUSTER_BUNDLE_LABELS);
-        expect(resourceNamed(result, "kubernetes:subscription.openshift.io/v1alpha1:ClusterBundle", "clusterbundle-cluster").options.dependsOn).toEqual(
-            expect.arrayContaining([CLUSTER_BUNDLE_POLICY_NAME]),
+        expect((manifestNamed(result, "ClusterBundle", "cluster").metadata as { labels: Record<string, string> }).labels).toMatchObject(
+            MANAGED_CLUSTER_BUNDLE_LABELS,
         );
+        expect(
+            resourceNamed(result, "kubernetes:subscription.openshift.io/v1alpha1:ClusterBundle", "clusterbundle-cluster").options.dependsOn,
+        ).toEqual(expect.arrayContaining([CLUSTER_BUNDLE_POLICY_NAME]));
     });
 
     test("GIVEN the ClusterBundles the stack renders WHEN it creates and updates them THEN the API admits them, a newly declared name as well", async () => {
         const rendered = (name: string) => manifestNamed(result, "ClusterBundle", name) as ReturnType<typeof clusterBundle>;
         await custom.createClusterCustomObject(GROUP, VERSION, "clusterbundles", rendered("cluster"));
         await custom.createClusterCustomObject(GROUP, VERSION, "clusterbundles", rendered("newly-declared"));
-        await custom.replaceClusterCustomObject(GROUP, VERSION, "clusterbundles", "cluster", { ...rendered("cluster"), spec: { entitlements: [entitlement, { name: "more", namespace: "openshift-config" }] } });
+        await custom.replaceClusterCustomObject(GROUP, VERSION, "clusterbundles", "cluster", {
+            ...rendered("cluster"),
+            spec: { entitlements: [entitlement, { name: "more", namespace: "openshift-config" }] },
+        });
         expect(api.requests.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`)).toEqual([
             "POST /apis/subscription.openshift.io/v1alpha1/clusterbundles",
             "POST /apis/subscription.openshift.io/v1alpha1/clusterbundles",
@@ -104,7 +116,10 @@ describe("ClusterBundles the stack does not declare are refused (ValidatingAdmis
     });
 
     test("GIVEN an admin's `oc create` of an undeclared ClusterBundle WHEN admitted THEN it is refused (422) naming the config key, and the webhook never sees it", async () => {
-        expect(await failure(custom.createClusterCustomObject(GROUP, VERSION, "clusterbundles", clusterBundle("adhoc")))).toEqual({ code: 422, message: refusal("adhoc") });
+        expect(await failure(custom.createClusterCustomObject(GROUP, VERSION, "clusterbundles", clusterBundle("adhoc")))).toEqual({
+            code: 422,
+            message: refusal("adhoc"),
+        });
         const metrics = new WebhookMetrics({ processMetrics: false });
         const state = new WebhookClusterState({ kubeConfig: api.kubeConfig(), metrics, logger: pino({ level: "silent" }) });
         await state.start();
@@ -115,10 +130,18 @@ describe("ClusterBundles the stack does not declare are refused (ValidatingAdmis
 
     test("GIVEN an undeclared ClusterBundle from before the policy WHEN updated THEN it is refused, unless it is being deleted (finalizers stay removable)", async () => {
         api.put(bundleObject(undefined, "legacy", { entitlements: [entitlement] }));
-        expect(await failure(custom.replaceClusterCustomObject(GROUP, VERSION, "clusterbundles", "legacy", clusterBundle("legacy")))).toEqual({
+        expect(
+            await failure(custom.replaceClusterCustomObject(GROUP, VERSION, "clusterbundles", "legacy", clusterBundle("legacy"))),
+        ).toEqual({
             code: 422,
             message: refusal("legacy"),
         });
-        await custom.replaceClusterCustomObject(GROUP, VERSION, "clusterbundles", "legacy", clusterBundle("legacy", { deletionTimestamp: "2026-01-01T00:00:00Z" }));
+        await custom.replaceClusterCustomObject(
+            GROUP,
+            VERSION,
+            "clusterbundles",
+            "legacy",
+            clusterBundle("legacy", { deletionTimestamp: "2026-01-01T00:00:00Z" }),
+        );
     });
 });

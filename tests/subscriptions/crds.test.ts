@@ -68,14 +68,21 @@ describe("the Bundle and ClusterBundle CRDs", () => {
                 name: "clusterbundles.subscription.openshift.io",
                 group: "subscription.openshift.io",
                 scope: "Cluster",
-                names: { kind: "ClusterBundle", listKind: "ClusterBundleList", plural: "clusterbundles", singular: "clusterbundle", categories: ["subscriptions"] },
+                names: {
+                    kind: "ClusterBundle",
+                    listKind: "ClusterBundleList",
+                    plural: "clusterbundles",
+                    singular: "clusterbundle",
+                    categories: ["subscriptions"],
+                },
                 versions: [{ name: "v1alpha1", served: true, storage: true, subresources: { status: {} } }],
             },
         ]);
     });
 
     test("GIVEN the CRDs THEN their printer columns show always-inject, Invalid, the ClusterRole, entitlements (wide) and age", () => {
-        const columns = (crd: CrdManifest) => crd.spec.versions[0].additionalPrinterColumns.map((c) => [c.name, c.jsonPath, c.priority ?? 0]);
+        const columns = (crd: CrdManifest) =>
+            crd.spec.versions[0].additionalPrinterColumns.map((c) => [c.name, c.jsonPath, c.priority ?? 0]);
         expect(columns(clusterBundleCrd())).toEqual([
             ["Always-Inject", ".metadata.labels.subscription\\.openshift\\.io/always-inject", 0],
             ["Invalid", '.status.conditions[?(@.type=="Invalid")].status', 0],
@@ -87,8 +94,12 @@ describe("the Bundle and ClusterBundle CRDs", () => {
     });
 
     test("GIVEN the schemas THEN every list is a list-map or set keyed as the API means it (server-side apply merges by these keys)", () => {
-        const clusterSpec = clusterBundleCrd().spec.versions[0].schema.openAPIV3Schema as { properties: { spec: { properties: Record<string, Record<string, unknown>> } } };
-        const bundleSpec = bundleCrd().spec.versions[0].schema.openAPIV3Schema as { properties: { spec: { properties: Record<string, Record<string, unknown>> } } };
+        const clusterSpec = clusterBundleCrd().spec.versions[0].schema.openAPIV3Schema as {
+            properties: { spec: { properties: Record<string, Record<string, unknown>> } };
+        };
+        const bundleSpec = bundleCrd().spec.versions[0].schema.openAPIV3Schema as {
+            properties: { spec: { properties: Record<string, Record<string, unknown>> } };
+        };
         const listing = (props: Record<string, Record<string, unknown>>) =>
             Object.fromEntries(Object.entries(props).map(([k, v]) => [k, [v["x-kubernetes-list-type"], v["x-kubernetes-list-map-keys"]]]));
         expect(listing(clusterSpec.properties.spec.properties)).toEqual({
@@ -118,7 +129,10 @@ describe("the Bundle and ClusterBundle CRDs", () => {
             apiVersion: "subscription.openshift.io/v1alpha1",
             kind: "ClusterBundle",
             metadata: { name: "cluster" },
-            spec: { aggregateToClusterRoles: ["edit", "admin"], entitlements: [{ name: "etc-pki-entitlement", namespace: "openshift-config" }] },
+            spec: {
+                aggregateToClusterRoles: ["edit", "admin"],
+                entitlements: [{ name: "etc-pki-entitlement", namespace: "openshift-config" }],
+            },
         });
         expect(validateClusterBundle(clusterSample)).toEqual([]);
         expect(validateBundle(bundleSample)).toEqual([]);
@@ -130,21 +144,57 @@ describe("the Bundle and ClusterBundle CRDs", () => {
         ["no spec", { ...seedClusterBundle(), spec: undefined }, [" must have required property 'spec'"]],
         ["no entitlements", withSpec({ entitlements: undefined }), ["/spec must have required property 'entitlements'"]],
         ["an empty entitlements list", withSpec({ entitlements: [] }), ["/spec/entitlements must NOT have fewer than 1 items"]],
-        ["an entitlement without namespace", withSpec({ entitlements: [{ name: "e" }] }), ["/spec/entitlements/0 must have required property 'namespace'"]],
-        ["an entitlement name that is not DNS-1123", withSpec({ entitlements: [{ name: "Etc_Pki", namespace: "x" }] }), ['/spec/entitlements/0/name must match pattern "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"']],
-        ["a namespace with a dot", withSpec({ yumRepositories: [{ name: "r", namespace: "a.b" }] }), ['/spec/yumRepositories/0/namespace must match pattern "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"']],
+        [
+            "an entitlement without namespace",
+            withSpec({ entitlements: [{ name: "e" }] }),
+            ["/spec/entitlements/0 must have required property 'namespace'"],
+        ],
+        [
+            "an entitlement name that is not DNS-1123",
+            withSpec({ entitlements: [{ name: "Etc_Pki", namespace: "x" }] }),
+            ['/spec/entitlements/0/name must match pattern "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"'],
+        ],
+        [
+            "a namespace with a dot",
+            withSpec({ yumRepositories: [{ name: "r", namespace: "a.b" }] }),
+            ['/spec/yumRepositories/0/namespace must match pattern "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"'],
+        ],
         ["a role that is a number", withSpec({ aggregateToClusterRoles: [7] }), ["/spec/aggregateToClusterRoles/0 must be string"]],
-        ["a condition status outside True/False/Unknown", { ...seedClusterBundle(), status: { conditions: [{ type: "Invalid", status: "Maybe" }] } }, ["/status/conditions/0/status must be equal to one of the allowed values"]],
-        ["a condition without type", { ...seedClusterBundle(), status: { conditions: [{ status: "True" }] } }, ["/status/conditions/0 must have required property 'type'"]],
-        ["a share without name", { ...seedClusterBundle(), status: { shares: [{ kind: "SharedSecret" }] } }, ["/status/shares/0 must have required property 'name'"]],
-        ["a condition time that is not a date-time", { ...seedClusterBundle(), status: { conditions: [{ type: "Invalid", status: "True", lastTransitionTime: "yesterday" }] } }, ['/status/conditions/0/lastTransitionTime must match format "date-time"']],
+        [
+            "a condition status outside True/False/Unknown",
+            { ...seedClusterBundle(), status: { conditions: [{ type: "Invalid", status: "Maybe" }] } },
+            ["/status/conditions/0/status must be equal to one of the allowed values"],
+        ],
+        [
+            "a condition without type",
+            { ...seedClusterBundle(), status: { conditions: [{ status: "True" }] } },
+            ["/status/conditions/0 must have required property 'type'"],
+        ],
+        [
+            "a share without name",
+            { ...seedClusterBundle(), status: { shares: [{ kind: "SharedSecret" }] } },
+            ["/status/shares/0 must have required property 'name'"],
+        ],
+        [
+            "a condition time that is not a date-time",
+            { ...seedClusterBundle(), status: { conditions: [{ type: "Invalid", status: "True", lastTransitionTime: "yesterday" }] } },
+            ['/status/conditions/0/lastTransitionTime must match format "date-time"'],
+        ],
     ])("GIVEN a ClusterBundle with %s WHEN validated THEN the schema rejects it", (_case, object, errors) => {
         expect(validateClusterBundle(object)).toEqual(errors);
     });
 
     test.each([
-        ["an empty entitlements list", { ...seedBundle(), spec: { entitlements: [] } }, ["/spec/entitlements must NOT have fewer than 1 items"]],
-        ["an entitlement that is a string", { ...seedBundle(), spec: { entitlements: ["etc-pki-entitlement"] } }, ["/spec/entitlements/0 must be object"]],
+        [
+            "an empty entitlements list",
+            { ...seedBundle(), spec: { entitlements: [] } },
+            ["/spec/entitlements must NOT have fewer than 1 items"],
+        ],
+        [
+            "an entitlement that is a string",
+            { ...seedBundle(), spec: { entitlements: ["etc-pki-entitlement"] } },
+            ["/spec/entitlements/0 must be object"],
+        ],
     ])("GIVEN a Bundle with %s WHEN validated THEN the schema rejects it", (_case, object, errors) => {
         expect(validateBundle(object)).toEqual(errors);
     });
@@ -152,7 +202,10 @@ describe("the Bundle and ClusterBundle CRDs", () => {
     test("GIVEN a Bundle with a ClusterBundle-only field WHEN rendered THEN the render reports what the API server would prune", () => {
         const bundle = { ...seedBundle(), spec: { ...seedBundle().spec, aggregateToClusterRoles: ["edit"] } };
         expect(validateManifests([{ ...bundleCrd() }, bundle]).problems).toEqual([
-            { object: "Bundle team-a/local", message: "spec.aggregateToClusterRoles: is not in the schema (the API server would prune it)" },
+            {
+                object: "Bundle team-a/local",
+                message: "spec.aggregateToClusterRoles: is not in the schema (the API server would prune it)",
+            },
         ]);
     });
 
@@ -182,7 +235,8 @@ describe("the Bundle and ClusterBundle CRDs", () => {
         const nameLike = fc.stringMatching(/^[a-zA-Z0-9._-]{0,20}$/);
         fc.assert(
             fc.property(nameLike, (name) => {
-                const crdAccepts = validateClusterBundle({ ...seedClusterBundle(), spec: { entitlements: [{ name, namespace: "ns" }] } }).length === 0;
+                const crdAccepts =
+                    validateClusterBundle({ ...seedClusterBundle(), spec: { entitlements: [{ name, namespace: "ns" }] } }).length === 0;
                 expect(crdAccepts).toBe(isDns1123Subdomain(name));
             }),
             { numRuns: 500 },

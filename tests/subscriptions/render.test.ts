@@ -5,9 +5,8 @@ import { plaintextKeyWarning } from "../../components/certificates/self-signed";
 import { DRIVER_READ_NAME } from "../../components/subscriptions/bundle-resources";
 import { ClusterState, KubeObject } from "../../scripts/render/cluster-state";
 import { formatReport } from "../../components/shared/problems";
-import { flattenConfig } from "../../scripts/render/config-file";
-import { renderProgram, RenderResult } from "../../scripts/render/render";
-import { manifestNamed, manifestsNamed, MINIMAL, renderConfig, renderFile, resourceNamed, resourcesOfType, ROOT } from "../helpers/render";
+import type { RenderResult } from "../../scripts/render/render";
+import { manifestNamed, manifestsNamed, renderConfig, renderFile, resourceNamed, resourcesOfType, ROOT } from "../helpers/render";
 
 const EXAMPLE = "examples/openshift-aws.yaml";
 const CLUSTER_FILE = path.join(ROOT, "tests/fixtures/certificates/openshift-aws.cluster.yaml");
@@ -18,7 +17,13 @@ const PLATFORM_LABELS = {
     "app.kubernetes.io/part-of": "cluster-platform",
     "cluster-platform.io/capability": "subscriptions",
 };
-const OWNER = { apiVersion: "subscription.openshift.io/v1alpha1", kind: "ClusterBundle", name: "cluster", controller: true, uid: "[unknown]" };
+const OWNER = {
+    apiVersion: "subscription.openshift.io/v1alpha1",
+    kind: "ClusterBundle",
+    name: "cluster",
+    controller: true,
+    uid: "[unknown]",
+};
 
 describe("subscription bundles in the rendered openshift-aws example", () => {
     let result: RenderResult;
@@ -31,13 +36,23 @@ describe("subscription bundles in the rendered openshift-aws example", () => {
         expect(result.reads.map((r) => [r.name, r.id, r.outcome])).toEqual(
             expect.arrayContaining([
                 [DRIVER_READ_NAME, "csi.sharedresource.openshift.io", "found"],
-                ["shared-resource-csi-driver-sharedsecrets.sharedresource.openshift.io", "sharedsecrets.sharedresource.openshift.io", "found"],
-                ["shared-resource-csi-driver-sharedconfigmaps.sharedresource.openshift.io", "sharedconfigmaps.sharedresource.openshift.io", "found"],
+                [
+                    "shared-resource-csi-driver-sharedsecrets.sharedresource.openshift.io",
+                    "sharedsecrets.sharedresource.openshift.io",
+                    "found",
+                ],
+                [
+                    "shared-resource-csi-driver-sharedconfigmaps.sharedresource.openshift.io",
+                    "sharedconfigmaps.sharedresource.openshift.io",
+                    "found",
+                ],
             ]),
         );
-        expect(result.reads.filter((r) => r.type === "kubernetes:core/v1:Secret" || r.type === "kubernetes:core/v1:ConfigMap").map((r) => r.id)).not.toContain(
-            "openshift-config/etc-pki-entitlement",
-        );
+        expect(
+            result.reads
+                .filter((r) => r.type === "kubernetes:core/v1:Secret" || r.type === "kubernetes:core/v1:ConfigMap")
+                .map((r) => r.id),
+        ).not.toContain("openshift-config/etc-pki-entitlement");
         expect(result.lookups).toEqual(
             expect.arrayContaining([
                 { type: "kubernetes:core/v1:Secret", id: "openshift-config/etc-pki-entitlement", presence: "present" },
@@ -60,7 +75,11 @@ describe("subscription bundles in the rendered openshift-aws example", () => {
         expect(manifestNamed(result, "Bundle", "subscription")).toEqual({
             apiVersion: "subscription.openshift.io/v1alpha1",
             kind: "Bundle",
-            metadata: { labels: { ...PLATFORM_LABELS, "subscription.openshift.io/always-inject": "true" }, name: "subscription", namespace: "team-a" },
+            metadata: {
+                labels: { ...PLATFORM_LABELS, "subscription.openshift.io/always-inject": "true" },
+                name: "subscription",
+                namespace: "team-a",
+            },
             spec: { entitlements: [{ name: "etc-pki-entitlement", namespace: "team-a" }] },
         });
     });
@@ -100,7 +119,12 @@ describe("subscription bundles in the rendered openshift-aws example", () => {
                 ownerReferences: [OWNER],
             },
             rules: [
-                { apiGroups: ["subscription.openshift.io"], resourceNames: ["cluster"], resources: ["clusterbundles"], verbs: ["get", "list", "watch"] },
+                {
+                    apiGroups: ["subscription.openshift.io"],
+                    resourceNames: ["cluster"],
+                    resources: ["clusterbundles"],
+                    verbs: ["get", "list", "watch"],
+                },
                 {
                     apiGroups: ["sharedresource.openshift.io"],
                     resourceNames: ["cluster-entitlement-etc-pki-entitlement-d0e25df8"],
@@ -125,7 +149,9 @@ describe("subscription bundles in the rendered openshift-aws example", () => {
                 apiVersion: "rbac.authorization.k8s.io/v1",
                 kind: "Role",
                 metadata,
-                rules: [{ apiGroups: [""], resources: ["secrets"], resourceNames: ["etc-pki-entitlement"], verbs: ["get", "list", "watch"] }],
+                rules: [
+                    { apiGroups: [""], resources: ["secrets"], resourceNames: ["etc-pki-entitlement"], verbs: ["get", "list", "watch"] },
+                ],
             },
             {
                 apiVersion: "rbac.authorization.k8s.io/v1",
@@ -147,13 +173,29 @@ describe("subscription bundles in the rendered openshift-aws example", () => {
             .sort();
         expect(reads).toHaveLength(3);
         const dependsOn = (type: string, name: string) => [...resourceNamed(result, type, name).options.dependsOn].sort();
-        expect(dependsOn("kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition", "clusterbundles.subscription.openshift.io")).toEqual(reads);
-        expect(dependsOn("kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition", "bundles.subscription.openshift.io")).toEqual(reads);
-        expect(dependsOn("kubernetes:subscription.openshift.io/v1alpha1:ClusterBundle", "clusterbundle-cluster")).toEqual(
-            ["clusterbundles.subscription.openshift.io", "subscription-injection-managed-clusterbundles", "subscription-injection-managed-clusterbundles", ...reads].sort(),
+        expect(
+            dependsOn("kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition", "clusterbundles.subscription.openshift.io"),
+        ).toEqual(reads);
+        expect(dependsOn("kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition", "bundles.subscription.openshift.io")).toEqual(
+            reads,
         );
-        expect(dependsOn("kubernetes:sharedresource.openshift.io/v1alpha1:SharedSecret", "share-cluster-entitlement-etc-pki-entitlement-d0e25df8")).toEqual(reads);
-        expect(dependsOn("kubernetes:subscription.openshift.io/v1alpha1:Bundle", "bundle-team-a/subscription")).toEqual(["bundles.subscription.openshift.io"]);
+        expect(dependsOn("kubernetes:subscription.openshift.io/v1alpha1:ClusterBundle", "clusterbundle-cluster")).toEqual(
+            [
+                "clusterbundles.subscription.openshift.io",
+                "subscription-injection-managed-clusterbundles",
+                "subscription-injection-managed-clusterbundles",
+                ...reads,
+            ].sort(),
+        );
+        expect(
+            dependsOn(
+                "kubernetes:sharedresource.openshift.io/v1alpha1:SharedSecret",
+                "share-cluster-entitlement-etc-pki-entitlement-d0e25df8",
+            ),
+        ).toEqual(reads);
+        expect(dependsOn("kubernetes:subscription.openshift.io/v1alpha1:Bundle", "bundle-team-a/subscription")).toEqual([
+            "bundles.subscription.openshift.io",
+        ]);
     });
 
     test("GIVEN the example WHEN rendered THEN namespace admins and editors may manage Bundles and viewers read them, through roles aggregated into admin, edit and view", () => {
@@ -183,7 +225,9 @@ describe("subscription bundles in the rendered openshift-aws example", () => {
             "subscription-cluster-bundle-example",
             "subscription-namespaced-bundle-example",
         ]);
-        const sample = manifestNamed(result, "ConsoleYAMLSample", "subscription-cluster-bundle-example") as { spec: { description: string } };
+        const sample = manifestNamed(result, "ConsoleYAMLSample", "subscription-cluster-bundle-example") as {
+            spec: { description: string };
+        };
         expect(sample.spec.description).toContain(
             "ClusterBundles are declared in the cluster-platform stack's config (`cluster-platform:subscriptions.clusterBundles`), which also creates their shares, ClusterRole and driver access; creating one here is refused.",
         );
@@ -221,7 +265,9 @@ describe("subscription bundles: pre-flight failures and modes", () => {
 
     test("GIVEN the cluster lacks the Shared Resource CSI driver WHEN rendered THEN it fails naming the CSIDriver and its CRDs", async () => {
         const withoutDriver = clusterObjects().filter(
-            (o) => !(o.kind === "CustomResourceDefinition" && o.metadata.name.endsWith(".sharedresource.openshift.io")) && o.kind !== "CSIDriver",
+            (o) =>
+                !(o.kind === "CustomResourceDefinition" && o.metadata.name.endsWith(".sharedresource.openshift.io")) &&
+                o.kind !== "CSIDriver",
         );
         const result = await renderFile(EXAMPLE, { cluster: new ClusterState(withoutDriver) });
         expect(result.errors).toEqual([
@@ -251,16 +297,25 @@ describe("subscription bundles: pre-flight failures and modes", () => {
             plaintextKeyWarning("subscription-injection/subscription-injection-webhook-tls"),
         ]);
         expect(result.manifests.map((m) => `${m.object.kind}/${(m.object.metadata as { name: string }).name}`)).toEqual(
-            expect.arrayContaining(["ClusterBundle/cluster", "SharedSecret/cluster-entitlement-etc-pki-entitlement-d0e25df8", "ClusterRole/cluster-subscription-bundle"]),
+            expect.arrayContaining([
+                "ClusterBundle/cluster",
+                "SharedSecret/cluster-entitlement-etc-pki-entitlement-d0e25df8",
+                "ClusterRole/cluster-subscription-bundle",
+            ]),
         );
     });
 
     test("GIVEN the provider renders YAML to a directory WHEN rendered THEN no manifest carries an ownerReference (its owner's uid cannot be known, and the API server rejects one without)", async () => {
         const result = await renderConfig(bundlesConfig({ name: "c", platform: "openshift", renderYamlToDirectory: "out/yaml" }));
         expect(result.errors).toEqual([]);
-        const owning = result.manifests.filter((m) => (m.object.metadata as { ownerReferences?: unknown }).ownerReferences !== undefined).map((m) => m.file);
+        const owning = result.manifests
+            .filter((m) => (m.object.metadata as { ownerReferences?: unknown }).ownerReferences !== undefined)
+            .map((m) => m.file);
         expect(owning).toEqual([]);
-        expect((manifestNamed(result, "SharedSecret", "cluster-entitlement-etc-pki-entitlement-d0e25df8").metadata as Record<string, unknown>).labels).toEqual(PLATFORM_LABELS);
+        expect(
+            (manifestNamed(result, "SharedSecret", "cluster-entitlement-etc-pki-entitlement-d0e25df8").metadata as Record<string, unknown>)
+                .labels,
+        ).toEqual(PLATFORM_LABELS);
     });
 
     test("GIVEN plain Kubernetes WHEN rendered THEN no console samples are declared", async () => {

@@ -14,7 +14,9 @@ const HOUSE_NAME = /^[a-z0-9]([a-z0-9.:-]*[a-z0-9])?(\/[a-z0-9]([a-z0-9.:-]*[a-z
 describe("resource names, one way across capabilities", () => {
     let result: RenderResult;
     beforeAll(async () => {
-        result = await renderFile("examples/openshift-aws.yaml", { cluster: ClusterState.fromFile(path.join(ROOT, "tests/fixtures/certificates/openshift-aws.cluster.yaml")) });
+        result = await renderFile("examples/openshift-aws.yaml", {
+            cluster: ClusterState.fromFile(path.join(ROOT, "tests/fixtures/certificates/openshift-aws.cluster.yaml")),
+        });
     });
 
     test("GIVEN the full example WHEN rendered THEN every resource name is kebab-case, a namespaced object's as <namespace>/<name>; the one exception is the read whose name tells how to get the driver", () => {
@@ -25,10 +27,17 @@ describe("resource names, one way across capabilities", () => {
 
     test("GIVEN a stack from before the rename WHEN updated THEN ClusterBundles, shares and Bundles carry their old names as aliases, so the engine renames them in place", () => {
         const aliases = (type: string, name: string) => resourceNamed(result, type, name).options.aliases;
-        expect(aliases("kubernetes:subscription.openshift.io/v1alpha1:ClusterBundle", "clusterbundle-cluster")).toEqual(["clusterbundle/cluster"]);
-        expect(aliases("kubernetes:sharedresource.openshift.io/v1alpha1:SharedSecret", "share-cluster-entitlement-etc-pki-entitlement-d0e25df8")).toEqual([
-            "share/cluster-entitlement-etc-pki-entitlement-d0e25df8",
+        expect(aliases("kubernetes:subscription.openshift.io/v1alpha1:ClusterBundle", "clusterbundle-cluster")).toEqual([
+            "clusterbundle/cluster",
         ]);
-        expect(aliases("kubernetes:subscription.openshift.io/v1alpha1:Bundle", "bundle-team-a/subscription")).toEqual(["bundle/team-a/subscription"]);
+        expect(
+            aliases(
+                "kubernetes:sharedresource.openshift.io/v1alpha1:SharedSecret",
+                "share-cluster-entitlement-etc-pki-entitlement-d0e25df8",
+            ),
+        ).toEqual(["share/cluster-entitlement-etc-pki-entitlement-d0e25df8"]);
+        expect(aliases("kubernetes:subscription.openshift.io/v1alpha1:Bundle", "bundle-team-a/subscription")).toEqual([
+            "bundle/team-a/subscription",
+        ]);
     });
 });

@@ -31,7 +31,13 @@ describe("subscriptions config: declared bundles", () => {
             { name: "cluster", alwaysInject: false, entitlements: [entitlement], yumRepositories: [], aggregateToClusterRoles: ["edit"] },
         ]);
         expect(result.ok && result.config.subscriptions.bundles).toEqual([
-            { name: "subscription", namespace: "team-a", alwaysInject: false, entitlements: [{ name: "e" }, { name: "f", namespace: "team-a" }], yumRepositories: [] },
+            {
+                name: "subscription",
+                namespace: "team-a",
+                alwaysInject: false,
+                entitlements: [{ name: "e" }, { name: "f", namespace: "team-a" }],
+                yumRepositories: [],
+            },
         ]);
     });
 
@@ -48,7 +54,12 @@ describe("subscriptions config: declared bundles", () => {
                 bundles: [
                     { name: "b", namespace: "team-a", entitlements: [{ name: "e", namespace: "team-b" }] },
                     { name: "b", namespace: "team-a", entitlements: [{ name: "e" }] },
-                    { name: "empty", namespace: "Team_C", entitlements: [], yumRepositories: [{ name: "r" }, { name: "r", namespace: "Team_C" }] },
+                    {
+                        name: "empty",
+                        namespace: "Team_C",
+                        entitlements: [],
+                        yumRepositories: [{ name: "r" }, { name: "r", namespace: "Team_C" }],
+                    },
                 ],
             }),
         ).toEqual([
@@ -63,8 +74,10 @@ describe("subscriptions config: declared bundles", () => {
             'cluster-platform:subscriptions.clusterBundles[3].aggregateToClusterRoles[0]: ClusterBundle "roles": role "cluster-admin" is not admin, edit or view; list it in subscriptions.allowedAggregationRoles to allow it',
             `cluster-platform:subscriptions.clusterBundles[3].aggregateToClusterRoles[1]: ClusterBundle "roles": role "Edit" ${DNS_SUBDOMAIN}`,
             'cluster-platform:subscriptions.clusterBundles[3].aggregateToClusterRoles[3]: ClusterBundle "roles": role "view" is listed twice (already at index 2)',
-            'cluster-platform:subscriptions.clusterBundles[4].entitlements[0].name: ClusterBundle "refs": entitlement Secret name "Etc" ' + DNS_SUBDOMAIN,
-            'cluster-platform:subscriptions.clusterBundles[4].entitlements[0].namespace: ClusterBundle "refs": entitlement Secret namespace "open.shift" ' + DNS_LABEL,
+            'cluster-platform:subscriptions.clusterBundles[4].entitlements[0].name: ClusterBundle "refs": entitlement Secret name "Etc" ' +
+                DNS_SUBDOMAIN,
+            'cluster-platform:subscriptions.clusterBundles[4].entitlements[0].namespace: ClusterBundle "refs": entitlement Secret namespace "open.shift" ' +
+                DNS_LABEL,
             'cluster-platform:subscriptions.clusterBundles[4].entitlements[2]: ClusterBundle "refs": entitlement Secret "openshift-config/etc-pki-entitlement" is listed twice (already at index 1)',
         ]);
     });
@@ -73,13 +86,17 @@ describe("subscriptions config: declared bundles", () => {
         expect(
             problemLines({
                 allowedAggregationRoles: ["subscription-users"],
-                clusterBundles: [{ name: "cluster", entitlements: [entitlement], aggregateToClusterRoles: ["subscription-users", "admin"] }],
+                clusterBundles: [
+                    { name: "cluster", entitlements: [entitlement], aggregateToClusterRoles: ["subscription-users", "admin"] },
+                ],
             }),
         ).toEqual([]);
     });
 
     test("GIVEN a Bundle reference naming its own namespace WHEN validated THEN it is accepted (the namespace is optional, never foreign)", () => {
-        expect(problemLines({ bundles: [{ name: "b", namespace: "team-a", entitlements: [{ name: "e", namespace: "team-a" }] }] })).toEqual([]);
+        expect(problemLines({ bundles: [{ name: "b", namespace: "team-a", entitlements: [{ name: "e", namespace: "team-a" }] }] })).toEqual(
+            [],
+        );
     });
 
     test("GIVEN names whose generated objects would be too long WHEN validated THEN the bundle and the limit are named", () => {
@@ -103,7 +120,11 @@ describe("subscriptions config: declared bundles", () => {
         expect(
             problemLines({
                 clusterBundles: [
-                    { name: "openshift-entitlements", entitlements: [entitlement], yumRepositories: [{ name: "repos", namespace: "openshift-config" }] },
+                    {
+                        name: "openshift-entitlements",
+                        entitlements: [entitlement],
+                        yumRepositories: [{ name: "repos", namespace: "openshift-config" }],
+                    },
                     { name: "openshiftcluster", entitlements: [entitlement] },
                     { name: "my-openshift", entitlements: [entitlement] },
                 ],
@@ -119,7 +140,13 @@ describe("subscriptions config: declared bundles", () => {
     test("GIVEN any valid ClusterBundle name WHEN validated THEN it is refused exactly when one of its share names starts with openshift", () => {
         fc.assert(
             fc.property(fc.stringMatching(/^(openshift|open|o)?[a-z0-9]([a-z0-9-]{0,8}[a-z0-9])?$/), (name) => {
-                const shares = referencesOf({ name, alwaysInject: false, entitlements: [entitlement], yumRepositories: [], aggregateToClusterRoles: [] }).map((r) => r.share);
+                const shares = referencesOf({
+                    name,
+                    alwaysInject: false,
+                    entitlements: [entitlement],
+                    yumRepositories: [],
+                    aggregateToClusterRoles: [],
+                }).map((r) => r.share);
                 const lines = problemLines({ clusterBundles: [{ name, entitlements: [entitlement] }] });
                 expect(lines.length > 0).toBe(shares.some((share) => share.startsWith("openshift")));
                 expect(lines.length > 0).toBe(name.startsWith("openshift"));
@@ -135,7 +162,9 @@ describe("subscriptions config: declared bundles", () => {
                 expect(lines).toEqual(
                     isDns1123Subdomain(name)
                         ? []
-                        : [`cluster-platform:subscriptions.clusterBundles[0].entitlements[0].name: ClusterBundle "cb": entitlement Secret name ${JSON.stringify(name)} ${DNS_SUBDOMAIN}`],
+                        : [
+                              `cluster-platform:subscriptions.clusterBundles[0].entitlements[0].name: ClusterBundle "cb": entitlement Secret name ${JSON.stringify(name)} ${DNS_SUBDOMAIN}`,
+                          ],
                 );
             }),
             { numRuns: 300 },

@@ -29,7 +29,12 @@ describe("what running pods would lose (pure)", () => {
 
     test("GIVEN no change, a new bundle or a new role WHEN compared THEN nothing is lost", () => {
         expect(runningPodLosses(before, before)).toEqual([]);
-        expect(runningPodLosses(before, shareGrantsOf([declared("cluster", { aggregateToClusterRoles: ["admin", "edit", "view"] }), declared("other")]))).toEqual([]);
+        expect(
+            runningPodLosses(
+                before,
+                shareGrantsOf([declared("cluster", { aggregateToClusterRoles: ["admin", "edit", "view"] }), declared("other")]),
+            ),
+        ).toEqual([]);
         expect(runningPodLosses({}, before)).toEqual([]);
     });
 
@@ -37,7 +42,12 @@ describe("what running pods would lose (pure)", () => {
         expect(runningPodLosses(before, {})).toEqual([
             `ClusterBundle "cluster" is removed from cluster-platform:subscriptions.clusterBundles: its shares "${ENTITLEMENT_SHARE}", "${REPO_SHARE}" are deleted, and the Shared Resource CSI driver empties their volumes in running pods that mounted them (the pods keep running without those entitlements and yum repositories)`,
         ]);
-        const renamed = shareGrantsOf([declared("cluster", { yumRepositories: [{ name: "satellite-repos-v2", namespace: "openshift-config" }], aggregateToClusterRoles: ["admin"] })]);
+        const renamed = shareGrantsOf([
+            declared("cluster", {
+                yumRepositories: [{ name: "satellite-repos-v2", namespace: "openshift-config" }],
+                aggregateToClusterRoles: ["admin"],
+            }),
+        ]);
         expect(runningPodLosses(before, renamed)).toEqual([
             `ClusterBundle "cluster": shares "${REPO_SHARE}" are deleted (a reference was removed or renamed, which renames its share); the Shared Resource CSI driver empties their volumes in running pods that mounted them`,
             `ClusterBundle "cluster" no longer aggregates to "edit": service accounts that could use it only through that role lose "use" on shares "${ENTITLEMENT_SHARE}"; the Shared Resource CSI driver re-checks access when a share or its Secret/ConfigMap changes (the next entitlement rotation) and then empties the volumes of their running pods`,
@@ -64,19 +74,26 @@ describe("what running pods would lose (the program, update after update)", () =
     test("GIVEN an update that declared a ClusterBundle WHEN the next preview renames a reference, drops a role, or disables the capability THEN it warns naming bundle and shares", async () => {
         const first = await renderConfig(config({ enabled: true, clusterBundles: [bundle] }));
         expect(first.errors).toEqual([]);
-        expect(first.stackOutputs[SHARE_GRANTS_OUTPUT]).toEqual({ cluster: { shares: [ENTITLEMENT_SHARE, REPO_SHARE], roles: ["admin", "edit"] } });
+        expect(first.stackOutputs[SHARE_GRANTS_OUTPUT]).toEqual({
+            cluster: { shares: [ENTITLEMENT_SHARE, REPO_SHARE], roles: ["admin", "edit"] },
+        });
         expect(first.warnings.filter((w) => w.includes("running pods"))).toEqual([]);
 
-        const changed = await renderConfig(config({ enabled: true, clusterBundles: [{ ...bundle, yumRepositories: [], aggregateToClusterRoles: ["admin"] }] }), {
-            stackOutputs: first.stackOutputs,
-        });
+        const changed = await renderConfig(
+            config({ enabled: true, clusterBundles: [{ ...bundle, yumRepositories: [], aggregateToClusterRoles: ["admin"] }] }),
+            {
+                stackOutputs: first.stackOutputs,
+            },
+        );
         expect(changed.warnings.filter((w) => w.includes("running pods"))).toEqual([
             `subscriptions: ClusterBundle "cluster": shares "${REPO_SHARE}" are deleted (a reference was removed or renamed, which renames its share); the Shared Resource CSI driver empties their volumes in running pods that mounted them`,
             `subscriptions: ClusterBundle "cluster" no longer aggregates to "edit": service accounts that could use it only through that role lose "use" on shares "${ENTITLEMENT_SHARE}"; the Shared Resource CSI driver re-checks access when a share or its Secret/ConfigMap changes (the next entitlement rotation) and then empties the volumes of their running pods`,
         ]);
 
         const disabled = await renderConfig(config({ enabled: false }), { stackOutputs: first.stackOutputs });
-        expect(disabled.warnings.filter((w) => w.includes("running pods"))).toEqual([expect.stringContaining('subscriptions: ClusterBundle "cluster" is removed from')]);
+        expect(disabled.warnings.filter((w) => w.includes("running pods"))).toEqual([
+            expect.stringContaining('subscriptions: ClusterBundle "cluster" is removed from'),
+        ]);
         expect(disabled.stackOutputs).not.toHaveProperty(SHARE_GRANTS_OUTPUT);
     });
 });

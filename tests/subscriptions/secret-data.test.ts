@@ -22,7 +22,12 @@ function seededCluster(): KubeObject[] {
     const objects = parseAllDocuments(fs.readFileSync(CLUSTER_FILE, "utf8")).map((d) => d.toJS() as KubeObject);
     const extra: KubeObject[] = [
         { apiVersion: "v1", kind: "Secret", metadata: { name: "pull-secret", namespace: "openshift-config" }, data: {} },
-        { apiVersion: "v1", kind: "Secret", metadata: { name: "subscription-injection-webhook-tls", namespace: "subscription-injection" }, data: {} },
+        {
+            apiVersion: "v1",
+            kind: "Secret",
+            metadata: { name: "subscription-injection-webhook-tls", namespace: "subscription-injection" },
+            data: {},
+        },
     ];
     return [...objects, ...extra].map((object) => {
         if (object.kind !== "Secret") {
@@ -30,7 +35,11 @@ function seededCluster(): KubeObject[] {
         }
         const data = { "entitlement.pem": b64(`${PAYLOAD}-cert`), "entitlement-key.pem": b64(`${PAYLOAD}-key`) };
         const lastApplied = JSON.stringify({ apiVersion: "v1", kind: "Secret", metadata: object.metadata, data });
-        return { ...object, metadata: { ...object.metadata, annotations: { "kubectl.kubernetes.io/last-applied-configuration": lastApplied } }, data };
+        return {
+            ...object,
+            metadata: { ...object.metadata, annotations: { "kubectl.kubernetes.io/last-applied-configuration": lastApplied } },
+            data,
+        };
     });
 }
 
@@ -49,19 +58,32 @@ describe("no Secret data in what the program records or prints", () => {
         expect(result.errors).toEqual([]);
         expectNoPayload(JSON.stringify(result));
         expect(result.reads.filter((r) => r.type === "kubernetes:core/v1:Secret")).toEqual([]);
-        expect(result.lookups).toContainEqual({ type: "kubernetes:core/v1:Secret", id: "openshift-config/etc-pki-entitlement", presence: "present" });
+        expect(result.lookups).toContainEqual({
+            type: "kubernetes:core/v1:Secret",
+            id: "openshift-config/etc-pki-entitlement",
+            presence: "present",
+        });
     });
 
     test("GIVEN the same cluster WHEN the render CLI runs THEN neither its files nor its stdout or stderr hold the payload", () => {
         const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "secret-data-"));
         try {
             const cluster = path.join(tmp, "cluster.yaml");
-            fs.writeFileSync(cluster, seededCluster().map((o) => stringify(o)).join("---\n"));
+            fs.writeFileSync(
+                cluster,
+                seededCluster()
+                    .map((o) => stringify(o))
+                    .join("---\n"),
+            );
             const out = path.join(tmp, "out");
-            const run = spawnSync(path.join(ROOT, "node_modules", ".bin", "tsx"), [path.join(ROOT, "scripts", "render", "cli.ts"), "--config", EXAMPLE, "--cluster", cluster, "--out", out], {
-                cwd: ROOT,
-                encoding: "utf8",
-            });
+            const run = spawnSync(
+                path.join(ROOT, "node_modules", ".bin", "tsx"),
+                [path.join(ROOT, "scripts", "render", "cli.ts"), "--config", EXAMPLE, "--cluster", cluster, "--out", out],
+                {
+                    cwd: ROOT,
+                    encoding: "utf8",
+                },
+            );
             expect(run.status).toBe(0);
             expectNoPayload(run.stdout);
             expectNoPayload(run.stderr);

@@ -22,7 +22,12 @@ const subscriptions = (platform: string, certificates: Record<string, unknown> =
     certificates,
     subscriptions: {
         enabled: true,
-        webhook: { replicas: 2, failurePolicy: "Ignore", timeoutSeconds: 5, image: "quay.io/acme/subscription-webhook@sha256:" + "0".repeat(64) },
+        webhook: {
+            replicas: 2,
+            failurePolicy: "Ignore",
+            timeoutSeconds: 5,
+            image: "quay.io/acme/subscription-webhook@sha256:" + "0".repeat(64),
+        },
     },
 });
 
@@ -33,9 +38,13 @@ describe("the subscription webhook in the rendered openshift-aws example", () =>
     });
 
     test("GIVEN the example WHEN rendered THEN one MutatingWebhookConfiguration calls the webhook Service for pod CREATE and ephemeral containers, never in its own or platform namespaces", () => {
-        const configuration = manifestNamed(result, "MutatingWebhookConfiguration", "subscription-injection-webhook") as { webhooks: Record<string, unknown>[] };
+        const configuration = manifestNamed(result, "MutatingWebhookConfiguration", "subscription-injection-webhook") as {
+            webhooks: Record<string, unknown>[];
+        };
         expect(configuration.webhooks).toHaveLength(1);
-        const { namespaceSelector, ...webhook } = configuration.webhooks[0] as { namespaceSelector: { matchExpressions: { key: string; operator: string; values: string[] }[] } };
+        const { namespaceSelector, ...webhook } = configuration.webhooks[0] as {
+            namespaceSelector: { matchExpressions: { key: string; operator: string; values: string[] }[] };
+        };
         expect(webhook).toEqual({
             admissionReviewVersions: ["v1"],
             clientConfig: {
@@ -48,7 +57,13 @@ describe("the subscription webhook in the rendered openshift-aws example", () =>
             reinvocationPolicy: "IfNeeded",
             rules: [
                 { apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["pods"], scope: "Namespaced" },
-                { apiGroups: [""], apiVersions: ["v1"], operations: ["UPDATE"], resources: ["pods/ephemeralcontainers"], scope: "Namespaced" },
+                {
+                    apiGroups: [""],
+                    apiVersions: ["v1"],
+                    operations: ["UPDATE"],
+                    resources: ["pods/ephemeralcontainers"],
+                    scope: "Namespaced",
+                },
             ],
             sideEffects: "None",
             timeoutSeconds: 10,
@@ -58,7 +73,9 @@ describe("the subscription webhook in the rendered openshift-aws example", () =>
             ["openshift.io/cluster-monitoring", "NotIn"],
             ["openshift.io/run-level", "NotIn"],
         ]);
-        expect(namespaceSelector.matchExpressions[0].values).toEqual(expect.arrayContaining([NAMESPACE, "kube-system", "openshift-kube-apiserver", "openshift-etcd"]));
+        expect(namespaceSelector.matchExpressions[0].values).toEqual(
+            expect.arrayContaining([NAMESPACE, "kube-system", "openshift-kube-apiserver", "openshift-etcd"]),
+        );
         expect(namespaceSelector.matchExpressions.slice(1).map((e) => e.values)).toEqual([["true"], ["0", "1"]]);
     });
 
@@ -79,8 +96,12 @@ describe("the subscription webhook in the rendered openshift-aws example", () =>
             ["openshift-config", [{ apiGroups: [""], resources: ["secrets", "configmaps"], verbs: ["list", "watch"] }]],
             ["team-a", [{ apiGroups: [""], resources: ["secrets"], verbs: ["list", "watch"] }]],
         ]);
-        const deployment = manifestNamed(result, "Deployment", "subscription-injection-webhook") as { spec: { template: { spec: { containers: { env: unknown }[] } } } };
-        expect(deployment.spec.template.spec.containers[0].env).toEqual([{ name: "WEBHOOK_READ_NAMESPACES", value: "openshift-config,team-a" }]);
+        const deployment = manifestNamed(result, "Deployment", "subscription-injection-webhook") as {
+            spec: { template: { spec: { containers: { env: unknown }[] } } };
+        };
+        expect(deployment.spec.template.spec.containers[0].env).toEqual([
+            { name: "WEBHOOK_READ_NAMESPACES", value: "openshift-config,team-a" },
+        ]);
         const bindings = manifestsNamed(result, "RoleBinding", "subscription-injection-webhook-read") as Namespaced[];
         expect(bindings.map((b) => [b.metadata.namespace, b.roleRef, b.subjects])).toEqual(
             ["openshift-config", "team-a"].map((namespace) => [
@@ -93,7 +114,12 @@ describe("the subscription webhook in the rendered openshift-aws example", () =>
 
     test("GIVEN the example WHEN rendered THEN the Deployment runs the image the stack builds (unknown before it is built) with 3 replicas, mounts the serving certificate and has a PodDisruptionBudget", () => {
         const deployment = manifestNamed(result, "Deployment", "subscription-injection-webhook") as {
-            spec: { replicas: number; template: { spec: { serviceAccountName: string; containers: { image: string; volumeMounts: unknown[] }[]; volumes: unknown[] } } };
+            spec: {
+                replicas: number;
+                template: {
+                    spec: { serviceAccountName: string; containers: { image: string; volumeMounts: unknown[] }[]; volumes: unknown[] };
+                };
+            };
         };
         expect(deployment.spec.replicas).toBe(3);
         expect(deployment.spec.template.spec.serviceAccountName).toBe("subscription-injection-webhook");
@@ -105,25 +131,53 @@ describe("the subscription webhook in the rendered openshift-aws example", () =>
         ]);
         expect(deployment.spec.template.spec.volumes).toContainEqual({
             name: "apiservice-cert",
-            secret: { secretName: "subscription-injection-webhook-tls", items: [{ key: "tls.crt", path: "apiserver.crt" }, { key: "tls.key", path: "apiserver.key" }] },
+            secret: {
+                secretName: "subscription-injection-webhook-tls",
+                items: [
+                    { key: "tls.crt", path: "apiserver.crt" },
+                    { key: "tls.key", path: "apiserver.key" },
+                ],
+            },
         });
         expect(deployment.spec.template.spec.volumes).toContainEqual({
             name: "webhook-cert",
-            secret: { secretName: "subscription-injection-webhook-tls", items: [{ key: "tls.crt", path: "tls.crt" }, { key: "tls.key", path: "tls.key" }] },
+            secret: {
+                secretName: "subscription-injection-webhook-tls",
+                items: [
+                    { key: "tls.crt", path: "tls.crt" },
+                    { key: "tls.key", path: "tls.key" },
+                ],
+            },
         });
         expect(manifestNamed(result, "PodDisruptionBudget", "subscription-injection-webhook").spec).toEqual({
             maxUnavailable: 1,
-            selector: { matchLabels: { "app.kubernetes.io/component": "admission-webhook", "app.kubernetes.io/name": "subscription-injection-webhook" } },
+            selector: {
+                matchLabels: {
+                    "app.kubernetes.io/component": "admission-webhook",
+                    "app.kubernetes.io/name": "subscription-injection-webhook",
+                },
+            },
             unhealthyPodEvictionPolicy: "AlwaysAllow",
         });
     });
 
     test("GIVEN the example WHEN rendered THEN the webhook configuration waits for the Deployment, and everything in the namespace for the namespace and the bundle CRDs", () => {
         expect(resourceNamed(result, MUTATING, "subscription-injection-webhook-mutating").options.dependsOn).toEqual(
-            expect.arrayContaining([`${NAMESPACE}/subscription-injection-webhook`, NAMESPACE, "bundles.subscription.openshift.io", "clusterbundles.subscription.openshift.io"]),
+            expect.arrayContaining([
+                `${NAMESPACE}/subscription-injection-webhook`,
+                NAMESPACE,
+                "bundles.subscription.openshift.io",
+                "clusterbundles.subscription.openshift.io",
+            ]),
         );
-        expect(resourceNamed(result, "kubernetes:apps/v1:Deployment", `${NAMESPACE}/subscription-injection-webhook`).options.dependsOn).toEqual(
-            expect.arrayContaining(["subscription-injection-webhook-serving-secret", NAMESPACE, "clusterbundles.subscription.openshift.io"]),
+        expect(
+            resourceNamed(result, "kubernetes:apps/v1:Deployment", `${NAMESPACE}/subscription-injection-webhook`).options.dependsOn,
+        ).toEqual(
+            expect.arrayContaining([
+                "subscription-injection-webhook-serving-secret",
+                NAMESPACE,
+                "clusterbundles.subscription.openshift.io",
+            ]),
         );
         expect(resourceNamed(result, "kubernetes:core/v1:Service", "subscription-injection-webhook-service").options.dependsOn).toEqual(
             expect.arrayContaining([NAMESPACE]),
@@ -145,19 +199,28 @@ describe("the subscription webhook per platform and certificates mode", () => {
             kind: "ConfigMap",
             metadata: {
                 annotations: { "service.beta.openshift.io/inject-cabundle": "true" },
-                labels: { "app.kubernetes.io/managed-by": "cluster-platform", "app.kubernetes.io/part-of": "cluster-platform", "cluster-platform.io/capability": "subscriptions" },
+                labels: {
+                    "app.kubernetes.io/managed-by": "cluster-platform",
+                    "app.kubernetes.io/part-of": "cluster-platform",
+                    "cluster-platform.io/capability": "subscriptions",
+                },
                 name: "subscription-injection-webhook-ca",
                 namespace: NAMESPACE,
             },
         });
         expect(resourceNamed(result, CONFIG_MAP, CA_CONFIG_MAP).options.ignoreChanges).toEqual(['data["service-ca.crt"]']);
-        const configuration = manifestNamed(result, "MutatingWebhookConfiguration", "subscription-injection-webhook") as { metadata: { annotations: unknown }; webhooks: { clientConfig: Record<string, unknown> }[] };
+        const configuration = manifestNamed(result, "MutatingWebhookConfiguration", "subscription-injection-webhook") as {
+            metadata: { annotations: unknown };
+            webhooks: { clientConfig: Record<string, unknown> }[];
+        };
         expect(configuration.metadata.annotations).toEqual({ "service.beta.openshift.io/inject-cabundle": "true" });
         expect(configuration.webhooks[0].clientConfig.caBundle).toBeUndefined();
     });
 
     test("GIVEN cert-manager mode WHEN rendered THEN no CA ConfigMap is declared and one warning says where the CA is", async () => {
-        const result = await renderConfig(subscriptions("kubernetes", { mode: "cert-manager", issuer: { kind: "ClusterIssuer", name: "internal-ca" } }));
+        const result = await renderConfig(
+            subscriptions("kubernetes", { mode: "cert-manager", issuer: { kind: "ClusterIssuer", name: "internal-ca" } }),
+        );
         expect(result.errors).toEqual([]);
         expect(result.manifests.filter((m) => m.object.kind === "ConfigMap")).toEqual([]);
         expect(result.warnings).toContain(
@@ -168,13 +231,25 @@ describe("the subscription webhook per platform and certificates mode", () => {
     test("GIVEN plain Kubernetes and configured settings WHEN rendered THEN the webhook excludes only its own, the control plane's and the driver's namespaces, with the configured policy, timeout, replicas and image", async () => {
         const result = await renderConfig(subscriptions("kubernetes"));
         expect(result.errors).toEqual([]);
-        const configuration = manifestNamed(result, "MutatingWebhookConfiguration", "subscription-injection-webhook") as { webhooks: Record<string, unknown>[] };
+        const configuration = manifestNamed(result, "MutatingWebhookConfiguration", "subscription-injection-webhook") as {
+            webhooks: Record<string, unknown>[];
+        };
         expect(configuration.webhooks[0]).toMatchObject({
             failurePolicy: "Ignore",
             timeoutSeconds: 5,
-            namespaceSelector: { matchExpressions: [{ key: "kubernetes.io/metadata.name", operator: "NotIn", values: ["kube-node-lease", "kube-public", "kube-system", "openshift-builds", NAMESPACE] }] },
+            namespaceSelector: {
+                matchExpressions: [
+                    {
+                        key: "kubernetes.io/metadata.name",
+                        operator: "NotIn",
+                        values: ["kube-node-lease", "kube-public", "kube-system", "openshift-builds", NAMESPACE],
+                    },
+                ],
+            },
         });
-        const deployment = manifestNamed(result, "Deployment", "subscription-injection-webhook") as { spec: { replicas: number; template: { spec: { containers: { image: string }[] } } } };
+        const deployment = manifestNamed(result, "Deployment", "subscription-injection-webhook") as {
+            spec: { replicas: number; template: { spec: { containers: { image: string }[] } } };
+        };
         expect(deployment.spec.replicas).toBe(2);
         expect(deployment.spec.template.spec.containers[0].image).toBe("quay.io/acme/subscription-webhook@sha256:" + "0".repeat(64));
     });
@@ -186,16 +261,26 @@ describe("the subscription webhook per platform and certificates mode", () => {
             subscriptions: {
                 ...config.subscriptions,
                 webhook: { ...config.subscriptions.webhook, excludedNamespaces: ["vault", "kyverno"] },
-                sharedResourceDriver: { serviceAccount: { name: "csi-driver-shared-resource-plugin", namespace: "openshift-cluster-csi-drivers" } },
+                sharedResourceDriver: {
+                    serviceAccount: { name: "csi-driver-shared-resource-plugin", namespace: "openshift-cluster-csi-drivers" },
+                },
             },
         });
         expect(result.errors).toEqual([]);
         const configuration = manifestNamed(result, "MutatingWebhookConfiguration", "subscription-injection-webhook") as {
             webhooks: { namespaceSelector: { matchExpressions: { values: string[] }[] } }[];
         };
-        expect(configuration.webhooks[0].namespaceSelector.matchExpressions[0].values).toEqual(
-            ["cert-manager", "cert-manager-operator", "kube-node-lease", "kube-public", "kube-system", "kyverno", "openshift-cluster-csi-drivers", NAMESPACE, "vault"],
-        );
+        expect(configuration.webhooks[0].namespaceSelector.matchExpressions[0].values).toEqual([
+            "cert-manager",
+            "cert-manager-operator",
+            "kube-node-lease",
+            "kube-public",
+            "kube-system",
+            "kyverno",
+            "openshift-cluster-csi-drivers",
+            NAMESPACE,
+            "vault",
+        ]);
     });
 
     test("GIVEN readAllNamespaces WHEN rendered THEN the ClusterRole lists Secrets and ConfigMaps everywhere and no per-namespace Role is declared", async () => {
@@ -214,7 +299,9 @@ describe("the subscription webhook per platform and certificates mode", () => {
             { apiGroups: [""], resources: ["secrets", "configmaps"], verbs: ["list", "watch"] },
         ]);
         expect(manifestsNamed(result, "Role", "subscription-injection-webhook-read")).toEqual([]);
-        const deployment = manifestNamed(result, "Deployment", "subscription-injection-webhook") as { spec: { template: { spec: { containers: { env: unknown }[] } } } };
+        const deployment = manifestNamed(result, "Deployment", "subscription-injection-webhook") as {
+            spec: { template: { spec: { containers: { env: unknown }[] } } };
+        };
         expect(deployment.spec.template.spec.containers[0].env).toEqual([{ name: "WEBHOOK_READ_NAMESPACES", value: "*" }]);
     });
 
@@ -225,9 +312,12 @@ describe("the subscription webhook per platform and certificates mode", () => {
             subscriptions: { ...config.subscriptions, webhook: { ...config.subscriptions.webhook, readNamespaces: ["team-b"] } },
         });
         expect(result.errors).toEqual([]);
-        expect(manifestsNamed(result, "Role", "subscription-injection-webhook-read").map((r) => [(r.metadata as { namespace: string }).namespace, r.rules])).toEqual([
-            ["team-b", [{ apiGroups: [""], resources: ["secrets", "configmaps"], verbs: ["list", "watch"] }]],
-        ]);
+        expect(
+            manifestsNamed(result, "Role", "subscription-injection-webhook-read").map((r) => [
+                (r.metadata as { namespace: string }).namespace,
+                r.rules,
+            ]),
+        ).toEqual([["team-b", [{ apiGroups: [""], resources: ["secrets", "configmaps"], verbs: ["list", "watch"] }]]]);
     });
 
     test("GIVEN self-signed mode with up semantics WHEN certificates are signed for real THEN the CA ConfigMap holds exactly the webhook's caBundle, which signed the serving certificate, and owned objects carry the bundle's uid", async () => {
@@ -245,8 +335,16 @@ describe("the subscription webhook per platform and certificates mode", () => {
                 preview: false,
                 computed: {
                     ...tlsComputed({ now: new Date("2026-01-01T00:00:00Z") }),
-                    [clusterBundle]: (call: ResourceCall) => ({ metadata: { ...(call.inputs.metadata as object), uid: "0b5c3e1e-uid-of-cluster" } }),
-                    ...capture.producers(CONFIG_MAP, MUTATING, "kubernetes:core/v1:Secret", "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole", "kubernetes:sharedresource.openshift.io/v1alpha1:SharedSecret"),
+                    [clusterBundle]: (call: ResourceCall) => ({
+                        metadata: { ...(call.inputs.metadata as object), uid: "0b5c3e1e-uid-of-cluster" },
+                    }),
+                    ...capture.producers(
+                        CONFIG_MAP,
+                        MUTATING,
+                        "kubernetes:core/v1:Secret",
+                        "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole",
+                        "kubernetes:sharedresource.openshift.io/v1alpha1:SharedSecret",
+                    ),
                 },
             },
         );
@@ -254,11 +352,23 @@ describe("the subscription webhook per platform and certificates mode", () => {
         const configMapPem = (capture.get(CA_CONFIG_MAP).data as Record<string, string>)["service-ca.crt"];
         const webhooks = capture.get("subscription-injection-webhook-mutating").webhooks as { clientConfig: { caBundle: string } }[];
         expect(Buffer.from(webhooks[0].clientConfig.caBundle, "base64").toString("utf8")).toBe(configMapPem);
-        const serving = Buffer.from((capture.get("subscription-injection-webhook-serving-secret").data as Record<string, string>)["tls.crt"], "base64").toString("utf8");
+        const serving = Buffer.from(
+            (capture.get("subscription-injection-webhook-serving-secret").data as Record<string, string>)["tls.crt"],
+            "base64",
+        ).toString("utf8");
         const ca = new X509Certificate(configMapPem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/)![0]);
         expect(new X509Certificate(serving).checkIssued(ca)).toBe(true);
-        const owner = { apiVersion: "subscription.openshift.io/v1alpha1", kind: "ClusterBundle", name: "cluster", uid: "0b5c3e1e-uid-of-cluster", controller: true };
+        const owner = {
+            apiVersion: "subscription.openshift.io/v1alpha1",
+            kind: "ClusterBundle",
+            name: "cluster",
+            uid: "0b5c3e1e-uid-of-cluster",
+            controller: true,
+        };
         expect((capture.get("cluster-subscription-bundle").metadata as { ownerReferences: unknown }).ownerReferences).toEqual([owner]);
-        expect((capture.get("share-cluster-entitlement-etc-pki-entitlement-d0e25df8").metadata as { ownerReferences: unknown }).ownerReferences).toEqual([owner]);
+        expect(
+            (capture.get("share-cluster-entitlement-etc-pki-entitlement-d0e25df8").metadata as { ownerReferences: unknown })
+                .ownerReferences,
+        ).toEqual([owner]);
     });
 });

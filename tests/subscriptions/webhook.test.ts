@@ -65,14 +65,9 @@ describe("the subscription webhook's deployment (pure parts)", () => {
     });
 
     test("GIVEN the namespaces the webhook depends on WHEN the excluded namespaces are derived THEN they are added, once each, and OpenShift's operators namespace is always in", () => {
-        expect(webhookNamespaceExclusions("kubernetes", "subscription-injection", ["openshift-builds", "cert-manager", "kube-system"]).names).toEqual([
-            "cert-manager",
-            "kube-node-lease",
-            "kube-public",
-            "kube-system",
-            "openshift-builds",
-            "subscription-injection",
-        ]);
+        expect(
+            webhookNamespaceExclusions("kubernetes", "subscription-injection", ["openshift-builds", "cert-manager", "kube-system"]).names,
+        ).toEqual(["cert-manager", "kube-node-lease", "kube-public", "kube-system", "openshift-builds", "subscription-injection"]);
         expect(webhookNamespaceExclusions("openshift", "subscription-injection").names).toContain("openshift-operators");
     });
 
@@ -80,8 +75,20 @@ describe("the subscription webhook's deployment (pure parts)", () => {
         const ref = (name: string, namespace: string) => ({ name, namespace });
         const scopes = webhookReadScopes(
             [
-                { name: "a", alwaysInject: false, entitlements: [ref("e", "openshift-config")], yumRepositories: [ref("r", "repos")], aggregateToClusterRoles: [] },
-                { name: "b", alwaysInject: false, entitlements: [ref("e", "openshift-config"), ref("e", "repos")], yumRepositories: [], aggregateToClusterRoles: [] },
+                {
+                    name: "a",
+                    alwaysInject: false,
+                    entitlements: [ref("e", "openshift-config")],
+                    yumRepositories: [ref("r", "repos")],
+                    aggregateToClusterRoles: [],
+                },
+                {
+                    name: "b",
+                    alwaysInject: false,
+                    entitlements: [ref("e", "openshift-config"), ref("e", "repos")],
+                    yumRepositories: [],
+                    aggregateToClusterRoles: [],
+                },
             ],
             [{ name: "local", namespace: "team-a", alwaysInject: false, entitlements: [{ name: "e" }], yumRepositories: [{ name: "r" }] }],
             ["team-z", "repos"],
@@ -120,7 +127,13 @@ describe("the subscription webhook's deployment (pure parts)", () => {
             type: "MutatingAdmissionWebhook",
             rules: [
                 { operations: ["CREATE"], apiGroups: [""], apiVersions: ["v1"], resources: ["pods"], scope: "Namespaced" },
-                { operations: ["UPDATE"], apiGroups: [""], apiVersions: ["v1"], resources: ["pods/ephemeralcontainers"], scope: "Namespaced" },
+                {
+                    operations: ["UPDATE"],
+                    apiGroups: [""],
+                    apiVersions: ["v1"],
+                    resources: ["pods/ephemeralcontainers"],
+                    scope: "Namespaced",
+                },
             ],
             failurePolicy: "Fail",
             matchPolicy: "Equivalent",
@@ -145,7 +158,10 @@ describe("the subscription webhook's deployment (pure parts)", () => {
     });
 
     test("GIVEN the Deployment THEN it is a valid apps/v1 Deployment and its PodDisruptionBudget a valid policy/v1 one", () => {
-        expect(validateManifests([deployment, webhookPodDisruptionBudgetManifest("subscription-injection")])).toEqual({ problems: [], unvalidated: [] });
+        expect(validateManifests([deployment, webhookPodDisruptionBudgetManifest("subscription-injection")])).toEqual({
+            problems: [],
+            unvalidated: [],
+        });
     });
 
     test("GIVEN the Deployment THEN its pods meet the restricted Pod Security profile", () => {
@@ -180,7 +196,12 @@ describe("the subscription webhook's deployment (pure parts)", () => {
     test("GIVEN the container THEN it serves HTTPS on the server's port (9443) with readiness and liveness probes and bounded resources", () => {
         const [container] = deployment.spec.template.spec.containers;
         expect(container.ports).toEqual([{ name: "https", containerPort: 9443, protocol: "TCP" }]);
-        expect(container.readinessProbe).toEqual({ httpGet: { path: "/readyz", port: "https", scheme: "HTTPS" }, periodSeconds: 5, timeoutSeconds: 2, failureThreshold: 3 });
+        expect(container.readinessProbe).toEqual({
+            httpGet: { path: "/readyz", port: "https", scheme: "HTTPS" },
+            periodSeconds: 5,
+            timeoutSeconds: 2,
+            failureThreshold: 3,
+        });
         expect(container.livenessProbe).toEqual({
             httpGet: { path: "/healthz", port: "https", scheme: "HTTPS" },
             periodSeconds: 10,

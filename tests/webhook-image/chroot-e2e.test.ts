@@ -87,13 +87,26 @@ describe("the webhook image, unpacked and run with chroot", () => {
         expect(runtime.process.user).toMatchObject({ uid: 65532, gid: 65532 });
         expect(runtime.process.args).toEqual(["/nodejs/bin/node", "/app/webhook/main.js"]);
         expect(runtime.process.cwd).toBe("/app");
-        expect(runtime.process.env).toEqual(expect.arrayContaining(["NODE_ENV=production", "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"]));
+        expect(runtime.process.env).toEqual(
+            expect.arrayContaining(["NODE_ENV=production", "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"]),
+        );
     });
 
     test("GIVEN the unpacked root filesystem WHEN its files are examined THEN the webhook and its packages are root-owned, not writable by the webhook user, and dated at the epoch", () => {
-        for (const file of ["app/webhook/main.js", "app/webhook/server.js", "app/node_modules/@kubernetes/client-node/package.json", "app/node_modules/pino/package.json"]) {
+        for (const file of [
+            "app/webhook/main.js",
+            "app/webhook/server.js",
+            "app/node_modules/@kubernetes/client-node/package.json",
+            "app/node_modules/pino/package.json",
+        ]) {
             const stat = statSync(path.join(rootfs, file));
-            expect({ file, uid: stat.uid, gid: stat.gid, mode: stat.mode & 0o777, mtime: stat.mtimeMs }).toEqual({ file, uid: 0, gid: 0, mode: 0o644, mtime: 0 });
+            expect({ file, uid: stat.uid, gid: stat.gid, mode: stat.mode & 0o777, mtime: stat.mtimeMs }).toEqual({
+                file,
+                uid: 0,
+                gid: 0,
+                mode: 0o644,
+                mtime: 0,
+            });
         }
     });
 
@@ -111,9 +124,17 @@ describe("the webhook image, unpacked and run with chroot", () => {
 
         const port = await freePort();
         const { uid, gid } = runtime.process.user;
-        const env = Object.fromEntries(runtime.process.env.map((entry) => [entry.slice(0, entry.indexOf("=")), entry.slice(entry.indexOf("=") + 1)]));
+        const env = Object.fromEntries(
+            runtime.process.env.map((entry) => [entry.slice(0, entry.indexOf("=")), entry.slice(entry.indexOf("=") + 1)]),
+        );
         server = spawn("chroot", [`--userspec=${uid}:${gid}`, rootfs, ...runtime.process.args], {
-            env: { ...env, KUBECONFIG: "/tmp/kubeconfig", WEBHOOK_BIND_ADDRESS: "127.0.0.1", WEBHOOK_PORT: String(port), WEBHOOK_SHUTDOWN_DELAY_SECONDS: "0" },
+            env: {
+                ...env,
+                KUBECONFIG: "/tmp/kubeconfig",
+                WEBHOOK_BIND_ADDRESS: "127.0.0.1",
+                WEBHOOK_PORT: String(port),
+                WEBHOOK_SHUTDOWN_DELAY_SECONDS: "0",
+            },
             stdio: ["ignore", "pipe", "pipe"],
         });
         server.stdout?.on("data", (chunk: Buffer) => (serverOutput += chunk.toString()));
@@ -133,20 +154,41 @@ describe("the webhook image, unpacked and run with chroot", () => {
             { userInfo: { username: "system:serviceaccount:team-a:builder" } },
         );
         const reply = await request({ port, ca: authority.cert, body: JSON.stringify(review) });
-        const answer = JSON.parse(reply.body) as { apiVersion: string; response: { uid: string; allowed: boolean; patchType: string; patch: string } };
+        const answer = JSON.parse(reply.body) as {
+            apiVersion: string;
+            response: { uid: string; allowed: boolean; patchType: string; patch: string };
+        };
 
         expect(reply.status).toBe(200);
         expect(answer.apiVersion).toBe("admission.k8s.io/v1");
         expect(answer.response).toMatchObject({ uid: "e2e-uid-1", allowed: true, patchType: "JSONPatch" });
         expect(JSON.parse(Buffer.from(answer.response.patch, "base64").toString())).toEqual([
             { op: "add", path: "/metadata/annotations/subscription.openshift.io~1bundle-generations", value: '{"bundles":{"local":1}}' },
-            { op: "add", path: "/spec/volumes", value: [{ name: "subscription-entitlements", projected: { defaultMode: 420, sources: [{ secret: { name: "local-entitlement" } }] } }] },
-            { op: "add", path: "/spec/containers/0/volumeMounts", value: [{ name: "subscription-entitlements", mountPath: "/run/secrets/etc-pki-entitlement", readOnly: true }] },
+            {
+                op: "add",
+                path: "/spec/volumes",
+                value: [
+                    {
+                        name: "subscription-entitlements",
+                        projected: { defaultMode: 420, sources: [{ secret: { name: "local-entitlement" } }] },
+                    },
+                ],
+            },
+            {
+                op: "add",
+                path: "/spec/containers/0/volumeMounts",
+                value: [{ name: "subscription-entitlements", mountPath: "/run/secrets/etc-pki-entitlement", readOnly: true }],
+            },
         ]);
         // chroot execs node in place: the server's process is the one spawned, running as the image's user.
-        const ids = readFileSync(`/proc/${server.pid}/status`, "utf8").split("\n").filter((line) => /^(Uid|Gid):/.test(line));
+        const ids = readFileSync(`/proc/${server.pid}/status`, "utf8")
+            .split("\n")
+            .filter((line) => /^(Uid|Gid):/.test(line));
         expect(ids.map((line) => line.split(/\s+/).slice(1, 3).join(" "))).toEqual(["65532 65532", "65532 65532"]);
-        const messages = serverOutput.split("\n").filter((line) => line.startsWith("{")).map((line) => (JSON.parse(line) as { msg: string }).msg);
+        const messages = serverOutput
+            .split("\n")
+            .filter((line) => line.startsWith("{"))
+            .map((line) => (JSON.parse(line) as { msg: string }).msg);
         expect(messages.slice(0, 2)).toEqual(["listening (HTTPS); not ready until caches sync", "caches synced; ready"]);
     });
 });

@@ -15,7 +15,13 @@ describe("production dependency closure from package-lock.json", () => {
         const roots = ["@kubernetes/client-node", "pino", "prom-client"];
         const lock = JSON.parse(readFileSync(path.join(ROOT, "package-lock.json"), "utf8")) as Lockfile;
         const selector = `:is(${roots.map((r) => `#${r}`).join(", ")})`;
-        const npm = JSON.parse(execFileSync("npm", ["query", `${selector}, ${selector} *`], { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] })) as Array<{ location: string }>;
+        const npm = JSON.parse(
+            execFileSync("npm", ["query", `${selector}, ${selector} *`], {
+                cwd: ROOT,
+                encoding: "utf8",
+                stdio: ["ignore", "pipe", "ignore"],
+            }),
+        ) as Array<{ location: string }>;
         const closure = productionClosure(lock, roots, LINUX_X64);
         expect(closure.problems).toEqual([]);
         expect(closure.locations).toEqual([...new Set(npm.map((p) => p.location))].sort());
@@ -81,7 +87,9 @@ describe("production dependency closure from package-lock.json", () => {
     test("GIVEN a lockfile v1 WHEN the closure is computed THEN the problem says to regenerate it with npm 7+", () => {
         expect(productionClosure({ lockfileVersion: 1 }, ["a"], LINUX_X64)).toEqual({
             locations: [],
-            problems: ["package-lock.json has no `packages` map (lockfileVersion 2 or later, npm 7+): run npm install once with npm 7 or later"],
+            problems: [
+                "package-lock.json has no `packages` map (lockfileVersion 2 or later, npm 7+): run npm install once with npm 7 or later",
+            ],
         });
     });
 

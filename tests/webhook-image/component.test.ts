@@ -45,7 +45,9 @@ describe("the WebhookImage component", () => {
         const component = result.resources.find((r) => r.type === "cluster-platform:webhook-image:WebhookImage");
         expect(component?.name).toBe("image");
         const image = result.resources.find((r) => r.type === DYNAMIC);
-        const plan = await planImage(imageContent(project(), BASE, { labels: { "dev.cluster-platform.source-tree": `sha256:${"a".repeat(64)}` } }));
+        const plan = await planImage(
+            imageContent(project(), BASE, { labels: { "dev.cluster-platform.source-tree": `sha256:${"a".repeat(64)}` } }),
+        );
         const { __provider: provider, ...inputs } = image?.inputs ?? {};
         expect(inputs).toEqual({
             application: "webhook",
@@ -76,18 +78,24 @@ describe("the WebhookImage component", () => {
         rmSync(path.join(project(), "dist"), { recursive: true });
         const preview = await render(project());
         expect(preview.errors).toEqual([]);
-        expect(preview.warnings).toEqual(["dist/webhook/main.js does not exist: build the webhook first (npm run build); the image digest is unknown in this preview"]);
+        expect(preview.warnings).toEqual([
+            "dist/webhook/main.js does not exist: build the webhook first (npm run build); the image digest is unknown in this preview",
+        ]);
         expect(preview.resources.find((r) => r.type === DYNAMIC)?.inputs.contentHash).toBe("[unknown]");
     });
 
     test("GIVEN a webhook that was never compiled WHEN updated THEN the program warns and the provider's create fails saying to build it", async () => {
         rmSync(path.join(project(), "dist"), { recursive: true });
         const update = await render(project(), false);
-        expect(update.warnings).toEqual(["dist/webhook/main.js does not exist: build the webhook first (npm run build); this update will fail at the image"]);
+        expect(update.warnings).toEqual([
+            "dist/webhook/main.js does not exist: build the webhook first (npm run build); this update will fail at the image",
+        ]);
         const { __provider: _provider, ...inputs } = update.resources.find((r) => r.type === DYNAMIC)?.inputs ?? {};
         expect([inputs.contentHash, inputs.layers]).toEqual(["unbuilt", { dependencies: "unbuilt", application: "unbuilt" }]);
         await expect(new WebhookImageProvider().create(inputs as unknown as WebhookImageInputs)).rejects.toThrow(
-            new Error("cannot package the webhook image:\n  - dist/webhook/main.js does not exist: build the webhook first (npm run build)"),
+            new Error(
+                "cannot package the webhook image:\n  - dist/webhook/main.js does not exist: build the webhook first (npm run build)",
+            ),
         );
     });
 
@@ -100,13 +108,15 @@ describe("the WebhookImage component", () => {
             utimesSync(path.join(project(), "dist", "webhook", file), compiledLongAgo, compiledLongAgo);
         }
         const result = await render(project());
-        expect(result.warnings).toEqual(["dist/webhook is older than webhook/main.ts, webhook/review.ts: the image packages the last build; run npm run build first"]);
+        expect(result.warnings).toEqual([
+            "dist/webhook is older than webhook/main.ts, webhook/review.ts: the image packages the last build; run npm run build first",
+        ]);
     });
 
     test("GIVEN a base image that is not pinned by digest WHEN rendered THEN the error is a ResourceError shown under the WebhookImage component", async () => {
         const result = await render(project(), true, "registry.example/base/node:22");
         expect(result.errors).toEqual([
-            "cluster-platform:webhook-image:WebhookImage (image): baseImage \"registry.example/base/node:22\": must be pinned by digest: `name[:tag]@sha256:<64 hex digits>`",
+            'cluster-platform:webhook-image:WebhookImage (image): baseImage "registry.example/base/node:22": must be pinned by digest: `name[:tag]@sha256:<64 hex digits>`',
         ]);
     });
 });

@@ -46,7 +46,11 @@ describe("image config, manifest and index", () => {
                 Env: ["PATH=/usr/bin:/bin", "NODE_ENV=production", "SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt", "EXTRA=1"],
                 Entrypoint: ["/nodejs/bin/node", "/app/webhook/main.js"],
                 WorkingDir: "/app",
-                Labels: { maintainer: "base", "org.opencontainers.image.source": "https://example.com/repo", "org.opencontainers.image.revision": "abc" },
+                Labels: {
+                    maintainer: "base",
+                    "org.opencontainers.image.source": "https://example.com/repo",
+                    "org.opencontainers.image.revision": "abc",
+                },
                 Volumes: undefined,
                 StopSignal: undefined,
             },
@@ -72,28 +76,52 @@ describe("image config, manifest and index", () => {
     test("GIVEN any base env and overrides WHEN merged THEN each override appears exactly once with its value and the base's other entries keep their order", () => {
         const name = fc.stringMatching(/^[A-Z][A-Z_]{0,5}$/);
         fc.assert(
-            fc.property(fc.uniqueArray(fc.tuple(name, fc.string({ maxLength: 5 })), { selector: ([n]) => n, maxLength: 6 }), fc.dictionary(name, fc.string({ maxLength: 5 }), { maxKeys: 4 }), (base, overrides) => {
-                const merged = mergeEnv(base.map(([n, v]) => `${n}=${v}`), overrides);
-                for (const [n, v] of Object.entries(overrides)) {
-                    expect(merged.filter((e) => e.startsWith(`${n}=`))).toEqual([`${n}=${v}`]);
-                }
-                const untouched = base.filter(([n]) => !(n in overrides)).map(([n, v]) => `${n}=${v}`);
-                expect(merged.filter((e) => untouched.includes(e))).toEqual(untouched);
-            }),
+            fc.property(
+                fc.uniqueArray(fc.tuple(name, fc.string({ maxLength: 5 })), { selector: ([n]) => n, maxLength: 6 }),
+                fc.dictionary(name, fc.string({ maxLength: 5 }), { maxKeys: 4 }),
+                (base, overrides) => {
+                    const merged = mergeEnv(
+                        base.map(([n, v]) => `${n}=${v}`),
+                        overrides,
+                    );
+                    for (const [n, v] of Object.entries(overrides)) {
+                        expect(merged.filter((e) => e.startsWith(`${n}=`))).toEqual([`${n}=${v}`]);
+                    }
+                    const untouched = base.filter(([n]) => !(n in overrides)).map(([n, v]) => `${n}=${v}`);
+                    expect(merged.filter((e) => untouched.includes(e))).toEqual(untouched);
+                },
+            ),
         );
     });
 
     test("GIVEN an OCI base manifest WHEN the image is composed THEN the manifest keeps the base layers, adds ours as OCI gzip layers and names the base in annotations", () => {
         const baseLayer = { mediaType: MEDIA_TYPES.ociLayerGzip, digest: "sha256:baselayer", size: 100 };
         const image = composeImage(
-            { name: `registry.example/base:1@sha256:${"0".repeat(64)}`, manifestDigest: "sha256:basemanifest", config: BASE_CONFIG, manifest: { schemaVersion: 2, mediaType: MEDIA_TYPES.ociManifest, config: { mediaType: MEDIA_TYPES.ociConfig, digest: "sha256:c", size: 1 }, layers: [baseLayer] } },
+            {
+                name: `registry.example/base:1@sha256:${"0".repeat(64)}`,
+                manifestDigest: "sha256:basemanifest",
+                config: BASE_CONFIG,
+                manifest: {
+                    schemaVersion: 2,
+                    mediaType: MEDIA_TYPES.ociManifest,
+                    config: { mediaType: MEDIA_TYPES.ociConfig, digest: "sha256:c", size: 1 },
+                    layers: [baseLayer],
+                },
+            },
             LAYERS,
             SETTINGS,
         );
         expect(JSON.parse(image.manifest.bytes.toString())).toEqual({
-            annotations: { "org.opencontainers.image.base.digest": "sha256:basemanifest", "org.opencontainers.image.base.name": "registry.example/base:1" },
+            annotations: {
+                "org.opencontainers.image.base.digest": "sha256:basemanifest",
+                "org.opencontainers.image.base.name": "registry.example/base:1",
+            },
             config: { digest: image.config.descriptor.digest, mediaType: MEDIA_TYPES.ociConfig, size: image.config.bytes.length },
-            layers: [baseLayer, { mediaType: MEDIA_TYPES.ociLayerGzip, digest: "sha256:deps-gz", size: 10 }, { mediaType: MEDIA_TYPES.ociLayerGzip, digest: "sha256:app-gz", size: 5 }],
+            layers: [
+                baseLayer,
+                { mediaType: MEDIA_TYPES.ociLayerGzip, digest: "sha256:deps-gz", size: 10 },
+                { mediaType: MEDIA_TYPES.ociLayerGzip, digest: "sha256:app-gz", size: 5 },
+            ],
             mediaType: MEDIA_TYPES.ociManifest,
             schemaVersion: 2,
         });
@@ -102,7 +130,12 @@ describe("image config, manifest and index", () => {
     });
 
     test("GIVEN Docker and OCI platform manifests WHEN indexed THEN Docker ones make a manifest list and OCI ones an OCI index", () => {
-        const docker = { mediaType: MEDIA_TYPES.dockerManifest, digest: "sha256:d", size: 1, platform: { os: "linux", architecture: "amd64" } };
+        const docker = {
+            mediaType: MEDIA_TYPES.dockerManifest,
+            digest: "sha256:d",
+            size: 1,
+            platform: { os: "linux", architecture: "amd64" },
+        };
         const oci = { ...docker, mediaType: MEDIA_TYPES.ociManifest };
         expect(JSON.parse(composeIndex([docker]).bytes.toString()).mediaType).toBe(MEDIA_TYPES.dockerManifestList);
         expect(JSON.parse(composeIndex([oci]).bytes.toString()).mediaType).toBe(MEDIA_TYPES.ociIndex);
@@ -111,7 +144,11 @@ describe("image config, manifest and index", () => {
     test("GIVEN any JSON value WHEN serialized canonically THEN key order does not matter and the text parses back to the value", () => {
         fc.assert(
             fc.property(fc.jsonValue(), (value) => {
-                const reordered = JSON.parse(JSON.stringify(value, (_k, v: unknown) => (v !== null && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).reverse()) : v)));
+                const reordered = JSON.parse(
+                    JSON.stringify(value, (_k, v: unknown) =>
+                        v !== null && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).reverse()) : v,
+                    ),
+                );
                 expect(canonicalJson(reordered)).toBe(canonicalJson(value));
                 expect(JSON.parse(canonicalJson(value))).toEqual(JSON.parse(JSON.stringify(value)));
             }),

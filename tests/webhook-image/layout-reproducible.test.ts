@@ -88,8 +88,12 @@ describe("reproducible builds into an OCI image layout", () => {
         expect(config.config.Entrypoint).toEqual(["/nodejs/bin/node", "/app/webhook/main.js"]);
         expect(config.config.User).toBe("65532:65532");
         expect(config.config.Labels["org.opencontainers.image.revision"]).toBe("f".repeat(40));
-        const index = JSON.parse(readFileSync(path.join(first.layoutDirectory as string, "index.json"), "utf8")) as { manifests: Array<{ digest: string; annotations: Record<string, string> }> };
-        expect(index.manifests.map((m) => [m.digest, m.annotations["org.opencontainers.image.ref.name"]])).toEqual([[first.digest, "latest"]]);
+        const index = JSON.parse(readFileSync(path.join(first.layoutDirectory as string, "index.json"), "utf8")) as {
+            manifests: Array<{ digest: string; annotations: Record<string, string> }>;
+        };
+        expect(index.manifests.map((m) => [m.digest, m.annotations["org.opencontainers.image.ref.name"]])).toEqual([
+            [first.digest, "latest"],
+        ]);
     });
 
     test("GIVEN a layout image WHEN read, and again after its index entry is removed THEN read finds it, then reports it gone", async () => {
@@ -105,9 +109,14 @@ describe("chunked uploads", () => {
         projects.push(project);
         const content = imageContent(project, baseImage);
         const plan = await planImage(content);
-        const image = await buildAndPublish({ ...content, repository: `${registry.host}/webhook/chunked`, output: "registry" }, { chunkSize: 64 * 1024, expectedLayers: plan.layers });
+        const image = await buildAndPublish(
+            { ...content, repository: `${registry.host}/webhook/chunked`, output: "registry" },
+            { chunkSize: 64 * 1024, expectedLayers: plan.layers },
+        );
 
-        const manifest = JSON.parse(execFileSync("skopeo", ["inspect", "--tls-verify=false", "--raw", `docker://${image.imageRef}`], { encoding: "utf8" })) as {
+        const manifest = JSON.parse(
+            execFileSync("skopeo", ["inspect", "--tls-verify=false", "--raw", `docker://${image.imageRef}`], { encoding: "utf8" }),
+        ) as {
             config: { digest: string; size: number };
             layers: Array<{ digest: string; size: number }>;
         };
@@ -117,6 +126,10 @@ describe("chunked uploads", () => {
         const chunks = uploaded.filter((b) => b.size > 64 * 1024).reduce((sum, b) => sum + Math.ceil(b.size / (64 * 1024)), 0);
         expect(chunks).toBeGreaterThan(1);
         expect(patches.map((r) => r.status)).toEqual(Array(chunks).fill(202));
-        execFileSync("skopeo", ["copy", "--src-tls-verify=false", `docker://${image.imageRef}`, `oci:${path.join(work, "chunked-copy")}:check`], { stdio: "pipe" });
+        execFileSync(
+            "skopeo",
+            ["copy", "--src-tls-verify=false", `docker://${image.imageRef}`, `oci:${path.join(work, "chunked-copy")}:check`],
+            { stdio: "pipe" },
+        );
     });
 });

@@ -18,7 +18,10 @@ function expectedLabels(): Record<string, string> {
 
 const SUBSCRIPTIONS_ON = { ...MINIMAL, subscriptions: { enabled: true } };
 /** A render-to-directory stack: offline, so the image's default output is an OCI layout. */
-const SUBSCRIPTIONS_ON_RENDERED = { cluster: { name: "test", platform: "kubernetes", renderYamlToDirectory: "out/test" }, subscriptions: { enabled: true } };
+const SUBSCRIPTIONS_ON_RENDERED = {
+    cluster: { name: "test", platform: "kubernetes", renderYamlToDirectory: "out/test" },
+    subscriptions: { enabled: true },
+};
 
 describe("the webhook image in the program", () => {
     test("GIVEN a render-to-directory stack with subscriptions on and the default webhookImage WHEN rendered THEN one image is built from the project as an OCI layout under out/oci/<repository> on the pinned base", async () => {
@@ -53,18 +56,26 @@ describe("the webhook image in the program", () => {
             { ...SUBSCRIPTIONS_ON, webhookImage: { repository: "ghcr.io/example/subscription-webhook", output: "registry" } },
             {
                 preview: false,
-                computed: { ...tlsComputed({ now: new Date("2026-01-01T00:00:00Z") }), [DYNAMIC]: (call) => ({ digest, imageRef: `${String(call.inputs.repository)}@${digest}` }) },
+                computed: {
+                    ...tlsComputed({ now: new Date("2026-01-01T00:00:00Z") }),
+                    [DYNAMIC]: (call) => ({ digest, imageRef: `${String(call.inputs.repository)}@${digest}` }),
+                },
             },
         );
         const imageRef = `ghcr.io/example/subscription-webhook@${digest}`;
         expect(result.stackOutputs.webhookImageRef).toBe(imageRef);
-        const deployment = manifestNamed(result, "Deployment", "subscription-injection-webhook") as { spec: { template: { spec: { containers: Array<{ image: string }> } } } };
+        const deployment = manifestNamed(result, "Deployment", "subscription-injection-webhook") as {
+            spec: { template: { spec: { containers: Array<{ image: string }> } } };
+        };
         expect(deployment.spec.template.spec.containers.map((c) => c.image)).toEqual([imageRef]);
     });
 
     test.each([
         ["subscriptions off", MINIMAL],
-        ["an image given in subscriptions.webhook.image", { ...MINIMAL, subscriptions: { enabled: true, webhook: { image: "quay.io/example/webhook@sha256:" + "4".repeat(64) } } }],
+        [
+            "an image given in subscriptions.webhook.image",
+            { ...MINIMAL, subscriptions: { enabled: true, webhook: { image: "quay.io/example/webhook@sha256:" + "4".repeat(64) } } },
+        ],
     ])("GIVEN %s WHEN rendered THEN no image is built and no webhookImageRef exported", async (_what, config) => {
         const result = await renderConfig(config);
         expect(result.resources.filter((r) => r.type === DYNAMIC || r.type.startsWith("cluster-platform:webhook-image:"))).toEqual([]);
@@ -90,27 +101,45 @@ describe("the webhook image in the program", () => {
     });
 
     test.each([
-        ["AWS off", { enabled: false }, 'set webhookImage.output to "registry" (with a registry host in webhookImage.repository, or aws.enabled for the stack\'s ECR repository)'],
-        ["AWS on", { enabled: true, region: "us-east-1" }, 'set webhookImage.output to "registry" (with a registry host in webhookImage.repository, or none to push to the stack\'s ECR repository)'],
-    ])("GIVEN a live stack with output oci-layout and %s WHEN validated THEN the one problem names webhookImage.output and what to set", async (_what, aws, what) => {
-        const result = await renderConfig({ ...SUBSCRIPTIONS_ON, aws, webhookImage: { output: "oci-layout" } });
-        expect(result.problems).toEqual([
-            {
-                path: "webhookImage.output",
-                message: `"oci-layout" writes the image to a directory on this machine, which a live cluster cannot pull: ${what}, or subscriptions.webhook.image to an image the cluster can pull`,
-            },
-        ]);
-        expect(result.resources).toEqual([]);
-    });
+        [
+            "AWS off",
+            { enabled: false },
+            'set webhookImage.output to "registry" (with a registry host in webhookImage.repository, or aws.enabled for the stack\'s ECR repository)',
+        ],
+        [
+            "AWS on",
+            { enabled: true, region: "us-east-1" },
+            'set webhookImage.output to "registry" (with a registry host in webhookImage.repository, or none to push to the stack\'s ECR repository)',
+        ],
+    ])(
+        "GIVEN a live stack with output oci-layout and %s WHEN validated THEN the one problem names webhookImage.output and what to set",
+        async (_what, aws, what) => {
+            const result = await renderConfig({ ...SUBSCRIPTIONS_ON, aws, webhookImage: { output: "oci-layout" } });
+            expect(result.problems).toEqual([
+                {
+                    path: "webhookImage.output",
+                    message: `"oci-layout" writes the image to a directory on this machine, which a live cluster cannot pull: ${what}, or subscriptions.webhook.image to an image the cluster can pull`,
+                },
+            ]);
+            expect(result.resources).toEqual([]);
+        },
+    );
 
     test("GIVEN several webhookImage mistakes WHEN validated THEN each is reported with its path, value and rule", async () => {
         const result = await renderConfig({
             ...SUBSCRIPTIONS_ON,
-            webhookImage: { repository: "ghcr.io/Example/webhook:1.0", baseImage: "node:22-slim", platforms: ["linux/amd64", "linux", "linux/amd64"] },
+            webhookImage: {
+                repository: "ghcr.io/Example/webhook:1.0",
+                baseImage: "node:22-slim",
+                platforms: ["linux/amd64", "linux", "linux/amd64"],
+            },
         });
         expect(result.problems).toEqual([
             { path: "webhookImage.baseImage", message: '"node:22-slim" must be pinned by digest: `name[:tag]@sha256:<64 hex digits>`' },
-            { path: "webhookImage.platforms[1]", message: '"linux" must be `os/architecture[/variant]`, e.g. "linux/amd64", "linux/arm64" or "linux/arm/v7"' },
+            {
+                path: "webhookImage.platforms[1]",
+                message: '"linux" must be `os/architecture[/variant]`, e.g. "linux/amd64", "linux/arm64" or "linux/arm/v7"',
+            },
             { path: "webhookImage.platforms[2]", message: 'duplicate platform "linux/amd64" (already at index 0)' },
             { path: "webhookImage.repository", message: '"ghcr.io/Example/webhook:1.0" has a tag or digest; give the repository alone' },
         ]);

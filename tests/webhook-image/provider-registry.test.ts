@@ -21,7 +21,10 @@ function skopeo(...args: string[]): unknown {
     return JSON.parse(execFileSync("skopeo", args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }));
 }
 
-const LABELS = { "org.opencontainers.image.source": "https://example.com/cluster-platform", "org.opencontainers.image.revision": "0123456789abcdef0123456789abcdef01234567" };
+const LABELS = {
+    "org.opencontainers.image.source": "https://example.com/cluster-platform",
+    "org.opencontainers.image.revision": "0123456789abcdef0123456789abcdef01234567",
+};
 
 let registry: LocalRegistry;
 let work: string;
@@ -30,7 +33,11 @@ let baseIndexRef: string;
 let baseLayer: string;
 const provider = new WebhookImageProvider();
 
-async function inputsFor(project: string, repository: string, overrides: Partial<ImageContent & WebhookImageInputs> = {}): Promise<WebhookImageInputs> {
+async function inputsFor(
+    project: string,
+    repository: string,
+    overrides: Partial<ImageContent & WebhookImageInputs> = {},
+): Promise<WebhookImageInputs> {
     const content: ImageContent = {
         projectDirectory: project,
         outputDirectory: "dist",
@@ -44,7 +51,15 @@ async function inputsFor(project: string, repository: string, overrides: Partial
         ...overrides,
     };
     const plan = await planImage(content);
-    return { ...content, repository: `${registry.host}/${repository}`, output: "registry", contentHash: plan.contentHash, layers: plan.layers, deleteOnDestroy: false, ...overrides };
+    return {
+        ...content,
+        repository: `${registry.host}/${repository}`,
+        output: "registry",
+        contentHash: plan.contentHash,
+        layers: plan.layers,
+        deleteOnDestroy: false,
+        ...overrides,
+    };
 }
 
 beforeAll(async () => {
@@ -53,8 +68,14 @@ beforeAll(async () => {
     base = buildNodeBaseLayout(work);
     const pushed = await pushBase(base, registry.host, "base/node", "oci-index");
     baseIndexRef = pushed.pinned;
-    const amd64 = (skopeo("inspect", "--tls-verify=false", "--raw", `docker://${registry.host}/base/node@${pushed.digest}`) as { manifests: Array<{ digest: string; platform: { architecture: string } }> }).manifests.find((m) => m.platform.architecture === "amd64");
-    const manifest = skopeo("inspect", "--tls-verify=false", "--raw", `docker://${registry.host}/base/node@${amd64?.digest}`) as { layers: Array<{ digest: string }> };
+    const amd64 = (
+        skopeo("inspect", "--tls-verify=false", "--raw", `docker://${registry.host}/base/node@${pushed.digest}`) as {
+            manifests: Array<{ digest: string; platform: { architecture: string } }>;
+        }
+    ).manifests.find((m) => m.platform.architecture === "amd64");
+    const manifest = skopeo("inspect", "--tls-verify=false", "--raw", `docker://${registry.host}/base/node@${amd64?.digest}`) as {
+        layers: Array<{ digest: string }>;
+    };
     baseLayer = manifest.layers[0].digest;
 });
 
@@ -91,7 +112,11 @@ describe("WebhookImage provider against a registry", () => {
             User: "65532:65532",
             Entrypoint: ["/nodejs/bin/node", "/app/webhook/main.js"],
             WorkingDir: "/app",
-            Env: ["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt", "NODE_ENV=production"],
+            Env: [
+                "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+                "SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt",
+                "NODE_ENV=production",
+            ],
             Labels: { "org.example.base": "test-node", ...LABELS },
         });
         expect(config.rootfs.diff_ids).toHaveLength(3);
@@ -114,7 +139,9 @@ describe("WebhookImage provider against a registry", () => {
         expect(manifest.layers.map((l) => l.mediaType)).toEqual(Array(3).fill("application/vnd.oci.image.layer.v1.tar+gzip"));
         expect(manifest.layers[0].digest).toBe(baseLayer);
         expect(registry.mountedBlobs("webhook/app")).toEqual([baseLayer]);
-        expect(registry.uploadedBlobs("webhook/app").sort()).toEqual([manifest.layers[1].digest, manifest.layers[2].digest, manifest.config.digest].sort());
+        expect(registry.uploadedBlobs("webhook/app").sort()).toEqual(
+            [manifest.layers[1].digest, manifest.layers[2].digest, manifest.config.digest].sort(),
+        );
         expect(manifest.annotations).toEqual({
             "org.opencontainers.image.base.name": baseIndexRef.slice(0, baseIndexRef.indexOf("@")),
             "org.opencontainers.image.base.digest": expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
@@ -140,8 +167,13 @@ describe("WebhookImage provider against a registry", () => {
 
         const updated = (await provider.update("id", first, news)).outs as WebhookImageOutputs;
         expect(updated.digest).not.toBe(first.digest);
-        const manifest = skopeo("inspect", "--tls-verify=false", "--raw", `docker://${updated.imageRef}`) as { config: { digest: string }; layers: Array<{ digest: string }> };
-        expect(registry.uploadedBlobs("webhook/app").slice(uploadsBefore).sort()).toEqual([manifest.layers[2].digest, manifest.config.digest].sort());
+        const manifest = skopeo("inspect", "--tls-verify=false", "--raw", `docker://${updated.imageRef}`) as {
+            config: { digest: string };
+            layers: Array<{ digest: string }>;
+        };
+        expect(registry.uploadedBlobs("webhook/app").slice(uploadsBefore).sort()).toEqual(
+            [manifest.layers[2].digest, manifest.config.digest].sort(),
+        );
     });
 
     test("GIVEN a pushed image WHEN read THEN its state is returned unchanged; WHEN its manifest is deleted with skopeo THEN read reports it gone", async () => {
@@ -156,11 +188,16 @@ describe("WebhookImage provider against a registry", () => {
     test("GIVEN the default delete policy WHEN deleted THEN the image stays pullable; GIVEN deleteOnDestroy WHEN deleted THEN its manifest is gone", async () => {
         const kept = (await provider.create(await inputsFor(project, "webhook/kept"))).outs as WebhookImageOutputs;
         await provider.delete("id", kept);
-        expect((skopeo("inspect", "--tls-verify=false", "--raw", `docker://${kept.imageRef}`) as { schemaVersion: number }).schemaVersion).toBe(2);
+        expect(
+            (skopeo("inspect", "--tls-verify=false", "--raw", `docker://${kept.imageRef}`) as { schemaVersion: number }).schemaVersion,
+        ).toBe(2);
 
-        const removed = (await provider.create({ ...(await inputsFor(project, "webhook/removed")), deleteOnDestroy: true })).outs as WebhookImageOutputs;
+        const removed = (await provider.create({ ...(await inputsFor(project, "webhook/removed")), deleteOnDestroy: true }))
+            .outs as WebhookImageOutputs;
         await provider.delete("id", removed);
-        expect(() => execFileSync("skopeo", ["inspect", "--tls-verify=false", "--raw", `docker://${removed.imageRef}`], { stdio: "pipe" })).toThrow(/manifest unknown/);
+        expect(() =>
+            execFileSync("skopeo", ["inspect", "--tls-verify=false", "--raw", `docker://${removed.imageRef}`], { stdio: "pipe" }),
+        ).toThrow(/manifest unknown/);
     });
 
     test("GIVEN only deleteOnDestroy changed WHEN diffed and updated THEN it is an update that publishes nothing and keeps the digest", async () => {
@@ -183,22 +220,34 @@ describe("image formats and platforms", () => {
     const project = withProject("all");
 
     test("GIVEN two platforms WHEN created THEN an OCI index names one manifest per platform, each on its base platform image", async () => {
-        const outs = (await provider.create(await inputsFor(project(), "webhook/multi", { platforms: ["linux/amd64", "linux/arm64"] }))).outs as WebhookImageOutputs;
-        const index = skopeo("inspect", "--tls-verify=false", "--raw", `docker://${outs.imageRef}`) as { mediaType: string; manifests: Array<{ digest: string; platform: unknown }> };
+        const outs = (await provider.create(await inputsFor(project(), "webhook/multi", { platforms: ["linux/amd64", "linux/arm64"] })))
+            .outs as WebhookImageOutputs;
+        const index = skopeo("inspect", "--tls-verify=false", "--raw", `docker://${outs.imageRef}`) as {
+            mediaType: string;
+            manifests: Array<{ digest: string; platform: unknown }>;
+        };
         expect(index.mediaType).toBe("application/vnd.oci.image.index.v1+json");
         expect(index.manifests.map((m) => m.platform)).toEqual([
             { architecture: "amd64", os: "linux" },
             { architecture: "arm64", os: "linux" },
         ]);
-        const arm = skopeo("inspect", "--tls-verify=false", "--override-arch", "arm64", "--config", `docker://${outs.imageRef}`) as { architecture: string; config: { Entrypoint: string[] } };
+        const arm = skopeo("inspect", "--tls-verify=false", "--override-arch", "arm64", "--config", `docker://${outs.imageRef}`) as {
+            architecture: string;
+            config: { Entrypoint: string[] };
+        };
         expect(arm.architecture).toBe("arm64");
         expect(arm.config.Entrypoint).toEqual(["/nodejs/bin/node", "/app/webhook/main.js"]);
     });
 
     test("GIVEN a Docker schema 2 base image WHEN created THEN the image is a Docker schema 2 manifest with Docker layer and config media types", async () => {
         const dockerBase = (await pushBase(base, registry.host, "base/node-docker", "v2s2")).pinned;
-        const outs = (await provider.create(await inputsFor(project(), "webhook/docker", { baseImage: dockerBase }))).outs as WebhookImageOutputs;
-        const manifest = skopeo("inspect", "--tls-verify=false", "--raw", `docker://${outs.imageRef}`) as { mediaType: string; config: { mediaType: string }; layers: Array<{ mediaType: string }> };
+        const outs = (await provider.create(await inputsFor(project(), "webhook/docker", { baseImage: dockerBase })))
+            .outs as WebhookImageOutputs;
+        const manifest = skopeo("inspect", "--tls-verify=false", "--raw", `docker://${outs.imageRef}`) as {
+            mediaType: string;
+            config: { mediaType: string };
+            layers: Array<{ mediaType: string }>;
+        };
         expect(manifest.mediaType).toBe("application/vnd.docker.distribution.manifest.v2+json");
         expect(manifest.config.mediaType).toBe("application/vnd.docker.container.image.v1+json");
         expect(manifest.layers.map((l) => l.mediaType)).toEqual(Array(3).fill("application/vnd.docker.image.rootfs.diff.tar.gzip"));

@@ -1,16 +1,30 @@
 import fc from "fast-check";
-import { ecrRegistry, formatRepository, isLoopbackRegistry, parseImageReference, parsePinnedReference, parseRepository, registryApiHost } from "../../components/webhook-image/reference";
+import {
+    ecrRegistry,
+    formatRepository,
+    isLoopbackRegistry,
+    parseImageReference,
+    parsePinnedReference,
+    parseRepository,
+    registryApiHost,
+} from "../../components/webhook-image/reference";
 
 const DIGEST = `sha256:${"ab".repeat(32)}`;
 
 describe("repository names", () => {
     test.each([
-        ["cluster-platform/subscription-webhook", { registry: "docker.io", path: "cluster-platform/subscription-webhook", explicitRegistry: false }],
+        [
+            "cluster-platform/subscription-webhook",
+            { registry: "docker.io", path: "cluster-platform/subscription-webhook", explicitRegistry: false },
+        ],
         ["node", { registry: "docker.io", path: "library/node", explicitRegistry: false }],
         ["docker.io/node", { registry: "docker.io", path: "library/node", explicitRegistry: true }],
         ["127.0.0.1:5000/team/webhook", { registry: "127.0.0.1:5000", path: "team/webhook", explicitRegistry: true }],
         ["localhost/webhook", { registry: "localhost", path: "webhook", explicitRegistry: true }],
-        ["123456789012.dkr.ecr.us-east-1.amazonaws.com/platform/webhook", { registry: "123456789012.dkr.ecr.us-east-1.amazonaws.com", path: "platform/webhook", explicitRegistry: true }],
+        [
+            "123456789012.dkr.ecr.us-east-1.amazonaws.com/platform/webhook",
+            { registry: "123456789012.dkr.ecr.us-east-1.amazonaws.com", path: "platform/webhook", explicitRegistry: true },
+        ],
         ["ghcr.io/org/a.b_c__d-e---f", { registry: "ghcr.io", path: "org/a.b_c__d-e---f", explicitRegistry: true }],
     ])("GIVEN %s WHEN parsed THEN host and path are %j", (text, expected) => {
         expect(parseRepository(text)).toEqual({ ok: true, value: expected });
@@ -32,11 +46,15 @@ describe("repository names", () => {
     test("GIVEN any well-formed host and path WHEN parsed and formatted THEN the text comes back", () => {
         const component = fc.stringMatching(/^[a-z0-9]{1,8}(?:[._-][a-z0-9]{1,8}){0,2}$/);
         fc.assert(
-            fc.property(fc.stringMatching(/^[a-z](?:[a-z0-9-]{0,8}[a-z0-9])?\.[a-z]{2,5}(?::[0-9]{2,5})?$/), fc.array(component, { minLength: 1, maxLength: 4 }), (host, parts) => {
-                const text = `${host}/${parts.join("/")}`;
-                const parsed = parseRepository(text);
-                expect(parsed.ok && formatRepository(parsed.value)).toBe(text);
-            }),
+            fc.property(
+                fc.stringMatching(/^[a-z](?:[a-z0-9-]{0,8}[a-z0-9])?\.[a-z]{2,5}(?::[0-9]{2,5})?$/),
+                fc.array(component, { minLength: 1, maxLength: 4 }),
+                (host, parts) => {
+                    const text = `${host}/${parts.join("/")}`;
+                    const parsed = parseRepository(text);
+                    expect(parsed.ok && formatRepository(parsed.value)).toBe(text);
+                },
+            ),
         );
     });
 });
@@ -77,6 +95,12 @@ describe("registry hosts", () => {
     test("GIVEN Docker Hub and loopback hosts WHEN addressed THEN Hub goes to its API host and only loopback uses plain HTTP", () => {
         expect(registryApiHost("docker.io")).toBe("registry-1.docker.io");
         expect(registryApiHost("ghcr.io")).toBe("ghcr.io");
-        expect(["127.0.0.1:5000", "localhost:5000", "127.1.2.3", "ghcr.io", "10.0.0.1:5000"].map(isLoopbackRegistry)).toEqual([true, true, true, false, false]);
+        expect(["127.0.0.1:5000", "localhost:5000", "127.1.2.3", "ghcr.io", "10.0.0.1:5000"].map(isLoopbackRegistry)).toEqual([
+            true,
+            true,
+            true,
+            false,
+            false,
+        ]);
     });
 });

@@ -59,7 +59,13 @@ describe("Bearer token flow", () => {
 
     beforeAll(async () => {
         tokens = await startTokenServer(work, USER);
-        registry = await startRegistry({ kind: "token", realm: tokens.realm, service: tokens.service, issuer: tokens.issuer, rootCertBundle: tokens.rootCertBundle });
+        registry = await startRegistry({
+            kind: "token",
+            realm: tokens.realm,
+            service: tokens.service,
+            issuer: tokens.issuer,
+            rootCertBundle: tokens.rootCertBundle,
+        });
         baseImage = await pushBaseWithCredentials(registry);
     });
 
@@ -77,17 +83,31 @@ describe("Bearer token flow", () => {
 
         expect(image.report.mounted).toHaveLength(1);
         expect(registry.mountedBlobs("webhook/app")).toEqual(image.report.mounted);
-        expect(tokens.requests).toContainEqual({ scopes: ["repository:base/node:pull", "repository:webhook/app:pull,push"], authenticated: true });
+        expect(tokens.requests).toContainEqual({
+            scopes: ["repository:base/node:pull", "repository:webhook/app:pull,push"],
+            authenticated: true,
+        });
         expect(tokens.requests.every((r) => r.authenticated)).toBe(true);
         // Asynchronously: skopeo asks this process's token service for its token.
         const inspected = JSON.parse(
-            (await promisify(execFile)("skopeo", ["inspect", "--tls-verify=false", "--creds", `${USER.username}:${USER.password}`, "--config", `docker://${image.imageRef}`])).stdout,
+            (
+                await promisify(execFile)("skopeo", [
+                    "inspect",
+                    "--tls-verify=false",
+                    "--creds",
+                    `${USER.username}:${USER.password}`,
+                    "--config",
+                    `docker://${image.imageRef}`,
+                ])
+            ).stdout,
         ) as { config: { User: string } };
         expect(inspected.config.User).toBe("65532:65532");
     });
 
     test("GIVEN no credentials WHEN the image is pushed THEN the token service's refusal is reported with the scopes asked for", async () => {
-        await expect(buildWith(registry, baseImage, { HOME: work, DOCKER_CONFIG: path.join(work, "empty") }, "webhook/anonymous")).rejects.toThrow(
+        await expect(
+            buildWith(registry, baseImage, { HOME: work, DOCKER_CONFIG: path.join(work, "empty") }, "webhook/anonymous"),
+        ).rejects.toThrow(
             `${registry.host}: the token service http://${tokens.realm.slice(7)} refused repository:base/node:pull (401: {"details":"incorrect username or password"})`,
         );
     });
@@ -116,7 +136,11 @@ describe("Basic authorization (htpasswd)", () => {
         const image = await buildWith(registry, baseImage, { DOCKER_CONFIG: dockerConfig, HOME: work });
 
         const manifest = JSON.parse(
-            execFileSync("skopeo", ["inspect", "--tls-verify=false", "--creds", `${USER.username}:${USER.password}`, "--raw", `docker://${image.imageRef}`], { encoding: "utf8" }),
+            execFileSync(
+                "skopeo",
+                ["inspect", "--tls-verify=false", "--creds", `${USER.username}:${USER.password}`, "--raw", `docker://${image.imageRef}`],
+                { encoding: "utf8" },
+            ),
         ) as { layers: unknown[] };
         expect(manifest.layers).toHaveLength(3);
     });
@@ -128,11 +152,19 @@ describe("Basic authorization (htpasswd)", () => {
         mkdirSync(bin, { recursive: true });
         const asked = path.join(work, "helper-asked");
         const helper = path.join(bin, "docker-credential-testhelper");
-        writeFileSync(helper, `#!/bin/sh\n[ "$1" = get ] || exit 1\ncat > '${asked}'\nprintf '{"ServerURL":"x","Username":"${USER.username}","Secret":"${USER.password}"}'\n`);
+        writeFileSync(
+            helper,
+            `#!/bin/sh\n[ "$1" = get ] || exit 1\ncat > '${asked}'\nprintf '{"ServerURL":"x","Username":"${USER.username}","Secret":"${USER.password}"}'\n`,
+        );
         chmodSync(helper, 0o755);
         writeFileSync(path.join(dockerConfig, "config.json"), JSON.stringify({ credHelpers: { [registry.host]: "testhelper" } }));
 
-        const image = await buildWith(registry, baseImage, { DOCKER_CONFIG: dockerConfig, HOME: work, PATH: `${bin}:${process.env.PATH}` }, "webhook/helper");
+        const image = await buildWith(
+            registry,
+            baseImage,
+            { DOCKER_CONFIG: dockerConfig, HOME: work, PATH: `${bin}:${process.env.PATH}` },
+            "webhook/helper",
+        );
 
         expect(image.imageRef).toMatch(new RegExp(`^${registry.host}/webhook/helper@sha256:[0-9a-f]{64}$`));
         expect(execFileSync("cat", [asked], { encoding: "utf8" })).toBe(registry.host);
@@ -140,8 +172,12 @@ describe("Basic authorization (htpasswd)", () => {
 
     test("GIVEN no credentials WHEN the image is pushed THEN the error names the request, the status and how to log in", async () => {
         const digest = baseImage.slice(baseImage.indexOf("@") + 1);
-        await expect(buildWith(registry, baseImage, { HOME: work, DOCKER_CONFIG: path.join(work, "empty") }, "webhook/anonymous")).rejects.toThrow(
-            new Error(`GET ${registry.host}/v2/base/node/manifests/${digest}: 401 Unauthorized: the registry wants credentials and none were found (log in with \`docker login\` or \`skopeo login\`)`),
+        await expect(
+            buildWith(registry, baseImage, { HOME: work, DOCKER_CONFIG: path.join(work, "empty") }, "webhook/anonymous"),
+        ).rejects.toThrow(
+            new Error(
+                `GET ${registry.host}/v2/base/node/manifests/${digest}: 401 Unauthorized: the registry wants credentials and none were found (log in with \`docker login\` or \`skopeo login\`)`,
+            ),
         );
     });
 });

@@ -68,11 +68,22 @@ describe("the serialized provider", () => {
         const base = (await pushBase(buildNodeBaseLayout(work), registry.host, "base/node", "oci-index")).pinned;
         const content = imageContent(project, base);
         const plan = await planImage(content);
-        const inputs: WebhookImageInputs = { ...content, repository: `${registry.host}/webhook/serialized`, output: "registry", contentHash: plan.contentHash, layers: plan.layers, deleteOnDestroy: false };
+        const inputs: WebhookImageInputs = {
+            ...content,
+            repository: `${registry.host}/webhook/serialized`,
+            output: "registry",
+            contentHash: plan.contentHash,
+            layers: plan.layers,
+            deleteOnDestroy: false,
+        };
         writeFileSync(path.join(work, "provider.js"), serialized.text);
         writeFileSync(path.join(work, "args.json"), JSON.stringify([inputs]));
 
-        const { stdout } = await run(process.execPath, ["-e", HOST, path.join(work, "provider.js"), "create", path.join(work, "args.json")], { cwd: ROOT, env: { PATH: process.env.PATH, HOME: work } });
+        const { stdout } = await run(
+            process.execPath,
+            ["-e", HOST, path.join(work, "provider.js"), "create", path.join(work, "args.json")],
+            { cwd: ROOT, env: { PATH: process.env.PATH, HOME: work } },
+        );
         const created = JSON.parse(stdout) as { id: string; outs: { imageRef: string; digest: string } };
 
         expect(created.id).toBe(inputs.repository);

@@ -13,7 +13,11 @@ describe("what goes into the image", () => {
         writeFileSync(path.join(project(), "dist", "webhook", "main.js.map"), "{}");
         writeFileSync(path.join(project(), "dist", "webhook", "main.d.ts"), "export {};");
         const sources = await collectImageSources({ projectDirectory: project(), ...SOURCE }, LINUX_AMD64);
-        expect(sources.application.map((e) => `${e.mode.toString(8)} ${e.path}`)).toEqual(["644 app/package.json", "644 app/webhook/main.js", "644 app/webhook/review.js"]);
+        expect(sources.application.map((e) => `${e.mode.toString(8)} ${e.path}`)).toEqual([
+            "644 app/package.json",
+            "644 app/webhook/main.js",
+            "644 app/webhook/review.js",
+        ]);
         expect(sources.requiredPackages).toEqual(["pino", "prom-client"]);
         expect(sources.dependencies.some((e) => e.path === "app/node_modules/pino/package.json")).toBe(true);
         expect(sources.dependencies.filter((e) => /\.d\.[cm]?ts$|\.map$/.test(e.path))).toEqual([]);
@@ -23,9 +27,17 @@ describe("what goes into the image", () => {
     test("GIVEN a compiled module outside the webhook folder that it requires WHEN collected THEN that module is packaged at its place under /app", async () => {
         mkdirSync(path.join(project(), "dist", "shared"), { recursive: true });
         writeFileSync(path.join(project(), "dist", "shared", "names.js"), "module.exports = { name: 'x' };\n");
-        writeFileSync(path.join(project(), "dist", "webhook", "review.js"), "const { name } = require('../shared/names');\nmodule.exports = { review: () => name };\n");
+        writeFileSync(
+            path.join(project(), "dist", "webhook", "review.js"),
+            "const { name } = require('../shared/names');\nmodule.exports = { review: () => name };\n",
+        );
         const sources = await collectImageSources({ projectDirectory: project(), ...SOURCE }, LINUX_AMD64);
-        expect(sources.application.map((e) => e.path)).toEqual(["app/package.json", "app/shared/names.js", "app/webhook/main.js", "app/webhook/review.js"]);
+        expect(sources.application.map((e) => e.path)).toEqual([
+            "app/package.json",
+            "app/shared/names.js",
+            "app/webhook/main.js",
+            "app/webhook/review.js",
+        ]);
     });
 
     test("GIVEN a webhook with several mistakes WHEN collected THEN one error lists every one of them", async () => {

@@ -43,7 +43,10 @@ function installClosure(clone: string, style: "preserve" | "fresh"): void {
         });
     }
     if (style === "fresh") {
-        writeFileSync(path.join(clone, "node_modules", ".package-lock.json"), '{"name":"cluster-platform","lockfileVersion":3,"packages":{}}\n');
+        writeFileSync(
+            path.join(clone, "node_modules", ".package-lock.json"),
+            '{"name":"cluster-platform","lockfileVersion":3,"packages":{}}\n',
+        );
         const groupWritable = (directory: string): void => {
             for (const entry of readdirSync(directory, { withFileTypes: true })) {
                 const absolute = path.join(directory, entry.name);

@@ -36,7 +36,13 @@ describe("the serving certificate expiry gauge", () => {
         const notAfter = Date.parse(new X509Certificate(pair.cert).validTo);
         let now = notAfter - 3 * 86_400_000;
         const metrics = new WebhookMetrics({ processMetrics: false, now: () => now });
-        new CertificateFiles(path.join(directory, "tls.crt"), path.join(directory, "tls.key"), () => undefined, pino({ level: "silent" }), metrics).load();
+        new CertificateFiles(
+            path.join(directory, "tls.crt"),
+            path.join(directory, "tls.key"),
+            () => undefined,
+            pino({ level: "silent" }),
+            metrics,
+        ).load();
         expect(sample(await metrics.registry.metrics(), EXPIRY)).toBe(`${EXPIRY} 259200`);
         now = notAfter + 60_000;
         expect(sample(await metrics.registry.metrics(), EXPIRY)).toBe(`${EXPIRY} -60`);

@@ -44,11 +44,21 @@ describe("cluster state from list + watch against a stand-in API (real @kubernet
         api.put(secret("openshift-config", "zz-unrelated", { token: SECRET_VALUE }));
         api.put(secret("team-a", "local-entitlement", { "local.pem": SECRET_VALUE }));
         api.put(configMap("team-a", "local-repo", { "redhat.repo": "[rhel]\nbaseurl=https://satellite.example/" }));
-        api.put(bundleObject("team-a", "local", { entitlements: [{ name: "local-entitlement" }], yumRepositories: [{ name: "local-repo" }] }));
-        api.put(bundleObject(undefined, "cluster", { entitlements: [{ name: "etc-pki-entitlement", namespace: "openshift-config" }] }, true));
+        api.put(
+            bundleObject("team-a", "local", { entitlements: [{ name: "local-entitlement" }], yumRepositories: [{ name: "local-repo" }] }),
+        );
+        api.put(
+            bundleObject(undefined, "cluster", { entitlements: [{ name: "etc-pki-entitlement", namespace: "openshift-config" }] }, true),
+        );
         metrics = new WebhookMetrics({ processMetrics: false });
         logs = capturedLogger();
-        state = new ClusterState({ kubeConfig: api.kubeConfig(), metrics, logger: logs.logger, retry: { initialMs: 10, maxMs: 50 }, pageSize: 2 });
+        state = new ClusterState({
+            kubeConfig: api.kubeConfig(),
+            metrics,
+            logger: logs.logger,
+            retry: { initialMs: 10, maxMs: 50 },
+            pageSize: 2,
+        });
         await state.start();
         // start() resolves after the lists; the watches it opened reach the API a moment later.
         await waitFor(() => api.requests.length === metrics.kubeApiRequestCount, "the watch requests to arrive");
@@ -62,22 +72,45 @@ describe("cluster state from list + watch against a stand-in API (real @kubernet
     test("GIVEN bundles and referenced objects WHEN started THEN it is synced with bundles indexed and only key names of watched namespaces cached", () => {
         expect(state.synced()).toBe(true);
         expect([...state.bundlesIn("team-a").values()]).toEqual([
-            { name: "local", namespace: "team-a", generation: 1, alwaysInject: false, entitlements: [{ name: "local-entitlement" }], yumRepositories: [{ name: "local-repo" }] },
+            {
+                name: "local",
+                namespace: "team-a",
+                generation: 1,
+                alwaysInject: false,
+                entitlements: [{ name: "local-entitlement" }],
+                yumRepositories: [{ name: "local-repo" }],
+            },
         ]);
         expect([...state.clusterBundleMap().values()]).toEqual([
-            { name: "cluster", namespace: undefined, generation: 1, alwaysInject: true, entitlements: [{ name: "etc-pki-entitlement", namespace: "openshift-config" }], yumRepositories: [] },
+            {
+                name: "cluster",
+                namespace: undefined,
+                generation: 1,
+                alwaysInject: true,
+                entitlements: [{ name: "etc-pki-entitlement", namespace: "openshift-config" }],
+                yumRepositories: [],
+            },
         ]);
         expect(state.keyCacheContents()).toEqual({
             "Secret/team-a": { "local-entitlement": ["local.pem"] },
             "ConfigMap/team-a": { "local-repo": ["redhat.repo"] },
-            "Secret/openshift-config": { "etc-pki-entitlement": ["sca-key.pem", "sca.pem"], unrelated: ["password"], "zz-unrelated": ["token"] },
+            "Secret/openshift-config": {
+                "etc-pki-entitlement": ["sca-key.pem", "sca.pem"],
+                unrelated: ["password"],
+                "zz-unrelated": ["token"],
+            },
         });
         expect(JSON.stringify(state.keyCacheContents())).not.toContain(SECRET_VALUE);
         expect(JSON.stringify(state.keyCacheContents())).not.toContain("satellite.example");
     });
 
     test("GIVEN a started state WHEN listing THEN pages of the page size were read and only referenced namespaces were listed", () => {
-        expect(api.requestsSince(0).filter((line) => !line.endsWith("(watch)")).sort()).toEqual(
+        expect(
+            api
+                .requestsSince(0)
+                .filter((line) => !line.endsWith("(watch)"))
+                .sort(),
+        ).toEqual(
             [
                 "GET /api/v1/namespaces/openshift-config/secrets",
                 "GET /api/v1/namespaces/openshift-config/secrets",
@@ -119,27 +152,42 @@ describe("cluster state from list + watch against a stand-in API (real @kubernet
         api.closeWatches();
         api.compact();
         const before = api.requests.length;
-        await waitFor(() => api.requestsSince(before).includes("GET /apis/subscription.openshift.io/v1alpha1/bundles"), "a re-list after 410");
+        await waitFor(
+            () => api.requestsSince(before).includes("GET /apis/subscription.openshift.io/v1alpha1/bundles"),
+            "a re-list after 410",
+        );
         api.put(bundleObject("team-a", "after-gone", { entitlements: [] }));
         await waitFor(() => state.bundlesIn("team-a").has("after-gone"), "events after the re-list");
     });
 
     test("GIVEN the server may read only some namespaces WHEN a Bundle elsewhere appears THEN it is never watched, the caches stay synced and its pods are denied naming the config key", async () => {
-        const scoped = new ClusterState({ kubeConfig: api.kubeConfig(), metrics, logger: logs.logger, retry: { initialMs: 10, maxMs: 50 }, readNamespaces: ["openshift-config", "team-a"] });
+        const scoped = new ClusterState({
+            kubeConfig: api.kubeConfig(),
+            metrics,
+            logger: logs.logger,
+            retry: { initialMs: 10, maxMs: 50 },
+            readNamespaces: ["openshift-config", "team-a"],
+        });
         await scoped.start();
         api.put(secret("team-b", "own-entitlement", { "b.pem": SECRET_VALUE }));
         api.put(bundleObject("team-b", "own", { entitlements: [{ name: "own-entitlement" }] }));
         await waitFor(() => scoped.bundlesIn("team-b").has("own"), "the team-b Bundle in the cache");
         expect(Object.keys(scoped.keyCacheContents()).sort()).toEqual(["ConfigMap/team-a", "Secret/openshift-config", "Secret/team-a"]);
         expect(scoped.synced()).toBe(true);
-        const access = new AccessReviewCache(subjectAccessReviewer(api.kubeConfig(), metrics), { allowedTtlMs: 60_000, deniedTtlMs: 10_000 });
+        const access = new AccessReviewCache(subjectAccessReviewer(api.kubeConfig(), metrics), {
+            allowedTtlMs: 60_000,
+            deniedTtlMs: 10_000,
+        });
         const handler = new AdmissionHandler({ cluster: scoped, access, metrics, logger: logs.logger, lookupTimeoutMs: 2000 });
-        const denied = JSON.parse((await handler.handle(review("b1", { "subscription.openshift.io/inject-bundle": "own" }, "team-b"))).body);
+        const denied = JSON.parse(
+            (await handler.handle(review("b1", { "subscription.openshift.io/inject-bundle": "own" }, "team-b"))).body,
+        );
         expect(denied.response).toMatchObject({
             allowed: false,
             status: {
                 code: 400,
-                message: 'Bundle "own" references Secret team-b/own-entitlement, in a namespace the webhook may not read (add "team-b" to cluster-platform:subscriptions.webhook.readNamespaces)',
+                message:
+                    'Bundle "own" references Secret team-b/own-entitlement, in a namespace the webhook may not read (add "team-b" to cluster-platform:subscriptions.webhook.readNamespaces)',
             },
         });
         expect(Object.keys(scoped.keyCacheContents())).not.toContain("Secret/team-b");
@@ -162,11 +210,20 @@ describe("cluster state from list + watch against a stand-in API (real @kubernet
             const spec = (resourceAttributes: Record<string, string>) => ({
                 apiVersion: "authorization.k8s.io/v1",
                 kind: "SubjectAccessReview",
-                spec: { user: "system:serviceaccount:team-a:builder", groups: ["system:serviceaccounts"], resourceAttributes: { namespace: "team-a", ...resourceAttributes } },
+                spec: {
+                    user: "system:serviceaccount:team-a:builder",
+                    groups: ["system:serviceaccounts"],
+                    resourceAttributes: { namespace: "team-a", ...resourceAttributes },
+                },
             });
             expect(sars.map((sar) => sar.body)).toEqual([
                 spec({ verb: "get", group: "subscription.openshift.io", version: "v1alpha1", resource: "clusterbundles", name: "cluster" }),
-                spec({ verb: "use", group: "sharedresource.openshift.io", resource: "sharedsecrets", name: "cluster-entitlement-etc-pki-entitlement-d0e25df8" }),
+                spec({
+                    verb: "use",
+                    group: "sharedresource.openshift.io",
+                    resource: "sharedsecrets",
+                    name: "cluster-entitlement-etc-pki-entitlement-d0e25df8",
+                }),
             ]);
             const apiBefore = api.requests.length;
             const countedBefore = metrics.kubeApiRequestCount;
@@ -181,17 +238,27 @@ describe("cluster state from list + watch against a stand-in API (real @kubernet
 
         test("GIVEN the SubjectAccessReview denies WHEN the bundle is requested THEN the pod is denied; an always-inject one is skipped with a warning", async () => {
             api.authorize = () => false;
-            const access = new AccessReviewCache(subjectAccessReviewer(api.kubeConfig(), metrics), { allowedTtlMs: 60_000, deniedTtlMs: 10_000 });
+            const access = new AccessReviewCache(subjectAccessReviewer(api.kubeConfig(), metrics), {
+                allowedTtlMs: 60_000,
+                deniedTtlMs: 10_000,
+            });
             const handler = new AdmissionHandler({ cluster: state, access, metrics, logger: logs.logger, lookupTimeoutMs: 2000 });
-            const requested = JSON.parse((await handler.handle(review("r1", { "subscription.openshift.io/inject-cluster-bundle": "cluster" }))).body);
+            const requested = JSON.parse(
+                (await handler.handle(review("r1", { "subscription.openshift.io/inject-cluster-bundle": "cluster" }))).body,
+            );
             expect(requested.response).toMatchObject({ uid: "r1", allowed: false, status: { code: 403, reason: "Forbidden" } });
             const automatic = JSON.parse((await handler.handle(review("r2", {}))).body);
-            expect(automatic.response.warnings).toEqual(['always-inject ClusterBundle "cluster" not injected: service account team-a/builder may not use it: get clusterbundles/cluster not allowed: no RBAC policy matched']);
+            expect(automatic.response.warnings).toEqual([
+                'always-inject ClusterBundle "cluster" not injected: service account team-a/builder may not use it: get clusterbundles/cluster not allowed: no RBAC policy matched',
+            ]);
         });
 
         test("GIVEN the review API fails WHEN a ClusterBundle applies THEN the pod is denied as retryable and the failure is not cached", async () => {
             api.failReviewsWith = 500;
-            const access = new AccessReviewCache(subjectAccessReviewer(api.kubeConfig(), metrics), { allowedTtlMs: 60_000, deniedTtlMs: 10_000 });
+            const access = new AccessReviewCache(subjectAccessReviewer(api.kubeConfig(), metrics), {
+                allowedTtlMs: 60_000,
+                deniedTtlMs: 10_000,
+            });
             const handler = new AdmissionHandler({ cluster: state, access, metrics, logger: logs.logger, lookupTimeoutMs: 2000 });
             const failed = JSON.parse((await handler.handle(review("f1", {}))).body);
             expect(failed.response.status).toMatchObject({ code: 503, reason: "ServiceUnavailable" });
@@ -210,7 +277,9 @@ describe("cold starts and API server restarts (issue 14 point 7: never a final a
         api.put(secret("team-a", "local-entitlement", { "local.pem": SECRET_VALUE }));
         api.put(bundleObject("team-a", "local", { entitlements: [{ name: "local-entitlement" }] }));
         api.put(secret("openshift-config", "etc-pki-entitlement", { "sca.pem": SECRET_VALUE }));
-        api.put(bundleObject(undefined, "cluster", { entitlements: [{ name: "etc-pki-entitlement", namespace: "openshift-config" }] }, true));
+        api.put(
+            bundleObject(undefined, "cluster", { entitlements: [{ name: "etc-pki-entitlement", namespace: "openshift-config" }] }, true),
+        );
     }
 
     /** Resolves once every informer named has logged a failed request (the API is really unreachable to it). */
@@ -227,16 +296,27 @@ describe("cold starts and API server restarts (issue 14 point 7: never a final a
         const metrics = new WebhookMetrics({ processMetrics: false });
         const logs = capturedLogger();
         const state = new ClusterState({ kubeConfig: api.kubeConfig(), metrics, logger: logs.logger, retry: { initialMs: 10, maxMs: 50 } });
-        const access = new AccessReviewCache(subjectAccessReviewer(api.kubeConfig(), metrics), { allowedTtlMs: 60_000, deniedTtlMs: 10_000 });
+        const access = new AccessReviewCache(subjectAccessReviewer(api.kubeConfig(), metrics), {
+            allowedTtlMs: 60_000,
+            deniedTtlMs: 10_000,
+        });
         const handler = new AdmissionHandler({ cluster: state, access, metrics, logger: logs.logger, lookupTimeoutMs: 2000 });
         const started = state.start();
         try {
-            await waitFor(failuresLogged(logs.lines, ["bundles", "clusterbundles"]), "both bundle informers to fail against the unreachable API");
+            await waitFor(
+                failuresLogged(logs.lines, ["bundles", "clusterbundles"]),
+                "both bundle informers to fail against the unreachable API",
+            );
             const named = JSON.parse((await handler.handle(review("cold-named", annotations))).body);
             const unannotated = JSON.parse((await handler.handle(review("cold-plain", {}))).body);
             const expected = {
                 allowed: false,
-                status: { status: "Failure", code: 503, reason: "ServiceUnavailable", message: "the webhook's caches are not synced yet (bundles, clusterbundles); retry" },
+                status: {
+                    status: "Failure",
+                    code: 503,
+                    reason: "ServiceUnavailable",
+                    message: "the webhook's caches are not synced yet (bundles, clusterbundles); retry",
+                },
             };
             expect(named.response).toEqual({ uid: "cold-named", ...expected });
             expect(unannotated.response).toEqual({ uid: "cold-plain", ...expected });
@@ -247,9 +327,17 @@ describe("cold starts and API server restarts (issue 14 point 7: never a final a
             await started;
             expect(state.synced()).toBe(true);
             const warm = JSON.parse((await handler.handle(review("warm-named", annotations))).body);
-            expect(warm.response).toMatchObject({ uid: "warm-named", allowed: true, status: { code: 200, message: "injected Bundle local, ClusterBundle cluster" } });
+            expect(warm.response).toMatchObject({
+                uid: "warm-named",
+                allowed: true,
+                status: { code: 200, message: "injected Bundle local, ClusterBundle cluster" },
+            });
             const plain = JSON.parse((await handler.handle(review("warm-plain", {}))).body);
-            expect(plain.response).toMatchObject({ uid: "warm-plain", allowed: true, status: { code: 200, message: "injected ClusterBundle cluster" } });
+            expect(plain.response).toMatchObject({
+                uid: "warm-plain",
+                allowed: true,
+                status: { code: 200, message: "injected ClusterBundle cluster" },
+            });
         } finally {
             state.stop();
             await api.stop();
@@ -261,24 +349,51 @@ describe("cold starts and API server restarts (issue 14 point 7: never a final a
         await before.start();
         seed(before);
         before.put(configMap("team-a", "local-repo", { "redhat.repo": "[rhel]" }));
-        before.put(bundleObject("team-a", "retired", { entitlements: [{ name: "local-entitlement" }], yumRepositories: [{ name: "local-repo" }] }));
+        before.put(
+            bundleObject("team-a", "retired", { entitlements: [{ name: "local-entitlement" }], yumRepositories: [{ name: "local-repo" }] }),
+        );
         const metrics = new WebhookMetrics({ processMetrics: false });
         const logs = capturedLogger();
-        const state = new ClusterState({ kubeConfig: before.kubeConfig(), metrics, logger: logs.logger, retry: { initialMs: 10, maxMs: 50 } });
+        const state = new ClusterState({
+            kubeConfig: before.kubeConfig(),
+            metrics,
+            logger: logs.logger,
+            retry: { initialMs: 10, maxMs: 50 },
+        });
         await state.start();
         const after = new FakeKubeApi();
         try {
             expect([...state.bundlesIn("team-a").keys()].sort()).toEqual(["local", "retired"]);
             await before.stop();
-            await waitFor(failuresLogged(logs.lines, ["bundles", "clusterbundles", "secrets/team-a", "configmaps/team-a", "secrets/openshift-config"]), "every informer to fail against the stopped API");
+            await waitFor(
+                failuresLogged(logs.lines, [
+                    "bundles",
+                    "clusterbundles",
+                    "secrets/team-a",
+                    "configmaps/team-a",
+                    "secrets/openshift-config",
+                ]),
+                "every informer to fail against the stopped API",
+            );
             // The restarted API (a restored etcd, say) holds different objects at lower resourceVersions.
             after.put(bundleObject("team-a", "local", { entitlements: [{ name: "local-entitlement" }] }));
             after.put(bundleObject("team-a", "added", { entitlements: [{ name: "local-entitlement" }] }));
             after.put(secret("team-a", "local-entitlement", { "local.pem": SECRET_VALUE, "local-key.pem": SECRET_VALUE }));
             after.put(secret("openshift-config", "etc-pki-entitlement", { "sca.pem": SECRET_VALUE }));
             await after.start(before.port);
-            await waitFor(() => state.bundlesIn("team-a").has("added") && !state.bundlesIn("team-a").has("retired") && state.clusterBundleMap().size === 0, "the bundle caches to converge");
-            await waitFor(() => state.keysOf("Secret", "team-a", "local-entitlement")?.length === 2 && Object.keys(state.keyCacheContents()).length === 1, "the key caches to converge");
+            await waitFor(
+                () =>
+                    state.bundlesIn("team-a").has("added") &&
+                    !state.bundlesIn("team-a").has("retired") &&
+                    state.clusterBundleMap().size === 0,
+                "the bundle caches to converge",
+            );
+            await waitFor(
+                () =>
+                    state.keysOf("Secret", "team-a", "local-entitlement")?.length === 2 &&
+                    Object.keys(state.keyCacheContents()).length === 1,
+                "the key caches to converge",
+            );
             expect([...state.bundlesIn("team-a").keys()].sort()).toEqual(["added", "local"]);
             expect(state.keysOf("Secret", "team-a", "local-entitlement")).toEqual(["local-key.pem", "local.pem"]);
             expect(state.clusterBundleMap().size).toBe(0);

@@ -38,7 +38,9 @@ class Connection {
 
     static open(port: number, ca: string): Promise<Connection> {
         return new Promise((resolve, reject) => {
-            const socket = tls.connect({ host: "127.0.0.1", port, servername: "localhost", ca, ALPNProtocols: ["http/1.1"] }, () => resolve(new Connection(socket)));
+            const socket = tls.connect({ host: "127.0.0.1", port, servername: "localhost", ca, ALPNProtocols: ["http/1.1"] }, () =>
+                resolve(new Connection(socket)),
+            );
             socket.once("error", reject);
         });
     }
@@ -49,7 +51,9 @@ class Connection {
 
     post(body: string): Promise<Response> {
         const reply = new Promise<Response>((resolve) => (this.waiting = resolve));
-        this.socket.write(`POST /mutate-pods HTTP/1.1\r\nHost: webhook.subscriptions.svc:443\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+        this.socket.write(
+            `POST /mutate-pods HTTP/1.1\r\nHost: webhook.subscriptions.svc:443\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+        );
         return reply;
     }
 
@@ -57,10 +61,18 @@ class Connection {
         const end = this.buffer.indexOf("\r\n\r\n");
         if (end < 0 || !this.waiting) return;
         const lines = this.buffer.slice(0, end).split("\r\n");
-        const header = (name: string) => lines.find((line) => line.toLowerCase().startsWith(`${name}:`))?.slice(name.length + 1).trim();
+        const header = (name: string) =>
+            lines
+                .find((line) => line.toLowerCase().startsWith(`${name}:`))
+                ?.slice(name.length + 1)
+                .trim();
         const length = Number(header("content-length"));
         if (this.buffer.length < end + 4 + length) return;
-        const response = { status: Number(lines[0].split(" ")[1]), connection: header("connection"), body: this.buffer.slice(end + 4, end + 4 + length) };
+        const response = {
+            status: Number(lines[0].split(" ")[1]),
+            connection: header("connection"),
+            body: this.buffer.slice(end + 4, end + 4 + length),
+        };
         this.buffer = this.buffer.slice(end + 4 + length);
         const resolve = this.waiting;
         this.waiting = undefined;
@@ -74,7 +86,10 @@ class Connection {
 
 /** A pod CREATE in team-a (answered at once) or in "held" (its decision waits until the test releases it). */
 function review(uid: string, namespace = "team-a"): string {
-    const pod = { metadata: { generateName: "app-", annotations: { "subscription.openshift.io/inject-bundle": "local" } }, spec: { containers: [{ name: "app" }] } };
+    const pod = {
+        metadata: { generateName: "app-", annotations: { "subscription.openshift.io/inject-bundle": "local" } },
+        spec: { containers: [{ name: "app" }] },
+    };
     return JSON.stringify(podCreateReview(uid, namespace, pod));
 }
 
@@ -97,14 +112,26 @@ describe("graceful shutdown with keep-alive connections pooled by the client (as
         held = 0;
         const released = new Promise<void>((resolve) => (release = resolve));
         const cluster = {
-            ...staticCluster([bundle("team-a", "local"), bundle("held", "local")], [], keySets({ "Secret/team-a/local-entitlement": ["tls.pem"], "Secret/held/local-entitlement": ["tls.pem"] })),
+            ...staticCluster(
+                [bundle("team-a", "local"), bundle("held", "local")],
+                [],
+                keySets({ "Secret/team-a/local-entitlement": ["tls.pem"], "Secret/held/local-entitlement": ["tls.pem"] }),
+            ),
             // The key cache of "held" syncs when the test says so: a request there is in flight for as long as the test needs.
             whenKeysSynced: (namespaces: { Secret: Set<string> }) => (namespaces.Secret.has("held") ? (held++, released) : undefined),
         };
         const handler = new AdmissionHandler({ cluster, access: staticAccess(new Map()), metrics, logger, lookupTimeoutMs: 1000 });
         // A shutdown timeout longer than jest's own: the test passes only if the server exits once drained.
         start = async (idleCloseAfterMs: number) => {
-            ({ server, port } = await startTestServer({ dir, handler, metrics, logger, shutdownDelayMs: 200, shutdownTimeoutMs: 120_000, idleCloseAfterMs }));
+            ({ server, port } = await startTestServer({
+                dir,
+                handler,
+                metrics,
+                logger,
+                shutdownDelayMs: 200,
+                shutdownTimeoutMs: 120_000,
+                idleCloseAfterMs,
+            }));
         };
     });
 
@@ -182,14 +209,23 @@ describe("protocol", () => {
         const { dir, authority } = await servingCertificates("webhook-alpn-", "0d02");
         const metrics = new WebhookMetrics({ processMetrics: false });
         const logger = pino({ level: "silent" });
-        const handler = new AdmissionHandler({ cluster: staticCluster([], [], keySets({})), access: staticAccess(new Map()), metrics, logger, lookupTimeoutMs: 1000 });
+        const handler = new AdmissionHandler({
+            cluster: staticCluster([], [], keySets({})),
+            access: staticAccess(new Map()),
+            metrics,
+            logger,
+            lookupTimeoutMs: 1000,
+        });
         const { server, port } = await startTestServer({ dir, handler, metrics, logger });
         try {
             const negotiated = await new Promise<string | false | null>((resolve, reject) => {
-                const socket = tls.connect({ host: "127.0.0.1", port, servername: "localhost", ca: authority.cert, ALPNProtocols: ["h2", "http/1.1"] }, () => {
-                    resolve(socket.alpnProtocol);
-                    socket.destroy();
-                });
+                const socket = tls.connect(
+                    { host: "127.0.0.1", port, servername: "localhost", ca: authority.cert, ALPNProtocols: ["h2", "http/1.1"] },
+                    () => {
+                        resolve(socket.alpnProtocol);
+                        socket.destroy();
+                    },
+                );
                 socket.once("error", reject);
             });
             expect(negotiated).toBe("http/1.1");

@@ -53,13 +53,24 @@ describe("bundle selection (seed steps 1-3)", () => {
             warnings: [],
             injected: { bundles: { local: 2 }, clusterBundles: {} },
             patch: [
-                { op: "add", path: "/metadata/annotations/subscription.openshift.io~1bundle-generations", value: '{"bundles":{"local":2}}' },
+                {
+                    op: "add",
+                    path: "/metadata/annotations/subscription.openshift.io~1bundle-generations",
+                    value: '{"bundles":{"local":2}}',
+                },
                 {
                     op: "add",
                     path: "/spec/volumes/-",
-                    value: { name: ENTITLEMENTS_VOLUME, projected: { defaultMode: 420, sources: [{ secret: { name: "local-entitlement" } }] } },
+                    value: {
+                        name: ENTITLEMENTS_VOLUME,
+                        projected: { defaultMode: 420, sources: [{ secret: { name: "local-entitlement" } }] },
+                    },
                 },
-                { op: "add", path: "/spec/containers/0/volumeMounts/-", value: { name: ENTITLEMENTS_VOLUME, mountPath: ENT, readOnly: true } },
+                {
+                    op: "add",
+                    path: "/spec/containers/0/volumeMounts/-",
+                    value: { name: ENTITLEMENTS_VOLUME, mountPath: ENT, readOnly: true },
+                },
             ],
         });
     });
@@ -70,12 +81,17 @@ describe("bundle selection (seed steps 1-3)", () => {
         expect(decision.injected).toEqual({ bundles: { driver: 3, local: 2 }, clusterBundles: {} });
         expect(patched(decision, original).spec.volumes?.[1]).toEqual({
             name: ENTITLEMENTS_VOLUME,
-            projected: { defaultMode: 420, sources: [{ secret: { name: "driver-entitlement" } }, { secret: { name: "local-entitlement" } }] },
+            projected: {
+                defaultMode: 420,
+                sources: [{ secret: { name: "driver-entitlement" } }, { secret: { name: "local-entitlement" } }],
+            },
         });
     });
 
     test("GIVEN inject-bundle and inject-cluster-bundle naming bundles that do not exist WHEN decided THEN the pod is denied naming each of them", () => {
-        const original = pod({ annotations: { [ANNOTATIONS.injectBundle]: "local,ghost,phantom", [ANNOTATIONS.injectClusterBundle]: "nowhere" } });
+        const original = pod({
+            annotations: { [ANNOTATIONS.injectBundle]: "local,ghost,phantom", [ANNOTATIONS.injectClusterBundle]: "nowhere" },
+        });
         expect(denied(decideInjection(input(original, { bundles: byName([local]), keys: teamKeys })))).toEqual({
             reason: "BundleNotFound",
             code: 404,
@@ -109,14 +125,21 @@ describe("bundle selection (seed steps 1-3)", () => {
         ["deny-bundles: all but those listed", { [ANNOTATIONS.denyBundles]: "b,c" }, ["a"]],
         ["deny-bundles: * denies all", { [ANNOTATIONS.denyBundles]: "*" }, []],
         ["allow and deny: deny wins", { [ANNOTATIONS.allowBundles]: "a,b", [ANNOTATIONS.denyBundles]: "b,c" }, ["a"]],
-        ["deny-bundles does not filter what inject-bundle asks for", { [ANNOTATIONS.denyBundles]: "*", [ANNOTATIONS.injectBundle]: "b,manual" }, ["b", "manual"]],
+        [
+            "deny-bundles does not filter what inject-bundle asks for",
+            { [ANNOTATIONS.denyBundles]: "*", [ANNOTATIONS.injectBundle]: "b,manual" },
+            ["b", "manual"],
+        ],
         ["the cluster lists do not filter Bundles", { [ANNOTATIONS.denyClusterBundles]: "*" }, ["a", "b", "c"]],
     ])("GIVEN always-inject Bundles a, b, c WHEN %s THEN exactly those are injected", (_case, annotations, expected) => {
         const decision = admitted(decideInjection(input(pod({ annotations }), { bundles: byName(always) })));
         expect(Object.keys(decision.injected.bundles)).toEqual(expected);
     });
 
-    const alwaysCluster = [clusterBundle("x", { alwaysInject: true, entitlements: [] }), clusterBundle("y", { alwaysInject: true, entitlements: [] })];
+    const alwaysCluster = [
+        clusterBundle("x", { alwaysInject: true, entitlements: [] }),
+        clusterBundle("y", { alwaysInject: true, entitlements: [] }),
+    ];
     test.each([
         ["no annotation", {}, ["x", "y"]],
         ["allow-cluster-bundles: x", { [ANNOTATIONS.allowClusterBundles]: "x" }, ["x"]],
@@ -124,7 +147,9 @@ describe("bundle selection (seed steps 1-3)", () => {
         ["deny-cluster-bundles: *", { [ANNOTATIONS.denyClusterBundles]: "*" }, []],
         ["the namespace lists do not filter ClusterBundles", { [ANNOTATIONS.denyBundles]: "*" }, ["x", "y"]],
     ])("GIVEN always-inject ClusterBundles x, y WHEN %s THEN exactly those are injected", (_case, annotations, expected) => {
-        const decision = admitted(decideInjection(input(pod({ annotations }), { clusterBundles: byName(alwaysCluster), access: allow("x", "y") })));
+        const decision = admitted(
+            decideInjection(input(pod({ annotations }), { clusterBundles: byName(alwaysCluster), access: allow("x", "y") })),
+        );
         expect(Object.keys(decision.injected.clusterBundles)).toEqual(expected);
     });
 });
@@ -133,28 +158,41 @@ describe("ClusterBundle access (seed step 4)", () => {
     const annotated = pod({ annotations: { [ANNOTATIONS.injectClusterBundle]: "cluster" } });
 
     test("GIVEN access granted WHEN decided THEN the share comes through a read-only Shared Resource CSI volume mounted whole", () => {
-        const decision = admitted(decideInjection(input(annotated, { clusterBundles: byName([cluster]), keys: teamKeys, access: allow("cluster") })));
+        const decision = admitted(
+            decideInjection(input(annotated, { clusterBundles: byName([cluster]), keys: teamKeys, access: allow("cluster") })),
+        );
         const result = patched(decision, annotated);
         expect(result.spec.volumes).toEqual([
             TOKEN_VOLUME,
-            { name: shareVolumeName(clusterShare), csi: { driver: "csi.sharedresource.openshift.io", readOnly: true, volumeAttributes: { sharedSecret: clusterShare } } },
+            {
+                name: shareVolumeName(clusterShare),
+                csi: { driver: "csi.sharedresource.openshift.io", readOnly: true, volumeAttributes: { sharedSecret: clusterShare } },
+            },
         ]);
-        expect(result.spec.containers[0].volumeMounts).toEqual([TOKEN_MOUNT, { name: shareVolumeName(clusterShare), mountPath: ENT, readOnly: true }]);
+        expect(result.spec.containers[0].volumeMounts).toEqual([
+            TOKEN_MOUNT,
+            { name: shareVolumeName(clusterShare), mountPath: ENT, readOnly: true },
+        ]);
         expect(result.metadata.annotations?.[GEN]).toBe('{"clusterBundles":{"cluster":4}}');
     });
 
     test("GIVEN the service account may not use a requested ClusterBundle WHEN decided THEN the pod is denied with 403 naming account, bundle, the review that failed and the grant it needs", () => {
-        const access = new Map([["cluster", { allowed: false as const, reason: "use sharedsecrets/cluster-entitlement-x not allowed: no RBAC policy matched" }]]);
+        const access = new Map([
+            ["cluster", { allowed: false as const, reason: "use sharedsecrets/cluster-entitlement-x not allowed: no RBAC policy matched" }],
+        ]);
         expect(denied(decideInjection(input(annotated, { clusterBundles: byName([cluster]), keys: teamKeys, access })))).toEqual({
             reason: "AccessDenied",
             code: 403,
             message:
-                'service account team-a/builder may not use ClusterBundle "cluster": use sharedsecrets/cluster-entitlement-x not allowed: no RBAC policy matched (needs, in the pod\'s namespace, get on the ClusterBundle and use on each of its shares, as the Shared Resource CSI driver checks before mounting; bind the bundle\'s ClusterRole, or a role it aggregates to, with a RoleBinding in the namespace or a ClusterRoleBinding)',
+                "service account team-a/builder may not use ClusterBundle \"cluster\": use sharedsecrets/cluster-entitlement-x not allowed: no RBAC policy matched (needs, in the pod's namespace, get on the ClusterBundle and use on each of its shares, as the Shared Resource CSI driver checks before mounting; bind the bundle's ClusterRole, or a role it aggregates to, with a RoleBinding in the namespace or a ClusterRoleBinding)",
         });
     });
 
     test("GIVEN an always-inject ClusterBundle the service account may not use WHEN decided THEN it is left out with a warning and the rest is injected", () => {
-        const open = clusterBundle("open", { alwaysInject: true, entitlements: [{ name: "etc-pki-entitlement", namespace: "openshift-config" }] });
+        const open = clusterBundle("open", {
+            alwaysInject: true,
+            entitlements: [{ name: "etc-pki-entitlement", namespace: "openshift-config" }],
+        });
         const restricted = clusterBundle("restricted", { alwaysInject: true, entitlements: [] });
         const access = new Map([
             ["open", { allowed: true as const }],
@@ -162,7 +200,9 @@ describe("ClusterBundle access (seed step 4)", () => {
         ]);
         const decision = admitted(decideInjection(input(pod(), { clusterBundles: byName([open, restricted]), keys: teamKeys, access })));
         expect(decision.injected).toEqual({ bundles: {}, clusterBundles: { open: 1 } });
-        expect(decision.warnings).toEqual(['always-inject ClusterBundle "restricted" not injected: service account team-a/builder may not use it']);
+        expect(decision.warnings).toEqual([
+            'always-inject ClusterBundle "restricted" not injected: service account team-a/builder may not use it',
+        ]);
     });
 
     test("GIVEN the access review failed WHEN decided THEN the pod is denied as retryable (503), never injected unverified", () => {
@@ -170,7 +210,8 @@ describe("ClusterBundle access (seed step 4)", () => {
         expect(denied(decideInjection(input(annotated, { clusterBundles: byName([cluster]), keys: teamKeys, access })))).toEqual({
             reason: "AccessCheckFailed",
             code: 503,
-            message: 'could not review access of service account team-a/builder to ClusterBundle "cluster": SubjectAccessReview failed: status 500; retry',
+            message:
+                'could not review access of service account team-a/builder to ClusterBundle "cluster": SubjectAccessReview failed: status 500; retry',
         });
     });
 
@@ -178,7 +219,9 @@ describe("ClusterBundle access (seed step 4)", () => {
         const implicit = pod({ annotations: { [ANNOTATIONS.injectClusterBundle]: "cluster" } });
         delete implicit.spec.serviceAccountName;
         const access = new Map([["cluster", { allowed: false as const }]]);
-        expect(denied(decideInjection(input(implicit, { clusterBundles: byName([cluster]), access }))).message).toContain("service account team-a/default may not use");
+        expect(denied(decideInjection(input(implicit, { clusterBundles: byName([cluster]), access }))).message).toContain(
+            "service account team-a/default may not use",
+        );
     });
 });
 
@@ -198,7 +241,13 @@ describe("key overlap (seed steps 4/5 and 7/8)", () => {
         const one = bundle("team-a", "one", { entitlements: [], yumRepositories: ["local-repo"] });
         const two = bundle("team-a", "two", { entitlements: [], yumRepositories: ["dup-repo"] });
         const keys = keySets({ "ConfigMap/team-a/local-repo": ["redhat.repo"], "ConfigMap/team-a/dup-repo": ["redhat.repo", "x.repo"] });
-        expect(denied(decideInjection(input(pod({ annotations: { [ANNOTATIONS.injectBundle]: "one,two" } }), { bundles: byName([one, two]), keys })))).toEqual({
+        expect(
+            denied(
+                decideInjection(
+                    input(pod({ annotations: { [ANNOTATIONS.injectBundle]: "one,two" } }), { bundles: byName([one, two]), keys }),
+                ),
+            ),
+        ).toEqual({
             reason: "KeyOverlap",
             code: 409,
             message:
@@ -210,13 +259,25 @@ describe("key overlap (seed steps 4/5 and 7/8)", () => {
         const twin = bundle("team-a", "twin", { entitlements: ["local-entitlement"] });
         const original = pod({ annotations: { [ANNOTATIONS.injectBundle]: "local,twin" } });
         const result = patched(decideInjection(input(original, { bundles: byName([local, twin]), keys: teamKeys })), original);
-        expect(result.spec.volumes?.[1]).toEqual({ name: ENTITLEMENTS_VOLUME, projected: { defaultMode: 420, sources: [{ secret: { name: "local-entitlement" } }] } });
+        expect(result.spec.volumes?.[1]).toEqual({
+            name: ENTITLEMENTS_VOLUME,
+            projected: { defaultMode: 420, sources: [{ secret: { name: "local-entitlement" } }] },
+        });
     });
 
     test("GIVEN a Bundle Secret and a ClusterBundle Secret that share a key WHEN decided THEN the overlap across kinds is denied too", () => {
-        const keys = keySets({ "Secret/team-a/local-entitlement": ["sca.pem"], "Secret/openshift-config/etc-pki-entitlement": ["sca.pem"] });
+        const keys = keySets({
+            "Secret/team-a/local-entitlement": ["sca.pem"],
+            "Secret/openshift-config/etc-pki-entitlement": ["sca.pem"],
+        });
         const original = pod({ annotations: { [ANNOTATIONS.injectBundle]: "local", [ANNOTATIONS.injectClusterBundle]: "cluster" } });
-        expect(denied(decideInjection(input(original, { bundles: byName([local]), clusterBundles: byName([cluster]), keys, access: allow("cluster") })))).toEqual({
+        expect(
+            denied(
+                decideInjection(
+                    input(original, { bundles: byName([local]), clusterBundles: byName([cluster]), keys, access: allow("cluster") }),
+                ),
+            ),
+        ).toEqual({
             reason: "KeyOverlap",
             code: 409,
             message:
@@ -228,7 +289,13 @@ describe("key overlap (seed steps 4/5 and 7/8)", () => {
 describe("references", () => {
     test("GIVEN a Bundle whose Secret does not exist WHEN decided THEN the pod is denied naming the Secret and the bundle", () => {
         const broken = bundle("team-a", "broken", { entitlements: ["gone"] });
-        expect(denied(decideInjection(input(pod({ annotations: { [ANNOTATIONS.injectBundle]: "broken" } }), { bundles: byName([broken]), keys: teamKeys })))).toEqual({
+        expect(
+            denied(
+                decideInjection(
+                    input(pod({ annotations: { [ANNOTATIONS.injectBundle]: "broken" } }), { bundles: byName([broken]), keys: teamKeys }),
+                ),
+            ),
+        ).toEqual({
             reason: "ReferenceNotFound",
             code: 404,
             message: 'referenced Secret not found: Secret team-a/gone (referenced by Bundle "broken")',
@@ -237,7 +304,13 @@ describe("references", () => {
 
     test("GIVEN a Bundle referencing a Secret in another namespace WHEN decided THEN the pod is denied: a projected volume reads only the pod's namespace", () => {
         const stray = bundle("team-a", "stray", { entitlements: [{ name: "etc-pki-entitlement", namespace: "openshift-config" }] });
-        expect(denied(decideInjection(input(pod({ annotations: { [ANNOTATIONS.injectBundle]: "stray" } }), { bundles: byName([stray]), keys: teamKeys })))).toEqual({
+        expect(
+            denied(
+                decideInjection(
+                    input(pod({ annotations: { [ANNOTATIONS.injectBundle]: "stray" } }), { bundles: byName([stray]), keys: teamKeys }),
+                ),
+            ),
+        ).toEqual({
             reason: "InvalidBundle",
             code: 400,
             message:
@@ -248,8 +321,20 @@ describe("references", () => {
     test("GIVEN a ClusterBundle reference without a namespace WHEN decided THEN the pod is denied naming the bundle", () => {
         const vague = clusterBundle("vague", { entitlements: ["etc-pki-entitlement"] });
         expect(
-            denied(decideInjection(input(pod({ annotations: { [ANNOTATIONS.injectClusterBundle]: "vague" } }), { clusterBundles: byName([vague]), keys: teamKeys, access: allow("vague") }))),
-        ).toEqual({ reason: "InvalidBundle", code: 400, message: 'ClusterBundle "vague" references Secret "etc-pki-entitlement" without a namespace' });
+            denied(
+                decideInjection(
+                    input(pod({ annotations: { [ANNOTATIONS.injectClusterBundle]: "vague" } }), {
+                        clusterBundles: byName([vague]),
+                        keys: teamKeys,
+                        access: allow("vague"),
+                    }),
+                ),
+            ),
+        ).toEqual({
+            reason: "InvalidBundle",
+            code: 400,
+            message: 'ClusterBundle "vague" references Secret "etc-pki-entitlement" without a namespace',
+        });
     });
 });
 
@@ -265,10 +350,19 @@ describe("several sources at the entitlement path, and yum repositories", () => 
         entitlements: [{ name: "etc-pki-entitlement", namespace: "openshift-config" }],
         yumRepositories: [{ name: "satellite", namespace: "openshift-config" }],
     });
-    const localWithRepo = bundle("team-a", "local", { generation: 2, entitlements: ["local-entitlement"], yumRepositories: ["local-repo"] });
+    const localWithRepo = bundle("team-a", "local", {
+        generation: 2,
+        entitlements: ["local-entitlement"],
+        yumRepositories: ["local-repo"],
+    });
     const repoShare = clusterBundleShareName("cluster", "yum-repo", { namespace: "openshift-config", name: "satellite" });
     const decision = decideInjection(
-        input(everything, { bundles: byName([localWithRepo]), clusterBundles: byName([satelliteCluster]), keys: teamKeys, access: allow("cluster") }),
+        input(everything, {
+            bundles: byName([localWithRepo]),
+            clusterBundles: byName([satelliteCluster]),
+            keys: teamKeys,
+            access: allow("cluster"),
+        }),
     );
     const result = patched(decision, everything);
     const perFile = [
@@ -284,9 +378,15 @@ describe("several sources at the entitlement path, and yum repositories", () => 
         expect(result.spec.volumes).toEqual([
             TOKEN_VOLUME,
             { name: ENTITLEMENTS_VOLUME, projected: { defaultMode: 420, sources: [{ secret: { name: "local-entitlement" } }] } },
-            { name: shareVolumeName(clusterShare), csi: { driver: "csi.sharedresource.openshift.io", readOnly: true, volumeAttributes: { sharedSecret: clusterShare } } },
+            {
+                name: shareVolumeName(clusterShare),
+                csi: { driver: "csi.sharedresource.openshift.io", readOnly: true, volumeAttributes: { sharedSecret: clusterShare } },
+            },
             { name: YUM_REPOS_VOLUME, projected: { defaultMode: 420, sources: [{ configMap: { name: "local-repo" } }] } },
-            { name: shareVolumeName(repoShare), csi: { driver: "csi.sharedresource.openshift.io", readOnly: true, volumeAttributes: { sharedConfigMap: repoShare } } },
+            {
+                name: shareVolumeName(repoShare),
+                csi: { driver: "csi.sharedresource.openshift.io", readOnly: true, volumeAttributes: { sharedConfigMap: repoShare } },
+            },
         ]);
     });
 
@@ -322,7 +422,11 @@ describe("several sources at the entitlement path, and yum repositories", () => 
     test("GIVEN a yum ConfigMap with a key named etc-pki-entitlement WHEN entitlements are injected too THEN the pod is denied: the file would replace the directory", () => {
         const shadow = bundle("team-a", "shadow", { entitlements: ["local-entitlement"], yumRepositories: ["shadow-repo"] });
         const keys = keySets({ "Secret/team-a/local-entitlement": ["a.pem"], "ConfigMap/team-a/shadow-repo": ["etc-pki-entitlement"] });
-        expect(denied(decideInjection(input(pod({ annotations: { [ANNOTATIONS.injectBundle]: "shadow" } }), { bundles: byName([shadow]), keys })))).toEqual({
+        expect(
+            denied(
+                decideInjection(input(pod({ annotations: { [ANNOTATIONS.injectBundle]: "shadow" } }), { bundles: byName([shadow]), keys })),
+            ),
+        ).toEqual({
             reason: "MountConflict",
             code: 409,
             message:
@@ -342,7 +446,8 @@ describe("existing mounts", () => {
         expect(denied(decideFor(containers, [{ name: "mine", secret: { secretName: "mine" } }]))).toEqual({
             reason: "MountConflict",
             code: 409,
-            message: 'containers already mount where subscription content goes: containers "app": volume "mine" at "/run/secrets/etc-pki-entitlement/" collides with /run/secrets/etc-pki-entitlement',
+            message:
+                'containers already mount where subscription content goes: containers "app": volume "mine" at "/run/secrets/etc-pki-entitlement/" collides with /run/secrets/etc-pki-entitlement',
         });
     });
 
@@ -354,7 +459,12 @@ describe("existing mounts", () => {
     });
 
     test("GIVEN a file mounted inside the entitlement directory WHEN decided THEN the pod is denied: the injected directory would hide it", () => {
-        const containers = [{ name: "app", volumeMounts: [{ name: "extra", mountPath: "/run/secrets/etc-pki-entitlement/extra.pem", subPath: "extra.pem" }] }];
+        const containers = [
+            {
+                name: "app",
+                volumeMounts: [{ name: "extra", mountPath: "/run/secrets/etc-pki-entitlement/extra.pem", subPath: "extra.pem" }],
+            },
+        ];
         expect(denied(decideFor(containers, [{ name: "extra", emptyDir: {} }])).reason).toBe("MountConflict");
     });
 
@@ -370,7 +480,9 @@ describe("existing mounts", () => {
     });
 
     test("GIVEN the user's own redhat.repo at /run/secrets/redhat.repo WHEN a yum file of that name is injected THEN the pod is denied", () => {
-        const containers = [{ name: "app", volumeMounts: [{ name: "repo", mountPath: "/run/secrets/redhat.repo", subPath: "redhat.repo" }] }];
+        const containers = [
+            { name: "app", volumeMounts: [{ name: "repo", mountPath: "/run/secrets/redhat.repo", subPath: "redhat.repo" }] },
+        ];
         expect(denied(decideFor(containers, [{ name: "repo", configMap: { name: "repo" } }])).message).toBe(
             'containers already mount where subscription content goes: containers "app": volume "repo" at "/run/secrets/redhat.repo" collides with /run/secrets/redhat.repo',
         );
@@ -387,7 +499,12 @@ describe("generations annotation and re-invocation (reinvocationPolicy: IfNeeded
     const first = patched(decideInjection(input(original, state)), original);
 
     test("GIVEN an injected pod WHEN decided again THEN nothing is added", () => {
-        expect(decideInjection(input(first, state))).toEqual({ allowed: true, patch: [], warnings: [], injected: { bundles: { local: 2 }, clusterBundles: {} } });
+        expect(decideInjection(input(first, state))).toEqual({
+            allowed: true,
+            patch: [],
+            warnings: [],
+            injected: { bundles: { local: 2 }, clusterBundles: {} },
+        });
     });
 
     test("GIVEN another webhook added a container after the first pass WHEN re-invoked THEN only that container gets the mounts", () => {
@@ -411,14 +528,20 @@ describe("generations annotation and re-invocation (reinvocationPolicy: IfNeeded
     test("GIVEN a pod copied from an older injected pod (stale generations and volume) WHEN decided THEN annotation and volumes are replaced with the current ones", () => {
         const stale = structuredClone(first);
         stale.metadata.annotations = { ...stale.metadata.annotations, [GEN]: '{\n  "bundles": {"local": 1}\n}' };
-        (stale.spec.volumes as Pod["spec"]["volumes"] & object)[1] = { name: ENTITLEMENTS_VOLUME, projected: { defaultMode: 420, sources: [{ secret: { name: "old" } }] } };
+        (stale.spec.volumes as Pod["spec"]["volumes"] & object)[1] = {
+            name: ENTITLEMENTS_VOLUME,
+            projected: { defaultMode: 420, sources: [{ secret: { name: "old" } }] },
+        };
         const decision = admitted(decideInjection(input(stale, state)));
         expect(decision.patch).toEqual([
             { op: "add", path: "/metadata/annotations/subscription.openshift.io~1bundle-generations", value: '{"bundles":{"local":2}}' },
             {
                 op: "replace",
                 path: "/spec/volumes",
-                value: [TOKEN_VOLUME, { name: ENTITLEMENTS_VOLUME, projected: { defaultMode: 420, sources: [{ secret: { name: "local-entitlement" } }] } }],
+                value: [
+                    TOKEN_VOLUME,
+                    { name: ENTITLEMENTS_VOLUME, projected: { defaultMode: 420, sources: [{ secret: { name: "local-entitlement" } }] } },
+                ],
             },
         ]);
     });
@@ -437,9 +560,18 @@ describe("ephemeral containers added through pods/ephemeralcontainers", () => {
         injected.spec.ephemeralContainers = [{ name: "debugger-x7k", image: "busybox" }];
         const decision = admitted(decideEphemeralContainers(injected));
         expect(decision.patch).toEqual([
-            { op: "add", path: "/spec/ephemeralContainers/0/volumeMounts", value: [{ name: ENTITLEMENTS_VOLUME, mountPath: ENT, readOnly: true }] },
+            {
+                op: "add",
+                path: "/spec/ephemeralContainers/0/volumeMounts",
+                value: [{ name: ENTITLEMENTS_VOLUME, mountPath: ENT, readOnly: true }],
+            },
         ]);
-        expect(decideEphemeralContainers(applyJsonPatch(injected, decision.patch))).toEqual({ allowed: true, patch: [], warnings: [], injected: { bundles: {}, clusterBundles: {} } });
+        expect(decideEphemeralContainers(applyJsonPatch(injected, decision.patch))).toEqual({
+            allowed: true,
+            patch: [],
+            warnings: [],
+            injected: { bundles: {}, clusterBundles: {} },
+        });
     });
 
     test("GIVEN a pod without injected volumes WHEN an ephemeral container is added THEN nothing changes", () => {

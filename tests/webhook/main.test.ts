@@ -13,7 +13,11 @@ const ROOT = path.resolve(__dirname, "../..");
 const SECRET_VALUE = Buffer.from("entitlement-private-key-material").toString("base64");
 
 function start(env: Record<string, string>) {
-    const child = spawn(process.execPath, ["--import", "tsx", "webhook/main.ts"], { cwd: ROOT, env: { PATH: process.env.PATH ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, ["--import", "tsx", "webhook/main.ts"], {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH ?? "", ...env },
+        stdio: ["ignore", "pipe", "pipe"],
+    });
     const output = { stdout: "", stderr: "" };
     child.stdout.on("data", (chunk) => (output.stdout += chunk));
     child.stderr.on("data", (chunk) => (output.stderr += chunk));
@@ -55,12 +59,18 @@ describe("the entry point (webhook/main.ts) as a process configured by environme
         });
         await waitFor(() => server.output.stdout.includes("caches synced; ready"), "readiness", 30_000);
         expect((await request({ port, ca: authority.cert, path: "/readyz" })).status).toBe(200);
-        const review = podCreateReview("main-1", "team-a", { metadata: { annotations: { "subscription.openshift.io/inject-bundle": "local,absent" } }, spec: { containers: [{ name: "app" }] } });
+        const review = podCreateReview("main-1", "team-a", {
+            metadata: { annotations: { "subscription.openshift.io/inject-bundle": "local,absent" } },
+            spec: { containers: [{ name: "app" }] },
+        });
         const reply = JSON.parse((await request({ port, ca: authority.cert, body: JSON.stringify(review) })).body);
         expect(reply.response).toMatchObject({ uid: "main-1", allowed: false, status: { code: 404, reason: "NotFound" } });
         server.child.kill("SIGTERM");
         expect(await server.exited).toBe(0);
-        const lines = server.output.stdout.trim().split("\n").map((line) => JSON.parse(line));
+        const lines = server.output.stdout
+            .trim()
+            .split("\n")
+            .map((line) => JSON.parse(line));
         expect(lines.map((line) => line.msg)).toEqual([
             "listening (HTTPS); not ready until caches sync",
             "caches synced; ready",
@@ -69,7 +79,13 @@ describe("the entry point (webhook/main.ts) as a process configured by environme
             "shutting down: not ready, draining",
             "server closed",
         ]);
-        expect(lines[2]).toMatchObject({ level: 30, component: "subscription-webhook", uid: "main-1", namespace: "team-a", reason: "BundleNotFound" });
+        expect(lines[2]).toMatchObject({
+            level: 30,
+            component: "subscription-webhook",
+            uid: "main-1",
+            namespace: "team-a",
+            reason: "BundleNotFound",
+        });
         expect(server.output.stdout).not.toContain(SECRET_VALUE);
         expect(server.output.stderr).toBe("");
     });

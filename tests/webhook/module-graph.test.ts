@@ -20,7 +20,8 @@ function importClosure(entry: string): { files: string[]; packages: Set<string> 
         for (const match of source.matchAll(/^(?:import|export)\s+(?!type\b)(?:[^'"]*?from\s+)?["']([^"']+)["'];?$/gm)) {
             const specifier = match[1];
             if (specifier.startsWith(".")) pending.push(path.resolve(path.dirname(file), `${specifier}.ts`));
-            else if (!specifier.startsWith("node:")) packages.add(specifier.startsWith("@") ? specifier.split("/").slice(0, 2).join("/") : specifier.split("/")[0]);
+            else if (!specifier.startsWith("node:"))
+                packages.add(specifier.startsWith("@") ? specifier.split("/").slice(0, 2).join("/") : specifier.split("/")[0]);
         }
     }
     return { files: files.map((file) => path.relative(ROOT, file)).sort(), packages };
@@ -57,6 +58,9 @@ describe("what the server image carries", () => {
             { apiGroups: ["authorization.k8s.io"], resources: ["subjectaccessreviews"], verbs: ["create"] },
         ];
         expect(webhookClusterRules(false)).toEqual(clusterRules);
-        expect(webhookClusterRules(true)).toEqual([...clusterRules, { apiGroups: [""], resources: ["secrets", "configmaps"], verbs: ["list", "watch"] }]);
+        expect(webhookClusterRules(true)).toEqual([
+            ...clusterRules,
+            { apiGroups: [""], resources: ["secrets", "configmaps"], verbs: ["list", "watch"] },
+        ]);
     });
 });

@@ -13,16 +13,24 @@ describe("share and volume names", () => {
         expect(fingerprint("")).toBe("811c9dc5");
     });
 
-    const subdomain = fc.stringMatching(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?){0,3}$/).filter((name) => name.length <= 253);
+    const subdomain = fc
+        .stringMatching(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?){0,3}$/)
+        .filter((name) => name.length <= 253);
     const label = fc.stringMatching(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/);
 
     test("GIVEN any valid bundle, namespace and object names WHEN shares and volumes are named THEN they are valid DNS-1123 names within limits", () => {
         fc.assert(
-            fc.property(subdomain, fc.constantFrom("entitlement" as const, "yum-repo" as const), label, subdomain, (bundle, role, namespace, name) => {
-                const share = clusterBundleShareName(bundle, role, { namespace, name });
-                expect(isDns1123Subdomain(share)).toBe(true);
-                expect(isDns1123Label(shareVolumeName(share))).toBe(true);
-            }),
+            fc.property(
+                subdomain,
+                fc.constantFrom("entitlement" as const, "yum-repo" as const),
+                label,
+                subdomain,
+                (bundle, role, namespace, name) => {
+                    const share = clusterBundleShareName(bundle, role, { namespace, name });
+                    expect(isDns1123Subdomain(share)).toBe(true);
+                    expect(isDns1123Label(shareVolumeName(share))).toBe(true);
+                },
+            ),
             { numRuns: 300 },
         );
     });
@@ -32,7 +40,9 @@ describe("share and volume names", () => {
         const b = clusterBundleShareName("x", "entitlement", { namespace: "a", name: "b-c" });
         expect(a).not.toBe(b);
         const long = "n".repeat(250);
-        expect(clusterBundleShareName(long, "entitlement", { namespace: "a", name: "s" })).not.toBe(clusterBundleShareName(long, "yum-repo", { namespace: "a", name: "s" }));
+        expect(clusterBundleShareName(long, "entitlement", { namespace: "a", name: "s" })).not.toBe(
+            clusterBundleShareName(long, "yum-repo", { namespace: "a", name: "s" }),
+        );
     });
 });
 
@@ -62,17 +72,30 @@ describe("server configuration from the environment", () => {
 
     test("GIVEN WEBHOOK_READ_NAMESPACES WHEN read THEN a list is sorted and deduplicated, empty means none, and a non-namespace is reported", () => {
         const read = (value: string) => readServerConfig({ WEBHOOK_READ_NAMESPACES: value });
-        expect(read("team-a, openshift-config,team-a")).toMatchObject({ ok: true, config: { readNamespaces: ["openshift-config", "team-a"] } });
+        expect(read("team-a, openshift-config,team-a")).toMatchObject({
+            ok: true,
+            config: { readNamespaces: ["openshift-config", "team-a"] },
+        });
         expect(read("")).toMatchObject({ ok: true, config: { readNamespaces: [] } });
         expect(read(" * ")).toMatchObject({ ok: true, config: { readNamespaces: "all" } });
         expect(read("team-a,Team_B")).toEqual({
             ok: false,
-            problems: ['WEBHOOK_READ_NAMESPACES="team-a,Team_B": "Team_B" not a namespace name; give `*` or comma-separated namespace names'],
+            problems: [
+                'WEBHOOK_READ_NAMESPACES="team-a,Team_B": "Team_B" not a namespace name; give `*` or comma-separated namespace names',
+            ],
         });
     });
 
     test("GIVEN several invalid variables WHEN read THEN each is reported with its value and rule", () => {
-        expect(readServerConfig({ WEBHOOK_PORT: "70000", LOG_LEVEL: "loud", WEBHOOK_SHUTDOWN_DELAY_SECONDS: "soon", WEBHOOK_MAX_REQUEST_BYTES: "1.5", WEBHOOK_TLS_CERT_FILE: "" })).toEqual({
+        expect(
+            readServerConfig({
+                WEBHOOK_PORT: "70000",
+                LOG_LEVEL: "loud",
+                WEBHOOK_SHUTDOWN_DELAY_SECONDS: "soon",
+                WEBHOOK_MAX_REQUEST_BYTES: "1.5",
+                WEBHOOK_TLS_CERT_FILE: "",
+            }),
+        ).toEqual({
             ok: false,
             problems: [
                 'LOG_LEVEL="loud": must be one of fatal, error, warn, info, debug, trace, silent',

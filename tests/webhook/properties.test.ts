@@ -12,11 +12,22 @@ const bundleNames = ["a", "b", "c", "d"];
 const secretNames = ["s1", "s2", "s3", "s4"];
 const configMapNames = ["r1", "r2"];
 const keyPool = ["k1.pem", "k2.pem", "k3.pem", "k4-key.pem", "redhat.repo", "x.repo", "etc-pki-entitlement"];
-const mountPaths = ["/var/run/secrets/kubernetes.io/serviceaccount", "/data", "/run", "/run/secrets", "/run/secrets/etc-pki-entitlement", "/run/secrets/redhat.repo", "/etc/pki"];
+const mountPaths = [
+    "/var/run/secrets/kubernetes.io/serviceaccount",
+    "/data",
+    "/run",
+    "/run/secrets",
+    "/run/secrets/etc-pki-entitlement",
+    "/run/secrets/redhat.repo",
+    "/etc/pki",
+];
 
 const keySetArb = fc.uniqueArray(fc.constantFrom(...keyPool), { maxLength: 3 });
 const refsArb = (names: string[], namespaces: string[]) =>
-    fc.uniqueArray(fc.record({ name: fc.constantFrom(...names), namespace: fc.constantFrom(...namespaces) }), { maxLength: 2, selector: (ref) => `${ref.namespace}/${ref.name}` });
+    fc.uniqueArray(fc.record({ name: fc.constantFrom(...names), namespace: fc.constantFrom(...namespaces) }), {
+        maxLength: 2,
+        selector: (ref) => `${ref.namespace}/${ref.name}`,
+    });
 
 const bundleArb = (name: string, namespace: string | undefined): fc.Arbitrary<BundleInfo> =>
     fc.record({
@@ -24,12 +35,21 @@ const bundleArb = (name: string, namespace: string | undefined): fc.Arbitrary<Bu
         namespace: fc.constant(namespace),
         generation: fc.integer({ min: 1, max: 9 }),
         alwaysInject: fc.boolean(),
-        entitlements: refsArb(secretNames, namespace ? [namespace, namespace, namespace, "openshift-config"] : ["openshift-config", NAMESPACE]),
+        entitlements: refsArb(
+            secretNames,
+            namespace ? [namespace, namespace, namespace, "openshift-config"] : ["openshift-config", NAMESPACE],
+        ),
         yumRepositories: refsArb(configMapNames, namespace ? [namespace] : ["openshift-config"]),
     });
 
 const bundlesArb = (namespace: string | undefined): fc.Arbitrary<BundleInfo[]> =>
-    fc.subarray(bundleNames).chain((names) => (names.length === 0 ? fc.constant<BundleInfo[]>([]) : (fc.tuple(...names.map((name) => bundleArb(name, namespace))) as fc.Arbitrary<BundleInfo[]>)));
+    fc
+        .subarray(bundleNames)
+        .chain((names) =>
+            names.length === 0
+                ? fc.constant<BundleInfo[]>([])
+                : (fc.tuple(...names.map((name) => bundleArb(name, namespace))) as fc.Arbitrary<BundleInfo[]>),
+        );
 
 const nameListArb = fc
     .tuple(fc.uniqueArray(fc.constantFrom(...bundleNames, "missing", "*", "Bad Name"), { maxLength: 3 }), fc.constantFrom(",", " , ", ",,"))
@@ -53,7 +73,11 @@ const containerArb = (prefix: string) =>
         name: fc.constantFrom(`${prefix}1`, `${prefix}2`),
         volumeMounts: fc.option(
             fc.uniqueArray(
-                fc.record({ name: fc.constantFrom("v0", "v1", "v2"), mountPath: fc.constantFrom(...mountPaths), readOnly: fc.option(fc.boolean(), { nil: undefined }) }),
+                fc.record({
+                    name: fc.constantFrom("v0", "v1", "v2"),
+                    mountPath: fc.constantFrom(...mountPaths),
+                    readOnly: fc.option(fc.boolean(), { nil: undefined }),
+                }),
                 { maxLength: 2, selector: (mount) => mount.mountPath },
             ),
             { nil: undefined },
@@ -85,8 +109,14 @@ const scenarioArb: fc.Arbitrary<InjectionInput> = fc
         pod: podArb,
         bundles: bundlesArb(NAMESPACE),
         clusterBundles: bundlesArb(undefined),
-        secretKeys: fc.dictionary(fc.constantFrom(...secretNames.flatMap((name) => [`Secret/${NAMESPACE}/${name}`, `Secret/openshift-config/${name}`])), keySetArb),
-        repoKeys: fc.dictionary(fc.constantFrom(...configMapNames.flatMap((name) => [`ConfigMap/${NAMESPACE}/${name}`, `ConfigMap/openshift-config/${name}`])), keySetArb),
+        secretKeys: fc.dictionary(
+            fc.constantFrom(...secretNames.flatMap((name) => [`Secret/${NAMESPACE}/${name}`, `Secret/openshift-config/${name}`])),
+            keySetArb,
+        ),
+        repoKeys: fc.dictionary(
+            fc.constantFrom(...configMapNames.flatMap((name) => [`ConfigMap/${NAMESPACE}/${name}`, `ConfigMap/openshift-config/${name}`])),
+            keySetArb,
+        ),
         access: fc.tuple(...bundleNames.map(() => accessArb)),
     })
     .map(({ pod, bundles, clusterBundles, secretKeys, repoKeys, access }) => ({
@@ -107,7 +137,18 @@ test("GIVEN the scenario generator WHEN sampled THEN it reaches patches, every d
         outcomes.add(decision.allowed ? (decision.patch.length > 0 ? "patched" : "unchanged") : decision.reason);
     }
     expect([...outcomes].sort()).toEqual(
-        ["AccessCheckFailed", "AccessDenied", "BundleNotFound", "InvalidAnnotation", "InvalidBundle", "KeyOverlap", "MountConflict", "ReferenceNotFound", "patched", "unchanged"].sort(),
+        [
+            "AccessCheckFailed",
+            "AccessDenied",
+            "BundleNotFound",
+            "InvalidAnnotation",
+            "InvalidBundle",
+            "KeyOverlap",
+            "MountConflict",
+            "ReferenceNotFound",
+            "patched",
+            "unchanged",
+        ].sort(),
     );
 });
 

@@ -23,7 +23,13 @@ function setUp(level: "info" | "debug" = "info") {
         version: () => version,
     };
     const metrics = new WebhookMetrics({ processMetrics: false });
-    const handler = new AdmissionHandler({ cluster, access: staticAccess(new Map()), metrics, logger: pino({ level }, new Writable({ write: (_chunk, _encoding, done) => done() })), lookupTimeoutMs: 1000 });
+    const handler = new AdmissionHandler({
+        cluster,
+        access: staticAccess(new Map()),
+        metrics,
+        logger: pino({ level }, new Writable({ write: (_chunk, _encoding, done) => done() })),
+        lookupTimeoutMs: 1000,
+    });
     return {
         handler,
         metrics,
@@ -40,7 +46,10 @@ function setUp(level: "info" | "debug" = "info") {
 
 /** The text kube-apiserver sends: TypeMeta (kind, apiVersion) first, then request.uid. */
 function apiServerText(uid: string, annotations: Record<string, string> = { "subscription.openshift.io/inject-bundle": "local" }): string {
-    const review = podCreateReview(uid, "team-a", { metadata: { generateName: "app-", annotations }, spec: { containers: [{ name: "app" }] } });
+    const review = podCreateReview(uid, "team-a", {
+        metadata: { generateName: "app-", annotations },
+        spec: { containers: [{ name: "app" }] },
+    });
     return JSON.stringify({ kind: review.kind, apiVersion: review.apiVersion, request: review.request });
 }
 
@@ -93,7 +102,10 @@ describe("replaying answers to identical admissions (webhook/response-memo.ts)",
         const memo = new ResponseMemo({ ttlMs: 1000, maxEntries: 2, now: () => now });
         const text = (uid: string) => `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"${uid}","x":1}}`;
         const first = memo.keyOf(text("u1"));
-        expect(first).toEqual({ uid: "u1", key: '{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"","x":1}}' });
+        expect(first).toEqual({
+            uid: "u1",
+            key: '{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"","x":1}}',
+        });
         memo.remember(first as NonNullable<typeof first>, 7, '{"response":{"uid":"u1","allowed":true}}', "unchanged");
         const second = memo.keyOf(text("u-2")) as NonNullable<typeof first>;
         expect(memo.answer(second, 7)).toEqual({ body: '{"response":{"uid":"u-2","allowed":true}}', outcome: "unchanged" });

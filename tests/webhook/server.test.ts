@@ -17,19 +17,37 @@ import { podCreateReview } from "./support/fixtures";
 import { waitFor } from "./support/wait";
 
 function podReview(uid: string, apiVersion = "admission.k8s.io/v1") {
-    const pod = { metadata: { generateName: "app-", annotations: { "subscription.openshift.io/inject-bundle": "local" } }, spec: { containers: [{ name: "app" }] } };
+    const pod = {
+        metadata: { generateName: "app-", annotations: { "subscription.openshift.io/inject-bundle": "local" } },
+        spec: { containers: [{ name: "app" }] },
+    };
     return JSON.stringify(podCreateReview(uid, "team-a", pod, {}, apiVersion));
 }
 
 /** Sends headers and the first half of a body, and returns a function that sends the rest and yields the reply. */
-function halfSent(port: number, ca: string, body: string): Promise<{ finish: () => Promise<{ status: number; body: string; connection?: string }> }> {
+function halfSent(
+    port: number,
+    ca: string,
+    body: string,
+): Promise<{ finish: () => Promise<{ status: number; body: string; connection?: string }> }> {
     return new Promise((resolveStarted, rejectStarted) => {
-        const req = https.request({ host: "127.0.0.1", servername: "localhost", port, ca, method: "POST", path: "/mutate-pods", agent: false, headers: { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) } });
+        const req = https.request({
+            host: "127.0.0.1",
+            servername: "localhost",
+            port,
+            ca,
+            method: "POST",
+            path: "/mutate-pods",
+            agent: false,
+            headers: { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) },
+        });
         const reply = new Promise<{ status: number; body: string; connection?: string }>((resolve, reject) => {
             req.on("response", (res) => {
                 const chunks: Buffer[] = [];
                 res.on("data", (chunk: Buffer) => chunks.push(chunk));
-                res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString(), connection: res.headers.connection }));
+                res.on("end", () =>
+                    resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString(), connection: res.headers.connection }),
+                );
             });
             req.on("error", reject);
         });
@@ -64,7 +82,10 @@ describe("the HTTPS server (real TLS with certificates generated in the test)", 
         metrics = new WebhookMetrics();
         const logger = pino({ level: "silent" });
         state = new ClusterState({ kubeConfig: api.kubeConfig(), metrics, logger });
-        const access = new AccessReviewCache(subjectAccessReviewer(api.kubeConfig(), metrics), { allowedTtlMs: 60_000, deniedTtlMs: 10_000 });
+        const access = new AccessReviewCache(subjectAccessReviewer(api.kubeConfig(), metrics), {
+            allowedTtlMs: 60_000,
+            deniedTtlMs: 10_000,
+        });
         const handler = new AdmissionHandler({ cluster: state, access, metrics, logger, lookupTimeoutMs: 2000 });
         ({ server, port } = await startTestServer({ dir, handler, metrics, logger, isSynced: () => state.synced(), shutdownDelayMs: 300 }));
     });
@@ -90,17 +111,41 @@ describe("the HTTPS server (real TLS with certificates generated in the test)", 
             const review = JSON.parse(reply.body);
             expect(reply.status).toBe(200);
             expect(review.apiVersion).toBe(version);
-            expect(review.response).toMatchObject({ uid: `uid-${version}`, allowed: true, patchType: "JSONPatch", status: { code: 200, message: "injected Bundle local" } });
+            expect(review.response).toMatchObject({
+                uid: `uid-${version}`,
+                allowed: true,
+                patchType: "JSONPatch",
+                status: { code: 200, message: "injected Bundle local" },
+            });
             expect(JSON.parse(Buffer.from(review.response.patch, "base64").toString())).toEqual([
-                { op: "add", path: "/metadata/annotations/subscription.openshift.io~1bundle-generations", value: '{"bundles":{"local":1}}' },
-                { op: "add", path: "/spec/volumes", value: [{ name: "subscription-entitlements", projected: { defaultMode: 420, sources: [{ secret: { name: "local-entitlement" } }] } }] },
-                { op: "add", path: "/spec/containers/0/volumeMounts", value: [{ name: "subscription-entitlements", mountPath: "/run/secrets/etc-pki-entitlement", readOnly: true }] },
+                {
+                    op: "add",
+                    path: "/metadata/annotations/subscription.openshift.io~1bundle-generations",
+                    value: '{"bundles":{"local":1}}',
+                },
+                {
+                    op: "add",
+                    path: "/spec/volumes",
+                    value: [
+                        {
+                            name: "subscription-entitlements",
+                            projected: { defaultMode: 420, sources: [{ secret: { name: "local-entitlement" } }] },
+                        },
+                    ],
+                },
+                {
+                    op: "add",
+                    path: "/spec/containers/0/volumeMounts",
+                    value: [{ name: "subscription-entitlements", mountPath: "/run/secrets/etc-pki-entitlement", readOnly: true }],
+                },
             ]);
         }
     });
 
     test("GIVEN a client limited to TLS 1.1 WHEN it connects THEN the handshake fails; TLS 1.2 and 1.3 clients are served", async () => {
-        await expect(request({ port, ca: authority.cert, path: "/healthz", minVersion: "TLSv1", maxVersion: "TLSv1.1" })).rejects.toThrow(/protocol|version|alert/i);
+        await expect(request({ port, ca: authority.cert, path: "/healthz", minVersion: "TLSv1", maxVersion: "TLSv1.1" })).rejects.toThrow(
+            /protocol|version|alert/i,
+        );
         expect((await request({ port, ca: authority.cert, path: "/healthz", maxVersion: "TLSv1.2" })).status).toBe(200);
         expect((await request({ port, ca: authority.cert, path: "/healthz", minVersion: "TLSv1.3" })).status).toBe(200);
     });
@@ -156,8 +201,14 @@ describe("the HTTPS server (real TLS with certificates generated in the test)", 
     });
 
     test("GIVEN other methods and paths WHEN requested THEN 405 with Allow and 404 are answered", async () => {
-        expect(await request({ port, ca: authority.cert, path: "/mutate-pods" })).toMatchObject({ status: 405, headers: { allow: "POST" } });
-        expect(await request({ port, ca: authority.cert, path: "/healthz", method: "POST", body: "{}" })).toMatchObject({ status: 405, headers: { allow: "GET, HEAD" } });
+        expect(await request({ port, ca: authority.cert, path: "/mutate-pods" })).toMatchObject({
+            status: 405,
+            headers: { allow: "POST" },
+        });
+        expect(await request({ port, ca: authority.cert, path: "/healthz", method: "POST", body: "{}" })).toMatchObject({
+            status: 405,
+            headers: { allow: "GET, HEAD" },
+        });
         expect(await request({ port, ca: authority.cert, path: "/admin" })).toMatchObject({ status: 404, body: "no route /admin\n" });
     });
 

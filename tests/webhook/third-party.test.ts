@@ -16,8 +16,18 @@ const repoMount = { name: YUM_REPOS_VOLUME, mountPath: "/run/secrets/redhat.repo
 function stateFor(namespace: string) {
     return {
         namespace,
-        bundles: byName([bundle(namespace, "rhel", { alwaysInject: true, generation: 5, entitlements: ["etc-pki-entitlement"], yumRepositories: ["rhel-repos"] })]),
-        keys: keySets({ [`Secret/${namespace}/etc-pki-entitlement`]: ["6.pem", "6-key.pem"], [`ConfigMap/${namespace}/rhel-repos`]: ["redhat.repo"] }),
+        bundles: byName([
+            bundle(namespace, "rhel", {
+                alwaysInject: true,
+                generation: 5,
+                entitlements: ["etc-pki-entitlement"],
+                yumRepositories: ["rhel-repos"],
+            }),
+        ]),
+        keys: keySets({
+            [`Secret/${namespace}/etc-pki-entitlement`]: ["6.pem", "6-key.pem"],
+            [`ConfigMap/${namespace}/rhel-repos`]: ["redhat.repo"],
+        }),
     };
 }
 
@@ -38,10 +48,13 @@ describe("third-party AdmissionReviews (../shared/testdata/admission-reviews)", 
         ]);
     });
 
-    test.each(reviews.map((review) => [review.file, review] as const))("GIVEN %s and no bundles WHEN decided THEN it is admitted unchanged", (_file, { review }) => {
-        const decision = decideInjection(input(podOf(review.request), { namespace: review.request.namespace as string }));
-        expect(decision).toEqual({ allowed: true, patch: [], warnings: [], injected: { bundles: {}, clusterBundles: {} } });
-    });
+    test.each(reviews.map((review) => [review.file, review] as const))(
+        "GIVEN %s and no bundles WHEN decided THEN it is admitted unchanged",
+        (_file, { review }) => {
+            const decision = decideInjection(input(podOf(review.request), { namespace: review.request.namespace as string }));
+            expect(decision).toEqual({ allowed: true, patch: [], warnings: [], injected: { bundles: {}, clusterBundles: {} } });
+        },
+    );
 
     test.each(reviews.map((review) => [review.file, review] as const))(
         "GIVEN %s and an always-inject Bundle WHEN decided THEN every init and regular container gets both mounts, ephemeral ones the directory, and a second pass adds nothing",
@@ -53,19 +66,30 @@ describe("third-party AdmissionReviews (../shared/testdata/admission-reviews)", 
             const result = applyJsonPatch(original, decision.patch);
             for (const list of ["initContainers", "containers"] as const) {
                 (original.spec[list] ?? []).forEach((container, index) => {
-                    expect(result.spec[list]?.[index].volumeMounts).toEqual([...(container.volumeMounts ?? []), entitlementMount, repoMount]);
+                    expect(result.spec[list]?.[index].volumeMounts).toEqual([
+                        ...(container.volumeMounts ?? []),
+                        entitlementMount,
+                        repoMount,
+                    ]);
                 });
             }
             (original.spec.ephemeralContainers ?? []).forEach((container, index) => {
-                expect(result.spec.ephemeralContainers?.[index].volumeMounts).toEqual([...(container.volumeMounts ?? []), entitlementMount]);
+                expect(result.spec.ephemeralContainers?.[index].volumeMounts).toEqual([
+                    ...(container.volumeMounts ?? []),
+                    entitlementMount,
+                ]);
             });
             expect(decision.warnings).toEqual(
                 (original.spec.ephemeralContainers ?? []).map(
-                    (container) => `ephemeral container ${JSON.stringify(container.name)} lacks 1 per-file subscription mount: Kubernetes forbids subPath in ephemeral containers`,
+                    (container) =>
+                        `ephemeral container ${JSON.stringify(container.name)} lacks 1 per-file subscription mount: Kubernetes forbids subPath in ephemeral containers`,
                 ),
             );
             expect(result.metadata.annotations?.[ANNOTATIONS.bundleGenerations]).toBe('{"bundles":{"rhel":5}}');
-            expect(result.metadata.annotations).toEqual({ ...original.metadata.annotations, [ANNOTATIONS.bundleGenerations]: '{"bundles":{"rhel":5}}' });
+            expect(result.metadata.annotations).toEqual({
+                ...original.metadata.annotations,
+                [ANNOTATIONS.bundleGenerations]: '{"bundles":{"rhel":5}}',
+            });
             const again = decideInjection(input(result, state));
             expect(again.allowed && again.patch).toEqual([]);
         },
@@ -88,7 +112,11 @@ describe("third-party AdmissionReviews (../shared/testdata/admission-reviews)", 
             {
                 op: "replace",
                 path: "/spec/containers/0/volumeMounts",
-                value: [{ name: "default-token-hn7nn", readOnly: true, mountPath: "/var/run/secrets/kubernetes.io/serviceaccount" }, entitlementMount, repoMount],
+                value: [
+                    { name: "default-token-hn7nn", readOnly: true, mountPath: "/var/run/secrets/kubernetes.io/serviceaccount" },
+                    entitlementMount,
+                    repoMount,
+                ],
             },
         ]);
     });
@@ -105,23 +133,28 @@ describe("third-party AdmissionReviews (../shared/testdata/admission-reviews)", 
             });
         };
 
-        test.each(reviews.map((review) => [review.file, review] as const))("GIVEN %s as an AdmissionReview WHEN handled THEN the response carries its uid and a JSONPatch", async (_file, { review }) => {
-            const result = await handlerFor(review.request.namespace as string).handle(review);
-            const body = JSON.parse(result.body);
-            expect(result.status).toBe(200);
-            expect(body.apiVersion).toBe("admission.k8s.io/v1");
-            expect(body.response.uid).toBe(review.request.uid);
-            expect(body.response.allowed).toBe(true);
-            expect(body.response.patchType).toBe("JSONPatch");
-            expect(body.response.status).toEqual({ code: 200, message: "injected Bundle rhel" });
-        });
+        test.each(reviews.map((review) => [review.file, review] as const))(
+            "GIVEN %s as an AdmissionReview WHEN handled THEN the response carries its uid and a JSONPatch",
+            async (_file, { review }) => {
+                const result = await handlerFor(review.request.namespace as string).handle(review);
+                const body = JSON.parse(result.body);
+                expect(result.status).toBe(200);
+                expect(body.apiVersion).toBe("admission.k8s.io/v1");
+                expect(body.response.uid).toBe(review.request.uid);
+                expect(body.response.allowed).toBe(true);
+                expect(body.response.patchType).toBe("JSONPatch");
+                expect(body.response.status).toEqual({ code: 200, message: "injected Bundle rhel" });
+            },
+        );
 
         test.each(reviews.filter((review) => review.bare).map((review) => [review.file, review] as const))(
             "GIVEN %s as sent (a bare AdmissionRequest) WHEN handled THEN it is refused with 400: the API server always wraps requests",
             async (_file, { review }) => {
                 const result = await handlerFor("default").handle(review.request);
                 expect(result.status).toBe(400);
-                expect(JSON.parse(result.body).message).toBe("expected an AdmissionReview of apiVersion admission.k8s.io/v1 or admission.k8s.io/v1beta1");
+                expect(JSON.parse(result.body).message).toBe(
+                    "expected an AdmissionReview of apiVersion admission.k8s.io/v1 or admission.k8s.io/v1beta1",
+                );
             },
         );
     });

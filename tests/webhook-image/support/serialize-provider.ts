@@ -7,6 +7,8 @@ import * as pulumi from "@pulumi/pulumi";
 import { WebhookImageProvider } from "../../../components/webhook-image/provider";
 
 const provider = new WebhookImageProvider();
-pulumi.runtime.serializeFunction(() => provider, { allowSecrets: true }).then((serialized) => {
-    process.stdout.write(JSON.stringify({ text: serialized.text, containsSecrets: serialized.containsSecrets }));
-});
+pulumi.runtime
+    .serializeFunction(() => provider, { allowSecrets: true })
+    .then((serialized) => {
+        process.stdout.write(JSON.stringify({ text: serialized.text, containsSecrets: serialized.containsSecrets }));
+    });

@@ -36,12 +36,19 @@ export async function createAuthority(name = "test-ca"): Promise<Authority> {
         notAfter: new Date(Date.now() + 30 * DAY),
         keys,
         signingAlgorithm: ALGORITHM,
-        extensions: [new x509.BasicConstraintsExtension(true, undefined, true), new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign, true)],
+        extensions: [
+            new x509.BasicConstraintsExtension(true, undefined, true),
+            new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign, true),
+        ],
     });
     return { cert: cert.toString("pem"), keys, name };
 }
 
-export async function issueServingPair(authority: Authority, serialNumber: string, hosts = ["localhost", "127.0.0.1"]): Promise<ServingPair> {
+export async function issueServingPair(
+    authority: Authority,
+    serialNumber: string,
+    hosts = ["localhost", "127.0.0.1"],
+): Promise<ServingPair> {
     const keys = (await webcrypto.subtle.generateKey(ALGORITHM, true, ["sign", "verify"])) as CryptoKeyPair;
     const cert = await x509.X509CertificateGenerator.create({
         serialNumber,
@@ -53,7 +60,9 @@ export async function issueServingPair(authority: Authority, serialNumber: strin
         signingKey: authority.keys.privateKey,
         signingAlgorithm: ALGORITHM,
         extensions: [
-            new x509.SubjectAlternativeNameExtension(hosts.map((host) => (/^[0-9.]+$/.test(host) ? { type: "ip", value: host } : { type: "dns", value: host }))),
+            new x509.SubjectAlternativeNameExtension(
+                hosts.map((host) => (/^[0-9.]+$/.test(host) ? { type: "ip", value: host } : { type: "dns", value: host })),
+            ),
             new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
         ],
     });

@@ -13,7 +13,14 @@ import { KubeConfig } from "@kubernetes/client-node";
 export interface StoredObject {
     apiVersion: string;
     kind: string;
-    metadata: { name: string; namespace?: string; resourceVersion?: string; generation?: number; labels?: Record<string, string>; [field: string]: unknown };
+    metadata: {
+        name: string;
+        namespace?: string;
+        resourceVersion?: string;
+        generation?: number;
+        labels?: Record<string, string>;
+        [field: string]: unknown;
+    };
     [field: string]: unknown;
 }
 
@@ -29,7 +36,12 @@ const COLLECTIONS: Record<string, Collection> = {
     Secret: { base: "/api/v1", plural: "secrets", namespaced: true, listKind: "SecretList" },
     ConfigMap: { base: "/api/v1", plural: "configmaps", namespaced: true, listKind: "ConfigMapList" },
     Bundle: { base: "/apis/subscription.openshift.io/v1alpha1", plural: "bundles", namespaced: true, listKind: "BundleList" },
-    ClusterBundle: { base: "/apis/subscription.openshift.io/v1alpha1", plural: "clusterbundles", namespaced: false, listKind: "ClusterBundleList" },
+    ClusterBundle: {
+        base: "/apis/subscription.openshift.io/v1alpha1",
+        plural: "clusterbundles",
+        namespaced: false,
+        listKind: "ClusterBundleList",
+    },
 };
 
 interface Event {
@@ -73,7 +85,9 @@ export interface AdmissionPolicy {
 /** Evaluates CEL expressions in a child process (see cel-eval.mjs). */
 function evaluateCel(expressions: string[], context: Record<string, unknown>): Promise<{ value?: unknown; error?: string }[]> {
     return new Promise((resolve, reject) => {
-        const child = execFile(process.execPath, [path.join(__dirname, "cel-eval.mjs")], (error, stdout) => (error ? reject(error) : resolve(JSON.parse(stdout))));
+        const child = execFile(process.execPath, [path.join(__dirname, "cel-eval.mjs")], (error, stdout) =>
+            error ? reject(error) : resolve(JSON.parse(stdout)),
+        );
         child.stdin?.end(JSON.stringify({ expressions, context }));
     });
 }
@@ -152,7 +166,12 @@ export class FakeKubeApi {
         stored.metadata.resourceVersion = String(++this.resourceVersion);
         stored.metadata.generation = previous ? (previous.metadata.generation ?? 1) + 1 : (object.metadata.generation ?? 1);
         this.objects.set(key, stored);
-        this.emit({ resourceVersion: this.resourceVersion, plural: COLLECTIONS[object.kind].plural, type: previous ? "MODIFIED" : "ADDED", object: stored });
+        this.emit({
+            resourceVersion: this.resourceVersion,
+            plural: COLLECTIONS[object.kind].plural,
+            type: previous ? "MODIFIED" : "ADDED",
+            object: stored,
+        });
         return stored;
     }
 
@@ -212,11 +231,14 @@ export class FakeKubeApi {
         req.on("end", () => {
             const body = chunks.length > 0 ? JSON.parse(Buffer.concat(chunks).toString("utf8")) : undefined;
             this.requests.push({ method: req.method ?? "GET", path: url.pathname, query, body });
-            if (req.method === "POST" && url.pathname === "/apis/authorization.k8s.io/v1/subjectaccessreviews") return this.review(body, res);
+            if (req.method === "POST" && url.pathname === "/apis/authorization.k8s.io/v1/subjectaccessreviews")
+                return this.review(body, res);
             if (req.method === "POST" || req.method === "PUT") return void this.write(req.method, url.pathname, body, res);
             const target = this.route(url.pathname);
-            if (req.method !== "GET" || !target) return this.json(res, 404, { kind: "Status", apiVersion: "v1", status: "Failure", code: 404, reason: "NotFound" });
-            if (query.watch === "true" || query.watch === "1") return this.watch(target.collection, target.namespace, Number(query.resourceVersion || 0), res);
+            if (req.method !== "GET" || !target)
+                return this.json(res, 404, { kind: "Status", apiVersion: "v1", status: "Failure", code: 404, reason: "NotFound" });
+            if (query.watch === "true" || query.watch === "1")
+                return this.watch(target.collection, target.namespace, Number(query.resourceVersion || 0), res);
             return this.list(target.collection, target.namespace, query, res);
         });
     }
@@ -231,21 +253,30 @@ export class FakeKubeApi {
     private async write(method: "POST" | "PUT", pathname: string, object: StoredObject, res: http.ServerResponse): Promise<void> {
         const itemPath = method === "PUT" ? pathname.slice(0, pathname.lastIndexOf("/")) : pathname;
         const target = this.route(itemPath);
-        if (!target || !object?.metadata?.name) return this.json(res, 404, { kind: "Status", apiVersion: "v1", status: "Failure", code: 404, reason: "NotFound" });
+        if (!target || !object?.metadata?.name)
+            return this.json(res, 404, { kind: "Status", apiVersion: "v1", status: "Failure", code: 404, reason: "NotFound" });
         const kind = Object.keys(COLLECTIONS).find((name) => COLLECTIONS[name] === target.collection) as string;
         const existing = this.objects.get(this.key(kind, target.namespace, object.metadata.name));
-        if (method === "POST" && existing) return this.json(res, 409, { kind: "Status", apiVersion: "v1", status: "Failure", code: 409, reason: "AlreadyExists" });
-        if (method === "PUT" && !existing) return this.json(res, 404, { kind: "Status", apiVersion: "v1", status: "Failure", code: 404, reason: "NotFound" });
+        if (method === "POST" && existing)
+            return this.json(res, 409, { kind: "Status", apiVersion: "v1", status: "Failure", code: 409, reason: "AlreadyExists" });
+        if (method === "PUT" && !existing)
+            return this.json(res, 404, { kind: "Status", apiVersion: "v1", status: "Failure", code: 404, reason: "NotFound" });
         const operation = method === "POST" ? "CREATE" : "UPDATE";
         const group = target.collection.base.startsWith("/apis/") ? target.collection.base.split("/")[2] : "";
         for (const { policy, binding } of this.admissionPolicies) {
             if (binding.spec.policyName !== policy.metadata.name || !binding.spec.validationActions.includes("Deny")) continue;
             const matched = policy.spec.matchConstraints.resourceRules.some(
-                (rule) => rule.apiGroups.includes(group) && rule.resources.includes(target.collection.plural) && rule.operations.includes(operation),
+                (rule) =>
+                    rule.apiGroups.includes(group) &&
+                    rule.resources.includes(target.collection.plural) &&
+                    rule.operations.includes(operation),
             );
             if (!matched) continue;
             const context = { object, oldObject: existing ?? null };
-            const results = await evaluateCel(policy.spec.validations.map((v) => v.expression), context);
+            const results = await evaluateCel(
+                policy.spec.validations.map((v) => v.expression),
+                context,
+            );
             const failed = policy.spec.validations.findIndex((_, i) => results[i].value !== true);
             if (failed < 0) continue;
             const validation = policy.spec.validations[failed];
@@ -262,7 +293,11 @@ export class FakeKubeApi {
                 message: `${resource} "${object.metadata.name}" is forbidden: ValidatingAdmissionPolicy '${policy.metadata.name}' with binding '${binding.metadata.name}' denied request: ${message}`,
             });
         }
-        this.json(res, method === "POST" ? 201 : 200, this.put({ ...object, kind, metadata: { ...object.metadata, namespace: target.namespace } }));
+        this.json(
+            res,
+            method === "POST" ? 201 : 200,
+            this.put({ ...object, kind, metadata: { ...object.metadata, namespace: target.namespace } }),
+        );
     }
 
     private json(res: http.ServerResponse, status: number, value: unknown): void {
@@ -275,7 +310,9 @@ export class FakeKubeApi {
         const kind = Object.keys(COLLECTIONS).find((name) => COLLECTIONS[name] === collection) as string;
         const all = [...this.objects.values()]
             .filter((object) => object.kind === kind && (!namespace || object.metadata.namespace === namespace))
-            .sort((a, b) => this.key(kind, a.metadata.namespace, a.metadata.name).localeCompare(this.key(kind, b.metadata.namespace, b.metadata.name)));
+            .sort((a, b) =>
+                this.key(kind, a.metadata.namespace, a.metadata.name).localeCompare(this.key(kind, b.metadata.namespace, b.metadata.name)),
+            );
         const offset = Number(query.continue || 0);
         const limit = Number(query.limit || 0) || all.length;
         const items = all.slice(offset, offset + limit);
@@ -291,12 +328,18 @@ export class FakeKubeApi {
     private watch(collection: Collection, namespace: string | undefined, from: number, res: http.ServerResponse): void {
         res.writeHead(200, { "content-type": "application/json", "transfer-encoding": "chunked" });
         if (from < this.compactedBefore) {
-            res.end(`${JSON.stringify({ type: "ERROR", object: { kind: "Status", apiVersion: "v1", status: "Failure", code: 410, reason: "Expired", message: "too old resource version" } })}\n`);
+            res.end(
+                `${JSON.stringify({ type: "ERROR", object: { kind: "Status", apiVersion: "v1", status: "Failure", code: 410, reason: "Expired", message: "too old resource version" } })}\n`,
+            );
             return;
         }
         const watcher: Watcher = { plural: collection.plural, namespace, response: res };
         for (const event of this.history) {
-            if (event.resourceVersion > from && event.plural === collection.plural && (!namespace || event.object.metadata.namespace === namespace)) {
+            if (
+                event.resourceVersion > from &&
+                event.plural === collection.plural &&
+                (!namespace || event.object.metadata.namespace === namespace)
+            ) {
                 res.write(`${JSON.stringify({ type: event.type, object: event.object })}\n`);
             }
         }
@@ -305,7 +348,13 @@ export class FakeKubeApi {
     }
 
     private review(body: { spec: SubjectAccessReviewSpec }, res: http.ServerResponse): void {
-        if (this.failReviewsWith) return this.json(res, this.failReviewsWith, { kind: "Status", apiVersion: "v1", status: "Failure", code: this.failReviewsWith });
+        if (this.failReviewsWith)
+            return this.json(res, this.failReviewsWith, {
+                kind: "Status",
+                apiVersion: "v1",
+                status: "Failure",
+                code: this.failReviewsWith,
+            });
         const allowed = this.authorize(body.spec);
         this.json(res, 201, { ...body, status: allowed ? { allowed: true } : { allowed: false, reason: "no RBAC policy matched" } });
     }
@@ -328,7 +377,11 @@ export function bundleObject(
     return {
         apiVersion: "subscription.openshift.io/v1alpha1",
         kind: namespace ? "Bundle" : "ClusterBundle",
-        metadata: { name, ...(namespace ? { namespace } : {}), ...(alwaysInject ? { labels: { "subscription.openshift.io/always-inject": "true" } } : {}) },
+        metadata: {
+            name,
+            ...(namespace ? { namespace } : {}),
+            ...(alwaysInject ? { labels: { "subscription.openshift.io/always-inject": "true" } } : {}),
+        },
         spec,
     };
 }

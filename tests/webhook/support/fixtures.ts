@@ -25,7 +25,9 @@ export function thirdPartyReviews(): ThirdPartyReview[] {
         .map((file) => {
             const parsed = JSON.parse(fs.readFileSync(path.join(directory, file), "utf8")) as Record<string, unknown>;
             const bare = parsed.kind !== "AdmissionReview";
-            const review = bare ? { apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", request: parsed } : (parsed as ThirdPartyReview["review"]);
+            const review = bare
+                ? { apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", request: parsed }
+                : (parsed as ThirdPartyReview["review"]);
             return { file, review, bare };
         });
 }
@@ -117,7 +119,11 @@ export function input(podValue: Pod, parts: Partial<Omit<InjectionInput, "pod">>
 }
 
 /** A fixed cluster for the admission handler (everything synced). */
-export function staticCluster(bundles: BundleInfo[], clusterBundles: BundleInfo[], keys: KeySets): import("../../../webhook/admission").ClusterView {
+export function staticCluster(
+    bundles: BundleInfo[],
+    clusterBundles: BundleInfo[],
+    keys: KeySets,
+): import("../../../webhook/admission").ClusterView {
     const byNamespace = new Map<string, Map<string, BundleInfo>>();
     for (const item of bundles) {
         const namespace = item.namespace ?? "";
@@ -140,7 +146,13 @@ export function staticAccess(decisions: Map<string, AccessDecision>): import("..
 }
 
 /** An AdmissionReview of a pod CREATE, as the API server sends it; `request` adds or overrides fields (object included). */
-export function podCreateReview(uid: string, namespace: string, object: unknown, request: Record<string, unknown> = {}, apiVersion = "admission.k8s.io/v1") {
+export function podCreateReview(
+    uid: string,
+    namespace: string,
+    object: unknown,
+    request: Record<string, unknown> = {},
+    apiVersion = "admission.k8s.io/v1",
+) {
     return {
         apiVersion,
         kind: "AdmissionReview",

@@ -35,13 +35,25 @@ export function request(options: RequestOptions): Promise<Reply> {
                 agent: options.agent ?? false,
                 maxVersion: options.maxVersion,
                 minVersion: options.minVersion,
-                headers: { ...(body !== undefined ? { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) } : {}), ...options.headers },
+                headers: {
+                    ...(body !== undefined
+                        ? { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) }
+                        : {}),
+                    ...options.headers,
+                },
             },
             (res) => {
                 const chunks: Buffer[] = [];
                 const serialNumber = (res.socket as TLSSocket).getPeerCertificate?.()?.serialNumber;
                 res.on("data", (chunk: Buffer) => chunks.push(chunk));
-                res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString("utf8"), serialNumber }));
+                res.on("end", () =>
+                    resolve({
+                        status: res.statusCode ?? 0,
+                        headers: res.headers,
+                        body: Buffer.concat(chunks).toString("utf8"),
+                        serialNumber,
+                    }),
+                );
                 res.on("error", reject);
             },
         );

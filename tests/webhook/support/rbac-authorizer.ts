@@ -69,7 +69,11 @@ function clusterRoleRules(state: RbacState, name: string, seen = new Set<string>
     seen.add(name);
     if (!role.aggregationRule) return role.rules ?? [];
     return state.clusterRoles
-        .filter((other) => other.metadata.name !== name && role.aggregationRule!.clusterRoleSelectors.some((s) => matches(other.metadata.labels, s.matchLabels)))
+        .filter(
+            (other) =>
+                other.metadata.name !== name &&
+                role.aggregationRule!.clusterRoleSelectors.some((s) => matches(other.metadata.labels, s.matchLabels)),
+        )
         .flatMap((other) => clusterRoleRules(state, other.metadata.name, seen));
 }
 
@@ -88,7 +92,10 @@ function appliesTo(subject: Subject, user: string, groups: readonly string[], bi
 
 function ruleAllows(rule: RbacRule, attributes: SubjectAccessReviewSpec["resourceAttributes"]): boolean {
     const names = rule.resourceNames ?? [];
-    return ruleGrants(rule, { group: attributes.group, resource: attributes.resource, verb: attributes.verb }) && (names.length === 0 || names.includes(attributes.name));
+    return (
+        ruleGrants(rule, { group: attributes.group, resource: attributes.resource, verb: attributes.verb }) &&
+        (names.length === 0 || names.includes(attributes.name))
+    );
 }
 
 /** Whether RBAC allows the review's request. */
@@ -98,7 +105,9 @@ export function rbacAllows(state: RbacState, spec: SubjectAccessReviewSpec): boo
     const rulesOf = (binding: BindingObject): RbacRule[] =>
         binding.roleRef.kind === "ClusterRole"
             ? clusterRoleRules(state, binding.roleRef.name)
-            : ((state.roles ?? []).find((r) => r.metadata.name === binding.roleRef.name && r.metadata.namespace === binding.metadata.namespace)?.rules ?? []);
+            : ((state.roles ?? []).find(
+                  (r) => r.metadata.name === binding.roleRef.name && r.metadata.namespace === binding.metadata.namespace,
+              )?.rules ?? []);
     const bindings = [
         ...(state.clusterRoleBindings ?? []),
         ...(namespace === undefined ? [] : (state.roleBindings ?? []).filter((b) => b.metadata.namespace === namespace)),

@@ -1,7 +1,9 @@
 /**
- * `npm run mutation -- [--files a.ts,b.ts] [--count N] [--seed S] [--timeout SECONDS]`: a
- * deterministic sample of mutants (see `mutants.ts`) of the rules modules, each run against the
- * tests jest finds related to the mutated file. A mutant is killed when those tests fail (or
+ * `npm run mutation -- [--files a.ts,b.ts] [--tests t1,t2] [--count N] [--seed S] [--timeout SECONDS]`:
+ * a deterministic sample of mutants (see `mutants.ts`) of the rules modules, each run against the
+ * tests jest finds related to the mutated file, or against the test paths `--tests` names (the
+ * related set of a rules module the config schema imports is nearly the whole suite, minutes per
+ * mutant; a focused set answers in seconds). A mutant is killed when those tests fail (or
  * time out), survives when they pass. The work happens in a scratch copy of the tracked files,
  * never in this checkout, so an interrupted run leaves nothing mutated behind.
  *
@@ -18,6 +20,8 @@ const ROOT = path.resolve(__dirname, "..", "..");
 
 interface Options {
     files: string[];
+    /** Test paths to run for every mutant; empty: the tests jest finds related to the mutated file. */
+    tests: string[];
     count: number;
     seed: number;
     timeoutSeconds: number;
@@ -36,7 +40,7 @@ function defaultFiles(tracked: readonly string[]): string[] {
 }
 
 function parseOptions(argv: readonly string[], tracked: readonly string[]): Options {
-    const options: Options = { files: defaultFiles(tracked), count: 40, seed: 1, timeoutSeconds: 180 };
+    const options: Options = { files: defaultFiles(tracked), tests: [], count: 40, seed: 1, timeoutSeconds: 180 };
     const problems: string[] = [];
     for (let i = 0; i < argv.length; i += 2) {
         const [flag, value] = [argv[i], argv[i + 1]];
@@ -44,6 +48,8 @@ function parseOptions(argv: readonly string[], tracked: readonly string[]): Opti
             problems.push(`${flag}: needs a value`);
         } else if (flag === "--files") {
             options.files = value.split(",").filter((f) => f.length > 0);
+        } else if (flag === "--tests") {
+            options.tests = value.split(",").filter((f) => f.length > 0);
         } else if (flag === "--count" || flag === "--seed" || flag === "--timeout") {
             const n = Number(value);
             if (!Number.isInteger(n) || n < 1) {
@@ -56,7 +62,7 @@ function parseOptions(argv: readonly string[], tracked: readonly string[]): Opti
                 options.timeoutSeconds = n;
             }
         } else {
-            problems.push(`${flag}: unknown option (--files, --count, --seed, --timeout)`);
+            problems.push(`${flag}: unknown option (--files, --tests, --count, --seed, --timeout)`);
         }
     }
     for (const file of options.files.filter((f) => !tracked.includes(f))) {
@@ -90,18 +96,16 @@ function scratchCopy(tracked: readonly string[]): string {
 type Verdict = "killed" | "survived" | "timed-out";
 
 /** jest.config.js roots jest at tests/; the dependency graph that finds related tests needs the sources too. */
-function runRelatedTests(repo: string, file: string, timeoutSeconds: number): Verdict {
+function runRelatedTests(repo: string, file: string, options: Options): Verdict {
     const jest = path.join(repo, "node_modules", "jest", "bin", "jest.js");
-    const result = spawnSync(
-        process.execPath,
-        [jest, "--roots", "<rootDir>", "--findRelatedTests", file, "--bail=1", "--silent", "--maxWorkers=1", "--ci"],
-        {
-            cwd: repo,
-            stdio: process.env.MUTATION_DEBUG ? "inherit" : "ignore",
-            timeout: timeoutSeconds * 1000,
-            killSignal: "SIGKILL",
-        },
-    );
+    const selection = options.tests.length > 0 ? options.tests : ["--roots", "<rootDir>", "--findRelatedTests", file];
+    const timeoutSeconds = options.timeoutSeconds;
+    const result = spawnSync(process.execPath, [jest, ...selection, "--bail=1", "--silent", "--maxWorkers=1", "--ci"], {
+        cwd: repo,
+        stdio: process.env.MUTATION_DEBUG ? "inherit" : "ignore",
+        timeout: timeoutSeconds * 1000,
+        killSignal: "SIGKILL",
+    });
     if (result.error !== undefined || result.signal !== null) {
         return "timed-out";
     }
@@ -117,9 +121,8 @@ function main(): void {
     const counts: Record<Verdict, number> = { killed: 0, survived: 0, "timed-out": 0 };
     const survivors: Mutant[] = [];
     try {
-        const baselineFailures = [...new Set(sample.map((m) => m.file))].filter(
-            (file) => runRelatedTests(repo, file, options.timeoutSeconds) !== "survived",
-        );
+        const baselineFiles = options.tests.length > 0 ? sample.slice(0, 1).map((m) => m.file) : [...new Set(sample.map((m) => m.file))];
+        const baselineFailures = baselineFiles.filter((file) => runRelatedTests(repo, file, options) !== "survived");
         if (baselineFailures.length > 0) {
             throw new Error(`the related tests fail (or time out) without any mutant: ${baselineFailures.join(", ")}`);
         }
@@ -127,7 +130,7 @@ function main(): void {
             const target = path.join(repo, mutant.file);
             const original = readFileSync(target, "utf8");
             writeFileSync(target, applyMutant(original, mutant));
-            const verdict = runRelatedTests(repo, mutant.file, options.timeoutSeconds);
+            const verdict = runRelatedTests(repo, mutant.file, options);
             writeFileSync(target, original);
             counts[verdict] += 1;
             if (verdict === "survived") {

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { validateStackConfig } from "../../components/config";
-import { TAG_CHARACTERS, tagKeyProblems, tagValueProblems, userTagProblems } from "../../components/aws-tags/rules";
+import { TAG_CHARACTERS, tagKeyProblems, tagValueProblems, tagValueText, userTagProblems } from "../../components/aws-tags/rules";
 import { formatProblem } from "../../components/shared/problems";
 
 const cluster = { name: "prod-east", platform: "openshift", kubeContext: "test" };
@@ -241,6 +241,17 @@ describe("aws.userTags validation", () => {
                 expect([...validateAws({ userTags: tags }).problems].sort()).toEqual(fromRules);
             }),
         );
+    });
+});
+
+describe("tag values written as YAML scalars (tagValueText)", () => {
+    test.each<[string, unknown, ReturnType<typeof tagValueText>]>([
+        ["a string", "7536", { ok: true, text: "7536" }],
+        ["null", null, { ok: false, problem: "expected a string tag value, got null null" }],
+        ["a list", ["a"], { ok: false, problem: 'expected a string tag value, got array ["a"]' }],
+        ["a map", { a: 1 }, { ok: false, problem: 'expected a string tag value, got object {"a":1}' }],
+    ])("GIVEN %s WHEN read as tag text THEN the answer names what arrived", (_name, value, expected) => {
+        expect(tagValueText(value)).toEqual(expected);
     });
 });
 

@@ -3,6 +3,24 @@ import { renderFile, resourceNamed } from "../helpers/render";
 
 const STACKS = exampleStacks();
 
+/** The outputs of an OpenShift-on-AWS stack with subscriptions and tags (both examples). */
+const OPENSHIFT_AWS_OUTPUTS = [
+    "awsInstallTagKeys",
+    "awsTaggedStorageClass",
+    "awsUserTagKeys",
+    "awsWebhookImageRepositoryUrl",
+    "certificateExpiry",
+    "certificateTrust",
+    "clusterAccess",
+    "clusterName",
+    "installedCrds",
+    "platform",
+    "subscriptionClusterRoles",
+    "subscriptionCrds",
+    "subscriptionShareGrants",
+    "webhookImageRef",
+];
+
 /** What each example installs: its capability components and the stack outputs an admin reads. */
 const EXPECTED: Record<string, { components: string[]; outputs: string[] }> = {
     "Pulumi.local.yaml": {
@@ -22,22 +40,7 @@ const EXPECTED: Record<string, { components: string[]; outputs: string[] }> = {
             "subscriptions:SubscriptionWebhook",
             "webhook-image:WebhookImage",
         ],
-        outputs: [
-            "awsInstallTagKeys",
-            "awsTaggedStorageClass",
-            "awsUserTagKeys",
-            "awsWebhookImageRepositoryUrl",
-            "certificateExpiry",
-            "certificateTrust",
-            "clusterAccess",
-            "clusterName",
-            "installedCrds",
-            "platform",
-            "subscriptionClusterRoles",
-            "subscriptionCrds",
-            "subscriptionShareGrants",
-            "webhookImageRef",
-        ],
+        outputs: OPENSHIFT_AWS_OUTPUTS,
     },
     "examples/openshift-aws.yaml": {
         components: [
@@ -54,23 +57,8 @@ const EXPECTED: Record<string, { components: string[]; outputs: string[] }> = {
             "subscriptions:SubscriptionWebhook",
             "webhook-image:WebhookImage",
         ],
-        outputs: [
-            "awsImageRegistryStorage",
-            "awsInstallTagKeys",
-            "awsTaggedStorageClass",
-            "awsUserTagKeys",
-            "awsWebhookImageRepositoryUrl",
-            "certificateExpiry",
-            "certificateTrust",
-            "clusterAccess",
-            "clusterName",
-            "installedCrds",
-            "platform",
-            "subscriptionClusterRoles",
-            "subscriptionCrds",
-            "subscriptionShareGrants",
-            "webhookImageRef",
-        ],
+        // The full example also asks for the image registry's storage.
+        outputs: ["awsImageRegistryStorage", ...OPENSHIFT_AWS_OUTPUTS],
     },
 };
 

@@ -10,6 +10,19 @@ import type { RenderOptions, RenderResult } from "../../scripts/render/render";
 import { renderConfig, ROOT } from "./render";
 
 export const CSV_DIR = "../shared/testdata/csvs";
+
+/** OLM's OperatorCondition CRD as an OpenShift cluster serves it (`operators.coreos.com/v2`), for the operator pre-flight read. */
+export const OPERATOR_CONDITION_CRD = {
+    apiVersion: "apiextensions.k8s.io/v1",
+    kind: "CustomResourceDefinition",
+    metadata: { name: "operatorconditions.operators.coreos.com" },
+    spec: {
+        group: "operators.coreos.com",
+        names: { plural: "operatorconditions", kind: "OperatorCondition" },
+        scope: "Namespaced",
+        versions: [{ name: "v2", served: true, storage: true }],
+    },
+};
 export const CSV_FILES = fs.readdirSync(path.join(ROOT, CSV_DIR)).sort();
 /** The real CSVs that do not support AllNamespaces. */
 export const NAMESPACED_CSVS = ["etcdoperator-0.9.4.clusterserviceversion.yaml", "prometheusoperator-0.22.2.clusterserviceversion.yaml"];

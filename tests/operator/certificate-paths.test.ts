@@ -11,7 +11,17 @@
  * a Secret volume item, and a key the Secret holds in that mode.
  */
 import type { RenderResult } from "../../scripts/render/render";
-import { CSV_DIR, CSV_FILES, KubeObject, objectNamed, objectsOf, readCsv, renderOperators, Yaml } from "../helpers/operators";
+import {
+    CSV_DIR,
+    CSV_FILES,
+    KubeObject,
+    objectNamed,
+    objectsOf,
+    OPERATOR_CONDITION_CRD,
+    readCsv,
+    renderOperators,
+    Yaml,
+} from "../helpers/operators";
 import { renderConfig } from "../helpers/render";
 
 const APISERVICE_DIR = "/apiserver.local.config/certificates";
@@ -35,17 +45,7 @@ const MODE_KEYS: Record<string, string[]> = {
 /** What an OpenShift cluster holds for the pre-flight reads of operator installs (no proxy configured). */
 const OPENSHIFT_OBJECTS = [
     { apiVersion: "config.openshift.io/v1", kind: "Proxy", metadata: { name: "cluster" }, spec: {}, status: {} },
-    {
-        apiVersion: "apiextensions.k8s.io/v1",
-        kind: "CustomResourceDefinition",
-        metadata: { name: "operatorconditions.operators.coreos.com" },
-        spec: {
-            group: "operators.coreos.com",
-            names: { plural: "operatorconditions", kind: "OperatorCondition" },
-            scope: "Namespaced",
-            versions: [{ name: "v2", served: true, storage: true }],
-        },
-    },
+    OPERATOR_CONDITION_CRD,
 ] as unknown as KubeObject[];
 
 const MODES = [

@@ -7,7 +7,17 @@
  * `pkg/controller/operators/operatorconditiongenerator_controller.go`).
  */
 import { renderConfig, resourceNamed } from "../helpers/render";
-import { CSV_DIR, CSV_FILES, KubeObject, objectNamed, objectsOf, readCsv, renderOperators, Yaml } from "../helpers/operators";
+import {
+    CSV_DIR,
+    CSV_FILES,
+    KubeObject,
+    objectNamed,
+    objectsOf,
+    OPERATOR_CONDITION_CRD,
+    readCsv,
+    renderOperators,
+    Yaml,
+} from "../helpers/operators";
 
 const PACKAGESERVER = "packageserver-0.16.1.clusterserviceversion.yaml";
 const install = (file: string, extra: Record<string, unknown> = {}) => {
@@ -164,17 +174,7 @@ describe("OLM's environment for operator containers", () => {
         spec: { httpProxy: "http://unvalidated:1" },
         status: { httpProxy: "http://proxy.corp:3128", httpsProxy: "http://proxy.corp:3128", noProxy: ".cluster.local,.svc,10.0.0.0/16" },
     };
-    const conditionCrd = {
-        apiVersion: "apiextensions.k8s.io/v1",
-        kind: "CustomResourceDefinition",
-        metadata: { name: "operatorconditions.operators.coreos.com" },
-        spec: {
-            group: "operators.coreos.com",
-            names: { plural: "operatorconditions", kind: "OperatorCondition" },
-            scope: "Namespaced",
-            versions: [{ name: "v2", served: true, storage: true }],
-        },
-    };
+    const conditionCrd = OPERATOR_CONDITION_CRD;
     const openshift = (cluster: KubeObject[]) =>
         renderConfig(
             {

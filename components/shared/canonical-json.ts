@@ -12,7 +12,9 @@ function sortKeys(value: unknown): unknown {
         return value.map(sortKeys);
     }
     if (value !== null && typeof value === "object") {
-        const out: Record<string, unknown> = {};
+        // No prototype: a member named "__proto__" (valid JSON, e.g. from JSON.parse) stays a member
+        // instead of setting the prototype and vanishing from the text.
+        const out: Record<string, unknown> = Object.create(null);
         for (const key of Object.keys(value).sort()) {
             const v = (value as Record<string, unknown>)[key];
             if (v !== undefined) {

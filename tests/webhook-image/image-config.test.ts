@@ -141,6 +141,10 @@ describe("image config, manifest and index", () => {
         expect(JSON.parse(composeIndex([oci]).bytes.toString()).mediaType).toBe(MEDIA_TYPES.ociIndex);
     });
 
+    test('GIVEN a member named "__proto__" (as JSON.parse makes it) WHEN serialized canonically THEN it stays a member', () => {
+        expect(canonicalJson(JSON.parse('{"b":1,"__proto__":{"x":[1]}}'))).toBe('{"__proto__":{"x":[1]},"b":1}');
+    });
+
     test("GIVEN any JSON value WHEN serialized canonically THEN key order does not matter and the text parses back to the value", () => {
         fc.assert(
             fc.property(fc.jsonValue(), (value) => {

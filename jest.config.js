@@ -18,6 +18,7 @@ module.exports = {
         ],
     },
     moduleFileExtensions: ["ts", "js", "json"],
+    setupFilesAfterEnv: ["<rootDir>/tests/setup/pulumi-stack-captures.ts"],
     testTimeout: 60000,
     // Two workers on the 2-core machines this runs on (jest's default is cores - 1, i.e. one):
     // many suites spend their time waiting on real peers (a registry, tsx/npm/node children,

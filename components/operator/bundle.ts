@@ -3,6 +3,7 @@
  * same folder (a registry+v1 bundle's `manifests/`), the CRD manifests of the APIs it owns.
  * Pure apart from reading files; reports every problem with the file and field.
  */
+import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { parseAllDocuments } from "yaml";
@@ -55,26 +56,60 @@ interface ParsedDocument {
  * of many CSVs, like the test data) would otherwise parse every sibling again.
  */
 export class ManifestReader {
-    private readonly documents = new Map<string, ParsedDocument[]>();
+    private readonly documents = new Map<string, readonly ParsedDocument[]>();
 
-    read(file: string): ParsedDocument[] {
+    read(file: string): readonly ParsedDocument[] {
         let parsed = this.documents.get(file);
         if (!parsed) {
-            parsed = parseAllDocuments(fs.readFileSync(file, "utf8")).map((document) =>
-                document.errors.length > 0
-                    ? { error: document.errors[0].message.split("\n")[0], object: undefined }
-                    : { object: document.toJS() },
-            );
+            parsed = parsedManifests(fs.readFileSync(file, "utf8"));
             this.documents.set(file, parsed);
         }
         return parsed;
     }
 }
 
+/**
+ * Parsed manifests by content. The render, the tests and an Automation API host run the program
+ * many times in one process, and a bundle's YAML (kubevirt's CSV is 145 kB) costs far more to
+ * parse than to read and hash. Keyed by content, so an edited file is parsed again; frozen,
+ * because one parse serves many runs.
+ */
+const PARSED_BY_CONTENT = new Map<string, readonly ParsedDocument[]>();
+const PARSED_CACHE_ENTRIES = 256;
+
+function parsedManifests(text: string): readonly ParsedDocument[] {
+    const key = createHash("sha256").update(text).digest("hex");
+    let parsed = PARSED_BY_CONTENT.get(key);
+    if (!parsed) {
+        parsed = deepFreeze(
+            parseAllDocuments(text).map((document) =>
+                document.errors.length > 0
+                    ? { error: document.errors[0].message.split("\n")[0], object: undefined }
+                    : { object: document.toJS() },
+            ),
+        );
+        if (PARSED_BY_CONTENT.size >= PARSED_CACHE_ENTRIES) {
+            PARSED_BY_CONTENT.delete(PARSED_BY_CONTENT.keys().next().value as string);
+        }
+        PARSED_BY_CONTENT.set(key, parsed);
+    }
+    return parsed;
+}
+
+function deepFreeze<T>(value: T): T {
+    if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
+        Object.freeze(value);
+        for (const member of Object.values(value)) {
+            deepFreeze(member);
+        }
+    }
+    return value;
+}
+
 /** Loads the CSV at `csvFile` (resolved against `projectRoot`) and its bundle folder. */
 export function loadBundle(projectRoot: string, csvFile: string, reader: ManifestReader = new ManifestReader()): BundleLoadResult {
     const csvPath = path.resolve(projectRoot, csvFile);
-    let documents: ParsedDocument[];
+    let documents: readonly ParsedDocument[];
     try {
         documents = reader.read(csvPath);
     } catch (error) {

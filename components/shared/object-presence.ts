@@ -18,7 +18,9 @@
  */
 import * as https from "node:https";
 import * as path from "node:path";
-import { KubeConfig } from "@kubernetes/client-node";
+// Types only: the client library (6.6 MB of JavaScript) is loaded when a live cluster is asked,
+// not by every program run, render and test that never asks one.
+import type { KubeConfig } from "@kubernetes/client-node";
 import type { ClusterConnection } from "./cluster";
 
 /** A connection to a cluster the program can ask: every kind but rendering to a directory. */
@@ -59,7 +61,8 @@ export function describeRef(ref: Pick<ObjectRef, "kind" | "namespace" | "name">)
  * file's current context, or the pod's service account.
  */
 export function kubeConfigFor(connection: LiveConnection, projectDirectory: string): KubeConfig {
-    const config = new KubeConfig();
+    const { KubeConfig: KubeConfigClass } = require("@kubernetes/client-node") as typeof import("@kubernetes/client-node");
+    const config = new KubeConfigClass();
     switch (connection.kind) {
         case "kubeContext":
             config.loadFromDefault();

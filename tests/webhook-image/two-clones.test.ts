@@ -10,7 +10,7 @@
  * group-writable modes and npm's hidden lockfile (node_modules/.package-lock.json).
  */
 import { execFileSync } from "node:child_process";
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { planImage } from "../../components/webhook-image/build";
@@ -32,15 +32,20 @@ function closureLocations(): string[] {
     return productionClosure(lockfile, WEBHOOK_PACKAGES, { os: process.platform, cpu: process.arch }).locations;
 }
 
+/**
+ * Copies the closure's packages into `clone` with cp(1) (`-a` keeps attributes, `-R` gives fresh
+ * mtimes): each outermost package once, then the nested node_modules entries that are not in the
+ * closure themselves are dropped, so the copy holds exactly the closure.
+ */
 function installClosure(clone: string, style: "preserve" | "fresh"): void {
-    for (const location of closureLocations()) {
+    const locations = closureLocations();
+    const inClosure = new Set(locations);
+    const outermost = locations.filter((location) => !locations.some((other) => location.startsWith(`${other}/`)));
+    for (const location of outermost) {
         const target = path.join(clone, location);
         mkdirSync(path.dirname(target), { recursive: true });
-        cpSync(path.join(ROOT, location), target, {
-            recursive: true,
-            preserveTimestamps: style === "preserve",
-            filter: (source) => path.relative(path.join(ROOT, location), source).split(path.sep)[0] !== "node_modules",
-        });
+        execFileSync("cp", [style === "preserve" ? "-a" : "-R", path.join(ROOT, location), target]);
+        dropNestedOutsideClosure(clone, location, inClosure);
     }
     if (style === "fresh") {
         writeFileSync(
@@ -58,6 +63,24 @@ function installClosure(clone: string, style: "preserve" | "fresh"): void {
             }
         };
         groupWritable(path.join(clone, "node_modules"));
+    }
+}
+
+function dropNestedOutsideClosure(clone: string, location: string, inClosure: Set<string>): void {
+    const nested = path.join(clone, location, "node_modules");
+    if (!existsSync(nested)) {
+        return;
+    }
+    for (const entry of readdirSync(nested)) {
+        const packages = entry.startsWith("@") ? readdirSync(path.join(nested, entry)).map((name) => `${entry}/${name}`) : [entry];
+        for (const name of packages) {
+            const packageLocation = `${location}/node_modules/${name}`;
+            if (inClosure.has(packageLocation)) {
+                dropNestedOutsideClosure(clone, packageLocation, inClosure);
+            } else {
+                rmSync(path.join(clone, packageLocation), { recursive: true, force: true });
+            }
+        }
     }
 }
 

@@ -6,7 +6,10 @@
 module.exports = {
     testEnvironment: "node",
     roots: ["<rootDir>/tests"],
-    testMatch: ["**/*.test.ts"],
+    // One entry per test folder (tests/<area>.test.ts, see tests/helpers/test-group.ts): the files of
+    // a folder share one module registry, so the Pulumi SDKs and the program load once per folder.
+    testMatch: ["<rootDir>/tests/*.test.ts"],
+    testSequencer: "<rootDir>/tests/setup/sequencer.js",
     transform: {
         "^.+\\.ts$": [
             "@swc/jest",

@@ -95,12 +95,18 @@ function scratchCopy(tracked: readonly string[]): string {
 
 type Verdict = "killed" | "survived" | "timed-out";
 
-/** jest.config.js roots jest at tests/; the dependency graph that finds related tests needs the sources too. */
+/**
+ * Each test file as its own entry (jest.config.js runs a folder per entry, whose files jest's
+ * dependency graph cannot see behind the folder's require). jest.config.js roots jest at tests/;
+ * the dependency graph that finds related tests needs the sources too.
+ */
+const EVERY_TEST_FILE = ["--testMatch", "<rootDir>/tests/*/*.test.ts"];
+
 function runRelatedTests(repo: string, file: string, options: Options): Verdict {
     const jest = path.join(repo, "node_modules", "jest", "bin", "jest.js");
     const selection = options.tests.length > 0 ? options.tests : ["--roots", "<rootDir>", "--findRelatedTests", file];
     const timeoutSeconds = options.timeoutSeconds;
-    const result = spawnSync(process.execPath, [jest, ...selection, "--bail=1", "--silent", "--maxWorkers=1", "--ci"], {
+    const result = spawnSync(process.execPath, [jest, ...EVERY_TEST_FILE, ...selection, "--bail=1", "--silent", "--maxWorkers=1", "--ci"], {
         cwd: repo,
         stdio: process.env.MUTATION_DEBUG ? "inherit" : "ignore",
         timeout: timeoutSeconds * 1000,

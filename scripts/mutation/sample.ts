@@ -100,13 +100,14 @@ type Verdict = "killed" | "survived" | "timed-out";
  * dependency graph cannot see behind the folder's require). jest.config.js roots jest at tests/;
  * the dependency graph that finds related tests needs the sources too.
  */
+// After the test paths: jest's --testMatch takes every argument up to the next flag.
 const EVERY_TEST_FILE = ["--testMatch", "<rootDir>/tests/*/*.test.ts"];
 
 function runRelatedTests(repo: string, file: string, options: Options): Verdict {
     const jest = path.join(repo, "node_modules", "jest", "bin", "jest.js");
     const selection = options.tests.length > 0 ? options.tests : ["--roots", "<rootDir>", "--findRelatedTests", file];
     const timeoutSeconds = options.timeoutSeconds;
-    const result = spawnSync(process.execPath, [jest, ...EVERY_TEST_FILE, ...selection, "--bail=1", "--silent", "--maxWorkers=1", "--ci"], {
+    const result = spawnSync(process.execPath, [jest, ...selection, ...EVERY_TEST_FILE, "--bail=1", "--silent", "--maxWorkers=1", "--ci"], {
         cwd: repo,
         stdio: process.env.MUTATION_DEBUG ? "inherit" : "ignore",
         timeout: timeoutSeconds * 1000,

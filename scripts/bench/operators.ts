@@ -24,7 +24,7 @@ const olm: OlmConfig = {
 
 function inputs(): { operators: OperatorConfig[]; files: string[] } {
     const examples = ["widget-operator", "backup-operator"].map((b) =>
-        path.join(ROOT, "examples", "operators", b, "manifests", `${b}.clusterserviceversion.yaml`),
+        path.join(ROOT, "tests", "fixtures", "operators", b, "manifests", `${b}.clusterserviceversion.yaml`),
     );
     const shared = fs.existsSync(SHARED_CSVS)
         ? fs

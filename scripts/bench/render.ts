@@ -35,7 +35,7 @@ class PlainMocks implements pulumi.runtime.Mocks {
 }
 
 /**
- * OPERATORS installs, each of its own bundle: the examples' widget operator (AllNamespaces, with a
+ * OPERATORS installs, each of its own bundle: the sample widget operator (AllNamespaces, with a
  * webhook) and backup operator (its own namespace), alternating, copied to a temporary directory
  * with their API group and CSV name made unique per install, since two installs may not own the
  * same cluster-scoped objects.
@@ -51,7 +51,7 @@ function operatorInstalls(workDir: string): unknown[] {
     ];
     return Array.from({ length: OPERATORS }, (_, i) => {
         const bundle = bundles[i % bundles.length];
-        const source = path.join(ROOT, "examples", "operators", bundle.name, "manifests");
+        const source = path.join(ROOT, "tests", "fixtures", "operators", bundle.name, "manifests");
         const target = path.join(workDir, `op-${i}`, "manifests");
         fs.mkdirSync(target, { recursive: true });
         for (const file of fs.readdirSync(source)) {

@@ -51,7 +51,6 @@ const EXPECTED: Record<string, { components: string[]; outputs: string[] }> = {
             "certificates:CaInjection",
             "certificates:CertificateAuthority",
             "certificates:Certificates",
-            "operator:OperatorInstall",
             "operator:Operators",
             "subscriptions:SubscriptionInjection",
             "subscriptions:SubscriptionWebhook",

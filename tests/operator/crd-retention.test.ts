@@ -7,12 +7,12 @@ import { renderConfig, resourcesOfType } from "../helpers/render";
 const CRD = "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition";
 const WIDGETS = {
     name: "widgets",
-    csv: "examples/operators/widget-operator/manifests/widget-operator.clusterserviceversion.yaml",
+    csv: "tests/fixtures/operators/widget-operator/manifests/widget-operator.clusterserviceversion.yaml",
     namespace: "widget-operator",
 };
 const BACKUPS = {
     name: "backups",
-    csv: "examples/operators/backup-operator/manifests/backup-operator.clusterserviceversion.yaml",
+    csv: "tests/fixtures/operators/backup-operator/manifests/backup-operator.clusterserviceversion.yaml",
     namespace: "backup-operator",
     targetNamespaces: ["backup-operator"],
 };

@@ -432,7 +432,7 @@ describe("RBAC by install mode", () => {
 describe("conversion webhooks", () => {
     const widgets = {
         name: "widgets",
-        csv: "examples/operators/widget-operator/manifests/widget-operator.clusterserviceversion.yaml",
+        csv: "tests/fixtures/operators/widget-operator/manifests/widget-operator.clusterserviceversion.yaml",
         namespace: "widget-operator",
     };
 

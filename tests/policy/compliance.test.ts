@@ -22,6 +22,30 @@ function withToggles(config: FlatConfig, toggles: Record<string, boolean>): Flat
     return { ...config, values: { ...config.values, [key]: JSON.stringify({ ...JSON.parse(config.values[key] ?? "{}"), ...toggles }) } };
 }
 
+/**
+ * The example installs no operator (its README says why); these toggles judge what operator
+ * installs generate, so this stack adds the two sample bundles the tests use.
+ */
+const SAMPLE_OPERATORS = [
+    {
+        name: "widgets",
+        csv: "tests/fixtures/operators/widget-operator/manifests/widget-operator.clusterserviceversion.yaml",
+        namespace: "widget-operator",
+        targetNamespaces: [],
+        rbacNamespaces: ["team-a", "team-b"],
+    },
+    {
+        name: "backups",
+        csv: "tests/fixtures/operators/backup-operator/manifests/backup-operator.clusterserviceversion.yaml",
+        namespace: "backup-operator",
+        targetNamespaces: ["team-a", "team-b"],
+    },
+];
+
+function withSampleOperators(config: FlatConfig): FlatConfig {
+    return { ...config, values: { ...config.values, "cluster-platform:operators": JSON.stringify(SAMPLE_OPERATORS) } };
+}
+
 const ALL_ON = { disableOLMAggregateCRDRoles: true, disableAggregateCRDRoles: true, disableAllNamespacePermissionPromotion: true };
 const ALL_OFF = { disableOLMAggregateCRDRoles: false, disableAggregateCRDRoles: false, disableAllNamespacePermissionPromotion: false };
 
@@ -62,8 +86,8 @@ describe("whole-program compliance: every example stack through the real program
 });
 
 describe("the reverse: the packs catch what a stack should not declare", () => {
-    test("GIVEN the example rendered with every OLM RBAC toggle unset WHEN judged by a pack configured with them all set THEN exactly the promoted and aggregate ClusterRoles it generates are reported", async () => {
-        const stackConfig = withToggles(stackFileConfig("examples/openshift-aws.yaml"), ALL_OFF);
+    test("GIVEN the example with the sample operators rendered with every OLM RBAC toggle unset WHEN judged by a pack configured with them all set THEN exactly the promoted and aggregate ClusterRoles it generates are reported", async () => {
+        const stackConfig = withToggles(withSampleOperators(stackFileConfig("examples/openshift-aws.yaml")), ALL_OFF);
         const result = await renderOnce("examples/openshift-aws.yaml", stackConfig);
         const strict = enginesFor(validatedConfig(withToggles(stackConfig, ALL_ON)));
         const diagnostics = analyzeWithBothPacks(strict, result)["k8s-rbac"].diagnostics;

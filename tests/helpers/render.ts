@@ -34,7 +34,6 @@ export function resourceNamed(result: RenderResult, type: string, name: string):
     return found[0];
 }
 
-/** The one rendered Kubernetes object of `kind` named `name`; fails the test when absent or repeated. */
 /** Every rendered object of this kind and name (namespaced kinds may have one per namespace). */
 export function manifestsNamed(result: RenderResult, kind: string, name: string): Record<string, unknown>[] {
     return result.manifests
@@ -42,6 +41,7 @@ export function manifestsNamed(result: RenderResult, kind: string, name: string)
         .map((m) => m.object);
 }
 
+/** The one rendered Kubernetes object of `kind` named `name`; fails the test when absent or repeated. */
 export function manifestNamed(result: RenderResult, kind: string, name: string): Record<string, unknown> {
     const found = manifestsNamed(result, kind, name);
     if (found.length !== 1) {

@@ -11,6 +11,15 @@ import { renderConfig, ROOT } from "./render";
 
 export const CSV_DIR = "../shared/testdata/csvs";
 
+/**
+ * The two sample bundles written for the tests (placeholder images): widgets, an AllNamespaces
+ * operator with validating, mutating and conversion webhooks; backups, a namespaced one.
+ */
+export const SAMPLE_CSVS = {
+    widgets: "tests/fixtures/operators/widget-operator/manifests/widget-operator.clusterserviceversion.yaml",
+    backups: "tests/fixtures/operators/backup-operator/manifests/backup-operator.clusterserviceversion.yaml",
+};
+
 /** OLM's OperatorCondition CRD as an OpenShift cluster serves it (`operators.coreos.com/v2`), for the operator pre-flight read. */
 export const OPERATOR_CONDITION_CRD = {
     apiVersion: "apiextensions.k8s.io/v1",

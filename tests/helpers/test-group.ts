@@ -4,7 +4,8 @@
  * first loads the Pulumi SDKs and every component into it (about 1.7 s of CPU per file, measured
  * on the suite's 2-core machines); a folder pays that once. Each file's tests and hooks stay
  * inside a describe block named after the file, so a file's beforeEach/afterAll reach only its own
- * tests. One file runs on its own with `npx jest --testMatch '<rootDir>/tests/operator/install.test.ts'`.
+ * tests. One file runs on its own with `npx jest --testMatch '<rootDir>/tests/operator/install.test.ts'`
+ * (README, "Tests and CI", for a list of files).
  */
 import * as fs from "node:fs";
 import * as path from "node:path";

@@ -9,6 +9,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
+import { SAMPLE_CSVS } from "../helpers/operators";
 import { LocalRegistry, startRegistry } from "../helpers/registry";
 import { requireTools } from "../helpers/system-tools";
 import { manifestNamed, renderConfig, ROOT } from "../helpers/render";
@@ -16,7 +17,7 @@ import { manifestNamed, renderConfig, ROOT } from "../helpers/render";
 requireTools("docker-registry", "skopeo", "umoci");
 
 const run = promisify(execFile);
-const SAMPLE_BUNDLE = path.join(ROOT, "tests", "fixtures", "operators", "widget-operator", "manifests");
+const SAMPLE_BUNDLE = path.dirname(path.join(ROOT, SAMPLE_CSVS.widgets));
 
 describe("an operator from its bundle image, pinned by digest", () => {
     let registry: LocalRegistry;

@@ -1,18 +1,18 @@
 import fc from "fast-check";
 import { INSTALLED_CRDS_OUTPUT, installedCrds, parseInstalledCrds, retentionMessages } from "../../components/shared/crd-retention";
 import type { RenderResult } from "../../scripts/render/render";
-import { renderOperators } from "../helpers/operators";
+import { renderOperators, SAMPLE_CSVS } from "../helpers/operators";
 import { renderConfig, resourcesOfType } from "../helpers/render";
 
 const CRD = "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition";
 const WIDGETS = {
     name: "widgets",
-    csv: "tests/fixtures/operators/widget-operator/manifests/widget-operator.clusterserviceversion.yaml",
+    csv: SAMPLE_CSVS.widgets,
     namespace: "widget-operator",
 };
 const BACKUPS = {
     name: "backups",
-    csv: "tests/fixtures/operators/backup-operator/manifests/backup-operator.clusterserviceversion.yaml",
+    csv: SAMPLE_CSVS.backups,
     namespace: "backup-operator",
     targetNamespaces: ["backup-operator"],
 };

@@ -10,6 +10,7 @@ import {
     RBAC_KINDS,
     readCsv,
     renderOperators,
+    SAMPLE_CSVS,
     scopableBundle,
     writeBundle,
     Yaml,
@@ -432,7 +433,7 @@ describe("RBAC by install mode", () => {
 describe("conversion webhooks", () => {
     const widgets = {
         name: "widgets",
-        csv: "tests/fixtures/operators/widget-operator/manifests/widget-operator.clusterserviceversion.yaml",
+        csv: SAMPLE_CSVS.widgets,
         namespace: "widget-operator",
     };
 

@@ -12,6 +12,7 @@ import {
     validatedConfig,
 } from "../../scripts/policy/stacks";
 import { FlatConfig } from "../../scripts/render/config-file";
+import { SAMPLE_CSVS } from "../helpers/operators";
 
 const summary = (result: AnalysisResult) =>
     result.diagnostics.map((d) => `${d.enforcementLevel} ${d.policyName} ${d.urn ?? ""}: ${d.violation}`);
@@ -29,14 +30,14 @@ function withToggles(config: FlatConfig, toggles: Record<string, boolean>): Flat
 const SAMPLE_OPERATORS = [
     {
         name: "widgets",
-        csv: "tests/fixtures/operators/widget-operator/manifests/widget-operator.clusterserviceversion.yaml",
+        csv: SAMPLE_CSVS.widgets,
         namespace: "widget-operator",
         targetNamespaces: [],
         rbacNamespaces: ["team-a", "team-b"],
     },
     {
         name: "backups",
-        csv: "tests/fixtures/operators/backup-operator/manifests/backup-operator.clusterserviceversion.yaml",
+        csv: SAMPLE_CSVS.backups,
         namespace: "backup-operator",
         targetNamespaces: ["team-a", "team-b"],
     },

@@ -89,25 +89,31 @@ describe("one jest entry per test folder", () => {
         }
     });
 
-    test("GIVEN no recorded timings WHEN the entries are ordered THEN the folder whose test files weigh most runs first", () => {
-        const cacheDirectory = fs.mkdtempSync(path.join(os.tmpdir(), "sequencer-"));
+    test("GIVEN no recorded timings WHEN the entries are ordered THEN the folder whose test files weigh most runs first, and an entry with no folder weighs its own size", () => {
+        const root = fs.mkdtempSync(path.join(os.tmpdir(), "sequencer-"));
         try {
-            const context = { config: { cacheDirectory, id: "cluster-platform" }, hasteFS: { getSize: () => 100 } };
-            const entries = ["config", "operator", "mutation", "webhook-image"].map((folder) => ({
-                path: path.join(TESTS, `${folder}.test.ts`),
-                context,
-            }));
-            const weights = new Map(
-                entries.map((entry) => {
-                    const folder = entry.path.replace(/\.test\.ts$/, "");
-                    return [entry.path, testFilesIn(folder).reduce((sum, name) => sum + fs.statSync(path.join(folder, name)).size, 0)];
-                }),
-            );
-            const sorted = new FolderSequencer({ contexts: [context], globalConfig: {} }).sort(entries).map((entry) => entry.path);
-            expect(sorted).toEqual([...weights.keys()].sort((a, b) => weights.get(b)! - weights.get(a)!));
-            expect(path.basename(sorted[sorted.length - 1])).toBe("mutation.test.ts");
+            const entry = (name: string, folderFiles: Record<string, number>) => {
+                fs.writeFileSync(path.join(root, `${name}.test.ts`), "x".repeat(50));
+                for (const [file, bytes] of Object.entries(folderFiles)) {
+                    fs.mkdirSync(path.join(root, name), { recursive: true });
+                    fs.writeFileSync(path.join(root, name, file), "x".repeat(bytes));
+                }
+                return path.join(root, `${name}.test.ts`);
+            };
+            // light: 300 bytes of tests; heavy: 500 (its helper.ts is not a test file); lone: no folder, its own 50 bytes.
+            const entries = [
+                entry("light", { "a.test.ts": 300 }),
+                entry("lone", {}),
+                entry("heavy", { "a.test.ts": 200, "b.test.ts": 300, "helper.ts": 9000 }),
+            ];
+            const context = {
+                config: { cacheDirectory: path.join(root, "cache"), id: "cluster-platform" },
+                hasteFS: { getSize: () => 100 },
+            };
+            const sorted = new FolderSequencer({ contexts: [context], globalConfig: {} }).sort(entries.map((p) => ({ path: p, context })));
+            expect(sorted.map((test) => path.basename(test.path))).toEqual(["heavy.test.ts", "light.test.ts", "lone.test.ts"]);
         } finally {
-            fs.rmSync(cacheDirectory, { recursive: true, force: true });
+            fs.rmSync(root, { recursive: true, force: true });
         }
     });
 });

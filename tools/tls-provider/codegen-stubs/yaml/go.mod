@@ -1,0 +1,3 @@
+module github.com/pulumi/pulumi-yaml
+
+go 1.26.0

@@ -96,13 +96,18 @@ export function kubernetesConnectionArgs(connection: ClusterConnection): {
         case "renderYamlToDirectory":
             return { renderYamlToDirectory: connection.directory };
         case "kubeContext":
-            return { context: connection.context };
+            // An empty kubeconfig, not an absent one: the Node SDK fills an absent one from the
+            // runner's $KUBECONFIG (@pulumi/kubernetes provider.js), freezing that path into the
+            // provider's state, where a second runner sees a diff. The provider treats "" as unset
+            // and resolves the context through client-go's default loading rules, which read
+            // $KUBECONFIG in the provider's own process (pulumi-kubernetes provider/pkg/provider/
+            // provider.go, Configure). Found by the real tier (tests/real/state.real.ts).
+            return { context: connection.context, kubeconfig: "" };
         case "kubeconfig":
             return { kubeconfig: connection.path };
         case "inCluster":
-            // An empty kubeconfig, not an absent one: the SDK would fill an absent one from
-            // $KUBECONFIG. The provider treats "" as unset and uses client-go's default loading
-            // rules, which fall back to the pod's service account when no kubeconfig file exists
+            // Empty for the same reason; with no kubeconfig file, client-go's default loading rules
+            // fall back to the pod's service account
             // (kubernetes/client-go tools/clientcmd/merged_client_builder.go, ClientConfig).
             return { kubeconfig: "" };
     }

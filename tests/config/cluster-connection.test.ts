@@ -43,7 +43,8 @@ describe("which cluster a stack applies to", () => {
     });
 
     test.each([
-        ["kubeContext", { kubeContext: "prod-admin" }, { context: "prod-admin" }],
+        // An empty kubeconfig beside the context keeps the runner's $KUBECONFIG path out of the provider's state.
+        ["kubeContext", { kubeContext: "prod-admin" }, { context: "prod-admin", kubeconfig: "" }],
         ["kubeconfig", { kubeconfig: "kube/prod.yaml" }, { kubeconfig: "kube/prod.yaml" }],
         // The empty kubeconfig keeps the SDK from filling in $KUBECONFIG: the provider then uses the pod's service account.
         ["inCluster", { inCluster: true }, { kubeconfig: "" }],

@@ -1,0 +1,19 @@
+/**
+ * The real tier (`npm run test:real`): the program on the real Pulumi engine, language host and
+ * providers against a real API server (scripts/real/), one cluster for the whole run, so the files
+ * run one after another in one worker. See docs/real-tier.md.
+ */
+const base = require("./jest.config.js");
+
+module.exports = {
+    testEnvironment: "node",
+    roots: ["<rootDir>/tests/real"],
+    testMatch: ["<rootDir>/tests/real/*.real.ts"],
+    transform: base.transform,
+    moduleFileExtensions: base.moduleFileExtensions,
+    globalSetup: "<rootDir>/tests/real/setup/global-setup.ts",
+    globalTeardown: "<rootDir>/tests/real/setup/global-teardown.ts",
+    // Engine runs against a real API server: an `up` of the full stack takes tens of seconds.
+    testTimeout: 600000,
+    maxWorkers: 1,
+};

@@ -1,0 +1,396 @@
+/**
+ * `npm run real:cluster -- start|stop`: a hermetic Kubernetes control plane on loopback.
+ *
+ * etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok, built from Go modules by
+ * `npm run real:tools`, with certificates made at start (pki.ts). kwok plays one Ready node whose
+ * pods become Running/Ready without a container runtime, so Deployments become Available.
+ *
+ * Backends the API server must call (admission and conversion webhooks, APIServices) need no
+ * kube-proxy: with --enable-aggregator-routing the API server dials a Service's endpoint IPs
+ * itself, for all three (kubernetes cmd/kube-apiserver/app/config.go passes one service resolver to
+ * admission, apiextensions and the aggregator). Endpoints may not be loopback
+ * (pkg/apis/core/validation ValidateNonSpecialIP), so the fake node's pod CIDR is routed into a
+ * network namespace this script creates (veth pair, the namespace side holding the whole CIDR as
+ * local addresses): a test runs a backend there and every pod IP kwok hands out reaches it.
+ *
+ * State (pids, ports, certificates, logs, etcd's data) lives in one directory; `stop` ends every
+ * process it started, by pid, deletes the namespace and removes the directory.
+ */
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as https from "node:https";
+import * as net from "node:net";
+import * as os from "node:os";
+import * as path from "node:path";
+import { makePki } from "./pki";
+
+/** The addresses the cluster owns; all inside the namespace and veth pair it creates. */
+export const NETWORK = {
+    namespace: "cp-real",
+    hostVeth: "cp-real-h",
+    namespaceVeth: "cp-real-n",
+    hostIp: "10.200.0.1",
+    namespaceIp: "10.200.0.2",
+    prefix: 30,
+    podCidr: "10.244.7.0/24",
+    serviceCidr: "10.96.0.0/16",
+    firstServiceIp: "10.96.0.1",
+} as const;
+
+export const NODE_NAME = "kwok-node-0";
+
+export interface ClusterState {
+    readonly dir: string;
+    readonly kubeconfig: string;
+    readonly server: string;
+    readonly pids: Record<string, number>;
+    readonly network: boolean;
+}
+
+export function defaultClusterDir(env: NodeJS.ProcessEnv = process.env): string {
+    return env.REAL_CLUSTER_DIR ? path.resolve(env.REAL_CLUSTER_DIR) : path.join(os.tmpdir(), "cluster-platform-real-cluster");
+}
+
+function stateFile(dir: string): string {
+    return path.join(dir, "state.json");
+}
+
+export function readState(dir: string): ClusterState | undefined {
+    try {
+        return JSON.parse(fs.readFileSync(stateFile(dir), "utf8")) as ClusterState;
+    } catch {
+        return undefined;
+    }
+}
+
+async function freePort(): Promise<number> {
+    return new Promise((resolve, reject) => {
+        const server = net.createServer();
+        server.unref();
+        server.on("error", reject);
+        server.listen(0, "127.0.0.1", () => {
+            const port = (server.address() as net.AddressInfo).port;
+            server.close(() => resolve(port));
+        });
+    });
+}
+
+function sh(command: string, args: string[], what: string): string {
+    const result = spawnSync(command, args, { encoding: "utf8" });
+    if (result.error || result.status !== 0) {
+        throw new Error(`real:cluster: ${what}: ${command} ${args.join(" ")}: ${result.error?.message ?? result.stderr.trim()}`);
+    }
+    return result.stdout;
+}
+
+function namespaceExists(): boolean {
+    const result = spawnSync("ip", ["netns", "list"], { encoding: "utf8" });
+    return result.status === 0 && result.stdout.split("\n").some((line) => line.split(" ")[0] === NETWORK.namespace);
+}
+
+/** The network namespace and the route of the pod CIDR into it. Needs root (CAP_NET_ADMIN). */
+function createNetwork(): void {
+    if (spawnSync("ip", ["-V"]).error) {
+        throw new Error("real:cluster: ip is not installed: apt-get install -y iproute2");
+    }
+    if (namespaceExists()) {
+        deleteNetwork();
+    }
+    const n = NETWORK;
+    sh("ip", ["netns", "add", n.namespace], "create the backends' network namespace (needs root)");
+    sh("ip", ["link", "add", n.hostVeth, "type", "veth", "peer", "name", n.namespaceVeth], "create the veth pair");
+    sh("ip", ["link", "set", n.namespaceVeth, "netns", n.namespace], "move the veth into the namespace");
+    sh("ip", ["addr", "add", `${n.hostIp}/${n.prefix}`, "dev", n.hostVeth], "address the host side");
+    sh("ip", ["link", "set", n.hostVeth, "up"], "bring the host side up");
+    const inNs = (args: string[], what: string) => sh("ip", ["netns", "exec", n.namespace, "ip", ...args], what);
+    inNs(["addr", "add", `${n.namespaceIp}/${n.prefix}`, "dev", n.namespaceVeth], "address the namespace side");
+    inNs(["link", "set", n.namespaceVeth, "up"], "bring the namespace side up");
+    inNs(["link", "set", "lo", "up"], "bring the namespace's loopback up");
+    // Every pod IP is a local address inside the namespace, so a backend listening on 0.0.0.0 there
+    // answers for whichever pod the API server picks.
+    inNs(["route", "add", "local", n.podCidr, "dev", "lo"], "make the pod CIDR local to the namespace");
+    sh("ip", ["route", "add", n.podCidr, "via", n.namespaceIp], "route the pod CIDR into the namespace");
+}
+
+function deleteNetwork(): void {
+    spawnSync("ip", ["route", "del", NETWORK.podCidr]);
+    spawnSync("ip", ["link", "del", NETWORK.hostVeth]);
+    spawnSync("ip", ["netns", "del", NETWORK.namespace]);
+}
+
+function kubeconfigText(server: string, pki: ReturnType<typeof makePki>): string {
+    const b64 = (file: string) => fs.readFileSync(file).toString("base64");
+    return JSON.stringify(
+        {
+            apiVersion: "v1",
+            kind: "Config",
+            clusters: [{ name: "real", cluster: { server, "certificate-authority-data": b64(pki.caCert) } }],
+            users: [{ name: "admin", user: { "client-certificate-data": b64(pki.adminCert), "client-key-data": b64(pki.adminKey) } }],
+            contexts: [{ name: "real", context: { cluster: "real", user: "admin" } }],
+            "current-context": "real",
+        },
+        null,
+        2,
+    );
+}
+
+function startProcess(dir: string, name: string, bin: string, args: string[], options: { netns?: boolean } = {}): ChildProcess {
+    const log = fs.openSync(path.join(dir, "logs", `${name}.log`), "a");
+    const [command, commandArgs] = options.netns ? ["ip", ["netns", "exec", NETWORK.namespace, bin, ...args]] : [bin, args];
+    const child = spawn(command, commandArgs, { detached: true, stdio: ["ignore", log, log] });
+    fs.closeSync(log);
+    child.unref();
+    if (child.pid === undefined) {
+        throw new Error(`real:cluster: could not start ${name} (${bin})`);
+    }
+    return child;
+}
+
+/** GET on the API server with the admin certificate; resolves to the status code (0 if unreachable). */
+function probe(server: string, pki: ReturnType<typeof makePki>, urlPath: string): Promise<number> {
+    return new Promise((resolve) => {
+        const request = https.get(
+            `${server}${urlPath}`,
+            { ca: fs.readFileSync(pki.caCert), cert: fs.readFileSync(pki.adminCert), key: fs.readFileSync(pki.adminKey), timeout: 2000 },
+            (response) => {
+                response.resume();
+                resolve(response.statusCode ?? 0);
+            },
+        );
+        request.on("error", () => resolve(0));
+        request.on("timeout", () => request.destroy());
+    });
+}
+
+async function until(what: string, deadlineMs: number, check: () => Promise<boolean> | boolean, logs: string): Promise<void> {
+    const deadline = Date.now() + deadlineMs;
+    while (Date.now() < deadline) {
+        if (await check()) {
+            return;
+        }
+        await new Promise((r) => setTimeout(r, 200));
+    }
+    throw new Error(`real:cluster: ${what} did not happen within ${deadlineMs / 1000} s (logs: ${logs})`);
+}
+
+function kubectl(bin: string, kubeconfig: string, args: string[], input?: string): string {
+    const result = spawnSync(path.join(bin, "kubectl"), ["--kubeconfig", kubeconfig, ...args], { encoding: "utf8", input });
+    if (result.status !== 0) {
+        throw new Error(`real:cluster: kubectl ${args.join(" ")}: ${result.stderr.trim()}`);
+    }
+    return result.stdout;
+}
+
+function alive(pid: number): boolean {
+    try {
+        process.kill(pid, 0);
+        return true;
+    } catch {
+        return false;
+    }
+}
+
+export interface StartOptions {
+    readonly bin: string;
+    readonly dir?: string;
+    readonly log?: (line: string) => void;
+}
+
+/** Starts the cluster; on any failure stops what it started and rethrows. */
+export async function startCluster(options: StartOptions): Promise<ClusterState> {
+    const log = options.log ?? ((line: string) => console.log(line));
+    const dir = options.dir ?? defaultClusterDir();
+    const bin = options.bin;
+    if (readState(dir)) {
+        throw new Error(`real:cluster: a cluster is already running from ${dir}: stop it first (npm run real:cluster -- stop)`);
+    }
+    const started = Date.now();
+    fs.rmSync(dir, { recursive: true, force: true });
+    fs.mkdirSync(path.join(dir, "logs"), { recursive: true });
+    const pids: Record<string, number> = {};
+    const saveState = (state: Omit<ClusterState, "pids">) => fs.writeFileSync(stateFile(dir), JSON.stringify({ ...state, pids }, null, 2));
+    let state: Omit<ClusterState, "pids"> = { dir, kubeconfig: path.join(dir, "kubeconfig"), server: "", network: false };
+    saveState(state);
+    try {
+        createNetwork();
+        state = { ...state, network: true };
+        saveState(state);
+        const pki = makePki(path.join(dir, "pki"), NETWORK.firstServiceIp, NETWORK.hostIp);
+        const [etcdClient, etcdPeer, apiPort, kwokPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
+        const server = `https://127.0.0.1:${apiPort}`;
+        state = { ...state, server };
+        fs.writeFileSync(state.kubeconfig, kubeconfigText(server, pki), { mode: 0o600 });
+        saveState(state);
+        const logs = path.join(dir, "logs");
+        const run = (name: string, args: string[]) => {
+            pids[name] = startProcess(dir, name, path.join(bin, name), args).pid as number;
+            saveState(state);
+        };
+
+        run("etcd", [
+            "--name=default",
+            `--data-dir=${path.join(dir, "etcd")}`,
+            `--listen-client-urls=http://127.0.0.1:${etcdClient}`,
+            `--advertise-client-urls=http://127.0.0.1:${etcdClient}`,
+            `--listen-peer-urls=http://127.0.0.1:${etcdPeer}`,
+            `--initial-advertise-peer-urls=http://127.0.0.1:${etcdPeer}`,
+            `--initial-cluster=default=http://127.0.0.1:${etcdPeer}`,
+            "--unsafe-no-fsync",
+            "--log-level=warn",
+        ]);
+        run("kube-apiserver", [
+            `--etcd-servers=http://127.0.0.1:${etcdClient}`,
+            "--bind-address=127.0.0.1",
+            `--secure-port=${apiPort}`,
+            `--advertise-address=${NETWORK.hostIp}`,
+            // The advertise address is a test veth, not a reachable host: no kubernetes Endpoints for it.
+            "--endpoint-reconciler-type=none",
+            `--tls-cert-file=${pki.serverCert}`,
+            `--tls-private-key-file=${pki.serverKey}`,
+            `--client-ca-file=${pki.caCert}`,
+            `--service-account-issuer=https://kubernetes.default.svc.cluster.local`,
+            `--service-account-key-file=${pki.serviceAccountPub}`,
+            `--service-account-signing-key-file=${pki.serviceAccountKey}`,
+            `--service-cluster-ip-range=${NETWORK.serviceCidr}`,
+            "--authorization-mode=Node,RBAC",
+            // The default admission plugins include MutatingAdmissionWebhook and ValidatingAdmissionWebhook.
+            "--enable-aggregator-routing=true",
+            "--allow-privileged=true",
+            `--requestheader-client-ca-file=${pki.frontProxyCaCert}`,
+            "--requestheader-allowed-names=front-proxy-client",
+            "--requestheader-username-headers=X-Remote-User",
+            "--requestheader-group-headers=X-Remote-Group",
+            "--requestheader-extra-headers-prefix=X-Remote-Extra-",
+            `--proxy-client-cert-file=${pki.frontProxyClientCert}`,
+            `--proxy-client-key-file=${pki.frontProxyClientKey}`,
+        ]);
+        await until("the API server's /readyz", 120_000, async () => (await probe(server, pki, "/readyz")) === 200, logs);
+        const common = [
+            `--kubeconfig=${state.kubeconfig}`,
+            `--authentication-kubeconfig=${state.kubeconfig}`,
+            `--authorization-kubeconfig=${state.kubeconfig}`,
+            "--bind-address=127.0.0.1",
+            "--leader-elect=false",
+        ];
+        run("kube-controller-manager", [
+            ...common,
+            "--secure-port=0",
+            `--service-account-private-key-file=${pki.serviceAccountKey}`,
+            `--root-ca-file=${pki.caCert}`,
+            `--cluster-signing-cert-file=${pki.caCert}`,
+            `--cluster-signing-key-file=${pki.caKey}`,
+            "--use-service-account-credentials=true",
+        ]);
+        run("kube-scheduler", [...common, "--secure-port=0"]);
+
+        kubectl(
+            bin,
+            state.kubeconfig,
+            ["apply", "-f", "-"],
+            JSON.stringify({
+                apiVersion: "v1",
+                kind: "Node",
+                metadata: {
+                    name: NODE_NAME,
+                    annotations: { "kwok.x-k8s.io/node": "fake", "node.alpha.kubernetes.io/ttl": "0" },
+                    labels: {
+                        "kubernetes.io/hostname": NODE_NAME,
+                        "kubernetes.io/os": "linux",
+                        "kubernetes.io/arch": "amd64",
+                        type: "kwok",
+                    },
+                },
+                spec: { podCIDR: NETWORK.podCidr, podCIDRs: [NETWORK.podCidr] },
+            }),
+        );
+        const stages = fs.readdirSync(path.join(bin, "kwok-stages")).map((f) => `--config=${path.join(bin, "kwok-stages", f)}`);
+        run("kwok", [
+            `--kubeconfig=${state.kubeconfig}`,
+            "--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake",
+            `--server-address=127.0.0.1:${kwokPort}`,
+            `--cidr=${NETWORK.podCidr}`,
+            `--node-ip=${NETWORK.namespaceIp}`,
+            // Keep the node's Lease: the heartbeat-with-lease stage refreshes the node's status only
+            // every 10-20 minutes, so without a Lease the node lifecycle controller marks the node, and
+            // with it every pod, not ready after its grace period (kwok pkg/kwok/controllers; 40 s is
+            // what kwokctl passes, pkg/apis/config/v1alpha1 defaults).
+            "--node-lease-duration-seconds=40",
+            ...stages,
+        ]);
+        kubectl(bin, state.kubeconfig, ["wait", "--for=condition=Ready", `node/${NODE_NAME}`, "--timeout=60s"]);
+        for (const group of ["openshift", "olm"]) {
+            kubectl(bin, state.kubeconfig, ["apply", "--server-side", "--field-manager=real-cluster", "-f", path.join(bin, "crds", group)]);
+        }
+        kubectl(bin, state.kubeconfig, ["wait", "--for=condition=Established", "crd", "--all", "--timeout=60s"]);
+        // The default ServiceAccount comes from the controller-manager: tests create pods as soon as we return.
+        await until(
+            "the default ServiceAccount",
+            60_000,
+            () =>
+                spawnSync(path.join(bin, "kubectl"), [
+                    "--kubeconfig",
+                    state.kubeconfig,
+                    "get",
+                    "serviceaccount",
+                    "default",
+                    "-n",
+                    "default",
+                ]).status === 0,
+            logs,
+        );
+        log(`real:cluster ready in ${((Date.now() - started) / 1000).toFixed(1)} s (${dir})`);
+        return { ...state, pids };
+    } catch (error) {
+        await stopCluster(dir);
+        throw error;
+    }
+}
+
+/** Ends every process the cluster started (TERM, then KILL after 15 s), deletes its namespace and its directory. */
+export async function stopCluster(dir: string = defaultClusterDir()): Promise<boolean> {
+    const state = readState(dir);
+    if (!state) {
+        return false;
+    }
+    const pids = Object.values(state.pids ?? {}).reverse();
+    for (const pid of pids) {
+        try {
+            process.kill(pid, "SIGTERM");
+        } catch {
+            // already gone
+        }
+    }
+    const deadline = Date.now() + 15_000;
+    while (pids.some(alive) && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 100));
+    }
+    for (const pid of pids.filter(alive)) {
+        process.kill(pid, "SIGKILL");
+    }
+    if (state.network) {
+        deleteNetwork();
+    }
+    fs.rmSync(dir, { recursive: true, force: true });
+    return true;
+}
+
+async function main(argv: string[]): Promise<void> {
+    const [command] = argv;
+    const dir = defaultClusterDir();
+    if (command === "start") {
+        const bin = process.env.REAL_BIN || (await import("./tools")).ensureTools();
+        const state = await startCluster({ bin, dir });
+        console.log(`KUBECONFIG=${state.kubeconfig}`);
+    } else if (command === "stop") {
+        console.log((await stopCluster(dir)) ? `real:cluster stopped (${dir})` : `real:cluster: nothing running from ${dir}`);
+    } else {
+        throw new Error("usage: npm run real:cluster -- start|stop   (REAL_CLUSTER_DIR sets the state directory, REAL_BIN the tools)");
+    }
+}
+
+if (require.main === module) {
+    main(process.argv.slice(2)).catch((error: Error) => {
+        console.error(error.message);
+        process.exit(1);
+    });
+}

@@ -1,0 +1,315 @@
+/**
+ * The real tier's tools: what each is built from, how, and where its cache key comes from.
+ *
+ * Every tool is a Go module of the project's own under tools/<dir> (go.mod and go.sum committed,
+ * no upstream code): it requires the upstream module at a pinned version and builds that
+ * module's command, or a small main of its own against the module's public API where upstream's
+ * main cannot be built from the module (see each tool's note). Versions are read from the go.mod
+ * files, so a pin lives in one place. Facts and the proxy's gaps: docs/real-tier.md.
+ */
+import { createHash } from "node:crypto";
+import * as fs from "node:fs";
+import * as path from "node:path";
+
+export const REPO_ROOT = path.resolve(__dirname, "..", "..");
+export const TOOLS_ROOT = path.join(REPO_ROOT, "tools");
+
+/** One `go build` of a tool module. */
+export interface GoBuild {
+    /** Package paths, as `go build` takes them, relative to the tool's module. */
+    readonly packages: readonly string[];
+    /** `-o` target name when a single package builds a binary named other than its last path element. */
+    readonly output?: string;
+    readonly tags?: readonly string[];
+    readonly ldflags: readonly string[];
+}
+
+/** Files copied out of a required module into the tool's build or output directory. */
+export interface ModuleFiles {
+    readonly module: string;
+    /** Paths inside the module, relative to its root. */
+    readonly files: readonly string[];
+    /** Where they go: beside the sources (embedded by the tool's main) or into the cached output. */
+    readonly into: "sources" | "output";
+    /** Directory under the target, default the target itself. */
+    readonly under?: string;
+    /** Rewrites a copied file's text (the schema's version). */
+    readonly transform?: (file: string, text: string) => string;
+}
+
+export interface ToolSpec {
+    /** The tool's name in messages and its cache directory's prefix. */
+    readonly name: string;
+    /** Its module directory under tools/. */
+    readonly dir: string;
+    /** The executables it contributes to REAL_BIN. */
+    readonly binaries: readonly string[];
+    readonly builds: readonly GoBuild[];
+    readonly moduleFiles?: readonly ModuleFiles[];
+    /** Text files written into the output directory (a launcher script), by name, with mode 0755. */
+    readonly scripts?: Readonly<Record<string, string>>;
+}
+
+/** A `require` line's version in a tool's go.mod, or an error naming the module. */
+export function requiredVersion(goMod: string, module: string): string {
+    const escaped = module.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+    const match = new RegExp(`^\\s*(?:require\\s+)?${escaped}\\s+(v\\S+)`, "m").exec(goMod);
+    if (!match) {
+        throw new Error(`tools: go.mod does not require ${module}`);
+    }
+    return match[1];
+}
+
+/** The exact version package.json pins for a dependency. */
+export function npmDependencyVersion(name: string): string {
+    const manifest = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")) as { dependencies: Record<string, string> };
+    const version = manifest.dependencies[name];
+    if (!version || !/^\d+\.\d+\.\d+$/.test(version)) {
+        throw new Error(`tools: package.json must pin ${name} to an exact version, found ${version}`);
+    }
+    return version;
+}
+
+function goModOf(dir: string): string {
+    return fs.readFileSync(path.join(TOOLS_ROOT, dir, "go.mod"), "utf8");
+}
+
+/** "v4.0.0-20260115033456-f47bc2d6f199" → "4.0.0-20260115033456-f47bc2d6f199"; "v3.248.0" → "3.248.0". */
+export function semverOf(goVersion: string): string {
+    return goVersion.replace(/^v/, "");
+}
+
+/**
+ * The release an untagged provider module pseudo-version stands for. The kubernetes provider's
+ * module has no provider/v4.x tags (pulumi-kubernetes tags only the root and sdk/): the commit of
+ * root tag v4.25.0 is f47bc2d6f199, and the matching sdk/v4 tag is required beside it.
+ */
+export const KUBERNETES_PROVIDER_RELEASE_BY_COMMIT: Readonly<Record<string, string>> = {
+    f47bc2d6f199: "4.25.0",
+};
+
+export function kubernetesProviderRelease(goMod: string): string {
+    const pseudo = requiredVersion(goMod, "github.com/pulumi/pulumi-kubernetes/provider/v4");
+    const commit = pseudo.split("-").pop() ?? "";
+    const release = KUBERNETES_PROVIDER_RELEASE_BY_COMMIT[commit];
+    if (!release) {
+        throw new Error(`tools: no release is recorded for pulumi-kubernetes provider commit ${commit} (${pseudo})`);
+    }
+    const sdk = semverOf(requiredVersion(goMod, "github.com/pulumi/pulumi-kubernetes/sdk/v4"));
+    if (sdk !== release) {
+        throw new Error(`tools: pulumi-kubernetes provider commit ${commit} is release ${release}, but go.mod requires sdk/v4 ${sdk}`);
+    }
+    return release;
+}
+
+/** The ldflags kube components and kwokctl read their version from (kubernetes hack/lib/version.sh). */
+export function kubeVersionLdflags(version: string): string[] {
+    const [major, minor] = semverOf(version).split(".");
+    return ["k8s.io/component-base/version", "k8s.io/client-go/pkg/version"].flatMap((pkg) => [
+        `-X ${pkg}.gitVersion=${version}`,
+        `-X ${pkg}.gitMajor=${major}`,
+        `-X ${pkg}.gitMinor=${minor}`,
+        `-X ${pkg}.gitTreeState=clean`,
+        // A fixed date keeps the binaries, and so the cache, reproducible.
+        `-X ${pkg}.buildDate=1970-01-01T00:00:00Z`,
+    ]);
+}
+
+/**
+ * The dynamic-provider launcher the Pulumi distribution ships beside the CLI: it runs the Node SDK's
+ * dynamic provider with node, resolved from the program's directory (pulumi/pulumi
+ * sdk/nodejs/dist/pulumi-resource-pulumi-nodejs). Written here, not copied.
+ */
+const DYNAMIC_PROVIDER_LAUNCHER = `#!/bin/sh
+# Runs @pulumi/pulumi's dynamic provider from the program's node_modules.
+entry=$(node -e 'process.stdout.write(require.resolve("@pulumi/pulumi/cmd/dynamic-provider"))') || exit 1
+exec node "$entry" "$@"
+`;
+
+export function toolSpecs(): ToolSpec[] {
+    const pulumiVersion = requiredVersion(goModOf("pulumi"), "github.com/pulumi/pulumi/pkg/v3");
+    const kubeVersion = requiredVersion(goModOf("kube"), "k8s.io/kubernetes");
+    const kubernetesProvider = kubernetesProviderRelease(goModOf("kubernetes-provider"));
+    return [
+        {
+            name: "pulumi",
+            dir: "pulumi",
+            binaries: ["pulumi", "pulumi-language-nodejs", "pulumi-resource-pulumi-nodejs"],
+            builds: [
+                {
+                    // pulumi/pulumi .goreleaser.yml: CGO off, these tags, the version the CLI semver-parses.
+                    packages: ["github.com/pulumi/pulumi/pkg/v3/cmd/pulumi", "./cmd/pulumi-language-nodejs"],
+                    tags: ["osusergo", "grpcnotrace"],
+                    ldflags: [
+                        "-s",
+                        "-w",
+                        `-X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=${pulumiVersion}`,
+                        `-X main.version=${semverOf(pulumiVersion)}`,
+                    ],
+                },
+            ],
+            scripts: { "pulumi-resource-pulumi-nodejs": DYNAMIC_PROVIDER_LAUNCHER },
+        },
+        {
+            name: "kubernetes-provider",
+            dir: "kubernetes-provider",
+            binaries: ["pulumi-resource-kubernetes"],
+            moduleFiles: [
+                {
+                    module: "github.com/pulumi/pulumi-kubernetes/provider/v4",
+                    files: ["cmd/pulumi-resource-kubernetes/schema.json", "cmd/pulumi-resource-kubernetes/terraform-mapping.json"],
+                    into: "sources",
+                    under: "assets",
+                    // Upstream's generate.go sets the schema's version at release time; so does this step.
+                    transform: (file, text) =>
+                        file.endsWith("schema.json") ? JSON.stringify({ ...JSON.parse(text), version: kubernetesProvider }) : text,
+                },
+            ],
+            builds: [
+                {
+                    packages: ["."],
+                    output: "pulumi-resource-kubernetes",
+                    ldflags: ["-s", "-w", `-X github.com/pulumi/pulumi-kubernetes/provider/v4/pkg/version.Version=${kubernetesProvider}`],
+                },
+            ],
+        },
+        {
+            name: "tls-provider",
+            dir: "tls-provider",
+            binaries: ["pulumi-resource-tls"],
+            builds: [
+                {
+                    packages: ["."],
+                    output: "pulumi-resource-tls",
+                    // The bridge refuses an unversioned provider; the version is the @pulumi/tls the program uses.
+                    ldflags: ["-s", "-w", `-X main.version=${npmDependencyVersion("@pulumi/tls")}`],
+                },
+            ],
+        },
+        {
+            name: "kube",
+            dir: "kube",
+            // kubectl too: the tests drive the cluster with the client of the same release.
+            binaries: ["kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubectl"],
+            builds: [
+                {
+                    packages: [
+                        "k8s.io/kubernetes/cmd/kube-apiserver",
+                        "k8s.io/kubernetes/cmd/kube-controller-manager",
+                        "k8s.io/kubernetes/cmd/kube-scheduler",
+                        "k8s.io/kubernetes/cmd/kubectl",
+                    ],
+                    ldflags: ["-s", "-w", ...kubeVersionLdflags(kubeVersion)],
+                },
+            ],
+        },
+        {
+            name: "etcd",
+            dir: "etcd",
+            binaries: ["etcd"],
+            // The main package is the module root, so go would name the binary "v3".
+            builds: [{ packages: ["go.etcd.io/etcd/server/v3"], output: "etcd", ldflags: ["-s", "-w"] }],
+        },
+        {
+            name: "kwok",
+            dir: "kwok",
+            binaries: ["kwok"],
+            builds: [{ packages: ["sigs.k8s.io/kwok/cmd/kwok"], ldflags: ["-s", "-w"] }],
+            moduleFiles: [
+                {
+                    // kwok exits with "no stages found" unless given Stage objects (pkg/kwok/cmd/root.go).
+                    module: "sigs.k8s.io/kwok",
+                    files: [
+                        "kustomize/stage/node/fast/node-initialize.yaml",
+                        "kustomize/stage/node/heartbeat-with-lease/node-heartbeat-with-lease.yaml",
+                        "kustomize/stage/pod/fast/pod-ready.yaml",
+                        "kustomize/stage/pod/fast/pod-complete.yaml",
+                        "kustomize/stage/pod/fast/pod-delete.yaml",
+                    ],
+                    into: "output",
+                    under: "kwok-stages",
+                },
+            ],
+        },
+        {
+            name: "crds",
+            dir: "crds",
+            binaries: [],
+            builds: [],
+            moduleFiles: [
+                {
+                    module: "github.com/openshift/api",
+                    files: [
+                        "payload-manifests/crds/0000_10_config-operator_01_infrastructures-Default.crd.yaml",
+                        "payload-manifests/crds/0000_03_config-operator_01_proxies.crd.yaml",
+                        "console/v1/zz_generated.crd-manifests/00_consoleyamlsamples.crd.yaml",
+                        "sharedresource/v1alpha1/zz_generated.crd-manifests/sharedsecrets.crd.yaml",
+                        "sharedresource/v1alpha1/zz_generated.crd-manifests/sharedconfigmaps.crd.yaml",
+                    ],
+                    into: "output",
+                    under: "crds/openshift",
+                },
+                {
+                    module: "github.com/operator-framework/api",
+                    files: [
+                        "crds/operators.coreos.com_olmconfigs.yaml",
+                        "crds/operators.coreos.com_operatorconditions.yaml",
+                        "crds/operators.coreos.com_clusterserviceversions.yaml",
+                        "crds/operators.coreos.com_operatorgroups.yaml",
+                        "crds/operators.coreos.com_subscriptions.yaml",
+                    ],
+                    into: "output",
+                    under: "crds/olm",
+                },
+            ],
+        },
+    ];
+}
+
+/** Every file under a directory, sorted, skipping the names given. */
+function filesUnder(dir: string, skip: ReadonlySet<string>): string[] {
+    const out: string[] = [];
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+        if (skip.has(entry.name)) {
+            continue;
+        }
+        const full = path.join(dir, entry.name);
+        if (entry.isDirectory()) {
+            out.push(...filesUnder(full, skip));
+        } else {
+            out.push(full);
+        }
+    }
+    return out;
+}
+
+/**
+ * A tool's cache key: the Go version, the module's own files (go.mod, go.sum, its mains) and the
+ * recipe. go.sum pins every upstream byte, so equal keys mean equal inputs.
+ */
+export function cacheKey(spec: ToolSpec, goVersion: string): string {
+    const hash = createHash("sha256");
+    hash.update(`go ${goVersion}\n`);
+    const recipe = {
+        binaries: spec.binaries,
+        builds: spec.builds,
+        moduleFiles: (spec.moduleFiles ?? []).map((m) => ({ ...m, transform: m.transform?.toString() })),
+        scripts: spec.scripts,
+    };
+    hash.update(JSON.stringify(recipe));
+    const dir = path.join(TOOLS_ROOT, spec.dir);
+    for (const file of filesUnder(dir, new Set(["assets"]))) {
+        hash.update(`\n${path.relative(dir, file)}\n`);
+        hash.update(fs.readFileSync(file));
+    }
+    return hash.digest("hex").slice(0, 16);
+}
+
+/** Where built tools are kept between runs: REAL_CACHE, else ~/.cache/cluster-platform/real. */
+export function cacheRoot(env: NodeJS.ProcessEnv): string {
+    if (env.REAL_CACHE) {
+        return path.resolve(env.REAL_CACHE);
+    }
+    const base = env.XDG_CACHE_HOME || path.join(env.HOME || "/root", ".cache");
+    return path.join(base, "cluster-platform", "real");
+}

@@ -1,0 +1,217 @@
+/**
+ * The cluster objects the full stack expects before its first `pulumi up` (created by the admin or
+ * other teams, never by the stack), and the full stack's configuration: every capability that
+ * does not need AWS.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { realEnv } from "./stack";
+
+export const CONFIG_NAMESPACE = "real-config";
+export const TEAM_NAMESPACE = "team-a";
+export const DRIVER = { namespace: "openshift-builds", name: "csi-driver-shared-resource" } as const;
+export const OPERATOR_CSV_FILE = "node-maintenance-operator-0.0.1.clusterserviceversion.yaml";
+const SHARED_CSVS = path.resolve(__dirname, "..", "..", "..", "..", "shared", "testdata", "csvs");
+
+/**
+ * The operator's bundle: the shared CSV as published, beside a CustomResourceDefinition for the
+ * API it owns (`nodemaintenances.nodemaintenance.medik8s.io` v1beta1, as the CSV's `owned` names
+ * it; the schema keeps unknown fields, the shared test data carries no CRD manifest). Written into
+ * the run's work directory; returns the CSV's path.
+ */
+export function operatorBundle(work: string): string {
+    const dir = path.join(work, "bundles", "node-maintenance");
+    fs.mkdirSync(dir, { recursive: true });
+    fs.copyFileSync(path.join(SHARED_CSVS, OPERATOR_CSV_FILE), path.join(dir, OPERATOR_CSV_FILE));
+    const crd = {
+        apiVersion: "apiextensions.k8s.io/v1",
+        kind: "CustomResourceDefinition",
+        metadata: { name: "nodemaintenances.nodemaintenance.medik8s.io" },
+        spec: {
+            group: "nodemaintenance.medik8s.io",
+            names: { kind: "NodeMaintenance", listKind: "NodeMaintenanceList", plural: "nodemaintenances", singular: "nodemaintenance" },
+            scope: "Cluster",
+            versions: [
+                {
+                    name: "v1beta1",
+                    served: true,
+                    storage: true,
+                    subresources: { status: {} },
+                    schema: {
+                        openAPIV3Schema: {
+                            type: "object",
+                            properties: {
+                                spec: { type: "object", properties: { nodeName: { type: "string" }, reason: { type: "string" } } },
+                                status: { type: "object", "x-kubernetes-preserve-unknown-fields": true },
+                            },
+                        },
+                    },
+                },
+            ],
+        },
+    };
+    fs.writeFileSync(path.join(dir, "nodemaintenances.crd.json"), JSON.stringify(crd, null, 2));
+    return path.join(dir, OPERATOR_CSV_FILE);
+}
+
+/** Entitlement data: the bytes that must never reach the stack's state. */
+export const ENTITLEMENT_MARKER = "REAL-TIER-ENTITLEMENT-KEY-0f3c9a";
+
+/** A webhook of another team's, whose caBundle the stack injects; it matches nothing, so it never gates a request. */
+export const POLICY_WEBHOOK = "real-policy-webhook";
+export const TRUST_CONFIGMAP = "trusted-webhook-ca";
+export const OLM_AGGREGATE_VIEW = "aggregate-olm-view";
+
+/** The objects that exist before the stack: namespaces, the shared sources, the CSI driver, the caInjection targets. */
+export function preexistingObjects(): object[] {
+    const namespace = (name: string) => ({ apiVersion: "v1", kind: "Namespace", metadata: { name } });
+    const entitlement = (namespace: string) => ({
+        apiVersion: "v1",
+        kind: "Secret",
+        metadata: { name: "etc-pki-entitlement", namespace },
+        type: "Opaque",
+        stringData: {
+            "entitlement.pem": `-----BEGIN CERTIFICATE-----\n${ENTITLEMENT_MARKER}\n-----END CERTIFICATE-----\n`,
+            "entitlement-key.pem": ENTITLEMENT_MARKER,
+        },
+    });
+    // What OLM's own install leaves on a cluster: its aggregate role, as OLM ships it
+    // (operator-lifecycle-manager deploy/chart/templates/0000_50_olm_09-aggregated.clusterrole.yaml),
+    // which the stack adopts (upsertExistingObjects, retainOnDelete), and OLMConfig/cluster, which it patches.
+    const olmAggregateView = {
+        apiVersion: "rbac.authorization.k8s.io/v1",
+        kind: "ClusterRole",
+        metadata: {
+            name: OLM_AGGREGATE_VIEW,
+            labels: Object.fromEntries(["admin", "edit", "view"].map((r) => [`rbac.authorization.k8s.io/aggregate-to-${r}`, "true"])),
+        },
+        rules: [
+            {
+                apiGroups: ["operators.coreos.com"],
+                resources: ["clusterserviceversions", "catalogsources", "installplans", "subscriptions", "operatorgroups"],
+                verbs: ["get", "list", "watch"],
+            },
+            {
+                apiGroups: ["packages.operators.coreos.com"],
+                resources: ["packagemanifests", "packagemanifests/icon"],
+                verbs: ["get", "list", "watch"],
+            },
+        ],
+    };
+    const olmConfig = {
+        apiVersion: "operators.coreos.com/v1",
+        kind: "OLMConfig",
+        metadata: { name: "cluster" },
+        spec: { features: { packageServerSyncInterval: "12h" } },
+    };
+    return [
+        olmAggregateView,
+        olmConfig,
+        namespace(CONFIG_NAMESPACE),
+        namespace(TEAM_NAMESPACE),
+        namespace(DRIVER.namespace),
+        { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: DRIVER.name, namespace: DRIVER.namespace } },
+        entitlement(CONFIG_NAMESPACE),
+        entitlement(TEAM_NAMESPACE),
+        {
+            apiVersion: "v1",
+            kind: "ConfigMap",
+            metadata: { name: "satellite-repos", namespace: CONFIG_NAMESPACE },
+            data: { "redhat.repo": "[satellite]\nname=satellite\nbaseurl=https://satellite.invalid/pulp/repos\n" },
+        },
+        // The Shared Resource CSI driver as a cluster with it installed has it (its node plugin is not needed to admit pods).
+        {
+            apiVersion: "storage.k8s.io/v1",
+            kind: "CSIDriver",
+            metadata: { name: "csi.sharedresource.openshift.io" },
+            spec: { attachRequired: false, podInfoOnMount: true, volumeLifecycleModes: ["Ephemeral"] },
+        },
+        {
+            apiVersion: "v1",
+            kind: "ConfigMap",
+            metadata: { name: TRUST_CONFIGMAP, namespace: CONFIG_NAMESPACE, labels: { team: "security" } },
+            data: { owner: "security team" },
+        },
+        {
+            apiVersion: "admissionregistration.k8s.io/v1",
+            kind: "ValidatingWebhookConfiguration",
+            metadata: { name: POLICY_WEBHOOK, labels: { team: "policy" } },
+            webhooks: [
+                {
+                    name: "policy.real.example.com",
+                    admissionReviewVersions: ["v1"],
+                    sideEffects: "None",
+                    failurePolicy: "Ignore",
+                    clientConfig: { service: { name: "policy-webhook", namespace: CONFIG_NAMESPACE, path: "/validate" } },
+                    namespaceSelector: { matchLabels: { "real.example.com/policy": "enforced" } },
+                    rules: [{ apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["configmaps"] }],
+                },
+            ],
+        },
+    ];
+}
+
+/** The full stack: self-signed certificates, caInjection, subscriptions with both bundle kinds, one operator, the RBAC toggles. */
+export function fullStackConfig(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+    return {
+        cluster: { name: "real", platform: "kubernetes", kubeContext: process.env.REAL_CONTEXT ?? "real" },
+        certificates: { mode: "self-signed" },
+        caInjection: [
+            { kind: "ConfigMap", name: TRUST_CONFIGMAP, namespace: CONFIG_NAMESPACE },
+            // The stack issues the policy backend's serving certificate, so the CA it injects is the one that backend serves.
+            {
+                kind: "ValidatingWebhookConfiguration",
+                name: POLICY_WEBHOOK,
+                caSource: { issue: { service: `${CONFIG_NAMESPACE}/policy-webhook`, secretName: "policy-webhook-tls" } },
+            },
+        ],
+        subscriptions: {
+            enabled: true,
+            namespace: "subscription-injection",
+            webhook: { replicas: 2, failurePolicy: "Fail", timeoutSeconds: 10 },
+            clusterBundles: [
+                {
+                    name: "cluster",
+                    entitlements: [{ name: "etc-pki-entitlement", namespace: CONFIG_NAMESPACE }],
+                    yumRepositories: [{ name: "satellite-repos", namespace: CONFIG_NAMESPACE }],
+                    aggregateToClusterRoles: ["admin", "edit"],
+                },
+            ],
+            bundles: [
+                { name: "subscription", namespace: TEAM_NAMESPACE, alwaysInject: true, entitlements: [{ name: "etc-pki-entitlement" }] },
+            ],
+            sharedResourceDriver: { serviceAccount: { ...DRIVER } },
+        },
+        // RBAC toggles: OLM's aggregate roles adopted, AllNamespaces permissions confined to rbacNamespaces, copied CSVs off.
+        olm: {
+            disableOLMAggregateCRDRoles: false,
+            disableAggregateCRDRoles: false,
+            disableAllNamespacePermissionPromotion: true,
+            manageOLMConfig: true,
+        },
+        operators: [
+            {
+                name: "node-maintenance",
+                csv: operatorBundle(realEnv("REAL_WORK")),
+                namespace: "node-maintenance",
+                createNamespace: true,
+                targetNamespaces: [],
+                rbacNamespaces: [TEAM_NAMESPACE],
+            },
+        ],
+        webhookImage: {
+            repository: `${realEnv("REAL_REGISTRY")}/cluster-platform/subscription-webhook`,
+            baseImage: realEnv("REAL_BASE_IMAGE"),
+            output: "registry",
+        },
+        aws: { enabled: false },
+        ...overrides,
+    };
+}
+
+/** The repository's compiled webhook must exist: the image packages dist/webhook. */
+export function requireBuild(root: string): void {
+    if (!fs.existsSync(path.join(root, "dist", "webhook", "main.js"))) {
+        throw new Error("dist/webhook/main.js is missing: run npm run build before the real tier");
+    }
+}

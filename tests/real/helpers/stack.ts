@@ -1,0 +1,181 @@
+/**
+ * A stack of the real program run by the real CLI, isolated from the work tree and from the
+ * runner's own Pulumi setup.
+ *
+ * Each stack gets a project directory of its own in the run's work directory: the repository's
+ * Pulumi.yaml with `main` pointing back at the repository, so the program runs from the checkout
+ * (its __dirname-relative paths, node_modules, dist/) while the stack file, with the
+ * `encryptionsalt` the CLI writes into it, stays out of the tree. State goes to a file backend
+ * there, PULUMI_HOME too; secrets use a passphrase; plugins come from REAL_BIN on PATH only
+ * (PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: a missing one fails at once, nothing downloads).
+ */
+import { spawn, spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { parse, stringify } from "yaml";
+
+export const REPO_ROOT = path.resolve(__dirname, "..", "..", "..");
+
+export interface RunResult {
+    readonly status: number;
+    readonly stdout: string;
+    readonly stderr: string;
+}
+
+export interface StackOptions {
+    /** The kubeconfig the runner uses (KUBECONFIG); default the run's cluster. */
+    readonly kubeconfig?: string;
+    /** Extra environment (HOME, for a second runner). */
+    readonly env?: NodeJS.ProcessEnv;
+}
+
+export function realEnv(name: "REAL_WORK" | "REAL_KUBECONFIG" | "REAL_REGISTRY" | "REAL_BASE_IMAGE"): string {
+    const value = process.env[name];
+    if (!value) {
+        throw new Error(`${name} is not set: run the real tier through npm run test:real (jest.real.config.js's global setup sets it)`);
+    }
+    return value;
+}
+
+/** The PATH the CLI runs with: REAL_BIN (hermetic) first, node's directory, the system's. */
+export function cliPath(): string {
+    const parts = [
+        process.env.REAL_BIN,
+        path.dirname(process.execPath),
+        "/usr/local/sbin",
+        "/usr/local/bin",
+        "/usr/sbin",
+        "/usr/bin",
+        "/sbin",
+        "/bin",
+    ];
+    if (process.env.REAL_CLUSTER === "existing") {
+        parts.push(...(process.env.PATH ?? "").split(path.delimiter));
+    }
+    return parts.filter((p): p is string => !!p).join(path.delimiter);
+}
+
+export class TestStack {
+    readonly project: string;
+    readonly home: string;
+    readonly stateDir: string;
+    readonly configFile: string;
+    private readonly kubeconfig: string;
+    private readonly extraEnv: NodeJS.ProcessEnv;
+
+    constructor(
+        readonly name: string,
+        config: Record<string, unknown>,
+        options: StackOptions = {},
+    ) {
+        const root = path.join(realEnv("REAL_WORK"), "stacks", name);
+        this.project = path.join(root, "project");
+        this.home = path.join(root, "pulumi-home");
+        this.stateDir = path.join(root, "state");
+        this.configFile = path.join(this.project, `Pulumi.${name}.yaml`);
+        this.kubeconfig = options.kubeconfig ?? realEnv("REAL_KUBECONFIG");
+        this.extraEnv = options.env ?? {};
+        for (const dir of [this.project, this.home, this.stateDir]) {
+            fs.mkdirSync(dir, { recursive: true });
+        }
+        const project = parse(fs.readFileSync(path.join(REPO_ROOT, "Pulumi.yaml"), "utf8")) as Record<string, unknown>;
+        fs.writeFileSync(path.join(this.project, "Pulumi.yaml"), stringify({ ...project, main: path.relative(this.project, REPO_ROOT) }));
+        const init = this.run(["stack", "init", name, "--secrets-provider", "passphrase", "--non-interactive"]);
+        if (init.status !== 0) {
+            throw new Error(`pulumi stack init ${name} failed:\n${init.stderr}${init.stdout}`);
+        }
+        this.setConfig(config);
+    }
+
+    /** Replaces the stack's configuration (keeping the encryption salt the CLI wrote). */
+    setConfig(config: Record<string, unknown>): void {
+        const current = parse(fs.readFileSync(this.configFile, "utf8")) as Record<string, unknown>;
+        const namespaced = Object.fromEntries(Object.entries(config).map(([k, v]) => [k.includes(":") ? k : `cluster-platform:${k}`, v]));
+        fs.writeFileSync(this.configFile, stringify({ encryptionsalt: current.encryptionsalt, config: namespaced }));
+    }
+
+    /** Another runner of the same stack: same state and stack file, its own kubeconfig path, home and PULUMI_HOME. */
+    env(): NodeJS.ProcessEnv {
+        return {
+            PATH: cliPath(),
+            HOME: this.extraEnv.HOME ?? path.dirname(this.home),
+            PULUMI_HOME: this.home,
+            PULUMI_BACKEND_URL: `file://${this.stateDir}`,
+            PULUMI_CONFIG_PASSPHRASE: "real-tier-passphrase",
+            PULUMI_SKIP_UPDATE_CHECK: "true",
+            PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+            // A run's error output is read by the tests; colour codes would only get in the way.
+            NO_COLOR: "1",
+            KUBECONFIG: this.kubeconfig,
+            ...this.extraEnv,
+        };
+    }
+
+    run(args: string[], env: NodeJS.ProcessEnv = {}): RunResult {
+        const result = spawnSync("pulumi", [...args], {
+            cwd: this.project,
+            env: { ...this.env(), ...env },
+            encoding: "utf8",
+            maxBuffer: 256 << 20,
+        });
+        if (result.error) {
+            throw result.error;
+        }
+        return { status: result.status ?? 1, stdout: result.stdout, stderr: result.stderr };
+    }
+
+    /** Runs the CLI asynchronously (a test keeps serving a webhook meanwhile). */
+    runAsync(args: string[], env: NodeJS.ProcessEnv = {}): Promise<RunResult> {
+        return new Promise((resolve, reject) => {
+            const child = spawn("pulumi", args, { cwd: this.project, env: { ...this.env(), ...env } });
+            let stdout = "";
+            let stderr = "";
+            child.stdout.on("data", (d: Buffer) => (stdout += d.toString("utf8")));
+            child.stderr.on("data", (d: Buffer) => (stderr += d.toString("utf8")));
+            child.on("error", reject);
+            child.on("close", (code) => resolve({ status: code ?? 1, stdout, stderr }));
+        });
+    }
+
+    private stackArgs(verb: string[], extra: string[]): string[] {
+        return [...verb, "--stack", this.name, "--non-interactive", "--color", "never", ...extra];
+    }
+
+    up(extra: string[] = []): RunResult {
+        return this.run(this.stackArgs(["up"], ["--yes", "--skip-preview", ...extra]));
+    }
+
+    preview(extra: string[] = []): RunResult {
+        return this.run(this.stackArgs(["preview"], ["--diff", ...extra]));
+    }
+
+    refresh(extra: string[] = []): RunResult {
+        return this.run(this.stackArgs(["refresh"], ["--yes", "--skip-preview", ...extra]));
+    }
+
+    destroy(extra: string[] = []): RunResult {
+        return this.run(this.stackArgs(["destroy"], ["--yes", "--skip-preview", ...extra]));
+    }
+
+    /** `pulumi stack export` as text, exactly as the state holds it. */
+    exportState(): string {
+        const result = this.run(["stack", "export", "--stack", this.name]);
+        if (result.status !== 0) {
+            throw new Error(`pulumi stack export failed:\n${result.stderr}`);
+        }
+        return result.stdout;
+    }
+
+    outputs(): Record<string, unknown> {
+        const result = this.run(["stack", "output", "--stack", this.name, "--json"]);
+        if (result.status !== 0) {
+            throw new Error(`pulumi stack output failed:\n${result.stderr}`);
+        }
+        return JSON.parse(result.stdout) as Record<string, unknown>;
+    }
+}
+
+/** A failed CLI run as one readable message. */
+export function describe(result: RunResult): string {
+    return `exit ${result.status}\n--- stdout\n${result.stdout}\n--- stderr\n${result.stderr}`;
+}

@@ -37,21 +37,17 @@ export function realEnv(name: "REAL_WORK" | "REAL_KUBECONFIG" | "REAL_REGISTRY" 
     return value;
 }
 
-/** The PATH the CLI runs with: REAL_BIN (hermetic) first, node's directory, the system's. */
+/**
+ * The PATH the CLI runs with. Hermetic: REAL_BIN, node's directory and the system's, nothing else
+ * (so no other pulumi or plugin is found). Existing cluster: the user's PATH, less npm's
+ * node_modules/.bin, whose `pulumi` is the npm launcher that downloads a CLI.
+ */
 export function cliPath(): string {
-    const parts = [
-        process.env.REAL_BIN,
-        path.dirname(process.execPath),
-        "/usr/local/sbin",
-        "/usr/local/bin",
-        "/usr/sbin",
-        "/usr/bin",
-        "/sbin",
-        "/bin",
-    ];
-    if (process.env.REAL_CLUSTER === "existing") {
-        parts.push(...(process.env.PATH ?? "").split(path.delimiter));
-    }
+    const system = [path.dirname(process.execPath), "/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"];
+    const parts =
+        process.env.REAL_CLUSTER === "existing"
+            ? [...(process.env.PATH ?? "").split(path.delimiter).filter((dir) => !dir.split(path.sep).includes("node_modules")), ...system]
+            : [process.env.REAL_BIN, ...system];
     return parts.filter((p): p is string => !!p).join(path.delimiter);
 }
 

@@ -7,6 +7,7 @@
  * the `pulumi` on their PATH; nothing is started but the registry. What the tests read is passed
  * on in REAL_* variables, which jest's workers inherit.
  */
+import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -26,6 +27,12 @@ export default async function globalSetup(): Promise<void> {
             throw new Error("test:real --cluster existing: set KUBECONFIG to the cluster's kubeconfig");
         }
         process.env.REAL_KUBECONFIG = process.env.KUBECONFIG;
+        // Stacks name their cluster by context (cluster.kubeContext), the kubeconfig's current one.
+        const context = spawnSync("kubectl", ["config", "current-context"], { encoding: "utf8" });
+        if (context.status !== 0) {
+            throw new Error(`test:real --cluster existing: kubectl config current-context failed: ${context.stderr.trim()}`);
+        }
+        process.env.REAL_CONTEXT = context.stdout.trim();
     } else {
         const bin = process.env.REAL_BIN || ensureTools();
         process.env.REAL_BIN = bin;

@@ -17,7 +17,10 @@ const PACKS = ["aws-tags", "k8s-rbac"] as const;
 function policyArgs(stack: TestStack): string[] {
     const out = path.join(realEnv("REAL_WORK"), "policy-config", stack.name);
     const tsx = path.join(REPO_ROOT, "node_modules", ".bin", "tsx");
-    const result = spawnSync(tsx, ["scripts/policy/config.ts", "--config", stack.configFile, "--out", out], { cwd: REPO_ROOT, encoding: "utf8" });
+    const result = spawnSync(tsx, ["scripts/policy/config.ts", "--config", stack.configFile, "--out", out], {
+        cwd: REPO_ROOT,
+        encoding: "utf8",
+    });
     if (result.status !== 0) {
         throw new Error(`npm run policy:config failed:\n${result.stderr}${result.stdout}`);
     }
@@ -50,7 +53,11 @@ describe("the policy packs on the real engine", () => {
         // The README's CSV table for node-maintenance on plain Kubernetes: no seccomp profile, * on * of
         // oauth.openshift.io, a 1-replica fail-closed webhook; each a mandatory violation.
         const violated = [...output.matchAll(/k8s-rbac@v[\d.]+ \[mandatory\] \[severity: \w+\]\s+([a-z0-9-]+)/g)].map((m) => m[1]);
-        expect([...new Set(violated)].sort()).toEqual(["k8s-no-wildcard-access", "k8s-pod-security-restricted", "k8s-webhook-fail-closed-availability"]);
+        expect([...new Set(violated)].sort()).toEqual([
+            "k8s-no-wildcard-access",
+            "k8s-pod-security-restricted",
+            "k8s-webhook-fail-closed-availability",
+        ]);
         expect(output).toContain('rules[10] grants every verb ("*") on every resource ("*") of API groups ["oauth.openshift.io"]');
     });
 });

@@ -27,6 +27,8 @@ export interface StackOptions {
     readonly kubeconfig?: string;
     /** Extra environment (HOME, for a second runner). */
     readonly env?: NodeJS.ProcessEnv;
+    /** Stacks of one group share a project directory, PULUMI_HOME and backend (a fleet); default the stack's own. */
+    readonly group?: string;
 }
 
 export function realEnv(name: "REAL_WORK" | "REAL_KUBECONFIG" | "REAL_REGISTRY" | "REAL_BASE_IMAGE"): string {
@@ -51,6 +53,11 @@ export function cliPath(): string {
     return parts.filter((p): p is string => !!p).join(path.delimiter);
 }
 
+/** Stack config keys as the stack file holds them: `cluster` becomes `cluster-platform:cluster`. */
+function namespacedConfig(config: Record<string, unknown>): Record<string, unknown> {
+    return Object.fromEntries(Object.entries(config).map(([k, v]) => [k.includes(":") ? k : `cluster-platform:${k}`, v]));
+}
+
 export class TestStack {
     readonly project: string;
     readonly home: string;
@@ -64,7 +71,7 @@ export class TestStack {
         config: Record<string, unknown>,
         options: StackOptions = {},
     ) {
-        const root = path.join(realEnv("REAL_WORK"), "stacks", name);
+        const root = path.join(realEnv("REAL_WORK"), "stacks", options.group ?? name);
         this.project = path.join(root, "project");
         this.home = path.join(root, "pulumi-home");
         this.stateDir = path.join(root, "state");
@@ -76,18 +83,19 @@ export class TestStack {
         }
         const project = parse(fs.readFileSync(path.join(REPO_ROOT, "Pulumi.yaml"), "utf8")) as Record<string, unknown>;
         fs.writeFileSync(path.join(this.project, "Pulumi.yaml"), stringify({ ...project, main: path.relative(this.project, REPO_ROOT) }));
+        // The stack file exists before `stack init`, which adds its encryption salt to it: the
+        // project declares required config, which an empty stack file would fail to provide.
+        fs.writeFileSync(this.configFile, stringify({ config: namespacedConfig(config) }));
         const init = this.run(["stack", "init", name, "--secrets-provider", "passphrase", "--non-interactive"]);
         if (init.status !== 0) {
             throw new Error(`pulumi stack init ${name} failed:\n${init.stderr}${init.stdout}`);
         }
-        this.setConfig(config);
     }
 
     /** Replaces the stack's configuration (keeping the encryption salt the CLI wrote). */
     setConfig(config: Record<string, unknown>): void {
         const current = parse(fs.readFileSync(this.configFile, "utf8")) as Record<string, unknown>;
-        const namespaced = Object.fromEntries(Object.entries(config).map(([k, v]) => [k.includes(":") ? k : `cluster-platform:${k}`, v]));
-        fs.writeFileSync(this.configFile, stringify({ encryptionsalt: current.encryptionsalt, config: namespaced }));
+        fs.writeFileSync(this.configFile, stringify({ encryptionsalt: current.encryptionsalt, config: namespacedConfig(config) }));
     }
 
     /** Another runner of the same stack: same state and stack file, its own kubeconfig path, home and PULUMI_HOME. */

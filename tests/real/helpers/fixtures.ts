@@ -65,14 +65,15 @@ export const OLM_AGGREGATE_VIEW = "aggregate-olm-view";
 /** The objects that exist before the stack: namespaces, the shared sources, the CSI driver, the caInjection targets. */
 export function preexistingObjects(): object[] {
     const namespace = (name: string) => ({ apiVersion: "v1", kind: "Namespace", metadata: { name } });
-    const entitlement = (namespace: string) => ({
+    // Keys differ per namespace: a pod gets both, and no key may come from two Secrets (README, "Key overlap").
+    const entitlement = (namespace: string, prefix: string) => ({
         apiVersion: "v1",
         kind: "Secret",
         metadata: { name: "etc-pki-entitlement", namespace },
         type: "Opaque",
         stringData: {
-            "entitlement.pem": `-----BEGIN CERTIFICATE-----\n${ENTITLEMENT_MARKER}\n-----END CERTIFICATE-----\n`,
-            "entitlement-key.pem": ENTITLEMENT_MARKER,
+            [`${prefix}.pem`]: `-----BEGIN CERTIFICATE-----\n${ENTITLEMENT_MARKER}\n-----END CERTIFICATE-----\n`,
+            [`${prefix}-key.pem`]: ENTITLEMENT_MARKER,
         },
     });
     // What OLM's own install leaves on a cluster: its aggregate role, as OLM ships it
@@ -111,8 +112,8 @@ export function preexistingObjects(): object[] {
         namespace(TEAM_NAMESPACE),
         namespace(DRIVER.namespace),
         { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: DRIVER.name, namespace: DRIVER.namespace } },
-        entitlement(CONFIG_NAMESPACE),
-        entitlement(TEAM_NAMESPACE),
+        entitlement(CONFIG_NAMESPACE, "cluster-entitlement"),
+        entitlement(TEAM_NAMESPACE, "team-entitlement"),
         {
             apiVersion: "v1",
             kind: "ConfigMap",

@@ -3,6 +3,7 @@
  * hermetic tier, the user's on PATH with `--cluster existing`.
  */
 import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
 import * as path from "node:path";
 import { realEnv } from "./stack";
 
@@ -45,11 +46,62 @@ export function kubectl(args: string[], options: Parameters<typeof kubectlRun>[1
     return result.stdout;
 }
 
-/** Applies objects (server-side, as the admin "real-tier-fixtures" field manager). */
-export function applyObjects(objects: readonly object[]): void {
-    kubectl(["apply", "--server-side", "--field-manager=real-tier-fixtures", "-f", "-"], {
-        input: JSON.stringify({ apiVersion: "v1", kind: "List", items: objects }),
-    });
+/** `Kind.group` as kubectl takes it (`ClusterRole.rbac.authorization.k8s.io`; a core kind alone). */
+function kindWithGroup(apiVersion: string, kind: string): string {
+    return apiVersion.includes("/") ? `${kind}.${apiVersion.split("/")[0]}` : kind;
+}
+
+/** The objects this run created, one JSON line each, deleted (newest first) by the global teardown. */
+export function createdObjectsLedger(): string {
+    return path.join(realEnv("REAL_WORK"), "created-objects.jsonl");
+}
+
+/**
+ * Creates each object that does not exist yet and records it in the ledger; an object that exists
+ * (a namespace of the user's, OLM's own OLMConfig on a cluster with OLM) is left exactly as it is,
+ * so `--cluster existing` changes nothing it did not create.
+ */
+export function applyObjects(objects: readonly KubeObject[]): void {
+    for (const object of objects) {
+        const { kind, metadata } = object;
+        if (getObject(kindWithGroup(object.apiVersion, kind), metadata.name, metadata.namespace)) {
+            continue;
+        }
+        kubectl(["create", "-f", "-"], { input: JSON.stringify(object) });
+        fs.appendFileSync(
+            createdObjectsLedger(),
+            `${JSON.stringify({ apiVersion: object.apiVersion, kind, name: metadata.name, namespace: metadata.namespace })}\n`,
+        );
+    }
+}
+
+/** Deletes what the ledger records, newest first; returns what could not be deleted. */
+export function deleteCreatedObjects(): string[] {
+    const file = createdObjectsLedger();
+    if (!fs.existsSync(file)) {
+        return [];
+    }
+    const entries = fs
+        .readFileSync(file, "utf8")
+        .trim()
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as { apiVersion: string; kind: string; name: string; namespace?: string });
+    const failures: string[] = [];
+    for (const entry of entries.reverse()) {
+        const result = kubectlRun(["delete", "--ignore-not-found", "--wait=false", "-f", "-"], {
+            input: JSON.stringify({
+                apiVersion: entry.apiVersion,
+                kind: entry.kind,
+                metadata: { name: entry.name, namespace: entry.namespace },
+            }),
+        });
+        if (result.status !== 0) {
+            failures.push(`${entry.kind} ${entry.namespace ? `${entry.namespace}/` : ""}${entry.name}: ${result.stderr.trim()}`);
+        }
+    }
+    fs.rmSync(file);
+    return failures;
 }
 
 /** One object as JSON, or undefined when it does not exist. */

@@ -10,7 +10,9 @@
  * encrypted with a passphrase this script sets when none is given, the run never prompts, and
  * the language host transpiles only. The CLI writes `encryptionsalt` into the stack file; every
  * tracked Pulumi*.yaml is put back byte for byte afterwards, so the work tree stays clean.
- * Where no CLI can be had (no internet), it says so in one line and points to the offline render.
+ * With no CLI and no download (no internet) but Go on PATH, it builds the CLI from Go modules
+ * (`npm run real:tools`) and runs that. Where no CLI can be had at all, it says so in one line and
+ * points to the offline render.
  */
 "use strict";
 
@@ -50,7 +52,43 @@ async function resolveCli(env) {
         return installed;
     }
     const { resolve } = require("pulumi/lib/resolve");
-    return resolve();
+    try {
+        return await resolve();
+    } catch (error) {
+        const built = buildCli(env);
+        if (built) {
+            return built;
+        }
+        throw error;
+    }
+}
+
+/**
+ * No CLI and none downloadable: with Go on PATH, build the CLI, its Node language host and the
+ * providers from their Go modules (`npm run real:tools`, scripts/real/tools.ts), or reuse a
+ * previous build from ~/.cache/cluster-platform/real. Returns the built `pulumi`, or undefined
+ * without Go.
+ */
+function buildCli(env) {
+    if (spawnSync("go", ["version"], { env }).status !== 0) {
+        return undefined;
+    }
+    process.stderr.write(
+        "npm start: no Pulumi CLI on PATH and none could be downloaded; building one from Go modules with npm run real:tools (the first build takes about 25 minutes on 2 cores; later runs reuse ~/.cache/cluster-platform/real)\n",
+    );
+    const tsx = path.join(root, "node_modules", ".bin", "tsx");
+    const result = spawnSync(tsx, [path.join(root, "scripts", "real", "tools.ts")], {
+        cwd: root,
+        env,
+        stdio: ["ignore", "pipe", "inherit"],
+        encoding: "utf8",
+    });
+    process.stderr.write(result.stdout);
+    const bin = /^REAL_BIN=(.+)$/m.exec(result.stdout ?? "");
+    if (result.status !== 0 || !bin) {
+        throw new Error("npm run real:tools could not build the CLI (its last line above says which tool and step)");
+    }
+    return path.join(bin[1], EXE);
 }
 
 /** `[major, minor, patch]` of "v3.226.0" or "3.226.0-dev.0", or undefined. */
@@ -104,7 +142,7 @@ async function main() {
     } catch (error) {
         const reason = error && error.cause && error.cause.code ? `${error.message}: ${error.cause.code}` : String(error && error.message);
         process.stderr.write(
-            `npm start: no Pulumi CLI on PATH and it could not be downloaded (${reason}); for an offline preview run: ${OFFLINE_HINT}\n`,
+            `npm start: no Pulumi CLI on PATH, it could not be downloaded (${reason}), and no Go toolchain on PATH could build one (npm run real:tools); for an offline preview run: ${OFFLINE_HINT}\n`,
         );
         return 1;
     }

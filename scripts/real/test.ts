@@ -20,6 +20,11 @@ if (at >= 0) {
     }
     env.REAL_CLUSTER = mode;
     args.splice(at, 2);
+    if (mode === "existing") {
+        // npm start's tests run the tools this repository builds, which an existing cluster's run does not use.
+        console.log("test:real --cluster existing: tests/real/start.real.ts runs only in the hermetic tier");
+        args.push("--testPathIgnorePatterns", "start\\.real\\.ts$");
+    }
 }
 const jest = require.resolve("jest/bin/jest");
 const result = spawnSync(process.execPath, [jest, "--config", path.join(__dirname, "..", "..", "jest.real.config.js"), ...args], {

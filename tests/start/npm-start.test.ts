@@ -35,7 +35,10 @@ function environment(extraPath: string[]): NodeJS.ProcessEnv {
         offline,
         'globalThis.fetch = async () => { throw new TypeError("fetch failed", { cause: { code: "ENOTFOUND" } }); };\n',
     );
-    const systemPath = (process.env.PATH ?? "").split(path.delimiter).filter((dir) => !fs.existsSync(path.join(dir, "pulumi")));
+    // No CLI and no Go (with Go, npm start builds a CLI: the real tier's tests/real/start.real.ts covers that).
+    const systemPath = (process.env.PATH ?? "")
+        .split(path.delimiter)
+        .filter((dir) => !fs.existsSync(path.join(dir, "pulumi")) && !fs.existsSync(path.join(dir, "go")));
     const env: NodeJS.ProcessEnv = {};
     for (const [key, value] of Object.entries(process.env)) {
         if (!key.startsWith("PULUMI_") && !key.startsWith("npm_") && key !== "NODE_OPTIONS") {
@@ -113,7 +116,7 @@ describe("npm start with a Pulumi CLI on PATH", () => {
         );
     });
 
-    test("GIVEN no CLI and no network WHEN the start script runs THEN it says so in one line and points to the offline render", () => {
+    test("GIVEN no CLI, no network and no Go WHEN the start script runs THEN it says so in one line and points to the offline render", () => {
         const result = spawnSync(process.execPath, [path.join(ROOT, "scripts", "start.js")], {
             cwd: ROOT,
             env: environment([]),
@@ -122,7 +125,7 @@ describe("npm start with a Pulumi CLI on PATH", () => {
         expect(result.status).toBe(1);
         const lines = result.stderr.trim().split("\n");
         expect(lines[lines.length - 1]).toMatch(
-            /^npm start: no Pulumi CLI on PATH and it could not be downloaded \(.+\); for an offline preview run: npm run render -- --config Pulumi\.local\.yaml --out out\/render$/,
+            /^npm start: no Pulumi CLI on PATH, it could not be downloaded \(.+\), and no Go toolchain on PATH could build one \(npm run real:tools\); for an offline preview run: npm run render -- --config Pulumi\.local\.yaml --out out\/render$/,
         );
         expect(records()).toEqual([]);
     });

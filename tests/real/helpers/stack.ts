@@ -31,7 +31,7 @@ export interface StackOptions {
     readonly group?: string;
 }
 
-export function realEnv(name: "REAL_WORK" | "REAL_KUBECONFIG" | "REAL_REGISTRY" | "REAL_BASE_IMAGE"): string {
+export function realEnv(name: "REAL_WORK" | "REAL_KUBECONFIG" | "REAL_REGISTRY" | "REAL_BASE_IMAGE" | "REAL_BIN"): string {
     const value = process.env[name];
     if (!value) {
         throw new Error(`${name} is not set: run the real tier through npm run test:real (jest.real.config.js's global setup sets it)`);

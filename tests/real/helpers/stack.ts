@@ -29,6 +29,8 @@ export interface StackOptions {
     readonly env?: NodeJS.ProcessEnv;
     /** Stacks of one group share a project directory, PULUMI_HOME and backend (a fleet); default the stack's own. */
     readonly group?: string;
+    /** Another program's project directory (with its own Pulumi.yaml), instead of this repository's program. */
+    readonly projectDirectory?: string;
 }
 
 export function realEnv(name: "REAL_WORK" | "REAL_KUBECONFIG" | "REAL_REGISTRY" | "REAL_BASE_IMAGE" | "REAL_BIN"): string {
@@ -72,7 +74,7 @@ export class TestStack {
         options: StackOptions = {},
     ) {
         const root = path.join(realEnv("REAL_WORK"), "stacks", options.group ?? name);
-        this.project = path.join(root, "project");
+        this.project = options.projectDirectory ?? path.join(root, "project");
         this.home = path.join(root, "pulumi-home");
         this.stateDir = path.join(root, "state");
         this.configFile = path.join(this.project, `Pulumi.${name}.yaml`);
@@ -81,8 +83,10 @@ export class TestStack {
         for (const dir of [this.project, this.home, this.stateDir]) {
             fs.mkdirSync(dir, { recursive: true });
         }
-        const project = parse(fs.readFileSync(path.join(REPO_ROOT, "Pulumi.yaml"), "utf8")) as Record<string, unknown>;
-        fs.writeFileSync(path.join(this.project, "Pulumi.yaml"), stringify({ ...project, main: path.relative(this.project, REPO_ROOT) }));
+        if (!options.projectDirectory) {
+            const project = parse(fs.readFileSync(path.join(REPO_ROOT, "Pulumi.yaml"), "utf8")) as Record<string, unknown>;
+            fs.writeFileSync(path.join(this.project, "Pulumi.yaml"), stringify({ ...project, main: path.relative(this.project, REPO_ROOT) }));
+        }
         // The stack file exists before `stack init`, which adds its encryption salt to it: the
         // project declares required config, which an empty stack file would fail to provide.
         fs.writeFileSync(this.configFile, stringify({ config: namespacedConfig(config) }));

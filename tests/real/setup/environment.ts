@@ -1,0 +1,75 @@
+/**
+ * The real tier's environment: the tools, one cluster, one registry with the test base image.
+ *
+ * Hermetic (the default): the tools from `npm run real:tools` (REAL_BIN, or built now), the
+ * control plane of scripts/real/cluster.ts, Debian's docker-registry on loopback with the test
+ * base image in it. `--cluster existing` (REAL_CLUSTER=existing): the KUBECONFIG the user gave and
+ * the `pulumi` on their PATH; nothing is started but the registry. What the tests read is passed
+ * on in REAL_* variables (jest's workers inherit them). Used by the jest global setup and by
+ * `npm run bench:real`.
+ */
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { startCluster, stopCluster } from "../../../scripts/real/cluster";
+import { ensureTools } from "../../../scripts/real/tools";
+import { buildNodeBaseLayout, pushBase } from "../../helpers/node-base-image";
+import { startRegistry } from "../../helpers/registry";
+import { requireTools } from "../../helpers/system-tools";
+import { deleteCreatedObjects } from "../helpers/kubectl";
+
+export interface RealEnvironment {
+    /** Deletes what the run created on an existing cluster, stops what was started, removes the work directory. */
+    stop(): Promise<void>;
+}
+
+export async function startRealEnvironment(log: (line: string) => void = (line) => process.stdout.write(`${line}\n`)): Promise<RealEnvironment> {
+    requireTools("docker-registry", "skopeo", "umoci", "openssl");
+    const work = fs.mkdtempSync(path.join(os.tmpdir(), "real-tier-"));
+    process.env.REAL_WORK = work;
+    let clusterDir: string | undefined;
+    const stops: (() => Promise<void>)[] = [];
+    const stop = async () => {
+        const leftovers = process.env.REAL_CLUSTER === "existing" ? deleteCreatedObjects() : [];
+        for (const s of stops.reverse()) {
+            await s();
+        }
+        if (clusterDir) {
+            await stopCluster(clusterDir);
+        }
+        fs.rmSync(work, { recursive: true, force: true });
+        if (leftovers.length > 0) {
+            throw new Error(`test:real could not delete what it created:\n${leftovers.join("\n")}`);
+        }
+    };
+    try {
+        if (process.env.REAL_CLUSTER === "existing") {
+            if (!process.env.KUBECONFIG) {
+                throw new Error("test:real --cluster existing: set KUBECONFIG to the cluster's kubeconfig");
+            }
+            process.env.REAL_KUBECONFIG = process.env.KUBECONFIG;
+            // Stacks name their cluster by context (cluster.kubeContext), the kubeconfig's current one.
+            const context = spawnSync("kubectl", ["config", "current-context"], { encoding: "utf8" });
+            if (context.status !== 0) {
+                throw new Error(`test:real --cluster existing: kubectl config current-context failed: ${context.stderr.trim()}`);
+            }
+            process.env.REAL_CONTEXT = context.stdout.trim();
+        } else {
+            const bin = process.env.REAL_BIN || ensureTools();
+            process.env.REAL_BIN = bin;
+            clusterDir = path.join(work, "cluster");
+            const cluster = await startCluster({ bin, dir: clusterDir, log });
+            process.env.REAL_KUBECONFIG = cluster.kubeconfig;
+        }
+        const registry = await startRegistry();
+        stops.push(() => registry.stop());
+        process.env.REAL_REGISTRY = registry.host;
+        const base = buildNodeBaseLayout(path.join(work, "base"));
+        process.env.REAL_BASE_IMAGE = (await pushBase(base, registry.host, "real/node-base", "oci-index")).pinned;
+    } catch (error) {
+        await stop();
+        throw error;
+    }
+    return { stop };
+}

@@ -287,7 +287,7 @@ function filesUnder(dir: string, skip: ReadonlySet<string>): string[] {
  * A tool's cache key: the Go version, the module's own files (go.mod, go.sum, its mains) and the
  * recipe. go.sum pins every upstream byte, so equal keys mean equal inputs.
  */
-export function cacheKey(spec: ToolSpec, goVersion: string): string {
+export function cacheKey(spec: ToolSpec, goVersion: string, toolsRoot: string = TOOLS_ROOT): string {
     const hash = createHash("sha256");
     hash.update(`go ${goVersion}\n`);
     const recipe = {
@@ -297,7 +297,7 @@ export function cacheKey(spec: ToolSpec, goVersion: string): string {
         scripts: spec.scripts,
     };
     hash.update(JSON.stringify(recipe));
-    const dir = path.join(TOOLS_ROOT, spec.dir);
+    const dir = path.join(toolsRoot, spec.dir);
     for (const file of filesUnder(dir, new Set(["assets"]))) {
         hash.update(`\n${path.relative(dir, file)}\n`);
         hash.update(fs.readFileSync(file));

@@ -1,0 +1,153 @@
+/**
+ * The real tier's tool recipes (scripts/real/toolchain.ts): pins read from the tool modules'
+ * go.mod files, the version ldflags the binaries need, and a cache key that changes exactly when
+ * an input does. The builds themselves run in the real tier (npm run real:tools).
+ */
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import {
+    cacheKey,
+    kubernetesProviderRelease,
+    kubeVersionLdflags,
+    npmDependencyVersion,
+    requiredVersion,
+    type ToolSpec,
+    toolSpecs,
+    TOOLS_ROOT,
+} from "../../scripts/real/toolchain";
+
+const ROOT = path.resolve(__dirname, "..", "..");
+const lock = JSON.parse(fs.readFileSync(path.join(ROOT, "package-lock.json"), "utf8")) as { packages: Record<string, { version: string }> };
+
+describe("pins read from go.mod", () => {
+    const goMod = [
+        "module example/tools",
+        "",
+        "require github.com/one/single v1.2.3",
+        "",
+        "require (",
+        "\tgithub.com/pulumi/pulumi-kubernetes/provider/v4 v4.0.0-20260115033456-f47bc2d6f199",
+        "\tgithub.com/pulumi/pulumi-kubernetes/sdk/v4 v4.25.0",
+        "\tgithub.com/other/thing v0.1.0 // indirect",
+        ")",
+        "replace k8s.io/api => k8s.io/api v0.36.3",
+    ].join("\n");
+
+    test.each([
+        ["github.com/one/single", "v1.2.3"],
+        ["github.com/pulumi/pulumi-kubernetes/sdk/v4", "v4.25.0"],
+        ["github.com/other/thing", "v0.1.0"],
+    ])("GIVEN a go.mod WHEN %s's version is read THEN it is %s", (module, version) => {
+        expect(requiredVersion(goMod, module)).toBe(version);
+    });
+
+    test("GIVEN a module only replaced, not required WHEN its version is read THEN the error names it", () => {
+        expect(() => requiredVersion(goMod, "k8s.io/api")).toThrow("tools: go.mod does not require k8s.io/api");
+    });
+
+    test("GIVEN the provider's pseudo-version of tag v4.25.0's commit and sdk/v4 v4.25.0 WHEN the release is derived THEN it is 4.25.0", () => {
+        expect(kubernetesProviderRelease(goMod)).toBe("4.25.0");
+    });
+
+    test("GIVEN an sdk/v4 of another release than the provider commit WHEN the release is derived THEN the error names both", () => {
+        expect(() => kubernetesProviderRelease(goMod.replace("sdk/v4 v4.25.0", "sdk/v4 v4.29.0"))).toThrow(
+            "tools: pulumi-kubernetes provider commit f47bc2d6f199 is release 4.25.0, but go.mod requires sdk/v4 4.29.0",
+        );
+    });
+
+    test("GIVEN a provider commit with no recorded release WHEN the release is derived THEN the error names the commit", () => {
+        expect(() => kubernetesProviderRelease(goMod.replace("f47bc2d6f199", "0123456789ab"))).toThrow(
+            "tools: no release is recorded for pulumi-kubernetes provider commit 0123456789ab (v4.0.0-20260115033456-0123456789ab)",
+        );
+    });
+});
+
+describe("the committed tool modules", () => {
+    test("GIVEN the tools WHEN listed THEN each has a committed go.mod and go.sum, and together they provide every executable the real tier runs", () => {
+        const specs = toolSpecs();
+        for (const spec of specs) {
+            expect([
+                spec.name,
+                fs.existsSync(path.join(TOOLS_ROOT, spec.dir, "go.mod")),
+                fs.existsSync(path.join(TOOLS_ROOT, spec.dir, "go.sum")),
+            ]).toEqual([spec.name, true, true]);
+        }
+        expect(specs.flatMap((s) => s.binaries).sort()).toEqual(
+            [
+                "etcd",
+                "kube-apiserver",
+                "kube-controller-manager",
+                "kube-scheduler",
+                "kubectl",
+                "kwok",
+                "pulumi",
+                "pulumi-language-nodejs",
+                "pulumi-resource-kubernetes",
+                "pulumi-resource-pulumi-nodejs",
+                "pulumi-resource-tls",
+            ].sort(),
+        );
+    });
+
+    test("GIVEN the lockfile WHEN the CLI and TLS provider pins are read THEN the CLI is the Node SDK's release and the TLS provider is @pulumi/tls's", () => {
+        const pulumiGoMod = fs.readFileSync(path.join(TOOLS_ROOT, "pulumi", "go.mod"), "utf8");
+        expect(requiredVersion(pulumiGoMod, "github.com/pulumi/pulumi/pkg/v3")).toBe(
+            `v${lock.packages["node_modules/@pulumi/pulumi"].version}`,
+        );
+        expect(requiredVersion(pulumiGoMod, "github.com/pulumi/pulumi/sdk/v3")).toBe(
+            `v${lock.packages["node_modules/@pulumi/pulumi"].version}`,
+        );
+        expect(npmDependencyVersion("@pulumi/tls")).toBe(lock.packages["node_modules/@pulumi/tls"].version);
+        const tls = toolSpecs().find((s) => s.name === "tls-provider") as ToolSpec;
+        expect(tls.builds[0].ldflags).toContain(`-X main.version=${lock.packages["node_modules/@pulumi/tls"].version}`);
+    });
+
+    test("GIVEN Kubernetes v1.36.3 WHEN its ldflags are made THEN both version packages get the release and a fixed build date", () => {
+        expect(kubeVersionLdflags("v1.36.3")).toEqual(
+            ["k8s.io/component-base/version", "k8s.io/client-go/pkg/version"].flatMap((pkg) => [
+                `-X ${pkg}.gitVersion=v1.36.3`,
+                `-X ${pkg}.gitMajor=1`,
+                `-X ${pkg}.gitMinor=36`,
+                `-X ${pkg}.gitTreeState=clean`,
+                `-X ${pkg}.buildDate=1970-01-01T00:00:00Z`,
+            ]),
+        );
+    });
+});
+
+describe("the cache key", () => {
+    let root: string;
+    const spec: ToolSpec = { name: "demo", dir: "demo", binaries: ["demo"], builds: [{ packages: ["."], ldflags: ["-s"] }] };
+
+    beforeEach(() => {
+        root = fs.mkdtempSync(path.join(os.tmpdir(), "toolchain-"));
+        fs.mkdirSync(path.join(root, "demo", "assets"), { recursive: true });
+        fs.writeFileSync(path.join(root, "demo", "go.mod"), "module demo\n");
+        fs.writeFileSync(path.join(root, "demo", "go.sum"), "example.com/a v1.0.0 h1:abc=\n");
+        fs.writeFileSync(path.join(root, "demo", "main.go"), "package main\n");
+    });
+
+    afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
+
+    test("GIVEN the same inputs twice WHEN keyed THEN the keys are equal; generated assets do not count", () => {
+        const first = cacheKey(spec, "go1.26.8", root);
+        fs.writeFileSync(path.join(root, "demo", "assets", "schema.json"), "{}");
+        expect(cacheKey(spec, "go1.26.8", root)).toBe(first);
+    });
+
+    test.each([
+        ["go.sum", () => fs.appendFileSync(path.join(root, "demo", "go.sum"), "example.com/b v1.0.0 h1:def=\n"), "go1.26.8"],
+        ["a main", () => fs.appendFileSync(path.join(root, "demo", "main.go"), "// changed\n"), "go1.26.8"],
+        ["the Go version", () => undefined, "go1.26.9"],
+    ])("GIVEN %s changed WHEN keyed THEN the key changes", (_what, change, go) => {
+        const before = cacheKey(spec, "go1.26.8", root);
+        change();
+        expect(cacheKey(spec, go, root)).not.toBe(before);
+    });
+
+    test("GIVEN a recipe with other ldflags WHEN keyed THEN the key changes", () => {
+        const other: ToolSpec = { ...spec, builds: [{ packages: ["."], ldflags: ["-s", "-w"] }] };
+        expect(cacheKey(other, "go1.26.8", root)).not.toBe(cacheKey(spec, "go1.26.8", root));
+    });
+});

@@ -44,7 +44,10 @@ function timed(what: string, run: () => { status: number; stdout: string; stderr
 /** A project of `count` ConfigMaps in `namespace`, as plain JavaScript (no TypeScript, no config). */
 function writeFloorProject(dir: string, namespace: string, count: number): void {
     fs.mkdirSync(dir, { recursive: true });
-    fs.writeFileSync(path.join(dir, "Pulumi.yaml"), stringify({ name: "real-bench-floor", runtime: { name: "nodejs", options: { typescript: false } } }));
+    fs.writeFileSync(
+        path.join(dir, "Pulumi.yaml"),
+        stringify({ name: "real-bench-floor", runtime: { name: "nodejs", options: { typescript: false } } }),
+    );
     fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "real-bench-floor", main: "index.js" }));
     fs.symlinkSync(path.join(REPO_ROOT, "node_modules"), path.join(dir, "node_modules"));
     fs.writeFileSync(
@@ -66,14 +69,18 @@ export function benchReal(previews: number): RealBenchResult {
     const full = new TestStack("bench-full", fullStackConfig());
     const upSeconds = timed("pulumi up of the full stack", () => full.up());
     const resources = (JSON.parse(full.exportState()).deployment.resources as unknown[]).length;
-    const previewSeconds = median(Array.from({ length: previews }, () => timed("no-change preview", () => full.preview(["--expect-no-changes"]))));
+    const previewSeconds = median(
+        Array.from({ length: previews }, () => timed("no-change preview", () => full.preview(["--expect-no-changes"]))),
+    );
     full.destroy();
 
     const floorDir = path.join(realEnv("REAL_WORK"), "bench-floor");
     writeFloorProject(floorDir, "real-bench-floor", resources);
     const floor = new TestStack("bench-floor", {}, { projectDirectory: floorDir });
     timed("pulumi up of the floor", () => floor.up());
-    const floorPreviewSeconds = median(Array.from({ length: previews }, () => timed("floor no-change preview", () => floor.preview(["--expect-no-changes"]))));
+    const floorPreviewSeconds = median(
+        Array.from({ length: previews }, () => timed("floor no-change preview", () => floor.preview(["--expect-no-changes"]))),
+    );
     floor.destroy();
     return { previewSeconds, floorPreviewSeconds, upSeconds, resources };
 }

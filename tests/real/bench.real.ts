@@ -9,6 +9,8 @@ describe("bench:real at a tiny size", () => {
         const result = benchReal(1);
         expect(result.resources).toBeGreaterThan(50);
         expect(Object.values(result).every((n) => Number.isFinite(n) && n > 0)).toBe(true);
-        expect(formatRealBench(result)).toMatch(/^bench:real preview_s=\d+\.\d\d floor_preview_s=\d+\.\d\d ratio=\d+\.\d\d up_s=\d+\.\d\d resources=\d+$/);
+        expect(formatRealBench(result)).toMatch(
+            /^bench:real preview_s=\d+\.\d\d floor_preview_s=\d+\.\d\d ratio=\d+\.\d\d up_s=\d+\.\d\d resources=\d+$/,
+        );
     });
 });

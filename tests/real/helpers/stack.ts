@@ -85,7 +85,10 @@ export class TestStack {
         }
         if (!options.projectDirectory) {
             const project = parse(fs.readFileSync(path.join(REPO_ROOT, "Pulumi.yaml"), "utf8")) as Record<string, unknown>;
-            fs.writeFileSync(path.join(this.project, "Pulumi.yaml"), stringify({ ...project, main: path.relative(this.project, REPO_ROOT) }));
+            fs.writeFileSync(
+                path.join(this.project, "Pulumi.yaml"),
+                stringify({ ...project, main: path.relative(this.project, REPO_ROOT) }),
+            );
         }
         // The stack file exists before `stack init`, which adds its encryption salt to it: the
         // project declares required config, which an empty stack file would fail to provide.

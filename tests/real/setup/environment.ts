@@ -24,7 +24,9 @@ export interface RealEnvironment {
     stop(): Promise<void>;
 }
 
-export async function startRealEnvironment(log: (line: string) => void = (line) => process.stdout.write(`${line}\n`)): Promise<RealEnvironment> {
+export async function startRealEnvironment(
+    log: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
+): Promise<RealEnvironment> {
     requireTools("docker-registry", "skopeo", "umoci", "openssl");
     const work = fs.mkdtempSync(path.join(os.tmpdir(), "real-tier-"));
     process.env.REAL_WORK = work;

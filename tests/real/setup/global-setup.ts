@@ -2,5 +2,7 @@
 import { startRealEnvironment } from "./environment";
 
 export default async function globalSetup(): Promise<void> {
-    (globalThis as Record<string, unknown>).__realTierEnvironment = await startRealEnvironment((line) => process.stdout.write(`\n${line}\n`));
+    (globalThis as Record<string, unknown>).__realTierEnvironment = await startRealEnvironment((line) =>
+        process.stdout.write(`\n${line}\n`),
+    );
 }

@@ -13,11 +13,13 @@ export function asResourceError(error: unknown, resource: pulumi.Resource): Erro
     if (pulumi.ResourceError.isInstance(error)) {
         return error;
     }
-    const resourceError = new pulumi.ResourceError(
-        error instanceof Error ? error.message : String(error),
-        resource,
-        error instanceof pulumi.RunError,
-    );
+    // A plain Error is how a pure module reports a problem: its message is the whole report, so its
+    // stack stays hidden, as a RunError's does. Shown, the Node SDK prints util.inspect of the error
+    // (cmd/run/run.js, error.js defaultErrorMessage): "<ref *1> ResourceError: …", the stack, and
+    // the resource dumped with it, as the real tier's CLI output showed. Any other Error (a
+    // TypeError, a RangeError) is a bug, and keeps its stack.
+    const reportsAProblem = error instanceof pulumi.RunError || (error instanceof Error && error.constructor === Error);
+    const resourceError = new pulumi.ResourceError(error instanceof Error ? error.message : String(error), resource, reportsAProblem);
     if (error instanceof Error && error.stack) {
         resourceError.stack = error.stack;
     }

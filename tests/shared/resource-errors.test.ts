@@ -12,7 +12,7 @@ describe("errors attributed to the resource they concern", () => {
     const component = new pulumi.ComponentResource("test:index:Thing", "thing");
     const other = new pulumi.ComponentResource("test:index:Other", "other");
 
-    test("GIVEN a plain Error thrown inside WHEN attributed THEN it is a ResourceError of the resource with the same message and stack", () => {
+    test("GIVEN a plain Error thrown inside WHEN attributed THEN it is a ResourceError of the resource with the same message, its stack kept but hidden from the report", () => {
         const original = new Error("no PEM certificate under key ca.crt");
         let thrown: unknown;
         try {
@@ -27,9 +27,15 @@ describe("errors attributed to the resource they concern", () => {
         expect([resourceError.message, resourceError.resource, resourceError.hideStack, resourceError.stack]).toEqual([
             original.message,
             component,
-            false,
+            true,
             original.stack,
         ]);
+    });
+
+    test("GIVEN a TypeError, a bug rather than a reported problem WHEN attributed THEN its stack is shown", () => {
+        const bug = new TypeError("Cannot read properties of undefined (reading 'metadata')");
+        const converted = asResourceError(bug, component) as pulumi.ResourceError;
+        expect([converted.message, converted.hideStack, converted.stack]).toEqual([bug.message, false, bug.stack]);
     });
 
     test("GIVEN a RunError WHEN attributed THEN its stack stays hidden, as a RunError's is", () => {

@@ -94,7 +94,10 @@ function createNetwork(): void {
         throw new Error("real:cluster: ip is not installed: apt-get install -y iproute2");
     }
     if (namespaceExists()) {
-        deleteNetwork();
+        // Another cluster's, or a dead run's: deleting it would cut a running cluster off its backends.
+        throw new Error(
+            `real:cluster: the network namespace ${NETWORK.namespace} exists: another real cluster runs on this machine (npm run real:cluster -- stop), or a run died; then: ip route del ${NETWORK.podCidr}; ip netns del ${NETWORK.namespace}`,
+        );
     }
     const n = NETWORK;
     sh("ip", ["netns", "add", n.namespace], "create the backends' network namespace (needs root)");

@@ -60,8 +60,9 @@ type host struct {
 
 	mu            sync.Mutex
 	engineAddress string
-	cancel        context.CancelFunc
-	ctx           context.Context
+	// runs is the parent of every program and plugin this host starts; Cancel ends them, not the host.
+	runs       context.Context
+	cancelRuns context.CancelFunc
 }
 
 func main() {
@@ -80,7 +81,9 @@ func main() {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	h := &host{ctx: ctx, cancel: stop}
+	runs, cancelRuns := context.WithCancel(ctx)
+	defer cancelRuns()
+	h := &host{runs: runs, cancelRuns: cancelRuns}
 	if args := flag.Args(); len(args) > 0 {
 		h.engineAddress = args[0]
 	}
@@ -152,8 +155,9 @@ func (h *host) About(ctx context.Context, _ *pulumirpc.AboutRequest) (*pulumirpc
 	return &pulumirpc.AboutResponse{Executable: node, Version: strings.TrimPrefix(strings.TrimSpace(string(out)), "v")}, nil
 }
 
+// Cancel interrupts the programs and plugins running; the host keeps serving until the engine ends it.
 func (h *host) Cancel(context.Context, *emptypb.Empty) (*emptypb.Empty, error) {
-	h.cancel()
+	h.cancelRuns()
 	return &emptypb.Empty{}, nil
 }
 
@@ -292,7 +296,7 @@ func (h *host) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.R
 		return &pulumirpc.RunResponse{Error: err.Error()}, nil
 	}
 
-	runCtx, stop := context.WithCancel(h.ctx)
+	runCtx, stop := context.WithCancel(h.runs)
 	defer stop()
 	context.AfterFunc(ctx, stop)
 	args := append(append([]string{}, opts.nodeArgs...), runArguments(req, runPath, h.engine())...)

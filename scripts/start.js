@@ -152,7 +152,10 @@ async function main() {
         ...process.env,
         // The CLI finds its language host and plugins beside itself first.
         PATH: `${path.dirname(bin)}${path.delimiter}${process.env.PATH ?? ""}`,
-        PULUMI_BACKEND_URL: process.env.PULUMI_BACKEND_URL ?? `file://${stateDir}`,
+        // No metadata sidecars: the program reads its own stack (a StackReference) while the engine
+        // writes it, and fileblob rewrites a sidecar by truncating it first, so a read in between
+        // fails with "failed to load checkpoint: EOF" (gocloud.dev blob/fileblob attrs.go).
+        PULUMI_BACKEND_URL: process.env.PULUMI_BACKEND_URL ?? `file://${stateDir}?metadata=skip`,
         // The local stack holds no real secrets; a fixed passphrase keeps the run unattended.
         PULUMI_CONFIG_PASSPHRASE: process.env.PULUMI_CONFIG_PASSPHRASE ?? "cluster-platform-local",
         PULUMI_SKIP_UPDATE_CHECK: "true",

@@ -33,8 +33,12 @@ export interface ModuleFiles {
     readonly into: "sources" | "output";
     /** Directory under the target, default the target itself. */
     readonly under?: string;
-    /** Rewrites a copied file's text (the schema's version). */
-    readonly transform?: (file: string, text: string) => string;
+    /**
+     * Sets the top-level `version` of each copied `schema.json` to this (upstream's generate.go does
+     * it at release time). Data, not a function: the recipe is hashed into the cache key, and a
+     * function's text differs between the compilers that load this module (tsx, jest's swc).
+     */
+    readonly schemaVersion?: string;
 }
 
 export interface ToolSpec {
@@ -160,9 +164,7 @@ export function toolSpecs(): ToolSpec[] {
                     files: ["cmd/pulumi-resource-kubernetes/schema.json", "cmd/pulumi-resource-kubernetes/terraform-mapping.json"],
                     into: "sources",
                     under: "assets",
-                    // Upstream's generate.go sets the schema's version at release time; so does this step.
-                    transform: (file, text) =>
-                        file.endsWith("schema.json") ? JSON.stringify({ ...JSON.parse(text), version: kubernetesProvider }) : text,
+                    schemaVersion: kubernetesProvider,
                 },
             ],
             builds: [
@@ -293,7 +295,7 @@ export function cacheKey(spec: ToolSpec, goVersion: string, toolsRoot: string = 
     const recipe = {
         binaries: spec.binaries,
         builds: spec.builds,
-        moduleFiles: (spec.moduleFiles ?? []).map((m) => ({ ...m, transform: m.transform?.toString() })),
+        moduleFiles: spec.moduleFiles,
         scripts: spec.scripts,
     };
     hash.update(JSON.stringify(recipe));

@@ -68,7 +68,10 @@ function copyModuleFiles(spec: ToolSpec, files: ModuleFiles, target: string): vo
             throw new StepFailure(spec.name, `copy ${file}`, `${files.module} has no ${file}`);
         }
         const text = fs.readFileSync(source, "utf8");
-        const out = files.transform ? files.transform(file, text) : text;
+        const out =
+            files.schemaVersion && file.endsWith("schema.json")
+                ? JSON.stringify({ ...JSON.parse(text), version: files.schemaVersion })
+                : text;
         fs.writeFileSync(path.join(into, path.basename(file)), out, { mode: 0o644 });
     }
 }

@@ -9,7 +9,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { applyObjects } from "./helpers/kubectl";
 import { fullStackConfig, preexistingObjects, requireBuild } from "./helpers/fixtures";
-import { describe as explain, realEnv, REPO_ROOT, TestStack } from "./helpers/stack";
+import { describe as explain, realEnv, REPO_ROOT, runTemp, TestStack } from "./helpers/stack";
 
 const PACKS = ["aws-tags", "k8s-rbac"] as const;
 
@@ -19,6 +19,7 @@ function policyArgs(stack: TestStack): string[] {
     const tsx = path.join(REPO_ROOT, "node_modules", ".bin", "tsx");
     const result = spawnSync(tsx, ["scripts/policy/config.ts", "--config", stack.configFile, "--out", out], {
         cwd: REPO_ROOT,
+        env: { ...process.env, TMPDIR: runTemp() },
         encoding: "utf8",
     });
     if (result.status !== 0) {

@@ -9,7 +9,7 @@
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { realEnv, REPO_ROOT } from "./helpers/stack";
+import { fileBackendUrl, realEnv, REPO_ROOT, runTemp } from "./helpers/stack";
 
 /** Tracked and untracked changes git sees (ignored files, out/ and dist/, aside). */
 const treeStatus = () => spawnSync("git", ["status", "--porcelain"], { cwd: REPO_ROOT, encoding: "utf8" }).stdout;
@@ -22,9 +22,10 @@ function startEnv(name: string, pathDirs: string[]): NodeJS.ProcessEnv {
         HOME: home,
         PULUMI_HOME: path.join(home, ".pulumi"),
         // Its own state, not the developer's ./.pulumi-state.
-        PULUMI_BACKEND_URL: `file://${home}`,
+        PULUMI_BACKEND_URL: fileBackendUrl(home),
         PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
         NO_COLOR: "1",
+        TMPDIR: runTemp(),
     };
 }
 

@@ -91,7 +91,7 @@ describe("npm start with a Pulumi CLI on PATH", () => {
         ]);
         for (const { env } of records()) {
             expect(env).toMatchObject({
-                PULUMI_BACKEND_URL: `file://${path.join(ROOT, ".pulumi-state")}`,
+                PULUMI_BACKEND_URL: `file://${path.join(ROOT, ".pulumi-state")}?metadata=skip`,
                 PULUMI_CONFIG_PASSPHRASE: "cluster-platform-local",
                 PULUMI_SKIP_UPDATE_CHECK: "true",
                 PULUMI_NODEJS_TRANSPILE_ONLY: "true",

@@ -146,6 +146,12 @@ describe("the cache key", () => {
         expect(cacheKey(spec, go, root)).not.toBe(before);
     });
 
+    test("GIVEN every tool's recipe WHEN it goes through JSON THEN nothing is lost: no functions, whose text would differ between tsx and jest's swc and split the cache", () => {
+        for (const spec of toolSpecs()) {
+            expect(JSON.parse(JSON.stringify(spec))).toEqual(spec);
+        }
+    });
+
     test("GIVEN a recipe with other ldflags WHEN keyed THEN the key changes", () => {
         const other: ToolSpec = { ...spec, builds: [{ packages: ["."], ldflags: ["-s", "-w"] }] };
         expect(cacheKey(other, "go1.26.8", root)).not.toBe(cacheKey(spec, "go1.26.8", root));

@@ -26,11 +26,17 @@ export function kubectlRun(
     options: { input?: string; as?: string; groups?: string[]; kubeconfig?: string } = {},
 ): KubectlResult {
     const identity = options.as ? ["--as", options.as, ...(options.groups ?? []).flatMap((g) => ["--as-group", g])] : [];
-    const result = spawnSync(kubectlBinary(), ["--kubeconfig", options.kubeconfig ?? realEnv("REAL_KUBECONFIG"), ...identity, ...args], {
-        encoding: "utf8",
-        input: options.input,
-        maxBuffer: 64 << 20,
-    });
+    // Its discovery cache goes into the run's directory, not the runner's ~/.kube.
+    const cache = ["--cache-dir", path.join(realEnv("REAL_WORK"), "kube-cache")];
+    const result = spawnSync(
+        kubectlBinary(),
+        ["--kubeconfig", options.kubeconfig ?? realEnv("REAL_KUBECONFIG"), ...cache, ...identity, ...args],
+        {
+            encoding: "utf8",
+            input: options.input,
+            maxBuffer: 64 << 20,
+        },
+    );
     if (result.error) {
         throw result.error;
     }

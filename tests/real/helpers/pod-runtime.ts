@@ -13,7 +13,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { NETWORK } from "../../../scripts/real/cluster";
 import { kubectl, type KubeObject } from "./kubectl";
-import { realEnv } from "./stack";
+import { realEnv, runTemp } from "./stack";
 
 const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
 
@@ -64,8 +64,9 @@ interface RuntimeConfig {
 export function unpackImage(image: string, dir: string): { rootfs: string; config: RuntimeConfig } {
     const layout = path.join(dir, "layout");
     const bundle = path.join(dir, "bundle");
-    execFileSync("skopeo", ["copy", "--src-tls-verify=false", `docker://${image}`, `oci:${layout}:image`], { stdio: "pipe" });
-    execFileSync("umoci", ["unpack", "--image", `${layout}:image`, bundle], { stdio: "pipe" });
+    const env = { ...process.env, TMPDIR: runTemp() };
+    execFileSync("skopeo", ["copy", "--src-tls-verify=false", `docker://${image}`, `oci:${layout}:image`], { stdio: "pipe", env });
+    execFileSync("umoci", ["unpack", "--image", `${layout}:image`, bundle], { stdio: "pipe", env });
     return {
         rootfs: path.join(bundle, "rootfs"),
         config: JSON.parse(fs.readFileSync(path.join(bundle, "config.json"), "utf8")) as RuntimeConfig,

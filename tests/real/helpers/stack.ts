@@ -55,6 +55,25 @@ export function cliPath(): string {
     return parts.filter((p): p is string => !!p).join(path.delimiter);
 }
 
+/**
+ * A file backend without metadata sidecars. The program reads its own stack through a
+ * StackReference while the engine writes that stack's checkpoint; gocloud's fileblob rewrites a
+ * blob's `.attrs` sidecar by truncating it first (gocloud.dev blob/fileblob attrs.go `setAttrs`,
+ * `os.Create` then encode), and a read in between fails to decode it: "failed to load checkpoint:
+ * EOF" (seen on first ups in the real tier). `metadata=skip` writes no sidecar; the checkpoint itself
+ * is replaced atomically (temp file and rename).
+ */
+export function fileBackendUrl(dir: string): string {
+    return `file://${dir}?metadata=skip`;
+}
+
+/** The run's temporary directory for everything the tools it starts write there. */
+export function runTemp(): string {
+    const dir = path.join(realEnv("REAL_WORK"), "tmp");
+    fs.mkdirSync(dir, { recursive: true });
+    return dir;
+}
+
 /** Stack config keys as the stack file holds them: `cluster` becomes `cluster-platform:cluster`. */
 function namespacedConfig(config: Record<string, unknown>): Record<string, unknown> {
     return Object.fromEntries(Object.entries(config).map(([k, v]) => [k.includes(":") ? k : `cluster-platform:${k}`, v]));
@@ -111,12 +130,15 @@ export class TestStack {
             PATH: cliPath(),
             HOME: this.extraEnv.HOME ?? path.dirname(this.home),
             PULUMI_HOME: this.home,
-            PULUMI_BACKEND_URL: `file://${this.stateDir}`,
+            PULUMI_BACKEND_URL: fileBackendUrl(this.stateDir),
             PULUMI_CONFIG_PASSPHRASE: "real-tier-passphrase",
             PULUMI_SKIP_UPDATE_CHECK: "true",
             PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
             // A run's error output is read by the tests; colour codes would only get in the way.
             NO_COLOR: "1",
+            // The CLI, the plugins and the program (the Node SDK's ts-node cache) write temporary files;
+            // they go into the run's directory, removed with it, not the machine's /tmp.
+            TMPDIR: runTemp(),
             KUBECONFIG: this.kubeconfig,
             ...this.extraEnv,
         };

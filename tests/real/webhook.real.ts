@@ -25,24 +25,25 @@ let server: RunningContainer | undefined;
 /** The team's service accounts: one bound to `edit` (which the ClusterBundle's role aggregates to), one that may only create pods. */
 function teamAccess(): object[] {
     const sa = (name: string) => ({ apiVersion: "v1", kind: "ServiceAccount", metadata: { name, namespace: TEAM_NAMESPACE } });
-    const binding = (name: string, kind: "ClusterRole" | "Role", role: string) => ({
+    /** A RoleBinding in the team's namespace, named `<serviceAccount>-<role>`. */
+    const binding = (serviceAccount: string, kind: "ClusterRole" | "Role", role: string) => ({
         apiVersion: "rbac.authorization.k8s.io/v1",
         kind: "RoleBinding",
-        metadata: { name, namespace: TEAM_NAMESPACE },
+        metadata: { name: `${serviceAccount}-${role}`, namespace: TEAM_NAMESPACE },
         roleRef: { apiGroup: "rbac.authorization.k8s.io", kind, name: role },
-        subjects: [{ kind: "ServiceAccount", name: name.replace(/-.*/, ""), namespace: TEAM_NAMESPACE }],
+        subjects: [{ kind: "ServiceAccount", name: serviceAccount, namespace: TEAM_NAMESPACE }],
     });
     return [
         sa("builder"),
         sa("stranger"),
-        binding("builder-edit", "ClusterRole", "edit"),
+        binding("builder", "ClusterRole", "edit"),
         {
             apiVersion: "rbac.authorization.k8s.io/v1",
             kind: "Role",
             metadata: { name: "pod-creator", namespace: TEAM_NAMESPACE },
             rules: [{ apiGroups: [""], resources: ["pods"], verbs: ["create", "get"] }],
         },
-        binding("stranger-pods", "Role", "pod-creator"),
+        binding("stranger", "Role", "pod-creator"),
     ];
 }
 

@@ -13,8 +13,10 @@ import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { parse, stringify } from "yaml";
+import { REPO_ROOT } from "../../../scripts/real/toolchain";
 
-export const REPO_ROOT = path.resolve(__dirname, "..", "..", "..");
+// The checkout the program runs from: one definition, the toolchain's.
+export { REPO_ROOT };
 
 export interface RunResult {
     readonly status: number;

@@ -24,18 +24,30 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { makePki } from "./pki";
 
-/** The addresses the cluster owns; all inside the namespace and veth pair it creates. */
-export const NETWORK = {
-    namespace: "cp-real",
-    hostVeth: "cp-real-h",
-    namespaceVeth: "cp-real-n",
-    hostIp: "10.200.0.1",
-    namespaceIp: "10.200.0.2",
-    prefix: 30,
-    podCidr: "10.244.7.0/24",
-    serviceCidr: "10.96.0.0/16",
-    firstServiceIp: "10.96.0.1",
-} as const;
+/**
+ * The addresses one cluster owns; all inside the namespace and veth pair it creates. `REAL_SLOT`
+ * (0-9, default 0) picks a disjoint set, so several real clusters can run on one machine (one per
+ * worktree while developing); CI runs one, in slot 0.
+ */
+export function networkFor(slot: number) {
+    if (!Number.isInteger(slot) || slot < 0 || slot > 9) {
+        throw new Error(`real:cluster: REAL_SLOT must be an integer from 0 to 9, got ${JSON.stringify(slot)}`);
+    }
+    const name = slot === 0 ? "cp-real" : `cp-real${slot}`;
+    return {
+        namespace: name,
+        hostVeth: `${name}-h`,
+        namespaceVeth: `${name}-n`,
+        hostIp: `10.200.${slot}.1`,
+        namespaceIp: `10.200.${slot}.2`,
+        prefix: 30,
+        podCidr: `10.244.${7 + slot}.0/24`,
+        serviceCidr: "10.96.0.0/16",
+        firstServiceIp: "10.96.0.1",
+    } as const;
+}
+
+export const NETWORK = networkFor(process.env.REAL_SLOT === undefined || process.env.REAL_SLOT === "" ? 0 : Number(process.env.REAL_SLOT));
 
 export const NODE_NAME = "kwok-node-0";
 
@@ -48,7 +60,9 @@ export interface ClusterState {
 }
 
 export function defaultClusterDir(env: NodeJS.ProcessEnv = process.env): string {
-    return env.REAL_CLUSTER_DIR ? path.resolve(env.REAL_CLUSTER_DIR) : path.join(os.tmpdir(), "cluster-platform-real-cluster");
+    return env.REAL_CLUSTER_DIR
+        ? path.resolve(env.REAL_CLUSTER_DIR)
+        : path.join(os.tmpdir(), `cluster-platform-real-cluster${NETWORK.namespace.slice("cp-real".length)}`);
 }
 
 function stateFile(dir: string): string {

@@ -578,3 +578,70 @@ describe("ephemeral containers added through pods/ephemeralcontainers", () => {
         expect(admitted(decideEphemeralContainers(pod({ ephemeralContainers: [{ name: "debug" }] }))).patch).toEqual([]);
     });
 });
+
+describe("always-inject bundles that cannot be used (issue 27 point 4)", () => {
+    const orphan = bundle("team-a", "orphan", { generation: 5, alwaysInject: true, entitlements: ["deleted-entitlement"] });
+    const unreadable = {
+        ...teamKeys,
+        unreadable: (kind: string, namespace: string, name: string) =>
+            name === "local-entitlement" ? `the webhook may not read ${kind} ${namespace}/${name}` : undefined,
+    };
+
+    test("GIVEN an always-inject Bundle whose Secret was deleted WHEN a pod that asked for nothing is decided THEN it is admitted unchanged with a warning and the bundle is reported skipped", () => {
+        const decision = decideInjection(input(pod(), { bundles: byName([orphan]), keys: teamKeys }));
+        expect(decision).toEqual({
+            allowed: true,
+            patch: [],
+            warnings: [
+                'always-inject Bundle "orphan" not injected: referenced Secret not found: Secret team-a/deleted-entitlement (referenced by Bundle "orphan")',
+            ],
+            injected: { bundles: {}, clusterBundles: {} },
+            skipped: [{ kind: "Bundle", bundle: "team-a/orphan" }],
+        });
+    });
+
+    test("GIVEN the same orphan and a requested usable Bundle WHEN decided THEN the requested one is injected alone and the orphan only warns", () => {
+        const original = pod({ annotations: { [ANNOTATIONS.injectBundle]: "local" } });
+        const decision = admitted(decideInjection(input(original, { bundles: byName([orphan, local]), keys: teamKeys })));
+        expect(decision.injected).toEqual({ bundles: { local: 2 }, clusterBundles: {} });
+        expect(decision.skipped).toEqual([{ kind: "Bundle", bundle: "team-a/orphan" }]);
+        expect(patched(decision, original).spec.volumes).toContainEqual({
+            name: ENTITLEMENTS_VOLUME,
+            projected: { defaultMode: 0o644, sources: [{ secret: { name: "local-entitlement" } }] },
+        });
+    });
+
+    test("GIVEN the orphan is requested by name WHEN decided THEN the pod is denied (the pod asked for it)", () => {
+        const orphanRequested = pod({ annotations: { [ANNOTATIONS.injectBundle]: "orphan" } });
+        expect(denied(decideInjection(input(orphanRequested, { bundles: byName([orphan]), keys: teamKeys })))).toEqual({
+            reason: "ReferenceNotFound",
+            code: 404,
+            message: 'referenced Secret not found: Secret team-a/deleted-entitlement (referenced by Bundle "orphan")',
+        });
+    });
+
+    test("GIVEN an always-inject Bundle whose Secret the webhook may not read WHEN a plain pod is decided THEN it is admitted with the reason as a warning; requested, it is denied 403", () => {
+        const always = { ...local, alwaysInject: true };
+        const plain = admitted(decideInjection(input(pod(), { bundles: byName([always]), keys: unreadable })));
+        expect(plain.patch).toEqual([]);
+        expect(plain.warnings).toEqual([
+            `always-inject Bundle "local" not injected: Bundle "local" references Secret team-a/local-entitlement: the webhook may not read Secret team-a/local-entitlement (grant it with a Role and RoleBinding for the webhook's service account: docs/subscriptions.md, "Teams' own Bundles")`,
+        ]);
+        const requested = pod({ annotations: { [ANNOTATIONS.injectBundle]: "local" } });
+        expect(denied(decideInjection(input(requested, { bundles: byName([always]), keys: unreadable }))).code).toBe(403);
+    });
+
+    test("GIVEN two always-inject Bundles whose keys overlap WHEN a plain pod is decided THEN it is admitted unchanged with a warning naming the overlap", () => {
+        const clashA = bundle("team-a", "clash-a", { alwaysInject: true, entitlements: ["local-entitlement"] });
+        const clashB = bundle("team-a", "clash-b", { alwaysInject: true, entitlements: ["clash-entitlement"] });
+        const decision = admitted(decideInjection(input(pod(), { bundles: byName([clashA, clashB]), keys: teamKeys })));
+        expect(decision.patch).toEqual([]);
+        expect(decision.warnings).toEqual([
+            'always-inject bundles not injected: overlapping keys in the injected bundles: key "entitlement.pem" is in both Secret team-a/local-entitlement (Bundle "clash-a") and Secret team-a/clash-entitlement (Bundle "clash-b")',
+        ]);
+        expect(decision.skipped).toEqual([
+            { kind: "Bundle", bundle: "team-a/clash-a" },
+            { kind: "Bundle", bundle: "team-a/clash-b" },
+        ]);
+    });
+});

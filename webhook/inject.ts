@@ -15,9 +15,11 @@ import {
     type KeySets,
     type ReferencedKind,
     type SkippedBundle,
+    deny,
+    listForMessage,
 } from "./decision";
 import { type JsonPatchOperation, pointerToken } from "./json-patch";
-import { type Planner, planMounts } from "./mounts";
+import { ENTITLEMENTS_VOLUME, type Planner, YUM_REPOS_VOLUME, isInjectedVolumeName, planMounts } from "./mounts";
 import { CONTAINER_LISTS, type Pod, podServiceAccount } from "./pod";
 import { type Selection, applyAccess, formatGenerations, sameGenerations, selectBundles } from "./selection";
 
@@ -102,6 +104,30 @@ export function prepareInjection(input: Pick<InjectionInput, "pod" | "namespace"
     return { selection, accessReviews: selection.clusterBundles.map(({ bundle }) => bundle.name), lookups };
 }
 
+/**
+ * Why the pod is for Windows nodes, if it is: `spec.os.name: windows` (kubernetes
+ * staging/src/k8s.io/api/core/v1/types.go PodOS: the OS the pod's containers run on) or a
+ * `kubernetes.io/os: windows` node selector (the node label kubelet sets from its OS).
+ */
+export function windowsNode(pod: Pod): string | undefined {
+    const os = pod.spec.os as { name?: unknown } | undefined;
+    if (os && typeof os === "object" && os.name === "windows") return "spec.os.name: windows";
+    const selector = pod.spec.nodeSelector as Record<string, unknown> | undefined;
+    if (selector && typeof selector === "object" && selector["kubernetes.io/os"] === "windows")
+        return "nodeSelector kubernetes.io/os: windows";
+    return undefined;
+}
+
+/**
+ * Volumes with a reserved name that the webhook did not add: the pod carries no bundle-generations
+ * annotation, which every injection writes, so a volume of that name is the user's own and would be
+ * silently replaced.
+ */
+function foreignReservedVolumes(pod: Pod): string[] {
+    if (pod.metadata.annotations?.[ANNOTATIONS.bundleGenerations] !== undefined) return [];
+    return (pod.spec.volumes ?? []).filter((volume) => isInjectedVolumeName(volume.name)).map((volume) => volume.name);
+}
+
 function generationsAnnotation(pod: Pod, injected: InjectedGenerations): JsonPatchOperation[] {
     const annotations = pod.metadata.annotations;
     if (sameGenerations(annotations?.[ANNOTATIONS.bundleGenerations], injected)) return [];
@@ -123,6 +149,17 @@ export function decideInjection(input: InjectionInput, plan: Planner = planMount
     if ("allowed" in selection) return selection;
     if (selection.bundles.length === 0 && selection.clusterBundles.length === 0) return admit([], [], NOTHING);
 
+    const windows = windowsNode(pod);
+    if (windows) {
+        return admit(
+            [],
+            [
+                `subscription bundles not injected: the pod is for Windows nodes (${windows}); the entitlement paths and the Shared Resource CSI driver are Linux-only, so its volumes could not be mounted`,
+            ],
+            NOTHING,
+        );
+    }
+
     const serviceAccount = `${namespace}/${podServiceAccount(pod)}`;
     const access = applyAccess(selection.clusterBundles, input.access, serviceAccount);
     if ("allowed" in access) return access;
@@ -138,6 +175,14 @@ export function decideInjection(input: InjectionInput, plan: Planner = planMount
         ({ usable, mounts } = withoutUnusable(usable, requested, namespace, input.keys, plan));
         if ("allowed" in mounts) return mounts;
         if (usable.bundles.length === 0 && usable.clusterBundles.length === 0) return admit([], usable.warnings, NOTHING, usable.skipped);
+    }
+    const foreign = foreignReservedVolumes(pod);
+    if (foreign.length > 0) {
+        return deny(
+            "MountConflict",
+            409,
+            `the pod's volume ${listForMessage(foreign)} has a name reserved for injected subscription volumes (${ENTITLEMENTS_VOLUME}, ${YUM_REPOS_VOLUME}, subscription-share-<8 hex digits>) and would be replaced; rename it`,
+        );
     }
     const containers = containerOperations(pod, CONTAINER_LISTS, mounts.mounts);
     if ("allowed" in containers) return containers;

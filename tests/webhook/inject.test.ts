@@ -645,3 +645,54 @@ describe("always-inject bundles that cannot be used (issue 27 point 4)", () => {
         ]);
     });
 });
+
+describe("pods the webhook must not change silently (issue 27 point 5)", () => {
+    const requested = { [ANNOTATIONS.injectBundle]: "local" };
+
+    test.each([
+        ["spec.os.name windows", { os: { name: "windows" } }, "spec.os.name: windows"],
+        [
+            "a kubernetes.io/os=windows node selector",
+            { nodeSelector: { "kubernetes.io/os": "windows" } },
+            "nodeSelector kubernetes.io/os: windows",
+        ],
+    ])(
+        "GIVEN a pod asking for a Bundle with %s WHEN decided THEN it is admitted unchanged with a warning saying why",
+        (_case, spec, why) => {
+            const original = pod({ annotations: requested });
+            Object.assign(original.spec, spec);
+            expect(decideInjection(input(original, { bundles: byName([local]), keys: teamKeys }))).toEqual({
+                allowed: true,
+                patch: [],
+                warnings: [
+                    `subscription bundles not injected: the pod is for Windows nodes (${why}); the entitlement paths and the Shared Resource CSI driver are Linux-only, so its volumes could not be mounted`,
+                ],
+                injected: { bundles: {}, clusterBundles: {} },
+            });
+        },
+    );
+
+    test("GIVEN a Linux node selector WHEN decided THEN the pod is injected as usual", () => {
+        const original = pod({ annotations: requested });
+        original.spec.nodeSelector = { "kubernetes.io/os": "linux" };
+        expect(admitted(decideInjection(input(original, { bundles: byName([local]), keys: teamKeys }))).injected.bundles).toEqual({
+            local: 2,
+        });
+    });
+
+    test("GIVEN a user volume named subscription-entitlements and no injection record WHEN a Bundle is injected THEN the pod is refused naming the volume", () => {
+        const userVolume = { name: ENTITLEMENTS_VOLUME, emptyDir: {} };
+        const original = pod({ annotations: requested, volumes: [TOKEN_VOLUME, userVolume] });
+        expect(denied(decideInjection(input(original, { bundles: byName([local]), keys: teamKeys })))).toEqual({
+            reason: "MountConflict",
+            code: 409,
+            message: `the pod's volume "subscription-entitlements" has a name reserved for injected subscription volumes (subscription-entitlements, subscription-yum-repos, subscription-share-<8 hex digits>) and would be replaced; rename it`,
+        });
+    });
+
+    test("GIVEN a pod the webhook already injected (re-invocation) WHEN decided again THEN its own volume is recognised and nothing changes", () => {
+        const original = pod({ annotations: requested });
+        const once = patched(decideInjection(input(original, { bundles: byName([local]), keys: teamKeys })), original);
+        expect(admitted(decideInjection(input(once, { bundles: byName([local]), keys: teamKeys }))).patch).toEqual([]);
+    });
+});

@@ -11,7 +11,6 @@ import { decideEphemeralContainers, decideInjection, prepareInjection } from "./
 import { type MountPlan, type Planner, planMounts } from "./mounts";
 import type { AdmissionOutcome, WebhookMetrics } from "./metrics";
 import { type Pod, podDisplayName, podServiceAccount } from "./pod";
-import { ResponseMemo } from "./response-memo";
 import { type AdmissionRequest, type ReviewVersion, classifyRequest, parseReview, reviewResponse } from "./review";
 
 /** The cluster state the handler reads (ClusterState, or a fixed snapshot in tests). */
@@ -132,53 +131,27 @@ function planMemo(cluster: ClusterView): Planner {
     };
 }
 
-/** Outcomes whose answers may be replayed for an identical request (denials are always decided anew). */
-const REPLAYABLE: ReadonlySet<AdmissionOutcome> = new Set(["patched", "unchanged", "ignored"]);
-
 export class AdmissionHandler {
     private readonly plan: Planner;
-    /** Only with a versioned cluster view, and not while admissions are logged at debug (a replay is not logged). */
-    private readonly memo: ResponseMemo | undefined;
 
     constructor(private readonly options: HandlerOptions) {
         this.plan = options.cluster.version ? planMemo(options.cluster) : planMounts;
-        this.memo =
-            options.cluster.version && !options.logger.isLevelEnabled("debug")
-                ? new ResponseMemo({ ttlMs: 1000, maxEntries: 256 })
-                : undefined;
     }
 
     /**
-     * Answers a request body's text: a replayed answer when an identical request (but for its uid)
-     * was allowed at the current cluster-state version within the last second, else parse and decide.
+     * Answers a request body's text. Every request is parsed and decided: a response memo keyed by
+     * the request text (less its uid) used to replay answers, but on a realistic stream it never
+     * hits (each pod carries its own `kube-api-access-<random>` token volume), so it only cost
+     * (scripts/bench/webhook.ts, `memo_hit_pct`; docs/subscriptions.md "Speed").
      */
     async handleText(text: string): Promise<HandlerResult> {
-        const { memo } = this;
-        const keyed = memo?.keyOf(text);
-        const version = this.options.cluster.version?.() ?? -1;
-        if (keyed) {
-            const replay = memo?.answer(keyed, version);
-            if (replay) return { status: 200, ...replay };
-        }
         let body: unknown;
         try {
             body = JSON.parse(text);
         } catch (error) {
             return badRequest(`the body is not valid JSON: ${(error as Error).message.slice(0, 200)}`);
         }
-        const result = await this.handle(body);
-        const parsedUid = (body as { request?: { uid?: unknown } } | null)?.request?.uid;
-        if (
-            keyed &&
-            memo &&
-            result.status === 200 &&
-            REPLAYABLE.has(result.outcome) &&
-            parsedUid === keyed.uid &&
-            this.options.cluster.version?.() === version
-        ) {
-            memo.remember(keyed, version, result.body, result.outcome);
-        }
-        return result;
+        return this.handle(body);
     }
 
     /** Answers a parsed JSON body: 400 when it is not an answerable AdmissionReview, else 200 with a response. */

@@ -285,6 +285,36 @@ describe("issue 27 on the real API server", () => {
         }
     });
 
+    test("5 GIVEN a pod for Windows nodes and a pod with a volume named like an injected one WHEN created in a namespace with an always-inject Bundle THEN the first is admitted unchanged with a warning, the second refused naming the volume", () => {
+        const pod = (name: string, spec: object) =>
+            JSON.stringify({
+                apiVersion: "v1",
+                kind: "Pod",
+                metadata: { name, namespace: TEAM_NAMESPACE },
+                spec: { containers: [{ name: "app", image: "registry.invalid/app:1" }], ...spec },
+            });
+        try {
+            const windows = kubectlRun(["create", "-f", "-", "-o", "json"], {
+                input: pod("windows", { nodeSelector: { "kubernetes.io/os": "windows" } }),
+            });
+            expect(windows.status).toBe(0);
+            expect(windows.stderr).toContain(
+                "Warning: subscription bundles not injected: the pod is for Windows nodes (nodeSelector kubernetes.io/os: windows)",
+            );
+            const volumes = (JSON.parse(windows.stdout) as KubeObject).spec.volumes as KubeObject[];
+            expect(volumes.filter((v) => v.name.startsWith("subscription-"))).toEqual([]);
+            const reserved = kubectlRun(["create", "-f", "-"], {
+                input: pod("reserved", { volumes: [{ name: "subscription-entitlements", emptyDir: {} }] }),
+            });
+            expect(reserved.status).not.toBe(0);
+            expect(reserved.stderr).toContain(
+                'admission webhook "inject.subscription.openshift.io" denied the request: the pod\'s volume "subscription-entitlements" has a name reserved for injected subscription volumes',
+            );
+        } finally {
+            kubectlRun(["delete", "pod", "windows", "reserved", "-n", TEAM_NAMESPACE, "--ignore-not-found", "--wait=false"]);
+        }
+    });
+
     test("3 GIVEN the webhook cannot review access (its SubjectAccessReview permission removed out of band) WHEN a pod needs a review THEN under failurePolicy Fail the API server refuses it as a failed call, and under Ignore admits it unpatched", async () => {
         const sa = (name: string) => ({ apiVersion: "v1", kind: "ServiceAccount", metadata: { name, namespace: TEAM_NAMESPACE } });
         applyObjects([sa("newcomer"), sa("latecomer")]);

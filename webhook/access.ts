@@ -3,7 +3,8 @@
  * privilege RBAC its ServiceAccount gets. It watches bundles cluster-wide, asks
  * SubjectAccessReviews, and lists/watches the Secrets and ConfigMaps bundles reference (keeping
  * only key names) in exactly the namespaces bundles reference: the key-read rule goes into one
- * Role per such namespace, and into the ClusterRole only when cluster-wide read is opted into.
+ * Role per such namespace, and into the ClusterRole only when cluster-wide read is opted into;
+ * elsewhere, by name (`teamBundleReadRule`).
  */
 import { BUNDLE_PLURAL, CLUSTER_BUNDLE_PLURAL, SUBSCRIPTION_GROUP } from "./api";
 

@@ -1,7 +1,8 @@
 /**
  * The cluster as the webhook needs it, from watches: Bundles and ClusterBundles (as BundleInfo),
  * and the key names of the Secrets and ConfigMaps they reference, watched per namespace that some
- * bundle references (started and stopped as bundles change). Values never stay in memory: each
+ * bundle references where the server may list, else per object by name (started and stopped as
+ * bundles change). Values never stay in memory: each
  * Secret/ConfigMap is reduced to its name and key names before the cache stores it.
  */
 import {

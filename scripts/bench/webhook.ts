@@ -22,6 +22,7 @@ import { FakeKubeApi, bundleObject, configMap, secret } from "../../tests/webhoo
 import { freePort } from "../../tests/webhook/support/servers";
 import { allow, bundle, clusterBundle, keySets, podCreateReview, staticAccess, staticCluster } from "../../tests/webhook/support/fixtures";
 import pino from "pino";
+import { streamClass } from "./stream-class";
 import { AdmissionHandler } from "../../webhook/admission";
 import { WebhookMetrics } from "../../webhook/metrics";
 
@@ -270,6 +271,8 @@ export interface RealisticFigures {
     cpuUs: number;
     /** The constant floor's CPU per request on the same stream (µs). */
     floorCpuUs: number;
+    /** The realistic true floor's (each request answered with its class's webhook bytes) (µs). */
+    trueFloorCpuUs: number;
     /** Share of admissions the response memo answered (%). */
     memoHitPct: number;
     failures: number;
@@ -459,9 +462,9 @@ function exitOf(child: ChildProcess): Promise<number | null> {
     );
 }
 
-/** One POST of the benchmark's request with `uid`; the answer's text. */
-function answerOf(port: number, ca: string, uid: string): Promise<string> {
-    const body = `${HEAD}${uid}${TAIL}`;
+/** One POST of the benchmark's request (or `template`) with `uid`; the answer's text. */
+function answerOf(port: number, ca: string, uid: string, template: [string, string] = [HEAD, TAIL]): Promise<string> {
+    const body = `${template[0]}${uid}${template[1]}`;
     return new Promise((resolve, reject) => {
         https
             .request(
@@ -576,38 +579,51 @@ async function realisticPhase(options: {
     processes: Map<Target, ChildProcess>;
     ca: string;
     serverPort: number;
+    /** Starts a true floor answering from a RESPONSE_MAP file; resolves with its target and process. */
+    startTrueFloor: (responseMap: Record<string, [string, string]>) => Promise<[Target, ChildProcess]>;
 }): Promise<RealisticFigures> {
     const { serverTarget, floorTarget, processes, ca, serverPort } = options;
     const stream = realisticStream(REALISTIC);
     const template = (i: number) => stream[i % stream.length];
-    for (const target of [floorTarget, serverTarget])
+    // The webhook's answer for the first pod of each class, around the uid.
+    const responseMap: Record<string, [string, string]> = {};
+    for (const [head, tail] of stream) {
+        const key = streamClass(JSON.parse(`${head}x${tail}`).request);
+        if (responseMap[key]) continue;
+        const parts = (await answerOf(serverPort, ca, "@@UID@@", [head, tail])).split("@@UID@@");
+        if (parts.length !== 2) throw new Error(`unexpected webhook answer for ${key}`);
+        responseMap[key] = parts as [string, string];
+    }
+    const [trueFloorTarget, trueFloor] = await options.startTrueFloor(responseMap);
+    const targets = [floorTarget, trueFloorTarget, serverTarget];
+    const child = (target: Target) => (target === trueFloorTarget ? trueFloor : (processes.get(target) as ChildProcess));
+    for (const target of targets)
         await load(Math.min(WARMUP, REALISTIC), ca, () => target, { prefix: `warm-real-${target.name}`, template });
     const memoBefore = await memoLookups(serverPort, ca);
-    const cpu = new Map<Target, number>([
-        [serverTarget, 0],
-        [floorTarget, 0],
-    ]);
+    const cpu = new Map<Target, number>(targets.map((target) => [target, 0]));
     let failures = 0;
     const per = Math.max(1, Math.floor(REALISTIC / ROUNDS));
     for (let round = 0; round < ROUNDS; round++) {
-        for (const target of [floorTarget, serverTarget]) {
-            const child = processes.get(target) as ChildProcess;
-            const before = cpuSeconds(child);
+        for (const target of targets) {
+            const before = cpuSeconds(child(target));
             const result = await load(per, ca, () => target, {
                 prefix: `real-${target.name}-${round}`,
                 template: (i) => template(round * per + i),
             });
-            cpu.set(target, (cpu.get(target) ?? 0) + cpuSeconds(child) - before);
+            cpu.set(target, (cpu.get(target) ?? 0) + cpuSeconds(child(target)) - before);
             if (target === serverTarget) failures += result.failures;
         }
     }
+    trueFloorTarget.agent.destroy();
     const memoAfter = await memoLookups(serverPort, ca);
     const hits = memoAfter.hit - memoBefore.hit;
     const lookups = hits + memoAfter.miss - memoBefore.miss;
     const total = per * ROUNDS;
+    const perRequest = (target: Target) => ((cpu.get(target) ?? 0) / total) * 1e6;
     return {
-        cpuUs: ((cpu.get(serverTarget) ?? 0) / total) * 1e6,
-        floorCpuUs: ((cpu.get(floorTarget) ?? 0) / total) * 1e6,
+        cpuUs: perRequest(serverTarget),
+        floorCpuUs: perRequest(floorTarget),
+        trueFloorCpuUs: perRequest(trueFloorTarget),
         memoHitPct: lookups > 0 ? (hits / lookups) * 100 : 0,
         failures,
     };
@@ -763,9 +779,24 @@ async function main(): Promise<void> {
             `RSS: ${(before.rss / 2 ** 20).toFixed(1)} MiB before, ${(after.rss / 2 ** 20).toFixed(1)} MiB after ${serverStats.count} admissions`,
         );
 
-        const realistic = await realisticPhase({ serverTarget, floorTarget, processes, ca, serverPort });
+        const realistic = await realisticPhase({
+            serverTarget,
+            floorTarget,
+            processes,
+            ca,
+            serverPort,
+            startTrueFloor: async (responseMap) => {
+                const mapFile = path.join(work, "realistic-responses.json");
+                fs.writeFileSync(mapFile, JSON.stringify(responseMap));
+                const port = await freePort();
+                const child = spawnChild("dist/scripts/bench/floor-server.js", { ...floorEnv(port), RESPONSE_MAP: mapFile });
+                children.push(child);
+                await until(async () => (await get(port, ca, "/")).status === 400, "the realistic true floor");
+                return [{ name: "realistic true floor", port, agent: agent() }, child];
+            },
+        });
         console.log(
-            `realistic stream (${REALISTIC} admissions, each pod its own token volume; ${STREAM_MIX.plain * 100}% plain, ${STREAM_MIX.bundle * 100}% Bundle, ${STREAM_MIX.bundleAndClusterBundle * 100}% Bundle + ClusterBundle, 4 namespaces): webhook ${realistic.cpuUs.toFixed(0)} us CPU per admission, floor ${realistic.floorCpuUs.toFixed(0)} us, ratio ${(realistic.cpuUs / realistic.floorCpuUs).toFixed(2)} (goal <= 1.5); memo hits ${realistic.memoHitPct.toFixed(1)}%; ${realistic.failures} failed`,
+            `realistic stream (${REALISTIC} admissions, each pod its own token volume; ${STREAM_MIX.plain * 100}% plain, ${STREAM_MIX.bundle * 100}% Bundle, ${STREAM_MIX.bundleAndClusterBundle * 100}% Bundle + ClusterBundle, 4 namespaces): webhook ${realistic.cpuUs.toFixed(0)} us CPU per admission, constant floor ${realistic.floorCpuUs.toFixed(0)} us (ratio ${(realistic.cpuUs / realistic.floorCpuUs).toFixed(2)}, goal <= 1.5), true floor (each answer its class's webhook bytes) ${realistic.trueFloorCpuUs.toFixed(0)} us (ratio ${(realistic.cpuUs / realistic.trueFloorCpuUs).toFixed(2)}); memo hits ${realistic.memoHitPct.toFixed(1)}%; ${realistic.failures} failed`,
         );
 
         // Certificate rotation under load: half the requests open a new TLS connection each, so handshakes cross the swap.
@@ -808,7 +839,7 @@ async function main(): Promise<void> {
         const readsPerAdmission = reads / serverStats.count;
         const rssGrowth = ((after.rss - before.rss) / before.rss) * 100;
         console.log(
-            `bench:webhook ratio=${ratio.toFixed(2)} p50_ms=${p(serverTarget, 50).toFixed(3)} p99_ms=${p(serverTarget, 99).toFixed(3)} floor_p99_ms=${p(floorTarget, 99).toFixed(3)} reads_per_admission=${readsPerAdmission} rss_growth_pct=${rssGrowth.toFixed(1)} rotation_failed=${rotationFailed} shutdown_dropped=${dropped} true_floor_ratio=${trueRatio.toFixed(2)} cpu_us=${cpuUs.get(serverTarget)?.toFixed(0)} true_floor_cpu_us=${cpuUs.get(trueFloorTarget)?.toFixed(0)} true_floor_p99_ms=${p(trueFloorTarget, 99).toFixed(3)} rolling_restart_failed=${restart.failed} realistic_cpu_us=${realistic.cpuUs.toFixed(0)} realistic_floor_cpu_us=${realistic.floorCpuUs.toFixed(0)} memo_hit_pct=${realistic.memoHitPct.toFixed(1)}`,
+            `bench:webhook ratio=${ratio.toFixed(2)} p50_ms=${p(serverTarget, 50).toFixed(3)} p99_ms=${p(serverTarget, 99).toFixed(3)} floor_p99_ms=${p(floorTarget, 99).toFixed(3)} reads_per_admission=${readsPerAdmission} rss_growth_pct=${rssGrowth.toFixed(1)} rotation_failed=${rotationFailed} shutdown_dropped=${dropped} true_floor_ratio=${trueRatio.toFixed(2)} cpu_us=${cpuUs.get(serverTarget)?.toFixed(0)} true_floor_cpu_us=${cpuUs.get(trueFloorTarget)?.toFixed(0)} true_floor_p99_ms=${p(trueFloorTarget, 99).toFixed(3)} rolling_restart_failed=${restart.failed} realistic_cpu_us=${realistic.cpuUs.toFixed(0)} realistic_floor_cpu_us=${realistic.floorCpuUs.toFixed(0)} memo_hit_pct=${realistic.memoHitPct.toFixed(1)} realistic_true_floor_cpu_us=${realistic.trueFloorCpuUs.toFixed(0)}`,
         );
         for (const target of targets) target.agent.destroy();
     } finally {

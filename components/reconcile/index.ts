@@ -36,8 +36,16 @@ export class Reconcile extends pulumi.ComponentResource {
         super("cluster-platform:reconcile:Reconcile", name, {}, opts);
         const { namespace, serviceAccountName } = args.stack;
         const labels = platformLabels("reconcile");
+        // Kept on delete: the namespace holds the Secrets the admin created for PKO's runs
+        // (environment, git token), which deleting a namespace deletes with it.
         const namespaceObject = args.createNamespace
-            ? [new k8s.core.v1.Namespace(`${name}-namespace`, { metadata: { name: namespace, labels } }, { parent: this })]
+            ? [
+                  new k8s.core.v1.Namespace(
+                      `${name}-namespace`,
+                      { metadata: { name: namespace, labels } },
+                      { parent: this, retainOnDelete: true },
+                  ),
+              ]
             : [];
         const serviceAccount = new k8s.core.v1.ServiceAccount(
             `${name}-service-account`,
@@ -59,10 +67,24 @@ export class Reconcile extends pulumi.ComponentResource {
             },
             { parent: this, dependsOn: [role, serviceAccount] },
         );
+        // PKO v2 runs the workspace agent with `--auth-mode kube`: every call from the operator is
+        // authenticated with a TokenReview and authorized with a SubjectAccessReview made as this
+        // ServiceAccount, which needs system:auth-delegator for both
+        // (pulumi/pulumi-kubernetes-operator agent/pkg/server/auth.go, NewKubeAuth and its
+        // ServiceAccountPermissionsErrorMessage).
+        const delegator = new k8s.rbac.v1.ClusterRoleBinding(
+            `${name}-auth-delegator`,
+            {
+                metadata: { name: `${roleName}:system:auth-delegator`, labels },
+                roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "system:auth-delegator" },
+                subjects: [{ kind: "ServiceAccount", name: serviceAccountName, namespace }],
+            },
+            { parent: this, dependsOn: [serviceAccount] },
+        );
         // The Stack last: its first run needs the identity and permissions in place.
         new k8s.apiextensions.CustomResource(`${name}-stack`, pkoStackObject(args.stack) as k8s.apiextensions.CustomResourceArgs, {
             parent: this,
-            dependsOn: [binding],
+            dependsOn: [binding, delegator],
         });
         this.stackObject = `${namespace}/${args.stack.name}`;
         this.registerOutputs({ stackObject: this.stackObject });

@@ -6,6 +6,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { parseAllDocuments } from "yaml";
+import { AWAIT_WATCHES, watchedFor } from "../../components/reconcile/await-watches";
 import { allows, groupOf, KindUse, kindUseOfToken, resourceOfKind } from "../../components/reconcile/rbac";
 import { flattenConfig, readConfigFile } from "../../scripts/render/config-file";
 import { renderProgram, RenderResult } from "../../scripts/render/render";
@@ -122,6 +123,7 @@ describe("reconcile through the Pulumi Kubernetes Operator", () => {
             ...reads.map((r) => `${groupOf(r.apiVersion)}|${resourceOfKind(r.kind)}`),
             "apps|replicasets",
             "|pods",
+            "|persistentvolumeclaims",
             "|events",
             "|endpoints",
         ]);
@@ -129,6 +131,73 @@ describe("reconcile through the Pulumi Kubernetes Operator", () => {
         expect(granted.filter((g) => !touched.has(g))).toEqual([]);
         expect(allows(role.rules, "rbac.authorization.k8s.io", "clusterroles", "escalate")).toBe(true);
         expect(allows(role.rules, "", "secrets", "create")).toBe(true);
+    });
+});
+
+describe("the reconcile role against the provider's await watches", () => {
+    let result: RenderResult;
+    let rules: Array<{ apiGroups: string[]; resources: string[]; verbs: string[] }>;
+    beforeAll(async () => {
+        const example = readConfigFile(path.join(ROOT, "examples", "openshift-aws.yaml"));
+        const reconcile = flattenConfig({ reconcile: RECONCILE });
+        result = await renderProgram({
+            config: { values: { ...example.values, ...reconcile.values }, secretKeys: [...example.secretKeys, ...reconcile.secretKeys] },
+            stack: "prod-east",
+        });
+        expect(result.errors).toEqual([]);
+        rules = (manifestNamed(result, "ClusterRole", "cluster-platform-reconcile-cluster-platform-prod-east") as { rules: typeof rules })
+            .rules;
+    }, 120_000);
+
+    test("GIVEN every kind the program declares or patches WHEN its await watches (provider/pkg/await, await-watches.ts) are checked THEN the role lists and watches each", () => {
+        const missing: string[] = [];
+        const kinds = new Set(result.manifests.map((m) => `${groupOf(String(m.object.apiVersion))}|${String(m.object.kind)}`));
+        for (const key of kinds) {
+            const [group, kind] = key.split("|");
+            for (const watched of [{ group, resource: resourceOfKind(kind) }, ...watchedFor(group, kind)]) {
+                for (const verb of ["list", "watch"]) {
+                    if (!allows(rules, watched.group, watched.resource, verb)) {
+                        missing.push(`${kind}: ${verb} ${watched.resource}.${watched.group || "core"}`);
+                    }
+                }
+            }
+        }
+        expect(missing).toEqual([]);
+        // The program declares Deployments and Services, so their await entries are exercised above.
+        expect(kinds.has("apps|Deployment") && kinds.has("|Service")).toBe(true);
+    });
+
+    test("GIVEN the provider's Deployment await (deployment.go: deployments, replicasets, pods, persistentvolumeclaims; await.go: events) WHEN the role is read THEN each is listed and watched", () => {
+        // Written out from deployment.go's four Subscribe calls and await.go's NewEventAggregator,
+        // not from the table: the PVC watch is the one whose absence hangs the run.
+        const deploymentWatches = [
+            ["apps", "deployments"],
+            ["apps", "replicasets"],
+            ["", "pods"],
+            ["", "persistentvolumeclaims"],
+            ["", "events"],
+        ];
+        expect(deploymentWatches.filter(([g, r]) => !(allows(rules, g, r, "list") && allows(rules, g, r, "watch")))).toEqual([]);
+        expect(AWAIT_WATCHES["apps|Deployment"].map((w) => w.resource)).toEqual(["replicasets", "pods", "persistentvolumeclaims"]);
+    });
+
+    test("GIVEN reconcile on WHEN rendered THEN the ServiceAccount is bound to system:auth-delegator (PKO's agent authenticates the operator as it)", () => {
+        expect(
+            manifestNamed(result, "ClusterRoleBinding", "cluster-platform-reconcile-cluster-platform-prod-east:system:auth-delegator"),
+        ).toEqual({
+            apiVersion: "rbac.authorization.k8s.io/v1",
+            kind: "ClusterRoleBinding",
+            metadata: {
+                name: "cluster-platform-reconcile-cluster-platform-prod-east:system:auth-delegator",
+                labels: {
+                    "app.kubernetes.io/managed-by": "cluster-platform",
+                    "app.kubernetes.io/part-of": "cluster-platform",
+                    "cluster-platform.io/capability": "reconcile",
+                },
+            },
+            roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "system:auth-delegator" },
+            subjects: [{ kind: "ServiceAccount", name: "cluster-platform-reconcile", namespace: "cluster-platform-reconcile" }],
+        });
     });
 });
 

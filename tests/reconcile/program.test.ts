@@ -32,16 +32,22 @@ function pkoCrd(): Record<string, unknown> {
         .find((d) => d?.kind === "CustomResourceDefinition") as Record<string, unknown>;
 }
 
+/** The OpenShift-on-AWS example with reconcile on, as stack prod-east. */
+async function renderExampleWithReconcile(): Promise<RenderResult> {
+    const example = readConfigFile(path.join(ROOT, "examples", "openshift-aws.yaml"));
+    const reconcile = flattenConfig({ reconcile: RECONCILE });
+    const result = await renderProgram({
+        config: { values: { ...example.values, ...reconcile.values }, secretKeys: [...example.secretKeys, ...reconcile.secretKeys] },
+        stack: "prod-east",
+    });
+    expect(result.errors).toEqual([]);
+    return result;
+}
+
 describe("reconcile through the Pulumi Kubernetes Operator", () => {
     let result: RenderResult;
     beforeAll(async () => {
-        const example = readConfigFile(path.join(ROOT, "examples", "openshift-aws.yaml"));
-        const reconcile = flattenConfig({ reconcile: RECONCILE });
-        result = await renderProgram({
-            config: { values: { ...example.values, ...reconcile.values }, secretKeys: [...example.secretKeys, ...reconcile.secretKeys] },
-            stack: "prod-east",
-        });
-        expect(result.errors).toEqual([]);
+        result = await renderExampleWithReconcile();
     }, 120_000);
 
     test("GIVEN reconcile on WHEN rendered THEN the PKO Stack runs this stack from git with refresh, on a schedule from renewBeforeDays, in-cluster, with Secrets by reference", () => {
@@ -138,13 +144,7 @@ describe("the reconcile role against the provider's await watches", () => {
     let result: RenderResult;
     let rules: Array<{ apiGroups: string[]; resources: string[]; verbs: string[] }>;
     beforeAll(async () => {
-        const example = readConfigFile(path.join(ROOT, "examples", "openshift-aws.yaml"));
-        const reconcile = flattenConfig({ reconcile: RECONCILE });
-        result = await renderProgram({
-            config: { values: { ...example.values, ...reconcile.values }, secretKeys: [...example.secretKeys, ...reconcile.secretKeys] },
-            stack: "prod-east",
-        });
-        expect(result.errors).toEqual([]);
+        result = await renderExampleWithReconcile();
         rules = (manifestNamed(result, "ClusterRole", "cluster-platform-reconcile-cluster-platform-prod-east") as { rules: typeof rules })
             .rules;
     }, 120_000);

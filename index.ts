@@ -29,7 +29,7 @@ import {
     WebhookImageConfig,
 } from "./components/config";
 import { Operators, OperatorsPlan, planOperators, requiredClusterObjects } from "./components/operator";
-import { DeclaredKinds, derivedResyncSeconds, Reconcile, recordDeclaredKinds } from "./components/reconcile";
+import { DeclaredKinds, derivedResyncSeconds, pkoStackName, Reconcile, recordDeclaredKinds } from "./components/reconcile";
 import { ClusterConnection, clusterConnection, ClusterTarget, kubernetesConnectionArgs } from "./components/shared/cluster";
 import {
     INSTALLED_CRDS_OUTPUT,
@@ -351,7 +351,7 @@ function installReconcile(config: StackConfig, declared: DeclaredKinds, kubernet
             createNamespace: settings.createNamespace,
             rules: declared.rules,
             stack: {
-                name: `cluster-platform-${config.cluster.name}`,
+                name: pkoStackName(config.cluster.name),
                 namespace: settings.namespace,
                 stack: settings.stack ?? `${pulumi.getOrganization()}/${pulumi.getProject()}/${pulumi.getStack()}`,
                 git: settings.git,

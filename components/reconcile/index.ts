@@ -11,10 +11,12 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { platformLabels } from "../shared/labels";
 import type { PolicyRule } from "./rbac";
+import { reconcileRoleName } from "./names";
 import { pkoStackObject, StackObjectArgs } from "./stack";
 
 export { derivedResyncSeconds, scheduleProblem } from "./schedule";
 export { recordDeclaredKinds } from "./declared-kinds";
+export { MAX_RECONCILED_CLUSTER_NAME, pkoStackName, PKO_MAX_STACK_NAME, RECONCILE_ROLE_EXEMPTION_REASON, reconcileRoleName } from "./names";
 export type { DeclaredKinds } from "./declared-kinds";
 export { kindUseOfToken, reconcileRules } from "./rbac";
 export type { KindUse, PolicyRule } from "./rbac";
@@ -52,7 +54,7 @@ export class Reconcile extends pulumi.ComponentResource {
             { metadata: { name: serviceAccountName, namespace, labels } },
             { parent: this, dependsOn: namespaceObject },
         );
-        const roleName = `cluster-platform-reconcile-${args.stack.name}`;
+        const roleName = reconcileRoleName(args.stack.name);
         const role = new k8s.rbac.v1.ClusterRole(
             `${name}-cluster-role`,
             { metadata: { name: roleName, labels }, rules: args.rules },

@@ -1,0 +1,38 @@
+/**
+ * The names of the reconcile objects, one definition for the program, its config rules and the
+ * policy config (`npm run policy:config` exempts the reconcile role by name). Pure.
+ */
+
+const STACK_PREFIX = "cluster-platform-";
+
+/**
+ * PKO refuses a Stack whose name is longer than this: the CRD's CEL rule
+ * `size(self.metadata.name) <= 42` (pulumi/pulumi-kubernetes-operator
+ * operator/api/pulumi/v1/stack_types.go, the kubebuilder XValidation marker on Stack; the
+ * generated config/crd/bases/pulumi.com_stacks.yaml `x-kubernetes-validations`). PKO derives
+ * other objects' names from it (the workspace StatefulSet and its pods).
+ */
+export const PKO_MAX_STACK_NAME = 42;
+
+/** The PKO Stack's name for a cluster. */
+export function pkoStackName(clusterName: string): string {
+    return `${STACK_PREFIX}${clusterName}`;
+}
+
+/** The longest `cluster.name` whose Stack name PKO accepts (25). */
+export const MAX_RECONCILED_CLUSTER_NAME = PKO_MAX_STACK_NAME - STACK_PREFIX.length;
+
+/** The reconcile ServiceAccount's ClusterRole (and its binding) for a Stack. */
+export function reconcileRoleName(stackName: string): string {
+    return `cluster-platform-reconcile-${stackName}`;
+}
+
+/**
+ * Why the reconcile role may `bind` and `escalate` roles, which k8s-no-broad-grants forbids: the
+ * program declares ClusterRoles and Roles (operators' permissions, OLM's aggregate roles), and
+ * the API server lets an identity create a role only with permissions it holds itself unless it
+ * may escalate, and bind a role only if it may bind (kubernetes pkg/registry/rbac/
+ * escalation_check.go). Inherent to a stack that installs operators from inside the cluster.
+ */
+export const RECONCILE_ROLE_EXEMPTION_REASON =
+    "the reconcile role runs this program from PKO's workspace, and the program declares Roles and ClusterRoles: the API server lets it create or bind those only with escalate and bind (kubernetes pkg/registry/rbac/escalation_check.go)";

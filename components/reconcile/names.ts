@@ -22,6 +22,15 @@ export function pkoStackName(clusterName: string): string {
 /** The longest `cluster.name` whose Stack name PKO accepts (25). */
 export const MAX_RECONCILED_CLUSTER_NAME = PKO_MAX_STACK_NAME - STACK_PREFIX.length;
 
+/** Why PKO would refuse the Stack of `clusterName` (its name too long), or undefined. */
+export function stackNameProblem(clusterName: string): string | undefined {
+    const name = pkoStackName(clusterName);
+    if (name.length <= PKO_MAX_STACK_NAME) {
+        return undefined;
+    }
+    return `${JSON.stringify(clusterName)} is ${clusterName.length} characters, and with reconcile.enabled the PKO Stack is named ${JSON.stringify(name)} (${name.length} characters): PKO's Stack CRD refuses names over ${PKO_MAX_STACK_NAME} characters (CEL rule size(self.metadata.name) <= ${PKO_MAX_STACK_NAME}), so cluster.name may have at most ${MAX_RECONCILED_CLUSTER_NAME} characters with reconcile on`;
+}
+
 /** The reconcile ServiceAccount's ClusterRole (and its binding) for a Stack. */
 export function reconcileRoleName(stackName: string): string {
     return `cluster-platform-reconcile-${stackName}`;

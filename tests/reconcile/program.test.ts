@@ -97,6 +97,18 @@ describe("reconcile through the Pulumi Kubernetes Operator", () => {
         ]);
     });
 
+    test("GIVEN a Stack named over 42 characters WHEN validated against PKO's CRD THEN its CEL rule refuses it with PKO's message, and 42 characters pass", () => {
+        const stack = manifestNamed(result, "Stack", "cluster-platform-prod-east");
+        const named = (name: string) => ({ ...stack, metadata: { ...(stack.metadata as object), name } });
+        expect(validateManifests([pkoCrd() as never, named("s".repeat(43)) as never]).problems).toEqual([
+            {
+                object: `Stack cluster-platform-reconcile/${"s".repeat(43)}`,
+                message: "(root): Stack name must be no more than 42 characters in length. (x-kubernetes-validations)",
+            },
+        ]);
+        expect(validateManifests([pkoCrd() as never, named("s".repeat(42)) as never]).problems).toEqual([]);
+    });
+
     test("GIVEN every object the program declares, patches or reads WHEN checked against the ServiceAccount's ClusterRole THEN each is allowed exactly what the provider does with it", () => {
         const role = manifestNamed(result, "ClusterRole", "cluster-platform-reconcile-cluster-platform-prod-east") as {
             rules: Array<{ apiGroups: string[]; resources: string[]; verbs: string[] }>;
@@ -215,6 +227,23 @@ describe("reconcile config rules", () => {
                     "259200 fits only 2 runs of the stack inside the 7-day renewal window of certificates.renewBeforeDays (7), and a CA rotation needs 3 updates inside it: use at most 201600 seconds, or raise certificates.renewBeforeDays",
             },
         ]);
+    });
+
+    test("GIVEN reconcile on and a 30-character cluster name WHEN validated THEN one problem names cluster.name, the Stack name and PKO's 42-character limit", async () => {
+        const name = "prod-east-payments-eu-west-1ab";
+        expect(name).toHaveLength(30);
+        const { problems } = await renderConfig({ ...MINIMAL, cluster: { ...MINIMAL.cluster, name }, reconcile: RECONCILE });
+        expect(problems).toEqual([
+            {
+                path: "cluster.name",
+                message:
+                    '"prod-east-payments-eu-west-1ab" is 30 characters, and with reconcile.enabled the PKO Stack is named "cluster-platform-prod-east-payments-eu-west-1ab" (47 characters): PKO\'s Stack CRD refuses names over 42 characters (CEL rule size(self.metadata.name) <= 42), so cluster.name may have at most 25 characters with reconcile on',
+            },
+        ]);
+        const longest = await renderConfig({ ...MINIMAL, cluster: { ...MINIMAL.cluster, name: "a".repeat(25) }, reconcile: RECONCILE });
+        expect(longest.problems).toEqual([]);
+        const off = await renderConfig({ ...MINIMAL, cluster: { ...MINIMAL.cluster, name } });
+        expect(off.problems).toEqual([]);
     });
 
     test("GIVEN reconcile with no source, with both branch and commit, or with a directory render WHEN validated THEN each problem names its key", async () => {

@@ -15,7 +15,6 @@ import type { ParseResult } from "@marcbachmann/cel-js";
 import { isMarker } from "./present";
 
 // An ES module; Node.js 20.19+ loads it through require, jest through its transform (jest.config.js).
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const cel = require("@marcbachmann/cel-js") as typeof import("@marcbachmann/cel-js");
 
 type Schema = Record<string, unknown>;

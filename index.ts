@@ -29,7 +29,7 @@ import {
     WebhookImageConfig,
 } from "./components/config";
 import { Operators, OperatorsPlan, planOperators, requiredClusterObjects } from "./components/operator";
-import { DeclaredKinds, derivedResyncSeconds, pkoStackName, Reconcile, recordDeclaredKinds } from "./components/reconcile";
+import { DeclaredKinds, derivedResyncSeconds, pkoStackName, Reconcile, reconcileNamespaces, recordDeclaredKinds } from "./components/reconcile";
 import { ClusterConnection, clusterConnection, ClusterTarget, kubernetesConnectionArgs } from "./components/shared/cluster";
 import {
     INSTALLED_CRDS_OUTPUT,
@@ -177,7 +177,7 @@ export = async function clusterPlatform(): Promise<Record<string, unknown>> {
                       // The configured image, else the one this stack built (`<repository>@sha256:...`).
                       image: config.subscriptions.webhook.image ?? (webhookImage as WebhookImage).imageRef,
                       certificates: certificates.issuer,
-                      excludedNamespaces: config.subscriptions.webhook.excludedNamespaces,
+                      excludedNamespaces: [...config.subscriptions.webhook.excludedNamespaces, ...reconcileNamespaces(config.reconcile)],
                       readNamespaces: config.subscriptions.webhook.readNamespaces,
                       readAllNamespaces: config.subscriptions.webhook.readAllNamespaces,
                   },
@@ -362,7 +362,9 @@ function installReconcile(config: StackConfig, declared: DeclaredKinds, kubernet
                 ),
                 resyncFrequencySeconds: settings.resyncFrequencySeconds ?? derivedResyncSeconds(config.certificates.renewBeforeDays),
                 serviceAccountName: settings.serviceAccountName,
-                config: { "cluster-platform:cluster": { name: config.cluster.name, platform: config.cluster.platform, inCluster: true } },
+                config: {
+                    "cluster-platform:cluster": { name: config.cluster.name, platform: config.cluster.platform, inCluster: true, runByOperator: true },
+                },
             },
         },
         { providers: { kubernetes } },

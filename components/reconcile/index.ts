@@ -16,7 +16,14 @@ import { pkoStackObject, StackObjectArgs } from "./stack";
 
 export { derivedResyncSeconds, scheduleProblem } from "./schedule";
 export { recordDeclaredKinds } from "./declared-kinds";
-export { MAX_RECONCILED_CLUSTER_NAME, pkoStackName, PKO_MAX_STACK_NAME, RECONCILE_ROLE_EXEMPTION_REASON, reconcileRoleName } from "./names";
+export {
+    MAX_RECONCILED_CLUSTER_NAME,
+    pkoStackName,
+    PKO_MAX_STACK_NAME,
+    RECONCILE_ROLE_EXEMPTION_REASON,
+    reconcileNamespaces,
+    reconcileRoleName,
+} from "./names";
 export type { DeclaredKinds } from "./declared-kinds";
 export { kindUseOfToken, reconcileRules } from "./rbac";
 export type { KindUse, PolicyRule } from "./rbac";

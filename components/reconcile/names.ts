@@ -45,3 +45,27 @@ export function reconcileRoleName(stackName: string): string {
  */
 export const RECONCILE_ROLE_EXEMPTION_REASON =
     "the reconcile role runs this program from PKO's workspace, and the program declares Roles and ClusterRoles: the API server lets it create or bind those only with escalate and bind (kubernetes pkg/registry/rbac/escalation_check.go)";
+
+/**
+ * The namespaces whose pods reconcile needs, which no webhook of the stack's may gate: the
+ * Stack's namespace, where PKO runs the workspace pod that runs this program
+ * (pulumi/pulumi-kubernetes-operator operator/internal/controller/auto/workspace_controller.go:
+ * the workspace StatefulSet goes in the Workspace's namespace, the Stack's), and PKO's own. A
+ * fail-closed webhook there that breaks would stop the very runs that could repair it. None when
+ * reconcile is off.
+ */
+export function reconcileNamespaces(settings: { enabled: boolean; namespace: string; operatorNamespace: string }): string[] {
+    return settings.enabled ? [...new Set([settings.namespace, settings.operatorNamespace])] : [];
+}
+
+/**
+ * Why PKO's own run may not turn reconcile off. It would delete the Stack that is running it,
+ * whose finalizer PKO's controller handles only once this run is over, so the delete waits on
+ * itself (pulumi/pulumi-kubernetes-operator operator/internal/controller/pulumi/
+ * stack_controller.go: the finalizer `finalizer.stack.pulumi.com`, removed by the controller's
+ * reconcile of the deleted Stack); and the bindings this run's ServiceAccount acts with. Turning
+ * reconcile off is a run by hand: the Stack goes first (the controller, idle, drops its
+ * finalizer; `destroyOnFinalize: false` keeps the stack), then the RBAC and ServiceAccount.
+ */
+export const RECONCILE_OFF_BY_OPERATOR =
+    "false cannot be applied by the Pulumi Kubernetes Operator's own run (cluster.runByOperator): it would delete the Stack that runs it, whose finalizer waits for this very run, and the RBAC it runs with; run `pulumi up` for this stack once by hand (cluster.kubeContext or cluster.kubeconfig) to turn reconcile off";

@@ -74,7 +74,7 @@ describe("reconcile through the Pulumi Kubernetes Operator", () => {
                     AWS_SECRET_ACCESS_KEY: { type: "Secret", secret: { name: "aws-credentials", key: "secret-access-key" } },
                     PULUMI_CONFIG_PASSPHRASE: { type: "Secret", secret: { name: "pulumi-passphrase", key: "passphrase" } },
                 },
-                config: { "cluster-platform:cluster": { name: "prod-east", platform: "openshift", inCluster: true } },
+                config: { "cluster-platform:cluster": { name: "prod-east", platform: "openshift", inCluster: true, runByOperator: true } },
                 refresh: true,
                 continueResyncOnCommitMatch: true,
                 resyncFrequencySeconds: 86400,
@@ -95,6 +95,29 @@ describe("reconcile through the Pulumi Kubernetes Operator", () => {
                 message: "spec.resyncFrequency: is not in the schema (the API server would prune it)",
             },
         ]);
+    });
+
+    test("GIVEN reconcile on WHEN the pod webhook's configuration is rendered THEN its namespaceSelector shuts out the reconcile namespace and PKO's by name", () => {
+        const configurations = result.manifests
+            .map((m) => m.object)
+            .filter((o) => o.kind === "MutatingWebhookConfiguration" || o.kind === "ValidatingWebhookConfiguration") as Array<{
+            metadata: { name: string };
+            webhooks: Array<{ name: string; namespaceSelector?: { matchExpressions?: Array<{ key: string; operator: string; values: string[] }> } }>;
+        }>;
+        const podWebhooks = configurations
+            .flatMap((c) => (Array.isArray(c.webhooks) ? c.webhooks : []))
+            .filter((w) => typeof w?.name === "string" && w.name.includes("subscription"));
+        expect(podWebhooks.length).toBeGreaterThan(0);
+        for (const webhook of podWebhooks) {
+            const excluded = (webhook.namespaceSelector?.matchExpressions ?? [])
+                .filter((e) => e.key === "kubernetes.io/metadata.name" && e.operator === "NotIn")
+                .flatMap((e) => e.values);
+            expect([webhook.name, excluded.includes("cluster-platform-reconcile"), excluded.includes("pulumi-kubernetes-operator")]).toEqual([
+                webhook.name,
+                true,
+                true,
+            ]);
+        }
     });
 
     test("GIVEN a Stack named over 42 characters WHEN validated against PKO's CRD THEN its CEL rule refuses it with PKO's message, and 42 characters pass", () => {
@@ -244,6 +267,24 @@ describe("reconcile config rules", () => {
         expect(longest.problems).toEqual([]);
         const off = await renderConfig({ ...MINIMAL, cluster: { ...MINIMAL.cluster, name } });
         expect(off.problems).toEqual([]);
+    });
+
+    test("GIVEN PKO's own run (cluster.runByOperator, as the Stack sets it) of a commit that turns reconcile off WHEN validated THEN it refuses before registering anything, naming reconcile.enabled and the run by hand", async () => {
+        const result = await renderConfig({
+            cluster: { name: "prod-east", platform: "openshift", inCluster: true, runByOperator: true },
+            reconcile: { enabled: false },
+        });
+        expect(result.problems).toEqual([
+            {
+                path: "reconcile.enabled",
+                message:
+                    "false cannot be applied by the Pulumi Kubernetes Operator's own run (cluster.runByOperator): it would delete the Stack that runs it, whose finalizer waits for this very run, and the RBAC it runs with; run `pulumi up` for this stack once by hand (cluster.kubeContext or cluster.kubeconfig) to turn reconcile off",
+            },
+        ]);
+        expect(result.resources).toEqual([]);
+        // The same commit run by hand (the admin's context) is accepted: that run removes the Stack.
+        const byHand = await renderConfig({ cluster: { name: "prod-east", platform: "openshift", kubeContext: "prod-east" }, reconcile: { enabled: false } });
+        expect(byHand.problems).toEqual([]);
     });
 
     test("GIVEN reconcile with no source, with both branch and commit, or with a directory render WHEN validated THEN each problem names its key", async () => {

@@ -29,7 +29,14 @@ import {
     WebhookImageConfig,
 } from "./components/config";
 import { Operators, OperatorsPlan, planOperators, requiredClusterObjects } from "./components/operator";
-import { DeclaredKinds, derivedResyncSeconds, pkoStackName, Reconcile, reconcileNamespaces, recordDeclaredKinds } from "./components/reconcile";
+import {
+    DeclaredKinds,
+    derivedResyncSeconds,
+    pkoStackName,
+    Reconcile,
+    reconcileNamespaces,
+    recordDeclaredKinds,
+} from "./components/reconcile";
 import { ClusterConnection, clusterConnection, ClusterTarget, kubernetesConnectionArgs } from "./components/shared/cluster";
 import {
     INSTALLED_CRDS_OUTPUT,
@@ -363,7 +370,12 @@ function installReconcile(config: StackConfig, declared: DeclaredKinds, kubernet
                 resyncFrequencySeconds: settings.resyncFrequencySeconds ?? derivedResyncSeconds(config.certificates.renewBeforeDays),
                 serviceAccountName: settings.serviceAccountName,
                 config: {
-                    "cluster-platform:cluster": { name: config.cluster.name, platform: config.cluster.platform, inCluster: true, runByOperator: true },
+                    "cluster-platform:cluster": {
+                        name: config.cluster.name,
+                        platform: config.cluster.platform,
+                        inCluster: true,
+                        runByOperator: true,
+                    },
                 },
             },
         },

@@ -702,10 +702,12 @@ export const reconcileSchema = z
             .default("cluster-platform-reconcile")
             .meta({ description: "Namespace of the PKO Stack, its ServiceAccount and the Secrets `environment` names." }),
         createNamespace: z.boolean().default(true).meta({
-            description: "Create the namespace (false when it exists already). A created namespace is kept on delete: it holds the admin's Secrets.",
+            description:
+                "Create the namespace (false when it exists already). A created namespace is kept on delete: it holds the admin's Secrets.",
         }),
         operatorNamespace: dnsLabel().default("pulumi-kubernetes-operator").meta({
-            description: "Namespace PKO itself runs in, as its install names it; the stack's webhooks never gate its pods, nor reconcile.namespace's.",
+            description:
+                "Namespace PKO itself runs in, as its install names it; the stack's webhooks never gate its pods, nor reconcile.namespace's.",
         }),
         stack: nonEmpty()
             .optional()

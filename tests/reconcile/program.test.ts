@@ -102,7 +102,10 @@ describe("reconcile through the Pulumi Kubernetes Operator", () => {
             .map((m) => m.object)
             .filter((o) => o.kind === "MutatingWebhookConfiguration" || o.kind === "ValidatingWebhookConfiguration") as Array<{
             metadata: { name: string };
-            webhooks: Array<{ name: string; namespaceSelector?: { matchExpressions?: Array<{ key: string; operator: string; values: string[] }> } }>;
+            webhooks: Array<{
+                name: string;
+                namespaceSelector?: { matchExpressions?: Array<{ key: string; operator: string; values: string[] }> };
+            }>;
         }>;
         const podWebhooks = configurations
             .flatMap((c) => (Array.isArray(c.webhooks) ? c.webhooks : []))
@@ -112,11 +115,11 @@ describe("reconcile through the Pulumi Kubernetes Operator", () => {
             const excluded = (webhook.namespaceSelector?.matchExpressions ?? [])
                 .filter((e) => e.key === "kubernetes.io/metadata.name" && e.operator === "NotIn")
                 .flatMap((e) => e.values);
-            expect([webhook.name, excluded.includes("cluster-platform-reconcile"), excluded.includes("pulumi-kubernetes-operator")]).toEqual([
+            expect([
                 webhook.name,
-                true,
-                true,
-            ]);
+                excluded.includes("cluster-platform-reconcile"),
+                excluded.includes("pulumi-kubernetes-operator"),
+            ]).toEqual([webhook.name, true, true]);
         }
     });
 
@@ -283,7 +286,10 @@ describe("reconcile config rules", () => {
         ]);
         expect(result.resources).toEqual([]);
         // The same commit run by hand (the admin's context) is accepted: that run removes the Stack.
-        const byHand = await renderConfig({ cluster: { name: "prod-east", platform: "openshift", kubeContext: "prod-east" }, reconcile: { enabled: false } });
+        const byHand = await renderConfig({
+            cluster: { name: "prod-east", platform: "openshift", kubeContext: "prod-east" },
+            reconcile: { enabled: false },
+        });
         expect(byHand.problems).toEqual([]);
     });
 

@@ -157,7 +157,7 @@ export = async function clusterPlatform(): Promise<Record<string, unknown>> {
     // The subscription webhook's image, unless subscriptions.webhook.image names one. Its `imageRef`
     // (`<repository>@sha256:...`) is what the webhook Deployment runs.
     const webhookImage = buildsWebhookImage(config.subscriptions)
-        ? buildWebhookImage(config.webhookImage, cluster.live, awsTags)
+        ? buildWebhookImage(config.webhookImage, cluster.live, awsTags, config.cluster.runByOperator)
         : undefined;
 
     // The stack's issuer (`certificates.issuer`) and, per operator override,
@@ -259,7 +259,12 @@ async function reportCrdRetention(crds: InstalledCrds, previousUpdate: pulumi.St
  * the webhook's inputs by git content, the same in every clone of a commit
  * (components/webhook-image/provenance.ts).
  */
-function buildWebhookImage(settings: WebhookImageConfig, live: boolean, awsTags: AwsTags | undefined): WebhookImage {
+function buildWebhookImage(
+    settings: WebhookImageConfig,
+    live: boolean,
+    awsTags: AwsTags | undefined,
+    buildWhenMissing: boolean,
+): WebhookImage {
     const output = webhookImageOutput(settings, live);
     const provenance = checkoutProvenance(__dirname, WEBHOOK_INPUT_PATHS);
     return new WebhookImage("subscription-webhook-image", {
@@ -273,6 +278,8 @@ function buildWebhookImage(settings: WebhookImageConfig, live: boolean, awsTags:
         source: provenance.source,
         sourceTree: provenance.sourceTree,
         deleteOnDestroy: settings.deleteOnDestroy,
+        // PKO's workspace runs a fresh checkout (dist/ is git-ignored) and no build.
+        buildWhenMissing,
     });
 }
 

@@ -37,7 +37,13 @@ import {
     reconcileNamespaces,
     recordDeclaredKinds,
 } from "./components/reconcile";
-import { ClusterConnection, clusterConnection, ClusterTarget, kubernetesConnectionArgs } from "./components/shared/cluster";
+import {
+    ClusterConnection,
+    clusterConnection,
+    ClusterTarget,
+    kubernetesConnectionArgs,
+    projectDirectory,
+} from "./components/shared/cluster";
 import {
     INSTALLED_CRDS_OUTPUT,
     InstalledCrds,
@@ -95,7 +101,7 @@ async function preflight(config: StackConfig): Promise<Preflight> {
                 ...requiredClusterObjects(config.operators, config.olm),
                 ...requiredCaSourceObjects(config.certificates.mode, config.caInjection),
             ],
-            presenceLookup(connection, __dirname),
+            presenceLookup(connection, projectDirectory()),
         ).catch((error: Error) => {
             // An unreachable or refusing API server: say so plainly, and decide nothing.
             throw new pulumi.RunError(error.message);

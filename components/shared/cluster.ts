@@ -91,6 +91,18 @@ export function clusterConnection(cluster: ClusterConnectionSettings): { connect
 }
 
 /**
+ * The project directory, where Pulumi.yaml is, that relative config paths are resolved against:
+ * the engine's root directory (with Pulumi.yaml's `main` elsewhere, the program's working
+ * directory and `__dirname` are not it), else the working directory. The language host passes the
+ * root as an absolute path (`--root-directory`, @pulumi/pulumi cmd/run); without one, as under the
+ * mock runtime, the SDK answers a placeholder ("rootDirectory", runtime/state.js).
+ */
+export function projectDirectory(): string {
+    const root = pulumi.runtime.getRootDirectory();
+    return path.isAbsolute(root) ? root : process.cwd();
+}
+
+/**
  * The contents of the kubeconfig file `cluster.kubeconfig` names: a relative path is the
  * project's (resolved against `projectDirectory`, the same file for every runner of a checkout),
  * `~/` the runner's home. Throws a problem naming the field when it cannot be read.
@@ -116,7 +128,7 @@ export function kubeconfigContents(file: string, projectDirectory: string): stri
  */
 export function kubernetesConnectionArgs(
     connection: ClusterConnection,
-    projectDirectory: string = process.cwd(),
+    project: string = projectDirectory(),
 ): {
     renderYamlToDirectory?: string;
     context?: string;
@@ -139,7 +151,7 @@ export function kubernetesConnectionArgs(
             // The file's contents, not its path: a path (relative ones resolve against the
             // provider's working directory) would enter the state as this runner's; the contents
             // are the same for every runner of the checkout. A secret: kubeconfigs hold credentials.
-            return { kubeconfig: pulumi.secret(kubeconfigContents(connection.path, projectDirectory)) };
+            return { kubeconfig: pulumi.secret(kubeconfigContents(connection.path, project)) };
         case "inCluster":
             // Empty for the same reason; with no kubeconfig file, client-go's default loading rules
             // fall back to the pod's service account

@@ -7,15 +7,13 @@
 import * as aws from "@pulumi/aws";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
+import { AwsAssetPlan, awsAssetPlan, registryTrustOf } from "./components/aws-assets";
 import {
-    AwsAssetPlan,
-    awsAssetPlan,
     AwsTags,
     INSTALL_TAG_KEYS_OUTPUT,
     parseInstallTagKeys,
     parseTagKeyState,
     propagateUserTags,
-    registryTrustOf,
     TAG_KEY_STATE_OUTPUT,
 } from "./components/aws-tags";
 import { Certificates } from "./components/certificates";

@@ -2,7 +2,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { ClusterTarget, skippedWithoutCluster } from "../shared/cluster";
 import { platformLabels } from "../shared/labels";
-import { AwsAssetPlan, RegistryTrust } from "./assets";
+import { AwsAssetPlan, ImageRegistryStorage, RegistryTrust, WebhookImageRepository } from "../aws-assets";
 import { EBS_CSI_PROVISIONER, ebsTagParameters } from "./consumers";
 import { nextInstallTagKeys, nextTagKeyState, TagKeyState, unmanagedTagKeys } from "./day2";
 import {
@@ -21,9 +21,7 @@ import {
     installTagsFromInfrastructure,
 } from "./install-tags";
 import { loadBalancerTagTransformation } from "./load-balancers";
-import { ImageRegistryStorage } from "./registry-storage";
 import { ResourceTagger } from "./tagger";
-import { WebhookImageRepository } from "./webhook-repository";
 
 /** What the read of `Infrastructure/cluster` registers as outputs. */
 interface LiveInfrastructure {

@@ -35,14 +35,6 @@ export interface ResourceTaggerArgs {
 
 type Tags = Record<string, string>;
 
-/** What every component creating tagged AWS assets takes. */
-export interface TaggedAssetArgs {
-    /** Cluster name: every physical name derives from it. */
-    clusterName: string;
-    /** Puts the merged tags into each taggable resource's create inputs. */
-    tagger: ResourceTagger;
-}
-
 export class ResourceTagger {
     /** The `tags` Outputs this tagger made, and the keys each resource declared itself. */
     private readonly made = new WeakMap<object, readonly string[]>();

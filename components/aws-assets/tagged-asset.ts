@@ -1,0 +1,18 @@
+import * as pulumi from "@pulumi/pulumi";
+
+/**
+ * What the asset components need from the tagging room: the merged tags for one resource's
+ * create inputs (`ResourceTagger.tagsFor` in components/aws-tags/tagger.ts satisfies it). Stated
+ * here, structurally, so the assets depend on no module of the tagging room.
+ */
+export interface AssetTagger {
+    tagsFor(type: string, name: string, ownTags?: Readonly<Record<string, string>>): pulumi.Output<Record<string, string>>;
+}
+
+/** What every component creating tagged AWS assets takes. */
+export interface TaggedAssetArgs {
+    /** Cluster name: every physical name derives from it. */
+    readonly clusterName: string;
+    /** Puts the merged tags into each taggable resource's create inputs. */
+    readonly tagger: AssetTagger;
+}

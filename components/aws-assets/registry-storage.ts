@@ -65,7 +65,7 @@ export class ImageRegistryStorage extends pulumi.ComponentResource {
             {
                 bucket: account.accountId.apply((id) => registryBucketName(clusterName, id, args.region)),
                 forceDestroy: false,
-                tags: tagger.tagsFor(ASSET_TYPES.bucket, resources.bucket, own(names.bucketBase)),
+                tags: tagger.tagsFor(ASSET_TYPES.bucket, resources.bucket, own(names.bucketBase), "registryBucket"),
             },
             { ...parent, retainOnDelete: true },
         );

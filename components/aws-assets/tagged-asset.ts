@@ -6,7 +6,13 @@ import * as pulumi from "@pulumi/pulumi";
  * here, structurally, so the assets depend on no module of the tagging room.
  */
 export interface AssetTagger {
-    tagsFor(type: string, name: string, ownTags?: Readonly<Record<string, string>>): pulumi.Output<Record<string, string>>;
+    /** `retaggedBy`: the OpenShift operator that re-applies the install-time tags to this resource (aws-tags/retagging.ts). */
+    tagsFor(
+        type: string,
+        name: string,
+        ownTags?: Readonly<Record<string, string>>,
+        retaggedBy?: "registryBucket",
+    ): pulumi.Output<Record<string, string>>;
 }
 
 /** What every component creating tagged AWS assets takes. */

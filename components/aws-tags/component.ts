@@ -133,12 +133,14 @@ export class AwsTags extends pulumi.ComponentResource {
                 {
                     metadata: { name: TAGGED_STORAGE_CLASS, labels: platformLabels("aws-tags") },
                     provisioner: EBS_CSI_PROVISIONER,
-                    parameters: tagger.consumerTagsFor(`StorageClass ${JSON.stringify(TAGGED_STORAGE_CLASS)}`).apply((tags) => ({
-                        type: "gp3",
-                        encrypted: "true",
-                        "csi.storage.k8s.io/fstype": "ext4",
-                        ...ebsTagParameters(tags),
-                    })),
+                    parameters: tagger
+                        .consumerTagsFor(`StorageClass ${JSON.stringify(TAGGED_STORAGE_CLASS)}`, {}, "ebsVolumes")
+                        .apply((tags) => ({
+                            type: "gp3",
+                            encrypted: "true",
+                            "csi.storage.k8s.io/fstype": "ext4",
+                            ...ebsTagParameters(tags),
+                        })),
                     reclaimPolicy: "Delete",
                     volumeBindingMode: "WaitForFirstConsumer",
                     allowVolumeExpansion: true,

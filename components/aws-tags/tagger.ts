@@ -20,6 +20,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { propagatableTags } from "./consumers";
 import { releasedTagIgnores } from "./day2";
 import { InstallTags } from "./install-tags";
+import { pinToOperator, RetaggingOperator } from "./retagging";
 import { MergedTags, mergeTags, overrideWarning, resourceLabel, tagLimitProblem } from "./rules";
 import { ListTagShape, listTagsToMap, mapToListTags, tagShapeOf } from "./taggable";
 import { isResolvedRecord } from "../shared/records";
@@ -48,11 +49,12 @@ export class ResourceTagger {
      * Tags for what an in-cluster consumer (`consumer`, named in messages) creates: install-time
      * tags, then `aws.userTags`, then the consumer's own. Overrides warn as for resources; tags
      * the consumers' `key=value` formats cannot carry are left out with a warning (the config
-     * rules refuse such user tags, so only install-time ones can be).
+     * rules refuse such user tags, so only install-time ones can be). `retaggedBy`: the operator
+     * that re-applies the install-time tags to what the consumer creates (see retagging.ts).
      */
-    consumerTagsFor(consumer: string, own: Readonly<Tags> = {}): pulumi.Output<Tags> {
+    consumerTagsFor(consumer: string, own: Readonly<Tags> = {}, retaggedBy?: RetaggingOperator): pulumi.Output<Tags> {
         return this.install.apply((install) => {
-            const { tags, skipped } = propagatableTags(this.mergeAndWarn(consumer, install, own).tags);
+            const { tags, skipped } = propagatableTags(this.mergeAndWarn(consumer, install, own, retaggedBy).tags);
             for (const reason of skipped) {
                 pulumi.log.warn(`${consumer}: tag left out: ${reason}`);
             }
@@ -63,10 +65,11 @@ export class ResourceTagger {
     /**
      * The `tags` argument for a resource of `type` named `name`: install-time tags, then
      * `aws.userTags`, then `ownTags`. Warns once for every key a higher layer overrides and
-     * fails when the result exceeds the type's tag limit, naming the resource.
+     * fails when the result exceeds the type's tag limit, naming the resource. `retaggedBy`: the
+     * operator that re-applies the install-time tags to this resource (see retagging.ts).
      */
-    tagsFor(type: string, name: string, ownTags: Readonly<Tags> = {}): pulumi.Output<Tags> {
-        const tags = this.merged(type, name, pulumi.output(ownTags));
+    tagsFor(type: string, name: string, ownTags: Readonly<Tags> = {}, retaggedBy?: RetaggingOperator): pulumi.Output<Tags> {
+        const tags = this.merged(type, name, pulumi.output(ownTags), retaggedBy);
         this.made.set(tags, Object.keys(ownTags));
         return tags;
     }
@@ -104,9 +107,9 @@ export class ResourceTagger {
         return { props: { ...props, tags }, opts: this.withIgnores(opts, ownKeys) };
     };
 
-    private merged(type: string, name: string, own: pulumi.Output<Readonly<Tags>>): pulumi.Output<Tags> {
+    private merged(type: string, name: string, own: pulumi.Output<Readonly<Tags>>, retaggedBy?: RetaggingOperator): pulumi.Output<Tags> {
         return pulumi.all([this.install, own]).apply(([install, resource]) => {
-            const merged = this.mergeAndWarn(resourceLabel(type, name), install, resource);
+            const merged = this.mergeAndWarn(resourceLabel(type, name), install, resource, retaggedBy);
             const limit = tagLimitProblem(type, name, merged);
             if (limit) {
                 throw new pulumi.RunError(limit);
@@ -115,13 +118,21 @@ export class ResourceTagger {
         });
     }
 
-    /** The three layers merged for `label`, with one warning per override (the seed's "event"). */
-    private mergeAndWarn(label: string, install: Readonly<Tags>, own: Readonly<Tags>): MergedTags {
+    /**
+     * The three layers merged for `label`, with one warning per override (the seed's "event");
+     * on what `retaggedBy` re-tags, the install-time values pinned (one warning per key whose
+     * merged value the operator would revert, instead of the override's).
+     */
+    private mergeAndWarn(label: string, install: Readonly<Tags>, own: Readonly<Tags>, retaggedBy?: RetaggingOperator): MergedTags {
         const merged = mergeTags({ install, config: this.args.userTags, resource: own });
-        for (const override of merged.overrides) {
+        const pinned = retaggedBy ? pinToOperator(label, merged, install, retaggedBy) : { tags: merged.tags, warnings: [] };
+        for (const override of merged.overrides.filter((o) => !(retaggedBy && o.key in install))) {
             pulumi.log.warn(overrideWarning(label, override));
         }
-        return merged;
+        for (const warning of pinned.warnings) {
+            pulumi.log.warn(warning);
+        }
+        return { ...merged, tags: pinned.tags };
     }
 
     private mergedList(type: string, name: string, shape: ListTagShape, declared: unknown): pulumi.Output<Record<string, unknown>[]> {

@@ -4,6 +4,7 @@
  */
 import type { Policies } from "@pulumi/policy";
 import { noNameUserTag, requiredTags, reservedTagKeys, tagCount, tagFormat } from "./tag-policies";
+import { sideChannelTagRules } from "./side-channel-policy";
 import { unjudgedTypes } from "./unjudged-types";
 import { untaggedResources } from "./untagged-resources";
 
@@ -17,6 +18,7 @@ export const AWS_TAGS_POLICIES: Policies = [
     noNameUserTag,
     tagFormat,
     tagCount,
+    sideChannelTagRules,
     untaggedResources,
     unjudgedTypes,
 ];

@@ -14,17 +14,33 @@ import { parseArgs } from "node:util";
 import { sectionsFromPulumiConfig, StackConfig, validateStackConfig } from "../../components/config";
 import { formatReport } from "../../components/shared/problems";
 import { DEFAULT_AGGREGATION_ROLES } from "../../components/shared/rbac";
+import { policyExemptions, PolicyExemption } from "./exemptions";
 import { readConfigFile } from "../render/config-file";
 import type { PackConfig } from "./engine";
 
 export const PACKS = ["aws-tags", "k8s-rbac"] as const;
 export type PackName = (typeof PACKS)[number];
 
-/** Each pack's config for a validated stack config (only knobs that follow the stack; the rest keep their defaults). */
+/**
+ * Each pack's config for a validated stack config (only knobs that follow the stack; the rest
+ * keep their defaults), with every exemption the stack's own correct resources need
+ * (exemptions.ts, each with its reason) added to the knob it names.
+ */
 export function policyConfigFor(config: StackConfig): Record<PackName, PackConfig> {
+    const configs = baseConfigFor(config);
+    for (const exemption of policyExemptions(config)) {
+        const policy = (configs[exemption.pack][exemption.policy] ??= {}) as Record<string, unknown>;
+        const current = (policy[exemption.knob] as string[] | undefined) ?? [];
+        policy[exemption.knob] = [...new Set([...current, ...exemption.values])];
+    }
+    return configs;
+}
+
+function baseConfigFor(config: StackConfig): Record<PackName, PackConfig> {
     return {
         "aws-tags": {
             "aws-required-tags": { requiredTags: Object.keys(config.aws.userTags) },
+            "aws-side-channel-tags": { requiredTags: Object.keys(config.aws.userTags) },
         },
         "k8s-rbac": {
             "k8s-olm-rbac-toggles": {
@@ -72,6 +88,9 @@ export function main(
     }
     fs.mkdirSync(args.out, { recursive: true });
     const configs = policyConfigFor(stack.config);
+    for (const line of describeExemptions(policyExemptions(stack.config))) {
+        write(line);
+    }
     const flags: string[] = [];
     for (const pack of PACKS) {
         const file = path.join(args.out, `${pack}.json`);
@@ -81,6 +100,13 @@ export function main(
     }
     write(`pulumi preview ${flags.join(" ")}`);
     return 0;
+}
+
+/** One line per exemption: what is exempt from which policy, and why. */
+export function describeExemptions(exemptions: readonly PolicyExemption[]): string[] {
+    return exemptions.map(
+        (e) => `exempt ${e.values.map((v) => JSON.stringify(v)).join(", ")} from ${e.pack}/${e.policy} (${e.knob}): ${e.reason}`,
+    );
 }
 
 if (require.main === module) {

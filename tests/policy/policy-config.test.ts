@@ -22,6 +22,9 @@ describe("npm run policy:config: the policy config a stack passes to the packs",
         ).toBe(0);
         expect(JSON.parse(fs.readFileSync(path.join(out, "aws-tags.json"), "utf8"))).toEqual({
             "aws-required-tags": { requiredTags: ["adminContact", "costCenter", "red-hat-managed"] },
+            "aws-side-channel-tags": { requiredTags: ["adminContact", "costCenter", "red-hat-managed"] },
+            // Exemption: the AWS cloud provider's own subnet key for this cluster.
+            "aws-reserved-tag-keys": { clusterIds: ["prod-east"] },
         });
         expect(JSON.parse(fs.readFileSync(path.join(out, "k8s-rbac.json"), "utf8"))).toEqual({
             "k8s-olm-rbac-toggles": {
@@ -31,8 +34,14 @@ describe("npm run policy:config: the policy config a stack passes to the packs",
             },
             "k8s-aggregated-roles": { aggregatedRoles: ["admin", "edit", "view"] },
             "k8s-pod-security-restricted": { platform: "openshift" },
+            // Exemption: the subscription webhook's own Secret reads, in the namespaces its bundles reference.
+            "k8s-no-broad-grants": {
+                allowedRoles: ["openshift-config/subscription-injection-webhook-read", "team-a/subscription-injection-webhook-read"],
+            },
         });
         expect(lines).toEqual([
+            'exempt "openshift-config/subscription-injection-webhook-read", "team-a/subscription-injection-webhook-read" from k8s-rbac/k8s-no-broad-grants (allowedRoles): the subscription webhook lists Secrets in exactly the namespaces the declared bundles reference, to resolve entitlement key names (seed 000)',
+            'exempt "prod-east" from aws-tags/aws-reserved-tag-keys (clusterIds): the AWS cloud provider finds this cluster\'s subnets and security groups by kubernetes.io/cluster/<id> (owned or shared); on OpenShift <id> is the infra id (pass --infra-id)',
             `wrote ${path.join(out, "aws-tags.json")}`,
             `wrote ${path.join(out, "k8s-rbac.json")}`,
             `pulumi preview --policy-pack policy-packs/aws-tags --policy-pack-config ${path.join(out, "aws-tags.json")} --policy-pack policy-packs/k8s-rbac --policy-pack-config ${path.join(out, "k8s-rbac.json")}`,

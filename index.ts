@@ -16,6 +16,7 @@ import {
     propagateUserTags,
     TAG_KEY_STATE_OUTPUT,
 } from "./components/aws-tags";
+import { stackAwsProvider } from "./components/aws-tags/providers";
 import { Certificates } from "./components/certificates";
 import { requiredCaSourceObjects } from "./components/certificates/rules";
 import {
@@ -330,6 +331,7 @@ async function installAwsTags(
         { providers: { aws: awsProvider, kubernetes } },
     );
     pulumi.runtime.registerStackTransformation(awsTags.tagger.transformation);
+    pulumi.runtime.registerStackTransformation(stackAwsProvider(awsProvider));
     if (awsTags.loadBalancerTransformation) {
         pulumi.runtime.registerStackTransformation(awsTags.loadBalancerTransformation);
     }

@@ -104,7 +104,7 @@ export class ResourceTagger {
         const ownKeys = isResolvedRecord(props.tags) ? Object.keys(props.tags) : [];
         const tags = this.merged(type, name, own);
         this.made.set(tags, ownKeys);
-        return { props: { ...props, tags }, opts: this.withIgnores(opts, ownKeys) };
+        return { props: { ...props, tags, ...nestedVolumeTags(type, props, tags) }, opts: this.withIgnores(opts, ownKeys) };
     };
 
     private merged(type: string, name: string, own: pulumi.Output<Readonly<Tags>>, retaggedBy?: RetaggingOperator): pulumi.Output<Tags> {
@@ -148,4 +148,38 @@ export class ResourceTagger {
         }
         return { ...opts, ignoreChanges: [...new Set([...(opts.ignoreChanges ?? []), ...ignores])] };
     }
+}
+
+type TagSpecification = { resourceType?: string; tags?: Tags } & Record<string, unknown>;
+
+/**
+ * What an instance or a launch template creates beyond itself gets the merged tags too, as the
+ * aws-tags pack requires (aws-required-tags, nested sets): an instance without any volume tags
+ * gets `volumeTags` (@pulumi/aws ec2/instance.d.ts: it conflicts with per-device `tags`, so a
+ * resource that tags its devices itself is left as it is); a launch template gets an `instance`
+ * and a `volume` tag specification, its own entries keeping their tags on top (the provider's
+ * defaultTags never reach them, ec2/launchTemplate.d.ts).
+ */
+export function nestedVolumeTags(type: string, props: Record<string, unknown>, tags: pulumi.Output<Tags>): Record<string, unknown> {
+    if (type === "aws:ec2/instance:Instance") {
+        const devices = [props.rootBlockDevice, ...(Array.isArray(props.ebsBlockDevices) ? props.ebsBlockDevices : [])];
+        const tagsDevices = devices.some((d) => !isResolvedRecord(d ?? {}) || (d as { tags?: unknown } | undefined)?.tags !== undefined);
+        return props.volumeTags !== undefined || tagsDevices ? {} : { volumeTags: tags };
+    }
+    if (type === "aws:ec2/launchTemplate:LaunchTemplate") {
+        const declared = pulumi.output(props.tagSpecifications as pulumi.Input<TagSpecification[] | undefined>);
+        return {
+            tagSpecifications: pulumi.all([tags, declared]).apply(([merged, specs]) => {
+                const own = specs ?? [];
+                const missing = ["instance", "volume"].filter((t) => !own.some((s) => s.resourceType === t));
+                return [
+                    ...own.map((s) =>
+                        s.resourceType === "instance" || s.resourceType === "volume" ? { ...s, tags: { ...merged, ...(s.tags ?? {}) } } : s,
+                    ),
+                    ...missing.map((resourceType) => ({ resourceType, tags: merged })),
+                ];
+            }),
+        };
+    }
+    return {};
 }

@@ -41,6 +41,10 @@ function baseConfigFor(config: StackConfig): Record<PackName, PackConfig> {
         "aws-tags": {
             "aws-required-tags": { requiredTags: Object.keys(config.aws.userTags) },
             "aws-side-channel-tags": { requiredTags: Object.keys(config.aws.userTags) },
+            "aws-provider-settings": {
+                ignoreTagKeys: config.aws.ignoreTags.keys,
+                ignoreTagKeyPrefixes: config.aws.ignoreTags.keyPrefixes,
+            },
         },
         "k8s-rbac": {
             "k8s-olm-rbac-toggles": {

@@ -172,6 +172,21 @@ describe("acceptance: issue 16 (day-2 tags for the cluster's operators, stack-wi
         expect(topic.inputs.tags).toEqual({ adminContact: "installer", costCenter: "7536", owner: "platform-team", team: "alerts" });
     });
 
+    test("GIVEN aws.ignoreTags and an extra AWS resource declared with the default provider WHEN rendered THEN it is managed by the stack's AWS provider, which carries the ignoreTags", async () => {
+        const ignoreTags = { keys: ["backup-plan"], keyPrefixes: ["finops:"] };
+        const result = await renderConfig(openshift({ propagateUserTags: false, ignoreTags }), {
+            cluster: [infrastructure],
+            program: path.join(__dirname, "fixtures", "extra-resource-program"),
+        });
+        expect(result.errors).toEqual([]);
+        expect(resourceNamed(result, "aws:sns/topic:Topic", "declared-elsewhere").options.provider).toBe("aws");
+        // Provider configuration reaches the engine JSON-encoded, as Pulumi passes it to the provider.
+        expect(JSON.parse(resourceNamed(result, "pulumi:providers:aws", "aws").inputs.ignoreTags as string)).toEqual(ignoreTags);
+        // No AWS resource of the render is left to the engine's default provider, which the stack cannot configure.
+        const providers = result.resources.filter((r) => r.type === "pulumi:providers:aws").map((r) => r.name);
+        expect(providers).toEqual(["aws"]);
+    });
+
     test("GIVEN the example and every trust the config allows WHEN rendered THEN no trust policy names an account root", async () => {
         const renders = await Promise.all([
             renderFile(EXAMPLE, { cluster: ClusterState.fromFile(CLUSTER) }),

@@ -446,6 +446,16 @@ describe("tags beyond the component: the stack-wide transformations (tags and lo
         );
     });
 
+    test("GIVEN an instance and a launch template declared elsewhere THEN the safety net tags the volumes they create and the instances a template launches, their own tags on top", () => {
+        const merged = { cost: "1", team: "platform" };
+        expect(resourceNamed(result, "aws:ec2/instance:Instance", "bastion").inputs.volumeTags).toEqual(merged);
+        expect(resourceNamed(result, "aws:ec2/launchTemplate:LaunchTemplate", "nodes").inputs.tagSpecifications).toEqual([
+            { resourceType: "instance", tags: { ...merged, role: "node" } },
+            { resourceType: "network-interface", tags: { x: "y" } },
+            { resourceType: "volume", tags: merged },
+        ]);
+    });
+
     test("GIVEN a top-level resource declared after the component THEN it carries the user tags, with the released key left alone", () => {
         const topic = resourceNamed(result, "aws:sns/topic:Topic", "top-level");
         expect([topic.inputs.tags, topic.options.ignoreChanges]).toEqual([{ cost: "1", team: "platform" }, ['tags["old"]']]);

@@ -23,6 +23,7 @@ describe("npm run policy:config: the policy config a stack passes to the packs",
         expect(JSON.parse(fs.readFileSync(path.join(out, "aws-tags.json"), "utf8"))).toEqual({
             "aws-required-tags": { requiredTags: ["adminContact", "costCenter", "red-hat-managed"] },
             "aws-side-channel-tags": { requiredTags: ["adminContact", "costCenter", "red-hat-managed"] },
+            "aws-provider-settings": { ignoreTagKeys: [], ignoreTagKeyPrefixes: ["cost-allocation:"] },
             // Exemption: the AWS cloud provider's own subnet key for this cluster.
             "aws-reserved-tag-keys": { clusterIds: ["prod-east"] },
         });

@@ -259,6 +259,38 @@ describe("AWS tag walk-arounds, by class: each generated case is refused", () =>
     });
 });
 
+describe("stack-wide AWS settings: every AWS resource's provider", () => {
+    const withSettings = engine(AWS_TAGS_POLICIES, {
+        "aws-required-tags": { requiredTags: REQUIRED },
+        "aws-provider-settings": { ignoreTagKeys: ["backup-plan"], ignoreTagKeyPrefixes: ["finops:"] },
+    });
+    const providerNamed = (name: string, ignoreTags?: unknown) => ({
+        type: "pulumi:providers:aws",
+        name,
+        urn: `urn:pulumi:test::p::pulumi:providers:aws::${name}`,
+        props: { region: "us-east-1", ...(ignoreTags === undefined ? {} : { ignoreTags: JSON.stringify(ignoreTags) }) },
+    });
+    const onProvider = (p: ReturnType<typeof providerNamed>) =>
+        judged(withSettings, resource("aws:s3/bucket:Bucket", "b", { bucket: "b", tags: TAGS }, { provider: p }));
+
+    test("GIVEN the engine's default provider, in any version's name, WHEN judged THEN refused; the stack's provider with the ignoreTags passes", () => {
+        fc.assert(
+            fc.property(fc.constantFrom("default", "default_7_48_0", "default_6_0_0"), (name) =>
+                expect(onProvider(providerNamed(name))).toEqual([
+                    'aws-provider-settings: aws:s3/bucket:Bucket "b" is managed by the default AWS provider, which none of the stack\'s AWS settings (region, ignoreTags) reach',
+                ]),
+            ),
+        );
+        expect(onProvider(providerNamed("aws", { keys: ["backup-plan"], keyPrefixes: ["finops:"] }))).toEqual([]);
+    });
+
+    test("GIVEN an explicit provider without the stack's ignoreTags WHEN judged THEN refused, naming what it does not ignore", () => {
+        expect(onProvider(providerNamed("other-region", { keys: [], keyPrefixes: ["finops:"] }))).toEqual([
+            'aws-provider-settings: aws:s3/bucket:Bucket "b": its provider "other-region" does not ignore key "backup-plan" (aws.ignoreTags)',
+        ]);
+    });
+});
+
 describe("correct AWS resources pass (no false positives)", () => {
     const provider = (defaultTags: unknown) => ({
         type: "pulumi:providers:aws",

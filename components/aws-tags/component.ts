@@ -8,7 +8,7 @@ import { nextInstallTagKeys, nextTagKeyState, TagKeyState, unmanagedTagKeys } fr
 import {
     day2LimitProblem,
     day2TagsField,
-    day2UnsupportedWarning,
+    day2UnreachedWarning,
     INFRASTRUCTURE_CRD,
     infrastructureTagsPatch,
     replacedEntriesWarning,
@@ -126,7 +126,7 @@ export class AwsTags extends pulumi.ComponentResource {
 
         if (args.propagate) {
             if (infrastructure) {
-                this.patchInfrastructure(name, infrastructure, args.userTags);
+                this.patchInfrastructure(name, infrastructure, args.userTags, pulumi.output(installTags), args.assets.registryStorage);
             }
             new k8s.storage.v1.StorageClass(
                 `${name}-${TAGGED_STORAGE_CLASS}`,
@@ -209,12 +209,24 @@ export class AwsTags extends pulumi.ComponentResource {
      * preview shows it whatever the cluster; deleting it (propagation off, AWS off, stack
      * destroyed) releases the entries it owns: they leave the list and stay on AWS resources.
      */
-    private patchInfrastructure(name: string, infrastructure: LiveInfrastructure, userTags: Record<string, string>): void {
+    private patchInfrastructure(
+        name: string,
+        infrastructure: LiveInfrastructure,
+        userTags: Record<string, string>,
+        installTags: pulumi.Output<InstallTags>,
+        stackRegistryBucket: boolean,
+    ): void {
         const crd = k8s.apiextensions.v1.CustomResourceDefinition.get(`${name}-infrastructure-crd`, INFRASTRUCTURE_CRD, { parent: this });
         const field = crd.spec.apply((spec) => day2TagsField({ spec }));
+        // The warning waits for the install-time tags; the patch body does not.
+        pulumi.all([field, installTags]).apply(([f, install]) => {
+            const unreached = f.present ? undefined : day2UnreachedWarning(userTags, install.tags, stackRegistryBucket);
+            if (unreached) {
+                pulumi.log.warn(unreached, this);
+            }
+        });
         const body = field.apply((f) => {
             if (!f.present) {
-                pulumi.log.warn(day2UnsupportedWarning(), this);
                 return infrastructureTagsPatch(userTags, false);
             }
             const limit = day2LimitProblem(f, userTags);

@@ -26,9 +26,9 @@ export type PackName = (typeof PACKS)[number];
  * keep their defaults), with every exemption the stack's own correct resources need
  * (exemptions.ts, each with its reason) added to the knob it names.
  */
-export function policyConfigFor(config: StackConfig): Record<PackName, PackConfig> {
+export function policyConfigFor(config: StackConfig, extra: { infraIds?: readonly string[] } = {}): Record<PackName, PackConfig> {
     const configs = baseConfigFor(config);
-    for (const exemption of policyExemptions(config)) {
+    for (const exemption of policyExemptions(config, extra)) {
         const policy = (configs[exemption.pack][exemption.policy] ??= {}) as Record<string, unknown>;
         const current = (policy[exemption.knob] as string[] | undefined) ?? [];
         policy[exemption.knob] = [...new Set([...current, ...exemption.values])];
@@ -66,7 +66,7 @@ function stackConfigOf(file: string): { ok: true; config: StackConfig } | { ok: 
     return result.ok ? { ok: true, config: result.config } : { ok: false, report: formatReport(result.problems) };
 }
 
-const USAGE = "usage: npm run policy:config -- --config <Pulumi.<stack>.yaml> --out <dir>";
+const USAGE = "usage: npm run policy:config -- --config <Pulumi.<stack>.yaml> --out <dir> [--infra-id <OpenShift infra id>]...";
 
 /** Writes `<out>/<pack>.json` for every pack; returns the exit code. */
 export function main(
@@ -76,7 +76,10 @@ export function main(
 ): number {
     let args;
     try {
-        args = parseArgs({ args: argv, options: { config: { type: "string" }, out: { type: "string" } } }).values;
+        args = parseArgs({
+            args: argv,
+            options: { config: { type: "string" }, out: { type: "string" }, "infra-id": { type: "string", multiple: true } },
+        }).values;
     } catch (error) {
         fail(`${(error as Error).message}\n${USAGE}`);
         return 2;
@@ -91,8 +94,9 @@ export function main(
         return 1;
     }
     fs.mkdirSync(args.out, { recursive: true });
-    const configs = policyConfigFor(stack.config);
-    for (const line of describeExemptions(policyExemptions(stack.config))) {
+    const extra = { infraIds: args["infra-id"] ?? [] };
+    const configs = policyConfigFor(stack.config, extra);
+    for (const line of describeExemptions(policyExemptions(stack.config, extra))) {
         write(line);
     }
     const flags: string[] = [];

@@ -49,6 +49,24 @@ describe("npm run policy:config: the policy config a stack passes to the packs",
         ]);
     });
 
+    test("GIVEN an OpenShift infra id WHEN run with --infra-id THEN the cloud provider's cluster key is exempt for it too, and the line says so", () => {
+        const lines: string[] = [];
+        const args = ["--config", path.join(ROOT, "examples", "openshift-aws.yaml"), "--out", out, "--infra-id", "prod-east-x7k2p"];
+        expect(
+            main(
+                args,
+                (l) => lines.push(l),
+                (l) => lines.push(`error: ${l}`),
+            ),
+        ).toBe(0);
+        expect(JSON.parse(fs.readFileSync(path.join(out, "aws-tags.json"), "utf8"))["aws-reserved-tag-keys"]).toEqual({
+            clusterIds: ["prod-east", "prod-east-x7k2p"],
+        });
+        expect(lines.filter((l) => l.includes("aws-reserved-tag-keys"))).toEqual([
+            'exempt "prod-east", "prod-east-x7k2p" from aws-tags/aws-reserved-tag-keys (clusterIds): the AWS cloud provider finds this cluster\'s subnets and security groups by kubernetes.io/cluster/<id> (owned or shared); on OpenShift <id> is the infra id (pass --infra-id)',
+        ]);
+    });
+
     test("GIVEN an invalid stack file WHEN run THEN the validator's report is printed, exit 1, nothing written", () => {
         const stack = path.join(out, "Pulumi.bad.yaml");
         fs.writeFileSync(stack, "config:\n  cluster-platform:cluster:\n    name: Bad_Name\n    platform: openshift\n");
@@ -75,6 +93,8 @@ describe("npm run policy:config: the policy config a stack passes to the packs",
                 (l) => errors.push(l),
             ),
         ).toBe(2);
-        expect(errors).toEqual(["usage: npm run policy:config -- --config <Pulumi.<stack>.yaml> --out <dir>"]);
+        expect(errors).toEqual([
+            "usage: npm run policy:config -- --config <Pulumi.<stack>.yaml> --out <dir> [--infra-id <OpenShift infra id>]...",
+        ]);
     });
 });

@@ -1,3 +1,4 @@
+import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
 
 /**
@@ -25,5 +26,5 @@ function hasAwsProvider(opts: pulumi.ResourceOptions): boolean {
     if (providers === undefined) {
         return false;
     }
-    return Array.isArray(providers) ? providers.some((p) => pulumi.ProviderResource.isInstance(p)) : "aws" in providers;
+    return Array.isArray(providers) ? providers.some((p) => aws.Provider.isInstance(p)) : "aws" in providers;
 }

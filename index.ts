@@ -40,6 +40,8 @@ import {
 import { checkExisting, describeRef, presenceLookup } from "./components/shared/object-presence";
 import { formatReport, Problem } from "./components/shared/problems";
 import { requiredObjectsOf, SubscriptionInjection } from "./components/subscriptions";
+import { apiDiscovery } from "./components/shared/discovery";
+import { ASSUMED_SUBSCRIPTION_APIS, discoverSubscriptionApis, SubscriptionClusterApis } from "./components/subscriptions/cluster-apis";
 import { SHARE_GRANTS_OUTPUT, warnRunningPodLosses } from "./components/subscriptions/running-pods";
 import {
     buildsWebhookImage,
@@ -65,6 +67,7 @@ function readStackConfig(): StackConfig {
 
 interface Preflight {
     operators: OperatorsPlan;
+    subscriptionApis: SubscriptionClusterApis;
 }
 
 /**
@@ -102,7 +105,11 @@ async function preflight(config: StackConfig): Promise<Preflight> {
     if (problems.length > 0) {
         throw new pulumi.RunError(formatReport(problems));
     }
-    return { operators };
+    const live = connection.kind !== "renderYamlToDirectory" && config.subscriptions.enabled;
+    return {
+        operators,
+        subscriptionApis: live ? await discoverSubscriptionApis(apiDiscovery(connection, __dirname)) : ASSUMED_SUBSCRIPTION_APIS,
+    };
 }
 
 export = async function clusterPlatform(): Promise<Record<string, unknown>> {
@@ -181,6 +188,7 @@ export = async function clusterPlatform(): Promise<Record<string, unknown>> {
                       readAllNamespaces: config.subscriptions.webhook.readAllNamespaces,
                   },
                   driver: config.subscriptions.sharedResourceDriver.serviceAccount,
+                  apis: checked.subscriptionApis,
               },
               { providers: [kubernetes] },
           )

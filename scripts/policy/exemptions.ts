@@ -4,6 +4,7 @@
  * Pure. An exemption follows the stack's config, so it names exactly the stack's own resources.
  */
 import type { StackConfig } from "../../components/config";
+import { referencesOf } from "../../components/subscriptions/bundles";
 import { webhookReadScopes, WEBHOOK_NAMES } from "../../components/subscriptions/webhook";
 
 export interface PolicyExemption {
@@ -35,6 +36,19 @@ export function policyExemptions(config: StackConfig, extra: { infraIds?: readon
                 reason: webhook.readAllNamespaces
                     ? "the subscription webhook lists Secrets cluster-wide (subscriptions.webhook.readAllNamespaces) to resolve entitlement key names (seed 000)"
                     : "the subscription webhook lists Secrets in exactly the namespaces the declared bundles reference, to resolve entitlement key names (seed 000)",
+            });
+        }
+        const driverRoles = subscriptions.clusterBundles
+            .flatMap(referencesOf)
+            .filter((reference) => reference.kind === "Secret")
+            .map((reference) => `${reference.ref.namespace}/${reference.share}`);
+        if (driverRoles.length > 0) {
+            exemptions.push({
+                pack: "k8s-rbac",
+                policy: "k8s-no-broad-grants",
+                knob: "allowedRoles",
+                values: [...new Set(driverRoles)],
+                reason: "the Shared Resource CSI driver lists and watches Secrets in each shared Secret's namespace, which its refresh informers need (components/subscriptions/bundles.ts driverReadManifests)",
             });
         }
     }

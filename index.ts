@@ -7,17 +7,16 @@
 import * as aws from "@pulumi/aws";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
+import { AwsAssetPlan, awsAssetPlan, registryTrustOf } from "./components/aws-assets";
 import {
-    AwsAssetPlan,
-    awsAssetPlan,
     AwsTags,
     INSTALL_TAG_KEYS_OUTPUT,
     parseInstallTagKeys,
     parseTagKeyState,
     propagateUserTags,
-    registryTrustOf,
     TAG_KEY_STATE_OUTPUT,
 } from "./components/aws-tags";
+import { stackAwsProvider } from "./components/aws-tags/providers";
 import { Certificates } from "./components/certificates";
 import { requiredCaSourceObjects } from "./components/certificates/rules";
 import {
@@ -360,6 +359,7 @@ async function installAwsTags(
         { providers: { aws: awsProvider, kubernetes } },
     );
     pulumi.runtime.registerStackTransformation(awsTags.tagger.transformation);
+    pulumi.runtime.registerStackTransformation(stackAwsProvider(awsProvider));
     if (awsTags.loadBalancerTransformation) {
         pulumi.runtime.registerStackTransformation(awsTags.loadBalancerTransformation);
     }

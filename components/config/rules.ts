@@ -2,7 +2,7 @@
  * Rules that span config sections or need more than shape checks. Each runs only on the
  * sections that parsed, so every section's own problems are reported alongside these.
  */
-import { awsAssetPlan, plannedAssetResources } from "../aws-tags/assets";
+import { awsAssetPlan, plannedAssetResources } from "../aws-assets/assets";
 import { awsTagConfigProblems } from "../aws-tags/config";
 import { caInjectionModeProblems, effectiveCertificateSettings } from "../certificates/rules";
 import { clusterConnection } from "../shared/cluster";

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { DNS1123_LABEL_RULE, DNS1123_SUBDOMAIN_RULE, isDns1123Label, isDns1123Subdomain } from "../shared/k8s-names";
-import { normalizeAwsSection, registryTrustProblems } from "../aws-tags/config";
+import { registryTrustProblems } from "../aws-assets/trust";
+import { normalizeAwsSection } from "../aws-tags/config";
 import { tagValueText, userTagIssues } from "../aws-tags/rules";
 import { describeValue } from "../shared/problems";
 import {

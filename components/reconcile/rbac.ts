@@ -22,6 +22,8 @@
  */
 import { watchedFor } from "./await-watches";
 
+import { rulesAllow } from "../shared/rbac-power";
+
 export interface KindUse {
     /** `group/version` or `v1`. */
     apiVersion: string;
@@ -103,9 +105,9 @@ export function reconcileRules(uses: ReadonlyArray<KindUse>): PolicyRule[] {
         });
 }
 
-/** Whether `rules` allow `verb` on `resource` in `group`. */
+/** Whether `rules` allow `verb` on `resource` in `group`, as the authorizer matches them (the shared evaluator, rbac-power.ts). */
 export function allows(rules: ReadonlyArray<PolicyRule>, group: string, resource: string, verb: string): boolean {
-    return rules.some((r) => r.apiGroups.includes(group) && r.resources.includes(resource) && r.verbs.includes(verb));
+    return rulesAllow(rules, { group, resource, verb });
 }
 
 /**

@@ -57,6 +57,8 @@ export interface RenderedOptions {
     aliases: string[];
     /** Top-level input property → the resources its value depends on (what the engine records as propertyDependencies). */
     propertyDependencies: Record<string, string[]>;
+    /** The provider named in the resource's own options (`provider`), when it has one; inherited providers are not shown. */
+    provider?: string;
 }
 
 export interface RenderedResource {
@@ -382,6 +384,7 @@ async function describeResources(
                 replaceOnChanges: record.opts.replaceOnChanges ?? [],
                 aliases: (record.opts.aliases ?? []).map(describeAlias),
                 propertyDependencies,
+                ...(providerOf(record.opts) ? { provider: names.get(providerOf(record.opts) as pulumi.Resource) ?? "(not recorded)" } : {}),
             },
         });
     }
@@ -421,4 +424,9 @@ function manifestsOf(resources: RenderedResource[], calls: ResourceCall[]): Rend
 /** Objects without metadata.name would be auto-named with a random suffix: never deterministic. */
 export function unnamedObjects(manifests: RenderedManifest[]): string[] {
     return manifests.filter((m) => !(m.object.metadata as { name?: unknown } | undefined)?.name).map((m) => describeObject(m.object));
+}
+
+/** The provider a custom resource's own options name (`provider`), if any. */
+function providerOf(opts: pulumi.ResourceOptions): pulumi.ProviderResource | undefined {
+    return (opts as pulumi.CustomResourceOptions).provider;
 }

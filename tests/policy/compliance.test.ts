@@ -161,13 +161,14 @@ describe("the reverse: seeded mistakes in the real program are caught", () => {
     test("GIVEN an S3 bucket created by a test component before the stack-wide tagging is registered WHEN analyzed THEN it lacks the stack's user tags and is listed as untagged", () => {
         expect(summary(analysis["aws-tags"])).toEqual([
             'mandatory aws-required-tags urn:pulumi:render::cluster-platform::test:seeded:UntaggedLogs$aws:s3/bucket:Bucket::seeded-logs-bucket: aws:s3/bucket:Bucket "seeded-logs-bucket" lacks the required tags "adminContact", "costCenter", "red-hat-managed" (it carries no tags)',
-            'mandatory aws-untagged-resources : 1 taggable AWS resource carries no tags: aws:s3/bucket:Bucket "seeded-logs-bucket"',
+            'mandatory aws-untagged-resources urn:pulumi:render::cluster-platform::test:seeded:UntaggedLogs$aws:s3/bucket:Bucket::seeded-logs-bucket: aws:s3/bucket:Bucket "seeded-logs-bucket" carries no tags',
         ]);
     });
 
     test("GIVEN a hand-written ClusterRole aggregated to edit that reads Secrets, and a webhook intercepting OLM's ClusterServiceVersions WHEN analyzed THEN each is caught by its rule, and nothing else of the program is reported", () => {
         expect(summary(analysis["k8s-rbac"])).toEqual([
             'mandatory k8s-aggregated-roles urn:pulumi:render::cluster-platform::kubernetes:rbac.authorization.k8s.io/v1:ClusterRole::seeded-secrets-reader: ClusterRole "secrets-reader" (aggregated into edit) rules[0] grants ["get","list"] on Secrets (apiGroups [""], resources ["secrets"]); a role aggregated into a default role must grant nothing on Secrets',
+            'mandatory k8s-no-broad-grants urn:pulumi:render::cluster-platform::kubernetes:rbac.authorization.k8s.io/v1:ClusterRole::seeded-secrets-reader: ClusterRole "secrets-reader" rules[0] [effective-power] gives read every Secret in reach (get, list or watch) [get secrets (group "")]; list the verbs, resources and names it needs, or add "secrets-reader" to allowedRoles',
             'mandatory k8s-webhook-forbidden-rules urn:pulumi:render::cluster-platform::kubernetes:admissionregistration.k8s.io/v1:ValidatingWebhookConfiguration::seeded-csv-guard: ValidatingWebhookConfiguration "csv-guard" webhook "csv.guard.example.io" (webhooks[0]) rules[0].apiGroups: Webhook rules cannot include the OLM group',
         ]);
     });

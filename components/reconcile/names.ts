@@ -41,10 +41,11 @@ export function reconcileRoleName(stackName: string): string {
  * program declares ClusterRoles and Roles (operators' permissions, OLM's aggregate roles), and
  * the API server lets an identity create a role only with permissions it holds itself unless it
  * may escalate, and bind a role only if it may bind (kubernetes pkg/registry/rbac/
- * escalation_check.go). Inherent to a stack that installs operators from inside the cluster.
+ * escalation_check.go). Inherent to a stack that installs operators from inside the cluster. It
+ * also reads Secrets: those the program declares (refresh reads them back) and those it checks.
  */
 export const RECONCILE_ROLE_EXEMPTION_REASON =
-    "the reconcile role runs this program from PKO's workspace, and the program declares Roles and ClusterRoles: the API server lets it create or bind those only with escalate and bind (kubernetes pkg/registry/rbac/escalation_check.go)";
+    "the reconcile role runs this program from PKO's workspace, and the program declares Roles and ClusterRoles: the API server lets it create or bind those only with escalate and bind (kubernetes pkg/registry/rbac/escalation_check.go); it reads the Secrets the program declares or checks (entitlements, the webhook's serving certificate)";
 
 /**
  * The namespaces whose pods reconcile needs, which no webhook of the stack's may gate: the

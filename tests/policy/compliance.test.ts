@@ -105,15 +105,21 @@ describe("a stack with reconcile on through both packs", () => {
         expect(summary(analysis["k8s-rbac"])).toEqual([]);
     });
 
-    test("GIVEN the same stack WHEN analyzed without the exemption THEN k8s-no-broad-grants reports exactly the reconcile role's bind and escalate", async () => {
+    test("GIVEN the same stack WHEN analyzed without the reconcile role's exemption THEN k8s-no-broad-grants reports exactly that role: its bind and escalate, and its Secret reads", async () => {
         const result = await renderOnce("examples/openshift-aws.yaml", config);
         const stackConfig = validatedConfig(config);
         const packConfig = policyConfigFor(stackConfig);
-        const rbac = { ...packConfig["k8s-rbac"] };
-        delete rbac["k8s-no-broad-grants"];
+        const broadGrants = packConfig["k8s-rbac"]["k8s-no-broad-grants"] as { allowedRoles: string[] };
+        const rbac = {
+            ...packConfig["k8s-rbac"],
+            "k8s-no-broad-grants": {
+                allowedRoles: broadGrants.allowedRoles.filter((role) => role !== "cluster-platform-reconcile-cluster-platform-prod-east"),
+            },
+        };
         const reported = analyzeWithBothPacks(enginesFor(stackConfig, { ...packConfig, "k8s-rbac": rbac }), result)["k8s-rbac"].diagnostics;
         expect([...new Set(reported.map((d) => d.policyName))]).toEqual(["k8s-no-broad-grants"]);
         expect(reported.map((d) => d.violation.split(";")[0].replace(/rules\[\d+\]/, "rules[i]"))).toEqual([
+            'ClusterRole "cluster-platform-reconcile-cluster-platform-prod-east" rules[i] [effective-power] gives read every Secret in reach (get, list or watch) [get secrets (group "")]',
             'ClusterRole "cluster-platform-reconcile-cluster-platform-prod-east" rules[i] [escalation-verbs] grants ["bind","escalate"] on ["clusterroles","roles"] (apiGroups ["rbac.authorization.k8s.io"]): its holder can grant itself or act as anyone',
         ]);
     });

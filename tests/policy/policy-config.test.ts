@@ -84,7 +84,7 @@ describe("npm run policy:config: the policy config a stack passes to the packs",
             allowedRoles: ["cluster-platform-reconcile-cluster-platform-prod-east"],
         });
         expect(lines.filter((l) => l.includes("reconcile"))).toEqual([
-            `exempt "cluster-platform-reconcile-cluster-platform-prod-east" from k8s-rbac/k8s-no-broad-grants (allowedRoles): the reconcile role runs this program from PKO's workspace, and the program declares Roles and ClusterRoles: the API server lets it create or bind those only with escalate and bind (kubernetes pkg/registry/rbac/escalation_check.go)`,
+            `exempt "cluster-platform-reconcile-cluster-platform-prod-east" from k8s-rbac/k8s-no-broad-grants (allowedRoles): the reconcile role runs this program from PKO's workspace, and the program declares Roles and ClusterRoles: the API server lets it create or bind those only with escalate and bind (kubernetes pkg/registry/rbac/escalation_check.go); it reads the Secrets the program declares or checks (entitlements, the webhook's serving certificate)`,
         ]);
     });
 

@@ -29,8 +29,21 @@ import {
     WebhookImageConfig,
 } from "./components/config";
 import { Operators, OperatorsPlan, planOperators, requiredClusterObjects } from "./components/operator";
-import { DeclaredKinds, derivedResyncSeconds, Reconcile, recordDeclaredKinds } from "./components/reconcile";
-import { ClusterConnection, clusterConnection, ClusterTarget, kubernetesConnectionArgs } from "./components/shared/cluster";
+import {
+    DeclaredKinds,
+    derivedResyncSeconds,
+    pkoStackName,
+    Reconcile,
+    reconcileNamespaces,
+    recordDeclaredKinds,
+} from "./components/reconcile";
+import {
+    ClusterConnection,
+    clusterConnection,
+    ClusterTarget,
+    kubernetesConnectionArgs,
+    projectDirectory,
+} from "./components/shared/cluster";
 import {
     INSTALLED_CRDS_OUTPUT,
     InstalledCrds,
@@ -91,7 +104,7 @@ async function preflight(config: StackConfig): Promise<Preflight> {
                 ...requiredClusterObjects(config.operators, config.olm),
                 ...requiredCaSourceObjects(config.certificates.mode, config.caInjection),
             ],
-            presenceLookup(connection, __dirname),
+            presenceLookup(connection, projectDirectory()),
         ).catch((error: Error) => {
             // An unreachable or refusing API server: say so plainly, and decide nothing.
             throw new pulumi.RunError(error.message);
@@ -157,7 +170,7 @@ export = async function clusterPlatform(): Promise<Record<string, unknown>> {
     // The subscription webhook's image, unless subscriptions.webhook.image names one. Its `imageRef`
     // (`<repository>@sha256:...`) is what the webhook Deployment runs.
     const webhookImage = buildsWebhookImage(config.subscriptions)
-        ? buildWebhookImage(config.webhookImage, cluster.live, awsTags)
+        ? buildWebhookImage(config.webhookImage, cluster.live, awsTags, config.cluster.runByOperator)
         : undefined;
 
     // The stack's issuer (`certificates.issuer`) and, per operator override,
@@ -184,7 +197,7 @@ export = async function clusterPlatform(): Promise<Record<string, unknown>> {
                       // The configured image, else the one this stack built (`<repository>@sha256:...`).
                       image: config.subscriptions.webhook.image ?? (webhookImage as WebhookImage).imageRef,
                       certificates: certificates.issuer,
-                      excludedNamespaces: config.subscriptions.webhook.excludedNamespaces,
+                      excludedNamespaces: [...config.subscriptions.webhook.excludedNamespaces, ...reconcileNamespaces(config.reconcile)],
                       readNamespaces: config.subscriptions.webhook.readNamespaces,
                       readAllNamespaces: config.subscriptions.webhook.readAllNamespaces,
                   },
@@ -260,7 +273,12 @@ async function reportCrdRetention(crds: InstalledCrds, previousUpdate: pulumi.St
  * the webhook's inputs by git content, the same in every clone of a commit
  * (components/webhook-image/provenance.ts).
  */
-function buildWebhookImage(settings: WebhookImageConfig, live: boolean, awsTags: AwsTags | undefined): WebhookImage {
+function buildWebhookImage(
+    settings: WebhookImageConfig,
+    live: boolean,
+    awsTags: AwsTags | undefined,
+    buildWhenMissing: boolean,
+): WebhookImage {
     const output = webhookImageOutput(settings, live);
     const provenance = checkoutProvenance(__dirname, WEBHOOK_INPUT_PATHS);
     return new WebhookImage("subscription-webhook-image", {
@@ -274,6 +292,8 @@ function buildWebhookImage(settings: WebhookImageConfig, live: boolean, awsTags:
         source: provenance.source,
         sourceTree: provenance.sourceTree,
         deleteOnDestroy: settings.deleteOnDestroy,
+        // PKO's workspace runs a fresh checkout (dist/ is git-ignored) and no build.
+        buildWhenMissing,
     });
 }
 
@@ -359,7 +379,7 @@ function installReconcile(config: StackConfig, declared: DeclaredKinds, kubernet
             createNamespace: settings.createNamespace,
             rules: declared.rules,
             stack: {
-                name: `cluster-platform-${config.cluster.name}`,
+                name: pkoStackName(config.cluster.name),
                 namespace: settings.namespace,
                 stack: settings.stack ?? `${pulumi.getOrganization()}/${pulumi.getProject()}/${pulumi.getStack()}`,
                 git: settings.git,
@@ -370,7 +390,14 @@ function installReconcile(config: StackConfig, declared: DeclaredKinds, kubernet
                 ),
                 resyncFrequencySeconds: settings.resyncFrequencySeconds ?? derivedResyncSeconds(config.certificates.renewBeforeDays),
                 serviceAccountName: settings.serviceAccountName,
-                config: { "cluster-platform:cluster": { name: config.cluster.name, platform: config.cluster.platform, inCluster: true } },
+                config: {
+                    "cluster-platform:cluster": {
+                        name: config.cluster.name,
+                        platform: config.cluster.platform,
+                        inCluster: true,
+                        runByOperator: true,
+                    },
+                },
             },
         },
         { providers: { kubernetes } },

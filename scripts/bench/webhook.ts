@@ -273,6 +273,8 @@ export interface RealisticFigures {
     floorCpuUs: number;
     /** The realistic true floor's (each request answered with its class's webhook bytes) (µs). */
     trueFloorCpuUs: number;
+    /** The same three on the main (JavaScript) thread only; the rest of each is GC helpers and libuv's pool (µs). */
+    mainThreadCpuUs: { webhook: number; floor: number; trueFloor: number };
     /** Share of admissions the response memo answered (%). */
     memoHitPct: number;
     failures: number;
@@ -443,9 +445,13 @@ async function inProcessCost(): Promise<{ parseUs: number; decisionUs: number; r
     return { parseUs, decisionUs: totalUs - parseUs, responseBytes };
 }
 
-/** User + system CPU seconds of a child process so far (Linux /proc; clock ticks of 10 ms). */
-function cpuSeconds(child: ChildProcess): number {
-    const stat = fs.readFileSync(`/proc/${child.pid}/stat`, "utf8");
+/**
+ * User + system CPU seconds of a child process so far, all its threads (Linux /proc; clock ticks
+ * of 10 ms); with `mainThread`, only its main (JavaScript) thread's, whose task id is the pid, so
+ * the rest is V8's GC helpers and libuv's pool.
+ */
+function cpuSeconds(child: ChildProcess, mainThread = false): number {
+    const stat = fs.readFileSync(mainThread ? `/proc/${child.pid}/task/${child.pid}/stat` : `/proc/${child.pid}/stat`, "utf8");
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     // Fields 14 and 15 of proc(5) (utime, stime) are 12 and 13 after the command name.
     return (Number(fields[11]) + Number(fields[12])) / 100;
@@ -601,16 +607,19 @@ async function realisticPhase(options: {
         await load(Math.min(WARMUP, REALISTIC), ca, () => target, { prefix: `warm-real-${target.name}`, template });
     const memoBefore = await memoLookups(serverPort, ca);
     const cpu = new Map<Target, number>(targets.map((target) => [target, 0]));
+    const mainCpu = new Map<Target, number>(targets.map((target) => [target, 0]));
     let failures = 0;
     const per = Math.max(1, Math.floor(REALISTIC / ROUNDS));
     for (let round = 0; round < ROUNDS; round++) {
         for (const target of targets) {
             const before = cpuSeconds(child(target));
+            const mainBefore = cpuSeconds(child(target), true);
             const result = await load(per, ca, () => target, {
                 prefix: `real-${target.name}-${round}`,
                 template: (i) => template(round * per + i),
             });
             cpu.set(target, (cpu.get(target) ?? 0) + cpuSeconds(child(target)) - before);
+            mainCpu.set(target, (mainCpu.get(target) ?? 0) + cpuSeconds(child(target), true) - mainBefore);
             if (target === serverTarget) failures += result.failures;
         }
     }
@@ -619,11 +628,16 @@ async function realisticPhase(options: {
     const hits = memoAfter.hit - memoBefore.hit;
     const lookups = hits + memoAfter.miss - memoBefore.miss;
     const total = per * ROUNDS;
-    const perRequest = (target: Target) => ((cpu.get(target) ?? 0) / total) * 1e6;
+    const perRequest = (target: Target, seconds = cpu) => ((seconds.get(target) ?? 0) / total) * 1e6;
     return {
         cpuUs: perRequest(serverTarget),
         floorCpuUs: perRequest(floorTarget),
         trueFloorCpuUs: perRequest(trueFloorTarget),
+        mainThreadCpuUs: {
+            webhook: perRequest(serverTarget, mainCpu),
+            floor: perRequest(floorTarget, mainCpu),
+            trueFloor: perRequest(trueFloorTarget, mainCpu),
+        },
         memoHitPct: lookups > 0 ? (hits / lookups) * 100 : 0,
         failures,
     };
@@ -839,7 +853,7 @@ async function main(): Promise<void> {
         const readsPerAdmission = reads / serverStats.count;
         const rssGrowth = ((after.rss - before.rss) / before.rss) * 100;
         console.log(
-            `bench:webhook ratio=${ratio.toFixed(2)} p50_ms=${p(serverTarget, 50).toFixed(3)} p99_ms=${p(serverTarget, 99).toFixed(3)} floor_p99_ms=${p(floorTarget, 99).toFixed(3)} reads_per_admission=${readsPerAdmission} rss_growth_pct=${rssGrowth.toFixed(1)} rotation_failed=${rotationFailed} shutdown_dropped=${dropped} true_floor_ratio=${trueRatio.toFixed(2)} cpu_us=${cpuUs.get(serverTarget)?.toFixed(0)} true_floor_cpu_us=${cpuUs.get(trueFloorTarget)?.toFixed(0)} true_floor_p99_ms=${p(trueFloorTarget, 99).toFixed(3)} rolling_restart_failed=${restart.failed} realistic_cpu_us=${realistic.cpuUs.toFixed(0)} realistic_floor_cpu_us=${realistic.floorCpuUs.toFixed(0)} memo_hit_pct=${realistic.memoHitPct.toFixed(1)} realistic_true_floor_cpu_us=${realistic.trueFloorCpuUs.toFixed(0)}`,
+            `bench:webhook ratio=${ratio.toFixed(2)} p50_ms=${p(serverTarget, 50).toFixed(3)} p99_ms=${p(serverTarget, 99).toFixed(3)} floor_p99_ms=${p(floorTarget, 99).toFixed(3)} reads_per_admission=${readsPerAdmission} rss_growth_pct=${rssGrowth.toFixed(1)} rotation_failed=${rotationFailed} shutdown_dropped=${dropped} true_floor_ratio=${trueRatio.toFixed(2)} cpu_us=${cpuUs.get(serverTarget)?.toFixed(0)} true_floor_cpu_us=${cpuUs.get(trueFloorTarget)?.toFixed(0)} true_floor_p99_ms=${p(trueFloorTarget, 99).toFixed(3)} rolling_restart_failed=${restart.failed} realistic_cpu_us=${realistic.cpuUs.toFixed(0)} realistic_floor_cpu_us=${realistic.floorCpuUs.toFixed(0)} memo_hit_pct=${realistic.memoHitPct.toFixed(1)} realistic_true_floor_cpu_us=${realistic.trueFloorCpuUs.toFixed(0)} realistic_main_thread_cpu_us=${realistic.mainThreadCpuUs.webhook.toFixed(0)}/${realistic.mainThreadCpuUs.floor.toFixed(0)}/${realistic.mainThreadCpuUs.trueFloor.toFixed(0)}`,
         );
         for (const target of targets) target.agent.destroy();
     } finally {

@@ -48,7 +48,9 @@ describe("bench:webhook", () => {
         });
         expect(run.status).toBe(0);
         const line = run.stdout.split("\n").find((text) => text.startsWith("bench:webhook "));
-        expect(line).toMatch(/ realistic_cpu_us=\d+ realistic_floor_cpu_us=\d+ memo_hit_pct=\d+\.\d realistic_true_floor_cpu_us=\d+$/);
+        expect(line).toMatch(
+            / realistic_cpu_us=\d+ realistic_floor_cpu_us=\d+ memo_hit_pct=\d+\.\d realistic_true_floor_cpu_us=\d+ realistic_main_thread_cpu_us=\d+\/\d+\/\d+$/,
+        );
         expect(line).toMatch(/ rotation_failed=0 shutdown_dropped=0 /);
     }, 320_000);
 });

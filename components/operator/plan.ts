@@ -22,6 +22,7 @@ import {
     unsupportedInstallMode,
 } from "./install-modes";
 import { contentHash } from "./names";
+import { podSelectorOf } from "./pod-selector";
 import { OperatorConditionObject, operatorConditionFor } from "./olm-environment";
 import {
     deriveOperatorRbac,
@@ -323,7 +324,7 @@ function servedDeployments(
         const backend: WebhookBackend = webhookBackend ?? {
             deploymentName: deployment.name,
             namespace,
-            matchLabels,
+            matchLabels: podSelectorOf(deployment.name, matchLabels),
             servicePort: port,
             targetPort: port,
         };

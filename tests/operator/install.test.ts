@@ -74,7 +74,8 @@ describe("every real CSV installs", () => {
                 const port = first.containerPort ?? 443;
                 const deployment = deployments.find((d) => d.name === backend);
                 expect(objectNamed(result, "Service", `${backend}-service`, "ops").spec).toEqual({
-                    selector: deployment.spec.selector.matchLabels,
+                    // The CSV's matchLabels and the Deployment's own label (one Deployment's pods only).
+                    selector: { ...deployment.spec.selector.matchLabels, "cluster-platform.io/deployment": backend },
                     ports: [{ name: "https", protocol: "TCP", port, targetPort: first.targetPort ?? port }],
                 });
                 const pod = objectNamed(result, "Deployment", backend, "ops").spec.template.spec;
@@ -175,6 +176,7 @@ describe("webhook Services, certificates and configurations", () => {
                     "app.kubernetes.io/component": "webhook",
                     "app.kubernetes.io/instance": "cert-manager",
                     "app.kubernetes.io/name": "webhook",
+                    "cluster-platform.io/deployment": "cert-manager-webhook",
                 },
                 ports: [{ name: "https", protocol: "TCP", port: 443, targetPort: "https" }],
             },
@@ -349,7 +351,13 @@ describe("webhook Services, certificates and configurations", () => {
             },
             spec: {
                 maxUnavailable: 1,
-                selector: { matchLabels: { "control-plane": "controller-manager", "node-maintenance-operator": "" } },
+                selector: {
+                    matchLabels: {
+                        "cluster-platform.io/deployment": "node-maintenance-operator-controller-manager",
+                        "control-plane": "controller-manager",
+                        "node-maintenance-operator": "",
+                    },
+                },
                 unhealthyPodEvictionPolicy: "AlwaysAllow",
             },
         });
@@ -554,7 +562,11 @@ describe("webhook upgrades (seed 002) in Pulumi's ordering", () => {
                 backend: {
                     deploymentName: "node-maintenance-operator-controller-manager",
                     namespace: "ops",
-                    matchLabels: { "control-plane": "controller-manager", "node-maintenance-operator": "" },
+                    matchLabels: {
+                        "cluster-platform.io/deployment": "node-maintenance-operator-controller-manager",
+                        "control-plane": "controller-manager",
+                        "node-maintenance-operator": "",
+                    },
                     servicePort: 443,
                     targetPort: 9443,
                 },

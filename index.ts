@@ -28,10 +28,11 @@ import {
     validateStackConfig,
     WebhookImageConfig,
 } from "./components/config";
-import { Operators, OperatorsPlan, planOperators, requiredClusterObjects } from "./components/operator";
+import { ConversionResets, Operators, OperatorsPlan, planOperators, requiredClusterObjects } from "./components/operator";
 import { DeclaredKinds, derivedResyncSeconds, Reconcile, recordDeclaredKinds } from "./components/reconcile";
 import { ClusterConnection, clusterConnection, ClusterTarget, kubernetesConnectionArgs } from "./components/shared/cluster";
 import {
+    conversionResets,
     INSTALLED_CRDS_OUTPUT,
     InstalledCrds,
     installedCrds,
@@ -204,10 +205,14 @@ export = async function clusterPlatform(): Promise<Record<string, unknown>> {
             owner: `operator ${plan.config.name}`,
             crds: plan.crds.filter((c) => c.manifest).map((c) => c.name),
             deleteOnRemoval: plan.config.deleteCrdsOnRemoval,
+            converted: plan.crds.filter((c) => c.manifest && c.conversion).map((c) => c.name),
         })),
         ...(subscriptions ? [{ owner: "subscriptions", crds: subscriptions.crdNames, deleteOnRemoval: false }] : []),
     ]);
-    await reportCrdRetention(crds, previousUpdate);
+    const resets = await reportCrdRetention(crds, previousUpdate);
+    if (resets.length > 0) {
+        new ConversionResets("crd-conversion-resets", { crds: resets, cluster }, { providers: { kubernetes } });
+    }
 
     const reconcile = declaredKinds ? installReconcile(config, declaredKinds, kubernetes) : undefined;
 
@@ -232,7 +237,7 @@ export = async function clusterPlatform(): Promise<Record<string, unknown>> {
  * Says in the preview which CRDs outlive their owner and which (opted in) die with it, and names
  * the CRDs the previous update installed that this one drops (components/shared/crd-retention.ts).
  */
-async function reportCrdRetention(crds: InstalledCrds, previousUpdate: pulumi.StackReference): Promise<void> {
+async function reportCrdRetention(crds: InstalledCrds, previousUpdate: pulumi.StackReference): Promise<string[]> {
     const previousOutput = await previousUpdate.getOutputDetails(INSTALLED_CRDS_OUTPUT);
     const previous = parseInstalledCrds(previousOutput.value ?? previousOutput.secretValue);
     const messages = retentionMessages(crds, previous.state);
@@ -242,6 +247,7 @@ async function reportCrdRetention(crds: InstalledCrds, previousUpdate: pulumi.St
     for (const line of [...(previous.warning ? [previous.warning] : []), ...messages.warnings]) {
         pulumi.log.warn(line);
     }
+    return Object.keys(conversionResets(crds, previous.state));
 }
 
 /**

@@ -19,6 +19,7 @@ import { proxyEnvOf } from "./deployments";
 import { olmEnvironmentDecision, OPERATOR_CONDITION_CRD, PROXY_API_VERSION, PROXY_NAME } from "./olm-environment";
 import { olmAggregateRoles } from "./rbac";
 
+export { ConversionResets } from "./conversion-reset";
 export { requiredClusterObjects } from "./existing";
 export { planOperators, togglesOf } from "./plan";
 export type { OperatorPlan, OperatorsPlan } from "./plan";

@@ -8,6 +8,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import type { CertificateIssuer } from "../certificates/contract";
 import { ClusterTarget, skippedWithoutCluster } from "../shared/cluster";
+import { CRD_FIELD_MANAGER, fieldManagerAnnotations } from "../shared/crd-retention";
 import { OPERATOR_LABEL, platformLabels } from "../shared/labels";
 import { DeploymentObject, deploymentFor, EnvVar, plainCopy } from "./deployments";
 import type { CrdPlan, OperatorPlan } from "./plan";
@@ -59,7 +60,9 @@ export class OperatorInstall extends pulumi.ComponentResource {
         }
 
         // Owned CRDs (from the bundle) come next, as OLM's InstallPlan applies them before the CSV.
-        const crds = plan.crds.filter((c) => c.manifest).map((c) => this.declareCrd(op, c, servings, !plan.config.deleteCrdsOnRemoval));
+        const crds = plan.crds
+            .filter((c) => c.manifest)
+            .flatMap((c) => this.declareCrd(op, c, servings, !plan.config.deleteCrdsOnRemoval, args.cluster));
         const serviceAccounts = plan.serviceAccounts.map(
             (sa) =>
                 new k8s.core.v1.ServiceAccount(
@@ -144,9 +147,17 @@ export class OperatorInstall extends pulumi.ComponentResource {
 
     /**
      * A CRD from the bundle, kept on delete unless the operator opted in (`deleteCrdsOnRemoval`):
-     * deleting a CRD deletes all its custom resources (components/shared/crd-retention.ts).
+     * deleting a CRD deletes all its custom resources (components/shared/crd-retention.ts). On a
+     * live cluster it is applied under the stack's fixed CRD field manager, forced, so a CRD that
+     * already exists is taken back; a webhook conversion is a patch of its own (conversionPatch).
      */
-    private declareCrd(op: string, crd: CrdPlan, servings: Map<string, WebhookServing>, retainOnDelete: boolean): pulumi.Resource {
+    private declareCrd(
+        op: string,
+        crd: CrdPlan,
+        servings: Map<string, WebhookServing>,
+        retainOnDelete: boolean,
+        cluster: ClusterTarget,
+    ): pulumi.Resource[] {
         const manifest = plainCopy(crd.manifest) as unknown as Manifest;
         const metadataLabels = (manifest.metadata.labels as Record<string, string> | undefined) ?? {};
         manifest.metadata = {
@@ -154,26 +165,36 @@ export class OperatorInstall extends pulumi.ComponentResource {
             labels: { ...metadataLabels, ...platformLabels("operator", { [OPERATOR_LABEL]: op }) },
         };
         const serving = crd.conversion ? servings.get(crd.conversion.deploymentName) : undefined;
-        if (crd.conversion && serving) {
-            return serving.conversionCrd(`${op}-crd-${crd.name}`, manifest, crd.conversion, retainOnDelete);
+        if (crd.conversion && serving && !cluster.live) {
+            return [serving.conversionCrd(`${op}-crd-${crd.name}`, manifest, crd.conversion, retainOnDelete)];
         }
-        return new k8s.apiextensions.v1.CustomResourceDefinition(
+        if (cluster.live) {
+            const annotations = (manifest.metadata.annotations as Record<string, string> | undefined) ?? {};
+            manifest.metadata.annotations = { ...annotations, ...fieldManagerAnnotations(CRD_FIELD_MANAGER) };
+        }
+        if (crd.conversion && serving) {
+            // The conversion belongs to the patch; the CRD's own manager must not hold it (crd-retention.ts).
+            const { conversion: _bundleConversion, ...spec } = manifest.spec;
+            manifest.spec = spec;
+        }
+        const declared = new k8s.apiextensions.v1.CustomResourceDefinition(
             `${op}-crd-${crd.name}`,
             manifest as unknown as k8s.apiextensions.v1.CustomResourceDefinitionArgs,
-            {
-                parent: this,
-                retainOnDelete,
-            },
+            { parent: this, retainOnDelete },
         );
+        if (crd.conversion && serving) {
+            return [declared, serving.conversionPatch(`${op}-crd-conversion-${crd.name}`, crd.name, crd.conversion, [declared])];
+        }
+        return [declared];
     }
 
     /** Conversion for a CRD that exists without a manifest in the bundle: a server-side-apply patch. */
     private patchConversion(op: string, crd: CrdPlan, serving: WebhookServing, cluster: ClusterTarget, dependsOn: pulumi.Resource[]): void {
-        if (!cluster.live) {
+        if (!cluster.live || !crd.conversion) {
             pulumi.log.warn(`operator "${op}": ${skippedWithoutCluster(`the conversion webhook patch of CRD ${crd.name}`)}`, this);
             return;
         }
-        serving.patchExistingCrdConversion(`${op}-crd-conversion-${crd.name}`, crd, dependsOn);
+        serving.conversionPatch(`${op}-crd-conversion-${crd.name}`, crd.name, crd.conversion, dependsOn);
     }
 }
 

@@ -28,7 +28,7 @@ import {
     validateStackConfig,
     WebhookImageConfig,
 } from "./components/config";
-import { ConversionResets, Operators, OperatorsPlan, planOperators, requiredClusterObjects } from "./components/operator";
+import { ConversionResets, Operators, OperatorsPlan, planOperators, requiredClusterObjects, upgradeProblems } from "./components/operator";
 import { DeclaredKinds, derivedResyncSeconds, Reconcile, recordDeclaredKinds } from "./components/reconcile";
 import { ClusterConnection, clusterConnection, ClusterTarget, kubernetesConnectionArgs } from "./components/shared/cluster";
 import {
@@ -39,7 +39,7 @@ import {
     parseInstalledCrds,
     retentionMessages,
 } from "./components/shared/crd-retention";
-import { checkExisting, describeRef, presenceLookup } from "./components/shared/object-presence";
+import { checkExisting, describeRef, objectReader, presenceLookup } from "./components/shared/object-presence";
 import { formatReport, Problem } from "./components/shared/problems";
 import { requiredObjectsOf, SubscriptionInjection } from "./components/subscriptions";
 import { SHARE_GRANTS_OUTPUT, warnRunningPodLosses } from "./components/subscriptions/running-pods";
@@ -95,6 +95,8 @@ async function preflight(config: StackConfig): Promise<Preflight> {
             throw new pulumi.RunError(error.message);
         });
         problems.push(...existing.problems);
+        // What OLM checks before it replaces a CRD (components/operator/upgrade.ts), against the cluster's CRDs.
+        problems.push(...(await upgradeProblems(operators.plans, config.operators, objectReader(connection, __dirname))));
         if (existing.unchecked.length > 0) {
             pulumi.log.warn(
                 `not checked that these exist (no cluster to ask): ${existing.unchecked.map((r) => describeRef(r.ref)).join(", ")}`,

@@ -21,6 +21,7 @@ import { olmAggregateRoles } from "./rbac";
 
 export { ConversionResets } from "./conversion-reset";
 export { requiredClusterObjects } from "./existing";
+export { upgradeProblems } from "./upgrade";
 export { planOperators, togglesOf } from "./plan";
 export type { OperatorPlan, OperatorsPlan } from "./plan";
 

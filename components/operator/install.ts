@@ -81,7 +81,9 @@ export class OperatorInstall extends pulumi.ComponentResource {
                 immutable: true,
                 data: { "webhooks.json": plan.webhookGeneration.definitions },
             },
-            { parent: this, dependsOn: inNamespace, deleteBeforeReplace: true },
+            // After the CRDs: a CRD the API server refuses stops the update before the generation's
+            // delete-first replacement removes the running operator's webhook configurations.
+            { parent: this, dependsOn: [...inNamespace, ...crds], deleteBeforeReplace: true },
         );
 
         // Deployments in CSV order: each waits for the previous one to be ready and for the

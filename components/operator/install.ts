@@ -12,7 +12,7 @@ import { CRD_FIELD_MANAGER, fieldManagerAnnotations } from "../shared/crd-retent
 import { OPERATOR_LABEL, platformLabels } from "../shared/labels";
 import { DeploymentObject, deploymentFor, EnvVar, plainCopy } from "./deployments";
 import type { CrdPlan, OperatorPlan } from "./plan";
-import type { RbacObject } from "./rbac";
+import { objectKey, RbacObject } from "./rbac";
 import { WebhookServing } from "./serving";
 
 export interface OperatorInstallArgs {
@@ -60,9 +60,19 @@ export class OperatorInstall extends pulumi.ComponentResource {
         }
 
         // Owned CRDs (from the bundle) come next, as OLM's InstallPlan applies them before the CSV.
+        // A CRD other installs share is kept on this one's removal whatever deleteCrdsOnRemoval says.
+        const shared = new Set(plan.shared.declared);
         const crds = plan.crds
             .filter((c) => c.manifest)
-            .flatMap((c) => this.declareCrd(op, c, servings, !plan.config.deleteCrdsOnRemoval, args.cluster));
+            .flatMap((c) =>
+                this.declareCrd(
+                    op,
+                    c,
+                    servings,
+                    !plan.config.deleteCrdsOnRemoval || shared.has(`CustomResourceDefinition ${c.name}`),
+                    args.cluster,
+                ),
+            );
         const serviceAccounts = plan.serviceAccounts.map(
             (sa) =>
                 new k8s.core.v1.ServiceAccount(
@@ -71,7 +81,7 @@ export class OperatorInstall extends pulumi.ComponentResource {
                     { parent: this, dependsOn: inNamespace },
                 ),
         );
-        const rbac = declareRbac(op, plan.rbac, this, [...inNamespace, ...crds]);
+        const rbac = declareRbac(op, plan.rbac, this, [...inNamespace, ...crds], shared);
 
         // The webhook generation: replaced (delete first) whenever the webhook set changes.
         const generation = new k8s.core.v1.ConfigMap(
@@ -128,7 +138,9 @@ export class OperatorInstall extends pulumi.ComponentResource {
                 previous.push(...webhooks);
                 // OLM waits for its APIServices to be Available before the CSV succeeds; so does the next Deployment here.
                 previous.push(...serving.declareApiServices(op, deploymentPlan.apiServices ?? [], [deployment, ...webhooks]));
-                for (const crd of plan.crds.filter((c) => c.conversion?.deploymentName === deploymentPlan.name && !c.manifest)) {
+                for (const crd of plan.crds.filter(
+                    (c) => c.conversion?.deploymentName === deploymentPlan.name && !c.manifest && !c.sharedFrom,
+                )) {
                     this.patchConversion(op, crd, serving, args.cluster, [deployment, ...webhooks]);
                 }
             }
@@ -185,7 +197,7 @@ export class OperatorInstall extends pulumi.ComponentResource {
             { parent: this, retainOnDelete },
         );
         if (crd.conversion && serving) {
-            return [declared, serving.conversionPatch(`${op}-crd-conversion-${crd.name}`, crd.name, crd.conversion, [declared])];
+            return [declared, serving.conversionPatch(`${op}-crd-conversion-${crd.name}`, crd, crd.conversion, [declared])];
         }
         return [declared];
     }
@@ -196,7 +208,7 @@ export class OperatorInstall extends pulumi.ComponentResource {
             pulumi.log.warn(`operator "${op}": ${skippedWithoutCluster(`the conversion webhook patch of CRD ${crd.name}`)}`, this);
             return;
         }
-        serving.conversionPatch(`${op}-crd-conversion-${crd.name}`, crd.name, crd.conversion, dependsOn);
+        serving.conversionPatch(`${op}-crd-conversion-${crd.name}`, crd, crd.conversion, dependsOn);
     }
 }
 
@@ -213,11 +225,21 @@ function withProxyEnvFrom(
     };
 }
 
-/** Every RBAC object, named as OLM names it. */
-function declareRbac(op: string, objects: readonly RbacObject[], parent: pulumi.Resource, dependsOn: pulumi.Resource[]): pulumi.Resource[] {
+/**
+ * Every RBAC object, named as OLM names it. Objects other installs of the bundle share are kept
+ * on this install's removal: the next install declares them then, and its server-side apply
+ * takes them back (deleted, they would go after the next one's create).
+ */
+function declareRbac(
+    op: string,
+    objects: readonly RbacObject[],
+    parent: pulumi.Resource,
+    dependsOn: pulumi.Resource[],
+    shared: ReadonlySet<string>,
+): pulumi.Resource[] {
     return objects.map((object) => {
         const logical = `${op}-${object.kind.toLowerCase()}-${object.metadata.namespace ? `${object.metadata.namespace}-` : ""}${object.metadata.name}`;
-        const opts = { parent, dependsOn };
+        const opts = { parent, dependsOn, ...(shared.has(objectKey(object)) ? { retainOnDelete: true } : {}) };
         switch (object.kind) {
             case "Role":
                 return new k8s.rbac.v1.Role(logical, object, opts);

@@ -23,6 +23,7 @@ import {
 } from "./install-modes";
 import { contentHash } from "./names";
 import { podSelectorOf } from "./pod-selector";
+import { shareClusterObjects, SharedObjects } from "./shared-objects";
 import { OperatorConditionObject, operatorConditionFor } from "./olm-environment";
 import {
     deriveOperatorRbac,
@@ -39,10 +40,14 @@ import { ConversionPlan, DeploymentWebhooks, webhookCertSecretName, webhooksByDe
 
 export interface CrdPlan {
     name: string;
+    /** Its kind, as the CSV's owned entry names it (a CRD patch must name group and kind: crd-identity.ts). */
+    kind: string;
     /** The manifest from the bundle folder; undefined when the CRD must already exist. */
     manifest?: CrdObject;
     /** The conversion webhook that converts it, if any. */
     conversion?: ConversionPlan;
+    /** Set when another install of the same bundle declares it (shared-objects.ts): that install's name. */
+    sharedFrom?: string;
 }
 
 export interface DeploymentPlan {
@@ -84,6 +89,12 @@ export interface OperatorPlan {
     webhookGeneration: WebhookGeneration;
     /** The OperatorCondition OLM would generate for the CSV (declared where the cluster serves it). */
     operatorCondition: OperatorConditionObject;
+    /**
+     * Cluster-scoped objects (`objectKey`) this install shares with other installs of the same
+     * bundle in other namespaces (shared-objects.ts): declared by the first such install, kept
+     * on its removal (the next install takes them back), absent from the others' plans.
+     */
+    shared: SharedObjects;
 }
 
 export interface OperatorsPlan {
@@ -115,8 +126,9 @@ export function planOperators(operators: readonly OperatorConfig[], olm: OlmConf
             plans.push(result.plan);
         }
     });
-    problems.push(...collisions(plans, operators));
-    return { plans, problems, warnings };
+    const sharing = shareClusterObjects(plans, operators);
+    problems.push(...sharing.problems, ...collisions(sharing.plans, operators));
+    return { plans: sharing.plans, problems, warnings };
 }
 
 interface SingleResult {
@@ -259,6 +271,7 @@ export function planOperator(
             deployments: deploymentPlans,
             webhookGeneration: webhookGenerationOf(config.name, mapping.byDeployment),
             operatorCondition: operatorConditionFor(csv, config.namespace, config.name),
+            shared: { declared: [], fromOthers: {} },
         },
     };
 }
@@ -420,7 +433,8 @@ function crdPlans(
                 `the conversion webhook ${describeValue(conversion.webhook)} is set on the existing CRD ${describeValue(name)} by a server-side-apply patch (live clusters only)`,
             );
         }
-        return { name, ...(manifest ? { manifest } : {}), ...(conversion ? { conversion } : {}) };
+        const kind = manifest?.spec.names.kind ?? owned.find((o) => o.name === name)?.kind ?? "";
+        return { name, kind, ...(manifest ? { manifest } : {}), ...(conversion ? { conversion } : {}) };
     });
 }
 
@@ -503,7 +517,8 @@ function collisions(plans: readonly OperatorPlan[], operators: readonly Operator
             ...plan.deployments.filter((d) => d.served).map((d) => `Secret ${namespace}/${webhookCertSecretName(d.name)}`),
             ...plan.deployments.flatMap((d) => d.apiServices ?? []).map((a) => `APIService ${a.name}`),
             `OperatorCondition ${namespace}/${plan.operatorCondition.metadata.name}`,
-            ...plan.crds.map((c) => `CustomResourceDefinition ${c.name}`),
+            // Declared CRDs (manifest or conversion patch); a CRD that must already exist is nobody's.
+            ...plan.crds.filter((c) => c.manifest || c.conversion).map((c) => `CustomResourceDefinition ${c.name}`),
             ...plan.rbac.map(objectKey),
         ];
         for (const key of new Set(keys)) {

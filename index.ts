@@ -207,7 +207,7 @@ export = async function clusterPlatform(): Promise<Record<string, unknown>> {
             owner: `operator ${plan.config.name}`,
             crds: plan.crds.filter((c) => c.manifest).map((c) => c.name),
             deleteOnRemoval: plan.config.deleteCrdsOnRemoval,
-            converted: plan.crds.filter((c) => c.manifest && c.conversion).map((c) => c.name),
+            converted: Object.fromEntries(plan.crds.filter((c) => c.manifest && c.conversion).map((c) => [c.name, c.kind])),
         })),
         ...(subscriptions ? [{ owner: "subscriptions", crds: subscriptions.crdNames, deleteOnRemoval: false }] : []),
     ]);
@@ -239,7 +239,7 @@ export = async function clusterPlatform(): Promise<Record<string, unknown>> {
  * Says in the preview which CRDs outlive their owner and which (opted in) die with it, and names
  * the CRDs the previous update installed that this one drops (components/shared/crd-retention.ts).
  */
-async function reportCrdRetention(crds: InstalledCrds, previousUpdate: pulumi.StackReference): Promise<string[]> {
+async function reportCrdRetention(crds: InstalledCrds, previousUpdate: pulumi.StackReference): Promise<{ name: string; kind: string }[]> {
     const previousOutput = await previousUpdate.getOutputDetails(INSTALLED_CRDS_OUTPUT);
     const previous = parseInstalledCrds(previousOutput.value ?? previousOutput.secretValue);
     const messages = retentionMessages(crds, previous.state);
@@ -249,7 +249,7 @@ async function reportCrdRetention(crds: InstalledCrds, previousUpdate: pulumi.St
     for (const line of [...(previous.warning ? [previous.warning] : []), ...messages.warnings]) {
         pulumi.log.warn(line);
     }
-    return Object.keys(conversionResets(crds, previous.state));
+    return Object.entries(conversionResets(crds, previous.state)).map(([name, crd]) => ({ name, kind: crd.kind ?? "" }));
 }
 
 /**

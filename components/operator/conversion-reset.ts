@@ -17,21 +17,21 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { ClusterTarget, skippedWithoutCluster } from "../shared/cluster";
-import { CONVERSION_FIELD_MANAGER, fieldManagerAnnotations } from "../shared/crd-retention";
+import { CONVERSION_FIELD_MANAGER, crdPatchIdentity, fieldManagerAnnotations } from "../shared/crd-retention";
 
 /** The server-side-apply body that resets one CRD's conversion. */
-export function conversionResetBody(crd: string): Record<string, unknown> {
+export function conversionResetBody(crd: string, kind: string): Record<string, unknown> {
     return {
         apiVersion: "apiextensions.k8s.io/v1",
         kind: "CustomResourceDefinition",
         metadata: { name: crd, annotations: fieldManagerAnnotations(CONVERSION_FIELD_MANAGER) },
-        spec: { conversion: { strategy: "None" } },
+        spec: { ...crdPatchIdentity(crd, kind), conversion: { strategy: "None" } },
     };
 }
 
 export interface ConversionResetsArgs {
-    /** The kept CRDs whose converting operator this update removes (`conversionResets`). */
-    crds: readonly string[];
+    /** The kept CRDs whose converting operator this update removes (`conversionResets`), with their kinds. */
+    crds: readonly { name: string; kind: string }[];
     /** Whether the provider can patch a live cluster. */
     cluster: ClusterTarget;
 }
@@ -40,12 +40,15 @@ export class ConversionResets extends pulumi.ComponentResource {
     constructor(name: string, args: ConversionResetsArgs, opts?: pulumi.ComponentResourceOptions) {
         super("cluster-platform:operator:ConversionResets", name, {}, opts);
         if (!args.cluster.live) {
-            pulumi.log.warn(skippedWithoutCluster(`the conversion reset (strategy None) of CRDs ${args.crds.join(", ")}`), this);
+            pulumi.log.warn(
+                skippedWithoutCluster(`the conversion reset (strategy None) of CRDs ${args.crds.map((c) => c.name).join(", ")}`),
+                this,
+            );
         } else {
             for (const crd of args.crds) {
                 new k8s.apiextensions.v1.CustomResourceDefinitionPatch(
-                    `crd-conversion-none-${crd}`,
-                    conversionResetBody(crd) as k8s.apiextensions.v1.CustomResourceDefinitionPatchArgs,
+                    `crd-conversion-none-${crd.name}`,
+                    conversionResetBody(crd.name, crd.kind) as k8s.apiextensions.v1.CustomResourceDefinitionPatchArgs,
                     { parent: this, retainOnDelete: true },
                 );
             }

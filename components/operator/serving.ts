@@ -13,10 +13,10 @@ import type { WebhookBackend } from "../admission-webhook/contract";
 import type { CertificateIssuer, ServingCertificate } from "../certificates/contract";
 import { injectCaBundle } from "../certificates/declared";
 import type { ClusterTarget } from "../shared/cluster";
-import { CONVERSION_FIELD_MANAGER, fieldManagerAnnotations } from "../shared/crd-retention";
+import { CONVERSION_FIELD_MANAGER, crdPatchIdentity, fieldManagerAnnotations } from "../shared/crd-retention";
 import { ApiServicePlan, apiServiceObject } from "./apiservices";
 import type { CertificateMount } from "./deployments";
-import type { OperatorPlan } from "./plan";
+import type { CrdPlan, OperatorPlan } from "./plan";
 import { webhookGenerationTransformation } from "./webhook-gate";
 import { ConversionPlan, DeploymentWebhooks, webhookCertSecretName, webhookServiceNameOf } from "./webhooks";
 
@@ -165,14 +165,14 @@ export class WebhookServing {
      * `strategy: None`). Deleting it with its operator hands the CRD back to `strategy: None`
      * (conversion-reset.ts); the CRD itself is declared without `spec.conversion`.
      */
-    conversionPatch(name: string, crd: string, conversion: ConversionPlan, dependsOn: pulumi.Resource[]): pulumi.Resource {
+    conversionPatch(name: string, crd: CrdPlan, conversion: ConversionPlan, dependsOn: pulumi.Resource[]): pulumi.Resource {
         const injected = injectCaBundle(
             "CustomResourceDefinition",
             {
                 apiVersion: "apiextensions.k8s.io/v1",
                 kind: "CustomResourceDefinition",
-                metadata: { name: crd, annotations: fieldManagerAnnotations(CONVERSION_FIELD_MANAGER) },
-                spec: { conversion: conversionSpec(conversion) },
+                metadata: { name: crd.name, annotations: fieldManagerAnnotations(CONVERSION_FIELD_MANAGER) },
+                spec: { ...crdPatchIdentity(crd.name, crd.kind), conversion: conversionSpec(conversion) },
             },
             this.args.certificates.caBundleFor(this.certificate),
         );

@@ -45,6 +45,17 @@ export const CRD_FIELD_MANAGER = "cluster-platform-crds";
  */
 export const CONVERSION_FIELD_MANAGER = "cluster-platform-crd-conversion";
 
+/**
+ * What a CRD patch must carry besides its change: the provider's Check reads every CRD it is
+ * given, patches included, into its CRD cache and fails without `spec.group` and
+ * `spec.names.kind` (pulumi-kubernetes provider/pkg/clients/cache.go, `groupKindFromCRD`, called
+ * from provider.go Check). The same values the CRD has, so applying them changes nothing (a CRD's
+ * name is `<plural>.<group>`).
+ */
+export function crdPatchIdentity(name: string, kind: string): { group: string; names: { kind: string } } {
+    return { group: name.slice(name.indexOf(".") + 1), names: { kind } };
+}
+
 /** The annotations that make the provider apply with `manager`, forcing conflicts. */
 export function fieldManagerAnnotations(manager: string): Record<string, string> {
     return { "pulumi.com/patchFieldManager": manager, "pulumi.com/patchForce": "true" };
@@ -57,6 +68,8 @@ export interface InstalledCrd {
     onRemoval: OnRemoval;
     /** Set when its owner's webhook converts it (its conversion is reset to None when the owner leaves). */
     conversion?: "webhook";
+    /** Its kind, recorded with `conversion` for the reset patch (`crdPatchIdentity`). */
+    kind?: string;
 }
 
 /** CRD name → owner and fate, keys sorted (a stack output, so deterministic). */
@@ -67,8 +80,8 @@ export interface CrdOwner {
     crds: readonly string[];
     /** True when the owner opted in to deleting its CRDs on removal. */
     deleteOnRemoval: boolean;
-    /** The CRDs its conversion webhook converts. */
-    converted?: readonly string[];
+    /** The CRDs its conversion webhook converts, with their kinds. */
+    converted?: Readonly<Record<string, string>>;
 }
 
 export function installedCrds(owners: readonly CrdOwner[]): InstalledCrds {
@@ -80,7 +93,7 @@ export function installedCrds(owners: readonly CrdOwner[]): InstalledCrds {
                     {
                         owner: o.owner,
                         onRemoval: o.deleteOnRemoval ? "delete" : "keep",
-                        ...(o.converted?.includes(crd) ? { conversion: "webhook" as const } : {}),
+                        ...(o.converted?.[crd] !== undefined ? { conversion: "webhook" as const, kind: o.converted[crd] } : {}),
                     },
                 ] as const,
         ),
@@ -102,11 +115,12 @@ export function parseInstalledCrds(value: unknown): { state?: InstalledCrds; war
                 v !== null &&
                 typeof (v as InstalledCrd).owner === "string" &&
                 ["keep", "delete"].includes((v as InstalledCrd).onRemoval) &&
-                [undefined, "webhook"].includes((v as InstalledCrd).conversion),
+                [undefined, "webhook"].includes((v as InstalledCrd).conversion) &&
+                ["undefined", "string"].includes(typeof (v as InstalledCrd).kind),
         );
     if (!ok) {
         return {
-            warning: `the previous update's ${INSTALLED_CRDS_OUTPUT} output is not {[crd]: {owner, onRemoval: "keep" | "delete", conversion?: "webhook"}}; this preview cannot name the CRDs that leave the stack`,
+            warning: `the previous update's ${INSTALLED_CRDS_OUTPUT} output is not {[crd]: {owner, onRemoval: "keep" | "delete", conversion?: "webhook", kind?}}; this preview cannot name the CRDs that leave the stack`,
         };
     }
     return { state: value as InstalledCrds };
@@ -151,7 +165,7 @@ export function retentionMessages(current: InstalledCrds, previous: InstalledCrd
     }
     for (const [owner, names] of byOwner(conversionResets(current, previous), "keep")) {
         warnings.push(
-            `${owner}: its conversion webhook leaves with it, so these kept CRDs get spec.conversion.strategy None (no webhook, no caBundle), as OLM sets when a CSV is removed and not replaced: ${names.join(", ")}; each custom resource is then served at every version exactly as stored (only apiVersion rewritten, no field converted): read them at their stored version (status.storedVersions), or re-add an operator that converts them, before clients use another version`,
+            `${owner}: its conversion webhook leaves with it, so these kept CRDs get spec.conversion.strategy None (no webhook, no caBundle), as OLM sets when a CSV is removed and not replaced: ${names.join(", ")}; each custom resource is then served at every version as stored (only apiVersion rewritten, no field converted, and fields the version read does not declare pruned): read them at their stored version (status.storedVersions), or re-add an operator that converts them, before clients use another version`,
         );
     }
     for (const [owner, names] of byOwner(dropped, "delete")) {

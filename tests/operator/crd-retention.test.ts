@@ -41,7 +41,7 @@ describe("CRDs outlive their operator", () => {
         ]);
         expect(result.stackOutputs[INSTALLED_CRDS_OUTPUT]).toEqual({
             "backups.samples.cluster-platform.io": { owner: "operator backups", onRemoval: "keep" },
-            "widgets.samples.cluster-platform.io": { owner: "operator widgets", onRemoval: "keep", conversion: "webhook" },
+            "widgets.samples.cluster-platform.io": { owner: "operator widgets", onRemoval: "keep", conversion: "webhook", kind: "Widget" },
         });
     });
 
@@ -78,7 +78,7 @@ describe("CRDs outlive their operator", () => {
                     name: "widgets.samples.cluster-platform.io",
                     annotations: { "pulumi.com/patchFieldManager": "cluster-platform-crd-conversion", "pulumi.com/patchForce": "true" },
                 },
-                spec: { conversion: { strategy: "None" } },
+                spec: { group: "samples.cluster-platform.io", names: { kind: "Widget" }, conversion: { strategy: "None" } },
             },
         ]);
         const reset = resourcesOfType(second, "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinitionPatch");
@@ -86,7 +86,7 @@ describe("CRDs outlive their operator", () => {
             ["crd-conversion-none-widgets.samples.cluster-platform.io", true],
         ]);
         expect(second.warnings).toContain(
-            "operator widgets: its conversion webhook leaves with it, so these kept CRDs get spec.conversion.strategy None (no webhook, no caBundle), as OLM sets when a CSV is removed and not replaced: widgets.samples.cluster-platform.io; each custom resource is then served at every version exactly as stored (only apiVersion rewritten, no field converted): read them at their stored version (status.storedVersions), or re-add an operator that converts them, before clients use another version",
+            "operator widgets: its conversion webhook leaves with it, so these kept CRDs get spec.conversion.strategy None (no webhook, no caBundle), as OLM sets when a CSV is removed and not replaced: widgets.samples.cluster-platform.io; each custom resource is then served at every version as stored (only apiVersion rewritten, no field converted, and fields the version read does not declare pruned): read them at their stored version (status.storedVersions), or re-add an operator that converts them, before clients use another version",
         );
         // The operator that stays converts nothing: no reset, and an update after the reset declares none.
         const third = await renderOperators([BACKUPS], { render: { stackOutputs: lastUpdate(second) } });

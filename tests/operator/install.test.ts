@@ -476,7 +476,8 @@ describe("conversion webhooks", () => {
                 name: WIDGETS_CRD,
                 annotations: { "pulumi.com/patchFieldManager": "cluster-platform-crd-conversion", "pulumi.com/patchForce": "true" },
             },
-            spec: { conversion: WIDGETS_CONVERSION },
+            // group and kind as the CRD has them: the provider reads every CRD patch into its CRD cache.
+            spec: { group: "samples.cluster-platform.io", names: { kind: "Widget" }, conversion: WIDGETS_CONVERSION },
         });
         expect(
             resourceNamed(
@@ -539,6 +540,8 @@ describe("conversion webhooks", () => {
                     annotations: { "pulumi.com/patchFieldManager": "cluster-platform-crd-conversion", "pulumi.com/patchForce": "true" },
                 },
                 spec: {
+                    group: "argoproj.io",
+                    names: { kind: "ArgoCD" },
                     conversion: {
                         strategy: "Webhook",
                         webhook: {

@@ -32,10 +32,13 @@ import { ConversionResets, Operators, OperatorsPlan, planOperators, requiredClus
 import { DeclaredKinds, derivedResyncSeconds, Reconcile, recordDeclaredKinds } from "./components/reconcile";
 import { ClusterConnection, clusterConnection, ClusterTarget, kubernetesConnectionArgs } from "./components/shared/cluster";
 import {
+    CONVERSION_RESETS_OUTPUT,
+    ConversionResetState,
     conversionResets,
     INSTALLED_CRDS_OUTPUT,
     InstalledCrds,
     installedCrds,
+    parseConversionResets,
     parseInstalledCrds,
     retentionMessages,
 } from "./components/shared/crd-retention";
@@ -212,7 +215,7 @@ export = async function clusterPlatform(): Promise<Record<string, unknown>> {
         ...(subscriptions ? [{ owner: "subscriptions", crds: subscriptions.crdNames, deleteOnRemoval: false }] : []),
     ]);
     const resets = await reportCrdRetention(crds, previousUpdate);
-    if (resets.length > 0) {
+    if (Object.keys(resets).length > 0) {
         new ConversionResets("crd-conversion-resets", { crds: resets, cluster }, { providers: { kubernetes } });
     }
 
@@ -230,6 +233,7 @@ export = async function clusterPlatform(): Promise<Record<string, unknown>> {
         ...(awsTags ? awsTagsOutputs(awsTags, config.aws) : {}),
         // Read back by the next update, whose preview names the CRDs it no longer declares.
         ...(Object.keys(crds).length > 0 ? { [INSTALLED_CRDS_OUTPUT]: crds } : {}),
+        ...(Object.keys(resets).length > 0 ? { [CONVERSION_RESETS_OUTPUT]: resets } : {}),
         // Last, once every component has issued its certificates: read back by the next update.
         ...certificates.stackOutputs(),
     };
@@ -239,7 +243,7 @@ export = async function clusterPlatform(): Promise<Record<string, unknown>> {
  * Says in the preview which CRDs outlive their owner and which (opted in) die with it, and names
  * the CRDs the previous update installed that this one drops (components/shared/crd-retention.ts).
  */
-async function reportCrdRetention(crds: InstalledCrds, previousUpdate: pulumi.StackReference): Promise<{ name: string; kind: string }[]> {
+async function reportCrdRetention(crds: InstalledCrds, previousUpdate: pulumi.StackReference): Promise<ConversionResetState> {
     const previousOutput = await previousUpdate.getOutputDetails(INSTALLED_CRDS_OUTPUT);
     const previous = parseInstalledCrds(previousOutput.value ?? previousOutput.secretValue);
     const messages = retentionMessages(crds, previous.state);
@@ -249,7 +253,8 @@ async function reportCrdRetention(crds: InstalledCrds, previousUpdate: pulumi.St
     for (const line of [...(previous.warning ? [previous.warning] : []), ...messages.warnings]) {
         pulumi.log.warn(line);
     }
-    return Object.entries(conversionResets(crds, previous.state)).map(([name, crd]) => ({ name, kind: crd.kind ?? "" }));
+    const previousResets = await previousUpdate.getOutputDetails(CONVERSION_RESETS_OUTPUT);
+    return conversionResets(crds, previous.state, parseConversionResets(previousResets.value));
 }
 
 /**

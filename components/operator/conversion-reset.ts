@@ -9,8 +9,8 @@
  * Two things do it. The conversion was applied by a patch of its own under
  * `CONVERSION_FIELD_MANAGER` (serving.ts), which the removal deletes: the provider relinquishes
  * the fields and the API server defaults the strategy to None. And this update declares, under
- * the same manager, a patch that applies `strategy: None` (kept on delete, so the next update
- * forgets it without touching the CRD): one apply by the manager that owns the webhook fields
+ * the same manager, a patch that applies `strategy: None`, declared on every update until the CRD
+ * is declared again (kept on delete, so that update forgets it without touching the CRD): one apply by the manager that owns the webhook fields
  * drops them (server-side apply removes the fields a manager stops applying), so the CRD is valid
  * whichever step the engine runs first, and the preview shows the reset.
  */
@@ -30,8 +30,8 @@ export function conversionResetBody(crd: string, kind: string): Record<string, u
 }
 
 export interface ConversionResetsArgs {
-    /** The kept CRDs whose converting operator this update removes (`conversionResets`), with their kinds. */
-    crds: readonly { name: string; kind: string }[];
+    /** The kept CRDs whose conversion the stack holds at None (`conversionResets`): name → kind. */
+    crds: Readonly<Record<string, string>>;
     /** Whether the provider can patch a live cluster. */
     cluster: ClusterTarget;
 }
@@ -41,14 +41,14 @@ export class ConversionResets extends pulumi.ComponentResource {
         super("cluster-platform:operator:ConversionResets", name, {}, opts);
         if (!args.cluster.live) {
             pulumi.log.warn(
-                skippedWithoutCluster(`the conversion reset (strategy None) of CRDs ${args.crds.map((c) => c.name).join(", ")}`),
+                skippedWithoutCluster(`the conversion reset (strategy None) of CRDs ${Object.keys(args.crds).join(", ")}`),
                 this,
             );
         } else {
-            for (const crd of args.crds) {
+            for (const [name, kind] of Object.entries(args.crds)) {
                 new k8s.apiextensions.v1.CustomResourceDefinitionPatch(
-                    `crd-conversion-none-${crd.name}`,
-                    conversionResetBody(crd.name, crd.kind) as k8s.apiextensions.v1.CustomResourceDefinitionPatchArgs,
+                    `crd-conversion-none-${name}`,
+                    conversionResetBody(name, kind) as k8s.apiextensions.v1.CustomResourceDefinitionPatchArgs,
                     { parent: this, retainOnDelete: true },
                 );
             }

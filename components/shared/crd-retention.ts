@@ -163,7 +163,7 @@ export function retentionMessages(current: InstalledCrds, previous: InstalledCrd
             `${owner}: CRDs no longer declared, left in the cluster with their custom resources (retainOnDelete; the stack stops managing them): ${names.join(", ")}; delete them with kubectl once nothing needs their data`,
         );
     }
-    for (const [owner, names] of byOwner(conversionResets(current, previous), "keep")) {
+    for (const [owner, names] of byOwner(newConversionResets(current, previous), "keep")) {
         warnings.push(
             `${owner}: its conversion webhook leaves with it, so these kept CRDs get spec.conversion.strategy None (no webhook, no caBundle), as OLM sets when a CSV is removed and not replaced: ${names.join(", ")}; each custom resource is then served at every version as stored (only apiVersion rewritten, no field converted, and fields the version read does not declare pruned): read them at their stored version (status.storedVersions), or re-add an operator that converts them, before clients use another version`,
         );
@@ -176,11 +176,41 @@ export function retentionMessages(current: InstalledCrds, previous: InstalledCrd
     return { infos, warnings };
 }
 
+/** The stack output that carries the CRDs whose conversion the stack holds at None, with their kinds. */
+export const CONVERSION_RESETS_OUTPUT = "conversionResets";
+
+/** CRD name → kind, keys sorted. */
+export type ConversionResetState = Record<string, string>;
+
+/** Reads the previous update's `conversionResets`; anything malformed counts as none. */
+export function parseConversionResets(value: unknown): ConversionResetState {
+    if (typeof value !== "object" || value === null || Array.isArray(value)) {
+        return {};
+    }
+    return Object.fromEntries(Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === "string"));
+}
+
 /**
- * The kept CRDs of the previous update that a webhook converted and this update no longer
- * declares: their conversion is set to `strategy: None` under `CONVERSION_FIELD_MANAGER`.
+ * The kept CRDs whose conversion the stack holds at `strategy: None` under
+ * `CONVERSION_FIELD_MANAGER`: those a webhook converted at the previous update and this one no
+ * longer declares, and those already reset before, until a CRD is declared again (its operator
+ * re-added). Declared on every update in between, so a preview after the removal finds nothing
+ * to change.
  */
-export function conversionResets(current: InstalledCrds, previous: InstalledCrds | undefined): InstalledCrds {
+export function conversionResets(
+    current: InstalledCrds,
+    previous: InstalledCrds | undefined,
+    previousResets: ConversionResetState = {},
+): ConversionResetState {
+    const dropped = Object.entries(previous ?? {}).filter(([, crd]) => crd.onRemoval === "keep" && crd.conversion === "webhook");
+    const entries = [...Object.entries(previousResets), ...dropped.map(([name, crd]) => [name, crd.kind ?? ""] as const)].filter(
+        ([name]) => current[name] === undefined,
+    );
+    return Object.fromEntries(entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+/** The kept CRDs of the previous update that a webhook converted and this update no longer declares (the warning's subject). */
+export function newConversionResets(current: InstalledCrds, previous: InstalledCrds | undefined): InstalledCrds {
     return Object.fromEntries(
         Object.entries(previous ?? {}).filter(
             ([name, crd]) => current[name] === undefined && crd.onRemoval === "keep" && crd.conversion === "webhook",

@@ -25,7 +25,10 @@ const crdOptions = (result: RenderResult) =>
     );
 
 /** The output the next update reads back, as the update that `first` previews would publish it. */
-const lastUpdate = (first: RenderResult) => ({ [INSTALLED_CRDS_OUTPUT]: first.stackOutputs[INSTALLED_CRDS_OUTPUT] });
+const lastUpdate = (first: RenderResult) => ({
+    [INSTALLED_CRDS_OUTPUT]: first.stackOutputs[INSTALLED_CRDS_OUTPUT],
+    conversionResets: first.stackOutputs.conversionResets,
+});
 
 describe("CRDs outlive their operator", () => {
     test("GIVEN two operators with the defaults WHEN rendered THEN every CRD is kept on delete, the preview names them, and the stack output records them", async () => {
@@ -88,9 +91,14 @@ describe("CRDs outlive their operator", () => {
         expect(second.warnings).toContain(
             "operator widgets: its conversion webhook leaves with it, so these kept CRDs get spec.conversion.strategy None (no webhook, no caBundle), as OLM sets when a CSV is removed and not replaced: widgets.samples.cluster-platform.io; each custom resource is then served at every version as stored (only apiVersion rewritten, no field converted, and fields the version read does not declare pruned): read them at their stored version (status.storedVersions), or re-add an operator that converts them, before clients use another version",
         );
-        // The operator that stays converts nothing: no reset, and an update after the reset declares none.
+        expect(second.stackOutputs.conversionResets).toEqual({ "widgets.samples.cluster-platform.io": "Widget" });
+        // The updates after it hold the reset (no change to preview) and warn no more, until the operator is re-added.
         const third = await renderOperators([BACKUPS], { render: { stackOutputs: lastUpdate(second) } });
-        expect(patchesOf(third)).toEqual([]);
+        expect(patchesOf(third)).toEqual(patchesOf(second));
+        expect(third.warnings.filter((w) => w.includes("conversion webhook leaves"))).toEqual([]);
+        const readded = await renderOperators([WIDGETS, BACKUPS], { render: { stackOutputs: lastUpdate(third) } });
+        expect(patchesOf(readded).map((p) => p.spec.conversion.strategy)).toEqual(["Webhook"]);
+        expect(readded.stackOutputs.conversionResets).toBeUndefined();
     });
 
     test("GIVEN an opted-in (deleteCrdsOnRemoval) converting operator WHEN removed THEN its CRD is deleted, not reset", async () => {

@@ -32,7 +32,7 @@ interface Setting {
     default: string;
 }
 
-/** Every variable, its default and meaning (the README table is this list). */
+/** Every variable, its default and meaning (the table in docs/subscriptions.md is this list). */
 export const SETTINGS = {
     host: { env: "WEBHOOK_BIND_ADDRESS", default: "0.0.0.0", describe: "address to listen on" },
     port: { env: "WEBHOOK_PORT", default: String(WEBHOOK_SERVER.port), describe: "HTTPS port (1-65535)" },

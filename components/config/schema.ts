@@ -32,8 +32,8 @@ import { DEFAULT_WEBHOOK_TIMEOUT_SECONDS, MAX_WEBHOOK_TIMEOUT_SECONDS, MIN_FAIL_
 
 /**
  * The stack-config contract of cluster-platform: the single source of truth for every key,
- * its type, default and description. `Pulumi.yaml`'s `config:` block and the README's
- * config reference are generated from (and checked against) this module.
+ * its type, default and description. `Pulumi.yaml`'s `config:` block and
+ * docs/config-reference.md are generated from (and checked against) this module.
  *
  * Each top-level key is its own section schema, parsed separately, so a mistake in one
  * section never hides the mistakes in another. Rules that span sections live in `rules.ts`.

@@ -5,7 +5,7 @@
  * `Stack` (stack.ts) that fetches the program from git or a Flux source, refreshes, and
  * re-runs every `resyncFrequencySeconds` (schedule.ts) with the cluster reached through that
  * ServiceAccount (`cluster.inCluster: true`, set inline on the Stack). PKO itself is a
- * prerequisite (README, *Running the stacks*).
+ * prerequisite (docs/reconcile.md).
  */
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";

@@ -137,7 +137,7 @@ export function ownerReferenceTo<U>(bundle: string, uid: U) {
  * `ownerReferences` to the ClusterBundle, or nothing when its uid cannot be known: the API server
  * rejects an ownerReference without a uid (`uid` is required in metav1.OwnerReference), and a
  * manifest rendered to a directory (`cluster.renderYamlToDirectory`) is written before its owner
- * exists, so there it is omitted (the README's ClusterBundle section says what that costs).
+ * exists, so there it is omitted (docs/subscriptions.md's ClusterBundle section says what that costs).
  */
 function ownedBy<U>(bundle: string, uid: U | undefined): { ownerReferences?: ReturnType<typeof ownerReferenceTo<U>>[] } {
     return uid === undefined ? {} : { ownerReferences: [ownerReferenceTo(bundle, uid)] };

@@ -1,6 +1,6 @@
 /**
  * The subscription webhook's container image, built and published by the stack itself:
- * daemonless and reproducible, as ko and jib build images. See README "The webhook image".
+ * daemonless and reproducible, as ko and jib build images. See docs/webhook-image.md.
  */
 import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
@@ -37,7 +37,7 @@ export interface WebhookImageArgs {
     source?: string;
     /** `dev.cluster-platform.source-tree`: the webhook's inputs by git content (provenance.ts), the same in every clone. */
     sourceTree?: string;
-    /** Delete the image from the registry when the resource is deleted (default false; see README). */
+    /** Delete the image from the registry when the resource is deleted (default false; see docs/webhook-image.md). */
     deleteOnDestroy?: boolean;
 }
 

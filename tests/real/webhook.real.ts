@@ -137,7 +137,7 @@ describe("the API server calls the subscription webhook", () => {
         expect(
             (pod.spec.volumes as KubeObject[]).filter((v) => v.projected && !v.name.startsWith("kube-api-access-")).map((v) => v.name),
         ).toEqual(["subscription-entitlements"]);
-        // Two entitlement sources: each key its own file under the directory; the yum file beside it (README, "What a pod gets", 6).
+        // Two entitlement sources: each key its own file under the directory; the yum file beside it (docs/subscriptions.md, "What a pod gets", 6).
         const mountPaths = (pod.spec.containers[0].volumeMounts as KubeObject[])
             .map((m) => m.mountPath)
             .filter((p) => p.startsWith("/run/secrets/"));

@@ -221,6 +221,11 @@ export function planOperator(
     }
 
     const rbacNamespaces = config.rbacNamespaces;
+    if (config.targetNamespaces.length === 0 && toggles.disableAllNamespacePermissionPromotion && supportsAllNamespacesOnly(modes)) {
+        warn(
+            `its CSV supports only AllNamespaces, and with olm.disableAllNamespacePermissionPromotion it gets permissions in ${(rbacNamespaces ?? []).length > 0 ? `rbacNamespaces (${(rbacNamespaces ?? []).join(", ")})` : "no namespace (rbacNamespaces is empty)"} only, while it expects to watch every namespace: it may fail or see part of the cluster`,
+        );
+    }
     const watch = watchNamespaces({ targetNamespaces: config.targetNamespaces, rbacNamespaces, toggles });
     const { permissions, clusterPermissions } = permissionsOf(csv);
     const rbac = deriveOperatorRbac({

@@ -98,8 +98,10 @@ async function preflight(config: StackConfig): Promise<Preflight> {
             throw new pulumi.RunError(error.message);
         });
         problems.push(...existing.problems);
-        // What OLM checks before it replaces a CRD (components/operator/upgrade.ts), against the cluster's CRDs.
-        problems.push(...(await upgradeProblems(operators.plans, config.operators, objectReader(connection, __dirname))));
+        // What OLM checks before an upgrade (components/operator/upgrade.ts), against the cluster's CRDs and running operators.
+        const upgrades = await upgradeProblems(operators.plans, config.operators, objectReader(connection, __dirname));
+        problems.push(...upgrades.problems);
+        upgrades.warnings.forEach((warning) => pulumi.log.warn(warning));
         if (existing.unchecked.length > 0) {
             pulumi.log.warn(
                 `not checked that these exist (no cluster to ask): ${existing.unchecked.map((r) => describeRef(r.ref)).join(", ")}`,

@@ -24,6 +24,7 @@ import {
 import { contentHash } from "./names";
 import { podSelectorOf } from "./pod-selector";
 import { shareClusterObjects, SharedObjects } from "./shared-objects";
+import type { UpgradeEdges } from "./upgrade-path";
 import { OperatorConditionObject, operatorConditionFor } from "./olm-environment";
 import {
     deriveOperatorRbac,
@@ -95,6 +96,8 @@ export interface OperatorPlan {
      * on its removal (the next install takes them back), absent from the others' plans.
      */
     shared: SharedObjects;
+    /** The CSV's upgrade edges, checked against the installed CSV (upgrade-path.ts). */
+    edges: UpgradeEdges;
 }
 
 export interface OperatorsPlan {
@@ -277,6 +280,12 @@ export function planOperator(
             webhookGeneration: webhookGenerationOf(config.name, mapping.byDeployment),
             operatorCondition: operatorConditionFor(csv, config.namespace, config.name),
             shared: { declared: [], fromOthers: {} },
+            edges: {
+                csvName: csv.metadata.name,
+                replaces: csv.spec.replaces,
+                skips: csv.spec.skips ?? [],
+                skipRange: csv.metadata.annotations?.["olm.skipRange"],
+            },
         },
     };
 }

@@ -19,6 +19,7 @@ import type { OperatorConfig } from "../config/schema";
 import type { ObjectRead, ObjectReader, ObjectRef } from "../shared/object-presence";
 import { describeValue, formatPath, Problem } from "../shared/problems";
 import type { OperatorPlan } from "./plan";
+import { installedCsvOf, upgradeableVerdict, upgradeEdgeVerdict } from "./upgrade-path";
 
 const CRD_REF = { apiVersion: "apiextensions.k8s.io/v1", kind: "CustomResourceDefinition", plural: "customresourcedefinitions" };
 
@@ -60,17 +61,53 @@ export function storedVersionProblems(
     return problems;
 }
 
-/** Reads the planned CRDs from the cluster and checks them (nothing asked when there is no CRD, or no cluster). */
+/**
+ * Reads the planned CRDs, each install's running Deployment and its OperatorCondition from the
+ * cluster, and checks them: stored versions (above), then OLM's upgrade edges and
+ * `Upgradeable` (upgrade-path.ts). Nothing is asked when there is nothing to check.
+ */
 export async function upgradeProblems(
     plans: readonly OperatorPlan[],
     operators: readonly OperatorConfig[],
     read: ObjectReader,
-): Promise<Problem[]> {
+): Promise<{ problems: Problem[]; warnings: string[] }> {
     const names = [...new Set(plannedCrds(plans).map((c) => c.name))];
-    if (names.length === 0) {
-        return [];
+    const deploymentRefs: ObjectRef[] = plans.map((plan) => ({
+        apiVersion: "apps/v1",
+        kind: "Deployment",
+        plural: "deployments",
+        namespace: plan.config.namespace,
+        name: plan.deployments[0].name,
+    }));
+    const refs: ObjectRef[] = [...names.map((name) => ({ ...CRD_REF, name })), ...deploymentRefs];
+    if (refs.length === 0) {
+        return { problems: [], warnings: [] };
     }
-    const refs: ObjectRef[] = names.map((name) => ({ ...CRD_REF, name }));
     const objects = await read(refs);
-    return storedVersionProblems(plans, operators, new Map(names.map((name, i) => [name, objects[i]])));
+    const problems = storedVersionProblems(plans, operators, new Map(names.map((name, i) => [name, objects[i]])));
+    const warnings: string[] = [];
+    const upgrades = plans.flatMap((plan, i) => {
+        const installed = installedCsvOf(objects[names.length + i]);
+        return installed !== undefined && installed !== plan.edges.csvName ? [{ plan, installed }] : [];
+    });
+    const conditions =
+        upgrades.length > 0
+            ? await read(upgrades.map(({ plan, installed }) => operatorConditionRef(plan.config.namespace, installed)))
+            : [];
+    upgrades.forEach(({ plan, installed }, i) => {
+        const where = formatPath(["operators", operators.indexOf(plan.config), "csv"]);
+        for (const verdict of [upgradeEdgeVerdict(installed, plan.edges), upgradeableVerdict(conditions[i])]) {
+            if (!verdict.ok) {
+                problems.push({ path: where, message: `operator ${describeValue(plan.config.name)}: ${verdict.message}` });
+            } else if (verdict.warning) {
+                warnings.push(`${where}: operator ${describeValue(plan.config.name)}: ${verdict.warning}`);
+            }
+        }
+    });
+    return { problems, warnings };
+}
+
+/** OLM's OperatorCondition of a CSV: named after it, in the operator's namespace (404 where the API is not served). */
+function operatorConditionRef(namespace: string, csvName: string): ObjectRef {
+    return { apiVersion: "operators.coreos.com/v2", kind: "OperatorCondition", plural: "operatorconditions", namespace, name: csvName };
 }

@@ -60,3 +60,25 @@ describe("upgrade safety: stored versions (OLM's SafeStorageVersionUpgrade)", ()
         );
     });
 });
+
+describe("upgrade paths against the running operator", () => {
+    /** The widget operator's Deployment as an earlier install of `csvName` left it. */
+    const running = (csvName: string) => ({
+        apiVersion: "apps/v1",
+        kind: "Deployment",
+        metadata: { name: "widget-webhook", namespace: "widget-operator" },
+        spec: { template: { spec: { containers: [{ name: "webhook", env: [{ name: "OPERATOR_CONDITION_NAME", value: csvName }] }] } } },
+    });
+
+    test("GIVEN v1.0.0 running and a bundle (v1.2.0) that neither replaces nor skips it WHEN previewed THEN the jump is refused naming both", async () => {
+        const result = await renderConfig(STACK, { cluster: [running("widget-operator.v1.0.0")] });
+        expect(result.errors).toEqual([
+            'invalid configuration: 1 problem\n  - cluster-platform:operators[0].csv: operator "widgets": "widget-operator.v1.2.0" does not replace or skip the installed "widget-operator.v1.0.0" (spec.replaces: null, spec.skips: []): OLM would not take this upgrade; install the versions in between, or remove the operator and add it again (its CRDs and custom resources stay)',
+        ]);
+    });
+
+    test("GIVEN the same CSV running WHEN previewed THEN it is no upgrade and nothing is refused", async () => {
+        const result = await renderConfig(STACK, { cluster: [running("widget-operator.v1.2.0")] });
+        expect(result.errors).toEqual([]);
+    });
+});

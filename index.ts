@@ -7,17 +7,16 @@
 import * as aws from "@pulumi/aws";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
+import { AwsAssetPlan, awsAssetPlan, registryTrustOf } from "./components/aws-assets";
 import {
-    AwsAssetPlan,
-    awsAssetPlan,
     AwsTags,
     INSTALL_TAG_KEYS_OUTPUT,
     parseInstallTagKeys,
     parseTagKeyState,
     propagateUserTags,
-    registryTrustOf,
     TAG_KEY_STATE_OUTPUT,
 } from "./components/aws-tags";
+import { stackAwsProvider } from "./components/aws-tags/providers";
 import { Certificates } from "./components/certificates";
 import { requiredCaSourceObjects } from "./components/certificates/rules";
 import {
@@ -29,8 +28,21 @@ import {
     WebhookImageConfig,
 } from "./components/config";
 import { ConversionResets, Operators, OperatorsPlan, planOperators, requiredClusterObjects, upgradeProblems } from "./components/operator";
-import { DeclaredKinds, derivedResyncSeconds, Reconcile, recordDeclaredKinds } from "./components/reconcile";
-import { ClusterConnection, clusterConnection, ClusterTarget, kubernetesConnectionArgs } from "./components/shared/cluster";
+import {
+    DeclaredKinds,
+    derivedResyncSeconds,
+    pkoStackName,
+    Reconcile,
+    reconcileNamespaces,
+    recordDeclaredKinds,
+} from "./components/reconcile";
+import {
+    ClusterConnection,
+    clusterConnection,
+    ClusterTarget,
+    kubernetesConnectionArgs,
+    projectDirectory,
+} from "./components/shared/cluster";
 import {
     CONVERSION_RESETS_OUTPUT,
     ConversionResetState,
@@ -45,6 +57,8 @@ import {
 import { checkExisting, describeRef, objectReader, presenceLookup } from "./components/shared/object-presence";
 import { formatReport, Problem } from "./components/shared/problems";
 import { requiredObjectsOf, SubscriptionInjection } from "./components/subscriptions";
+import { apiDiscovery } from "./components/shared/discovery";
+import { ASSUMED_SUBSCRIPTION_APIS, discoverSubscriptionApis, SubscriptionClusterApis } from "./components/subscriptions/cluster-apis";
 import { SHARE_GRANTS_OUTPUT, warnRunningPodLosses } from "./components/subscriptions/running-pods";
 import {
     buildsWebhookImage,
@@ -70,6 +84,7 @@ function readStackConfig(): StackConfig {
 
 interface Preflight {
     operators: OperatorsPlan;
+    subscriptionApis: SubscriptionClusterApis;
 }
 
 /**
@@ -92,14 +107,14 @@ async function preflight(config: StackConfig): Promise<Preflight> {
                 ...requiredClusterObjects(config.operators, config.olm),
                 ...requiredCaSourceObjects(config.certificates.mode, config.caInjection),
             ],
-            presenceLookup(connection, __dirname),
+            presenceLookup(connection, projectDirectory()),
         ).catch((error: Error) => {
             // An unreachable or refusing API server: say so plainly, and decide nothing.
             throw new pulumi.RunError(error.message);
         });
         problems.push(...existing.problems);
         // What OLM checks before an upgrade (components/operator/upgrade.ts), against the cluster's CRDs and running operators.
-        const upgrades = await upgradeProblems(operators.plans, config.operators, objectReader(connection, __dirname));
+        const upgrades = await upgradeProblems(operators.plans, config.operators, objectReader(connection, projectDirectory()));
         problems.push(...upgrades.problems);
         upgrades.warnings.forEach((warning) => pulumi.log.warn(warning));
         if (existing.unchecked.length > 0) {
@@ -111,7 +126,11 @@ async function preflight(config: StackConfig): Promise<Preflight> {
     if (problems.length > 0) {
         throw new pulumi.RunError(formatReport(problems));
     }
-    return { operators };
+    const live = connection.kind !== "renderYamlToDirectory" && config.subscriptions.enabled;
+    return {
+        operators,
+        subscriptionApis: live ? await discoverSubscriptionApis(apiDiscovery(connection, __dirname)) : ASSUMED_SUBSCRIPTION_APIS,
+    };
 }
 
 export = async function clusterPlatform(): Promise<Record<string, unknown>> {
@@ -158,7 +177,7 @@ export = async function clusterPlatform(): Promise<Record<string, unknown>> {
     // The subscription webhook's image, unless subscriptions.webhook.image names one. Its `imageRef`
     // (`<repository>@sha256:...`) is what the webhook Deployment runs.
     const webhookImage = buildsWebhookImage(config.subscriptions)
-        ? buildWebhookImage(config.webhookImage, cluster.live, awsTags)
+        ? buildWebhookImage(config.webhookImage, cluster.live, awsTags, config.cluster.runByOperator)
         : undefined;
 
     // The stack's issuer (`certificates.issuer`) and, per operator override,
@@ -185,11 +204,12 @@ export = async function clusterPlatform(): Promise<Record<string, unknown>> {
                       // The configured image, else the one this stack built (`<repository>@sha256:...`).
                       image: config.subscriptions.webhook.image ?? (webhookImage as WebhookImage).imageRef,
                       certificates: certificates.issuer,
-                      excludedNamespaces: config.subscriptions.webhook.excludedNamespaces,
+                      excludedNamespaces: [...config.subscriptions.webhook.excludedNamespaces, ...reconcileNamespaces(config.reconcile)],
                       readNamespaces: config.subscriptions.webhook.readNamespaces,
                       readAllNamespaces: config.subscriptions.webhook.readAllNamespaces,
                   },
                   driver: config.subscriptions.sharedResourceDriver.serviceAccount,
+                  apis: checked.subscriptionApis,
               },
               { providers: [kubernetes] },
           )
@@ -267,7 +287,12 @@ async function reportCrdRetention(crds: InstalledCrds, previousUpdate: pulumi.St
  * the webhook's inputs by git content, the same in every clone of a commit
  * (components/webhook-image/provenance.ts).
  */
-function buildWebhookImage(settings: WebhookImageConfig, live: boolean, awsTags: AwsTags | undefined): WebhookImage {
+function buildWebhookImage(
+    settings: WebhookImageConfig,
+    live: boolean,
+    awsTags: AwsTags | undefined,
+    buildWhenMissing: boolean,
+): WebhookImage {
     const output = webhookImageOutput(settings, live);
     const provenance = checkoutProvenance(__dirname, WEBHOOK_INPUT_PATHS);
     return new WebhookImage("subscription-webhook-image", {
@@ -281,6 +306,8 @@ function buildWebhookImage(settings: WebhookImageConfig, live: boolean, awsTags:
         source: provenance.source,
         sourceTree: provenance.sourceTree,
         deleteOnDestroy: settings.deleteOnDestroy,
+        // PKO's workspace runs a fresh checkout (dist/ is git-ignored) and no build.
+        buildWhenMissing,
     });
 }
 
@@ -347,6 +374,7 @@ async function installAwsTags(
         { providers: { aws: awsProvider, kubernetes } },
     );
     pulumi.runtime.registerStackTransformation(awsTags.tagger.transformation);
+    pulumi.runtime.registerStackTransformation(stackAwsProvider(awsProvider));
     if (awsTags.loadBalancerTransformation) {
         pulumi.runtime.registerStackTransformation(awsTags.loadBalancerTransformation);
     }
@@ -366,7 +394,7 @@ function installReconcile(config: StackConfig, declared: DeclaredKinds, kubernet
             createNamespace: settings.createNamespace,
             rules: declared.rules,
             stack: {
-                name: `cluster-platform-${config.cluster.name}`,
+                name: pkoStackName(config.cluster.name),
                 namespace: settings.namespace,
                 stack: settings.stack ?? `${pulumi.getOrganization()}/${pulumi.getProject()}/${pulumi.getStack()}`,
                 git: settings.git,
@@ -377,7 +405,14 @@ function installReconcile(config: StackConfig, declared: DeclaredKinds, kubernet
                 ),
                 resyncFrequencySeconds: settings.resyncFrequencySeconds ?? derivedResyncSeconds(config.certificates.renewBeforeDays),
                 serviceAccountName: settings.serviceAccountName,
-                config: { "cluster-platform:cluster": { name: config.cluster.name, platform: config.cluster.platform, inCluster: true } },
+                config: {
+                    "cluster-platform:cluster": {
+                        name: config.cluster.name,
+                        platform: config.cluster.platform,
+                        inCluster: true,
+                        runByOperator: true,
+                    },
+                },
             },
         },
         { providers: { kubernetes } },

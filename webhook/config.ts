@@ -20,8 +20,8 @@ export interface ServerConfig {
     lookupTimeoutMs: number;
     /**
      * Namespaces whose Secrets and ConfigMaps the server may list (its RBAC: one Role per
-     * namespace), or "all" (a ClusterRole). References elsewhere are denied, never watched: a
-     * forbidden informer would never sync and keep the server unready.
+     * namespace), or "all" (a ClusterRole). Elsewhere it reads each referenced object through a
+     * name-field-selected list and watch, which a `resourceNames` rule allows (cluster-state.ts).
      */
     readNamespaces: "all" | string[];
 }
@@ -68,7 +68,7 @@ export const SETTINGS = {
         env: "WEBHOOK_READ_NAMESPACES",
         default: "*",
         describe:
-            "namespaces whose Secrets/ConfigMaps the server may list, comma-separated, or `*` for all; references elsewhere are denied",
+            "namespaces whose Secrets/ConfigMaps the server may list, comma-separated, or `*` for all; elsewhere each referenced object is read by name",
     },
 } as const satisfies Record<keyof ServerConfig, Setting>;
 

@@ -2,13 +2,13 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { ClusterTarget, skippedWithoutCluster } from "../shared/cluster";
 import { platformLabels } from "../shared/labels";
-import { AwsAssetPlan, RegistryTrust } from "./assets";
+import { AwsAssetPlan, ImageRegistryStorage, RegistryTrust, WebhookImageRepository } from "../aws-assets";
 import { EBS_CSI_PROVISIONER, ebsTagParameters } from "./consumers";
 import { nextInstallTagKeys, nextTagKeyState, TagKeyState, unmanagedTagKeys } from "./day2";
 import {
     day2LimitProblem,
     day2TagsField,
-    day2UnsupportedWarning,
+    day2UnreachedWarning,
     INFRASTRUCTURE_CRD,
     infrastructureTagsPatch,
     replacedEntriesWarning,
@@ -21,9 +21,7 @@ import {
     installTagsFromInfrastructure,
 } from "./install-tags";
 import { loadBalancerTagTransformation } from "./load-balancers";
-import { ImageRegistryStorage } from "./registry-storage";
 import { ResourceTagger } from "./tagger";
-import { WebhookImageRepository } from "./webhook-repository";
 
 /** What the read of `Infrastructure/cluster` registers as outputs. */
 interface LiveInfrastructure {
@@ -128,19 +126,21 @@ export class AwsTags extends pulumi.ComponentResource {
 
         if (args.propagate) {
             if (infrastructure) {
-                this.patchInfrastructure(name, infrastructure, args.userTags);
+                this.patchInfrastructure(name, infrastructure, args.userTags, pulumi.output(installTags), args.assets.registryStorage);
             }
             new k8s.storage.v1.StorageClass(
                 `${name}-${TAGGED_STORAGE_CLASS}`,
                 {
                     metadata: { name: TAGGED_STORAGE_CLASS, labels: platformLabels("aws-tags") },
                     provisioner: EBS_CSI_PROVISIONER,
-                    parameters: tagger.consumerTagsFor(`StorageClass ${JSON.stringify(TAGGED_STORAGE_CLASS)}`).apply((tags) => ({
-                        type: "gp3",
-                        encrypted: "true",
-                        "csi.storage.k8s.io/fstype": "ext4",
-                        ...ebsTagParameters(tags),
-                    })),
+                    parameters: tagger
+                        .consumerTagsFor(`StorageClass ${JSON.stringify(TAGGED_STORAGE_CLASS)}`, {}, "ebsVolumes")
+                        .apply((tags) => ({
+                            type: "gp3",
+                            encrypted: "true",
+                            "csi.storage.k8s.io/fstype": "ext4",
+                            ...ebsTagParameters(tags),
+                        })),
                     reclaimPolicy: "Delete",
                     volumeBindingMode: "WaitForFirstConsumer",
                     allowVolumeExpansion: true,
@@ -209,12 +209,24 @@ export class AwsTags extends pulumi.ComponentResource {
      * preview shows it whatever the cluster; deleting it (propagation off, AWS off, stack
      * destroyed) releases the entries it owns: they leave the list and stay on AWS resources.
      */
-    private patchInfrastructure(name: string, infrastructure: LiveInfrastructure, userTags: Record<string, string>): void {
+    private patchInfrastructure(
+        name: string,
+        infrastructure: LiveInfrastructure,
+        userTags: Record<string, string>,
+        installTags: pulumi.Output<InstallTags>,
+        stackRegistryBucket: boolean,
+    ): void {
         const crd = k8s.apiextensions.v1.CustomResourceDefinition.get(`${name}-infrastructure-crd`, INFRASTRUCTURE_CRD, { parent: this });
         const field = crd.spec.apply((spec) => day2TagsField({ spec }));
+        // The warning waits for the install-time tags; the patch body does not.
+        pulumi.all([field, installTags]).apply(([f, install]) => {
+            const unreached = f.present ? undefined : day2UnreachedWarning(userTags, install.tags, stackRegistryBucket);
+            if (unreached) {
+                pulumi.log.warn(unreached, this);
+            }
+        });
         const body = field.apply((f) => {
             if (!f.present) {
-                pulumi.log.warn(day2UnsupportedWarning(), this);
                 return infrastructureTagsPatch(userTags, false);
             }
             const limit = day2LimitProblem(f, userTags);

@@ -1,6 +1,4 @@
-export { AwsAssetPlan, awsAssetPlan } from "./assets";
 export { AwsTags, AwsTagsArgs, TAGGED_STORAGE_CLASS } from "./component";
-export { registryTrustOf } from "./config";
 export {
     EMPTY_TAG_KEY_STATE,
     INSTALL_TAG_KEYS_OUTPUT,

@@ -53,14 +53,52 @@ export function day2TagsField(crd: unknown): Day2TagsField {
     };
 }
 
-/** The one warning when the cluster's API has no day-2 field: which versions have it, and what is still tagged. */
-export function day2UnsupportedWarning(): string {
+/** The keys of `aws.userTags` a day-2 change sets: absent from the install-time tags, or with another value there. Sorted. */
+export function day2Changes(userTags: Readonly<Record<string, string>>, installTags: Readonly<Record<string, string>>): string[] {
+    return Object.keys(userTags)
+        .filter((key) => installTags[key] !== userTags[key])
+        .sort();
+}
+
+/**
+ * The one warning when the cluster's API has no day-2 field and `aws.userTags` differs from the
+ * install-time tags: what the change reaches and, by name, which existing AWS resources it does
+ * not, with the operator that keeps the install-time values there. Undefined when nothing differs.
+ *
+ * Why the stack does not write `status.platformStatus.aws.resourceTags` instead, though the API
+ * server accepts it through the status subresource (tests/real/infrastructure.real.ts): the CRD
+ * says status holds "observed values from the cluster. They may not be overridden"; the installer
+ * is its writer, and Red Hat documents no day-2 edit of it for AWS (openshift/enhancements
+ * enhancements/api-review/custom-tags-aws.md leaves day-2 updates to a future spec field).
+ * The operators that read it (cluster-ingress-operator: the router Service's additional-tags
+ * annotation; cluster-image-registry-operator AWSTagController: bucket tags, added or updated;
+ * csi-operator EBSVolumeTagsController: every EBS CSI volume; machine-api-provider-aws: new
+ * instances) would all act on an unsupported write.
+ */
+export function day2UnreachedWarning(
+    userTags: Readonly<Record<string, string>>,
+    installTags: Readonly<Record<string, string>>,
+    stackRegistryBucket: boolean,
+): string | undefined {
+    const changed = day2Changes(userTags, installTags);
+    if (changed.length === 0) {
+        return undefined;
+    }
+    const keys = changed.map((k) => JSON.stringify(k)).join(", ");
+    const newKeys = changed.filter((k) => !(k in installTags));
+    const unreached = [
+        "existing EBS volumes and the volumes of every StorageClass but gp3-csi-tagged (csi-operator's EBSVolumeTagsController keeps the install-time values on every EBS CSI volume)",
+        "the instances of existing and new MachineSets (machine-api-provider-aws tags them from the install-time tags and each MachineSet's providerSpec)",
+        "the default router's load balancer (cluster-ingress-operator annotates its Service from the install-time tags)",
+        ...(stackRegistryBucket ? [] : ["the installer's image registry bucket (cluster-image-registry-operator's AWSTagController)"]),
+        "what the installer created: VPC, subnets, security groups, control-plane instances, DNS zones, IAM roles",
+    ];
     return (
-        `${DAY2_FIELD} is not in this cluster's Infrastructure API (CRD ${INFRASTRUCTURE_CRD}), so aws.userTags cannot reach the cluster's own operators on day 2: ` +
-        "the seed's day-2 field is in no OpenShift release yet (openshift/api config/v1 has only serviceEndpoints in spec.platformSpec.aws); " +
-        "those operators apply only the install-time status.platformStatus.aws.resourceTags (OpenShift 4.8 and later). " +
-        "The stack still tags what it creates itself: its AWS resources, the volumes of the gp3-csi-tagged StorageClass and the LoadBalancer Services it declares. " +
-        "The Infrastructure patch writes nothing until the field exists"
+        `aws.userTags sets ${keys} differently from the install-time tags, and ${DAY2_FIELD} is not in this cluster's Infrastructure API (CRD ${INFRASTRUCTURE_CRD}; openshift/api has only serviceEndpoints there), so the cluster's operators keep the install-time values. ` +
+        `Reached: the stack's own AWS resources${stackRegistryBucket ? " (the registry bucket only for keys the install-time tags do not carry)" : ""}, the LoadBalancer Services it declares` +
+        `${newKeys.length > 0 ? `, and new volumes of the gp3-csi-tagged StorageClass for ${newKeys.map((k) => JSON.stringify(k)).join(", ")}` : ""}. ` +
+        `Not reached: ${unreached.join("; ")}. ` +
+        "The stack does not write status.platformStatus.aws.resourceTags: the API server accepts it, but status is not the admin's to set (docs/aws-tags.md, Day 2)"
     );
 }
 

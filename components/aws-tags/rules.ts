@@ -116,8 +116,47 @@ export function tagValueProblems(value: string): string[] {
     }
     if (value.length === 0) {
         problems.push(`value is empty: a value has 1 to ${MAX_TAG_VALUE_LENGTH} characters (some AWS services reject empty values)`);
+    } else if (value.trim().length === 0) {
+        problems.push(`value ${describeValue(value)} is only whitespace: it names nothing, and services that trim it see an empty value`);
     } else if (value.length > MAX_TAG_VALUE_LENGTH) {
         problems.push(`value is too long: ${value.length} characters, at most ${MAX_TAG_VALUE_LENGTH}`);
+    }
+    return problems;
+}
+
+// ---------------------------------------------------------------- what AWS itself accepts
+
+/**
+ * The characters AWS accepts in tag keys and values on any resource: Unicode letters, numbers
+ * and spaces, and `_ . : / = + - @` (AWS General Reference, "Tagging best practices": "letters,
+ * numbers, and spaces representable in UTF-8"). Wider than TAG_CHARACTERS, which is what
+ * OpenShift's Infrastructure API takes for the tags it hands its operators; the pack judges a
+ * resource by what AWS accepts, so an `é` on a resource the stack does not propagate passes.
+ */
+const AWS_TAG_CHARACTER = /^[\p{L}\p{N}\p{Zs}_.:/=+\-@]$/u;
+export const AWS_TAG_CHARACTERS_RULE = "Unicode letters, numbers and spaces, and _ . : / = + - @";
+
+function awsInvalidCharacters(text: string): string[] {
+    return [...new Set([...text].filter((c) => !AWS_TAG_CHARACTER.test(c)).map((c) => JSON.stringify(c)))];
+}
+
+/** A tag key or value by AWS's own rules (lengths in characters, as AWS counts them); `value` also refuses blank text. */
+export function awsTagTextProblems(kind: "key" | "value", text: string): string[] {
+    const max = kind === "key" ? MAX_TAG_KEY_LENGTH : MAX_TAG_VALUE_LENGTH;
+    const problems: string[] = [];
+    const invalid = awsInvalidCharacters(text);
+    if (invalid.length > 0) {
+        problems.push(`${kind} contains characters AWS refuses ${invalid.join(", ")}; allowed are ${AWS_TAG_CHARACTERS_RULE}`);
+    }
+    const length = [...text].length;
+    if (length === 0) {
+        problems.push(`${kind} is empty: a ${kind} has 1 to ${max} characters`);
+    } else if (text.trim().length === 0) {
+        problems.push(
+            `${kind} ${describeValue(text)} is only whitespace: it names nothing, and services that trim it see an empty ${kind}`,
+        );
+    } else if (length > max) {
+        problems.push(`${kind} is too long: ${length} characters, at most ${max}`);
     }
     return problems;
 }

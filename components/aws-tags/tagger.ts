@@ -20,6 +20,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { propagatableTags } from "./consumers";
 import { releasedTagIgnores } from "./day2";
 import { InstallTags } from "./install-tags";
+import { pinToOperator, RetaggingOperator } from "./retagging";
 import { MergedTags, mergeTags, overrideWarning, resourceLabel, tagLimitProblem } from "./rules";
 import { ListTagShape, listTagsToMap, mapToListTags, tagShapeOf } from "./taggable";
 import { isResolvedRecord } from "../shared/records";
@@ -35,14 +36,6 @@ export interface ResourceTaggerArgs {
 
 type Tags = Record<string, string>;
 
-/** What every component creating tagged AWS assets takes. */
-export interface TaggedAssetArgs {
-    /** Cluster name: every physical name derives from it. */
-    clusterName: string;
-    /** Puts the merged tags into each taggable resource's create inputs. */
-    tagger: ResourceTagger;
-}
-
 export class ResourceTagger {
     /** The `tags` Outputs this tagger made, and the keys each resource declared itself. */
     private readonly made = new WeakMap<object, readonly string[]>();
@@ -56,11 +49,12 @@ export class ResourceTagger {
      * Tags for what an in-cluster consumer (`consumer`, named in messages) creates: install-time
      * tags, then `aws.userTags`, then the consumer's own. Overrides warn as for resources; tags
      * the consumers' `key=value` formats cannot carry are left out with a warning (the config
-     * rules refuse such user tags, so only install-time ones can be).
+     * rules refuse such user tags, so only install-time ones can be). `retaggedBy`: the operator
+     * that re-applies the install-time tags to what the consumer creates (see retagging.ts).
      */
-    consumerTagsFor(consumer: string, own: Readonly<Tags> = {}): pulumi.Output<Tags> {
+    consumerTagsFor(consumer: string, own: Readonly<Tags> = {}, retaggedBy?: RetaggingOperator): pulumi.Output<Tags> {
         return this.install.apply((install) => {
-            const { tags, skipped } = propagatableTags(this.mergeAndWarn(consumer, install, own).tags);
+            const { tags, skipped } = propagatableTags(this.mergeAndWarn(consumer, install, own, retaggedBy).tags);
             for (const reason of skipped) {
                 pulumi.log.warn(`${consumer}: tag left out: ${reason}`);
             }
@@ -71,10 +65,11 @@ export class ResourceTagger {
     /**
      * The `tags` argument for a resource of `type` named `name`: install-time tags, then
      * `aws.userTags`, then `ownTags`. Warns once for every key a higher layer overrides and
-     * fails when the result exceeds the type's tag limit, naming the resource.
+     * fails when the result exceeds the type's tag limit, naming the resource. `retaggedBy`: the
+     * operator that re-applies the install-time tags to this resource (see retagging.ts).
      */
-    tagsFor(type: string, name: string, ownTags: Readonly<Tags> = {}): pulumi.Output<Tags> {
-        const tags = this.merged(type, name, pulumi.output(ownTags));
+    tagsFor(type: string, name: string, ownTags: Readonly<Tags> = {}, retaggedBy?: RetaggingOperator): pulumi.Output<Tags> {
+        const tags = this.merged(type, name, pulumi.output(ownTags), retaggedBy);
         this.made.set(tags, Object.keys(ownTags));
         return tags;
     }
@@ -109,12 +104,12 @@ export class ResourceTagger {
         const ownKeys = isResolvedRecord(props.tags) ? Object.keys(props.tags) : [];
         const tags = this.merged(type, name, own);
         this.made.set(tags, ownKeys);
-        return { props: { ...props, tags }, opts: this.withIgnores(opts, ownKeys) };
+        return { props: { ...props, tags, ...nestedVolumeTags(type, props, tags) }, opts: this.withIgnores(opts, ownKeys) };
     };
 
-    private merged(type: string, name: string, own: pulumi.Output<Readonly<Tags>>): pulumi.Output<Tags> {
+    private merged(type: string, name: string, own: pulumi.Output<Readonly<Tags>>, retaggedBy?: RetaggingOperator): pulumi.Output<Tags> {
         return pulumi.all([this.install, own]).apply(([install, resource]) => {
-            const merged = this.mergeAndWarn(resourceLabel(type, name), install, resource);
+            const merged = this.mergeAndWarn(resourceLabel(type, name), install, resource, retaggedBy);
             const limit = tagLimitProblem(type, name, merged);
             if (limit) {
                 throw new pulumi.RunError(limit);
@@ -123,13 +118,21 @@ export class ResourceTagger {
         });
     }
 
-    /** The three layers merged for `label`, with one warning per override (the seed's "event"). */
-    private mergeAndWarn(label: string, install: Readonly<Tags>, own: Readonly<Tags>): MergedTags {
+    /**
+     * The three layers merged for `label`, with one warning per override (the seed's "event");
+     * on what `retaggedBy` re-tags, the install-time values pinned (one warning per key whose
+     * merged value the operator would revert, instead of the override's).
+     */
+    private mergeAndWarn(label: string, install: Readonly<Tags>, own: Readonly<Tags>, retaggedBy?: RetaggingOperator): MergedTags {
         const merged = mergeTags({ install, config: this.args.userTags, resource: own });
-        for (const override of merged.overrides) {
+        const pinned = retaggedBy ? pinToOperator(label, merged, install, retaggedBy) : { tags: merged.tags, warnings: [] };
+        for (const override of merged.overrides.filter((o) => !(retaggedBy && o.key in install))) {
             pulumi.log.warn(overrideWarning(label, override));
         }
-        return merged;
+        for (const warning of pinned.warnings) {
+            pulumi.log.warn(warning);
+        }
+        return { ...merged, tags: pinned.tags };
     }
 
     private mergedList(type: string, name: string, shape: ListTagShape, declared: unknown): pulumi.Output<Record<string, unknown>[]> {
@@ -145,4 +148,38 @@ export class ResourceTagger {
         }
         return { ...opts, ignoreChanges: [...new Set([...(opts.ignoreChanges ?? []), ...ignores])] };
     }
+}
+
+type TagSpecification = { resourceType?: string; tags?: Tags } & Record<string, unknown>;
+
+/**
+ * What an instance or a launch template creates beyond itself gets the merged tags too, as the
+ * aws-tags pack requires (aws-required-tags, nested sets): an instance without any volume tags
+ * gets `volumeTags` (@pulumi/aws ec2/instance.d.ts: it conflicts with per-device `tags`, so a
+ * resource that tags its devices itself is left as it is); a launch template gets an `instance`
+ * and a `volume` tag specification, its own entries keeping their tags on top (the provider's
+ * defaultTags never reach them, ec2/launchTemplate.d.ts).
+ */
+export function nestedVolumeTags(type: string, props: Record<string, unknown>, tags: pulumi.Output<Tags>): Record<string, unknown> {
+    if (type === "aws:ec2/instance:Instance") {
+        const devices = [props.rootBlockDevice, ...(Array.isArray(props.ebsBlockDevices) ? props.ebsBlockDevices : [])];
+        const tagsDevices = devices.some((d) => !isResolvedRecord(d ?? {}) || (d as { tags?: unknown } | undefined)?.tags !== undefined);
+        return props.volumeTags !== undefined || tagsDevices ? {} : { volumeTags: tags };
+    }
+    if (type === "aws:ec2/launchTemplate:LaunchTemplate") {
+        const declared = pulumi.output(props.tagSpecifications as pulumi.Input<TagSpecification[] | undefined>);
+        return {
+            tagSpecifications: pulumi.all([tags, declared]).apply(([merged, specs]) => {
+                const own = specs ?? [];
+                const missing = ["instance", "volume"].filter((t) => !own.some((s) => s.resourceType === t));
+                return [
+                    ...own.map((s) =>
+                        s.resourceType === "instance" || s.resourceType === "volume" ? { ...s, tags: { ...merged, ...(s.tags ?? {}) } } : s,
+                    ),
+                    ...missing.map((resourceType) => ({ resourceType, tags: merged })),
+                ];
+            }),
+        };
+    }
+    return {};
 }

@@ -2,12 +2,13 @@
  * Rules that span config sections or need more than shape checks. Each runs only on the
  * sections that parsed, so every section's own problems are reported alongside these.
  */
-import { awsAssetPlan, plannedAssetResources } from "../aws-tags/assets";
+import { awsAssetPlan, plannedAssetResources } from "../aws-assets/assets";
 import { awsTagConfigProblems } from "../aws-tags/config";
 import { caInjectionModeProblems, effectiveCertificateSettings } from "../certificates/rules";
 import { clusterConnection } from "../shared/cluster";
 import { describeValue, formatPath, Problem } from "../shared/problems";
 import { buildsWebhookImage, webhookImageOutput, webhookImageProblems } from "../webhook-image/rules";
+import { RECONCILE_OFF_BY_OPERATOR, stackNameProblem } from "../reconcile/names";
 import { derivedResyncSeconds, scheduleProblem } from "../reconcile/schedule";
 import type { StackConfig } from "./schema";
 
@@ -27,6 +28,15 @@ export function crossSectionRules(config: Partial<StackConfig>): RuleResult {
             message:
                 "true needs a live cluster, but cluster.renderYamlToDirectory renders YAML instead: PKO would apply what a render only writes",
         });
+    }
+    if (reconcile && !reconcile.enabled && cluster?.runByOperator) {
+        problems.push({ path: "reconcile.enabled", message: RECONCILE_OFF_BY_OPERATOR });
+    }
+    if (reconcile?.enabled && cluster) {
+        const problem = stackNameProblem(cluster.name);
+        if (problem !== undefined) {
+            problems.push({ path: "cluster.name", message: problem });
+        }
     }
     if (reconcile?.enabled && certificates) {
         const seconds = reconcile.resyncFrequencySeconds ?? derivedResyncSeconds(certificates.renewBeforeDays);

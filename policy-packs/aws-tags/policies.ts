@@ -4,6 +4,8 @@
  */
 import type { Policies } from "@pulumi/policy";
 import { noNameUserTag, requiredTags, reservedTagKeys, tagCount, tagFormat } from "./tag-policies";
+import { providerSettings } from "./provider-settings";
+import { sideChannelTagRules } from "./side-channel-policy";
 import { unjudgedTypes } from "./unjudged-types";
 import { untaggedResources } from "./untagged-resources";
 
@@ -17,6 +19,8 @@ export const AWS_TAGS_POLICIES: Policies = [
     noNameUserTag,
     tagFormat,
     tagCount,
+    sideChannelTagRules,
+    providerSettings,
     untaggedResources,
     unjudgedTypes,
 ];

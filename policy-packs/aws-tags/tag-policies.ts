@@ -6,19 +6,18 @@
  * components/aws-tags/rules.ts's, the one the config validator and the tagger apply.
  */
 import {
+    awsTagTextProblems,
     nameKeyProblem,
     reservedKeyProblems,
     resourceLabel,
     tagCountProblem,
-    tagKeyFormatProblems,
     tagKeyProblems,
-    tagValueProblems,
 } from "../../components/aws-tags/rules";
 import { formatPath } from "../../components/shared/problems";
 import type { ReportViolation, ResourceValidationArgs, ResourceValidationPolicy } from "@pulumi/policy";
 import { PolicyConfigError, PolicyMeta, resourcePolicy, stringList } from "../shared/policy";
 import { UNKNOWN } from "../shared/values";
-import { effectiveTags, nestedTagSets, providerLayerKeys, ResourceTags, resourceTags, TagMap } from "./tags";
+import { effectiveTags, missingNestedSets, nestedTagSets, providerLayerKeys, ResourceTags, resourceTags, TagMap } from "./tags";
 
 const quoted = (keys: readonly string[]) => keys.map((k) => JSON.stringify(k)).join(", ");
 
@@ -89,20 +88,47 @@ export const requiredTags = resourcePolicy<RequiredTagsConfig>(
                 );
             }
         };
-        lacking(resourceLabel(args.type, args.name), effectiveTags(tags));
-        // What the resource creates with tags of its own: a launch template's instances and volumes, an instance's volumes.
+        // Keys the provider's defaultTags may add are known only at deploy: judged then, not in the preview.
+        if (!tags.providerDefaultsUnknown) {
+            lacking(resourceLabel(args.type, args.name), effectiveTags(tags));
+        }
+        // What the resource creates with tags of its own: a launch template's instances and volumes, an
+        // instance's volumes, an Auto Scaling group's instances (only the items propagated at launch).
         for (const nested of nestedTagSets(args, tags.providerDefaults)) {
             lacking(`${resourceLabel(args.type, args.name)} ${nested.where}`, nested.tags);
+        }
+        for (const missing of missingNestedSets(args)) {
+            report(`${resourceLabel(args.type, args.name)} ${missing}`);
         }
     },
 );
 
 interface ReservedKeysConfig {
     allowedKeys: string[];
+    clusterIds: string[];
+}
+
+/**
+ * The keys the AWS cloud provider itself reads, on the resources it reads them from
+ * (kubernetes/cloud-provider-aws pkg/providers/v1/tags.go: `kubernetes.io/cluster/<id>` with
+ * `owned` or `shared` finds the cluster's subnets and security groups; aws.go: subnets for load
+ * balancers by `kubernetes.io/role/elb` and `kubernetes.io/role/internal-elb`). A correct stack
+ * that builds a cluster's network sets them; any other use of the namespace stays refused.
+ */
+export function cloudProviderKey(type: string, key: string, value: string | typeof UNKNOWN, clusterIds: readonly string[]): boolean {
+    const subnet = type === "aws:ec2/subnet:Subnet";
+    if (subnet && (key === "kubernetes.io/role/elb" || key === "kubernetes.io/role/internal-elb")) {
+        return value === UNKNOWN || value === "1" || value === "";
+    }
+    const prefix = "kubernetes.io/cluster/";
+    if ((subnet || type === "aws:ec2/securityGroup:SecurityGroup") && key.startsWith(prefix)) {
+        return clusterIds.includes(key.slice(prefix.length)) && (value === UNKNOWN || value === "owned" || value === "shared");
+    }
+    return false;
 }
 
 /** An allow-list entry matches a key exactly, or as a prefix when it ends with `*`. */
-function allowed(key: string, allowList: readonly string[]): boolean {
+export function allowed(key: string, allowList: readonly string[]): boolean {
     return allowList.some((entry) => (entry.endsWith("*") ? key.startsWith(entry.slice(0, -1)) : key === entry));
 }
 
@@ -118,10 +144,16 @@ export const reservedTagKeys = taggedResourcePolicy<ReservedKeysConfig>(
             allowedKeys: stringList(
                 "Reserved keys that may still be set: exact keys, or prefixes ending with * (kubernetes.io/cluster/*).",
             ),
+            clusterIds: stringList(
+                "This cluster's ids (its name; on OpenShift its infra id): kubernetes.io/cluster/<id> passes on subnets and security groups (npm run policy:config sets it).",
+            ),
         },
     },
     (args, tags, config, report) => {
-        for (const key of Object.keys(effectiveTags(tags)).filter((k) => !allowed(k, config.allowedKeys))) {
+        const all = effectiveTags(tags);
+        for (const key of Object.keys(all).filter(
+            (k) => !allowed(k, config.allowedKeys) && !cloudProviderKey(args.type, k, all[k], config.clusterIds),
+        )) {
             for (const problem of reservedKeyProblems(key)) {
                 report(`${resourceLabel(args.type, args.name)} tag ${JSON.stringify(key)}: ${problem}`);
             }
@@ -152,14 +184,15 @@ export const noNameUserTag = taggedResourcePolicy(
 export const tagFormat = taggedResourcePolicy(
     {
         name: "aws-tag-format",
-        description: "Tag keys have 1-128 and values 1-256 characters, all letters, digits, spaces or _ . : / = + - @.",
+        description:
+            "Tag keys have 1-128 and values 1-256 characters that AWS accepts (Unicode letters, numbers and spaces, _ . : / = + - @), and no value is only whitespace.",
         severity: "medium",
         remediationSteps:
-            "Shorten the key or value, or replace the characters outside the allowed set. Tags reach many AWS services (and in-cluster consumers such as the EBS CSI driver's key=value parameters); the set is the one every service accepts.",
+            "Shorten the key or value, replace the characters AWS refuses, or give a blank value a meaning. (The stack's aws.userTags are held to OpenShift's narrower ASCII set by the config validator, because they reach the cluster's operators.)",
     },
     (args, tags, _config, report) => {
         for (const [key, value] of Object.entries(effectiveTags(tags))) {
-            const problems = [...tagKeyFormatProblems(key), ...(value === UNKNOWN ? [] : tagValueProblems(value))];
+            const problems = [...awsTagTextProblems("key", key), ...(value === UNKNOWN ? [] : awsTagTextProblems("value", value))];
             for (const problem of problems) {
                 report(`${resourceLabel(args.type, args.name)} tag ${JSON.stringify(key)}: ${problem}`);
             }

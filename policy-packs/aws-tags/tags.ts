@@ -18,6 +18,8 @@ export interface ResourceTags {
     all: TagMap | Unknown | undefined;
     /** The provider's `defaultTags.tags` (empty without a provider or default tags). */
     providerDefaults: TagMap;
+    /** Whether the provider's `defaultTags` are unknown (a preview where they come from another resource's output). */
+    providerDefaultsUnknown: boolean;
 }
 
 function listTags(value: unknown, shape: Extract<TagShape, { kind: "list" }>): TagMap {
@@ -57,6 +59,28 @@ export function providerDefaultTags(provider: PolicyProviderResource | undefined
 }
 
 /**
+ * Whether the provider's `defaultTags` (or one of its values) are not known yet: during a preview
+ * they may come from another resource's output, and are known only at deploy.
+ */
+export function providerDefaultTagsUnknown(provider: PolicyProviderResource | undefined): boolean {
+    if (!provider || provider.type !== "pulumi:providers:aws") {
+        return false;
+    }
+    const raw = known(() => provider.props.defaultTags);
+    if (raw === UNKNOWN) {
+        return true;
+    }
+    if (typeof raw === "string") {
+        // The engine encodes an unknown nested in provider config as its unknown sentinel.
+        return raw.includes(UNKNOWN_SENTINEL);
+    }
+    const tags = asObject(asObject(raw)?.tags);
+    return known(() => asObject(raw)?.tags) === UNKNOWN || Object.values(knownStringMap(tags) ?? {}).some((v) => v === UNKNOWN);
+}
+/** The value Pulumi gives an unknown inside JSON-encoded provider configuration. */
+export const UNKNOWN_SENTINEL = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+
+/**
  * The tags of a taggable resource, undefined for types the derived list does not mark taggable.
  * A `tags` input that is unknown as a whole is read plainly, so the engine reports the policy as
  * unable to run during the preview instead of judging a resource whose tags it cannot see.
@@ -73,7 +97,13 @@ export function resourceTags(args: { type: string; props: Obj; provider?: Policy
         const value = known(() => args.props.tagsAll);
         all = value === UNKNOWN ? UNKNOWN : knownStringMap(value);
     }
-    return { shape, own, all, providerDefaults: providerDefaultTags(args.provider) };
+    return {
+        shape,
+        own,
+        all,
+        providerDefaults: providerDefaultTags(args.provider),
+        providerDefaultsUnknown: providerDefaultTagsUnknown(args.provider),
+    };
 }
 
 /**
@@ -156,6 +186,27 @@ export function nestedTagSets(args: { type: string; props: Obj }, providerDefaul
             };
         });
     }
+    if (args.type === "aws:autoscaling/group:Group") {
+        // Only items with propagateAtLaunch reach the group's instances (and, through them, nothing
+        // else): an item kept on the group alone tags no instance (@pulumi/aws autoscaling/group.d.ts).
+        const propagated: TagMap = {};
+        for (const entry of asArray(args.props.tags)) {
+            const item = asObject(entry) ?? {};
+            const key = known(() => item.key);
+            const flag = known(() => item.propagateAtLaunch);
+            if (typeof key === "string" && (flag === true || flag === UNKNOWN)) {
+                const value = known(() => item.value);
+                propagated[key] = value === UNKNOWN ? UNKNOWN : String(value);
+            }
+        }
+        return [{ where: "instances (tags with propagateAtLaunch)", tags: propagated }];
+    }
+    if (args.type === "aws:ec2/spotFleetRequest:SpotFleetRequest") {
+        return asArray(args.props.launchSpecifications).map((entry, index) => ({
+            where: `launchSpecifications[${index}] instances`,
+            tags: { ...providerDefaults, ...(knownStringMap(asObject(entry)?.tags) ?? {}) },
+        }));
+    }
     if (args.type === "aws:ec2/instance:Instance") {
         const volumeTags = knownStringMap(args.props.volumeTags);
         if (volumeTags) {
@@ -172,6 +223,34 @@ export function nestedTagSets(args: { type: string; props: Obj }, providerDefaul
             });
         });
         return sets;
+    }
+    return [];
+}
+
+/**
+ * What a resource launches that no tag specification reaches at all: a launch template without an
+ * `instance` or a `volume` tag specification (its instances or their volumes start untagged; the
+ * provider's defaultTags do not reach them, ec2/launchTemplate.d.ts), and a spot fleet's inline
+ * launch specifications, whose block devices take no tags. One message per gap.
+ */
+export function missingNestedSets(args: { type: string; props: Obj }): string[] {
+    if (args.type === "aws:ec2/launchTemplate:LaunchTemplate") {
+        const types = asArray(args.props.tagSpecifications).map((entry) => known(() => asObject(entry)?.resourceType));
+        if (types.includes(UNKNOWN)) {
+            return [];
+        }
+        return ["instance", "volume"]
+            .filter((t) => !types.includes(t))
+            .map(
+                (t) =>
+                    `has no tagSpecifications entry for resourceType "${t}": the ${t === "instance" ? "instances" : "volumes"} it launches carry no tags`,
+            );
+    }
+    if (args.type === "aws:ec2/spotFleetRequest:SpotFleetRequest") {
+        return asArray(args.props.launchSpecifications).map(
+            (_entry, index) =>
+                `launchSpecifications[${index}]: the volumes of inline launch specifications take no tags; launch from a launch template with a "volume" tag specification`,
+        );
     }
     return [];
 }

@@ -1,33 +1,25 @@
 /**
- * The stack's taggable AWS resources that carry no tags at all, listed in one message, so an
- * admin sees at once what escaped tagging (a resource created outside the components, say).
+ * A taggable AWS resource that would carry no tags at all. A resource policy, so the engine
+ * judges each resource before it is created (a stack policy runs only after `pulumi up` has
+ * changed the stack: pulumi/docs#3597), even when requiredTags is empty, its default.
  */
 import { resourceLabel } from "../../components/aws-tags/rules";
-import { stackPolicy } from "../shared/policy";
-import { known, UNKNOWN } from "../shared/values";
+import { resourcePolicy } from "../shared/policy";
 import { effectiveTags, resourceTags } from "./tags";
 
-export const untaggedResources = stackPolicy(
+export const untaggedResources = resourcePolicy(
     {
         name: "aws-untagged-resources",
-        description: "No taggable AWS resource of the stack is left without tags.",
+        description: "No taggable AWS resource is created without tags.",
         severity: "high",
         remediationSteps:
-            "Create AWS resources through the stack's components, or pass the AwsTags component's tagger.transformation in their transformations option, so each one gets aws.userTags; or give the resource tags of its own.",
+            "Create AWS resources through the stack's components, or after the stack's tagging safety net is registered, so each one gets aws.userTags; or give the resource tags of its own.",
     },
     (args, _config, report) => {
-        const untagged: string[] = [];
-        for (const resource of args.resources) {
-            // A resource whose tags are not known yet (a preview) is judged when they are.
-            const tags = known(() => resourceTags(resource));
-            if (tags !== UNKNOWN && tags !== undefined && Object.keys(effectiveTags(tags)).length === 0) {
-                untagged.push(resourceLabel(resource.type, resource.name));
-            }
-        }
-        if (untagged.length > 0) {
-            report(
-                `${untagged.length} taggable AWS resource${untagged.length === 1 ? " carries" : "s carry"} no tags: ${untagged.join(", ")}`,
-            );
+        const tags = resourceTags(args);
+        // Tags the provider's defaultTags add are known only at deploy: judged then.
+        if (tags && !tags.providerDefaultsUnknown && Object.keys(effectiveTags(tags)).length === 0) {
+            report(`${resourceLabel(args.type, args.name)} carries no tags`);
         }
     },
 );

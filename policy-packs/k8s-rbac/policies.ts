@@ -6,7 +6,14 @@ import type { Policies } from "@pulumi/policy";
 import { aggregatedRoles } from "./aggregated-roles";
 import { olmRbacToggles } from "./olm-toggles";
 import { podSecurityRestricted } from "./pod-security";
-import { noBroadGrants, noClusterAdminServiceAccounts, noEverythingForEveryone, noWildcardAccess } from "./rbac-access";
+import { noAdmissionPolicyOverRbac } from "./admission-policies";
+import {
+    noBroadGrants,
+    noClusterAdminServiceAccounts,
+    noEverythingForEveryone,
+    noPowerForBroadGroups,
+    noWildcardAccess,
+} from "./rbac-access";
 import { unjudgedContent } from "./unjudged-content";
 import { webhookFailClosedAvailability } from "./webhook-availability";
 import { webhookForbiddenRules, webhookNamespaceExclusions, webhookSideEffects, webhookTimeout } from "./webhooks";
@@ -22,6 +29,8 @@ export const K8S_RBAC_POLICIES: Policies = [
     noBroadGrants,
     noClusterAdminServiceAccounts,
     noEverythingForEveryone,
+    noPowerForBroadGroups,
+    noAdmissionPolicyOverRbac,
     webhookForbiddenRules,
     webhookTimeout,
     webhookSideEffects,

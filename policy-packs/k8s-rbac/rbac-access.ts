@@ -3,18 +3,20 @@
  * and escalation grants; cluster-admin bound to a service account (a workload's token would then
  * own the cluster); and cluster-admin, or a role that gives everything, bound to everyone.
  */
+import { clusterAdminServiceAccounts, describeSubject, isWildcardRule, RbacRule, RbacSubject } from "../../components/shared/rbac";
 import {
-    clusterAdminServiceAccounts,
-    describeSubject,
-    givesEverything,
+    aggregationPower,
+    bindingPowers,
+    BROAD_GROUPS,
+    BUILT_IN_ROLE_POWERS,
     GrantProblem,
     grantProblems,
-    isEveryoneSubject,
-    isWildcardRule,
-    RbacRule,
-    RbacSubject,
-} from "../../components/shared/rbac";
-import { CarriedObject, carriedObjects, describeObject, identityOf, isKind, k8sTypeOf, objectPolicy, RBAC_GROUP } from "../shared/k8s";
+    isBroadSubject,
+    Power,
+    POWERS,
+} from "../../components/shared/rbac-power";
+import { LabelSelector } from "../../components/shared/label-selector";
+import { CarriedObject, carriedObjects, describeObject, identityOf, isRbacKind, k8sTypeOf, objectPolicy } from "../shared/k8s";
 import { PolicyMeta, stackPolicy, stringList } from "../shared/policy";
 import { asArray, asObject, Obj } from "../shared/values";
 
@@ -35,8 +37,14 @@ function rulesOf(props: Obj): RbacRule[] {
             resources: asArray(r.resources) as string[],
             verbs: asArray(r.verbs) as string[],
             resourceNames: asArray(r.resourceNames) as string[],
+            nonResourceURLs: asArray(r.nonResourceURLs) as string[],
         };
     });
+}
+
+function aggregationRuleOf(props: Obj): { clusterRoleSelectors?: LabelSelector[] } | undefined {
+    const rule = asObject(props.aggregationRule);
+    return rule ? { clusterRoleSelectors: asArray(rule.clusterRoleSelectors).map((s) => (asObject(s) ?? {}) as LabelSelector) } : undefined;
 }
 
 type RolePolicyMeta = Omit<PolicyMeta, "config" | "enforcementLevel"> & { severity: "critical" | "high" };
@@ -46,16 +54,24 @@ type RolePolicyMeta = Omit<PolicyMeta, "config" | "enforcementLevel"> & { severi
  * grant `grants` finds too broad in a rule is reported with the role, the rule and its remedy;
  * roles on the policy's allowedRoles are not judged.
  */
-function rolePolicy(meta: RolePolicyMeta, allowedRoles: string, grants: (rule: RbacRule) => { grant: string; remedy: string }[]) {
+function rolePolicy(
+    meta: RolePolicyMeta,
+    allowedRoles: string,
+    grants: (rule: RbacRule) => { grant: string; remedy: string }[],
+    roleGrants: (props: Obj) => { grant: string; remedy: string }[] = () => [],
+) {
     return objectPolicy<WildcardConfig>({ ...meta, config: { allowedRoles: stringList(allowedRoles) } }, (args, config, report) => {
         const type = k8sTypeOf(args.type);
-        if (!isKind(type, RBAC_GROUP, ["Role", "ClusterRole"])) {
+        if (!isRbacKind(type, ["Role", "ClusterRole"])) {
             return;
         }
         const identity = identityOf(args.props, args.name);
         const allowName = allowListName(type.kind, identity);
         if (config.allowedRoles.includes(allowName)) {
             return;
+        }
+        for (const { grant, remedy } of roleGrants(args.props)) {
+            report(`${describeObject(type.kind, identity)} ${grant}; ${remedy}, or add ${JSON.stringify(allowName)} to allowedRoles`);
         }
         rulesOf(args.props).forEach((rule, index) => {
             for (const { grant, remedy } of grants(rule)) {
@@ -97,7 +113,7 @@ export const noClusterAdminServiceAccounts = objectPolicy(
     },
     (args, _config, report) => {
         const type = k8sTypeOf(args.type);
-        if (!isKind(type, RBAC_GROUP, ["RoleBinding", "ClusterRoleBinding"])) {
+        if (!isRbacKind(type, ["RoleBinding", "ClusterRoleBinding"])) {
             return;
         }
         const roleRef = asObject(args.props.roleRef);
@@ -115,7 +131,8 @@ export const noClusterAdminServiceAccounts = objectPolicy(
 const GRANT_REMEDIES: Record<GrantProblem["check"], string> = {
     "secrets-wildcard-verbs": "list the verbs it needs on Secrets",
     "all-resources": "list the resources it needs",
-    "escalation-verbs": "remove these verbs",
+    "escalation-verbs": "remove these verbs, or narrow them with resourceNames to roles or users that are not powerful",
+    "effective-power": "list the verbs, resources and names it needs",
 };
 
 /**
@@ -127,7 +144,7 @@ export const noBroadGrants = rolePolicy(
     {
         name: "k8s-no-broad-grants",
         description:
-            "No Role or ClusterRole, aggregated or not, grants every verb on Secrets [secrets-wildcard-verbs], verbs on every resource of the core group [all-resources], or escalate, bind or impersonate [escalation-verbs].",
+            'No Role or ClusterRole (rbac.authorization.k8s.io or OpenShift\'s authorization.openshift.io), aggregated or not, grants every verb on Secrets [secrets-wildcard-verbs], verbs on every resource of the core group [all-resources], escalate, bind or impersonate, named or through "*" [escalation-verbs], Secrets read, token minting, exec into pods or every non-resource URL [effective-power], or takes the rules of roles it does not bound through an aggregationRule [aggregation].',
         severity: "critical",
         remediationSteps:
             'List the verbs and resources the role needs. Every verb on Secrets includes list and watch, which read every Secret in reach; "*" resources of the core group read Secrets too (a read-everything role); escalate and bind let the holder grant itself any permission, impersonate lets it act as any user, group or service account. A role that must keep such a grant once reviewed goes on allowedRoles.',
@@ -135,7 +152,55 @@ export const noBroadGrants = rolePolicy(
     "Roles this policy does not judge: ClusterRole names, and Roles as namespace/name.",
     (rule) =>
         grantProblems(rule).map((problem) => ({ grant: `[${problem.check}] ${problem.message}`, remedy: GRANT_REMEDIES[problem.check] })),
+    (props) => {
+        const why = aggregationPower(aggregationRuleOf(props));
+        return why === undefined
+            ? []
+            : [
+                  {
+                      grant: `aggregationRule [aggregation] ${why}: the role gets ${POWERS.aggregation}, whatever its own rules say`,
+                      remedy: "select ClusterRoles by a label only the stack's own roles carry",
+                  },
+              ];
+    },
 );
+
+/**
+ * A binding that gives a broad group (every user, every OAuth user, every service account, the
+ * anonymous user) a built-in role with power (cluster-admin, admin, edit, OpenShift's sudoer):
+ * judged per resource, before the binding exists. A role the stack declares is judged by
+ * k8s-no-admin-for-everyone, which sees the role.
+ */
+export const noPowerForBroadGroups = objectPolicy(
+    {
+        name: "k8s-no-power-for-broad-groups",
+        description: `No binding gives a built-in role with power (${Object.keys(BUILT_IN_ROLE_POWERS).join(", ")}) to a broad group (${BROAD_GROUPS.join(", ")}, system:serviceaccounts:<namespace>, system:anonymous).`,
+        severity: "critical",
+        remediationSteps:
+            "Bind the role to the named users, groups or service accounts that need it. On OpenShift system:authenticated:oauth is every user who can log in through the cluster's identity providers.",
+    },
+    (object, _config, report) => {
+        const type = k8sTypeOf(object.type);
+        if (!isRbacKind(type, ["RoleBinding", "ClusterRoleBinding"])) {
+            return;
+        }
+        const roleRef = (asObject(object.props.roleRef) ?? {}) as { kind?: string; name?: string };
+        const powers = roleRef.kind === "ClusterRole" ? bindingPowers(roleRef, undefined) : undefined;
+        if (!powers || powers.length === 0) {
+            return;
+        }
+        const subjects = asArray(object.props.subjects).map((s) => (asObject(s) ?? {}) as RbacSubject);
+        // cluster-admin to every service account is k8s-no-cluster-admin-service-accounts' to report.
+        const reported = new Set(clusterAdminServiceAccounts(roleRef, subjects));
+        for (const subject of subjects.filter((s) => isBroadSubject(s) && !reported.has(s))) {
+            report(
+                `${describeObject(type.kind, identityOf(object.props, object.name))} binds ClusterRole ${JSON.stringify(roleRef.name)} (${powerList(powers)}) to ${describeSubject(subject)}; bind it to the named subjects that need it`,
+            );
+        }
+    },
+);
+
+const powerList = (powers: readonly Power[]) => powers.map((p) => POWERS[p]).join("; ");
 
 /**
  * cluster-admin, or a role of the stack with "*" on "*" of every group, bound to everyone:
@@ -146,10 +211,10 @@ export const noEverythingForEveryone = stackPolicy(
     {
         name: "k8s-no-admin-for-everyone",
         description:
-            'No binding gives cluster-admin, or a role with "*" on "*", to system:authenticated, system:unauthenticated, system:anonymous or all service accounts.',
+            "No binding gives a role of the stack with power (everything, escalation, impersonation, Secrets, tokens, exec, aggregation) to a broad group: system:authenticated, system:authenticated:oauth, system:unauthenticated, system:anonymous, all service accounts (of the cluster or of a namespace).",
         severity: "critical",
         remediationSteps:
-            "Bind the role to the named users, groups or service accounts that need it. A binding to system:authenticated gives it to every account of the cluster (and of its identity provider), to system:unauthenticated or system:anonymous to anyone who can reach the API server, to system:serviceaccounts to every workload.",
+            "Bind the role to the named users, groups or service accounts that need it. A binding to system:authenticated gives it to every account of the cluster (and of its identity provider; on OpenShift system:authenticated:oauth to every user who logs in), to system:unauthenticated or system:anonymous to anyone who can reach the API server, to system:serviceaccounts to every workload.",
     },
     (args, _config, report) => {
         const objects = args.resources.flatMap((resource) =>
@@ -157,10 +222,10 @@ export const noEverythingForEveryone = stackPolicy(
         );
         const bindings: { kind: string; props: Obj; name: string; urn: string; subjects: RbacSubject[] }[] = [];
         for (const { object, urn, type } of objects) {
-            if (isKind(type, RBAC_GROUP, ["RoleBinding", "ClusterRoleBinding"])) {
+            if (isRbacKind(type, ["RoleBinding", "ClusterRoleBinding"])) {
                 const subjects = asArray(object.props.subjects).map((s) => (asObject(s) ?? {}) as RbacSubject);
-                // Only bindings to everyone need their role read.
-                if (subjects.some(isEveryoneSubject)) {
+                // Only bindings to broad subjects need their role read.
+                if (subjects.some(isBroadSubject)) {
                     bindings.push({ kind: type.kind, props: object.props, name: object.name, urn, subjects });
                 }
             }
@@ -170,7 +235,7 @@ export const noEverythingForEveryone = stackPolicy(
         }
         const roles = new Map<string, CarriedObject>();
         for (const { object, type } of objects) {
-            if (isKind(type, RBAC_GROUP, ["Role", "ClusterRole"]) && !type.patch) {
+            if (isRbacKind(type, ["Role", "ClusterRole"]) && !type.patch) {
                 const identity = identityOf(object.props, object.name);
                 roles.set(`${type.kind}/${type.kind === "Role" ? `${identity.namespace ?? "default"}/` : ""}${identity.name}`, object);
             }
@@ -180,15 +245,18 @@ export const noEverythingForEveryone = stackPolicy(
             const identity = identityOf(binding.props, binding.name);
             const key = roleRef.kind === "Role" ? `Role/${identity.namespace ?? "default"}/${roleRef.name}` : `ClusterRole/${roleRef.name}`;
             const role = roles.get(key);
-            if (!givesEverything(roleRef, role ? rulesOf(role.props) : undefined)) {
+            // A built-in role the stack does not declare is k8s-no-power-for-broad-groups' to report, before the binding exists.
+            if (!role) {
                 continue;
             }
-            const subjects = binding.subjects;
-            // cluster-admin to every service account is k8s-no-cluster-admin-service-accounts' to report.
-            const reported = new Set(clusterAdminServiceAccounts(roleRef, subjects));
-            for (const subject of subjects.filter((s) => isEveryoneSubject(s) && !reported.has(s))) {
+            const powers = bindingPowers(roleRef, { rules: rulesOf(role.props), aggregationRule: aggregationRuleOf(role.props) }) ?? [];
+            if (powers.length === 0) {
+                continue;
+            }
+            const what = powers.includes("everything") ? "which grants everything" : `which gives ${powerList(powers)}`;
+            for (const subject of binding.subjects.filter(isBroadSubject)) {
                 report(
-                    `${describeObject(binding.kind, identity)} binds ${roleRef.kind} ${JSON.stringify(roleRef.name)}, which grants everything, to ${describeSubject(subject)}; bind it to the named subjects that need it`,
+                    `${describeObject(binding.kind, identity)} binds ${roleRef.kind} ${JSON.stringify(roleRef.name)}, ${what}, to ${describeSubject(subject)}; bind it to the named subjects that need it`,
                     binding.urn,
                 );
             }

@@ -6,6 +6,7 @@
  */
 import type { ReportViolation, ResourceValidationPolicy } from "@pulumi/policy";
 import { ADMISSION_GROUP } from "../../components/admission-webhook/rules";
+import { RBAC_GROUPS } from "../../components/shared/rbac-power";
 import { PolicyMeta, resourcePolicy } from "./policy";
 import { asArray, asObject, known, Obj, UNKNOWN } from "./values";
 
@@ -47,6 +48,11 @@ export function isKind(type: K8sType | undefined, group: string, kinds: readonly
 
 export { ADMISSION_GROUP };
 export const RBAC_GROUP = "rbac.authorization.k8s.io";
+
+/** Whether `type` is one of `kinds` of RBAC, Kubernetes' group or OpenShift's legacy `authorization.openshift.io` (rbac-power.ts). */
+export function isRbacKind(type: K8sType | undefined, kinds: readonly string[]): type is K8sType {
+    return RBAC_GROUPS.some((group) => isKind(type, group, kinds));
+}
 export const WEBHOOK_CONFIGURATION_KINDS = ["MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"] as const;
 
 export interface ObjectIdentity {

@@ -14,17 +14,37 @@ import { parseArgs } from "node:util";
 import { sectionsFromPulumiConfig, StackConfig, validateStackConfig } from "../../components/config";
 import { formatReport } from "../../components/shared/problems";
 import { DEFAULT_AGGREGATION_ROLES } from "../../components/shared/rbac";
+import { policyExemptions, PolicyExemption } from "./exemptions";
 import { readConfigFile } from "../render/config-file";
 import type { PackConfig } from "./engine";
 
 export const PACKS = ["aws-tags", "k8s-rbac"] as const;
 export type PackName = (typeof PACKS)[number];
 
-/** Each pack's config for a validated stack config (only knobs that follow the stack; the rest keep their defaults). */
-export function policyConfigFor(config: StackConfig): Record<PackName, PackConfig> {
+/**
+ * Each pack's config for a validated stack config (only knobs that follow the stack; the rest
+ * keep their defaults), with every exemption the stack's own correct resources need
+ * (exemptions.ts, each with its reason) added to the knob it names.
+ */
+export function policyConfigFor(config: StackConfig, extra: { infraIds?: readonly string[] } = {}): Record<PackName, PackConfig> {
+    const configs = baseConfigFor(config);
+    for (const exemption of policyExemptions(config, extra)) {
+        const policy = (configs[exemption.pack][exemption.policy] ??= {}) as Record<string, unknown>;
+        const current = (policy[exemption.knob] as string[] | undefined) ?? [];
+        policy[exemption.knob] = [...new Set([...current, ...exemption.values])];
+    }
+    return configs;
+}
+
+function baseConfigFor(config: StackConfig): Record<PackName, PackConfig> {
     return {
         "aws-tags": {
             "aws-required-tags": { requiredTags: Object.keys(config.aws.userTags) },
+            "aws-side-channel-tags": { requiredTags: Object.keys(config.aws.userTags) },
+            "aws-provider-settings": {
+                ignoreTagKeys: config.aws.ignoreTags.keys,
+                ignoreTagKeyPrefixes: config.aws.ignoreTags.keyPrefixes,
+            },
         },
         "k8s-rbac": {
             "k8s-olm-rbac-toggles": {
@@ -46,7 +66,7 @@ function stackConfigOf(file: string): { ok: true; config: StackConfig } | { ok: 
     return result.ok ? { ok: true, config: result.config } : { ok: false, report: formatReport(result.problems) };
 }
 
-const USAGE = "usage: npm run policy:config -- --config <Pulumi.<stack>.yaml> --out <dir>";
+const USAGE = "usage: npm run policy:config -- --config <Pulumi.<stack>.yaml> --out <dir> [--infra-id <OpenShift infra id>]...";
 
 /** Writes `<out>/<pack>.json` for every pack; returns the exit code. */
 export function main(
@@ -56,7 +76,10 @@ export function main(
 ): number {
     let args;
     try {
-        args = parseArgs({ args: argv, options: { config: { type: "string" }, out: { type: "string" } } }).values;
+        args = parseArgs({
+            args: argv,
+            options: { config: { type: "string" }, out: { type: "string" }, "infra-id": { type: "string", multiple: true } },
+        }).values;
     } catch (error) {
         fail(`${(error as Error).message}\n${USAGE}`);
         return 2;
@@ -71,7 +94,11 @@ export function main(
         return 1;
     }
     fs.mkdirSync(args.out, { recursive: true });
-    const configs = policyConfigFor(stack.config);
+    const extra = { infraIds: args["infra-id"] ?? [] };
+    const configs = policyConfigFor(stack.config, extra);
+    for (const line of describeExemptions(policyExemptions(stack.config, extra))) {
+        write(line);
+    }
     const flags: string[] = [];
     for (const pack of PACKS) {
         const file = path.join(args.out, `${pack}.json`);
@@ -81,6 +108,13 @@ export function main(
     }
     write(`pulumi preview ${flags.join(" ")}`);
     return 0;
+}
+
+/** One line per exemption: what is exempt from which policy, and why. */
+export function describeExemptions(exemptions: readonly PolicyExemption[]): string[] {
+    return exemptions.map(
+        (e) => `exempt ${e.values.map((v) => JSON.stringify(v)).join(", ")} from ${e.pack}/${e.policy} (${e.knob}): ${e.reason}`,
+    );
 }
 
 if (require.main === module) {

@@ -6,6 +6,7 @@
 import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import { sectionsFromPulumiConfig, validateStackConfig } from "../../components/config";
+import { setApiDiscovery } from "../../components/shared/discovery";
 import { ObjectRead, ObjectRef, Presence, setObjectReader, setPresenceLookup } from "../../components/shared/object-presence";
 import { CONFIG_NAMESPACE, Problem } from "../../components/shared/problems";
 import { ClusterState, typeTokenOf } from "./cluster-state";
@@ -18,10 +19,21 @@ import { describeObject, validateManifests } from "./validate-k8s";
 export const PROJECT_ROOT = path.resolve(__dirname, "..", "..");
 const PROGRAM = path.join(PROJECT_ROOT, "index");
 
+/** The optional APIs a current OpenShift cluster serves, as far as the program asks discovery. */
+export const CURRENT_CLUSTER_APIS: Record<string, string[]> = {
+    "admissionregistration.k8s.io/v1": ["validatingadmissionpolicies", "validatingadmissionpolicybindings"],
+    "console.openshift.io/v1": ["consoleyamlsamples"],
+};
+
 export interface RenderOptions {
     config: FlatConfig;
     /** Objects that exist in the cluster (`--cluster`); reads of anything else fail. */
     cluster?: ClusterState;
+    /**
+     * What the cluster's discovery serves, per group version (resource plurals); a group version
+     * not named serves nothing. Default: CURRENT_CLUSTER_APIS (a current OpenShift).
+     */
+    servedApis?: Record<string, string[]>;
     /** Outputs of this stack's previous update (`--stack-outputs`), for StackReferences to itself. */
     stackOutputs?: Record<string, unknown>;
     /** Stack name (default "render"). */
@@ -45,6 +57,8 @@ export interface RenderedOptions {
     aliases: string[];
     /** Top-level input property → the resources its value depends on (what the engine records as propertyDependencies). */
     propertyDependencies: Record<string, string[]>;
+    /** The provider named in the resource's own options (`provider`), when it has one; inherited providers are not shown. */
+    provider?: string;
 }
 
 export interface RenderedResource {
@@ -171,6 +185,8 @@ export async function renderProgram(options: RenderOptions): Promise<RenderResul
     setPresenceLookup(async (refs) => refs.map((ref) => lookUp(ref, options.cluster, result.lookups)));
     // Whole-object reads (never Secrets) are answered from --cluster the same way.
     setObjectReader(async (refs) => refs.map((ref) => readFrom(ref, options.cluster, result.lookups)));
+    const served = options.servedApis ?? CURRENT_CLUSTER_APIS;
+    setApiDiscovery(async (groupVersion) => new Set(served[groupVersion] ?? []));
     // An error thrown inside an apply rejects the inputs of the resources that use it, which are
     // then never registered. The engine's language host reports each such rejection once, as an
     // error, and the program fails; so does the render, instead of waiting for those resources.
@@ -231,6 +247,7 @@ export async function renderProgram(options: RenderOptions): Promise<RenderResul
         process.off("unhandledRejection", onRejection);
         setPresenceLookup(undefined);
         setObjectReader(undefined);
+        setApiDiscovery(undefined);
         restoreConsole();
     }
     result.errors.push(...rejections.map(errorText));
@@ -376,6 +393,7 @@ async function describeResources(
                 replaceOnChanges: record.opts.replaceOnChanges ?? [],
                 aliases: (record.opts.aliases ?? []).map(describeAlias),
                 propertyDependencies,
+                ...(providerOf(record.opts) ? { provider: names.get(providerOf(record.opts) as pulumi.Resource) ?? "(not recorded)" } : {}),
             },
         });
     }
@@ -415,4 +433,9 @@ function manifestsOf(resources: RenderedResource[], calls: ResourceCall[]): Rend
 /** Objects without metadata.name would be auto-named with a random suffix: never deterministic. */
 export function unnamedObjects(manifests: RenderedManifest[]): string[] {
     return manifests.filter((m) => !(m.object.metadata as { name?: unknown } | undefined)?.name).map((m) => describeObject(m.object));
+}
+
+/** The provider a custom resource's own options name (`provider`), if any. */
+function providerOf(opts: pulumi.ResourceOptions): pulumi.ProviderResource | undefined {
+    return (opts as pulumi.CustomResourceOptions).provider;
 }

@@ -34,8 +34,13 @@ describe("acceptance: every taggable AWS resource carries every merged user tag 
 
         const aws = result.resources.filter((r) => r.type.startsWith("aws:") && r.read === undefined);
         const taggable = aws.filter((r) => isTaggable(r.type));
+        // The registry bucket: what the image registry operator's AWSTagController leaves on it
+        // (cluster-image-registry-operator syncInfraTags: every install-time tag added or its value
+        // updated), so the stack and the operator agree.
+        const install = installTagsFromInfrastructure(infrastructure).tags;
+        const expectedOf = (type: string) => (type === "aws:s3/bucket:Bucket" ? { ...merged, ...install } : merged);
         const missingOf = (type: string, tags: unknown) =>
-            Object.entries(merged)
+            Object.entries(expectedOf(type))
                 .filter(([key, value]) => tagsOf(type, tags)[key] !== value)
                 .map(([key, value]) => `${key}=${value}`);
         const missing = taggable
@@ -132,15 +137,18 @@ describe("acceptance: issue 16 (day-2 tags for the cluster's operators, stack-wi
         },
     );
 
-    test("GIVEN the real Infrastructure API (no spec field) WHEN rendered THEN one warning says which versions have day-2 tags and what is still tagged, and the patch writes nothing", async () => {
+    test("GIVEN the real Infrastructure API (no spec field) and aws.userTags that differ from the install-time tags WHEN rendered THEN one warning names the changed keys, what they reach and which existing AWS resources they do not, and the patch writes nothing", async () => {
         const result = await renderConfig(openshift({}), { cluster: [infrastructure, realCrd] });
         expect(result.errors).toEqual([]);
         expect(result.warnings.filter((w) => w.includes("spec.platformSpec.aws.resourceTags"))).toEqual([
-            "Infrastructure/cluster spec.platformSpec.aws.resourceTags is not in this cluster's Infrastructure API (CRD infrastructures.config.openshift.io), so aws.userTags cannot reach the cluster's own operators on day 2: " +
-                "the seed's day-2 field is in no OpenShift release yet (openshift/api config/v1 has only serviceEndpoints in spec.platformSpec.aws); " +
-                "those operators apply only the install-time status.platformStatus.aws.resourceTags (OpenShift 4.8 and later). " +
-                "The stack still tags what it creates itself: its AWS resources, the volumes of the gp3-csi-tagged StorageClass and the LoadBalancer Services it declares. " +
-                "The Infrastructure patch writes nothing until the field exists",
+            'aws.userTags sets "adminContact", "red-hat-managed" differently from the install-time tags, and Infrastructure/cluster spec.platformSpec.aws.resourceTags is not in this cluster\'s Infrastructure API (CRD infrastructures.config.openshift.io; openshift/api has only serviceEndpoints there), so the cluster\'s operators keep the install-time values. ' +
+                'Reached: the stack\'s own AWS resources, the LoadBalancer Services it declares, and new volumes of the gp3-csi-tagged StorageClass for "red-hat-managed". ' +
+                "Not reached: existing EBS volumes and the volumes of every StorageClass but gp3-csi-tagged (csi-operator's EBSVolumeTagsController keeps the install-time values on every EBS CSI volume); " +
+                "the instances of existing and new MachineSets (machine-api-provider-aws tags them from the install-time tags and each MachineSet's providerSpec); " +
+                "the default router's load balancer (cluster-ingress-operator annotates its Service from the install-time tags); " +
+                "the installer's image registry bucket (cluster-image-registry-operator's AWSTagController); " +
+                "what the installer created: VPC, subnets, security groups, control-plane instances, DNS zones, IAM roles. " +
+                "The stack does not write status.platformStatus.aws.resourceTags: the API server accepts it, but status is not the admin's to set (docs/aws-tags.md, Day 2)",
         ]);
         expect(patchOf(result)).toEqual({
             apiVersion: "config.openshift.io/v1",
@@ -165,6 +173,21 @@ describe("acceptance: issue 16 (day-2 tags for the cluster's operators, stack-wi
         const topic = resourceNamed(result, "aws:sns/topic:Topic", "declared-elsewhere");
         expect(topic.parent).not.toBe("aws-tags");
         expect(topic.inputs.tags).toEqual({ adminContact: "installer", costCenter: "7536", owner: "platform-team", team: "alerts" });
+    });
+
+    test("GIVEN aws.ignoreTags and an extra AWS resource declared with the default provider WHEN rendered THEN it is managed by the stack's AWS provider, which carries the ignoreTags", async () => {
+        const ignoreTags = { keys: ["backup-plan"], keyPrefixes: ["finops:"] };
+        const result = await renderConfig(openshift({ propagateUserTags: false, ignoreTags }), {
+            cluster: [infrastructure],
+            program: path.join(__dirname, "fixtures", "extra-resource-program"),
+        });
+        expect(result.errors).toEqual([]);
+        expect(resourceNamed(result, "aws:sns/topic:Topic", "declared-elsewhere").options.provider).toBe("aws");
+        // Provider configuration reaches the engine JSON-encoded, as Pulumi passes it to the provider.
+        expect(JSON.parse(resourceNamed(result, "pulumi:providers:aws", "aws").inputs.ignoreTags as string)).toEqual(ignoreTags);
+        // No AWS resource of the render is left to the engine's default provider, which the stack cannot configure.
+        const providers = result.resources.filter((r) => r.type === "pulumi:providers:aws").map((r) => r.name);
+        expect(providers).toEqual(["aws"]);
     });
 
     test("GIVEN the example and every trust the config allows WHEN rendered THEN no trust policy names an account root", async () => {

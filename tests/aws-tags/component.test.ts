@@ -198,7 +198,7 @@ describe("the AWS assets of examples/openshift-aws.yaml", () => {
         });
     });
 
-    test("GIVEN the registry's IAM policy THEN it reaches only the bucket's objects and its key", () => {
+    test("GIVEN the registry's IAM policy THEN it reaches only the bucket's objects, its key and that bucket's tags (the registry operator's AWSTagController)", () => {
         const name = "prod-east-image-registry";
         const bucketArn = "arn:aws:s3:::prod-east-image-registry-000000000000-us-east-1";
         expect(resourceNamed(result, "aws:iam/role:Role", name).inputs.name).toBe(name);
@@ -218,6 +218,12 @@ describe("the AWS assets of examples/openshift-aws.yaml", () => {
                     Resource: `${bucketArn}/*`,
                 },
                 {
+                    Sid: "TagRegistryBucket",
+                    Effect: "Allow",
+                    Action: ["s3:GetBucketTagging", "s3:PutBucketTagging"],
+                    Resource: bucketArn,
+                },
+                {
                     Sid: "UseRegistryKey",
                     Effect: "Allow",
                     Action: ["kms:Decrypt", "kms:DescribeKey", "kms:Encrypt", "kms:GenerateDataKey*", "kms:ReEncrypt*"],
@@ -231,16 +237,21 @@ describe("the AWS assets of examples/openshift-aws.yaml", () => {
         });
     });
 
-    test("GIVEN install-time tags that aws.userTags overrides THEN each tagged resource and the StorageClass warn once, naming the key, both values and the resource", () => {
+    test("GIVEN install-time tags that aws.userTags overrides THEN each tagged resource warns once, naming the key, both values and the resource; what an operator re-tags keeps the install-time value, saying which operator", () => {
         const warning = (resource: string) =>
             `tag "adminContact" on ${resource}: "jdoe" from aws.userTags supersedes "installer" from ${INSTALL}`;
+        const pinned = (resource: string, operator: string) =>
+            `tag "adminContact" on ${resource}: "jdoe" from aws.userTags cannot hold, ${operator} re-applies "installer" from ${INSTALL}; the stack sets "installer" so the two do not fight`;
         // The example's other capabilities warn too (olm.manageOLMConfig); only tag warnings are compared here.
         expect(result.warnings.filter((w) => w.startsWith("tag ")).sort()).toEqual(
             [
-                warning('StorageClass "gp3-csi-tagged"'),
+                pinned('StorageClass "gp3-csi-tagged"', "csi-operator's EBSVolumeTagsController (every EBS CSI volume, within 30 minutes)"),
                 warning('aws:ecr/repository:Repository "prod-east-webhook-image"'),
                 warning('aws:kms/key:Key "prod-east-image-registry"'),
-                warning('aws:s3/bucket:Bucket "prod-east-image-registry"'),
+                pinned(
+                    'aws:s3/bucket:Bucket "prod-east-image-registry"',
+                    "the image registry operator's AWSTagController (the registry's S3 bucket)",
+                ),
                 warning('aws:iam/role:Role "prod-east-image-registry"'),
                 warning('aws:iam/policy:Policy "prod-east-image-registry"'),
             ].sort(),
@@ -265,7 +276,8 @@ describe("the AWS assets of examples/openshift-aws.yaml", () => {
                 type: "gp3",
                 encrypted: "true",
                 "csi.storage.k8s.io/fstype": "ext4",
-                tagSpecification_1: "adminContact=jdoe",
+                // The install-time value: csi-operator re-applies it to every EBS CSI volume.
+                tagSpecification_1: "adminContact=installer",
                 tagSpecification_2: "costCenter=7536",
                 tagSpecification_3: "owner=platform-team",
                 tagSpecification_4: "red-hat-managed=true",
@@ -432,6 +444,16 @@ describe("tags beyond the component: the stack-wide transformations (tags and lo
         expect(result.warnings).toContain(
             'aws:autoscaling/group:Group "workers": its tags are a list, so the released keys "old" cannot be left unmanaged one by one; pulumi up removes them from it',
         );
+    });
+
+    test("GIVEN an instance and a launch template declared elsewhere THEN the safety net tags the volumes they create and the instances a template launches, their own tags on top", () => {
+        const merged = { cost: "1", team: "platform" };
+        expect(resourceNamed(result, "aws:ec2/instance:Instance", "bastion").inputs.volumeTags).toEqual(merged);
+        expect(resourceNamed(result, "aws:ec2/launchTemplate:LaunchTemplate", "nodes").inputs.tagSpecifications).toEqual([
+            { resourceType: "instance", tags: { ...merged, role: "node" } },
+            { resourceType: "network-interface", tags: { x: "y" } },
+            { resourceType: "volume", tags: merged },
+        ]);
     });
 
     test("GIVEN a top-level resource declared after the component THEN it carries the user tags, with the released key left alone", () => {

@@ -1,5 +1,12 @@
 import * as path from "node:path";
-import { day2LimitProblem, day2TagsField, infrastructureTagsPatch, replacedEntriesWarning } from "../../components/aws-tags/infrastructure";
+import {
+    day2Changes,
+    day2LimitProblem,
+    day2TagsField,
+    day2UnreachedWarning,
+    infrastructureTagsPatch,
+    replacedEntriesWarning,
+} from "../../components/aws-tags/infrastructure";
 import { ClusterState, KubeObject } from "../../scripts/render/cluster-state";
 import { RenderResult } from "../../scripts/render/render";
 import { renderConfig, resourceNamed } from "../helpers/render";
@@ -121,5 +128,23 @@ describe("day 2 through Infrastructure/cluster: removing a key releases it", () 
         expect(resourceNamed(second, PATCH, "aws-tags-infrastructure-tags").inputs.metadata).toEqual(
             resourceNamed(first, PATCH, "aws-tags-infrastructure-tags").inputs.metadata,
         );
+    });
+});
+
+describe("day 2 without the spec field: what a change does not reach", () => {
+    test("GIVEN aws.userTags equal to the install-time tags THEN there is no day-2 change and no warning", () => {
+        expect(day2Changes({ a: "1" }, { a: "1", b: "2" })).toEqual([]);
+        expect(day2UnreachedWarning({ a: "1" }, { a: "1", b: "2" }, false)).toBeUndefined();
+    });
+
+    test("GIVEN a changed and a new key with the stack's registry bucket THEN both keys are named, the bucket is reached (new keys only) and not listed as unreached", () => {
+        const warning = day2UnreachedWarning({ a: "2", n: "x" }, { a: "1" }, true) as string;
+        expect(day2Changes({ a: "2", n: "x" }, { a: "1" })).toEqual(["a", "n"]);
+        expect(warning.startsWith('aws.userTags sets "a", "n" differently from the install-time tags')).toBe(true);
+        expect(warning).toContain(
+            "Reached: the stack's own AWS resources (the registry bucket only for keys the install-time tags do not carry)",
+        );
+        expect(warning).toContain('new volumes of the gp3-csi-tagged StorageClass for "n".');
+        expect(warning).not.toContain("the installer's image registry bucket");
     });
 });

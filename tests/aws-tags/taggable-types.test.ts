@@ -1,5 +1,5 @@
 import * as fs from "node:fs";
-import { ASSET_TYPES } from "../../components/aws-tags/assets";
+import { ASSET_TYPES } from "../../components/aws-assets/assets";
 import { LIST_ITEM_FIELD_VALUES, listTagsToMap, mapToListTags, tagShapeOf, TAGGABLE_TYPES } from "../../components/aws-tags/taggable";
 import { deriveTaggableTypes, OUTPUT_FILE, serialize } from "../../scripts/aws/taggable-types";
 

@@ -263,13 +263,19 @@ describe("the tag character set", () => {
         fc.assert(
             fc.property(
                 fc.string({ unit: fc.constantFrom(...allowed), minLength: 0, maxLength: 120 }),
-                fc.string({ unit: fc.constantFrom(...allowed), minLength: 1, maxLength: 256 }),
+                fc.string({ unit: fc.constantFrom(...allowed), minLength: 1, maxLength: 256 }).filter((v) => v.trim() !== ""),
                 (key, value) => {
                     expect(tagKeyProblems(keyOf(key))).toEqual([]);
                     expect(tagValueProblems(value)).toEqual([]);
                 },
             ),
         );
+    });
+
+    test("GIVEN a value of spaces only THEN it is refused as blank, naming it", () => {
+        expect(tagValueProblems("   ")).toEqual([
+            'value "   " is only whitespace: it names nothing, and services that trim it see an empty value',
+        ]);
     });
 
     test("GIVEN any character outside the set inserted anywhere THEN the key and the value name exactly that character", () => {

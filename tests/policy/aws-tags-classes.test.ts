@@ -34,9 +34,9 @@ describe("aws-tags through the analyzer protocol: every class, caught and clean"
         await pack?.stop();
     });
 
-    test("GIVEN an aws: type from a newer @pulumi/aws, with tags WHEN analyzed THEN an advisory says it cannot be judged against the derived list; a listed type gets none", async () => {
+    test("GIVEN an aws: type from a newer @pulumi/aws, with tags WHEN analyzed THEN it is refused as not judged against the derived list; a listed type gets none", async () => {
         expect(await judged(resource("aws:bedrockagentcore/gateway:Gateway2099", "gw", { tags: { team: "a" } }))).toEqual([
-            `advisory aws-unjudged-types: aws:bedrockagentcore/gateway:Gateway2099 "gw" cannot judge: not in the taggable list derived from ${TAGGABLE_SOURCE}, though it declares tags`,
+            `mandatory aws-unjudged-types: aws:bedrockagentcore/gateway:Gateway2099 "gw" cannot judge: not in the taggable list derived from ${TAGGABLE_SOURCE}, though it declares tags`,
         ]);
         expect(await judged(resource("aws:sqs/queue:Queue", "events", { tags: ALL_REQUIRED }))).toEqual([]);
     });
@@ -45,7 +45,7 @@ describe("aws-tags through the analyzer protocol: every class, caught and clean"
         expect(await judged(resource("aws:inspector/resourceGroup:ResourceGroup", "targets", { tags: { Name: "web" } }))).toEqual([]);
     });
 
-    test("GIVEN aws-native resources WHEN their tags are {key, value} items or a map THEN they are judged by that shape; another shape gets an advisory", async () => {
+    test("GIVEN aws-native resources WHEN their tags are {key, value} items or a map THEN they are judged by that shape; another shape is refused as not judged", async () => {
         expect(await judged(resource("aws-native:s3:Bucket", "logs", { tags: [{ key: "adminContact", value: "jdoe" }] }))).toEqual([
             'mandatory aws-required-tags: aws-native:s3:Bucket "logs" lacks the required tag "costCenter" (it carries "adminContact")',
         ]);
@@ -59,7 +59,7 @@ describe("aws-tags through the analyzer protocol: every class, caught and clean"
             'mandatory aws-required-tags: aws-native:ssm:Parameter "p" lacks the required tag "costCenter" (it carries "adminContact")',
         ]);
         expect(await judged(resource("aws-native:iot:Thing", "t", { tags: [{ Key: "adminContact", Value: "jdoe" }] }))).toEqual([
-            'advisory aws-unjudged-types: aws-native:iot:Thing "t" cannot judge: its tags are neither a list of {key, value} items nor a string map',
+            'mandatory aws-unjudged-types: aws-native:iot:Thing "t" cannot judge: its tags are neither a list of {key, value} items nor a string map',
         ]);
     });
 

@@ -1,7 +1,7 @@
 import * as path from "node:path";
 import { DISABLED_BY, OLM_AGGREGATE_ROLE_NAMES } from "../../components/operator/rbac";
 import { GENERATED_BY_LABEL } from "../../components/shared/labels";
-import { PackName } from "../../scripts/policy/config";
+import { PackName, policyConfigFor } from "../../scripts/policy/config";
 import { AnalysisResult } from "../../scripts/policy/engine";
 import {
     analyzeWithBothPacks,
@@ -86,6 +86,39 @@ describe("whole-program compliance: every example stack through the real program
     );
 });
 
+describe("a stack with reconcile on through both packs", () => {
+    const RECONCILE = {
+        enabled: true,
+        git: { repository: "https://github.com/platform-team/cluster-platform.git", branch: "main" },
+        environment: { PULUMI_CONFIG_PASSPHRASE: { name: "pulumi-passphrase", key: "passphrase" } },
+    };
+    const config = (() => {
+        const base = stackFileConfig("examples/openshift-aws.yaml");
+        return { ...base, values: { ...base.values, "cluster-platform:reconcile": JSON.stringify(RECONCILE) } };
+    })();
+
+    test("GIVEN examples/openshift-aws.yaml with reconcile on WHEN analyzed with the policy config npm run policy:config writes THEN neither pack reports anything", async () => {
+        const result = await renderOnce("examples/openshift-aws.yaml", config);
+        expect(result.errors).toEqual([]);
+        const analysis = analyzeWithBothPacks(enginesFor(validatedConfig(config)), result);
+        expect(summary(analysis["aws-tags"])).toEqual([]);
+        expect(summary(analysis["k8s-rbac"])).toEqual([]);
+    });
+
+    test("GIVEN the same stack WHEN analyzed without the exemption THEN k8s-no-broad-grants reports exactly the reconcile role's bind and escalate", async () => {
+        const result = await renderOnce("examples/openshift-aws.yaml", config);
+        const stackConfig = validatedConfig(config);
+        const packConfig = policyConfigFor(stackConfig);
+        const rbac = { ...packConfig["k8s-rbac"] };
+        delete rbac["k8s-no-broad-grants"];
+        const reported = analyzeWithBothPacks(enginesFor(stackConfig, { ...packConfig, "k8s-rbac": rbac }), result)["k8s-rbac"].diagnostics;
+        expect([...new Set(reported.map((d) => d.policyName))]).toEqual(["k8s-no-broad-grants"]);
+        expect(reported.map((d) => d.violation.split(";")[0].replace(/rules\[\d+\]/, "rules[i]"))).toEqual([
+            'ClusterRole "cluster-platform-reconcile-cluster-platform-prod-east" rules[i] [escalation-verbs] grants ["bind","escalate"] on ["clusterroles","roles"] (apiGroups ["rbac.authorization.k8s.io"]): its holder can grant itself or act as anyone',
+        ]);
+    });
+});
+
 describe("the reverse: the packs catch what a stack should not declare", () => {
     test("GIVEN the example with the sample operators rendered with every OLM RBAC toggle unset WHEN judged by a pack configured with them all set THEN exactly the promoted and aggregate ClusterRoles it generates are reported", async () => {
         const stackConfig = withToggles(withSampleOperators(stackFileConfig("examples/openshift-aws.yaml")), ALL_OFF);
@@ -128,13 +161,14 @@ describe("the reverse: seeded mistakes in the real program are caught", () => {
     test("GIVEN an S3 bucket created by a test component before the stack-wide tagging is registered WHEN analyzed THEN it lacks the stack's user tags and is listed as untagged", () => {
         expect(summary(analysis["aws-tags"])).toEqual([
             'mandatory aws-required-tags urn:pulumi:render::cluster-platform::test:seeded:UntaggedLogs$aws:s3/bucket:Bucket::seeded-logs-bucket: aws:s3/bucket:Bucket "seeded-logs-bucket" lacks the required tags "adminContact", "costCenter", "red-hat-managed" (it carries no tags)',
-            'mandatory aws-untagged-resources : 1 taggable AWS resource carries no tags: aws:s3/bucket:Bucket "seeded-logs-bucket"',
+            'mandatory aws-untagged-resources urn:pulumi:render::cluster-platform::test:seeded:UntaggedLogs$aws:s3/bucket:Bucket::seeded-logs-bucket: aws:s3/bucket:Bucket "seeded-logs-bucket" carries no tags',
         ]);
     });
 
     test("GIVEN a hand-written ClusterRole aggregated to edit that reads Secrets, and a webhook intercepting OLM's ClusterServiceVersions WHEN analyzed THEN each is caught by its rule, and nothing else of the program is reported", () => {
         expect(summary(analysis["k8s-rbac"])).toEqual([
             'mandatory k8s-aggregated-roles urn:pulumi:render::cluster-platform::kubernetes:rbac.authorization.k8s.io/v1:ClusterRole::seeded-secrets-reader: ClusterRole "secrets-reader" (aggregated into edit) rules[0] grants ["get","list"] on Secrets (apiGroups [""], resources ["secrets"]); a role aggregated into a default role must grant nothing on Secrets',
+            'mandatory k8s-no-broad-grants urn:pulumi:render::cluster-platform::kubernetes:rbac.authorization.k8s.io/v1:ClusterRole::seeded-secrets-reader: ClusterRole "secrets-reader" rules[0] [effective-power] gives read every Secret in reach (get, list or watch) [get secrets (group "")]; list the verbs, resources and names it needs, or add "secrets-reader" to allowedRoles',
             'mandatory k8s-webhook-forbidden-rules urn:pulumi:render::cluster-platform::kubernetes:admissionregistration.k8s.io/v1:ValidatingWebhookConfiguration::seeded-csv-guard: ValidatingWebhookConfiguration "csv-guard" webhook "csv.guard.example.io" (webhooks[0]) rules[0].apiGroups: Webhook rules cannot include the OLM group',
         ]);
     });

@@ -22,6 +22,10 @@ describe("npm run policy:config: the policy config a stack passes to the packs",
         ).toBe(0);
         expect(JSON.parse(fs.readFileSync(path.join(out, "aws-tags.json"), "utf8"))).toEqual({
             "aws-required-tags": { requiredTags: ["adminContact", "costCenter", "red-hat-managed"] },
+            "aws-side-channel-tags": { requiredTags: ["adminContact", "costCenter", "red-hat-managed"] },
+            "aws-provider-settings": { ignoreTagKeys: [], ignoreTagKeyPrefixes: ["cost-allocation:"] },
+            // Exemption: the AWS cloud provider's own subnet key for this cluster.
+            "aws-reserved-tag-keys": { clusterIds: ["prod-east"] },
         });
         expect(JSON.parse(fs.readFileSync(path.join(out, "k8s-rbac.json"), "utf8"))).toEqual({
             "k8s-olm-rbac-toggles": {
@@ -31,11 +35,74 @@ describe("npm run policy:config: the policy config a stack passes to the packs",
             },
             "k8s-aggregated-roles": { aggregatedRoles: ["admin", "edit", "view"] },
             "k8s-pod-security-restricted": { platform: "openshift" },
+            // Exemption: the subscription webhook's own Secret reads, in the namespaces its bundles reference.
+            "k8s-no-broad-grants": {
+                allowedRoles: [
+                    "openshift-config/subscription-injection-webhook-read",
+                    "team-a/subscription-injection-webhook-read",
+                    "openshift-config/cluster-entitlement-etc-pki-entitlement-d0e25df8",
+                ],
+            },
         });
         expect(lines).toEqual([
+            'exempt "openshift-config/subscription-injection-webhook-read", "team-a/subscription-injection-webhook-read" from k8s-rbac/k8s-no-broad-grants (allowedRoles): the subscription webhook lists Secrets in exactly the namespaces the declared bundles reference, to resolve entitlement key names (seed 000)',
+            'exempt "openshift-config/cluster-entitlement-etc-pki-entitlement-d0e25df8" from k8s-rbac/k8s-no-broad-grants (allowedRoles): the Shared Resource CSI driver lists and watches Secrets in each shared Secret\'s namespace, which its refresh informers need (components/subscriptions/bundles.ts driverReadManifests)',
+            'exempt "prod-east" from aws-tags/aws-reserved-tag-keys (clusterIds): the AWS cloud provider finds this cluster\'s subnets and security groups by kubernetes.io/cluster/<id> (owned or shared); on OpenShift <id> is the infra id (pass --infra-id)',
             `wrote ${path.join(out, "aws-tags.json")}`,
             `wrote ${path.join(out, "k8s-rbac.json")}`,
             `pulumi preview --policy-pack policy-packs/aws-tags --policy-pack-config ${path.join(out, "aws-tags.json")} --policy-pack policy-packs/k8s-rbac --policy-pack-config ${path.join(out, "k8s-rbac.json")}`,
+        ]);
+    });
+
+    test("GIVEN a stack with reconcile on WHEN run THEN k8s-no-broad-grants exempts the reconcile role by name and the reason is printed", () => {
+        const stack = path.join(out, "Pulumi.reconcile.yaml");
+        fs.writeFileSync(
+            stack,
+            [
+                "config:",
+                "  cluster-platform:cluster:",
+                "    name: prod-east",
+                "    platform: openshift",
+                "    kubeContext: prod-east",
+                "  cluster-platform:reconcile:",
+                "    enabled: true",
+                "    git:",
+                "      repository: https://github.com/platform-team/cluster-platform.git",
+                "      branch: main",
+                "",
+            ].join("\n"),
+        );
+        const lines: string[] = [];
+        expect(
+            main(
+                ["--config", stack, "--out", path.join(out, "config")],
+                (l) => lines.push(l),
+                (l) => lines.push(`error: ${l}`),
+            ),
+        ).toBe(0);
+        expect(JSON.parse(fs.readFileSync(path.join(out, "config", "k8s-rbac.json"), "utf8"))["k8s-no-broad-grants"]).toEqual({
+            allowedRoles: ["cluster-platform-reconcile-cluster-platform-prod-east"],
+        });
+        expect(lines.filter((l) => l.includes("reconcile"))).toEqual([
+            `exempt "cluster-platform-reconcile-cluster-platform-prod-east" from k8s-rbac/k8s-no-broad-grants (allowedRoles): the reconcile role runs this program from PKO's workspace, and the program declares Roles and ClusterRoles: the API server lets it create or bind those only with escalate and bind (kubernetes pkg/registry/rbac/escalation_check.go)`,
+        ]);
+    });
+
+    test("GIVEN an OpenShift infra id WHEN run with --infra-id THEN the cloud provider's cluster key is exempt for it too, and the line says so", () => {
+        const lines: string[] = [];
+        const args = ["--config", path.join(ROOT, "examples", "openshift-aws.yaml"), "--out", out, "--infra-id", "prod-east-x7k2p"];
+        expect(
+            main(
+                args,
+                (l) => lines.push(l),
+                (l) => lines.push(`error: ${l}`),
+            ),
+        ).toBe(0);
+        expect(JSON.parse(fs.readFileSync(path.join(out, "aws-tags.json"), "utf8"))["aws-reserved-tag-keys"]).toEqual({
+            clusterIds: ["prod-east", "prod-east-x7k2p"],
+        });
+        expect(lines.filter((l) => l.includes("aws-reserved-tag-keys"))).toEqual([
+            'exempt "prod-east", "prod-east-x7k2p" from aws-tags/aws-reserved-tag-keys (clusterIds): the AWS cloud provider finds this cluster\'s subnets and security groups by kubernetes.io/cluster/<id> (owned or shared); on OpenShift <id> is the infra id (pass --infra-id)',
         ]);
     });
 
@@ -65,6 +132,8 @@ describe("npm run policy:config: the policy config a stack passes to the packs",
                 (l) => errors.push(l),
             ),
         ).toBe(2);
-        expect(errors).toEqual(["usage: npm run policy:config -- --config <Pulumi.<stack>.yaml> --out <dir>"]);
+        expect(errors).toEqual([
+            "usage: npm run policy:config -- --config <Pulumi.<stack>.yaml> --out <dir> [--infra-id <OpenShift infra id>]...",
+        ]);
     });
 });

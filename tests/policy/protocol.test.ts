@@ -67,6 +67,22 @@ describe("the k8s-rbac pack through the real analyzer protocol (index.ts run as 
                 configKeys: [],
             },
             {
+                name: "k8s-no-power-for-broad-groups",
+                type: "resource",
+                enforcementLevel: "mandatory",
+                severity: "critical",
+                hasRemediationSteps: true,
+                configKeys: [],
+            },
+            {
+                name: "k8s-no-mutating-policy-over-rbac",
+                type: "resource",
+                enforcementLevel: "mandatory",
+                severity: "critical",
+                hasRemediationSteps: true,
+                configKeys: [],
+            },
+            {
                 name: "k8s-webhook-forbidden-rules",
                 type: "resource",
                 enforcementLevel: "mandatory",
@@ -237,18 +253,20 @@ describe("the aws-tags pack through the real analyzer protocol", () => {
         props: { region: "us-east-1", defaultTags: JSON.stringify({ tags: { adminContact: "jdoe" } }) },
     };
 
-    test("GIVEN the running pack WHEN the CLI asks for its info THEN it names its six mandatory policies and the advisory one", async () => {
+    test("GIVEN the running pack WHEN the CLI asks for its info THEN it names its mandatory policies, every one a resource policy", async () => {
         const info = await analyzerInfo(pack.client);
         expect([info.getName(), info.getVersion()]).toEqual(["aws-tags", "0.1.0"]);
         expect(policiesOf(info).map((p) => `${p.type} ${p.name} ${p.enforcementLevel} ${p.severity} [${p.configKeys.join(", ")}]`)).toEqual(
             [
                 "resource aws-required-tags mandatory high [requiredTags]",
-                "resource aws-reserved-tag-keys mandatory high [allowedKeys]",
+                "resource aws-reserved-tag-keys mandatory high [allowedKeys, clusterIds]",
                 "resource aws-no-name-user-tag mandatory medium []",
                 "resource aws-tag-format mandatory medium []",
                 "resource aws-tag-count mandatory high []",
-                "stack aws-untagged-resources mandatory high []",
-                "resource aws-unjudged-types advisory medium []",
+                "resource aws-side-channel-tags mandatory high [allowedKeys, requiredTags]",
+                "resource aws-provider-settings mandatory high [ignoreTagKeyPrefixes, ignoreTagKeys]",
+                "resource aws-untagged-resources mandatory high []",
+                "resource aws-unjudged-types mandatory high [allowedTypes]",
             ],
         );
     });
@@ -273,10 +291,14 @@ describe("the aws-tags pack through the real analyzer protocol", () => {
         ]);
     });
 
-    test("GIVEN an untagged queue WHEN AnalyzeStack is called THEN one message lists it", async () => {
+    test("GIVEN an untagged queue WHEN Analyze is called for it THEN it is refused before it exists (a resource policy), and AnalyzeStack has nothing left to say", async () => {
         const queue = resource("aws:sqs/queue:Queue", "events", {});
-        expect(diagnosticsOf(await analyzeStack(pack.client, [queue])).map((d) => d.message)).toEqual([
-            'No taggable AWS resource of the stack is left without tags.\n1 taggable AWS resource carries no tags: aws:sqs/queue:Queue "events"',
-        ]);
+        // (aws-required-tags, configured by the test above, refuses it too.)
+        expect(
+            diagnosticsOf(await analyze(pack.client, queue))
+                .filter((d) => d.policyName === "aws-untagged-resources")
+                .map((d) => d.message),
+        ).toEqual(['No taggable AWS resource is created without tags.\naws:sqs/queue:Queue "events" carries no tags']);
+        expect(diagnosticsOf(await analyzeStack(pack.client, [queue]))).toEqual([]);
     });
 });

@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { assetNames, fitName, registryBucketName, registryTrustPolicy } from "../../components/aws-tags/assets";
+import { assetNames, fitName, registryBucketName, registryTrustPolicy } from "../../components/aws-assets/assets";
 import { isDns1123Label } from "../../components/shared/k8s-names";
 
 describe("asset names", () => {

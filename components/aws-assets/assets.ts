@@ -179,8 +179,14 @@ export function bucketTlsOnlyPolicy(bucketArn: string): string {
 }
 
 /**
- * What the registry may do: read and write image blobs in its bucket and use the bucket's
- * KMS key. No bucket administration: the stack owns the bucket's configuration and tags.
+ * What the registry may do: read and write image blobs in its bucket, use the bucket's KMS key,
+ * and read and write that bucket's tags. The tagging is not optional: the image registry
+ * operator's `AWSTagController` (openshift/cluster-image-registry-operator
+ * pkg/operator/awstagcontroller.go) calls `GetBucketTagging` and `PutBucketTagging` on the
+ * configured bucket whenever the install-time tags change, whatever the registry's
+ * `managementState`, and retries an AccessDenied forever. The stack pins the bucket's values for
+ * the keys it applies (aws-tags/retagging.ts), so the operator's writes change nothing. No other
+ * bucket administration: the stack owns the bucket's configuration.
  */
 export function registryAccessPolicy(bucketArn: string, kmsKeyArn: string): string {
     return JSON.stringify({
@@ -197,6 +203,12 @@ export function registryAccessPolicy(bucketArn: string, kmsKeyArn: string): stri
                 Effect: "Allow",
                 Action: ["s3:AbortMultipartUpload", "s3:DeleteObject", "s3:GetObject", "s3:ListMultipartUploadParts", "s3:PutObject"],
                 Resource: `${bucketArn}/*`,
+            },
+            {
+                Sid: "TagRegistryBucket",
+                Effect: "Allow",
+                Action: ["s3:GetBucketTagging", "s3:PutBucketTagging"],
+                Resource: bucketArn,
             },
             {
                 Sid: "UseRegistryKey",

@@ -13,7 +13,7 @@ import {
     RegistryTrust,
     registryTrustPolicy,
 } from "./assets";
-import { TaggedAssetArgs } from "./tagger";
+import { TaggedAssetArgs } from "./tagged-asset";
 
 export interface ImageRegistryStorageArgs extends TaggedAssetArgs {
     /** AWS region of the bucket (part of its name). */
@@ -38,6 +38,8 @@ export class ImageRegistryStorage extends pulumi.ComponentResource {
     readonly roleArn: pulumi.Output<string>;
 
     constructor(name: string, args: ImageRegistryStorageArgs, opts?: pulumi.ComponentResourceOptions) {
+        // The token keeps the area it was created under (aws-tags): it is part of every existing
+        // stack's URNs, and a new token would replace the retained assets' children.
         super("cluster-platform:aws-tags:ImageRegistryStorage", name, {}, opts);
         const { clusterName, tagger } = args;
         const names = assetNames(clusterName);
@@ -63,7 +65,7 @@ export class ImageRegistryStorage extends pulumi.ComponentResource {
             {
                 bucket: account.accountId.apply((id) => registryBucketName(clusterName, id, args.region)),
                 forceDestroy: false,
-                tags: tagger.tagsFor(ASSET_TYPES.bucket, resources.bucket, own(names.bucketBase)),
+                tags: tagger.tagsFor(ASSET_TYPES.bucket, resources.bucket, own(names.bucketBase), "registryBucket"),
             },
             { ...parent, retainOnDelete: true },
         );

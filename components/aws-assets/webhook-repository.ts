@@ -1,7 +1,7 @@
 import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
 import { ASSET_TYPES, assetNames, assetOwnTags, assetResourceNames, webhookLifecyclePolicy, WEBHOOK_IMAGES_KEPT } from "./assets";
-import { TaggedAssetArgs } from "./tagger";
+import { TaggedAssetArgs } from "./tagged-asset";
 
 /** The repository is `<cluster>/subscription-webhook`. */
 export interface WebhookImageRepositoryArgs extends TaggedAssetArgs {
@@ -22,6 +22,8 @@ export class WebhookImageRepository extends pulumi.ComponentResource {
     readonly repositoryName: pulumi.Output<string>;
 
     constructor(name: string, args: WebhookImageRepositoryArgs, opts?: pulumi.ComponentResourceOptions) {
+        // The token keeps the area it was created under (aws-tags): it is part of every existing
+        // stack's URNs, and a new token would replace the retained assets' children.
         super("cluster-platform:aws-tags:WebhookImageRepository", name, {}, opts);
         const repositoryName = assetNames(args.clusterName).ecrRepository;
         const resourceName = assetResourceNames(args.clusterName).ecrRepository;

@@ -27,7 +27,7 @@ import {
     validateStackConfig,
     WebhookImageConfig,
 } from "./components/config";
-import { Operators, OperatorsPlan, planOperators, requiredClusterObjects } from "./components/operator";
+import { ConversionResets, Operators, OperatorsPlan, planOperators, requiredClusterObjects, upgradeProblems } from "./components/operator";
 import {
     DeclaredKinds,
     derivedResyncSeconds,
@@ -44,13 +44,17 @@ import {
     projectDirectory,
 } from "./components/shared/cluster";
 import {
+    CONVERSION_RESETS_OUTPUT,
+    ConversionResetState,
+    conversionResets,
     INSTALLED_CRDS_OUTPUT,
     InstalledCrds,
     installedCrds,
+    parseConversionResets,
     parseInstalledCrds,
     retentionMessages,
 } from "./components/shared/crd-retention";
-import { checkExisting, describeRef, presenceLookup } from "./components/shared/object-presence";
+import { checkExisting, describeRef, objectReader, presenceLookup } from "./components/shared/object-presence";
 import { formatReport, Problem } from "./components/shared/problems";
 import { requiredObjectsOf, SubscriptionInjection } from "./components/subscriptions";
 import { apiDiscovery } from "./components/shared/discovery";
@@ -109,6 +113,10 @@ async function preflight(config: StackConfig): Promise<Preflight> {
             throw new pulumi.RunError(error.message);
         });
         problems.push(...existing.problems);
+        // What OLM checks before an upgrade (components/operator/upgrade.ts), against the cluster's CRDs and running operators.
+        const upgrades = await upgradeProblems(operators.plans, config.operators, objectReader(connection, projectDirectory()));
+        problems.push(...upgrades.problems);
+        upgrades.warnings.forEach((warning) => pulumi.log.warn(warning));
         if (existing.unchecked.length > 0) {
             pulumi.log.warn(
                 `not checked that these exist (no cluster to ask): ${existing.unchecked.map((r) => describeRef(r.ref)).join(", ")}`,
@@ -224,10 +232,14 @@ export = async function clusterPlatform(): Promise<Record<string, unknown>> {
             owner: `operator ${plan.config.name}`,
             crds: plan.crds.filter((c) => c.manifest).map((c) => c.name),
             deleteOnRemoval: plan.config.deleteCrdsOnRemoval,
+            converted: Object.fromEntries(plan.crds.filter((c) => c.manifest && c.conversion).map((c) => [c.name, c.kind])),
         })),
         ...(subscriptions ? [{ owner: "subscriptions", crds: subscriptions.crdNames, deleteOnRemoval: false }] : []),
     ]);
-    await reportCrdRetention(crds, previousUpdate);
+    const resets = await reportCrdRetention(crds, previousUpdate);
+    if (Object.keys(resets).length > 0) {
+        new ConversionResets("crd-conversion-resets", { crds: resets, cluster }, { providers: { kubernetes } });
+    }
 
     const reconcile = declaredKinds ? installReconcile(config, declaredKinds, kubernetes) : undefined;
 
@@ -243,6 +255,7 @@ export = async function clusterPlatform(): Promise<Record<string, unknown>> {
         ...(awsTags ? awsTagsOutputs(awsTags, config.aws) : {}),
         // Read back by the next update, whose preview names the CRDs it no longer declares.
         ...(Object.keys(crds).length > 0 ? { [INSTALLED_CRDS_OUTPUT]: crds } : {}),
+        ...(Object.keys(resets).length > 0 ? { [CONVERSION_RESETS_OUTPUT]: resets } : {}),
         // Last, once every component has issued its certificates: read back by the next update.
         ...certificates.stackOutputs(),
     };
@@ -252,7 +265,7 @@ export = async function clusterPlatform(): Promise<Record<string, unknown>> {
  * Says in the preview which CRDs outlive their owner and which (opted in) die with it, and names
  * the CRDs the previous update installed that this one drops (components/shared/crd-retention.ts).
  */
-async function reportCrdRetention(crds: InstalledCrds, previousUpdate: pulumi.StackReference): Promise<void> {
+async function reportCrdRetention(crds: InstalledCrds, previousUpdate: pulumi.StackReference): Promise<ConversionResetState> {
     const previousOutput = await previousUpdate.getOutputDetails(INSTALLED_CRDS_OUTPUT);
     const previous = parseInstalledCrds(previousOutput.value ?? previousOutput.secretValue);
     const messages = retentionMessages(crds, previous.state);
@@ -262,6 +275,8 @@ async function reportCrdRetention(crds: InstalledCrds, previousUpdate: pulumi.St
     for (const line of [...(previous.warning ? [previous.warning] : []), ...messages.warnings]) {
         pulumi.log.warn(line);
     }
+    const previousResets = await previousUpdate.getOutputDetails(CONVERSION_RESETS_OUTPUT);
+    return conversionResets(crds, previous.state, parseConversionResets(previousResets.value));
 }
 
 /**

@@ -8,6 +8,7 @@
  */
 import { CAPABILITY_LABEL, MANAGED_BY_LABEL, OPERATOR_LABEL, platformLabels } from "../shared/labels";
 import type { StrategyDeployment } from "./csv";
+import { podSelectorOf } from "./pod-selector";
 
 /** OLM's pod-template annotation listing the watched namespaces ("" = all). */
 export const TARGET_NAMESPACES_ANNOTATION = "olm.targetNamespaces";
@@ -120,6 +121,7 @@ export function deploymentFor(input: DeploymentInput): DeploymentObject {
         [TARGET_NAMESPACES_ANNOTATION]: input.watchNamespaces.join(","),
         [OPERATOR_NAMESPACE_ANNOTATION]: input.namespace,
     };
+    const selector = podSelectorOf(input.deployment.name, input.deployment.spec.selector.matchLabels ?? {});
     let podSpec = source.template.spec;
     if (input.certificate) {
         podSpec = withCertificateMount(podSpec, input.certificate);
@@ -142,9 +144,15 @@ export function deploymentFor(input: DeploymentInput): DeploymentObject {
             ...source,
             // OLM keeps one old ReplicaSet per deployment.
             revisionHistoryLimit: 1,
+            // The stack's Deployment label joins the selector, so its Service selects these pods only (pod-selector.ts).
+            selector: { ...(source.selector as Record<string, unknown>), matchLabels: selector },
             template: {
                 ...source.template,
-                metadata: { ...(source.template.metadata ?? {}), annotations: sortedRecord(annotations) },
+                metadata: {
+                    ...(source.template.metadata ?? {}),
+                    labels: { ...(source.template.metadata?.labels ?? {}), ...selector },
+                    annotations: sortedRecord(annotations),
+                },
                 spec: podSpec,
             },
         },

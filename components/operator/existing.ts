@@ -34,6 +34,16 @@ export function requiredClusterObjects(operators: readonly OperatorConfig[], olm
                 });
             }
         });
+        // Roles and bindings go there (with promotion disabled, or as extra namespaces): a RoleBinding in a missing namespace fails the update half-way.
+        (operator.rbacNamespaces ?? []).forEach((namespace, j) => {
+            if (!created.has(namespace)) {
+                required.push({
+                    ref: namespaceRef(namespace),
+                    path: formatPath(["operators", i, "rbacNamespaces", j]),
+                    why: `operator ${JSON.stringify(operator.name)} gets Roles and RoleBindings there (rbacNamespaces), and the stack never creates it; create it first`,
+                });
+            }
+        });
     });
     if (olmConfigDecision(olm, true, (what) => what).action === "patch") {
         required.push({

@@ -19,7 +19,9 @@ import { proxyEnvOf } from "./deployments";
 import { olmEnvironmentDecision, OPERATOR_CONDITION_CRD, PROXY_API_VERSION, PROXY_NAME } from "./olm-environment";
 import { olmAggregateRoles } from "./rbac";
 
+export { ConversionResets } from "./conversion-reset";
 export { requiredClusterObjects } from "./existing";
+export { upgradeProblems } from "./upgrade";
 export { planOperators, togglesOf } from "./plan";
 export type { OperatorPlan, OperatorsPlan } from "./plan";
 

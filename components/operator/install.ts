@@ -8,10 +8,11 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import type { CertificateIssuer } from "../certificates/contract";
 import { ClusterTarget, skippedWithoutCluster } from "../shared/cluster";
+import { CRD_FIELD_MANAGER, fieldManagerAnnotations } from "../shared/crd-retention";
 import { OPERATOR_LABEL, platformLabels } from "../shared/labels";
 import { DeploymentObject, deploymentFor, EnvVar, plainCopy } from "./deployments";
 import type { CrdPlan, OperatorPlan } from "./plan";
-import type { RbacObject } from "./rbac";
+import { objectKey, RbacObject } from "./rbac";
 import { WebhookServing } from "./serving";
 
 export interface OperatorInstallArgs {
@@ -59,7 +60,19 @@ export class OperatorInstall extends pulumi.ComponentResource {
         }
 
         // Owned CRDs (from the bundle) come next, as OLM's InstallPlan applies them before the CSV.
-        const crds = plan.crds.filter((c) => c.manifest).map((c) => this.declareCrd(op, c, servings, !plan.config.deleteCrdsOnRemoval));
+        // A CRD other installs share is kept on this one's removal whatever deleteCrdsOnRemoval says.
+        const shared = new Set(plan.shared.declared);
+        const crds = plan.crds
+            .filter((c) => c.manifest)
+            .flatMap((c) =>
+                this.declareCrd(
+                    op,
+                    c,
+                    servings,
+                    !plan.config.deleteCrdsOnRemoval || shared.has(`CustomResourceDefinition ${c.name}`),
+                    args.cluster,
+                ),
+            );
         const serviceAccounts = plan.serviceAccounts.map(
             (sa) =>
                 new k8s.core.v1.ServiceAccount(
@@ -68,7 +81,7 @@ export class OperatorInstall extends pulumi.ComponentResource {
                     { parent: this, dependsOn: inNamespace },
                 ),
         );
-        const rbac = declareRbac(op, plan.rbac, this, [...inNamespace, ...crds]);
+        const rbac = declareRbac(op, plan.rbac, this, [...inNamespace, ...crds], shared);
 
         // The webhook generation: replaced (delete first) whenever the webhook set changes.
         const generation = new k8s.core.v1.ConfigMap(
@@ -78,7 +91,9 @@ export class OperatorInstall extends pulumi.ComponentResource {
                 immutable: true,
                 data: { "webhooks.json": plan.webhookGeneration.definitions },
             },
-            { parent: this, dependsOn: inNamespace, deleteBeforeReplace: true },
+            // After the CRDs: a CRD the API server refuses stops the update before the generation's
+            // delete-first replacement removes the running operator's webhook configurations.
+            { parent: this, dependsOn: [...inNamespace, ...crds], deleteBeforeReplace: true },
         );
 
         // Deployments in CSV order: each waits for the previous one to be ready and for the
@@ -123,7 +138,9 @@ export class OperatorInstall extends pulumi.ComponentResource {
                 previous.push(...webhooks);
                 // OLM waits for its APIServices to be Available before the CSV succeeds; so does the next Deployment here.
                 previous.push(...serving.declareApiServices(op, deploymentPlan.apiServices ?? [], [deployment, ...webhooks]));
-                for (const crd of plan.crds.filter((c) => c.conversion?.deploymentName === deploymentPlan.name && !c.manifest)) {
+                for (const crd of plan.crds.filter(
+                    (c) => c.conversion?.deploymentName === deploymentPlan.name && !c.manifest && !c.sharedFrom,
+                )) {
                     this.patchConversion(op, crd, serving, args.cluster, [deployment, ...webhooks]);
                 }
             }
@@ -144,9 +161,17 @@ export class OperatorInstall extends pulumi.ComponentResource {
 
     /**
      * A CRD from the bundle, kept on delete unless the operator opted in (`deleteCrdsOnRemoval`):
-     * deleting a CRD deletes all its custom resources (components/shared/crd-retention.ts).
+     * deleting a CRD deletes all its custom resources (components/shared/crd-retention.ts). On a
+     * live cluster it is applied under the stack's fixed CRD field manager, forced, so a CRD that
+     * already exists is taken back; a webhook conversion is a patch of its own (conversionPatch).
      */
-    private declareCrd(op: string, crd: CrdPlan, servings: Map<string, WebhookServing>, retainOnDelete: boolean): pulumi.Resource {
+    private declareCrd(
+        op: string,
+        crd: CrdPlan,
+        servings: Map<string, WebhookServing>,
+        retainOnDelete: boolean,
+        cluster: ClusterTarget,
+    ): pulumi.Resource[] {
         const manifest = plainCopy(crd.manifest) as unknown as Manifest;
         const metadataLabels = (manifest.metadata.labels as Record<string, string> | undefined) ?? {};
         manifest.metadata = {
@@ -154,26 +179,36 @@ export class OperatorInstall extends pulumi.ComponentResource {
             labels: { ...metadataLabels, ...platformLabels("operator", { [OPERATOR_LABEL]: op }) },
         };
         const serving = crd.conversion ? servings.get(crd.conversion.deploymentName) : undefined;
-        if (crd.conversion && serving) {
-            return serving.conversionCrd(`${op}-crd-${crd.name}`, manifest, crd.conversion, retainOnDelete);
+        if (crd.conversion && serving && !cluster.live) {
+            return [serving.conversionCrd(`${op}-crd-${crd.name}`, manifest, crd.conversion, retainOnDelete)];
         }
-        return new k8s.apiextensions.v1.CustomResourceDefinition(
+        if (cluster.live) {
+            const annotations = (manifest.metadata.annotations as Record<string, string> | undefined) ?? {};
+            manifest.metadata.annotations = { ...annotations, ...fieldManagerAnnotations(CRD_FIELD_MANAGER) };
+        }
+        if (crd.conversion && serving) {
+            // The conversion belongs to the patch; the CRD's own manager must not hold it (crd-retention.ts).
+            const { conversion: _bundleConversion, ...spec } = manifest.spec;
+            manifest.spec = spec;
+        }
+        const declared = new k8s.apiextensions.v1.CustomResourceDefinition(
             `${op}-crd-${crd.name}`,
             manifest as unknown as k8s.apiextensions.v1.CustomResourceDefinitionArgs,
-            {
-                parent: this,
-                retainOnDelete,
-            },
+            { parent: this, retainOnDelete },
         );
+        if (crd.conversion && serving) {
+            return [declared, serving.conversionPatch(`${op}-crd-conversion-${crd.name}`, crd, crd.conversion, [declared])];
+        }
+        return [declared];
     }
 
     /** Conversion for a CRD that exists without a manifest in the bundle: a server-side-apply patch. */
     private patchConversion(op: string, crd: CrdPlan, serving: WebhookServing, cluster: ClusterTarget, dependsOn: pulumi.Resource[]): void {
-        if (!cluster.live) {
+        if (!cluster.live || !crd.conversion) {
             pulumi.log.warn(`operator "${op}": ${skippedWithoutCluster(`the conversion webhook patch of CRD ${crd.name}`)}`, this);
             return;
         }
-        serving.patchExistingCrdConversion(`${op}-crd-conversion-${crd.name}`, crd, dependsOn);
+        serving.conversionPatch(`${op}-crd-conversion-${crd.name}`, crd, crd.conversion, dependsOn);
     }
 }
 
@@ -190,11 +225,21 @@ function withProxyEnvFrom(
     };
 }
 
-/** Every RBAC object, named as OLM names it. */
-function declareRbac(op: string, objects: readonly RbacObject[], parent: pulumi.Resource, dependsOn: pulumi.Resource[]): pulumi.Resource[] {
+/**
+ * Every RBAC object, named as OLM names it. Objects other installs of the bundle share are kept
+ * on this install's removal: the next install declares them then, and its server-side apply
+ * takes them back (deleted, they would go after the next one's create).
+ */
+function declareRbac(
+    op: string,
+    objects: readonly RbacObject[],
+    parent: pulumi.Resource,
+    dependsOn: pulumi.Resource[],
+    shared: ReadonlySet<string>,
+): pulumi.Resource[] {
     return objects.map((object) => {
         const logical = `${op}-${object.kind.toLowerCase()}-${object.metadata.namespace ? `${object.metadata.namespace}-` : ""}${object.metadata.name}`;
-        const opts = { parent, dependsOn };
+        const opts = { parent, dependsOn, ...(shared.has(objectKey(object)) ? { retainOnDelete: true } : {}) };
         switch (object.kind) {
             case "Role":
                 return new k8s.rbac.v1.Role(logical, object, opts);

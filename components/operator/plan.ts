@@ -22,6 +22,9 @@ import {
     unsupportedInstallMode,
 } from "./install-modes";
 import { contentHash } from "./names";
+import { podSelectorOf } from "./pod-selector";
+import { shareClusterObjects, SharedObjects } from "./shared-objects";
+import type { UpgradeEdges } from "./upgrade-path";
 import { OperatorConditionObject, operatorConditionFor } from "./olm-environment";
 import {
     deriveOperatorRbac,
@@ -38,10 +41,14 @@ import { ConversionPlan, DeploymentWebhooks, webhookCertSecretName, webhooksByDe
 
 export interface CrdPlan {
     name: string;
+    /** Its kind, as the CSV's owned entry names it (a CRD patch must name group and kind: crd-identity.ts). */
+    kind: string;
     /** The manifest from the bundle folder; undefined when the CRD must already exist. */
     manifest?: CrdObject;
     /** The conversion webhook that converts it, if any. */
     conversion?: ConversionPlan;
+    /** Set when another install of the same bundle declares it (shared-objects.ts): that install's name. */
+    sharedFrom?: string;
 }
 
 export interface DeploymentPlan {
@@ -83,6 +90,14 @@ export interface OperatorPlan {
     webhookGeneration: WebhookGeneration;
     /** The OperatorCondition OLM would generate for the CSV (declared where the cluster serves it). */
     operatorCondition: OperatorConditionObject;
+    /**
+     * Cluster-scoped objects (`objectKey`) this install shares with other installs of the same
+     * bundle in other namespaces (shared-objects.ts): declared by the first such install, kept
+     * on its removal (the next install takes them back), absent from the others' plans.
+     */
+    shared: SharedObjects;
+    /** The CSV's upgrade edges, checked against the installed CSV (upgrade-path.ts). */
+    edges: UpgradeEdges;
 }
 
 export interface OperatorsPlan {
@@ -114,8 +129,9 @@ export function planOperators(operators: readonly OperatorConfig[], olm: OlmConf
             plans.push(result.plan);
         }
     });
-    problems.push(...collisions(plans, operators));
-    return { plans, problems, warnings };
+    const sharing = shareClusterObjects(plans, operators);
+    problems.push(...sharing.problems, ...collisions(sharing.plans, operators));
+    return { plans: sharing.plans, problems, warnings };
 }
 
 interface SingleResult {
@@ -208,6 +224,11 @@ export function planOperator(
     }
 
     const rbacNamespaces = config.rbacNamespaces;
+    if (config.targetNamespaces.length === 0 && toggles.disableAllNamespacePermissionPromotion && supportsAllNamespacesOnly(modes)) {
+        warn(
+            `its CSV supports only AllNamespaces, and with olm.disableAllNamespacePermissionPromotion it gets permissions in ${(rbacNamespaces ?? []).length > 0 ? `rbacNamespaces (${(rbacNamespaces ?? []).join(", ")})` : "no namespace (rbacNamespaces is empty)"} only, while it expects to watch every namespace: it may fail or see part of the cluster`,
+        );
+    }
     const watch = watchNamespaces({ targetNamespaces: config.targetNamespaces, rbacNamespaces, toggles });
     const { permissions, clusterPermissions } = permissionsOf(csv);
     const rbac = deriveOperatorRbac({
@@ -258,6 +279,13 @@ export function planOperator(
             deployments: deploymentPlans,
             webhookGeneration: webhookGenerationOf(config.name, mapping.byDeployment),
             operatorCondition: operatorConditionFor(csv, config.namespace, config.name),
+            shared: { declared: [], fromOthers: {} },
+            edges: {
+                csvName: csv.metadata.name,
+                replaces: csv.spec.replaces,
+                skips: csv.spec.skips ?? [],
+                skipRange: csv.metadata.annotations?.["olm.skipRange"],
+            },
         },
     };
 }
@@ -323,7 +351,7 @@ function servedDeployments(
         const backend: WebhookBackend = webhookBackend ?? {
             deploymentName: deployment.name,
             namespace,
-            matchLabels,
+            matchLabels: podSelectorOf(deployment.name, matchLabels),
             servicePort: port,
             targetPort: port,
         };
@@ -419,7 +447,8 @@ function crdPlans(
                 `the conversion webhook ${describeValue(conversion.webhook)} is set on the existing CRD ${describeValue(name)} by a server-side-apply patch (live clusters only)`,
             );
         }
-        return { name, ...(manifest ? { manifest } : {}), ...(conversion ? { conversion } : {}) };
+        const kind = manifest?.spec.names.kind ?? owned.find((o) => o.name === name)?.kind ?? "";
+        return { name, kind, ...(manifest ? { manifest } : {}), ...(conversion ? { conversion } : {}) };
     });
 }
 
@@ -502,7 +531,8 @@ function collisions(plans: readonly OperatorPlan[], operators: readonly Operator
             ...plan.deployments.filter((d) => d.served).map((d) => `Secret ${namespace}/${webhookCertSecretName(d.name)}`),
             ...plan.deployments.flatMap((d) => d.apiServices ?? []).map((a) => `APIService ${a.name}`),
             `OperatorCondition ${namespace}/${plan.operatorCondition.metadata.name}`,
-            ...plan.crds.map((c) => `CustomResourceDefinition ${c.name}`),
+            // Declared CRDs (manifest or conversion patch); a CRD that must already exist is nobody's.
+            ...plan.crds.filter((c) => c.manifest || c.conversion).map((c) => `CustomResourceDefinition ${c.name}`),
             ...plan.rbac.map(objectKey),
         ];
         for (const key of new Set(keys)) {

@@ -13,6 +13,7 @@ import type { WebhookBackend } from "../admission-webhook/contract";
 import type { CertificateIssuer, ServingCertificate } from "../certificates/contract";
 import { injectCaBundle } from "../certificates/declared";
 import type { ClusterTarget } from "../shared/cluster";
+import { CONVERSION_FIELD_MANAGER, crdPatchIdentity, fieldManagerAnnotations } from "../shared/crd-retention";
 import { ApiServicePlan, apiServiceObject } from "./apiservices";
 import type { CertificateMount } from "./deployments";
 import type { CrdPlan, OperatorPlan } from "./plan";
@@ -132,7 +133,10 @@ export class WebhookServing {
         });
     }
 
-    /** A CRD from the bundle, with `spec.conversion` pointing at this deployment's Service (kept on delete unless opted out). */
+    /**
+     * A CRD from the bundle with `spec.conversion` pointing at this deployment's Service, for a
+     * provider that renders YAML (no patch can be rendered, and no removal follows a render).
+     */
     conversionCrd(
         name: string,
         manifest: Record<string, unknown> & { spec: Record<string, unknown> },
@@ -156,21 +160,19 @@ export class WebhookServing {
     }
 
     /**
-     * `spec.conversion` of an owned CRD the bundle does not ship (it exists already): a
-     * server-side-apply patch that owns only that field (forced: the CRD's creator owns the
-     * default `strategy: None`), after the converting Deployment and its Service are up.
+     * `spec.conversion` of an owned CRD on a live cluster: a server-side-apply patch that owns only
+     * that field, under `CONVERSION_FIELD_MANAGER` (forced: the CRD's creator may own the default
+     * `strategy: None`). Deleting it with its operator hands the CRD back to `strategy: None`
+     * (conversion-reset.ts); the CRD itself is declared without `spec.conversion`.
      */
-    patchExistingCrdConversion(name: string, crd: CrdPlan, dependsOn: pulumi.Resource[]): pulumi.Resource | undefined {
-        if (!crd.conversion) {
-            return undefined;
-        }
+    conversionPatch(name: string, crd: CrdPlan, conversion: ConversionPlan, dependsOn: pulumi.Resource[]): pulumi.Resource {
         const injected = injectCaBundle(
             "CustomResourceDefinition",
             {
                 apiVersion: "apiextensions.k8s.io/v1",
                 kind: "CustomResourceDefinition",
-                metadata: { name: crd.name, annotations: { "pulumi.com/patchForce": "true" } },
-                spec: { conversion: conversionSpec(crd.conversion) },
+                metadata: { name: crd.name, annotations: fieldManagerAnnotations(CONVERSION_FIELD_MANAGER) },
+                spec: { ...crdPatchIdentity(crd.name, crd.kind), conversion: conversionSpec(conversion) },
             },
             this.args.certificates.caBundleFor(this.certificate),
         );
@@ -179,7 +181,7 @@ export class WebhookServing {
             injected.object as unknown as k8s.apiextensions.v1.CustomResourceDefinitionPatchArgs,
             {
                 parent: this.args.parent,
-                dependsOn,
+                dependsOn: [...dependsOn, ...this.certificate.dependencies],
                 ignoreChanges: injected.ignoreChanges.length > 0 ? injected.ignoreChanges : undefined,
             },
         );

@@ -8,6 +8,7 @@ import type { WebhookBackend, WebhookDefinition } from "../admission-webhook/con
 import { DEFAULT_CONTAINER_PORT } from "../admission-webhook/rules";
 import { describeValue, formatPath } from "../shared/problems";
 import type { ClusterServiceVersion, StrategyDeployment, WebhookDescription } from "./csv";
+import { podSelectorOf } from "./pod-selector";
 
 /** OLM's Service name for a deployment that serves webhooks (`<deployment>-service`). */
 export function webhookServiceNameOf(deploymentName: string): string {
@@ -113,7 +114,7 @@ export function webhooksByDeployment(
                 });
             }
             entry = {
-                backend: { deploymentName: deployment.name, namespace, matchLabels, ...ports },
+                backend: { deploymentName: deployment.name, namespace, matchLabels: podSelectorOf(deployment.name, matchLabels), ...ports },
                 webhooks: [],
                 conversions: [],
             };

@@ -22,11 +22,54 @@ export const INSTALLED_CRDS_OUTPUT = "installedCrds";
 
 export type OnRemoval = "keep" | "delete";
 
+/**
+ * The server-side-apply field manager of every CRD the stack declares, fixed rather than the
+ * provider's per-resource random one (pulumi/pulumi-kubernetes provider/pkg/provider/provider.go,
+ * `fieldManagerName`: the `pulumi.com/patchFieldManager` annotation first, then the state's,
+ * else `pulumi-kubernetes-<random>`). With server-side apply, the provider's create is an apply,
+ * never a POST (provider/pkg/await/await.go, Creation: "we always send a PATCH request during
+ * creates with SSA enabled"), so a CRD that is already there (kept by an earlier removal, or made
+ * by anyone) is taken back, not refused; under one fixed manager a re-added or renamed owner's
+ * CRD continues the removed one's field ownership, so a field its new manifest drops is removed,
+ * and `pulumi.com/patchForce` takes fields another manager (OLM, kubectl) holds.
+ */
+export const CRD_FIELD_MANAGER = "cluster-platform-crds";
+
+/**
+ * The field manager of a CRD's `spec.conversion` when a webhook converts it: a patch of its own,
+ * so that removing the converting operator relinquishes the field (pulumi-kubernetes
+ * provider/pkg/ssa/actions.go, `Relinquish`: an empty apply by the same manager) and the API
+ * server defaults it back to `strategy: None`, with no webhook and no `caBundle`, as OLM does when
+ * a CSV is deleted and not replaced (operator-framework/operator-lifecycle-manager
+ * pkg/controller/operators/olm/operator.go, `handleClusterServiceVersionDeletion`).
+ */
+export const CONVERSION_FIELD_MANAGER = "cluster-platform-crd-conversion";
+
+/**
+ * What a CRD patch must carry besides its change: the provider's Check reads every CRD it is
+ * given, patches included, into its CRD cache and fails without `spec.group` and
+ * `spec.names.kind` (pulumi-kubernetes provider/pkg/clients/cache.go, `groupKindFromCRD`, called
+ * from provider.go Check). The same values the CRD has, so applying them changes nothing (a CRD's
+ * name is `<plural>.<group>`).
+ */
+export function crdPatchIdentity(name: string, kind: string): { group: string; names: { kind: string } } {
+    return { group: name.slice(name.indexOf(".") + 1), names: { kind } };
+}
+
+/** The annotations that make the provider apply with `manager`, forcing conflicts. */
+export function fieldManagerAnnotations(manager: string): Record<string, string> {
+    return { "pulumi.com/patchFieldManager": manager, "pulumi.com/patchForce": "true" };
+}
+
 export interface InstalledCrd {
     /** Who installs it: `operator <name>` or `subscriptions`. */
     owner: string;
     /** What removing it from the stack (or destroying the stack) does to it. */
     onRemoval: OnRemoval;
+    /** Set when its owner's webhook converts it (its conversion is reset to None when the owner leaves). */
+    conversion?: "webhook";
+    /** Its kind, recorded with `conversion` for the reset patch (`crdPatchIdentity`). */
+    kind?: string;
 }
 
 /** CRD name → owner and fate, keys sorted (a stack output, so deterministic). */
@@ -37,11 +80,23 @@ export interface CrdOwner {
     crds: readonly string[];
     /** True when the owner opted in to deleting its CRDs on removal. */
     deleteOnRemoval: boolean;
+    /** The CRDs its conversion webhook converts, with their kinds. */
+    converted?: Readonly<Record<string, string>>;
 }
 
 export function installedCrds(owners: readonly CrdOwner[]): InstalledCrds {
     const entries = owners.flatMap((o) =>
-        o.crds.map((crd) => [crd, { owner: o.owner, onRemoval: o.deleteOnRemoval ? "delete" : "keep" }] as const),
+        o.crds.map(
+            (crd) =>
+                [
+                    crd,
+                    {
+                        owner: o.owner,
+                        onRemoval: o.deleteOnRemoval ? "delete" : "keep",
+                        ...(o.converted?.[crd] !== undefined ? { conversion: "webhook" as const, kind: o.converted[crd] } : {}),
+                    },
+                ] as const,
+        ),
     );
     return Object.fromEntries(entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
@@ -59,11 +114,13 @@ export function parseInstalledCrds(value: unknown): { state?: InstalledCrds; war
                 typeof v === "object" &&
                 v !== null &&
                 typeof (v as InstalledCrd).owner === "string" &&
-                ["keep", "delete"].includes((v as InstalledCrd).onRemoval),
+                ["keep", "delete"].includes((v as InstalledCrd).onRemoval) &&
+                [undefined, "webhook"].includes((v as InstalledCrd).conversion) &&
+                ["undefined", "string"].includes(typeof (v as InstalledCrd).kind),
         );
     if (!ok) {
         return {
-            warning: `the previous update's ${INSTALLED_CRDS_OUTPUT} output is not {[crd]: {owner, onRemoval: "keep" | "delete"}}; this preview cannot name the CRDs that leave the stack`,
+            warning: `the previous update's ${INSTALLED_CRDS_OUTPUT} output is not {[crd]: {owner, onRemoval: "keep" | "delete", conversion?: "webhook", kind?}}; this preview cannot name the CRDs that leave the stack`,
         };
     }
     return { state: value as InstalledCrds };
@@ -106,10 +163,57 @@ export function retentionMessages(current: InstalledCrds, previous: InstalledCrd
             `${owner}: CRDs no longer declared, left in the cluster with their custom resources (retainOnDelete; the stack stops managing them): ${names.join(", ")}; delete them with kubectl once nothing needs their data`,
         );
     }
+    for (const [owner, names] of byOwner(newConversionResets(current, previous), "keep")) {
+        warnings.push(
+            `${owner}: its conversion webhook leaves with it, so these kept CRDs get spec.conversion.strategy None (no webhook, no caBundle), as OLM sets when a CSV is removed and not replaced: ${names.join(", ")}; each custom resource is then served at every version as stored (only apiVersion rewritten, no field converted, and fields the version read does not declare pruned): read them at their stored version (status.storedVersions), or re-add an operator that converts them, before clients use another version`,
+        );
+    }
     for (const [owner, names] of byOwner(dropped, "delete")) {
         warnings.push(
             `${owner}: CRDs no longer declared, DELETED with every custom resource in them (deleteCrdsOnRemoval was true at the last update): ${names.join(", ")}`,
         );
     }
     return { infos, warnings };
+}
+
+/** The stack output that carries the CRDs whose conversion the stack holds at None, with their kinds. */
+export const CONVERSION_RESETS_OUTPUT = "conversionResets";
+
+/** CRD name → kind, keys sorted. */
+export type ConversionResetState = Record<string, string>;
+
+/** Reads the previous update's `conversionResets`; anything malformed counts as none. */
+export function parseConversionResets(value: unknown): ConversionResetState {
+    if (typeof value !== "object" || value === null || Array.isArray(value)) {
+        return {};
+    }
+    return Object.fromEntries(Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === "string"));
+}
+
+/**
+ * The kept CRDs whose conversion the stack holds at `strategy: None` under
+ * `CONVERSION_FIELD_MANAGER`: those a webhook converted at the previous update and this one no
+ * longer declares, and those already reset before, until a CRD is declared again (its operator
+ * re-added). Declared on every update in between, so a preview after the removal finds nothing
+ * to change.
+ */
+export function conversionResets(
+    current: InstalledCrds,
+    previous: InstalledCrds | undefined,
+    previousResets: ConversionResetState = {},
+): ConversionResetState {
+    const dropped = Object.entries(previous ?? {}).filter(([, crd]) => crd.onRemoval === "keep" && crd.conversion === "webhook");
+    const entries = [...Object.entries(previousResets), ...dropped.map(([name, crd]) => [name, crd.kind ?? ""] as const)].filter(
+        ([name]) => current[name] === undefined,
+    );
+    return Object.fromEntries(entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+/** The kept CRDs of the previous update that a webhook converted and this update no longer declares (the warning's subject). */
+export function newConversionResets(current: InstalledCrds, previous: InstalledCrds | undefined): InstalledCrds {
+    return Object.fromEntries(
+        Object.entries(previous ?? {}).filter(
+            ([name, crd]) => current[name] === undefined && crd.onRemoval === "keep" && crd.conversion === "webhook",
+        ),
+    );
 }

@@ -12,6 +12,12 @@ export const CAPABILITY_LABEL = "cluster-platform.io/capability";
 export const GENERATED_BY_LABEL = "cluster-platform.io/generated-by";
 /** Names the operator install (`operators[].name`) an object belongs to. */
 export const OPERATOR_LABEL = "cluster-platform.io/operator";
+/**
+ * Added to an operator Deployment's selector and pod template, and to its Service's selector, so
+ * that the Service selects that Deployment's pods only: CSV selectors such as kubebuilder's
+ * `control-plane: controller-manager` are shared by many operators in one namespace.
+ */
+export const DEPLOYMENT_LABEL = "cluster-platform.io/deployment";
 
 export type Capability =
     "certificates" | "admission-webhook" | "operator" | "olm-rbac" | "subscriptions" | "aws-tags" | "webhook-image" | "reconcile";

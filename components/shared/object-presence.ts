@@ -157,3 +157,65 @@ export async function checkExisting(required: readonly RequiredObject[], lookup:
         unchecked: required.filter((_, i) => presence[i] === "unknown"),
     };
 }
+
+/**
+ * An object the pre-flight reads whole (a CRD's `status.storedVersions`, an OperatorCondition),
+ * `absent` when the API server answers 404, `unknown` when nothing can be asked.
+ */
+export type ObjectRead = Record<string, unknown> | "absent" | "unknown";
+
+export type ObjectReader = (refs: readonly ObjectRef[]) => Promise<ObjectRead[]>;
+
+/** Kinds whose content must never be read by the program (only their existence, above). */
+const NEVER_READ = new Set(["Secret"]);
+
+/** Reads whole objects from the API server the provider talks to; refuses Secrets, whose data would then be in the program. */
+export function liveObjectReader(connection: LiveConnection, projectDirectory: string): ObjectReader {
+    return async (refs) => {
+        const refused = refs.filter((ref) => NEVER_READ.has(ref.kind));
+        if (refused.length > 0) {
+            throw new Error(`the pre-flight never reads ${refused.map(describeRef).join(", ")}: only whether it exists`);
+        }
+        const config = kubeConfigFor(connection, projectDirectory);
+        const server = config.getCurrentCluster()?.server;
+        if (!server) {
+            throw new Error(`the kubeconfig has no cluster for context ${JSON.stringify(config.getCurrentContext())}`);
+        }
+        return Promise.all(refs.map((ref) => bodyOf(config, new URL(apiPath(ref), server), ref)));
+    };
+}
+
+async function bodyOf(config: KubeConfig, url: URL, ref: ObjectRef): Promise<ObjectRead> {
+    const options: https.RequestOptions = { method: "GET", headers: { Accept: "application/json" } };
+    await config.applyToHTTPSOptions(options);
+    const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const request = https.request(url, options, (response) => {
+            let text = "";
+            response.setEncoding("utf8");
+            response.on("data", (chunk: string) => (text += chunk));
+            response.on("end", () => resolve({ status: response.statusCode ?? 0, body: text }));
+            response.on("error", reject);
+        });
+        request.on("error", reject);
+        request.end();
+    });
+    if (status === 404) {
+        return "absent";
+    }
+    if (status !== 200) {
+        throw new Error(`cannot read ${describeRef(ref)}: the API server answered HTTP ${status} to GET ${apiPath(ref)}`);
+    }
+    return JSON.parse(body) as Record<string, unknown>;
+}
+
+let readerOverride: ObjectReader | undefined;
+
+/** The reader the program uses: the live one, unless a harness (the offline render) installed its own. */
+export function objectReader(connection: LiveConnection, projectDirectory: string): ObjectReader {
+    return readerOverride ?? liveObjectReader(connection, projectDirectory);
+}
+
+/** Installs (or, with undefined, removes) the harness's reader. */
+export function setObjectReader(reader: ObjectReader | undefined): void {
+    readerOverride = reader;
+}

@@ -7,7 +7,7 @@ import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import { sectionsFromPulumiConfig, validateStackConfig } from "../../components/config";
 import { setApiDiscovery } from "../../components/shared/discovery";
-import { ObjectRef, Presence, setPresenceLookup } from "../../components/shared/object-presence";
+import { ObjectRead, ObjectRef, Presence, setObjectReader, setPresenceLookup } from "../../components/shared/object-presence";
 import { CONFIG_NAMESPACE, Problem } from "../../components/shared/problems";
 import { ClusterState, typeTokenOf } from "./cluster-state";
 import { FlatConfig } from "./config-file";
@@ -183,6 +183,8 @@ export async function renderProgram(options: RenderOptions): Promise<RenderResul
     // The program asks the API server whether objects exist (metadata only, outside the engine);
     // the render answers from --cluster, and records only what was asked and the answer.
     setPresenceLookup(async (refs) => refs.map((ref) => lookUp(ref, options.cluster, result.lookups)));
+    // Whole-object reads (never Secrets) are answered from --cluster the same way.
+    setObjectReader(async (refs) => refs.map((ref) => readFrom(ref, options.cluster, result.lookups)));
     const served = options.servedApis ?? CURRENT_CLUSTER_APIS;
     setApiDiscovery(async (groupVersion) => new Set(served[groupVersion] ?? []));
     // An error thrown inside an apply rejects the inputs of the resources that use it, which are
@@ -244,6 +246,7 @@ export async function renderProgram(options: RenderOptions): Promise<RenderResul
         }
         process.off("unhandledRejection", onRejection);
         setPresenceLookup(undefined);
+        setObjectReader(undefined);
         setApiDiscovery(undefined);
         restoreConsole();
     }
@@ -286,6 +289,12 @@ function lookUp(ref: ObjectRef, cluster: ClusterState | undefined, into: RenderR
     const presence: Presence = cluster === undefined ? "unknown" : cluster.find(type, id) ? "present" : "absent";
     into.push({ type, id, presence });
     return presence;
+}
+
+function readFrom(ref: ObjectRef, cluster: ClusterState | undefined, into: RenderResult["lookups"]): ObjectRead {
+    lookUp(ref, cluster, into);
+    const object = cluster?.find(typeTokenOf(ref.apiVersion, ref.kind), ref.namespace ? `${ref.namespace}/${ref.name}` : ref.name);
+    return cluster === undefined ? "unknown" : (object ?? "absent");
 }
 
 /** Resolves the Outputs in `value`, keeping what a preview shows of them: secrets and unknowns as markers. */

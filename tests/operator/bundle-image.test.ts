@@ -12,7 +12,7 @@ import { promisify } from "node:util";
 import { SAMPLE_CSVS } from "../helpers/operators";
 import { LocalRegistry, startRegistry } from "../helpers/registry";
 import { requireTools } from "../helpers/system-tools";
-import { manifestNamed, renderConfig, ROOT } from "../helpers/render";
+import { manifestNamed, manifestsNamed, renderConfig, ROOT } from "../helpers/render";
 
 requireTools("docker-registry", "skopeo", "umoci");
 
@@ -63,7 +63,12 @@ describe("an operator from its bundle image, pinned by digest", () => {
             ],
         });
         expect(result.errors).toEqual([]);
-        expect(manifestNamed(result, "CustomResourceDefinition", "widgets.samples.cluster-platform.io")).toBeDefined();
+        // The CRD and the patch of its conversion (its webhook's own field manager).
+        expect(
+            manifestsNamed(result, "CustomResourceDefinition", "widgets.samples.cluster-platform.io").map(
+                (m) => (m.spec as { conversion?: { strategy: string } }).conversion?.strategy,
+            ),
+        ).toEqual([undefined, "Webhook"]);
         expect(manifestNamed(result, "Deployment", "widget-webhook")).toBeDefined();
     });
 

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { INSTALLED_CRDS_OUTPUT, installedCrds, parseInstalledCrds, retentionMessages } from "../../components/shared/crd-retention";
 import type { RenderResult } from "../../scripts/render/render";
-import { renderOperators, SAMPLE_CSVS } from "../helpers/operators";
+import { patchesOf, renderOperators, SAMPLE_CSVS } from "../helpers/operators";
 import { renderConfig, resourcesOfType } from "../helpers/render";
 
 const CRD = "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition";
@@ -25,7 +25,10 @@ const crdOptions = (result: RenderResult) =>
     );
 
 /** The output the next update reads back, as the update that `first` previews would publish it. */
-const lastUpdate = (first: RenderResult) => ({ [INSTALLED_CRDS_OUTPUT]: first.stackOutputs[INSTALLED_CRDS_OUTPUT] });
+const lastUpdate = (first: RenderResult) => ({
+    [INSTALLED_CRDS_OUTPUT]: first.stackOutputs[INSTALLED_CRDS_OUTPUT],
+    conversionResets: first.stackOutputs.conversionResets,
+});
 
 describe("CRDs outlive their operator", () => {
     test("GIVEN two operators with the defaults WHEN rendered THEN every CRD is kept on delete, the preview names them, and the stack output records them", async () => {
@@ -41,7 +44,7 @@ describe("CRDs outlive their operator", () => {
         ]);
         expect(result.stackOutputs[INSTALLED_CRDS_OUTPUT]).toEqual({
             "backups.samples.cluster-platform.io": { owner: "operator backups", onRemoval: "keep" },
-            "widgets.samples.cluster-platform.io": { owner: "operator widgets", onRemoval: "keep" },
+            "widgets.samples.cluster-platform.io": { owner: "operator widgets", onRemoval: "keep", conversion: "webhook", kind: "Widget" },
         });
     });
 
@@ -64,6 +67,44 @@ describe("CRDs outlive their operator", () => {
         expect(second.warnings).toContain(
             "operator widgets: CRDs no longer declared, left in the cluster with their custom resources (retainOnDelete; the stack stops managing them): widgets.samples.cluster-platform.io; delete them with kubectl once nothing needs their data",
         );
+    });
+
+    test("GIVEN an update that installed an operator whose webhook converts its CRD WHEN the operator is removed THEN the render applies strategy None to the kept CRD under the conversion field manager, kept on delete, and the preview names the CRD and what None means for stored objects", async () => {
+        const first = await renderOperators([WIDGETS, BACKUPS]);
+        const second = await renderOperators([BACKUPS], { render: { stackOutputs: lastUpdate(first) } });
+        expect(second.errors).toEqual([]);
+        expect(patchesOf(second)).toEqual([
+            {
+                apiVersion: "apiextensions.k8s.io/v1",
+                kind: "CustomResourceDefinition",
+                metadata: {
+                    name: "widgets.samples.cluster-platform.io",
+                    annotations: { "pulumi.com/patchFieldManager": "cluster-platform-crd-conversion", "pulumi.com/patchForce": "true" },
+                },
+                spec: { group: "samples.cluster-platform.io", names: { kind: "Widget" }, conversion: { strategy: "None" } },
+            },
+        ]);
+        const reset = resourcesOfType(second, "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinitionPatch");
+        expect(reset.map((r) => [r.name, r.options.retainOnDelete])).toEqual([
+            ["crd-conversion-none-widgets.samples.cluster-platform.io", true],
+        ]);
+        expect(second.warnings).toContain(
+            "operator widgets: its conversion webhook leaves with it, so these kept CRDs get spec.conversion.strategy None (no webhook, no caBundle), as OLM sets when a CSV is removed and not replaced: widgets.samples.cluster-platform.io; each custom resource is then served at every version as stored (only apiVersion rewritten, no field converted, and fields the version read does not declare pruned): read them at their stored version (status.storedVersions), or re-add an operator that converts them, before clients use another version",
+        );
+        expect(second.stackOutputs.conversionResets).toEqual({ "widgets.samples.cluster-platform.io": "Widget" });
+        // The updates after it hold the reset (no change to preview) and warn no more, until the operator is re-added.
+        const third = await renderOperators([BACKUPS], { render: { stackOutputs: lastUpdate(second) } });
+        expect(patchesOf(third)).toEqual(patchesOf(second));
+        expect(third.warnings.filter((w) => w.includes("conversion webhook leaves"))).toEqual([]);
+        const readded = await renderOperators([WIDGETS, BACKUPS], { render: { stackOutputs: lastUpdate(third) } });
+        expect(patchesOf(readded).map((p) => p.spec.conversion.strategy)).toEqual(["Webhook"]);
+        expect(readded.stackOutputs.conversionResets).toBeUndefined();
+    });
+
+    test("GIVEN an opted-in (deleteCrdsOnRemoval) converting operator WHEN removed THEN its CRD is deleted, not reset", async () => {
+        const first = await renderOperators([{ ...WIDGETS, deleteCrdsOnRemoval: true }]);
+        const second = await renderOperators([], { render: { stackOutputs: lastUpdate(first) } });
+        expect(patchesOf(second)).toEqual([]);
     });
 
     test("GIVEN an update whose opted-in operator is removed WHEN previewed THEN the preview names its CRD as deleted with its custom resources", async () => {

@@ -92,10 +92,10 @@ describe("a CSV deployment as OLM deploys it", () => {
             spec: {
                 replicas: 2,
                 revisionHistoryLimit: 1,
-                selector: { matchLabels: { app: "widget" } },
+                selector: { matchLabels: { app: "widget", "cluster-platform.io/deployment": "widget-webhook" } },
                 template: {
                     metadata: {
-                        labels: { app: "widget" },
+                        labels: { app: "widget", "cluster-platform.io/deployment": "widget-webhook" },
                         annotations: {
                             capabilities: "Basic Install",
                             "kubectl.kubernetes.io/default-container": "from-csv",

@@ -74,7 +74,8 @@ describe("every real CSV installs", () => {
                 const port = first.containerPort ?? 443;
                 const deployment = deployments.find((d) => d.name === backend);
                 expect(objectNamed(result, "Service", `${backend}-service`, "ops").spec).toEqual({
-                    selector: deployment.spec.selector.matchLabels,
+                    // The CSV's matchLabels and the Deployment's own label (one Deployment's pods only).
+                    selector: { ...deployment.spec.selector.matchLabels, "cluster-platform.io/deployment": backend },
                     ports: [{ name: "https", protocol: "TCP", port, targetPort: first.targetPort ?? port }],
                 });
                 const pod = objectNamed(result, "Deployment", backend, "ops").spec.template.spec;
@@ -175,6 +176,7 @@ describe("webhook Services, certificates and configurations", () => {
                     "app.kubernetes.io/component": "webhook",
                     "app.kubernetes.io/instance": "cert-manager",
                     "app.kubernetes.io/name": "webhook",
+                    "cluster-platform.io/deployment": "cert-manager-webhook",
                 },
                 ports: [{ name: "https", protocol: "TCP", port: 443, targetPort: "https" }],
             },
@@ -349,7 +351,13 @@ describe("webhook Services, certificates and configurations", () => {
             },
             spec: {
                 maxUnavailable: 1,
-                selector: { matchLabels: { "control-plane": "controller-manager", "node-maintenance-operator": "" } },
+                selector: {
+                    matchLabels: {
+                        "cluster-platform.io/deployment": "node-maintenance-operator-controller-manager",
+                        "control-plane": "controller-manager",
+                        "node-maintenance-operator": "",
+                    },
+                },
                 unhealthyPodEvictionPolicy: "AlwaysAllow",
             },
         });
@@ -437,19 +445,52 @@ describe("conversion webhooks", () => {
         namespace: "widget-operator",
     };
 
-    test("GIVEN the sample bundle's CRD WHEN rendered THEN its spec.conversion calls the webhook Service with the stack's CA bundle", async () => {
+    const WIDGETS_CRD = "widgets.samples.cluster-platform.io";
+    /** The sample CRD's conversion, as the CSV's webhook describes it, with the self-signed CA (unknown in a preview). */
+    const WIDGETS_CONVERSION = {
+        strategy: "Webhook",
+        webhook: {
+            clientConfig: {
+                caBundle: "[unknown]",
+                service: { name: "widget-webhook-service", namespace: "widget-operator", path: "/convert", port: 443 },
+            },
+            conversionReviewVersions: ["v1"],
+        },
+    };
+    const conversionPatch = (result: Awaited<ReturnType<typeof renderOperators>>) =>
+        patchesOf(result).find((p) => p.kind === "CustomResourceDefinition" && p.metadata.name === WIDGETS_CRD);
+
+    test("GIVEN the sample bundle's CRD on a live cluster WHEN rendered THEN the CRD is applied under the stack's CRD field manager without spec.conversion, and a patch of its own, under the conversion manager, points the conversion at the webhook Service with the stack's CA bundle", async () => {
         const result = await renderOperators([widgets]);
         expect(result.errors).toEqual([]);
-        expect(objectNamed(result, "CustomResourceDefinition", "widgets.samples.cluster-platform.io").spec.conversion).toEqual({
-            strategy: "Webhook",
-            webhook: {
-                clientConfig: {
-                    caBundle: "[unknown]",
-                    service: { name: "widget-webhook-service", namespace: "widget-operator", path: "/convert", port: 443 },
-                },
-                conversionReviewVersions: ["v1"],
-            },
+        const crd = objectNamed(result, "CustomResourceDefinition", WIDGETS_CRD);
+        expect(crd.spec.conversion).toBeUndefined();
+        expect(crd.metadata.annotations).toEqual({
+            "pulumi.com/patchFieldManager": "cluster-platform-crds",
+            "pulumi.com/patchForce": "true",
         });
+        expect(conversionPatch(result)).toEqual({
+            apiVersion: "apiextensions.k8s.io/v1",
+            kind: "CustomResourceDefinition",
+            metadata: {
+                name: WIDGETS_CRD,
+                annotations: { "pulumi.com/patchFieldManager": "cluster-platform-crd-conversion", "pulumi.com/patchForce": "true" },
+            },
+            // group and kind as the CRD has them: the provider reads every CRD patch into its CRD cache.
+            spec: { group: "samples.cluster-platform.io", names: { kind: "Widget" }, conversion: WIDGETS_CONVERSION },
+        });
+        expect(
+            resourceNamed(
+                result,
+                "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinitionPatch",
+                `widgets-crd-conversion-${WIDGETS_CRD}`,
+            ).options.dependsOn,
+        ).toEqual([`widgets-crd-${WIDGETS_CRD}`, "widgets-widget-webhook-serving-secret"]);
+    });
+
+    test("GIVEN the sample bundle rendered to a directory WHEN rendered THEN the CRD itself carries the conversion (no patch can be rendered)", async () => {
+        const result = await renderOperators([widgets], { renderYaml: true });
+        expect(objectNamed(result, "CustomResourceDefinition", WIDGETS_CRD).spec.conversion).toEqual(WIDGETS_CONVERSION);
     });
 
     test("GIVEN the sample bundle's CRD with two served versions WHEN rendered THEN each version gets its four aggregate roles", async () => {
@@ -465,18 +506,22 @@ describe("conversion webhooks", () => {
         );
     });
 
-    test("GIVEN service-ca mode WHEN rendered THEN the CRD asks service-ca for the bundle and ignores the field it writes", async () => {
+    test("GIVEN service-ca mode WHEN rendered THEN the conversion patch asks service-ca for the bundle and ignores the field it writes", async () => {
         const result = await renderOperators([widgets], { platform: "openshift", certificates: { mode: "service-ca" } });
-        const crd = objectNamed(result, "CustomResourceDefinition", "widgets.samples.cluster-platform.io");
-        expect(crd.metadata.annotations).toEqual({ "service.beta.openshift.io/inject-cabundle": "true" });
-        expect(crd.spec.conversion.webhook.clientConfig).toEqual({
+        const patch = conversionPatch(result);
+        expect(patch?.metadata.annotations).toEqual({
+            "pulumi.com/patchFieldManager": "cluster-platform-crd-conversion",
+            "pulumi.com/patchForce": "true",
+            "service.beta.openshift.io/inject-cabundle": "true",
+        });
+        expect(patch?.spec.conversion.webhook.clientConfig).toEqual({
             service: { name: "widget-webhook-service", namespace: "widget-operator", path: "/convert", port: 443 },
         });
         expect(
             resourceNamed(
                 result,
-                "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition",
-                "widgets-crd-widgets.samples.cluster-platform.io",
+                "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinitionPatch",
+                `widgets-crd-conversion-${WIDGETS_CRD}`,
             ).options.ignoreChanges,
         ).toEqual(["spec.conversion.webhook.clientConfig.caBundle"]);
     });
@@ -490,8 +535,13 @@ describe("conversion webhooks", () => {
             {
                 apiVersion: "apiextensions.k8s.io/v1",
                 kind: "CustomResourceDefinition",
-                metadata: { name: "argocds.argoproj.io", annotations: { "pulumi.com/patchForce": "true" } },
+                metadata: {
+                    name: "argocds.argoproj.io",
+                    annotations: { "pulumi.com/patchFieldManager": "cluster-platform-crd-conversion", "pulumi.com/patchForce": "true" },
+                },
                 spec: {
+                    group: "argoproj.io",
+                    names: { kind: "ArgoCD" },
                     conversion: {
                         strategy: "Webhook",
                         webhook: {
@@ -516,7 +566,11 @@ describe("conversion webhooks", () => {
                 "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinitionPatch",
                 "op-crd-conversion-argocds.argoproj.io",
             ).options.dependsOn,
-        ).toEqual(["op-deployment-argocd-operator-controller-manager", "op-argocd-operator-controller-manager-service"]);
+        ).toEqual([
+            "op-deployment-argocd-operator-controller-manager",
+            "op-argocd-operator-controller-manager-service",
+            "op-argocd-operator-controller-manager-serving-secret",
+        ]);
     });
 
     test("GIVEN the same install rendered to a directory WHEN rendered THEN the patch is skipped with a warning", async () => {
@@ -554,7 +608,11 @@ describe("webhook upgrades (seed 002) in Pulumi's ordering", () => {
                 backend: {
                     deploymentName: "node-maintenance-operator-controller-manager",
                     namespace: "ops",
-                    matchLabels: { "control-plane": "controller-manager", "node-maintenance-operator": "" },
+                    matchLabels: {
+                        "cluster-platform.io/deployment": "node-maintenance-operator-controller-manager",
+                        "control-plane": "controller-manager",
+                        "node-maintenance-operator": "",
+                    },
                     servicePort: 443,
                     targetPort: 9443,
                 },

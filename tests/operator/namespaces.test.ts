@@ -106,7 +106,13 @@ describe("namespaces the stack only labels or fills", () => {
             { cluster: [namespace("team-a"), namespace("team-b"), namespace("openshift-operators")] },
         );
         expect(result.errors).toEqual([]);
-        expect(result.lookups.map((l) => l.id).sort()).toEqual(["openshift-operators", "team-a", "team-b"]);
+        // Namespaces asked about (the running Deployments are read too, for the upgrade checks: upgrade.test.ts).
+        expect(
+            result.lookups
+                .filter((l) => l.type === "kubernetes:core/v1:Namespace")
+                .map((l) => l.id)
+                .sort(),
+        ).toEqual(["openshift-operators", "team-a", "team-b"]);
         expect(
             result.resources
                 .filter((r) => r.type === "kubernetes:core/v1:NamespacePatch")

@@ -165,14 +165,19 @@ export async function runDeploymentContainer(namespace: string, deployment: stri
         process: child,
         output: () => output,
         stop: async () => {
-            if (child.exitCode === null && child.signalCode === null) {
-                const exited = new Promise((resolve) => child.once("exit", resolve));
-                child.kill("SIGTERM");
-                await exited;
-            }
+            await terminate(child);
             await relay.close();
         },
     };
+}
+
+/** SIGTERM to a child this test started, awaited (nothing when it has already exited). */
+export async function terminate(child: ChildProcess): Promise<void> {
+    if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((resolve) => child.once("exit", resolve));
+        child.kill("SIGTERM");
+        await exited;
+    }
 }
 
 function labelSelector(labels: Record<string, string>): string {

@@ -1,0 +1,113 @@
+/**
+ * What OLM checks before it replaces an operator's CRDs, checked here before anything is
+ * registered, against the CRDs in the cluster (read whole: a CRD holds no secret).
+ *
+ * A new manifest must keep every version the cluster's CRD lists in `status.storedVersions`:
+ * objects stored at a dropped version could no longer be read, and the API server refuses such a
+ * CRD anyway, but only during `up`, after other objects of the install were already changed.
+ * OLM refuses the upgrade the same way (operator-framework/operator-lifecycle-manager
+ * pkg/lib/crd/storage.go, `SafeStorageVersionUpgrade`, called by
+ * pkg/controller/operators/catalog/operator.go before it updates a CRD).
+ *
+ * Not checked here: OLM also validates every existing custom resource of a still-served version
+ * against the new schema (catalog/operator.go, `validateV1CRDCompatibility` →
+ * `validateExistingCRs`), which needs the API server's OpenAPI validator; the API server does not
+ * re-validate stored objects on a CRD update, so such an upgrade applies and the objects fail
+ * their next write.
+ */
+import type { OperatorConfig } from "../config/schema";
+import type { ObjectRead, ObjectReader, ObjectRef } from "../shared/object-presence";
+import { describeValue, formatPath, Problem } from "../shared/problems";
+import type { OperatorPlan } from "./plan";
+import { installedCsvOf, upgradeableVerdict, upgradeEdgeVerdict } from "./upgrade-path";
+
+const CRD_REF = { apiVersion: "apiextensions.k8s.io/v1", kind: "CustomResourceDefinition", plural: "customresourcedefinitions" };
+
+/** The CRDs the plans install from manifests, each once. */
+function plannedCrds(plans: readonly OperatorPlan[]): { plan: OperatorPlan; name: string; versions: string[] }[] {
+    return plans.flatMap((plan) =>
+        plan.crds.flatMap((crd) =>
+            crd.manifest ? [{ plan, name: crd.name, versions: crd.manifest.spec.versions.map((v) => v.name) }] : [],
+        ),
+    );
+}
+
+/** `status.storedVersions` of a CRD as read (empty when absent or not yet known). */
+export function storedVersionsOf(read: ObjectRead): string[] {
+    if (typeof read !== "object") {
+        return [];
+    }
+    const status = read.status as { storedVersions?: unknown } | undefined;
+    return Array.isArray(status?.storedVersions) ? status.storedVersions.filter((v): v is string => typeof v === "string") : [];
+}
+
+/** One problem per stored version a planned manifest drops, naming operator, CRD and version. */
+export function storedVersionProblems(
+    plans: readonly OperatorPlan[],
+    operators: readonly OperatorConfig[],
+    existing: ReadonlyMap<string, ObjectRead>,
+): Problem[] {
+    const problems: Problem[] = [];
+    for (const { plan, name, versions } of plannedCrds(plans)) {
+        for (const stored of storedVersionsOf(existing.get(name) ?? "unknown")) {
+            if (!versions.includes(stored)) {
+                problems.push({
+                    path: formatPath(["operators", operators.indexOf(plan.config), "csv"]),
+                    message: `operator ${describeValue(plan.config.name)}: CRD ${describeValue(name)}: the bundle's manifest drops version ${describeValue(stored)}, which the cluster's CRD lists in status.storedVersions, so objects stored at it could no longer be read (OLM refuses this upgrade too: pkg/lib/crd/storage.go); keep the version, or migrate every object to a kept version and remove ${describeValue(stored)} from status.storedVersions first`,
+                });
+            }
+        }
+    }
+    return problems;
+}
+
+/**
+ * Reads the planned CRDs, each install's running Deployment and its OperatorCondition from the
+ * cluster, and checks them: stored versions (above), then OLM's upgrade edges and
+ * `Upgradeable` (upgrade-path.ts). Nothing is asked when there is nothing to check.
+ */
+export async function upgradeProblems(
+    plans: readonly OperatorPlan[],
+    operators: readonly OperatorConfig[],
+    read: ObjectReader,
+): Promise<{ problems: Problem[]; warnings: string[] }> {
+    const names = [...new Set(plannedCrds(plans).map((c) => c.name))];
+    const deploymentRefs: ObjectRef[] = plans.map((plan) => ({
+        apiVersion: "apps/v1",
+        kind: "Deployment",
+        plural: "deployments",
+        namespace: plan.config.namespace,
+        name: plan.deployments[0].name,
+    }));
+    const refs: ObjectRef[] = [...names.map((name) => ({ ...CRD_REF, name })), ...deploymentRefs];
+    if (refs.length === 0) {
+        return { problems: [], warnings: [] };
+    }
+    const objects = await read(refs);
+    const problems = storedVersionProblems(plans, operators, new Map(names.map((name, i) => [name, objects[i]])));
+    const warnings: string[] = [];
+    const upgrades = plans.flatMap((plan, i) => {
+        const installed = installedCsvOf(objects[names.length + i]);
+        return installed !== undefined && installed !== plan.edges.csvName ? [{ plan, installed }] : [];
+    });
+    const conditions =
+        upgrades.length > 0
+            ? await read(upgrades.map(({ plan, installed }) => operatorConditionRef(plan.config.namespace, installed)))
+            : [];
+    upgrades.forEach(({ plan, installed }, i) => {
+        const where = formatPath(["operators", operators.indexOf(plan.config), "csv"]);
+        for (const verdict of [upgradeEdgeVerdict(installed, plan.edges), upgradeableVerdict(conditions[i])]) {
+            if (!verdict.ok) {
+                problems.push({ path: where, message: `operator ${describeValue(plan.config.name)}: ${verdict.message}` });
+            } else if (verdict.warning) {
+                warnings.push(`${where}: operator ${describeValue(plan.config.name)}: ${verdict.warning}`);
+            }
+        }
+    });
+    return { problems, warnings };
+}
+
+/** OLM's OperatorCondition of a CSV: named after it, in the operator's namespace (404 where the API is not served). */
+function operatorConditionRef(namespace: string, csvName: string): ObjectRef {
+    return { apiVersion: "operators.coreos.com/v2", kind: "OperatorCondition", plural: "operatorconditions", namespace, name: csvName };
+}

@@ -46,6 +46,8 @@ export interface SelectorInput {
     backend: Pick<WebhookBackend, "deploymentName" | "namespace">;
     /** Target namespaces; undefined for all namespaces. */
     targetNamespaces: string[] | undefined;
+    /** Namespaces selected by name (`In`); `[]` selects none (`DoesNotExist` on the name label every namespace has). */
+    namespaceNames?: string[];
     excludedNamespaces?: string[];
     /** Label → values whose namespaces are excluded (one NotIn expression per label). */
     excludedNamespaceLabels?: Record<string, string[]>;
@@ -67,6 +69,14 @@ export function namespaceSelector(input: SelectorInput): LabelSelector | undefin
         } else {
             expressions.push({ key: NAMESPACE_NAME_LABEL, operator: "In", values: [...new Set(input.targetNamespaces)].sort() });
         }
+    }
+    if (input.namespaceNames !== undefined) {
+        // An `In` with no values is invalid (apimachinery validation); no namespace lacks its name label.
+        expressions.push(
+            input.namespaceNames.length > 0
+                ? { key: NAMESPACE_NAME_LABEL, operator: "In", values: [...new Set(input.namespaceNames)].sort() }
+                : { key: NAMESPACE_NAME_LABEL, operator: "DoesNotExist" },
+        );
     }
     const excluded = [...new Set(input.excludedNamespaces ?? [])].sort();
     if (excluded.length > 0) {

@@ -57,6 +57,13 @@ export interface AdmissionWebhookArgs {
      * `undefined` means all namespaces (no label selector), as OLM does for AllNamespaces.
      */
     targetNamespaces: string[] | undefined;
+    /**
+     * Namespaces the webhooks see, selected by name (`kubernetes.io/metadata.name In`, the label the
+     * API server sets on every namespace), with no label written; `[]` selects no namespace.
+     * Undefined: no such restriction. Used where the scope is a fixed list the stack does not
+     * label, such as an AllNamespaces install confined to `rbacNamespaces` (operator/webhooks.ts).
+     */
+    namespaceNames?: string[];
     /** Namespaces always excluded (e.g. the webhook's own and the control plane's), via `kubernetes.io/metadata.name NotIn`. */
     excludedNamespaces?: string[];
     /**

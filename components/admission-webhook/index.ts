@@ -80,6 +80,7 @@ export class AdmissionWebhook extends pulumi.ComponentResource {
         const selector = namespaceSelector({
             backend,
             targetNamespaces: args.targetNamespaces,
+            namespaceNames: args.namespaceNames,
             excludedNamespaces: args.excludedNamespaces,
             excludedNamespaceLabels: args.excludedNamespaceLabels,
             labelled,

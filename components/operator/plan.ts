@@ -83,6 +83,11 @@ export interface OperatorPlan {
     installMode: InstallModeType;
     /** `olm.targetNamespaces` / WATCH_NAMESPACE. */
     watchNamespaces: string[];
+    /**
+     * Set when an AllNamespaces install is confined to its `rbacNamespaces` (promotion disabled):
+     * its webhooks see those namespaces only (webhooks.ts, `webhookScopeOf`).
+     */
+    confinedNamespaces?: string[];
     serviceAccounts: string[];
     crds: CrdPlan[];
     rbac: RbacObject[];
@@ -273,6 +278,7 @@ export function planOperator(
             csvName: csv.metadata.name,
             installMode: requestedInstallMode(config.namespace, config.targetNamespaces),
             watchNamespaces: watch,
+            ...(overrideWatchNamespace ? { confinedNamespaces: watch } : {}),
             serviceAccounts: serviceAccountsOf(csv),
             crds,
             rbac,

@@ -8,7 +8,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { AdmissionWebhook, webhookCertificateVolumes } from "../admission-webhook";
 import { webhookDisruptionBudget, webhookService } from "../admission-webhook/build";
-import { failsClosed, requiredExclusions } from "../admission-webhook/rules";
+import { failsClosed } from "../admission-webhook/rules";
 import type { WebhookBackend } from "../admission-webhook/contract";
 import type { CertificateIssuer, ServingCertificate } from "../certificates/contract";
 import { injectCaBundle } from "../certificates/declared";
@@ -18,7 +18,7 @@ import { ApiServicePlan, apiServiceObject } from "./apiservices";
 import type { CertificateMount } from "./deployments";
 import type { CrdPlan, OperatorPlan } from "./plan";
 import { webhookGenerationTransformation } from "./webhook-gate";
-import { ConversionPlan, DeploymentWebhooks, webhookCertSecretName, webhookServiceNameOf } from "./webhooks";
+import { ConversionPlan, DeploymentWebhooks, webhookCertSecretName, webhookScopeOf, webhookServiceNameOf } from "./webhooks";
 
 export interface WebhookServingArgs {
     operator: string;
@@ -78,8 +78,7 @@ export class WebhookServing {
                 ),
             ];
         }
-        const allNamespaces = args.plan.config.targetNamespaces.length === 0;
-        const targetNamespaces = allNamespaces ? undefined : [...args.plan.config.targetNamespaces];
+        const scope = webhookScopeOf(backend.namespace, args.plan.config.targetNamespaces, args.plan.confinedNamespaces);
         // Webhooks that fail closed block what they intercept while their pods are down: a budget keeps a drain from evicting them all.
         if (webhooks.some(failsClosed)) {
             new k8s.policy.v1.PodDisruptionBudget(
@@ -94,8 +93,7 @@ export class WebhookServing {
                 {
                     backend,
                     webhooks,
-                    targetNamespaces,
-                    excludedNamespaces: requiredExclusions(backend.namespace, targetNamespaces),
+                    ...scope,
                     certificates: this.args.certificates,
                     servingCertificate: this.certificate,
                     deployment: args.deployment,

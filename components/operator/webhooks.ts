@@ -5,7 +5,7 @@
  */
 import { webhookServiceName } from "../admission-webhook/build";
 import type { WebhookBackend, WebhookDefinition } from "../admission-webhook/contract";
-import { DEFAULT_CONTAINER_PORT } from "../admission-webhook/rules";
+import { DEFAULT_CONTAINER_PORT, requiredExclusions } from "../admission-webhook/rules";
 import { describeValue, formatPath } from "../shared/problems";
 import type { ClusterServiceVersion, StrategyDeployment, WebhookDescription } from "./csv";
 import { podSelectorOf } from "./pod-selector";
@@ -157,4 +157,44 @@ export function webhooksByDeployment(
         }
     }
     return { byDeployment: ordered, problems };
+}
+
+/** Where an install's admission webhooks apply: the AdmissionWebhook component's scope arguments. */
+export interface WebhookScope {
+    /** Labelled target namespaces; undefined for every namespace (or a by-name scope). */
+    targetNamespaces: string[] | undefined;
+    /** Namespaces selected by name (`kubernetes.io/metadata.name In`); undefined when not confined by name. */
+    namespaceNames?: string[];
+    excludedNamespaces: string[];
+}
+
+/**
+ * The webhooks' scope for an install in `namespace`. A targeted install sees its target
+ * namespaces (labelled). An AllNamespaces install sees every namespace, unless `confinedTo` is
+ * set (`olm.disableAllNamespacePermissionPromotion`: the operator watches and has Roles in
+ * `rbacNamespaces` only), then it sees those namespaces by name, the label the API server sets on
+ * every namespace (kubernetes `pkg/controller/namespace`, NamespaceDefaultLabelName), so nothing
+ * has to be written to namespaces the stack may not own. The CSV has no selector of its own to
+ * merge (operator-framework/api `pkg/operators/v1alpha1/clusterserviceversion.go`: `WebhookDescription` has no namespaceSelector, `GetValidatingWebhook` takes one; OLM fills it from
+ * the OperatorGroup, `pkg/controller/install/webhook.go`); the stack's exclusions still apply, so
+ * kube-system stays out and the operator's own namespace is seen only when `rbacNamespaces` lists
+ * it, as for any targeted install (`requiredExclusions`). namespaceSelector does not apply to
+ * cluster-scoped objects: a webhook on a cluster-scoped resource still sees every such object.
+ */
+export function webhookScopeOf(
+    namespace: string,
+    targetNamespaces: readonly string[],
+    confinedTo: readonly string[] | undefined,
+): WebhookScope {
+    if (targetNamespaces.length > 0) {
+        return { targetNamespaces: [...targetNamespaces], excludedNamespaces: requiredExclusions(namespace, targetNamespaces) };
+    }
+    if (confinedTo === undefined) {
+        return { targetNamespaces: undefined, excludedNamespaces: requiredExclusions(namespace, undefined) };
+    }
+    return {
+        targetNamespaces: undefined,
+        namespaceNames: [...confinedTo],
+        excludedNamespaces: requiredExclusions(namespace, confinedTo),
+    };
 }

@@ -75,6 +75,26 @@ describe("namespace selector", () => {
             { targetNamespaces: ["t2", "t1"], labelled: false },
             { matchExpressions: [{ key: "kubernetes.io/metadata.name", operator: "In", values: ["t1", "t2"] }] },
         ],
+        [
+            "namespaces by name, with exclusions, on a live cluster (no label written)",
+            {
+                targetNamespaces: undefined,
+                namespaceNames: ["n2", "n1", "n2"],
+                excludedNamespaces: ["kube-system", "policy"],
+                labelled: true,
+            },
+            {
+                matchExpressions: [
+                    { key: "kubernetes.io/metadata.name", operator: "In", values: ["n1", "n2"] },
+                    { key: "kubernetes.io/metadata.name", operator: "NotIn", values: ["kube-system", "policy"] },
+                ],
+            },
+        ],
+        [
+            "an empty list of namespaces by name (an In with no values is invalid)",
+            { targetNamespaces: undefined, namespaceNames: [], labelled: true },
+            { matchExpressions: [{ key: "kubernetes.io/metadata.name", operator: "DoesNotExist" }] },
+        ],
     ])("GIVEN %s WHEN the selector is built THEN it is exact", (_case, input, expected) => {
         expect(namespaceSelector({ backend, ...input })).toEqual(expected);
     });

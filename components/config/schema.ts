@@ -5,6 +5,17 @@ import { normalizeAwsSection } from "../aws-tags/config";
 import { tagValueText, userTagIssues } from "../aws-tags/rules";
 import { describeValue } from "../shared/problems";
 import {
+    ENV_VAR_NAME_RULE,
+    isEnvVarName,
+    isLabelKey,
+    isLabelValue,
+    isQuantity,
+    LABEL_KEY_RULE,
+    LABEL_VALUE_RULE,
+    QUANTITY_RULE,
+    STACK_ENV_NAMES,
+} from "../operator/pod-overrides";
+import {
     baseImageProblem,
     DEFAULT_BASE_IMAGE,
     DEFAULT_PLATFORMS,
@@ -492,6 +503,128 @@ function sharedNamespaceRules(
     });
 }
 
+const keyRef = (what: string) =>
+    z.strictObject({
+        name: dnsSubdomain().meta({ description: `Name of the ${what} in the operator's namespace.` }),
+        key: nonEmpty().meta({ description: `Key within the ${what}.` }),
+        optional: z
+            .boolean()
+            .optional()
+            .meta({ description: `Whether the ${what} or its key may be missing.` }),
+    });
+
+const podEnvSchema = z
+    .strictObject({
+        name: ruled(isEnvVarName, ENV_VAR_NAME_RULE)
+            .superRefine((name, ctx) => {
+                if ((STACK_ENV_NAMES as readonly string[]).includes(name)) {
+                    ctx.addIssue({
+                        code: "custom",
+                        message: `${describeValue(name)} is set by the stack on every container (OLM's environment); it cannot be overridden`,
+                        input: name,
+                    });
+                }
+            })
+            .meta({ description: "Variable name." }),
+        value: z.string().optional().meta({ description: "Literal value (stored in stack state as it is: use valueFrom for secrets)." }),
+        valueFrom: z
+            .union([z.strictObject({ secretKeyRef: keyRef("Secret") }), z.strictObject({ configMapKeyRef: keyRef("ConfigMap") })])
+            .optional()
+            .meta({ description: "A key of a Secret or ConfigMap in the operator's namespace: `{secretKeyRef}` or `{configMapKeyRef}`." }),
+    })
+    .superRefine((env, ctx) => {
+        if ((env.value === undefined) === (env.valueFrom === undefined)) {
+            ctx.addIssue({ code: "custom", message: `${describeValue(env.name)}: exactly one of value and valueFrom must be set` });
+        }
+    });
+
+const tolerationSchema = z
+    .strictObject({
+        key: z
+            .string()
+            .optional()
+            .superRefine((key, ctx) => {
+                if (key !== undefined && key !== "" && !isLabelKey(key)) {
+                    ctx.addIssue({ code: "custom", message: `${describeValue(key)} ${LABEL_KEY_RULE}`, input: key });
+                }
+            })
+            .meta({ description: "Taint key; empty with operator Exists matches every taint." }),
+        operator: z.enum(["Exists", "Equal"]).optional().meta({ description: "Exists or Equal (the API server treats an absent operator as Equal)." }),
+        value: z.string().optional().meta({ description: "Taint value (operator Equal)." }),
+        effect: z
+            .enum(["NoSchedule", "PreferNoSchedule", "NoExecute"])
+            .optional()
+            .meta({ description: "Taint effect; empty matches all." }),
+        tolerationSeconds: z
+            .number()
+            .int()
+            .optional()
+            .meta({ description: "For effect NoExecute: how long the pod stays bound after the taint." }),
+    })
+    // The API server's rules (kubernetes `pkg/apis/core/validation/validation.go`, `ValidateTolerations`).
+    .superRefine((t, ctx) => {
+        if ((t.key ?? "") === "" && t.operator !== "Exists") {
+            ctx.addIssue({
+                code: "custom",
+                path: ["operator"],
+                message: `${describeValue(t.operator ?? "Equal")}: operator must be Exists when key is empty`,
+            });
+        }
+        if (t.operator === "Exists" && (t.value ?? "") !== "") {
+            ctx.addIssue({
+                code: "custom",
+                path: ["value"],
+                message: `${describeValue(t.value)}: value must be empty when operator is Exists`,
+            });
+        }
+        if (t.tolerationSeconds !== undefined && t.effect !== "NoExecute") {
+            ctx.addIssue({
+                code: "custom",
+                path: ["effect"],
+                message: `${describeValue(t.effect ?? "")}: effect must be NoExecute when tolerationSeconds is set`,
+            });
+        }
+    });
+
+/** A map keyed by label keys (resource names are label keys too): each bad key reported with the rule. */
+const labelKeyed = <V extends z.ZodType>(value: V) =>
+    z.record(z.string(), value).superRefine((record, ctx) => {
+        for (const key of Object.keys(record).filter((k) => !isLabelKey(k))) {
+            ctx.addIssue({ code: "custom", path: [key], message: `key ${describeValue(key)} ${LABEL_KEY_RULE}`, input: key });
+        }
+    });
+
+const quantities = (what: string) =>
+    labelKeyed(ruled(isQuantity, QUANTITY_RULE)).meta({ description: `${what} by resource name (cpu, memory, ...).` });
+
+/** OLM's Subscription `spec.config`, the fields this stack applies (components/operator/pod-overrides.ts). */
+export const podOverridesSchema = z
+    .strictObject({
+        nodeSelector: labelKeyed(ruled(isLabelValue, LABEL_VALUE_RULE))
+            .optional()
+            .meta({ description: "Replaces each pod's nodeSelector." }),
+        tolerations: z
+            .array(tolerationSchema)
+            .optional()
+            .meta({ description: "Appended to each pod's tolerations (an identical one is not repeated)." }),
+        resources: z
+            .strictObject({ limits: quantities("Limits").optional(), requests: quantities("Requests").optional() })
+            .optional()
+            .meta({ description: "Replaces every container's resources: `{limits?, requests?}`." }),
+        env: z
+            .array(podEnvSchema)
+            .optional()
+            .superRefine((env, ctx) => (env ? unique((e: { name: string }) => e.name, "environment variable")(env, ctx) : undefined))
+            .meta({
+                description: "Set on every container, replacing a variable of the same name: `{name, value}` or `{name, valueFrom}`.",
+            }),
+    })
+    .meta({
+        description:
+            "Pod overrides as OLM's Subscription spec.config, on every container of every Deployment of the operator: `{nodeSelector?, tolerations?, resources?, env?}`.",
+    });
+export type PodOverridesConfig = z.infer<typeof podOverridesSchema>;
+
 export const operatorsSchema = z
     .array(
         z.strictObject({
@@ -521,6 +654,7 @@ export const operatorsSchema = z
             certificates: operatorCertificatesSchema
                 .optional()
                 .meta({ description: "Overrides of the stack's certificates settings for this operator: `{mode?, issuer?}`." }),
+            config: podOverridesSchema.optional(),
             deleteCrdsOnRemoval: z.boolean().default(false).meta({
                 description:
                     "Delete the operator's CRDs, and every custom resource in them, when it is removed from config or the stack is destroyed (default: kept, retainOnDelete). Takes effect after one `pulumi up` with it set.",
@@ -532,7 +666,7 @@ export const operatorsSchema = z
     .superRefine(sharedNamespaceRules)
     .meta({
         description:
-            "Operators to install from ClusterServiceVersions, each `{name, csv, namespace, createNamespace, targetNamespaces, rbacNamespaces?, certificates?, deleteCrdsOnRemoval}`.",
+            "Operators to install from ClusterServiceVersions, each `{name, csv, namespace, createNamespace, targetNamespaces, rbacNamespaces?, certificates?, config?, deleteCrdsOnRemoval}`.",
     });
 
 // ---------------------------------------------------------------- aws

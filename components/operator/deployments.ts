@@ -8,7 +8,9 @@
  */
 import { CAPABILITY_LABEL, MANAGED_BY_LABEL, OPERATOR_LABEL, platformLabels } from "../shared/labels";
 import type { StrategyDeployment } from "./csv";
+import { overridesProxy, withPodOverrides } from "./pod-overrides";
 import { podSelectorOf } from "./pod-selector";
+import type { PodOverridesConfig } from "../config/schema";
 
 /** OLM's pod-template annotation listing the watched namespaces ("" = all). */
 export const TARGET_NAMESPACES_ANNOTATION = "olm.targetNamespaces";
@@ -74,6 +76,8 @@ export interface DeploymentInput {
     certificate?: CertificateMount;
     /** The cluster-wide proxy variables (OpenShift's Proxy `cluster`), added where a container does not set them. */
     proxyEnv?: readonly EnvVar[];
+    /** `operators[].config`: OLM's Subscription config overrides (pod-overrides.ts). */
+    overrides?: PodOverridesConfig;
 }
 
 export interface DeploymentObject {
@@ -126,8 +130,11 @@ export function deploymentFor(input: DeploymentInput): DeploymentObject {
     if (input.certificate) {
         podSpec = withCertificateMount(podSpec, input.certificate);
     }
-    // OLM's order: the proxy variables (its deployment initializer), then OPERATOR_CONDITION_NAME.
-    podSpec = withDefaultEnv(podSpec, input.proxyEnv ?? []);
+    // OLM's order: the Subscription config's overrides and the proxy variables (its deployment
+    // initializer, pkg/controller/operators/olm/overrides/initializer.go; an override naming a
+    // proxy variable drops the cluster's), then OPERATOR_CONDITION_NAME.
+    podSpec = withPodOverrides(podSpec, input.overrides);
+    podSpec = withDefaultEnv(podSpec, overridesProxy(input.overrides, PROXY_ENV_NAMES) ? [] : (input.proxyEnv ?? []));
     podSpec = withEnv(podSpec, OPERATOR_CONDITION_NAME_ENV, input.csvName);
     if (input.overrideWatchNamespace) {
         podSpec = withEnv(podSpec, WATCH_NAMESPACE_ENV, input.watchNamespaces.join(","));

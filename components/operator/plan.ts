@@ -261,6 +261,7 @@ export function planOperator(
             csvAnnotations: csv.metadata.annotations ?? {},
             watchNamespaces: watch,
             overrideWatchNamespace,
+            ...(config.config ? { overrides: config.config } : {}),
         },
         webhooks: mapping.byDeployment.get(deployment.name),
         apiServices: apiServiceMapping.byDeployment.get(deployment.name),

@@ -549,7 +549,10 @@ const tolerationSchema = z
                 }
             })
             .meta({ description: "Taint key; empty with operator Exists matches every taint." }),
-        operator: z.enum(["Exists", "Equal"]).optional().meta({ description: "Exists or Equal (the API server treats an absent operator as Equal)." }),
+        operator: z
+            .enum(["Exists", "Equal"])
+            .optional()
+            .meta({ description: "Exists or Equal (the API server treats an absent operator as Equal)." }),
         value: z.string().optional().meta({ description: "Taint value (operator Equal)." }),
         effect: z
             .enum(["NoSchedule", "PreferNoSchedule", "NoExecute"])

@@ -628,6 +628,26 @@ export const podOverridesSchema = z
     });
 export type PodOverridesConfig = z.infer<typeof podOverridesSchema>;
 
+/** A previous name is nobody's name now, nor another install's previous name: its URNs would belong to two installs. */
+function previousNameRules(operators: { name: string; previousNames?: string[] }[], ctx: z.RefinementCtx) {
+    const claimed = new Map<string, string>();
+    operators.forEach((op) => claimed.set(op.name, `the name of operator ${describeValue(op.name)}`));
+    operators.forEach((op, i) => {
+        (op.previousNames ?? []).forEach((old, j) => {
+            const other = claimed.get(old);
+            if (other !== undefined) {
+                ctx.addIssue({
+                    code: "custom",
+                    path: [i, "previousNames", j],
+                    message: `operator ${describeValue(op.name)}: previous name ${describeValue(old)} is already ${other}; a previous name must belong to one install only`,
+                });
+            } else {
+                claimed.set(old, `a previous name of operator ${describeValue(op.name)}`);
+            }
+        });
+    });
+}
+
 export const operatorsSchema = z
     .array(
         z.strictObject({
@@ -636,6 +656,14 @@ export const operatorsSchema = z
                 description:
                     "Path of the ClusterServiceVersion YAML (relative to the project), as shipped in the bundle; CRD manifests in the same folder are installed with it.",
             }),
+            previousNames: z
+                .array(dnsLabel())
+                .optional()
+                .superRefine((names, ctx) => (names ? unique((n: string) => n, "previous name")(names, ctx) : undefined))
+                .meta({
+                    description:
+                        "Names this install had before, oldest first: its resources are aliased from them, so a rename updates them in place. Keep the oldest: the webhook generation ConfigMap is named after it.",
+                }),
             namespace: dnsLabel().meta({ description: "Namespace the operator runs in." }),
             createNamespace: z
                 .boolean()
@@ -666,10 +694,11 @@ export const operatorsSchema = z
     )
     .default([])
     .superRefine(unique((o) => o.name, "operator name"))
+    .superRefine(previousNameRules)
     .superRefine(sharedNamespaceRules)
     .meta({
         description:
-            "Operators to install from ClusterServiceVersions, each `{name, csv, namespace, createNamespace, targetNamespaces, rbacNamespaces?, certificates?, config?, deleteCrdsOnRemoval}`.",
+            "Operators to install from ClusterServiceVersions, each `{name, previousNames?, csv, namespace, createNamespace, targetNamespaces, rbacNamespaces?, certificates?, config?, deleteCrdsOnRemoval}`.",
     });
 
 // ---------------------------------------------------------------- aws

@@ -13,6 +13,7 @@ import { platformLabels } from "../shared/labels";
 import { dependOnCreatedNamespaces } from "../shared/namespaces";
 import { OperatorInstall } from "./install";
 import { olmConfigDecision } from "./olm-config";
+import { installName, renameAliases } from "./rename";
 import type { OperatorPlan } from "./plan";
 import type { EnvVar, ProxyStatus } from "./deployments";
 import { proxyEnvOf } from "./deployments";
@@ -96,8 +97,9 @@ export class Operators extends pulumi.ComponentResource {
 
         for (const plan of args.plans) {
             const namespace = namespaces.get(plan.config.namespace);
+            const previous = plan.config.previousNames ?? [];
             this.installs[plan.config.name] = new OperatorInstall(
-                `operator-${plan.config.name}`,
+                installName(plan.config.name),
                 {
                     plan,
                     certificates: args.issuerFor(plan.config),
@@ -108,7 +110,14 @@ export class Operators extends pulumi.ComponentResource {
                 },
                 // Everything it declares in a namespace the stack creates (its own, or another
                 // install's target) waits for that Namespace.
-                { parent: this, transformations: [dependOnCreatedNamespaces(namespaces)] },
+                // A renamed install keeps its resources (rename.ts).
+                {
+                    parent: this,
+                    transformations: [
+                        dependOnCreatedNamespaces(namespaces),
+                        ...(previous.length > 0 ? [renameAliases(plan.config.name, previous)] : []),
+                    ],
+                },
             );
         }
         this.registerOutputs({});

@@ -284,7 +284,8 @@ export function planOperator(
             crds,
             rbac,
             deployments: deploymentPlans,
-            webhookGeneration: webhookGenerationOf(config.name, mapping.byDeployment),
+            // Named after the install's first name, so a rename (previousNames) leaves the webhooks alone.
+            webhookGeneration: webhookGenerationOf(config.previousNames?.[0] ?? config.name, mapping.byDeployment),
             operatorCondition: operatorConditionFor(csv, config.namespace, config.name),
             shared: { declared: [], fromOthers: {} },
             edges: {

@@ -1,0 +1,89 @@
+/**
+ * Renaming an operator in config on the real engine and API server (issue 28, point 2):
+ * `operators[].previousNames` aliases the install's resources (components/operator/rename.ts),
+ * so after a rename the engine plans no create, delete or replace, the cluster objects keep
+ * their uid, and the next preview is empty.
+ *
+ * The sample bundle is used without its webhooks: the real tier runs no operator containers
+ * (kwok), and the aliases of the webhook objects are the same rule as every other child's
+ * (tests/operator/rename.test.ts shows them on every resource of the install under mocks).
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { parse, stringify } from "yaml";
+import { getObject, kubectlRun, type KubeObject } from "./helpers/kubectl";
+import { changedSteps, previewSteps } from "./helpers/preview";
+import { describe as explain, realEnv, REPO_ROOT, TestStack } from "./helpers/stack";
+
+const NAMESPACE = "rename-operator";
+const CRD = "widgets.samples.cluster-platform.io";
+const SAMPLE = path.join(REPO_ROOT, "tests", "fixtures", "operators", "widget-operator", "manifests");
+
+let stack: TestStack;
+let csvPath: string;
+
+/** The sample bundle without webhooks, written under the run's work directory. */
+function bundle(): string {
+    const dir = path.join(realEnv("REAL_WORK"), "bundles", "widgets-rename");
+    fs.mkdirSync(dir, { recursive: true });
+    const csv = parse(fs.readFileSync(path.join(SAMPLE, "widget-operator.clusterserviceversion.yaml"), "utf8")) as KubeObject;
+    delete csv.spec.webhookdefinitions;
+    fs.writeFileSync(path.join(dir, "widget-operator.clusterserviceversion.yaml"), stringify(csv));
+    for (const file of fs.readdirSync(SAMPLE).filter((f) => f !== "widget-operator.clusterserviceversion.yaml")) {
+        fs.copyFileSync(path.join(SAMPLE, file), path.join(dir, file));
+    }
+    return path.join(dir, "widget-operator.clusterserviceversion.yaml");
+}
+
+function config(operator: object): Record<string, unknown> {
+    return {
+        cluster: { name: "real", platform: "kubernetes", kubeContext: process.env.REAL_CONTEXT ?? "real" },
+        certificates: { mode: "self-signed" },
+        subscriptions: { enabled: false },
+        aws: { enabled: false },
+        operators: [{ csv: csvPath, namespace: NAMESPACE, createNamespace: true, targetNamespaces: [], ...operator }],
+    };
+}
+
+beforeAll(() => {
+    csvPath = bundle();
+    stack = new TestStack("operator-rename", config({ name: "widgets" }));
+});
+
+afterAll(() => {
+    stack?.destroy();
+    // CRDs are kept on destroy: the test removes what it made.
+    kubectlRun(["delete", "crd", CRD, "--ignore-not-found"]);
+});
+
+describe("renaming an operator with previousNames (issue 28)", () => {
+    test("GIVEN an installed operator renamed with previousNames WHEN previewed and applied THEN nothing is created, deleted or replaced, its objects keep their uid and the next preview is empty", () => {
+        const installed = stack.up();
+        expect(installed.status).toBe(0);
+        const uids = () =>
+            ["deployment/widget-controller", "deployment/widget-webhook", "serviceaccount/widget-controller"].map(
+                (ref) => getObject(ref.split("/")[0], ref.split("/")[1], NAMESPACE)?.metadata.uid as string,
+            );
+        const before = uids();
+        const crdUid = getObject("crd", CRD)?.metadata.uid;
+
+        // Without previousNames the same rename deletes and creates the install's resources.
+        stack.setConfig(config({ name: "gadgets" }));
+        const unaliased = new Set(changedSteps(previewSteps(stack)).map((s) => s.op));
+        expect([unaliased.has("create"), unaliased.has("delete")]).toEqual([true, true]);
+
+        stack.setConfig(config({ name: "gadgets", previousNames: ["widgets"] }));
+        const steps = changedSteps(previewSteps(stack));
+        // Only in-place updates (the operator label follows the new name); no step of another kind.
+        expect(steps.filter((s) => s.op !== "update")).toEqual([]);
+        expect(steps.length).toBeGreaterThan(0);
+
+        const renamed = stack.up();
+        expect(renamed.status).toBe(0);
+        expect(uids()).toEqual(before);
+        expect(getObject("crd", CRD)?.metadata.uid).toBe(crdUid);
+        expect(getObject("deployment", "widget-controller", NAMESPACE)?.metadata.labels["cluster-platform.io/operator"]).toBe("gadgets");
+        const again = stack.preview(["--expect-no-changes"]);
+        expect({ status: again.status, output: again.status === 0 ? "" : explain(again) }).toEqual({ status: 0, output: "" });
+    });
+});

@@ -208,8 +208,25 @@ describe("flipping one toggle changes only the objects it governs", () => {
                 rbac("Role", "team-b", ROLE),
             ].sort(),
             removed: [rbac("ClusterRoleBinding", "cluster", ROLE), rbac("ClusterRole", "cluster", ROLE)].sort(),
-            changed: [`Deployment_apps_ops_${SA}.yaml`],
+            // The webhook now sees the rbacNamespaces only (components/operator/webhooks.ts, webhookScopeOf).
+            changed: [
+                `Deployment_apps_ops_${SA}.yaml`,
+                `ValidatingWebhookConfiguration_admissionregistration.k8s.io_cluster_ops.${SA}.yaml`,
+            ],
         });
+        const selector = (r: RenderResult) =>
+            (
+                r.manifests.find((m) => m.file === `ValidatingWebhookConfiguration_admissionregistration.k8s.io_cluster_ops.${SA}.yaml`)
+                    ?.object as Yaml
+            ).webhooks.map((w: Yaml) => w.namespaceSelector);
+        expect(selector(flipped)).toEqual([
+            {
+                matchExpressions: [
+                    { key: "kubernetes.io/metadata.name", operator: "In", values: ["team-a", "team-b"] },
+                    { key: "kubernetes.io/metadata.name", operator: "NotIn", values: ["kube-system", "ops"] },
+                ],
+            },
+        ]);
         const env = (r: RenderResult) =>
             (r.manifests.find((m) => m.file === `Deployment_apps_ops_${SA}.yaml`)?.object as Yaml).spec.template.spec.containers.map(
                 (c: Yaml) => c.env,

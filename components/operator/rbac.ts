@@ -12,7 +12,7 @@
 import { GENERATED_BY_LABEL, OPERATOR_LABEL, platformLabels } from "../shared/labels";
 import { aggregationLabel } from "../shared/rbac";
 import type { Permission, PolicyRule } from "./csv";
-import { fnv64a, generateName } from "./names";
+import { fnv64a, goJsonString, olmRbacName, permissionGoJson } from "./names";
 
 export const RBAC_API_VERSION = "rbac.authorization.k8s.io/v1";
 const RBAC_GROUP = "rbac.authorization.k8s.io";
@@ -147,14 +147,20 @@ export function serviceAccountOf(permission: Permission): string {
     return permission.serviceAccountName === "" ? "default" : permission.serviceAccountName;
 }
 
-/** OLM's Role name for a `permissions` entry: `<csv>-<sa>-<hash of [csv, permission]>`. */
+/**
+ * OLM's Role name for a `permissions` entry (`rbac.go`, `RBACForClusterServiceVersion`):
+ * `<csv>-<serviceAccountName>-<hash of {name: csv, permission}>`, the service account name as the
+ * CSV writes it.
+ */
 export function roleNameFor(csvName: string, permission: Permission): string {
-    return generateName(`${csvName}-${serviceAccountOf(permission)}`, [csvName, permission]);
+    const encoded = `{"name":${goJsonString(csvName)},"permission":${permissionGoJson(permission)}}`;
+    return olmRbacName(`${csvName}-${permission.serviceAccountName}`, encoded);
 }
 
-/** OLM's ClusterRole name for a `clusterPermissions` entry: `<csv>-<hash of [csv, namespace, permission]>`. */
+/** OLM's ClusterRole name for a `clusterPermissions` entry: `<csv>-<hash of {name: csv, namespace, permission}>`. */
 export function clusterRoleNameFor(csvName: string, namespace: string, permission: Permission): string {
-    return generateName(csvName, [csvName, namespace, permission]);
+    const encoded = `{"name":${goJsonString(csvName)},"namespace":${goJsonString(namespace)},"permission":${permissionGoJson(permission)}}`;
+    return olmRbacName(csvName, encoded);
 }
 
 function role<K extends "Role" | "ClusterRole">(kind: K, metadata: ObjectMeta, rules: PolicyRule[]): RoleOf<K> {

@@ -12,9 +12,9 @@ const permission = csv.spec.install.spec.permissions[0];
 const clusterPermission = csv.spec.install.spec.clusterPermissions[0];
 const SA = "node-maintenance-operator-controller-manager";
 const SERVICE = "node-maintenance-operator-controller-manager-service";
-// OLM's names: <csv>-<sa>-<hash> cut to 63 characters, and <csv>-<hash of [csv, namespace, permission]>.
-const ROLE = "node-maintenance-operator.v0.0.1-node-maintenance-op-7d4f5475dd";
-const CLUSTER_ROLE = "node-maintenance-operator.v0.0.1-66cd798bc9";
+// OLM's names (rbac.go since Nov 2023), computed by Go: encoding/json, crypto/sha256 Sum224, math/big Text(62).
+const ROLE = "node-maintenance-operato-1z7jy0mls8iZgkRrEoZSo0qrzHuSSDjO6Mzb9m";
+const CLUSTER_ROLE = "node-maintenance-operato-1GLeZOJ2RW16gVvkr7NIpMLUgh6yq2Z78l4DD9";
 const CRD = "nodemaintenances.nodemaintenance.medik8s.io";
 // fnv64a("NodeMaintenance.v1beta1.nodemaintenance.medik8s.io"), OLM's APIKeyToGVKHash.
 const API_HASH = "2a009fb5b607d846";

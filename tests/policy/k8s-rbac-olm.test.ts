@@ -42,8 +42,8 @@ describe("k8s-olm-rbac-toggles", () => {
     test("GIVEN OLM's RBAC for an AllNamespaces install WHEN judged with every toggle set THEN each promoted, per-CRD and OLM aggregate object is reported, by the label or name that gives it away", () => {
         const reports = oLMsRbac().flatMap((object) => violations(olmRbacToggles, k8s(object), ON));
         expect(reports).toEqual([
-            'ClusterRole "widget-operator.v1.0.0-widget-operator-5c94c4b4cb" is namespaced permissions promoted to cluster scope for an AllNamespaces install (recognised by its label cluster-platform.io/generated-by=olm.allNamespacesPromotion), but olm.disableAllNamespacePermissionPromotion is set',
-            'ClusterRoleBinding "widget-operator.v1.0.0-widget-operator-5c94c4b4cb" is namespaced permissions promoted to cluster scope for an AllNamespaces install (recognised by its label cluster-platform.io/generated-by=olm.allNamespacesPromotion), but olm.disableAllNamespacePermissionPromotion is set',
+            'ClusterRole "widget-operator.v1.0.0-w-50CsO3bBy8tRzwsJXuG5qa9wQ3f6DRsulUKnNg" is namespaced permissions promoted to cluster scope for an AllNamespaces install (recognised by its label cluster-platform.io/generated-by=olm.allNamespacesPromotion), but olm.disableAllNamespacePermissionPromotion is set',
+            'ClusterRoleBinding "widget-operator.v1.0.0-w-50CsO3bBy8tRzwsJXuG5qa9wQ3f6DRsulUKnNg" is namespaced permissions promoted to cluster scope for an AllNamespaces install (recognised by its label cluster-platform.io/generated-by=olm.allNamespacesPromotion), but olm.disableAllNamespacePermissionPromotion is set',
             ...["admin", "edit", "view", "crdview"].map(
                 (suffix) =>
                     `ClusterRole "widgets.samples.io-v1-${suffix}" is a per-CRD role aggregated to admin, edit or view (recognised by its label cluster-platform.io/generated-by=olm.aggregateCRDRoles), but olm.disableAggregateCRDRoles is set`,

@@ -13,12 +13,9 @@
  * pkg/resource/deploy/step.go, DeleteStep.Apply: `else if s.old.RetainOnDelete`). So what a
  * removal does is decided by the update before it, and a program that no longer declares a CRD
  * cannot name it; the stack therefore publishes what it installed (the `installedCrds` output)
- * and reads it back on the next update, whose preview names each CRD that leaves the stack and
+ * and reads it back (components/shared/previous-update.ts) on the next update, whose preview names each CRD that leaves the stack and
  * what happens to it.
  */
-
-/** The stack output that carries the installed CRDs from one update to the next. */
-export const INSTALLED_CRDS_OUTPUT = "installedCrds";
 
 export type OnRemoval = "keep" | "delete";
 
@@ -44,29 +41,6 @@ export function installedCrds(owners: readonly CrdOwner[]): InstalledCrds {
         o.crds.map((crd) => [crd, { owner: o.owner, onRemoval: o.deleteOnRemoval ? "delete" : "keep" }] as const),
     );
     return Object.fromEntries(entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-}
-
-/** Reads the previous update's output; anything malformed is reported, not trusted. */
-export function parseInstalledCrds(value: unknown): { state?: InstalledCrds; warning?: string } {
-    if (value === undefined || value === null) {
-        return {};
-    }
-    const ok =
-        typeof value === "object" &&
-        !Array.isArray(value) &&
-        Object.values(value as object).every(
-            (v) =>
-                typeof v === "object" &&
-                v !== null &&
-                typeof (v as InstalledCrd).owner === "string" &&
-                ["keep", "delete"].includes((v as InstalledCrd).onRemoval),
-        );
-    if (!ok) {
-        return {
-            warning: `the previous update's ${INSTALLED_CRDS_OUTPUT} output is not {[crd]: {owner, onRemoval: "keep" | "delete"}}; this preview cannot name the CRDs that leave the stack`,
-        };
-    }
-    return { state: value as InstalledCrds };
 }
 
 export interface RetentionMessages {

@@ -10,16 +10,13 @@
  *
  * What ran before is what this stack declared in its last update: it publishes, per ClusterBundle,
  * its shares and the roles it aggregates to as the stack output `subscriptionShareGrants`, and
- * index.ts reads that output back (the house's previous-update StackReference) on the next run.
+ * the next update reads that output back (components/shared/previous-update.ts).
  * The program cannot list the cluster's shares itself: Kubernetes resources in Pulumi are read by
  * name (`.get`), and the names of shares it no longer declares are exactly what it would need.
  * A stack without the output (its first update, or one from before this output) warns about nothing.
  */
 import * as pulumi from "@pulumi/pulumi";
 import { ClusterBundleDeclaration, referencesOf } from "./bundles";
-
-/** The stack output that records what the ClusterBundles granted. */
-export const SHARE_GRANTS_OUTPUT = "subscriptionShareGrants";
 
 /** Per ClusterBundle: its share names and the roles it aggregates to, sorted. */
 export type ShareGrants = Record<string, { shares: string[]; roles: string[] }>;
@@ -38,25 +35,6 @@ export function shareGrantsOf(bundles: readonly ClusterBundleDeclaration[]): Sha
                 },
             ]),
     );
-}
-
-const isStringList = (value: unknown): value is string[] => Array.isArray(value) && value.every((item) => typeof item === "string");
-
-/** The previous update's output, or nothing (with a warning when it is there but malformed). */
-export function parseShareGrants(value: unknown): { grants: ShareGrants; warning?: string } {
-    if (value === undefined || value === null) return { grants: {} };
-    const entries = typeof value === "object" && !Array.isArray(value) ? Object.entries(value as Record<string, unknown>) : undefined;
-    const valid = entries?.every(([, grant]) => {
-        const candidate = grant as { shares?: unknown; roles?: unknown } | null;
-        return typeof candidate === "object" && candidate !== null && isStringList(candidate.shares) && isStringList(candidate.roles);
-    });
-    if (!entries || !valid) {
-        return {
-            grants: {},
-            warning: `the previous update's ${SHARE_GRANTS_OUTPUT} output is not {<bundle>: {shares: string[], roles: string[]}} (got ${JSON.stringify(value)}); this preview cannot say what running pods would lose`,
-        };
-    }
-    return { grants: value as ShareGrants };
 }
 
 const list = (items: readonly string[]) => items.map((item) => JSON.stringify(item)).join(", ");
@@ -91,18 +69,14 @@ export function runningPodLosses(previous: ShareGrants, current: ShareGrants): s
 }
 
 /**
- * Reads what the previous update granted and warns, in the preview, about each loss this update
- * causes; returns this update's grants for the stack output. `clusterBundles` is empty when the
- * capability is disabled (every bundle is then removed).
+ * Warns, in the preview, about each loss this update causes against what the previous update
+ * granted (its `subscriptionShareGrants` output, none on the first update); returns this update's
+ * grants for the stack output. `clusterBundles` is empty when the capability is disabled (every
+ * bundle is then removed).
  */
-export async function warnRunningPodLosses(
-    previousUpdate: pulumi.StackReference,
-    clusterBundles: readonly ClusterBundleDeclaration[],
-): Promise<ShareGrants> {
-    const output = await previousUpdate.getOutputDetails(SHARE_GRANTS_OUTPUT);
-    const previous = parseShareGrants(output.value ?? output.secretValue);
+export function warnRunningPodLosses(previous: ShareGrants | undefined, clusterBundles: readonly ClusterBundleDeclaration[]): ShareGrants {
     const current = shareGrantsOf(clusterBundles);
-    for (const warning of [...(previous.warning ? [previous.warning] : []), ...runningPodLosses(previous.grants, current)]) {
+    for (const warning of runningPodLosses(previous ?? {}, current)) {
         pulumi.log.warn(`subscriptions: ${warning}`);
     }
     return current;

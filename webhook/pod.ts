@@ -3,7 +3,7 @@
  * against them. The check copies nothing: a valid object is returned as the typed view of itself,
  * so the JSON Patch computed from it applies to exactly what the API server sent.
  */
-import { isRecord } from "./records";
+import { isRecord } from "../components/shared/records";
 
 export interface VolumeMount {
     name: string;

@@ -5,7 +5,7 @@
  */
 import { ANNOTATIONS } from "./api";
 import { type AccessDecision, type BundleInfo, type Denial, type InjectedGenerations, deny, listForMessage } from "./decision";
-import { isDns1123Subdomain } from "./k8s-names";
+import { isDns1123Subdomain } from "../components/shared/k8s-names";
 
 export interface SelectedClusterBundle {
     bundle: BundleInfo;

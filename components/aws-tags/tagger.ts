@@ -22,7 +22,7 @@ import { releasedTagIgnores } from "./day2";
 import { InstallTags } from "./install-tags";
 import { MergedTags, mergeTags, overrideWarning, resourceLabel, tagLimitProblem } from "./rules";
 import { ListTagShape, listTagsToMap, mapToListTags, tagShapeOf } from "./taggable";
-import { isResolvedRecord } from "../shared/records";
+import { isResolvedRecord } from "../shared/resolved-records";
 
 export interface ResourceTaggerArgs {
     /** `aws.userTags`. */

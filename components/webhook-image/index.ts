@@ -149,5 +149,18 @@ export { missingBuildProblem } from "./sources";
 /** Where index.ts finds the webhook: compiled by `npm run build` from `webhook/` into `dist/webhook`. */
 export const WEBHOOK_SOURCE = { outputDirectory: "dist", application: "webhook", entrypoint: "webhook/main.js" } as const;
 
-/** What the image is built from, for its source-tree label: a commit touching none of these does not change the image. */
-export const WEBHOOK_INPUT_PATHS = ["webhook", "package.json", "package-lock.json", "tsconfig.json", "tsconfig.build.json"] as const;
+/**
+ * What the image is built from, for its source-tree label: the server's folder, the neutral
+ * modules it imports from outside it (tests/webhook/module-graph.test.ts holds this list to the
+ * server's import closure), and the build's inputs. A commit touching none of these does not
+ * change the image.
+ */
+export const WEBHOOK_INPUT_PATHS = [
+    "webhook",
+    "components/shared/k8s-names.ts",
+    "components/shared/records.ts",
+    "package.json",
+    "package-lock.json",
+    "tsconfig.json",
+    "tsconfig.build.json",
+] as const;

@@ -14,6 +14,7 @@ import { CertificateAuthority, SelfSignedIssuer } from "./self-signed";
 import { CertificateExpiry, EXPIRY_OUTPUT } from "./expiry";
 import { carriedOutputs } from "../shared/previous-update";
 import { TrustState } from "./trust";
+import { byText } from "../shared/order";
 
 export * from "./contract";
 export { caBundleTransformation, injectCaBundle } from "./declared";
@@ -129,7 +130,7 @@ export class Certificates extends pulumi.ComponentResource {
             issuer instanceof ServiceCaIssuer || issuer instanceof CertManagerIssuer ? issuer.expiry() : [],
         );
         const selfSigned = this.authority ? this.selfSigned.expiry() : pulumi.output<CertificateExpiry[]>([]);
-        const expiry = selfSigned.apply((own) => [...own, ...delegated.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))]);
+        const expiry = selfSigned.apply((own) => [...own, ...delegated.sort(byText((e) => e.name))]);
         return {
             ...carriedOutputs({ certificateTrust: this.authority ? this.selfSigned.trustState() : undefined }),
             ...(this.authority || delegated.length > 0 ? { [EXPIRY_OUTPUT]: expiry } : {}),

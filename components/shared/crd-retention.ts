@@ -16,6 +16,7 @@
  * and reads it back (components/shared/previous-update.ts) on the next update, whose preview names each CRD that leaves the stack and
  * what happens to it.
  */
+import { byEntryKey } from "./order";
 
 export type OnRemoval = "keep" | "delete";
 
@@ -40,7 +41,7 @@ export function installedCrds(owners: readonly CrdOwner[]): InstalledCrds {
     const entries = owners.flatMap((o) =>
         o.crds.map((crd) => [crd, { owner: o.owner, onRemoval: o.deleteOnRemoval ? "delete" : "keep" }] as const),
     );
-    return Object.fromEntries(entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    return Object.fromEntries(entries.sort(byEntryKey));
 }
 
 export interface RetentionMessages {
@@ -57,7 +58,7 @@ function byOwner(crds: InstalledCrds, onRemoval: OnRemoval): Map<string, string[
             grouped.set(crd.owner, [...(grouped.get(crd.owner) ?? []), name]);
         }
     }
-    return new Map([...grouped].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    return new Map([...grouped].sort(byEntryKey));
 }
 
 /** What the preview says about CRDs: what each owner's removal would do, and what this update does to the CRDs it drops. */

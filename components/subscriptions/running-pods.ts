@@ -17,23 +17,22 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { ClusterBundleDeclaration, referencesOf } from "./bundles";
+import { byEntryKey, byText } from "../shared/order";
 
 /** Per ClusterBundle: its share names and the roles it aggregates to, sorted. */
 export type ShareGrants = Record<string, { shares: string[]; roles: string[] }>;
 
 export function shareGrantsOf(bundles: readonly ClusterBundleDeclaration[]): ShareGrants {
     return Object.fromEntries(
-        [...bundles]
-            .sort((a, b) => a.name.localeCompare(b.name))
-            .map((bundle) => [
-                bundle.name,
-                {
-                    shares: referencesOf(bundle)
-                        .map((r) => r.share)
-                        .sort(),
-                    roles: [...bundle.aggregateToClusterRoles].sort(),
-                },
-            ]),
+        [...bundles].sort(byText((bundle) => bundle.name)).map((bundle) => [
+            bundle.name,
+            {
+                shares: referencesOf(bundle)
+                    .map((r) => r.share)
+                    .sort(),
+                roles: [...bundle.aggregateToClusterRoles].sort(),
+            },
+        ]),
     );
 }
 
@@ -42,7 +41,7 @@ const list = (items: readonly string[]) => items.map((item) => JSON.stringify(it
 /** One warning per ClusterBundle whose change takes entitlements from running pods, naming what they lose. */
 export function runningPodLosses(previous: ShareGrants, current: ShareGrants): string[] {
     const warnings: string[] = [];
-    for (const [bundle, before] of Object.entries(previous).sort(([a], [b]) => a.localeCompare(b))) {
+    for (const [bundle, before] of Object.entries(previous).sort(byEntryKey)) {
         const now = current[bundle];
         const who = `ClusterBundle ${JSON.stringify(bundle)}`;
         if (now === undefined) {

@@ -158,6 +158,7 @@ export const WEBHOOK_SOURCE = { outputDirectory: "dist", application: "webhook",
 export const WEBHOOK_INPUT_PATHS = [
     "webhook",
     "components/shared/k8s-names.ts",
+    "components/shared/order.ts",
     "components/shared/records.ts",
     "package.json",
     "package-lock.json",

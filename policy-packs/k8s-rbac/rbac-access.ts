@@ -11,7 +11,7 @@ import {
     grantProblems,
     isEveryoneSubject,
     isWildcardRule,
-    RbacRule,
+    PolicyRule,
     RbacSubject,
 } from "../../components/shared/rbac";
 import { CarriedObject, carriedObjects, describeObject, identityOf, isKind, k8sTypeOf, objectPolicy, RBAC_GROUP } from "../shared/k8s";
@@ -27,7 +27,7 @@ function allowListName(kind: string, identity: { name: string; namespace?: strin
     return kind === "Role" ? `${identity.namespace ?? "default"}/${identity.name}` : identity.name;
 }
 
-function rulesOf(props: Obj): RbacRule[] {
+function rulesOf(props: Obj): Partial<PolicyRule>[] {
     return asArray(props.rules).map((rule) => {
         const r = asObject(rule) ?? {};
         return {
@@ -46,7 +46,11 @@ type RolePolicyMeta = Omit<PolicyMeta, "config" | "enforcementLevel"> & { severi
  * grant `grants` finds too broad in a rule is reported with the role, the rule and its remedy;
  * roles on the policy's allowedRoles are not judged.
  */
-function rolePolicy(meta: RolePolicyMeta, allowedRoles: string, grants: (rule: RbacRule) => { grant: string; remedy: string }[]) {
+function rolePolicy(
+    meta: RolePolicyMeta,
+    allowedRoles: string,
+    grants: (rule: Partial<PolicyRule>) => { grant: string; remedy: string }[],
+) {
     return objectPolicy<WildcardConfig>({ ...meta, config: { allowedRoles: stringList(allowedRoles) } }, (args, config, report) => {
         const type = k8sTypeOf(args.type);
         if (!isKind(type, RBAC_GROUP, ["Role", "ClusterRole"])) {

@@ -11,6 +11,7 @@ import { recordDeclaredKinds } from "../../components/reconcile";
 import { ClusterState } from "../../scripts/render/cluster-state";
 import { flattenConfig, readConfigFile } from "../../scripts/render/config-file";
 import { renderProgram, RenderResult } from "../../scripts/render/render";
+import { groupOf, kindOfToken, pluralOf } from "../helpers/rbac-oracle";
 import { manifestNamed, renderConfig, ROOT } from "../helpers/render";
 import { tlsComputed } from "../helpers/tls-signer";
 
@@ -19,14 +20,6 @@ const RECONCILE = {
     git: { repository: "https://github.com/platform-team/cluster-platform.git", branch: "main" },
     environment: {},
 };
-
-/** Kubernetes' own plural of a kind (apimachinery meta.UnsafeGuessKindToResource), written here, not taken from the product. */
-function plural(kind: string): string {
-    const lower = kind.toLowerCase();
-    if (lower.endsWith("s")) return `${lower}es`;
-    if (lower.endsWith("y")) return `${lower.slice(0, -1)}ies`;
-    return `${lower}s`;
-}
 
 const position = (result: RenderResult, match: (entry: string) => boolean) => result.timeline.findIndex(match);
 const isKubernetesObject = (entry: string) => entry.startsWith("resource kubernetes:") && !entry.startsWith("resource pulumi:providers:");
@@ -54,13 +47,9 @@ describe("ordering by construction", () => {
         const granted = new Set(role.rules.flatMap((r) => r.apiGroups.flatMap((g) => r.resources.map((res) => `${g}/${res}`))));
         const registered = everything.timeline
             .filter(isKubernetesObject)
-            .map((entry) => /^resource kubernetes:([^:]+):([^:]+)::/.exec(entry))
-            .filter((m): m is RegExpExecArray => m !== null && m[2] !== "ConfigFile")
-            // A `<Kind>Patch` resource patches objects of `<Kind>`.
-            .map(
-                ([, groupVersion, kind]) =>
-                    `${groupVersion.startsWith("core/") ? "" : groupVersion.split("/")[0]}/${plural(kind.replace(/Patch$/, ""))}`,
-            );
+            .map((entry) => kindOfToken(entry.slice("resource ".length, entry.indexOf("::"))))
+            .filter((k) => k !== undefined && k.kind !== "ConfigFile")
+            .map((k) => `${groupOf(k!.apiVersion)}/${pluralOf(k!.kind)}`);
         expect(registered.length).toBeGreaterThan(10);
         expect([...new Set(registered)].filter((kind) => !granted.has(kind))).toEqual([]);
     });

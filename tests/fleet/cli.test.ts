@@ -7,8 +7,8 @@ import { spawnSync } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
 import * as path from "node:path";
 import { maxConcurrent, standInEnv, standInFleet, StandInStack } from "../helpers/fleet-stand-in";
+import { ROOT } from "../helpers/root";
 
-const ROOT = path.resolve(__dirname, "..", "..");
 const TSX = path.join(ROOT, "node_modules", ".bin", "tsx");
 
 function fleet(stacks: StandInStack[], args: string[]): { status: number | null; stdout: string; stderr: string; directory: string } {

@@ -9,8 +9,9 @@ import * as os from "node:os";
 import * as path from "node:path";
 import type { ImageContent } from "../../components/webhook-image/build";
 import { productionClosure, Lockfile } from "../../components/webhook-image/closure";
+import { ROOT } from "./root";
 
-export const ROOT = path.resolve(__dirname, "..", "..");
+export { ROOT };
 export const STAND_IN = path.join(ROOT, "tests", "fixtures", "webhook-image", "stand-in");
 
 export interface ProjectOptions {

@@ -7,8 +7,8 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { testFilesIn } from "../helpers/test-group";
+import { ROOT } from "../helpers/root";
 
-const ROOT = path.resolve(__dirname, "..", "..");
 const TESTS = path.join(ROOT, "tests");
 const FolderSequencer = require("./sequencer.js") as new (options: unknown) => { sort(tests: unknown[]): { path: string }[] };
 

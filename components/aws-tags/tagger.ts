@@ -26,11 +26,11 @@ import { isResolvedRecord } from "../shared/resolved-records";
 
 export interface ResourceTaggerArgs {
     /** `aws.userTags`. */
-    userTags: Readonly<Record<string, string>>;
+    readonly userTags: Readonly<Record<string, string>>;
     /** The install-time tags (empty when there are none or they could not be read). */
-    installTags: pulumi.Input<InstallTags>;
+    readonly installTags: pulumi.Input<InstallTags>;
     /** Keys released from `aws.userTags` and install-time keys applied before (see day2.ts): left on resources, never changed by the stack. */
-    releasedKeys: readonly string[];
+    readonly releasedKeys: readonly string[];
 }
 
 type Tags = Record<string, string>;
@@ -38,9 +38,9 @@ type Tags = Record<string, string>;
 /** What every component creating tagged AWS assets takes. */
 export interface TaggedAssetArgs {
     /** Cluster name: every physical name derives from it. */
-    clusterName: string;
+    readonly clusterName: string;
     /** Puts the merged tags into each taggable resource's create inputs. */
-    tagger: ResourceTagger;
+    readonly tagger: ResourceTagger;
 }
 
 export class ResourceTagger {

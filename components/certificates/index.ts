@@ -23,13 +23,13 @@ export { EXPIRY_OUTPUT } from "./expiry";
 
 export interface CertificatesArgs {
     /** The stack's certificate settings (validated `certificates` config). */
-    settings: CertificateSettings;
+    readonly settings: CertificateSettings;
     /** Existing objects that receive the CA bundle (validated `caInjection` config). */
-    caInjection: CaInjectionEntry[];
+    readonly caInjection: CaInjectionEntry[];
     /** The cluster: its name goes into the CA's subject; reads and patches need it live. */
-    cluster: ClusterTarget;
+    readonly cluster: ClusterTarget;
     /** The CA trust state the previous update published (components/shared/previous-update.ts), for CA rotation. */
-    previousTrust: TrustState | undefined;
+    readonly previousTrust: TrustState | undefined;
 }
 
 /** The stack's issuers and CA bundle injection. */

@@ -35,13 +35,13 @@ const ORGANIZATION = "cluster-platform";
 
 export interface CertificateAuthorityArgs {
     /** The cluster's name, in the CA's subject so CAs of different clusters are told apart. */
-    clusterName: string;
+    readonly clusterName: string;
     /** Validity of the CA certificate, in days. */
-    caValidityDays: number;
+    readonly caValidityDays: number;
     /** Re-issue the CA (with a new key) this many days before it expires. */
-    renewBeforeDays: number;
+    readonly renewBeforeDays: number;
     /** The trust state the previous update published (its shape checked), if any. */
-    previousTrust: TrustState | undefined;
+    readonly previousTrust: TrustState | undefined;
 }
 
 /** The stack's CA, and the trust state it publishes. */
@@ -123,13 +123,13 @@ export class CertificateAuthority extends pulumi.ComponentResource {
 
 export interface SelfSignedIssuerArgs {
     /** The stack's CA, made on first use (a stack without webhooks needs none). */
-    authority: () => CertificateAuthority;
+    readonly authority: () => CertificateAuthority;
     /** Validity of each serving certificate, in days. */
-    certValidityDays: number;
+    readonly certValidityDays: number;
     /** Renew a serving certificate this many days before it expires. */
-    renewBeforeDays: number;
+    readonly renewBeforeDays: number;
     /** The cluster: when the provider renders YAML to a directory, a Secret's key is written there in plaintext. */
-    cluster: ClusterTarget;
+    readonly cluster: ClusterTarget;
 }
 
 /** The warning for a serving Secret that a directory render would write out with its private key. */

@@ -31,17 +31,22 @@ export type SubscriptionWebhookSettings = Omit<SubscriptionWebhookArgs, "cluster
 
 export interface SubscriptionInjectionArgs {
     /** The cluster: its platform (console samples on OpenShift) and whether it can be read (pre-flight checks). */
-    cluster: ClusterTarget;
+    readonly cluster: ClusterTarget;
     /** ClusterBundles to declare (`subscriptions.clusterBundles`, validated). */
-    clusterBundles: ClusterBundleDeclaration[];
+    readonly clusterBundles: ClusterBundleDeclaration[];
     /** Namespaced Bundles to declare (`subscriptions.bundles`, validated). */
-    bundles: BundleDeclaration[];
+    readonly bundles: BundleDeclaration[];
     /** The webhook's namespace, replicas, policy, image, certificate issuer and access. */
-    webhook: SubscriptionWebhookSettings;
+    readonly webhook: SubscriptionWebhookSettings;
     /** The Shared Resource CSI driver's service account (`subscriptions.sharedResourceDriver.serviceAccount`). */
-    driver: DriverServiceAccount;
+    readonly driver: DriverServiceAccount;
 }
 
+/**
+ * `cluster-platform:subscriptions:SubscriptionInjection`: the Bundle and ClusterBundle CRDs, the
+ * declared bundles with their shares and roles (after the pre-flight reads), the console samples
+ * on OpenShift, and the webhook's deployment (`SubscriptionWebhook`).
+ */
 export class SubscriptionInjection extends pulumi.ComponentResource {
     /** Names of the two CRDs. */
     readonly crdNames: string[];

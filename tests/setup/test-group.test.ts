@@ -59,6 +59,8 @@ describe("one jest entry per test folder", () => {
                 transform: { "^.+\\.ts$": [require.resolve("@swc/jest"), swcOptions] },
                 setupFilesAfterEnv: [],
                 testSequencer: undefined,
+                globalSetup: undefined,
+                globalTeardown: undefined,
             };
             const run = spawnSync(
                 process.execPath,

@@ -11,6 +11,7 @@ import { Certificates } from "./components/certificates";
 import { finishStack, openStack, tagStack, TaggedStack } from "./components/composition/phases";
 import { Preflight, preflight, PROJECT_DIRECTORY, readStackConfig } from "./components/composition/preflight";
 import { Operators } from "./components/operator";
+import { reconcileNamespaces } from "./components/reconcile";
 import { installedCrds } from "./components/shared/crd-retention";
 import { SubscriptionInjection } from "./components/subscriptions";
 import { buildsWebhookImage, WebhookImage } from "./components/webhook-image";
@@ -30,7 +31,13 @@ function composeCapabilities(stack: TaggedStack, checked: Preflight) {
     // The subscription webhook's image, unless subscriptions.webhook.image names one. Its `imageRef`
     // (`<repository>@sha256:...`) is what the webhook Deployment runs.
     const webhookImage = buildsWebhookImage(config.subscriptions)
-        ? publishWebhookImage(config.webhookImage, cluster.live, stack.awsTags?.webhookRepositoryUrl, PROJECT_DIRECTORY)
+        ? publishWebhookImage(
+              config.webhookImage,
+              cluster.live,
+              stack.awsTags?.webhookRepositoryUrl,
+              PROJECT_DIRECTORY,
+              config.cluster.runByOperator,
+          )
         : undefined;
 
     // The stack's issuer (`certificates.issuer`) and, per operator override,
@@ -61,11 +68,12 @@ function composeCapabilities(stack: TaggedStack, checked: Preflight) {
                       // The configured image, else the one this stack built (`<repository>@sha256:...`).
                       image: config.subscriptions.webhook.image ?? (webhookImage as WebhookImage).imageRef,
                       certificates: certificates.issuer,
-                      excludedNamespaces: config.subscriptions.webhook.excludedNamespaces,
+                      excludedNamespaces: [...config.subscriptions.webhook.excludedNamespaces, ...reconcileNamespaces(config.reconcile)],
                       readNamespaces: config.subscriptions.webhook.readNamespaces,
                       readAllNamespaces: config.subscriptions.webhook.readAllNamespaces,
                   },
                   driver: config.subscriptions.sharedResourceDriver.serviceAccount,
+                  apis: checked.subscriptionApis,
               },
               { providers: [kubernetes] },
           )

@@ -25,6 +25,7 @@ module.exports = {
     globalTeardown: "<rootDir>/tests/setup/global-teardown.js",
     testSequencer: "<rootDir>/tests/setup/sequencer.js",
     transform: {
+        "/node_modules/@marcbachmann/cel-js/.+\\.js$": ["@swc/jest", { jsc: { target: "es2022" }, module: { type: "commonjs" } }],
         "^.+\\.ts$": [
             "@swc/jest",
             {
@@ -34,6 +35,8 @@ module.exports = {
             },
         ],
     },
+    // @marcbachmann/cel-js ships only ES modules (Node.js itself requires them; jest's registry does not).
+    transformIgnorePatterns: ["/node_modules/(?!@marcbachmann/cel-js/)"],
     moduleFileExtensions: ["ts", "js", "json"],
     setupFilesAfterEnv: ["<rootDir>/tests/setup/pulumi-stack-captures.ts", "<rootDir>/tests/setup/temporary-directories.ts"],
     testTimeout: 60000,

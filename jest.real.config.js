@@ -10,6 +10,7 @@ module.exports = {
     roots: ["<rootDir>/tests/real"],
     testMatch: ["<rootDir>/tests/real/*.real.ts"],
     transform: base.transform,
+    transformIgnorePatterns: base.transformIgnorePatterns,
     moduleFileExtensions: base.moduleFileExtensions,
     globalSetup: "<rootDir>/tests/real/setup/global-setup.ts",
     globalTeardown: "<rootDir>/tests/real/setup/global-teardown.ts",

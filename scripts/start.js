@@ -2,9 +2,8 @@
 /**
  * `npm start`: `pulumi up` on the embedded local stack, unattended.
  *
- * The CLI: the first `pulumi` on PATH that is not an npm launcher (npm puts
- * node_modules/.bin first on PATH, and the `pulumi` package's launcher there downloads), else
- * the official installer's `~/.pulumi/bin/pulumi`, else the CLI the `pulumi` npm package (a
+ * The CLI: the installed one (scripts/pulumi-cli.js: the first `pulumi` on PATH that is not an
+ * npm launcher, else the official installer's `~/.pulumi/bin/pulumi`), else the CLI the `pulumi` npm package (a
  * devDependency) fetches once into ~/.pulumi/versions. It must satisfy Pulumi.yaml's
  * `requiredPulumiVersion`. State goes to a local file backend (./.pulumi-state), secrets are
  * encrypted with a passphrase this script sets when none is given, the run never prompts, and
@@ -18,34 +17,13 @@
 
 const { spawnSync } = require("node:child_process");
 const fs = require("node:fs");
-const os = require("node:os");
 const path = require("node:path");
 const { parse } = require("yaml");
+const { EXE, installedCli } = require("./pulumi-cli");
 
 const root = path.resolve(__dirname, "..");
 const STACK = "local";
 const OFFLINE_HINT = "npm run render -- --config Pulumi.local.yaml --out out/render";
-const EXE = process.platform === "win32" ? "pulumi.exe" : "pulumi";
-
-function isExecutable(file) {
-    try {
-        fs.accessSync(file, fs.constants.X_OK);
-        return fs.statSync(file).isFile();
-    } catch {
-        return false;
-    }
-}
-
-/** An installed CLI: on PATH (npm launchers skipped), else where the official installer puts it. */
-function installedCli(env) {
-    const onPath = (env.PATH ?? "")
-        .split(path.delimiter)
-        .filter((dir) => dir !== "" && !dir.split(path.sep).includes("node_modules"))
-        .map((dir) => path.join(dir, EXE));
-    const pulumiHome = env.PULUMI_HOME || path.join(os.homedir(), ".pulumi");
-    return [...onPath, path.join(pulumiHome, "bin", EXE)].find(isExecutable);
-}
-
 async function resolveCli(env) {
     const installed = installedCli(env);
     if (installed) {

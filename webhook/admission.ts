@@ -5,25 +5,25 @@
  */
 import type { Logger } from "pino";
 import type { ServiceAccountRef } from "./access-reviews";
-import type { AccessDecision, BundleInfo, InjectionDecision, KeySets, ReferencedKind } from "./decision";
+import type { AccessDecision, BundleInfo, DenialReason, InjectionDecision, KeyLookups, KeySets } from "./decision";
 import { deny } from "./decision";
 import { decideEphemeralContainers, decideInjection, prepareInjection } from "./inject";
 import { type MountPlan, type Planner, planMounts } from "./mounts";
 import type { AdmissionOutcome, WebhookMetrics } from "./metrics";
 import { type Pod, podDisplayName, podServiceAccount } from "./pod";
-import { ResponseMemo } from "./response-memo";
 import { type AdmissionRequest, type ReviewVersion, classifyRequest, parseReview, reviewResponse } from "./review";
 
 /** The cluster state the handler reads (ClusterState, or a fixed snapshot in tests). */
 export interface ClusterView extends KeySets {
     bundlesIn(namespace: string): ReadonlyMap<string, BundleInfo>;
     clusterBundleMap(): ReadonlyMap<string, BundleInfo>;
-    whenKeysSynced(namespaces: Record<ReferencedKind, Set<string>>): Promise<void> | undefined;
+    whenKeysSynced(lookups: KeyLookups): Promise<void> | undefined;
     /**
-     * The caches not yet synced among the bundle caches and, when given, the key caches of these
-     * namespaces (e.g. `clusterbundles`, `secrets in openshift-config`); empty when all are.
+     * The caches not yet synced among the bundle caches and, when given, the key caches these
+     * lookups read (e.g. `clusterbundles`, `secrets in openshift-config`); empty when all are.
+     * A key cache RBAC refused is not listed: the decision names it (KeySets.unreadable).
      */
-    unsyncedCaches(namespaces?: Record<ReferencedKind, Set<string>>): string[];
+    unsyncedCaches(lookups?: KeyLookups): string[];
     /** Changes with every change the caches see; when given, mount plans are memoised per version. */
     version?(): number;
 }
@@ -74,6 +74,35 @@ function notSynced(caches: readonly string[]): InjectionDecision {
     return deny("CacheNotSynced", 503, `the webhook's caches are not synced yet (${caches.join(", ")}); retry`);
 }
 
+/**
+ * The denials that are not decisions: the webhook could not find out (a cache still listing, an
+ * access review that failed or took too long, its own error). They are answered as a failed call,
+ * HTTP 5xx with a Status body, never as `allowed: false`: kube-apiserver applies the webhook's
+ * failurePolicy only when the call itself fails (staging/src/k8s.io/apiserver/pkg/admission/
+ * plugin/webhook/mutating/dispatcher.go: `callAttrMutatingHook` turns a transport error or a
+ * non-2xx status into `webhookutil.ErrCallingWebhook`, which `Dispatch` skips under `Ignore` and
+ * turns into an internal error under `Fail`), while a response with `allowed: false` is always
+ * returned to the client as the rejection (`ErrWebhookRejection`, whatever its code says).
+ */
+export const UNDECIDED: ReadonlySet<DenialReason> = new Set<DenialReason>(["CacheNotSynced", "AccessCheckFailed", "InternalError"]);
+
+/** A failed call: the status code (5xx) and a metav1.Status body the API server puts in its error. */
+export function callFailure(code: number, message: string): HandlerResult {
+    const status = code >= 500 && code <= 599 ? code : 500;
+    return {
+        status,
+        body: JSON.stringify({
+            kind: "Status",
+            apiVersion: "v1",
+            status: "Failure",
+            code: status,
+            reason: status === 503 ? "ServiceUnavailable" : "InternalError",
+            message,
+        }),
+        outcome: "failed",
+    };
+}
+
 export function badRequest(message: string): HandlerResult {
     return {
         status: 400,
@@ -102,53 +131,27 @@ function planMemo(cluster: ClusterView): Planner {
     };
 }
 
-/** Outcomes whose answers may be replayed for an identical request (denials are always decided anew). */
-const REPLAYABLE: ReadonlySet<AdmissionOutcome> = new Set(["patched", "unchanged", "ignored"]);
-
 export class AdmissionHandler {
     private readonly plan: Planner;
-    /** Only with a versioned cluster view, and not while admissions are logged at debug (a replay is not logged). */
-    private readonly memo: ResponseMemo | undefined;
 
     constructor(private readonly options: HandlerOptions) {
         this.plan = options.cluster.version ? planMemo(options.cluster) : planMounts;
-        this.memo =
-            options.cluster.version && !options.logger.isLevelEnabled("debug")
-                ? new ResponseMemo({ ttlMs: 1000, maxEntries: 256 })
-                : undefined;
     }
 
     /**
-     * Answers a request body's text: a replayed answer when an identical request (but for its uid)
-     * was allowed at the current cluster-state version within the last second, else parse and decide.
+     * Answers a request body's text. Every request is parsed and decided: a response memo keyed by
+     * the request text (less its uid) used to replay answers, but on a realistic stream it never
+     * hits (each pod carries its own `kube-api-access-<random>` token volume), so it only cost
+     * (scripts/bench/webhook.ts, `memo_hit_pct`; docs/subscriptions.md "Speed").
      */
     async handleText(text: string): Promise<HandlerResult> {
-        const { memo } = this;
-        const keyed = memo?.keyOf(text);
-        const version = this.options.cluster.version?.() ?? -1;
-        if (keyed) {
-            const replay = memo?.answer(keyed, version);
-            if (replay) return { status: 200, ...replay };
-        }
         let body: unknown;
         try {
             body = JSON.parse(text);
         } catch (error) {
             return badRequest(`the body is not valid JSON: ${(error as Error).message.slice(0, 200)}`);
         }
-        const result = await this.handle(body);
-        const parsedUid = (body as { request?: { uid?: unknown } } | null)?.request?.uid;
-        if (
-            keyed &&
-            memo &&
-            result.status === 200 &&
-            REPLAYABLE.has(result.outcome) &&
-            parsedUid === keyed.uid &&
-            this.options.cluster.version?.() === version
-        ) {
-            memo.remember(keyed, version, result.body, result.outcome);
-        }
-        return result;
+        return this.handle(body);
     }
 
     /** Answers a parsed JSON body: 400 when it is not an answerable AdmissionReview, else 200 with a response. */
@@ -184,14 +187,16 @@ export class AdmissionHandler {
                 this.log(request, task.pod, task.namespace, decision);
         }
         if (!decision.allowed) this.options.metrics.recordDenial(decision.reason);
+        else for (const skipped of decision.skipped ?? []) this.options.metrics.skippedBundles.inc(skipped);
+        if (!decision.allowed && UNDECIDED.has(decision.reason)) return callFailure(decision.code, decision.message);
         return { status: 200, body: reviewResponse(apiVersion as ReviewVersion, request.uid, decision, message), outcome };
     }
 
     private async decideCreate(pod: Pod, namespace: string): Promise<InjectionDecision> {
         const { cluster, access } = this.options;
         // An unsynced bundle cache would answer "not found" or "nothing to inject" for bundles that
-        // exist: a final answer the webhook is not sure of. A 503 denial instead lets the API
-        // server retry or apply the webhook's failurePolicy.
+        // exist: a final answer the webhook is not sure of. A failed call (503, see UNDECIDED)
+        // instead lets the API server apply the webhook's failurePolicy.
         const unsynced = cluster.unsyncedCaches();
         if (unsynced.length > 0) return notSynced(unsynced);
         const bundles = cluster.bundlesIn(namespace);
@@ -200,9 +205,9 @@ export class AdmissionHandler {
         let decisions: ReadonlyMap<string, AccessDecision> = NO_ACCESS;
         if (preparation) {
             try {
-                const cold = cluster.whenKeysSynced(preparation.namespaces);
+                const cold = cluster.whenKeysSynced(preparation.lookups);
                 if (cold && !(await settlesWithin(cold, this.options.lookupTimeoutMs))) {
-                    const still = cluster.unsyncedCaches(preparation.namespaces);
+                    const still = cluster.unsyncedCaches(preparation.lookups);
                     if (still.length > 0) return notSynced(still);
                 }
                 if (preparation.accessReviews.length > 0) {

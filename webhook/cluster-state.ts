@@ -1,7 +1,8 @@
 /**
  * The cluster as the webhook needs it, from watches: Bundles and ClusterBundles (as BundleInfo),
  * and the key names of the Secrets and ConfigMaps they reference, watched per namespace that some
- * bundle references (started and stopped as bundles change). Values never stay in memory: each
+ * bundle references where the server may list, else per object by name (started and stopped as
+ * bundles change). Values never stay in memory: each
  * Secret/ConfigMap is reduced to its name and key names before the cache stores it.
  */
 import {
@@ -22,9 +23,9 @@ import {
     SUBSCRIPTION_GROUP,
     SUBSCRIPTION_VERSION,
 } from "./api";
-import type { AccessDecision, BundleInfo, KeySets, ReferencedKind } from "./decision";
+import type { AccessDecision, BundleInfo, KeyLookups, KeySets, ReferencedKind } from "./decision";
 import { type AccessReviewSpec, type ShareRef, clusterBundleAccessReviews, describeReview } from "./driver-access";
-import { Informer, type ListPage, describeError } from "./informer";
+import { Informer, type ListPage, describeError, errorStatus } from "./informer";
 import { clusterBundleShares } from "./mounts";
 import type { WebhookMetrics } from "./metrics";
 import { isRecord } from "../components/shared/records";
@@ -97,6 +98,22 @@ export interface ClusterStateOptions {
 
 const KIND_RESOURCES: Record<ReferencedKind, string> = { Secret: "secrets", ConfigMap: "configmaps" };
 
+/** One key cache: its informer, its metric labels, and whether RBAC refused its list. */
+interface KeyCache {
+    informer: Informer<KeyNames>;
+    labels: { resource: string; namespace: string; name: string };
+    /** Resolves once the cache has synced or RBAC has refused it. */
+    settled: Promise<void>;
+    /** Set while the last list was refused (401/403): why the keys cannot be read. */
+    forbidden?: string;
+}
+
+/** `secrets in team-a` (namespace-wide cache) or `secrets team-a/name` (one object). */
+function describeCache(id: string): string {
+    const [kind, namespace, name] = id.split("/") as [ReferencedKind, string, string | undefined];
+    return name === undefined ? `${KIND_RESOURCES[kind]} in ${namespace}` : `${KIND_RESOURCES[kind]} ${namespace}/${name}`;
+}
+
 export class ClusterState implements KeySets {
     private readonly core: CoreV1Api;
     private readonly custom: CustomObjectsApi;
@@ -104,7 +121,7 @@ export class ClusterState implements KeySets {
     private readonly clusterBundles: Informer<BundleObject>;
     private readonly bundleIndex = new Map<string, Map<string, BundleInfo>>();
     private readonly clusterIndex = new Map<string, BundleInfo>();
-    private readonly keyInformers = new Map<string, Informer<KeyNames>>();
+    private readonly keyCaches = new Map<string, KeyCache>();
     private started = false;
     private changes = 0;
     private readonly readableNamespaces: ReadonlySet<string> | undefined;
@@ -163,61 +180,104 @@ export class ClusterState implements KeySets {
         else this.clusterIndex.set(info.name, info);
     }
 
-    /** Namespaces (per kind) whose objects some bundle may read. */
-    private referencedNamespaces(): Set<string> {
+    /**
+     * The key caches the bundles need: per kind, a namespace-wide one where the server may list
+     * (readNamespaces), else one per referenced object, selected by name. A name-field-selected
+     * list or watch carries the object's name for authorization (kubernetes staging/src/k8s.io/
+     * apiserver/pkg/endpoints/request/requestinfo.go: `metadata.name` field selector → requestInfo.Name),
+     * so a Role with `resourceNames` allows it (plugin/pkg/auth/authorizer/rbac/rbac.go `RuleAllows`):
+     * the stack's webhook ClusterRole grants exactly that for the conventional object names, and a
+     * team can grant it for its own (docs/subscriptions.md).
+     */
+    private referencedCaches(): Set<string> {
         const needed = new Set<string>();
-        const note = (kind: ReferencedKind, namespace: string | undefined) =>
-            namespace && this.readable(namespace) && needed.add(`${kind}/${namespace}`);
+        const note = (kind: ReferencedKind, namespace: string | undefined, name: string) =>
+            namespace && needed.add(this.cacheId(kind, namespace, name));
         for (const index of this.bundleIndex.values()) {
             for (const bundle of index.values()) {
                 // A Bundle may only use its own namespace; other references are denied, not watched.
-                if (bundle.entitlements.some((ref) => (ref.namespace ?? bundle.namespace) === bundle.namespace))
-                    note("Secret", bundle.namespace);
-                if (bundle.yumRepositories.some((ref) => (ref.namespace ?? bundle.namespace) === bundle.namespace))
-                    note("ConfigMap", bundle.namespace);
+                for (const ref of bundle.entitlements)
+                    if ((ref.namespace ?? bundle.namespace) === bundle.namespace) note("Secret", bundle.namespace, ref.name);
+                for (const ref of bundle.yumRepositories)
+                    if ((ref.namespace ?? bundle.namespace) === bundle.namespace) note("ConfigMap", bundle.namespace, ref.name);
             }
         }
         for (const bundle of this.clusterIndex.values()) {
-            for (const ref of bundle.entitlements) note("Secret", ref.namespace);
-            for (const ref of bundle.yumRepositories) note("ConfigMap", ref.namespace);
+            for (const ref of bundle.entitlements) note("Secret", ref.namespace, ref.name);
+            for (const ref of bundle.yumRepositories) note("ConfigMap", ref.namespace, ref.name);
         }
         return needed;
     }
 
+    /** `Secret/<namespace>` (namespace-wide) or `Secret/<namespace>/<name>` (one object). */
+    private cacheId(kind: ReferencedKind, namespace: string, name: string): string {
+        return this.readable(namespace) ? `${kind}/${namespace}` : `${kind}/${namespace}/${name}`;
+    }
+
     private reconcileKeyInformers(): void {
-        const needed = this.referencedNamespaces();
-        for (const id of needed) if (!this.keyInformers.has(id)) this.startKeyInformer(id);
-        for (const [id, informer] of this.keyInformers) {
-            if (!needed.has(id)) {
-                informer.stop();
-                this.keyInformers.delete(id);
-            }
+        const needed = this.referencedCaches();
+        for (const id of needed) if (!this.keyCaches.has(id)) this.startKeyCache(id);
+        for (const [id, cache] of this.keyCaches) {
+            if (!needed.has(id)) this.stopKeyCache(id, cache);
         }
         this.updateSyncedGauge();
     }
 
-    private startKeyInformer(id: string): Informer<KeyNames> {
-        const [kind, namespace] = id.split("/") as [ReferencedKind, string];
+    private stopKeyCache(id: string, cache: KeyCache): void {
+        cache.informer.stop();
+        this.keyCaches.delete(id);
+        this.options.metrics.keyCacheSynced.remove(cache.labels);
+    }
+
+    private startKeyCache(id: string): KeyCache {
+        const [kind, namespace, name] = id.split("/") as [ReferencedKind, string, string | undefined];
         const resource = KIND_RESOURCES[kind];
-        const informer = new Informer<KeyNames>({
-            name: `${resource}/${namespace}`,
-            kubeConfig: this.options.kubeConfig,
-            path: `/api/v1/namespaces/${namespace}/${resource}`,
-            list: () => this.listPaged(kind, namespace),
-            shrink: keyNames,
-            onRequest: (verb) => this.options.metrics.recordKubeApiRequest(verb, resource),
-            onChange: () => void this.changes++,
-            logger: this.options.logger,
-            retry: this.options.retry,
+        const fieldSelector = name === undefined ? undefined : `metadata.name=${name}`;
+        const labels = { resource, namespace, name: name ?? "" };
+        const what = name === undefined ? `${resource} in namespace ${namespace}` : `${resource} ${namespace}/${name}`;
+        let settle!: () => void;
+        const cache: KeyCache = {
+            labels,
+            settled: new Promise((resolve) => (settle = resolve)),
+            informer: new Informer<KeyNames>({
+                name: name === undefined ? `${resource}/${namespace}` : `${resource}/${namespace}/${name}`,
+                kubeConfig: this.options.kubeConfig,
+                path: `/api/v1/namespaces/${namespace}/${resource}`,
+                fieldSelector,
+                list: () => this.listPaged(kind, namespace, fieldSelector),
+                shrink: keyNames,
+                onRequest: (verb) => this.options.metrics.recordKubeApiRequest(verb, resource),
+                onChange: () => void this.changes++,
+                onListFailure: (error) => {
+                    const status = errorStatus(error);
+                    if (status !== 401 && status !== 403) return;
+                    const permission = `list and watch ${resource} in namespace ${namespace}${name === undefined ? "" : ` (resourceNames: ${name})`}`;
+                    if (cache.forbidden === undefined)
+                        this.options.logger.warn(
+                            { namespace, resource, name, permission, err: describeError(error) },
+                            `key cache cannot sync: the webhook's service account may not ${permission}; only pods using ${what} are affected`,
+                        );
+                    cache.forbidden = `the webhook may not read ${what} (its service account needs ${permission})`;
+                    settle();
+                },
+                logger: this.options.logger,
+                retry: this.options.retry,
+            }),
+        };
+        this.keyCaches.set(id, cache);
+        this.options.metrics.keyCacheSynced.set(labels, 0);
+        cache.informer.start();
+        void cache.informer.whenSynced().then(() => {
+            cache.forbidden = undefined;
+            settle();
+            if (this.keyCaches.get(id) === cache) this.options.metrics.keyCacheSynced.set(labels, 1);
+            this.updateSyncedGauge();
         });
-        this.keyInformers.set(id, informer);
-        informer.start();
-        void informer.whenSynced().then(() => this.updateSyncedGauge());
-        return informer;
+        return cache;
     }
 
     /** Lists page by page, shrinking each page before fetching the next (later pages count as reads too). */
-    private async listPaged(kind: ReferencedKind, namespace: string): Promise<ListPage> {
+    private async listPaged(kind: ReferencedKind, namespace: string, fieldSelector: string | undefined): Promise<ListPage> {
         const limit = this.options.pageSize ?? 500;
         const items: KeyNames[] = [];
         let page: ListPage;
@@ -228,8 +288,8 @@ export class ClusterState implements KeySets {
             first = false;
             page = (
                 kind === "Secret"
-                    ? await this.core.listNamespacedSecret(namespace, undefined, undefined, next, undefined, undefined, limit)
-                    : await this.core.listNamespacedConfigMap(namespace, undefined, undefined, next, undefined, undefined, limit)
+                    ? await this.core.listNamespacedSecret(namespace, undefined, undefined, next, fieldSelector, undefined, limit)
+                    : await this.core.listNamespacedConfigMap(namespace, undefined, undefined, next, fieldSelector, undefined, limit)
             ) as ListPage;
             for (const item of page.body.items) items.push(keyNames(item));
             next = page.body.metadata?._continue || undefined;
@@ -238,39 +298,58 @@ export class ClusterState implements KeySets {
         return { response: page.response, body } as ListPage;
     }
 
-    /** Starts every informer and resolves once bundles and all referenced key caches are synced. */
+    /**
+     * Starts every informer; resolves once the bundle caches are synced and every key cache has
+     * either synced or been refused by RBAC (one that keeps failing otherwise is not waited for
+     * beyond its first answer: `start` never depends on one namespace).
+     */
     async start(): Promise<void> {
         this.bundles.start();
         this.clusterBundles.start();
         await Promise.all([this.bundles.whenSynced(), this.clusterBundles.whenSynced()]);
         this.started = true;
         this.reconcileKeyInformers();
-        await Promise.all([...this.keyInformers.values()].map((informer) => informer.whenSynced()));
         this.updateSyncedGauge();
+        await Promise.all([...this.keyCaches.values()].map((cache) => cache.settled));
     }
 
     private updateSyncedGauge(): void {
         this.options.metrics.cacheSynced.set(this.synced() ? 1 : 0);
     }
 
-    /** Bundle caches listed and every referenced key cache listed. */
+    /**
+     * Ready: the bundle caches, which every admission reads, are listed. Key caches are not
+     * waited for: one namespace whose Secrets cannot be listed (its RoleBinding deleted by a
+     * namespace admin) affects only the pods that need its keys (a failed call, or a denial
+     * naming the missing permission), never the readiness of every replica.
+     */
     synced(): boolean {
-        if (!this.started || !this.bundles.hasSynced || !this.clusterBundles.hasSynced) return false;
-        for (const informer of this.keyInformers.values()) if (!informer.hasSynced) return false;
-        return true;
+        return this.started && this.bundles.hasSynced && this.clusterBundles.hasSynced;
     }
 
-    /** See ClusterView.unsyncedCaches: the bundle caches, and the key caches of `namespaces` when given. */
-    unsyncedCaches(namespaces?: Record<ReferencedKind, Set<string>>): string[] {
+    /** See ClusterView.unsyncedCaches: the bundle caches, and the key caches of `lookups` when given (not those RBAC refuses). */
+    unsyncedCaches(lookups?: KeyLookups): string[] {
         const names: string[] = [];
         if (!this.bundles.hasSynced) names.push(BUNDLE_PLURAL);
         if (!this.clusterBundles.hasSynced) names.push(CLUSTER_BUNDLE_PLURAL);
-        for (const kind of ["Secret", "ConfigMap"] as const) {
-            for (const namespace of namespaces?.[kind] ?? []) {
-                if (!this.keyInformers.get(`${kind}/${namespace}`)?.hasSynced) names.push(`${KIND_RESOURCES[kind]} in ${namespace}`);
-            }
+        for (const [id, cache] of this.cachesOf(lookups)) {
+            if (!cache?.informer.hasSynced && !cache?.forbidden) names.push(describeCache(id));
         }
         return names;
+    }
+
+    /** The key caches (by id, possibly not started) that `lookups` read. */
+    private cachesOf(lookups: KeyLookups | undefined): Map<string, KeyCache | undefined> {
+        const caches = new Map<string, KeyCache | undefined>();
+        for (const kind of ["Secret", "ConfigMap"] as const) {
+            for (const [namespace, names] of lookups?.[kind] ?? []) {
+                for (const name of names) {
+                    const id = this.cacheId(kind, namespace, name);
+                    caches.set(id, this.keyCaches.get(id));
+                }
+            }
+        }
+        return caches;
     }
 
     /** Counts every change seen (plans derived from the caches are valid for one version). */
@@ -295,28 +374,29 @@ export class ClusterState implements KeySets {
         return shares;
     }
 
-    /** Whether the server may list Secrets/ConfigMaps in the namespace (its RBAC allows it). */
+    /** Whether the server may list Secrets/ConfigMaps in the whole namespace (readNamespaces). */
     readable(namespace: string): boolean {
         return this.readableNamespaces === undefined || this.readableNamespaces.has(namespace);
     }
 
     keysOf(kind: ReferencedKind, namespace: string, name: string): readonly string[] | undefined {
-        return this.keyInformers.get(`${kind}/${namespace}`)?.get(name, namespace)?.keys;
+        return this.keyCaches.get(this.cacheId(kind, namespace, name))?.informer.get(name, namespace)?.keys;
+    }
+
+    unreadable(kind: ReferencedKind, namespace: string, name: string): string | undefined {
+        const cache = this.keyCaches.get(this.cacheId(kind, namespace, name));
+        return cache && !cache.informer.hasSynced ? cache.forbidden : undefined;
     }
 
     /**
-     * Undefined when the key caches of these namespaces are synced (the steady state); else a
-     * promise that starts whichever are missing and resolves when all are synced.
+     * Undefined when the key caches these lookups read are synced (the steady state); else a
+     * promise that starts whichever are missing and resolves when each has synced or been refused.
      */
-    whenKeysSynced(namespaces: Record<ReferencedKind, Set<string>>): Promise<void> | undefined {
+    whenKeysSynced(lookups: KeyLookups): Promise<void> | undefined {
         let waits: Promise<void>[] | undefined;
-        for (const kind of ["Secret", "ConfigMap"] as const) {
-            for (const namespace of namespaces[kind]) {
-                if (!this.readable(namespace)) continue;
-                const id = `${kind}/${namespace}`;
-                const informer = this.keyInformers.get(id) ?? this.startKeyInformer(id);
-                if (!informer.hasSynced) (waits ??= []).push(informer.whenSynced());
-            }
+        for (const [id, known] of this.cachesOf(lookups)) {
+            const cache = known ?? this.startKeyCache(id);
+            if (!cache.informer.hasSynced && !cache.forbidden) (waits ??= []).push(cache.settled);
         }
         return waits && Promise.all(waits).then(() => undefined);
     }
@@ -324,15 +404,14 @@ export class ClusterState implements KeySets {
     stop(): void {
         this.bundles.stop();
         this.clusterBundles.stop();
-        for (const informer of this.keyInformers.values()) informer.stop();
-        this.keyInformers.clear();
+        for (const [id, cache] of this.keyCaches) this.stopKeyCache(id, cache);
     }
 
     /** What the key caches hold (for tests and debugging): kind/namespace → name → key names. */
     keyCacheContents(): Record<string, Record<string, string[]>> {
         const contents: Record<string, Record<string, string[]>> = {};
-        for (const [id, informer] of this.keyInformers) {
-            contents[id] = Object.fromEntries(informer.list().map((object) => [object.metadata.name, object.keys]));
+        for (const [id, cache] of this.keyCaches) {
+            contents[id] = Object.fromEntries(cache.informer.list().map((object) => [object.metadata.name, object.keys]));
         }
         return contents;
     }

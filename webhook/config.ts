@@ -20,8 +20,8 @@ export interface ServerConfig {
     lookupTimeoutMs: number;
     /**
      * Namespaces whose Secrets and ConfigMaps the server may list (its RBAC: one Role per
-     * namespace), or "all" (a ClusterRole). References elsewhere are denied, never watched: a
-     * forbidden informer would never sync and keep the server unready.
+     * namespace), or "all" (a ClusterRole). Elsewhere it reads each referenced object through a
+     * name-field-selected list and watch, which a `resourceNames` rule allows (cluster-state.ts).
      */
     readNamespaces: "all" | string[];
 }
@@ -32,7 +32,7 @@ interface Setting {
     default: string;
 }
 
-/** Every variable, its default and meaning (the README table is this list). */
+/** Every variable, its default and meaning (the table in docs/subscriptions.md is this list). */
 export const SETTINGS = {
     host: { env: "WEBHOOK_BIND_ADDRESS", default: "0.0.0.0", describe: "address to listen on" },
     port: { env: "WEBHOOK_PORT", default: String(WEBHOOK_SERVER.port), describe: "HTTPS port (1-65535)" },
@@ -68,7 +68,7 @@ export const SETTINGS = {
         env: "WEBHOOK_READ_NAMESPACES",
         default: "*",
         describe:
-            "namespaces whose Secrets/ConfigMaps the server may list, comma-separated, or `*` for all; references elsewhere are denied",
+            "namespaces whose Secrets/ConfigMaps the server may list, comma-separated, or `*` for all; elsewhere each referenced object is read by name",
     },
 } as const satisfies Record<keyof ServerConfig, Setting>;
 

@@ -21,12 +21,18 @@ export interface BundleInfo {
 
 export type ReferencedKind = "Secret" | "ConfigMap";
 
+/** Per kind, namespace → names of the objects whose key names a decision reads. */
+export type KeyLookups = Record<ReferencedKind, Map<string, Set<string>>>;
+
 /** Key names of the Secrets and ConfigMaps bundles reference (never their values). */
 export interface KeySets {
     /** The object's key names, or undefined when the object does not exist. */
     keysOf(kind: ReferencedKind, namespace: string, name: string): readonly string[] | undefined;
-    /** Whether the server may read this namespace's Secrets/ConfigMaps at all (default: yes). */
-    readable?(namespace: string): boolean;
+    /**
+     * Why the server cannot read this object's key names (its RBAC refuses them), or undefined
+     * when it can (default: it can).
+     */
+    unreadable?(kind: ReferencedKind, namespace: string, name: string): string | undefined;
 }
 
 /** Whether the pod's service account may use a ClusterBundle (webhook/driver-access.ts: its SubjectAccessReviews). */
@@ -41,6 +47,7 @@ export type DenialReason =
     | "CacheNotSynced"
     | "InvalidBundle"
     | "ReferenceNotFound"
+    | "KeysUnreadable"
     | "KeyOverlap"
     | "MountConflict"
     | "InternalError";
@@ -54,6 +61,7 @@ export const DENIAL_REASONS: readonly DenialReason[] = [
     "CacheNotSynced",
     "InvalidBundle",
     "ReferenceNotFound",
+    "KeysUnreadable",
     "KeyOverlap",
     "MountConflict",
     "InternalError",
@@ -75,6 +83,14 @@ export interface Admission {
     warnings: string[];
     /** Generations of what was injected, as recorded in the bundle-generations annotation. */
     injected: InjectedGenerations;
+    /** Always-inject bundles left out because they could not be used (each also has a warning). */
+    skipped?: SkippedBundle[];
+}
+
+export interface SkippedBundle {
+    kind: "Bundle" | "ClusterBundle";
+    /** `namespace/name` for a Bundle, the name for a ClusterBundle. */
+    bundle: string;
 }
 
 export type InjectionDecision = Admission | Denial;

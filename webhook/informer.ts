@@ -20,6 +20,7 @@ class ShrinkingWatch<T> extends Watch {
         private readonly shrink: (object: unknown) => T,
         private readonly onRequest: () => void,
         private readonly onFailure: (error: unknown) => void,
+        private readonly fieldSelector: string | undefined,
     ) {
         super(config);
     }
@@ -31,6 +32,7 @@ class ShrinkingWatch<T> extends Watch {
         done: (err: unknown) => void,
     ) {
         this.onRequest();
+        if (this.fieldSelector) queryParams = { ...queryParams, fieldSelector: this.fieldSelector };
         const guard = (result: unknown) => {
             if (result instanceof Promise) result.catch(this.onFailure);
         };
@@ -57,6 +59,10 @@ export interface InformerOptions<T extends KubernetesObject> {
     onChange: (event: "add" | "update" | "delete", object: T) => void;
     logger: Logger;
     retry?: { initialMs: number; maxMs: number };
+    /** Sent with every watch (the list function applies it to its own requests). */
+    fieldSelector?: string;
+    /** Called when a list fails (before the retry is scheduled). */
+    onListFailure?: (error: unknown) => void;
 }
 
 export class Informer<T extends KubernetesObject> {
@@ -82,6 +88,7 @@ export class Informer<T extends KubernetesObject> {
                 this.relist = true;
                 this.scheduleRestart();
             },
+            options.fieldSelector,
         );
         const list = async (): Promise<ListPage<T>> => {
             options.onRequest("list");
@@ -132,6 +139,7 @@ export class Informer<T extends KubernetesObject> {
             },
             (error: unknown) => {
                 this.options.logger.warn({ informer: this.options.name, err: describeError(error) }, "list failed; retrying");
+                this.options.onListFailure?.(error);
                 this.relist = true;
                 this.scheduleRestart();
             },
@@ -172,6 +180,14 @@ export class Informer<T extends KubernetesObject> {
         this.retryTimer = undefined;
         void this.listWatch.stop();
     }
+}
+
+/** The HTTP status of a failed client request, when it has one. */
+export function errorStatus(error: unknown): number | undefined {
+    if (!error || typeof error !== "object") return undefined;
+    const record = error as { statusCode?: unknown; response?: { statusCode?: unknown } };
+    const status = record.statusCode ?? record.response?.statusCode;
+    return typeof status === "number" ? status : undefined;
 }
 
 /** A loggable description of a client error: status and message only (never a response body). */

@@ -1,6 +1,6 @@
 /**
  * Entry point of the subscription injection admission server (`node dist/webhook/main.js`).
- * Configured by environment variables (see config.ts and the README); listens at once so
+ * Configured by environment variables (see config.ts and docs/subscriptions.md); listens at once so
  * liveness answers, and reports ready once its caches are synced. SIGTERM/SIGINT shut it down
  * gracefully; the process then exits 0.
  */

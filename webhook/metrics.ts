@@ -2,8 +2,11 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import { DENIAL_REASONS, type DenialReason } from "./decision";
 
-/** How an admission ended: a patch, allowed unchanged, denied, not a pod CREATE, or not an AdmissionReview. */
-export type AdmissionOutcome = "patched" | "unchanged" | "denied" | "ignored" | "rejected";
+/**
+ * How an admission ended: a patch, allowed unchanged, denied, not a pod CREATE, not an
+ * AdmissionReview, or failed (HTTP 5xx: the webhook could not decide, the API server applies failurePolicy).
+ */
+export type AdmissionOutcome = "patched" | "unchanged" | "denied" | "ignored" | "rejected" | "failed";
 
 export class WebhookMetrics {
     readonly registry = new Registry();
@@ -12,6 +15,8 @@ export class WebhookMetrics {
     readonly latency: Histogram;
     readonly kubeApiRequests: Counter<"verb" | "resource">;
     readonly cacheSynced: Gauge;
+    readonly keyCacheSynced: Gauge<"resource" | "namespace" | "name">;
+    readonly skippedBundles: Counter<"kind" | "bundle">;
     readonly certificateReloads: Counter<"result">;
     readonly certificateNotAfter: Gauge;
     readonly certificateExpiresIn: Gauge;
@@ -22,13 +27,13 @@ export class WebhookMetrics {
         const registers = [this.registry];
         this.admissions = new Counter({
             name: "subscription_webhook_admission_requests_total",
-            help: "Admission requests by outcome (patched, unchanged, denied, ignored: not a pod create, rejected: HTTP 4xx).",
+            help: "Admission requests by outcome (patched, unchanged, denied, ignored: not a pod create, rejected: HTTP 4xx, failed: HTTP 5xx, failurePolicy applies).",
             labelNames: ["outcome"],
             registers,
         });
         this.denials = new Counter({
             name: "subscription_webhook_denials_total",
-            help: "Denied admissions by reason.",
+            help: "Admissions not allowed, by reason (CacheNotSynced, AccessCheckFailed and InternalError are answered as failed calls, HTTP 5xx).",
             labelNames: ["reason"],
             registers,
         });
@@ -47,7 +52,19 @@ export class WebhookMetrics {
         });
         this.cacheSynced = new Gauge({
             name: "subscription_webhook_cache_synced",
-            help: "1 once bundle caches and referenced key caches are synced.",
+            help: "1 once the bundle caches are synced (readiness).",
+            registers,
+        });
+        this.keyCacheSynced = new Gauge({
+            name: "subscription_webhook_key_cache_synced",
+            help: "Per key cache (Secrets or ConfigMaps of a namespace, or one object when name is set): 1 once listed, 0 while not (RBAC refused or the API failed; see the log line naming the permission).",
+            labelNames: ["resource", "namespace", "name"],
+            registers,
+        });
+        this.skippedBundles = new Counter({
+            name: "subscription_webhook_always_inject_skipped_total",
+            help: "Always-inject bundles left out of a pod that did not ask for them, because they could not be used (the admission carries a warning saying why).",
+            labelNames: ["kind", "bundle"],
             registers,
         });
         this.certificateReloads = new Counter({

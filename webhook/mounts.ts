@@ -131,6 +131,7 @@ function collectSources(
 ): Source[] | Denial {
     const sources = new Map<string, Source>();
     const invalid: string[] = [];
+    const unreadable: string[] = [];
     const missing: string[] = [];
     const add = (bundle: BundleInfo, ref: ObjectReference, clusterScoped: boolean) => {
         const owner = `${clusterScoped ? "ClusterBundle" : "Bundle"} ${JSON.stringify(bundle.name)}`;
@@ -147,10 +148,9 @@ function collectSources(
         }
         const id = `${namespace}/${ref.name}`;
         if (sources.has(id)) return;
-        if (keys.readable && !keys.readable(namespace)) {
-            invalid.push(
-                `${owner} references ${what.kind} ${id}, in a namespace the webhook may not read (add ${JSON.stringify(namespace)} to cluster-platform:subscriptions.webhook.readNamespaces)`,
-            );
+        const refused = keys.unreadable?.(what.kind, namespace, ref.name);
+        if (refused !== undefined) {
+            unreadable.push(`${owner} references ${what.kind} ${id}: ${refused}`);
             return;
         }
         const found = keys.keysOf(what.kind, namespace, ref.name);
@@ -172,6 +172,12 @@ function collectSources(
     for (const bundle of bundles) for (const ref of what.refs(bundle)) add(bundle, ref, false);
     for (const bundle of clusterBundles) for (const ref of what.refs(bundle)) add(bundle, ref, true);
     if (invalid.length > 0) return deny("InvalidBundle", 400, joinForMessage(invalid));
+    if (unreadable.length > 0)
+        return deny(
+            "KeysUnreadable",
+            403,
+            `${joinForMessage(unreadable)} (grant it with a Role and RoleBinding for the webhook's service account: docs/subscriptions.md, "Teams' own Bundles")`,
+        );
     if (missing.length > 0) return deny("ReferenceNotFound", 404, `referenced ${what.kind} not found: ${joinForMessage(missing)}`);
     return [...sources.values()];
 }

@@ -17,6 +17,8 @@ export interface SelectedClusterBundle {
 export interface Selection {
     /** Eligible Bundles of the pod's namespace, sorted by name. */
     bundles: BundleInfo[];
+    /** Those of them named by the inject-bundle annotation (not only always-injected). */
+    requestedBundles: ReadonlySet<string>;
     /** Eligible ClusterBundles, sorted by name (before the access check). */
     clusterBundles: SelectedClusterBundle[];
 }
@@ -120,6 +122,7 @@ export function selectBundles(
 
     return {
         bundles: [...localChoice.chosen.keys()].map((name) => bundles.get(name) as BundleInfo).sort(byName),
+        requestedBundles: new Set(local.inject),
         clusterBundles: [...clusterChoice.chosen.entries()]
             .map(([name, requested]) => ({ bundle: clusterBundles.get(name) as BundleInfo, requested }))
             .sort((a, b) => byName(a.bundle, b.bundle)),

@@ -7,7 +7,7 @@ import * as https from "node:https";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
-import { type AdmissionHandler, type HandlerResult, badRequest } from "./admission";
+import { type AdmissionHandler, type HandlerResult, badRequest, callFailure } from "./admission";
 import { WEBHOOK_SERVER } from "./api";
 import { CertificateFiles, TLS_OPTIONS } from "./certificates";
 import type { WebhookMetrics } from "./metrics";
@@ -189,7 +189,7 @@ export class WebhookServer {
             this.options.handler.handleText(Buffer.concat(chunks, size).toString("utf8")).then(finish, (error: Error) => {
                 // The handler answers its own failures; reaching this is a bug, reported as one.
                 this.options.logger.error({ err: error.message }, "admission handler failed");
-                finish({ ...badRequest("internal error"), status: 500 });
+                finish(callFailure(500, "internal error"));
             });
         });
     }

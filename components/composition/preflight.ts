@@ -7,10 +7,12 @@ import * as pulumi from "@pulumi/pulumi";
 import { requiredCaSourceObjects } from "../certificates/rules";
 import { sectionsFromPulumiConfig, StackConfig, validateStackConfig } from "../config";
 import { OperatorsPlan, planOperators, requiredClusterObjects } from "../operator";
-import { ClusterConnection, clusterConnection } from "../shared/cluster";
+import { ClusterConnection, clusterConnection, projectDirectory } from "../shared/cluster";
+import { apiDiscovery } from "../shared/discovery";
 import { checkExisting, describeRef, presenceLookup } from "../shared/object-presence";
 import { formatReport, Problem } from "../shared/problems";
 import { requiredObjectsOf } from "../subscriptions";
+import { ASSUMED_SUBSCRIPTION_APIS, discoverSubscriptionApis, SubscriptionClusterApis } from "../subscriptions/cluster-apis";
 
 /** The project directory: where the program, its bundles and the webhook's build live. */
 export const PROJECT_DIRECTORY = path.resolve(__dirname, "..", "..");
@@ -36,6 +38,8 @@ export function connectionOf(config: StackConfig): ClusterConnection {
 export interface Preflight {
     /** The operators' plans (bundles read and checked). */
     readonly operators: OperatorsPlan;
+    /** What the cluster serves of the subscription capability's optional APIs (discovered, live clusters). */
+    readonly subscriptionApis: SubscriptionClusterApis;
 }
 
 /**
@@ -57,7 +61,7 @@ export async function preflight(config: StackConfig): Promise<Preflight> {
                 ...requiredClusterObjects(config.operators, config.olm),
                 ...requiredCaSourceObjects(config.certificates.mode, config.caInjection),
             ],
-            presenceLookup(connection, PROJECT_DIRECTORY),
+            presenceLookup(connection, projectDirectory()),
         ).catch((error: Error) => {
             // An unreachable or refusing API server: say so plainly, and decide nothing.
             throw new pulumi.RunError(error.message);
@@ -72,5 +76,9 @@ export async function preflight(config: StackConfig): Promise<Preflight> {
     if (problems.length > 0) {
         throw new pulumi.RunError(formatReport(problems));
     }
-    return { operators };
+    const live = connection.kind !== "renderYamlToDirectory" && config.subscriptions.enabled;
+    return {
+        operators,
+        subscriptionApis: live ? await discoverSubscriptionApis(apiDiscovery(connection, PROJECT_DIRECTORY)) : ASSUMED_SUBSCRIPTION_APIS,
+    };
 }

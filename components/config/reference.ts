@@ -1,5 +1,5 @@
 /**
- * Documentation generated from the schema, so the README's config reference and
+ * Documentation generated from the schema, so docs/config-reference.md and
  * `Pulumi.yaml`'s `config:` block can never drift from what the program accepts.
  */
 import { z } from "zod";
@@ -76,7 +76,7 @@ export function configReferenceRows(): ReferenceRow[] {
     return rows;
 }
 
-/** The README's config reference table (Markdown). */
+/** The config reference table of docs/config-reference.md (Markdown). */
 export function configReferenceMarkdown(): string {
     const escape = (text: string) => text.replace(/\|/g, "\\|").replace(/\n/g, " ");
     const lines = ["| key | type | required | default | description |", "| --- | --- | --- | --- | --- |"];

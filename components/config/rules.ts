@@ -8,6 +8,7 @@ import { caInjectionModeProblems, effectiveCertificateSettings } from "../certif
 import { clusterConnection } from "../shared/cluster";
 import { describeValue, formatPath, Problem } from "../shared/problems";
 import { buildsWebhookImage, webhookImageOutput, webhookImageProblems } from "../webhook-image/rules";
+import { RECONCILE_OFF_BY_OPERATOR, stackNameProblem } from "../reconcile/names";
 import { derivedResyncSeconds, scheduleProblem } from "../reconcile/schedule";
 import type { StackConfig } from "./schema";
 
@@ -27,6 +28,15 @@ export function crossSectionRules(config: Partial<StackConfig>): RuleResult {
             message:
                 "true needs a live cluster, but cluster.renderYamlToDirectory renders YAML instead: PKO would apply what a render only writes",
         });
+    }
+    if (reconcile && !reconcile.enabled && cluster?.runByOperator) {
+        problems.push({ path: "reconcile.enabled", message: RECONCILE_OFF_BY_OPERATOR });
+    }
+    if (reconcile?.enabled && cluster) {
+        const problem = stackNameProblem(cluster.name);
+        if (problem !== undefined) {
+            problems.push({ path: "cluster.name", message: problem });
+        }
     }
     if (reconcile?.enabled && certificates) {
         const seconds = reconcile.resyncFrequencySeconds ?? derivedResyncSeconds(certificates.renewBeforeDays);

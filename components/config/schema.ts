@@ -32,8 +32,8 @@ import { DEFAULT_WEBHOOK_TIMEOUT_SECONDS, MAX_WEBHOOK_TIMEOUT_SECONDS, MIN_FAIL_
 
 /**
  * The stack-config contract of cluster-platform: the single source of truth for every key,
- * its type, default and description. `Pulumi.yaml`'s `config:` block and the README's
- * config reference are generated from (and checked against) this module.
+ * its type, default and description. `Pulumi.yaml`'s `config:` block and
+ * docs/config-reference.md are generated from (and checked against) this module.
  *
  * Each top-level key is its own section schema, parsed separately, so a mistake in one
  * section never hides the mistakes in another. Rules that span sections live in `rules.ts`.
@@ -106,11 +106,15 @@ export const clusterSchema = z
         }),
         kubeconfig: nonEmpty().optional().meta({
             description:
-                "Path of a kubeconfig file (relative to the project) whose current context is this stack's cluster; the provider keeps the path, never the file's credentials.",
+                "Path of a kubeconfig file (relative to the project) whose current context is this stack's cluster; the provider gets the file's contents as a secret (encrypted in state), never the path, so every runner of the checkout configures it alike.",
         }),
         inCluster: z.boolean().optional().meta({
             description:
                 "`true`: the program runs in a pod of this cluster (e.g. a Pulumi Kubernetes Operator workspace) and uses the pod's service account (client-go's in-cluster config); no kubeconfig is read.",
+        }),
+        runByOperator: z.boolean().default(false).meta({
+            description:
+                "Set by the reconcile Stack for PKO's runs (never by hand): such a run may not turn reconcile off, which needs a run by hand.",
         }),
     })
     .meta({
@@ -697,7 +701,14 @@ export const reconcileSchema = z
         namespace: dnsLabel()
             .default("cluster-platform-reconcile")
             .meta({ description: "Namespace of the PKO Stack, its ServiceAccount and the Secrets `environment` names." }),
-        createNamespace: z.boolean().default(true).meta({ description: "Create the namespace (false when it exists already)." }),
+        createNamespace: z.boolean().default(true).meta({
+            description:
+                "Create the namespace (false when it exists already). A created namespace is kept on delete: it holds the admin's Secrets.",
+        }),
+        operatorNamespace: dnsLabel().default("pulumi-kubernetes-operator").meta({
+            description:
+                "Namespace PKO itself runs in, as its install names it; the stack's webhooks never gate its pods, nor reconcile.namespace's.",
+        }),
         stack: nonEmpty()
             .optional()
             .meta({ description: "Fully qualified stack PKO runs (`<org>/<project>/<stack>`); default: this stack." }),
@@ -775,7 +786,7 @@ export const reconcileSchema = z
     })
     .meta({
         description:
-            "Continuous reconcile through the Pulumi Kubernetes Operator: `{enabled, namespace, createNamespace, stack?, git? | flux?, backend?, environment, resyncFrequencySeconds?, serviceAccountName}`.",
+            "Continuous reconcile through the Pulumi Kubernetes Operator: `{enabled, namespace, createNamespace, operatorNamespace, stack?, git? | flux?, backend?, environment, resyncFrequencySeconds?, serviceAccountName}`.",
     });
 
 // ---------------------------------------------------------------- the whole contract

@@ -62,7 +62,7 @@ export interface ServedDeployment extends ServedCertificate {
     backend: WebhookBackend;
 }
 
-/** The ConfigMap whose replacement removes the old webhooks before deployments roll (README: webhook upgrades). */
+/** The ConfigMap whose replacement removes the old webhooks before deployments roll (docs/operators.md, *Webhook upgrades*). */
 export interface WebhookGeneration {
     name: string;
     hash: string;

@@ -7,6 +7,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { Reconcile } from "./index";
 import type { PolicyRule } from "./rbac";
+import { pkoStackName } from "./names";
 import { derivedResyncSeconds } from "./schedule";
 import { FluxProgramSource, GitProgramSource } from "./stack";
 
@@ -54,7 +55,7 @@ export function installReconcile(
             createNamespace: settings.createNamespace,
             rules,
             stack: {
-                name: `cluster-platform-${cluster.name}`,
+                name: pkoStackName(cluster.name),
                 namespace: settings.namespace,
                 stack: settings.stack ?? `${pulumi.getOrganization()}/${pulumi.getProject()}/${pulumi.getStack()}`,
                 git: settings.git,
@@ -65,7 +66,9 @@ export function installReconcile(
                 ),
                 resyncFrequencySeconds: settings.resyncFrequencySeconds ?? derivedResyncSeconds(renewBeforeDays),
                 serviceAccountName: settings.serviceAccountName,
-                config: { "cluster-platform:cluster": { name: cluster.name, platform: cluster.platform, inCluster: true } },
+                config: {
+                    "cluster-platform:cluster": { name: cluster.name, platform: cluster.platform, inCluster: true, runByOperator: true },
+                },
             },
         },
         { providers: { kubernetes } },

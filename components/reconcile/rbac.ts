@@ -6,9 +6,10 @@
  * - Declared objects: get, list, watch (reads, refresh and await), create, update, patch
  *   (server-side apply), delete. `…Patch` resources: get, list, watch, patch (an SSA patch is
  *   released by a patch, never a delete). Reads (`.get`): get.
- * - Await logic of pulumi-kubernetes (provider/pkg/await): a Deployment is ready when its
- *   ReplicaSet's Pods are, a Service when its Endpoints are, and failures are explained from
- *   Events: get, list, watch on those.
+ * - Await logic of pulumi-kubernetes (provider/pkg/await, table and citations in
+ *   await-watches.ts): get, list, watch on everything it watches for a kind the program creates,
+ *   updates or deletes (Events for every kind; ReplicaSets, Pods and PersistentVolumeClaims for
+ *   a Deployment...). A watch the role does not allow hangs the run instead of failing it.
  * - A program that declares Roles/ClusterRoles (operators' permissions, OLM's aggregate roles)
  *   may only grant what its identity holds, unless it may `escalate` and `bind`
  *   (kubernetes pkg/registry/rbac/escalation_check.go, "RBAC escalation prevention"). Those two
@@ -23,6 +24,7 @@ import { compareText } from "../shared/order";
 import type { PolicyRule } from "../shared/rbac";
 
 export type { PolicyRule } from "../shared/rbac";
+import { watchedFor } from "./await-watches";
 
 export interface KindUse {
     /** `group/version` or `v1`. */
@@ -39,22 +41,6 @@ const VERBS = {
 } as const;
 
 const READ_ONLY = ["get", "list", "watch"];
-/** What the provider's await logic watches beside the object itself. */
-const AWAITED: Record<string, Array<{ group: string; resource: string }>> = {
-    "apps|Deployment": [
-        { group: "apps", resource: "replicasets" },
-        { group: "", resource: "pods" },
-        { group: "", resource: "events" },
-    ],
-    "|Service": [
-        { group: "", resource: "endpoints" },
-        { group: "", resource: "events" },
-    ],
-    "batch|Job": [
-        { group: "", resource: "pods" },
-        { group: "", resource: "events" },
-    ],
-};
 
 /** A kind's resource name: lowercase, then the English plural. */
 export function resourceOfKind(kind: string): string {
@@ -84,10 +70,13 @@ export function reconcileRules(uses: ReadonlyArray<KindUse>): PolicyRule[] {
     for (const use of uses) {
         const group = groupOf(use.apiVersion);
         grant(group, resourceOfKind(use.kind), VERBS[use.use]);
-        if (use.use === "declared") {
-            for (const awaited of AWAITED[`${group}|${use.kind}`] ?? []) {
-                grant(awaited.group, awaited.resource, READ_ONLY);
+        if (use.use !== "read") {
+            // Creates, updates (a patch too) and deletes await: what the provider watches then.
+            for (const watched of watchedFor(group, use.kind)) {
+                grant(watched.group, watched.resource, READ_ONLY);
             }
+        }
+        if (use.use === "declared") {
             if (group === "rbac.authorization.k8s.io" && (use.kind === "Role" || use.kind === "ClusterRole")) {
                 grant(group, resourceOfKind(use.kind), ["bind", "escalate"]);
             }

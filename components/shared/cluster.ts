@@ -1,3 +1,7 @@
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import * as pulumi from "@pulumi/pulumi";
 import type { Problem } from "./problems";
 
 /**
@@ -86,25 +90,68 @@ export function clusterConnection(cluster: ClusterConnectionSettings): { connect
     }
 }
 
-/** The Kubernetes provider arguments that connect it as `connection` says. */
-export function kubernetesConnectionArgs(connection: ClusterConnection): {
+/**
+ * The project directory, where Pulumi.yaml is, that relative config paths are resolved against:
+ * the engine's root directory (with Pulumi.yaml's `main` elsewhere, the program's working
+ * directory and `__dirname` are not it), else the working directory. The language host passes the
+ * root as an absolute path (`--root-directory`, @pulumi/pulumi cmd/run); without one, as under the
+ * mock runtime, the SDK answers a placeholder ("rootDirectory", runtime/state.js).
+ */
+export function projectDirectory(): string {
+    const root = pulumi.runtime.getRootDirectory();
+    return path.isAbsolute(root) ? root : process.cwd();
+}
+
+/**
+ * The contents of the kubeconfig file `cluster.kubeconfig` names: a relative path is the
+ * project's (resolved against `projectDirectory`, the same file for every runner of a checkout),
+ * `~/` the runner's home. Throws a problem naming the field when it cannot be read.
+ */
+export function kubeconfigContents(file: string, projectDirectory: string): string {
+    const resolved = file === "~" || file.startsWith("~/") ? path.join(os.homedir(), file.slice(1)) : path.resolve(projectDirectory, file);
+    try {
+        return fs.readFileSync(resolved, "utf8");
+    } catch (error) {
+        throw new Error(
+            `cluster.kubeconfig: ${JSON.stringify(file)} cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)}, resolved to ${resolved}): it must name a kubeconfig file, relative to the project directory`,
+        );
+    }
+}
+
+/**
+ * The Kubernetes provider arguments that connect it as `connection` says. Nothing of the
+ * runner's environment goes in: the provider's inputs are stored in the stack's state and
+ * compared by the next runner's DiffConfig, which parses the old `kubeconfig` as a path if one
+ * exists there, else as kubeconfig contents, and fails on a path that only existed on the
+ * previous runner (pulumi/pulumi-kubernetes provider/pkg/provider/provider.go DiffConfig,
+ * util.go parseKubeconfigPropertyValue/parseKubeconfigString).
+ */
+export function kubernetesConnectionArgs(
+    connection: ClusterConnection,
+    project: string = projectDirectory(),
+): {
     renderYamlToDirectory?: string;
     context?: string;
-    kubeconfig?: string;
+    kubeconfig?: pulumi.Input<string>;
 } {
     switch (connection.kind) {
         case "renderYamlToDirectory":
             return { renderYamlToDirectory: connection.directory };
         case "kubeContext":
             // An empty kubeconfig, not an absent one: the Node SDK fills an absent one from the
-            // runner's $KUBECONFIG (@pulumi/kubernetes provider.js), freezing that path into the
-            // provider's state, where a second runner sees a diff. The provider treats "" as unset
-            // and resolves the context through client-go's default loading rules, which read
-            // $KUBECONFIG in the provider's own process (pulumi-kubernetes provider/pkg/provider/
-            // provider.go, Configure). Found by the real tier (tests/real/state.real.ts).
+            // runner's $KUBECONFIG (@pulumi/kubernetes provider.js: `args.kubeconfig ??
+            // getEnv("KUBECONFIG")`), freezing that path (or colon-separated list) into the
+            // provider's state, where the next runner's DiffConfig fails to parse it. The provider
+            // treats "" as unset and resolves the context through client-go's default loading
+            // rules, which read $KUBECONFIG, a colon-separated list included, in the provider's own
+            // process (pulumi-kubernetes provider/pkg/provider/provider.go, Configure:
+            // NewDefaultClientConfigLoadingRules). Found by the real tier.
             return { context: connection.context, kubeconfig: "" };
         case "kubeconfig":
-            return { kubeconfig: connection.path };
+            // The file's contents, not its path: a path (relative ones resolve against the
+            // provider's working directory) would enter the state as this runner's; the contents
+            // are the same for every runner of the checkout. A secret: kubeconfigs hold credentials.
+            return { kubeconfig: pulumi.secret(kubeconfigContents(connection.path, project)) };
         case "inCluster":
             // Empty for the same reason; with no kubeconfig file, client-go's default loading rules
             // fall back to the pod's service account

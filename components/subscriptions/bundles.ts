@@ -135,7 +135,7 @@ export function ownerReferenceTo<U>(bundle: string, uid: U) {
  * `ownerReferences` to the ClusterBundle, or nothing when its uid cannot be known: the API server
  * rejects an ownerReference without a uid (`uid` is required in metav1.OwnerReference), and a
  * manifest rendered to a directory (`cluster.renderYamlToDirectory`) is written before its owner
- * exists, so there it is omitted (the README's ClusterBundle section says what that costs).
+ * exists, so there it is omitted (docs/subscriptions.md's ClusterBundle section says what that costs).
  */
 function ownedBy<U>(bundle: string, uid: U | undefined): { ownerReferences?: ReturnType<typeof ownerReferenceTo<U>>[] } {
     return uid === undefined ? {} : { ownerReferences: [ownerReferenceTo(bundle, uid)] };
@@ -231,11 +231,23 @@ export interface DriverServiceAccount {
 
 /**
  * The driver reads each shared Secret/ConfigMap with its own service account, and needs a Role
- * and RoleBinding in the source namespace for it: get/list/watch on exactly that object
- * (openshift/csi-driver-shared-resource README.md, "How To Use" step 3). Since BUILD-1545 a
- * forbidden read fails the mount (pkg/csidriver/driver.go `mapBackingResourceToPod`); before it,
- * the volume mounted empty. Both objects are named after the share (unique in the cluster) and
- * owned by the ClusterBundle, like the share.
+ * and RoleBinding in the source namespace for it (openshift/csi-driver-shared-resource README.md,
+ * "How To Use" step 3). Two rules:
+ * - `get` on exactly that object: the mount reads it by name (pkg/csidriver/driver.go
+ *   `mapBackingResourceToPod`; since BUILD-1545 a forbidden read fails the mount);
+ * - `list` and `watch` of that kind in the namespace, without resourceNames: with refresh on (the
+ *   Builds for OpenShift default, `refreshResources: true`) the driver opens a namespace-wide
+ *   informer per source namespace and waits for it to sync inside its share worker
+ *   (pkg/controller/controller.go `RegisterSecretInformer` / `RegisterConfigMapInformer`:
+ *   `informers.WithNamespace(namespace)`, then `cache.WaitForCacheSync`). That list carries no
+ *   name field selector, and the RBAC authorizer matches resourceNames only against a request's
+ *   name (kubernetes plugin/pkg/auth/authorizer/rbac/rbac.go `RuleAllows`; a list has a name
+ *   only when field-selected by metadata.name, staging/src/k8s.io/apiserver/pkg/endpoints/request/
+ *   requestinfo.go), so a resourceNames rule would leave the informer unsynced forever and wedge
+ *   the share worker. Upstream's own e2e grants the driver exactly this in the source namespace
+ *   (test/e2e/rbac_test.go: get/list/watch on secrets, no resourceNames).
+ * The driver stores what it lists in memory; the stack never reads the values. Both objects are
+ * named after the share (unique in the cluster) and owned by the ClusterBundle, like the share.
  */
 export function driverReadManifests<U>(reference: ClusterBundleReference, driver: DriverServiceAccount, ownerUid: U | undefined) {
     const metadata = {
@@ -244,17 +256,14 @@ export function driverReadManifests<U>(reference: ClusterBundleReference, driver
         labels: platformLabels("subscriptions"),
         ...ownedBy(reference.bundle, ownerUid),
     };
+    const resource = reference.kind === "Secret" ? "secrets" : "configmaps";
     const role = {
         apiVersion: "rbac.authorization.k8s.io/v1" as const,
         kind: "Role" as const,
         metadata,
         rules: [
-            {
-                apiGroups: [""],
-                resources: [reference.kind === "Secret" ? "secrets" : "configmaps"],
-                resourceNames: [reference.ref.name],
-                verbs: ["get", "list", "watch"],
-            },
+            { apiGroups: [""], resources: [resource], resourceNames: [reference.ref.name], verbs: ["get"] },
+            { apiGroups: [""], resources: [resource], verbs: ["list", "watch"] },
         ],
     };
     const roleBinding = {

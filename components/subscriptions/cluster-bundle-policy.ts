@@ -46,11 +46,16 @@ function celHasLabels(required: Record<string, string>): string {
     return `(has(object.metadata.labels) && ${checks.join(" && ")})`;
 }
 
-/** The ValidatingAdmissionPolicy and its binding (deny). */
-export function clusterBundlePolicyManifests() {
+/**
+ * The ValidatingAdmissionPolicy and its binding (deny), at the version the cluster serves
+ * (cluster-apis.ts): v1beta1 has the same fields this policy uses (kubernetes
+ * staging/src/k8s.io/api/admissionregistration/v1beta1/types.go: matchConstraints, validations
+ * with messageExpression and reason, failurePolicy, validationActions).
+ */
+export function clusterBundlePolicyManifests(version: "v1" | "v1beta1" = "v1") {
     const labels = platformLabels("subscriptions");
     const policy = {
-        apiVersion: "admissionregistration.k8s.io/v1" as const,
+        apiVersion: `admissionregistration.k8s.io/${version}` as const,
         kind: "ValidatingAdmissionPolicy" as const,
         metadata: { name: CLUSTER_BUNDLE_POLICY_NAME, labels },
         spec: {
@@ -75,7 +80,7 @@ export function clusterBundlePolicyManifests() {
         },
     };
     const binding = {
-        apiVersion: "admissionregistration.k8s.io/v1" as const,
+        apiVersion: `admissionregistration.k8s.io/${version}` as const,
         kind: "ValidatingAdmissionPolicyBinding" as const,
         metadata: { name: CLUSTER_BUNDLE_POLICY_NAME, labels },
         spec: { policyName: CLUSTER_BUNDLE_POLICY_NAME, validationActions: ["Deny"] },

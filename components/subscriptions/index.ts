@@ -10,11 +10,55 @@ import { declareBundle, declareClusterBundle, preflightReads } from "./bundle-re
 import { clusterBundleRoleName } from "../../webhook/api";
 import { BundleDeclaration, ClusterBundleDeclaration, DriverServiceAccount, referencesOf } from "./bundles";
 import { clusterBundlePolicyManifests } from "./cluster-bundle-policy";
+import {
+    AdmissionPolicyVersion,
+    ASSUMED_SUBSCRIPTION_APIS,
+    NO_CONSOLE_WARNING,
+    SubscriptionClusterApis,
+    UNGUARDED_WARNING,
+} from "./cluster-apis";
 import { bundleCrd, clusterBundleCrd, CrdManifest } from "./crds";
 import { consoleYamlSampleManifests } from "./samples";
 import { bundleUserRoleManifests } from "./user-roles";
 import { webhookNamespaceManifest, webhookReadScopes } from "./webhook";
 import { SubscriptionWebhook, SubscriptionWebhookArgs } from "./webhook-resources";
+
+/** The policy and binding refusing undeclared ClusterBundles, at `version`; none (with a warning) when no version is served. */
+function admissionPolicy(version: AdmissionPolicyVersion | undefined, parent: pulumi.Resource): pulumi.Resource[] {
+    if (version === undefined) {
+        pulumi.log.warn(UNGUARDED_WARNING, parent);
+        return [];
+    }
+    const { policy, binding } = clusterBundlePolicyManifests(version);
+    // The SDK declares the v1 and v1beta1 types as aliases of each other, so a cluster upgrade
+    // that moves the policy to v1 updates it in place.
+    const declared =
+        version === "v1"
+            ? new k8s.admissionregistration.v1.ValidatingAdmissionPolicy(
+                  policy.metadata.name,
+                  policy as k8s.admissionregistration.v1.ValidatingAdmissionPolicyArgs,
+                  { parent },
+              )
+            : new k8s.admissionregistration.v1beta1.ValidatingAdmissionPolicy(
+                  policy.metadata.name,
+                  policy as k8s.admissionregistration.v1beta1.ValidatingAdmissionPolicyArgs,
+                  { parent },
+              );
+    const options = { parent, dependsOn: [declared] };
+    const bound =
+        version === "v1"
+            ? new k8s.admissionregistration.v1.ValidatingAdmissionPolicyBinding(
+                  binding.metadata.name,
+                  binding as k8s.admissionregistration.v1.ValidatingAdmissionPolicyBindingArgs,
+                  options,
+              )
+            : new k8s.admissionregistration.v1beta1.ValidatingAdmissionPolicyBinding(
+                  binding.metadata.name,
+                  binding as k8s.admissionregistration.v1beta1.ValidatingAdmissionPolicyBindingArgs,
+                  options,
+              );
+    return [declared, bound];
+}
 
 /** A transformation that makes a component and everything under it wait for `resources`. */
 function dependingOn(resources: pulumi.Resource[]): pulumi.ResourceTransformation {
@@ -40,6 +84,11 @@ export interface SubscriptionInjectionArgs {
     readonly webhook: SubscriptionWebhookSettings;
     /** The Shared Resource CSI driver's service account (`subscriptions.sharedResourceDriver.serviceAccount`). */
     readonly driver: DriverServiceAccount;
+    /**
+     * What the cluster serves of the optional APIs (cluster-apis.ts, from discovery before anything is registered).
+     * @default ASSUMED_SUBSCRIPTION_APIS (ValidatingAdmissionPolicy v1, console samples)
+     */
+    readonly apis?: SubscriptionClusterApis;
 }
 
 /**
@@ -77,21 +126,12 @@ export class SubscriptionInjection extends pulumi.ComponentResource {
         const [bundles, clusterBundles] = manifests.map(crd);
         this.crdNames = manifests.map((m) => m.metadata.name);
 
-        // Only the ClusterBundles this stack declares are admitted (see cluster-bundle-policy.ts).
-        const admission = clusterBundlePolicyManifests();
-        const policy = new k8s.admissionregistration.v1.ValidatingAdmissionPolicy(admission.policy.metadata.name, admission.policy, {
-            parent: this,
-        });
-        const policyBinding = new k8s.admissionregistration.v1.ValidatingAdmissionPolicyBinding(
-            admission.binding.metadata.name,
-            admission.binding,
-            {
-                parent: this,
-                dependsOn: [policy],
-            },
-        );
+        // Only the ClusterBundles this stack declares are admitted (see cluster-bundle-policy.ts),
+        // where the cluster serves a ValidatingAdmissionPolicy API (cluster-apis.ts).
+        const apis = args.apis ?? ASSUMED_SUBSCRIPTION_APIS;
+        const guards = admissionPolicy(apis.admissionPolicyVersion, this);
         for (const bundle of args.clusterBundles) {
-            declareClusterBundle(args.cluster, bundle, [clusterBundles, policy, policyBinding], reads.all, args.driver, this);
+            declareClusterBundle(args.cluster, bundle, [clusterBundles, ...guards], reads.all, args.driver, this);
         }
         for (const bundle of args.bundles) {
             declareBundle(bundle, bundles, this);
@@ -120,7 +160,8 @@ export class SubscriptionInjection extends pulumi.ComponentResource {
             { parent: this, transformations: [dependingOn([namespace, bundles, clusterBundles])] },
         );
 
-        if (args.cluster.platform === "openshift") {
+        if (args.cluster.platform === "openshift" && !apis.consoleSamples) pulumi.log.warn(NO_CONSOLE_WARNING, this);
+        if (args.cluster.platform === "openshift" && apis.consoleSamples) {
             for (const sample of consoleYamlSampleManifests()) {
                 new k8s.apiextensions.CustomResource(sample.metadata.name, sample, { parent: this, dependsOn: [bundles, clusterBundles] });
             }

@@ -8,6 +8,14 @@ import { platformLabels } from "../shared/labels";
 import { CLUSTER_BUNDLES_CONFIG_KEY } from "./cluster-bundle-policy";
 
 /**
+ * The namespace OpenShift keeps the cluster's entitlement Secret `etc-pki-entitlement` in: the
+ * Insights operator writes it there from Simple Content Access (openshift/insights-operator
+ * pkg/ocm/sca/sca.go: `targetNamespaceName = "openshift-config-managed"`). The seed's sample said
+ * `openshift-config`, where no such Secret exists.
+ */
+export const ENTITLEMENT_NAMESPACE = "openshift-config-managed";
+
+/**
  * The seed's example ClusterBundle: the cluster's entitlement, for holders of `edit` or `admin`.
  * Only declared ClusterBundles are admitted (cluster-bundle-policy.ts), so the sample's
  * description sends admins to the config key instead of inviting `oc create`.
@@ -18,7 +26,7 @@ export const CLUSTER_BUNDLE_SAMPLE = {
     metadata: { name: "cluster" },
     spec: {
         aggregateToClusterRoles: ["edit", "admin"],
-        entitlements: [{ name: "etc-pki-entitlement", namespace: "openshift-config" }],
+        entitlements: [{ name: "etc-pki-entitlement", namespace: ENTITLEMENT_NAMESPACE }],
     },
 };
 

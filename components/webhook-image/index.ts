@@ -1,9 +1,10 @@
 /**
  * The subscription webhook's container image, built and published by the stack itself:
- * daemonless and reproducible, as ko and jib build images. See README "The webhook image".
+ * daemonless and reproducible, as ko and jib build images. See docs/webhook-image.md.
  */
 import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
+import { compileApplication } from "./compile";
 import { contentProblems, destinationProblems, ImageContent, ImagePlan, planImage } from "./build";
 import type { WebhookImageInputs } from "./operations";
 import { provenanceLabels } from "./provenance";
@@ -39,6 +40,12 @@ export interface WebhookImageArgs {
     readonly sourceTree?: string;
     /** Delete the image from the registry when the resource is deleted (docs/webhook-image.md). @default false */
     readonly deleteOnDestroy?: boolean;
+    /**
+     * Compile the application (compile.ts) when its output is missing, instead of warning: for
+     * runs in a checkout nobody builds, such as PKO's workspace.
+     * @default false
+     */
+    readonly buildWhenMissing?: boolean;
 }
 
 /** The plan of a webhook that was never compiled: a value no build matches, so the provider runs and says why it cannot. */
@@ -94,7 +101,9 @@ export class WebhookImage extends pulumi.ComponentResource {
             throw new pulumi.ResourceError(problems.join("; "), this);
         }
 
-        const plan = pulumi.output(this.plan(content).catch((error: unknown) => Promise.reject(asResourceError(error, this))));
+        const plan = pulumi.output(
+            this.plan(content, args.buildWhenMissing ?? false).catch((error: unknown) => Promise.reject(asResourceError(error, this))),
+        );
 
         const repository = pulumi.output(args.repository).apply((value) => {
             const issues = destinationProblems({ repository: value, output: args.output, layoutDirectory });
@@ -124,7 +133,15 @@ export class WebhookImage extends pulumi.ComponentResource {
      * provider cannot package it), after what does not depend on the image. Output older than
      * its sources gets a warning too, since the image packages what was compiled.
      */
-    private async plan(content: ImageContent): Promise<ImagePlan> {
+    private async plan(content: ImageContent, buildWhenMissing: boolean): Promise<ImagePlan> {
+        if (buildWhenMissing && missingBuildProblem(content) !== undefined) {
+            compileApplication({
+                projectDirectory: content.projectDirectory,
+                application: content.application,
+                outputDirectory: content.outputDirectory,
+            });
+            pulumi.log.info(`compiled ${content.application} into ${content.outputDirectory}/ (no build in this checkout)`, this);
+        }
         const missing = missingBuildProblem(content);
         if (missing !== undefined) {
             if (pulumi.runtime.isDryRun()) {

@@ -26,12 +26,14 @@ export interface WebhookImageSettings {
  * Builds and publishes the webhook image: to `repositoryOverride` (the stack's ECR repository,
  * when the AWS asset plan has one), else to `settings.repository`, or as an OCI image layout
  * under out/oci/. A live stack's default output is registry: its cluster must pull the image.
+ * `buildWhenMissing` (a run by PKO) compiles a webhook nobody built instead of warning.
  */
 export function publishWebhookImage(
     settings: WebhookImageSettings,
     live: boolean,
     repositoryOverride: pulumi.Output<string> | undefined,
     projectDirectory: string,
+    buildWhenMissing: boolean,
 ): WebhookImage {
     const output = webhookImageOutput(settings, live);
     const provenance = checkoutProvenance(projectDirectory, WEBHOOK_INPUT_PATHS);
@@ -46,5 +48,7 @@ export function publishWebhookImage(
         source: provenance.source,
         sourceTree: provenance.sourceTree,
         deleteOnDestroy: settings.deleteOnDestroy,
+        // PKO's workspace runs a fresh checkout (dist/ is git-ignored) and no build.
+        buildWhenMissing,
     });
 }

@@ -16,7 +16,7 @@ export interface WebhookImageInputs extends ImageSpec {
     contentHash: string;
     /** From the plan: the tar digests the build must reproduce. */
     layers: LayerIds;
-    /** Delete the manifest when the resource is deleted (default false: images stay; see README). */
+    /** Delete the manifest when the resource is deleted (default false: images stay; see docs/webhook-image.md). */
     deleteOnDestroy: boolean;
 }
 

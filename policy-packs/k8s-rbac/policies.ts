@@ -1,5 +1,5 @@
 /**
- * The k8s-rbac pack's policies, in the order the README documents them. Tests and benchmarks
+ * The k8s-rbac pack's policies, in the order docs/policy-packs.md documents them. Tests and benchmarks
  * import this module; only index.ts constructs the PolicyPack (which starts its gRPC server).
  */
 import type { Policies } from "@pulumi/policy";

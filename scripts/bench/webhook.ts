@@ -22,6 +22,7 @@ import { FakeKubeApi, bundleObject, configMap, secret } from "../../tests/webhoo
 import { freePort } from "../../tests/webhook/support/servers";
 import { allow, bundle, clusterBundle, keySets, podCreateReview, staticAccess, staticCluster } from "../../tests/webhook/support/fixtures";
 import pino from "pino";
+import { streamClass } from "./stream-class";
 import { AdmissionHandler } from "../../webhook/admission";
 import { WebhookMetrics } from "../../webhook/metrics";
 
@@ -200,8 +201,91 @@ export function requestTemplate(): [string, string] {
 
 const [HEAD, TAIL] = requestTemplate();
 
-function post(target: Target, ca: string, uid: string, agent: https.Agent | false): Promise<boolean> {
-    const body = `${HEAD}${uid}${TAIL}`;
+/** Admissions of the realistic stream (BENCH_REALISTIC overrides). */
+const REALISTIC = Number(process.env.BENCH_REALISTIC ?? 40_000);
+
+/** A small deterministic generator (mulberry32), so every run sends the same stream. */
+function random(seed: number): () => number {
+    let state = seed >>> 0;
+    return () => {
+        state = (state + 0x6d2b79f5) >>> 0;
+        let t = state;
+        t = Math.imul(t ^ (t >>> 15), t | 1);
+        t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+        return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+}
+
+/** The share of each kind of pod in the realistic stream (most pods ask for nothing). */
+export const STREAM_MIX = { plain: 0.6, bundle: 0.25, bundleAndClusterBundle: 0.15 } as const;
+
+/**
+ * The realistic stream: `count` AdmissionReviews as a cluster sends them, each split around its uid.
+ * Every pod carries its own service account token volume, `kube-api-access-<5 random characters>`
+ * (kube-apiserver's ServiceAccount admission names it so: kubernetes plugin/pkg/admission/
+ * serviceaccount/admission.go, `ServiceAccountVolumeName` + a generated suffix), its own
+ * ReplicaSet hash, and one of several namespaces; 60 % ask for nothing, 25 % for their namespace's
+ * Bundle, 15 % for the Bundle and the ClusterBundle. The template's uid marker stays unique.
+ */
+export function realisticStream(count: number, seed = 27): [string, string][] {
+    const next = random(seed);
+    const alphabet = "bcdfghjklmnpqrstvwxz2456789";
+    const word = (length: number) => Array.from({ length }, () => alphabet[Math.floor(next() * alphabet.length)]).join("");
+    const namespaces = ["builds", "team-a", "team-b", "team-c"];
+    const base = `${HEAD}@@UID@@${TAIL}`;
+    const stream: [string, string][] = [];
+    for (let i = 0; i < count; i++) {
+        const namespace = namespaces[Math.floor(next() * namespaces.length)];
+        const roll = next();
+        const annotations =
+            roll < STREAM_MIX.plain
+                ? { "openshift.io/scc": "restricted-v2" }
+                : roll < STREAM_MIX.plain + STREAM_MIX.bundle
+                  ? { "subscription.openshift.io/inject-bundle": "rhel", "openshift.io/scc": "restricted-v2" }
+                  : {
+                        "subscription.openshift.io/inject-bundle": "rhel",
+                        "subscription.openshift.io/inject-cluster-bundle": "satellite",
+                        "openshift.io/scc": "restricted-v2",
+                    };
+        const review = JSON.parse(base);
+        const pod = review.request.object;
+        const hash = word(9);
+        const token = `kube-api-access-${word(5)}`;
+        review.request.namespace = namespace;
+        pod.metadata.namespace = namespace;
+        pod.metadata.generateName = `rhel-builder-${hash}-`;
+        pod.metadata.labels["pod-template-hash"] = hash;
+        pod.metadata.ownerReferences[0].name = `rhel-builder-${hash}`;
+        pod.metadata.annotations = annotations;
+        for (const volume of pod.spec.volumes) if (volume.name.startsWith("kube-api-access-")) volume.name = token;
+        for (const container of [...pod.spec.initContainers, ...pod.spec.containers])
+            for (const mount of container.volumeMounts) if (mount.name.startsWith("kube-api-access-")) mount.name = token;
+        const [head, tail] = JSON.stringify(review).split("@@UID@@");
+        stream.push([head, tail]);
+    }
+    return stream;
+}
+
+export interface RealisticFigures {
+    /** Webhook CPU per admission on the realistic stream (µs). */
+    cpuUs: number;
+    /** The constant floor's CPU per request on the same stream (µs). */
+    floorCpuUs: number;
+    /** The realistic true floor's (each request answered with its class's webhook bytes) (µs). */
+    trueFloorCpuUs: number;
+    /** Share of admissions the response memo answered (%). */
+    memoHitPct: number;
+    failures: number;
+}
+
+function post(
+    target: Target,
+    ca: string,
+    uid: string,
+    agent: https.Agent | false,
+    template: [string, string] = [HEAD, TAIL],
+): Promise<boolean> {
+    const body = `${template[0]}${uid}${template[1]}`;
     return new Promise((resolve) => {
         let settled = false;
         // A connection cut mid-answer, or an answer that never comes, is a failed admission (the
@@ -245,7 +329,13 @@ async function load(
     total: number,
     ca: string,
     pick: () => Target,
-    options: { fresh?: (i: number) => boolean; onDone?: (done: number) => void; prefix: string },
+    options: {
+        fresh?: (i: number) => boolean;
+        onDone?: (done: number) => void;
+        prefix: string;
+        /** The request body of request i (default: the one realistic pod). */
+        template?: (i: number) => [string, string];
+    },
 ): Promise<LoadResult> {
     const latenciesMs = new Float64Array(total);
     let issued = 0;
@@ -258,7 +348,8 @@ async function load(
             const target = pick();
             const begin = process.hrtime.bigint();
             try {
-                if (!(await post(target, ca, `${options.prefix}-${i}`, options.fresh?.(i) ? false : target.agent))) failures++;
+                const agent = options.fresh?.(i) ? false : target.agent;
+                if (!(await post(target, ca, `${options.prefix}-${i}`, agent, options.template?.(i)))) failures++;
             } catch {
                 failures++;
             }
@@ -371,9 +462,9 @@ function exitOf(child: ChildProcess): Promise<number | null> {
     );
 }
 
-/** One POST of the benchmark's request with `uid`; the answer's text. */
-function answerOf(port: number, ca: string, uid: string): Promise<string> {
-    const body = `${HEAD}${uid}${TAIL}`;
+/** One POST of the benchmark's request (or `template`) with `uid`; the answer's text. */
+function answerOf(port: number, ca: string, uid: string, template: [string, string] = [HEAD, TAIL]): Promise<string> {
+    const body = `${template[0]}${uid}${template[1]}`;
     return new Promise((resolve, reject) => {
         https
             .request(
@@ -476,6 +567,75 @@ async function rollingRestart(options: {
     return { requests, failed, connections, exitCodes };
 }
 
+/**
+ * The realistic stream against the webhook and the constant floor, interleaved in rounds, each
+ * fed the same requests; CPU per request from /proc. Memo hits: the server had a response memo
+ * (its `subscription_webhook_response_memo_lookups_total` counter); this stream measured 0 % hits,
+ * so the memo was dropped (issue 27) and the figure stays 0 unless a memo comes back.
+ */
+async function realisticPhase(options: {
+    serverTarget: Target;
+    floorTarget: Target;
+    processes: Map<Target, ChildProcess>;
+    ca: string;
+    serverPort: number;
+    /** Starts a true floor answering from a RESPONSE_MAP file; resolves with its target and process. */
+    startTrueFloor: (responseMap: Record<string, [string, string]>) => Promise<[Target, ChildProcess]>;
+}): Promise<RealisticFigures> {
+    const { serverTarget, floorTarget, processes, ca, serverPort } = options;
+    const stream = realisticStream(REALISTIC);
+    const template = (i: number) => stream[i % stream.length];
+    // The webhook's answer for the first pod of each class, around the uid.
+    const responseMap: Record<string, [string, string]> = {};
+    for (const [head, tail] of stream) {
+        const key = streamClass(JSON.parse(`${head}x${tail}`).request);
+        if (responseMap[key]) continue;
+        const parts = (await answerOf(serverPort, ca, "@@UID@@", [head, tail])).split("@@UID@@");
+        if (parts.length !== 2) throw new Error(`unexpected webhook answer for ${key}`);
+        responseMap[key] = parts as [string, string];
+    }
+    const [trueFloorTarget, trueFloor] = await options.startTrueFloor(responseMap);
+    const targets = [floorTarget, trueFloorTarget, serverTarget];
+    const child = (target: Target) => (target === trueFloorTarget ? trueFloor : (processes.get(target) as ChildProcess));
+    for (const target of targets)
+        await load(Math.min(WARMUP, REALISTIC), ca, () => target, { prefix: `warm-real-${target.name}`, template });
+    const memoBefore = await memoLookups(serverPort, ca);
+    const cpu = new Map<Target, number>(targets.map((target) => [target, 0]));
+    let failures = 0;
+    const per = Math.max(1, Math.floor(REALISTIC / ROUNDS));
+    for (let round = 0; round < ROUNDS; round++) {
+        for (const target of targets) {
+            const before = cpuSeconds(child(target));
+            const result = await load(per, ca, () => target, {
+                prefix: `real-${target.name}-${round}`,
+                template: (i) => template(round * per + i),
+            });
+            cpu.set(target, (cpu.get(target) ?? 0) + cpuSeconds(child(target)) - before);
+            if (target === serverTarget) failures += result.failures;
+        }
+    }
+    trueFloorTarget.agent.destroy();
+    const memoAfter = await memoLookups(serverPort, ca);
+    const hits = memoAfter.hit - memoBefore.hit;
+    const lookups = hits + memoAfter.miss - memoBefore.miss;
+    const total = per * ROUNDS;
+    const perRequest = (target: Target) => ((cpu.get(target) ?? 0) / total) * 1e6;
+    return {
+        cpuUs: perRequest(serverTarget),
+        floorCpuUs: perRequest(floorTarget),
+        trueFloorCpuUs: perRequest(trueFloorTarget),
+        memoHitPct: lookups > 0 ? (hits / lookups) * 100 : 0,
+        failures,
+    };
+}
+
+async function memoLookups(port: number, ca: string): Promise<{ hit: number; miss: number }> {
+    const text = (await get(port, ca, "/metrics")).body;
+    const count = (result: string) =>
+        Number(new RegExp(`^subscription_webhook_response_memo_lookups_total\\{result="${result}"\\} (\\S+)$`, "m").exec(text)?.[1] ?? 0);
+    return { hit: count("hit"), miss: count("miss") };
+}
+
 /** `npm run build`: the server runs from dist/webhook exactly as the image ships it. */
 function build(): void {
     const result = spawnSync(process.execPath, [require.resolve("typescript/bin/tsc"), "-p", "tsconfig.build.json"], {
@@ -511,6 +671,14 @@ async function main(): Promise<void> {
                   yumRepositories: [{ name: "satellite-repos", namespace: SATELLITE_NAMESPACE }],
               }),
     );
+    // The realistic stream's other namespaces: each with its own rhel Bundle and Secret.
+    for (const namespace of ["team-a", "team-b", "team-c"]) {
+        api.put(secret(namespace, "rhel-entitlement", { "entitlement.pem": "cGVt", "entitlement-key.pem": "a2V5" }));
+        api.put(configMap(namespace, "rhel-repos", { "redhat.repo": "[rhel-9-baseos]\nbaseurl=https://cdn.redhat.com/\n" }));
+        api.put(
+            bundleObject(namespace, "rhel", { entitlements: [{ name: "rhel-entitlement" }], yumRepositories: [{ name: "rhel-repos" }] }),
+        );
+    }
     const kubeconfig = path.join(work, "kubeconfig");
     fs.writeFileSync(kubeconfig, api.kubeconfigText());
 
@@ -611,6 +779,26 @@ async function main(): Promise<void> {
             `RSS: ${(before.rss / 2 ** 20).toFixed(1)} MiB before, ${(after.rss / 2 ** 20).toFixed(1)} MiB after ${serverStats.count} admissions`,
         );
 
+        const realistic = await realisticPhase({
+            serverTarget,
+            floorTarget,
+            processes,
+            ca,
+            serverPort,
+            startTrueFloor: async (responseMap) => {
+                const mapFile = path.join(work, "realistic-responses.json");
+                fs.writeFileSync(mapFile, JSON.stringify(responseMap));
+                const port = await freePort();
+                const child = spawnChild("dist/scripts/bench/floor-server.js", { ...floorEnv(port), RESPONSE_MAP: mapFile });
+                children.push(child);
+                await until(async () => (await get(port, ca, "/")).status === 400, "the realistic true floor");
+                return [{ name: "realistic true floor", port, agent: agent() }, child];
+            },
+        });
+        console.log(
+            `realistic stream (${REALISTIC} admissions, each pod its own token volume; ${STREAM_MIX.plain * 100}% plain, ${STREAM_MIX.bundle * 100}% Bundle, ${STREAM_MIX.bundleAndClusterBundle * 100}% Bundle + ClusterBundle, 4 namespaces): webhook ${realistic.cpuUs.toFixed(0)} us CPU per admission, constant floor ${realistic.floorCpuUs.toFixed(0)} us (ratio ${(realistic.cpuUs / realistic.floorCpuUs).toFixed(2)}, goal <= 1.5), true floor (each answer its class's webhook bytes) ${realistic.trueFloorCpuUs.toFixed(0)} us (ratio ${(realistic.cpuUs / realistic.trueFloorCpuUs).toFixed(2)}); memo hits ${realistic.memoHitPct.toFixed(1)}%; ${realistic.failures} failed`,
+        );
+
         // Certificate rotation under load: half the requests open a new TLS connection each, so handshakes cross the swap.
         let rotated = false;
         const rotationRequests = Number(process.env.BENCH_ROTATION ?? 20_000);
@@ -651,7 +839,7 @@ async function main(): Promise<void> {
         const readsPerAdmission = reads / serverStats.count;
         const rssGrowth = ((after.rss - before.rss) / before.rss) * 100;
         console.log(
-            `bench:webhook ratio=${ratio.toFixed(2)} p50_ms=${p(serverTarget, 50).toFixed(3)} p99_ms=${p(serverTarget, 99).toFixed(3)} floor_p99_ms=${p(floorTarget, 99).toFixed(3)} reads_per_admission=${readsPerAdmission} rss_growth_pct=${rssGrowth.toFixed(1)} rotation_failed=${rotationFailed} shutdown_dropped=${dropped} true_floor_ratio=${trueRatio.toFixed(2)} cpu_us=${cpuUs.get(serverTarget)?.toFixed(0)} true_floor_cpu_us=${cpuUs.get(trueFloorTarget)?.toFixed(0)} true_floor_p99_ms=${p(trueFloorTarget, 99).toFixed(3)} rolling_restart_failed=${restart.failed}`,
+            `bench:webhook ratio=${ratio.toFixed(2)} p50_ms=${p(serverTarget, 50).toFixed(3)} p99_ms=${p(serverTarget, 99).toFixed(3)} floor_p99_ms=${p(floorTarget, 99).toFixed(3)} reads_per_admission=${readsPerAdmission} rss_growth_pct=${rssGrowth.toFixed(1)} rotation_failed=${rotationFailed} shutdown_dropped=${dropped} true_floor_ratio=${trueRatio.toFixed(2)} cpu_us=${cpuUs.get(serverTarget)?.toFixed(0)} true_floor_cpu_us=${cpuUs.get(trueFloorTarget)?.toFixed(0)} true_floor_p99_ms=${p(trueFloorTarget, 99).toFixed(3)} rolling_restart_failed=${restart.failed} realistic_cpu_us=${realistic.cpuUs.toFixed(0)} realistic_floor_cpu_us=${realistic.floorCpuUs.toFixed(0)} memo_hit_pct=${realistic.memoHitPct.toFixed(1)} realistic_true_floor_cpu_us=${realistic.trueFloorCpuUs.toFixed(0)}`,
         );
         for (const target of targets) target.agent.destroy();
     } finally {

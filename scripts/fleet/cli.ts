@@ -4,8 +4,12 @@
  * Previews every named stack (default: all stacks of the project in the current backend) with
  * refresh, in parallel, and prints one line per stack: in sync, drifted (which resources, which
  * properties) or failed (the reason's first line); `--json` prints the same as one document.
- * Exit 0 when all are in sync, 2 when any drifted (and none failed), 1 when any failed.
- * The `pulumi` CLI on PATH runs the previews, with its usual backend login and credentials.
+ * Exit 0 when all are in sync, 2 when any drifted (and none failed), 1 when any failed or has its
+ * reconcile stalled, 130 when interrupted (Ctrl-C: the previews are cancelled, their process trees
+ * ended, and the admin's current stack selected again before it exits).
+ * The admin's installed `pulumi` runs the previews (never npm's launcher in node_modules/.bin),
+ * with its usual backend login and credentials. Default concurrency: one per CPU, at most one per
+ * GB of free memory (fleet.ts defaultConcurrency).
  */
 import { parseArgs } from "node:util";
 import { defaultConcurrency, previewFleet } from "./fleet";
@@ -47,16 +51,30 @@ export async function main(argv: string[]): Promise<number> {
         return 1;
     }
     let outcomes;
+    // Ctrl-C (and a polite kill): cancel the previews, select the admin's stack again, then exit.
+    // The previews run in process groups of their own, so the terminal's SIGINT reaches only this.
+    const interrupt = new AbortController();
+    const onSignal = () => interrupt.abort();
+    process.on("SIGINT", onSignal);
+    process.on("SIGTERM", onSignal);
     try {
         outcomes = await previewFleet({
             workDir: parsed.values.cwd ?? process.cwd(),
             stacks: stacks.length > 0 ? stacks : undefined,
             concurrency,
             timeoutSeconds,
+            signal: interrupt.signal,
         });
     } catch (error) {
         process.stderr.write(`fleet: ${String((error as Error).message ?? error).split("\n")[0]}\n`);
         return 1;
+    } finally {
+        process.off("SIGINT", onSignal);
+        process.off("SIGTERM", onSignal);
+    }
+    if (interrupt.signal.aborted) {
+        process.stderr.write("fleet: interrupted: previews cancelled, the current stack selected again\n");
+        return 130;
     }
     const document = fleetDocument(outcomes);
     process.stdout.write(parsed.values.json ? `${JSON.stringify(document, null, 2)}\n` : `${formatReportLines(outcomes).join("\n")}\n`);

@@ -3,12 +3,14 @@
  * (`@pulumi/pulumi/automation`: LocalWorkspace, Stack.preview with `refresh: true` and `onEvent`),
  * and judges each from its engine events (report.ts). One stack's failure or slowness never
  * holds the others: at most `concurrency` previews run at a time, and a preview that outlives
- * `timeoutSeconds` is cancelled (the CLI gets SIGINT, as the Automation API's `signal` sends it)
- * and reported as failed.
+ * `timeoutSeconds` is cancelled and reported as failed: the CLI gets SIGINT, then its whole
+ * process group SIGKILL (cli-command.ts). The admin's installed CLI runs them, never npm's
+ * launcher in node_modules/.bin.
  */
 import * as os from "node:os";
 import { CommandError, EngineEvent, LocalWorkspace, PulumiCommand, Stack } from "@pulumi/pulumi/automation";
-import { driftFrom, failureReason, StackOutcome } from "./report";
+import { installedPulumiCommand } from "./cli-command";
+import { driftFrom, failureReason, stalledFrom, StackOutcome } from "./report";
 
 export interface FleetOptions {
     /** The project directory (Pulumi.yaml). */
@@ -19,15 +21,31 @@ export interface FleetOptions {
     concurrency: number;
     /** Per-stack limit, in seconds. */
     timeoutSeconds: number;
-    /** The CLI; default: `pulumi` on PATH. */
+    /** The CLI; default: the admin's installed CLI (installedPulumiCommand). */
     pulumiCommand?: PulumiCommand;
+    /** Aborted (Ctrl-C): every running preview is cancelled, none starts, the admin's stack is selected again. */
+    signal?: AbortSignal;
     /** Called as each stack finishes (progress). */
     onOutcome?: (outcome: StackOutcome) => void;
 }
 
-/** A default for `--concurrency`: one preview per CPU the process may use (each runs a Node.js program and providers). */
-export function defaultConcurrency(): number {
-    return Math.max(1, os.availableParallelism());
+/**
+ * Memory one preview takes at its peak: the CLI, the Node.js program, and the kubernetes and AWS
+ * providers (the AWS provider's schema alone holds several hundred MB). Measured about 1 GB
+ * with the AWS provider (issue 26); this is the budget per concurrent preview.
+ */
+export const PREVIEW_MEMORY_BYTES = 1024 ** 3;
+
+/**
+ * A default for `--concurrency`: one preview per CPU the process may use, and no more than the
+ * free memory holds at PREVIEW_MEMORY_BYTES each; at least one.
+ */
+export function defaultConcurrency(
+    cpus: number = os.availableParallelism(),
+    freeMemoryBytes: number = os.freemem(),
+    perPreviewBytes: number = PREVIEW_MEMORY_BYTES,
+): number {
+    return Math.max(1, Math.min(cpus, Math.floor(freeMemoryBytes / perPreviewBytes)));
 }
 
 /** Runs `work` over `items` with at most `limit` at a time, results in item order. */
@@ -50,43 +68,62 @@ function stderrOf(error: unknown): string {
     return error instanceof CommandError && typeof result?.stderr === "string" ? result.stderr : "";
 }
 
-async function previewOne(workspace: LocalWorkspace, name: string, timeoutSeconds: number): Promise<StackOutcome> {
+async function previewOne(workspace: LocalWorkspace, name: string, timeoutSeconds: number, interrupt?: AbortSignal): Promise<StackOutcome> {
     const started = process.hrtime.bigint();
     const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
     const events: EngineEvent[] = [];
+    if (interrupt?.aborted) {
+        return { stack: name, status: "failed", resources: [], reason: "interrupted (not previewed)", seconds: 0 };
+    }
     const controller = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {
         timedOut = true;
         controller.abort();
     }, timeoutSeconds * 1000);
+    const onInterrupt = () => controller.abort();
+    interrupt?.addEventListener("abort", onInterrupt, { once: true });
     try {
         const stack = await Stack.select(name, workspace);
         await stack.preview({ refresh: true, onEvent: (event) => events.push(event), signal: controller.signal, color: "never" });
         const resources = driftFrom(events);
-        return { stack: name, status: resources.length === 0 ? "in-sync" : "drifted", resources, seconds: seconds() };
+        const stalled = stalledFrom(events);
+        return {
+            stack: name,
+            status: resources.length === 0 ? "in-sync" : "drifted",
+            resources,
+            ...(stalled.length > 0 ? { stalled } : {}),
+            seconds: seconds(),
+        };
     } catch (error) {
         const reason = timedOut
             ? `timed out after ${timeoutSeconds}s (preview cancelled)`
-            : failureReason(events, stderrOf(error), String((error as Error).message ?? error));
+            : interrupt?.aborted
+              ? "interrupted (preview cancelled)"
+              : failureReason(events, stderrOf(error), String((error as Error).message ?? error));
         return { stack: name, status: "failed", resources: [], reason, seconds: seconds() };
     } finally {
         clearTimeout(timer);
+        interrupt?.removeEventListener("abort", onInterrupt);
     }
 }
 
 /**
  * Every stack's outcome, in the order of `stacks` (or of `pulumi stack ls`). Selecting a stack
  * is how the Automation API addresses it (`pulumi stack select`), which moves the project's
- * current stack; the one the admin had selected is selected again at the end.
+ * current stack; the one the admin had selected is selected again at the end, also when the run
+ * is interrupted (`signal`: the previews are cancelled first, then the stack is selected).
  */
 export async function previewFleet(options: FleetOptions): Promise<StackOutcome[]> {
-    const workspace = await LocalWorkspace.create({ workDir: options.workDir, pulumiCommand: options.pulumiCommand });
+    const workspace = await LocalWorkspace.create({
+        workDir: options.workDir,
+        pulumiCommand: options.pulumiCommand ?? installedPulumiCommand(),
+    });
     const listed = await workspace.listStacks();
     const names = options.stacks ?? listed.map((s) => s.name);
     try {
         return await boundedMap(names, options.concurrency, async (name) => {
-            const outcome = await previewOne(workspace, name, options.timeoutSeconds);
+            const outcome = await previewOne(workspace, name, options.timeoutSeconds, options.signal);
             options.onOutcome?.(outcome);
             return outcome;
         });

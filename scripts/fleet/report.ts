@@ -32,6 +32,8 @@ export interface StackOutcome {
     resources: DriftedResource[];
     /** Failed: the reason's first line. */
     reason?: string;
+    /** PKO Stacks of this stack that PKO marked Stalled (it retries them no more): `<name>: <reason>: <message>`. */
+    stalled?: string[];
     /** Wall time of this stack's preview, in seconds. */
     seconds: number;
 }
@@ -56,6 +58,40 @@ export function driftFrom(events: ReadonlyArray<EngineEvent>): DriftedResource[]
         });
     }
     return [...byUrn.values()].sort(byText((resource) => resource.urn));
+}
+
+/** The PKO Stack type token (pulumi.com/v1 Stack, a CustomResource). */
+const PKO_STACK_TYPE = "kubernetes:pulumi.com/v1:Stack";
+
+interface Condition {
+    type?: string;
+    status?: string;
+    reason?: string;
+    message?: string;
+}
+
+/**
+ * The PKO Stacks a refreshing preview read as Stalled: PKO (2.8 and later) stops retrying a Stack
+ * that failed three times, and says so with the condition `Stalled` = True in `status.conditions`
+ * (known types Ready, Reconciling, Stalled: pulumi/pulumi-kubernetes-operator
+ * operator/config/crd/bases/pulumi.com_stacks.yaml, also its `Stalled` printer column). The
+ * refresh step's new outputs hold the live status.
+ */
+export function stalledFrom(events: ReadonlyArray<EngineEvent>): string[] {
+    const stalled = new Map<string, string>();
+    for (const event of events) {
+        const step = event.resourcePreEvent?.metadata ?? event.resOutputsEvent?.metadata;
+        if (step?.type !== PKO_STACK_TYPE) {
+            continue;
+        }
+        const outputs = (step.new?.outputs ?? {}) as { metadata?: { name?: string }; status?: { conditions?: Condition[] } };
+        const condition = (outputs.status?.conditions ?? []).find((c) => c.type === "Stalled" && c.status === "True");
+        if (condition) {
+            const name = outputs.metadata?.name ?? step.urn.slice(step.urn.lastIndexOf("::") + 2);
+            stalled.set(step.urn, `${name}: ${[condition.reason, condition.message].filter((p) => p).join(": ") || "Stalled"}`);
+        }
+    }
+    return [...stalled.values()].sort();
 }
 
 /** SGR colour sequences, in case the CLI was asked for colour. */
@@ -86,6 +122,13 @@ export function resourceLabel(resource: Pick<DriftedResource, "urn" | "type">): 
 
 /** One line per stack: `<stack>  in sync`, `<stack>  drifted: <n> resources: ...`, `<stack>  failed: <reason>`. */
 export function formatLine(outcome: StackOutcome, width = outcome.stack.length): string {
+    const line = statusLine(outcome, width);
+    return outcome.stalled && outcome.stalled.length > 0
+        ? `${line}; reconcile stalled (PKO retries no more): ${outcome.stalled.join("; ")}`
+        : line;
+}
+
+function statusLine(outcome: StackOutcome, width: number): string {
     const name = outcome.stack.padEnd(width);
     switch (outcome.status) {
         case "in-sync":
@@ -102,9 +145,9 @@ export function formatLine(outcome: StackOutcome, width = outcome.stack.length):
     }
 }
 
-/** 1 when any stack failed, else 2 when any drifted, else 0. */
+/** 1 when any stack failed or its reconcile stalled, else 2 when any drifted, else 0. */
 export function exitCodeOf(outcomes: ReadonlyArray<StackOutcome>): 0 | 1 | 2 {
-    if (outcomes.some((o) => o.status === "failed")) {
+    if (outcomes.some((o) => o.status === "failed" || (o.stalled?.length ?? 0) > 0)) {
         return 1;
     }
     return outcomes.some((o) => o.status === "drifted") ? 2 : 0;
@@ -132,8 +175,9 @@ export function formatReportLines(outcomes: ReadonlyArray<StackOutcome>): string
     const document = fleetDocument(outcomes);
     const width = Math.max(0, ...document.stacks.map((o) => o.stack.length));
     const { summary } = document;
+    const stalled = document.stacks.filter((o) => (o.stalled?.length ?? 0) > 0).length;
     return [
         ...document.stacks.map((o) => formatLine(o, width)),
-        `${document.stacks.length} stacks: ${summary["in-sync"]} in sync, ${summary.drifted} drifted, ${summary.failed} failed`,
+        `${document.stacks.length} stacks: ${summary["in-sync"]} in sync, ${summary.drifted} drifted, ${summary.failed} failed${stalled > 0 ? `, ${stalled} with reconcile stalled` : ""}`,
     ];
 }

@@ -13,6 +13,7 @@ import * as path from "node:path";
 import { parseArgs } from "node:util";
 import { sectionsFromPulumiConfig, StackConfig, validateStackConfig } from "../../components/config";
 import { formatReport } from "../../components/shared/problems";
+import { pkoStackName, RECONCILE_ROLE_EXEMPTION_REASON, reconcileRoleName } from "../../components/reconcile/names";
 import { DEFAULT_AGGREGATION_ROLES } from "../../components/shared/rbac";
 import { readConfigFile } from "../render/config-file";
 import type { PackConfig } from "./engine";
@@ -20,8 +21,22 @@ import type { PackConfig } from "./engine";
 export const PACKS = ["aws-tags", "k8s-rbac"] as const;
 export type PackName = (typeof PACKS)[number];
 
+/** Roles the stack itself needs beyond a pack's rule, by name, with why: the policy, the role and the reason. */
+export function policyExemptions(config: StackConfig): Array<{ policy: string; role: string; reason: string }> {
+    return config.reconcile.enabled
+        ? [
+              {
+                  policy: "k8s-no-broad-grants",
+                  role: reconcileRoleName(pkoStackName(config.cluster.name)),
+                  reason: RECONCILE_ROLE_EXEMPTION_REASON,
+              },
+          ]
+        : [];
+}
+
 /** Each pack's config for a validated stack config (only knobs that follow the stack; the rest keep their defaults). */
 export function policyConfigFor(config: StackConfig): Record<PackName, PackConfig> {
+    const exempted = policyExemptions(config);
     return {
         "aws-tags": {
             "aws-required-tags": { requiredTags: Object.keys(config.aws.userTags) },
@@ -36,6 +51,7 @@ export function policyConfigFor(config: StackConfig): Record<PackName, PackConfi
                 aggregatedRoles: [...new Set([...DEFAULT_AGGREGATION_ROLES, ...config.subscriptions.allowedAggregationRoles])],
             },
             "k8s-pod-security-restricted": { platform: config.cluster.platform },
+            ...(exempted.length > 0 ? { "k8s-no-broad-grants": { allowedRoles: exempted.map((e) => e.role) } } : {}),
         },
     };
 }
@@ -78,6 +94,9 @@ export function main(
         fs.writeFileSync(file, `${JSON.stringify(configs[pack], null, 2)}\n`);
         write(`wrote ${file}`);
         flags.push(`--policy-pack policy-packs/${pack} --policy-pack-config ${file}`);
+    }
+    for (const exemption of policyExemptions(stack.config)) {
+        write(`${exemption.policy}: allowedRoles ${exemption.role}: ${exemption.reason}`);
     }
     write(`pulumi preview ${flags.join(" ")}`);
     return 0;

@@ -6,6 +6,7 @@
 import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import { sectionsFromPulumiConfig, validateStackConfig } from "../../components/config";
+import { setApiDiscovery } from "../../components/shared/discovery";
 import { ObjectRef, Presence, setPresenceLookup } from "../../components/shared/object-presence";
 import { CONFIG_NAMESPACE, Problem } from "../../components/shared/problems";
 import { ClusterState, typeTokenOf } from "./cluster-state";
@@ -18,10 +19,21 @@ import { describeObject, validateManifests } from "./validate-k8s";
 export const PROJECT_ROOT = path.resolve(__dirname, "..", "..");
 const PROGRAM = path.join(PROJECT_ROOT, "index");
 
+/** The optional APIs a current OpenShift cluster serves, as far as the program asks discovery. */
+export const CURRENT_CLUSTER_APIS: Record<string, string[]> = {
+    "admissionregistration.k8s.io/v1": ["validatingadmissionpolicies", "validatingadmissionpolicybindings"],
+    "console.openshift.io/v1": ["consoleyamlsamples"],
+};
+
 export interface RenderOptions {
     config: FlatConfig;
     /** Objects that exist in the cluster (`--cluster`); reads of anything else fail. */
     cluster?: ClusterState;
+    /**
+     * What the cluster's discovery serves, per group version (resource plurals); a group version
+     * not named serves nothing. Default: CURRENT_CLUSTER_APIS (a current OpenShift).
+     */
+    servedApis?: Record<string, string[]>;
     /** Outputs of this stack's previous update (`--stack-outputs`), for StackReferences to itself. */
     stackOutputs?: Record<string, unknown>;
     /** Stack name (default "render"). */
@@ -177,6 +189,8 @@ export async function renderProgram(options: RenderOptions): Promise<RenderResul
     // The program asks the API server whether objects exist (metadata only, outside the engine);
     // the render answers from --cluster, and records only what was asked and the answer.
     setPresenceLookup(async (refs) => refs.map((ref) => lookUp(ref, options.cluster, result.lookups)));
+    const served = options.servedApis ?? CURRENT_CLUSTER_APIS;
+    setApiDiscovery(async (groupVersion) => new Set(served[groupVersion] ?? []));
     // An error thrown inside an apply rejects the inputs of the resources that use it, which are
     // then never registered. The engine's language host reports each such rejection once, as an
     // error, and the program fails; so does the render, instead of waiting for those resources.
@@ -237,6 +251,7 @@ export async function renderProgram(options: RenderOptions): Promise<RenderResul
         }
         process.off("unhandledRejection", onRejection);
         setPresenceLookup(undefined);
+        setApiDiscovery(undefined);
         restoreConsole();
     }
     result.errors.push(...rejections.map(errorText));

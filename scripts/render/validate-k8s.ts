@@ -1,11 +1,12 @@
 /**
  * Validates rendered Kubernetes objects: built-in kinds against the Kubernetes OpenAPI
  * schemas (kubernetes-models), custom resources against the openAPIV3Schema of a CRD the
- * stack declares. Values shown as "[secret]"/"[unknown]" are not judged: a preview does
+ * stack declares, its CEL rules (`x-kubernetes-validations`, cel-rules.ts) included. Values shown as "[secret]"/"[unknown]" are not judged: a preview does
  * not know them either.
  */
 import Ajv, { ErrorObject, ValidateFunction } from "ajv";
 import addFormats from "ajv-formats";
+import { CelProblem, celProblems } from "./cel-rules";
 import { isMarker } from "./present";
 
 type KubeObject = {
@@ -27,6 +28,8 @@ export interface ValidationSummary {
 }
 
 type Validator = (object: unknown) => ErrorObject[];
+/** The CEL rules (`x-kubernetes-validations`) of a CRD version's schema, as problems. */
+type CelValidator = (object: unknown) => CelProblem[];
 
 function splitApiVersion(apiVersion: string): { group: string; version: string } {
     return apiVersion.includes("/")
@@ -104,10 +107,10 @@ function prunedSchema(schema: Record<string, unknown>, root: boolean): Record<st
     return out;
 }
 
-function crdValidators(objects: KubeObject[]): Map<string, Validator> {
+function crdValidators(objects: KubeObject[]): Map<string, { schema: Validator; cel: CelValidator }> {
     const ajv = new Ajv({ strict: false, allErrors: true });
     addFormats(ajv);
-    const validators = new Map<string, Validator>();
+    const validators = new Map<string, { schema: Validator; cel: CelValidator }>();
     for (const crd of objects) {
         if (crd.kind !== "CustomResourceDefinition" || crd.apiVersion !== "apiextensions.k8s.io/v1") {
             continue;
@@ -123,9 +126,10 @@ function crdValidators(objects: KubeObject[]): Map<string, Validator> {
                 continue;
             }
             const validate: ValidateFunction = ajv.compile(prunedSchema(schema, true));
-            validators.set(`${spec.group}/${version.name}|${spec.names.kind}`, (object) =>
-                validate(object) ? [] : [...(validate.errors ?? [])],
-            );
+            validators.set(`${spec.group}/${version.name}|${spec.names.kind}`, {
+                schema: (object) => (validate(object) ? [] : [...(validate.errors ?? [])]),
+                cel: (object) => celProblems(schema, object),
+            });
         }
     }
     return validators;
@@ -171,7 +175,8 @@ export function validateManifests(objects: KubeObject[]): ValidationSummary {
             problems.push({ object: describeObject(object), message: "apiVersion and kind are required" });
             continue;
         }
-        const validator = builtInValidator(object.apiVersion, object.kind) ?? crds.get(`${object.apiVersion}|${object.kind}`);
+        const crd = crds.get(`${object.apiVersion}|${object.kind}`);
+        const validator = builtInValidator(object.apiVersion, object.kind) ?? crd?.schema;
         if (!validator) {
             unvalidated.add(`${object.kind}.${object.apiVersion}`);
             continue;
@@ -181,6 +186,9 @@ export function validateManifests(objects: KubeObject[]): ValidationSummary {
                 continue;
             }
             problems.push({ object: describeObject(object), message: formatError(error) });
+        }
+        for (const problem of crd?.cel(object) ?? []) {
+            problems.push({ object: describeObject(object), message: `${problem.path}: ${problem.message} (x-kubernetes-validations)` });
         }
     }
     return { problems, unvalidated: [...unvalidated].sort() };

@@ -155,7 +155,7 @@ describe("removing a key from aws.userTags (the seed's 'removed without delete')
             "aws:s3/bucket:Bucket::c1-image-registry.tags",
             "aws:iam/role:Role::c1-image-registry.tags",
             "aws:iam/policy:Policy::c1-image-registry.tags",
-            // Propagation is on when omitted: the tagged StorageClass's parameters carry the tags (it is replaced, see the README).
+            // Propagation is on when omitted: the tagged StorageClass's parameters carry the tags (it is replaced, see docs/aws-tags.md).
             "kubernetes:storage.k8s.io/v1:StorageClass::aws-tags-gp3-csi-tagged.parameters",
         ]);
     });

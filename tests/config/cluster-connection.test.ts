@@ -1,4 +1,8 @@
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
 import { validateStackConfig } from "../../components/config";
+import { kubeconfigContents } from "../../components/shared/cluster";
 import { formatProblem } from "../../components/shared/problems";
 import { renderConfig, resourceNamed } from "../helpers/render";
 
@@ -45,7 +49,6 @@ describe("which cluster a stack applies to", () => {
     test.each([
         // An empty kubeconfig beside the context keeps the runner's $KUBECONFIG path out of the provider's state.
         ["kubeContext", { kubeContext: "prod-admin" }, { context: "prod-admin", kubeconfig: "" }],
-        ["kubeconfig", { kubeconfig: "kube/prod.yaml" }, { kubeconfig: "kube/prod.yaml" }],
         // The empty kubeconfig keeps the SDK from filling in $KUBECONFIG: the provider then uses the pod's service account.
         ["inCluster", { inCluster: true }, { kubeconfig: "" }],
         ["renderYamlToDirectory", { renderYamlToDirectory: "out/prod" }, { renderYamlToDirectory: "out/prod" }],
@@ -60,5 +63,61 @@ describe("which cluster a stack applies to", () => {
             enableServerSideApply: "true",
             upsertExistingObjects: "true",
         });
+    });
+});
+
+describe("nothing of the runner in the provider's inputs", () => {
+    const KUBECONFIG = 'apiVersion: v1\nkind: Config\nclusters: []\ncontexts: []\nusers: []\ncurrent-context: ""\n';
+    let directory: string;
+    let saved: string | undefined;
+    beforeEach(() => {
+        directory = fs.mkdtempSync(path.join(os.tmpdir(), "runner-home-"));
+        saved = process.env.KUBECONFIG;
+    });
+    afterEach(() => {
+        fs.rmSync(directory, { recursive: true, force: true });
+        if (saved === undefined) {
+            delete process.env.KUBECONFIG;
+        } else {
+            process.env.KUBECONFIG = saved;
+        }
+    });
+
+    /** Every string anywhere in the rendered resources' inputs. */
+    const strings = (value: unknown): string[] =>
+        typeof value === "string" ? [value] : value && typeof value === "object" ? Object.values(value).flatMap(strings) : [];
+
+    test("GIVEN a colon-separated KUBECONFIG on the runner and cluster.kubeContext WHEN rendered THEN no input of any resource holds any of its paths, and the providers take the context alone", async () => {
+        process.env.KUBECONFIG = [path.join(directory, "alice", "config"), path.join(directory, "team", "config")].join(path.delimiter);
+        const result = await renderConfig({ cluster: { name: "prod", platform: "kubernetes", kubeContext: "prod-admin" } });
+        expect(result.problems).toEqual([]);
+        expect(resourceNamed(result, "pulumi:providers:kubernetes", "kubernetes").inputs).toEqual({
+            context: "prod-admin",
+            kubeconfig: "",
+            enableServerSideApply: "true",
+        });
+        expect(result.resources.flatMap((r) => strings(r.inputs)).filter((s) => s.includes(directory))).toEqual([]);
+    });
+
+    test("GIVEN cluster.kubeconfig naming a file WHEN rendered THEN the providers take its contents as a secret, never its path", async () => {
+        const file = path.join(directory, "prod.yaml");
+        fs.writeFileSync(file, KUBECONFIG);
+        process.env.KUBECONFIG = path.join(directory, "elsewhere");
+        const result = await renderConfig({ cluster: { name: "prod", platform: "kubernetes", kubeconfig: file } });
+        expect(result.problems).toEqual([]);
+        for (const name of ["kubernetes", "kubernetes-adopting"]) {
+            const inputs = resourceNamed(result, "pulumi:providers:kubernetes", name).inputs as Record<string, unknown>;
+            expect(inputs.kubeconfig).toBe("[secret]");
+        }
+        expect(result.resources.flatMap((r) => strings(r.inputs)).filter((s) => s.includes(directory))).toEqual([]);
+    });
+
+    test("GIVEN a relative cluster.kubeconfig WHEN its contents are read THEN it is the project's file whatever the working directory, and a missing one names the field and where it looked", () => {
+        fs.mkdirSync(path.join(directory, "kube"));
+        fs.writeFileSync(path.join(directory, "kube", "prod.yaml"), KUBECONFIG);
+        expect(kubeconfigContents("kube/prod.yaml", directory)).toBe(KUBECONFIG);
+        expect(() => kubeconfigContents("kube/missing.yaml", directory)).toThrow(
+            `cluster.kubeconfig: "kube/missing.yaml" cannot be read (ENOENT, resolved to ${path.join(directory, "kube", "missing.yaml")}): it must name a kubeconfig file, relative to the project directory`,
+        );
     });
 });

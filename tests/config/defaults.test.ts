@@ -41,7 +41,7 @@ const actualDefault = (key: string): unknown => schemaAt(key).safeParse(undefine
 const rows = configReferenceRows();
 
 describe("every config default is the schema's, wherever it is written", () => {
-    test("GIVEN every reference row (README table) WHEN its documented default is parsed by the key's schema THEN it is what leaving the key out gives, and a key without a documented default has none", () => {
+    test("GIVEN every reference row (docs/config-reference.md) WHEN its documented default is parsed by the key's schema THEN it is what leaving the key out gives, and a key without a documented default has none", () => {
         // A prefault documents its input (`{}`), which the schema parses to the full default.
         const disagreements = rows
             .map((row) => ({ row, documented: row.default === undefined ? undefined : schemaAt(row.key).parse(JSON.parse(row.default)) }))

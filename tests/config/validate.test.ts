@@ -16,7 +16,7 @@ describe("stack config validation", () => {
             ok: true,
             warnings: [],
             config: {
-                cluster: { name: "prod-east", platform: "openshift", kubeContext: "test" },
+                cluster: { name: "prod-east", platform: "openshift", kubeContext: "test", runByOperator: false },
                 certificates: { mode: "self-signed", caValidityDays: 790, certValidityDays: 730, renewBeforeDays: 30 },
                 caInjection: [],
                 subscriptions: {
@@ -54,6 +54,7 @@ describe("stack config validation", () => {
                     enabled: false,
                     namespace: "cluster-platform-reconcile",
                     createNamespace: true,
+                    operatorNamespace: "pulumi-kubernetes-operator",
                     environment: {},
                     serviceAccountName: "cluster-platform-reconcile",
                 },

@@ -15,7 +15,9 @@ import {
     formatReportLines,
     StackOutcome,
     StackStatus,
+    stalledFrom,
 } from "../../scripts/fleet/report";
+import { defaultConcurrency } from "../../scripts/fleet/fleet";
 
 const RECORDINGS = path.resolve(__dirname, "..", "fixtures", "fleet", "recordings");
 const URN = "urn:pulumi:recorded::cluster-platform::";
@@ -110,4 +112,67 @@ describe("the report", () => {
             }),
         );
     });
+});
+
+describe("a reconcile PKO stopped retrying (Stalled)", () => {
+    const stackEvent = (conditions: unknown[]): EngineEvent =>
+        ({
+            sequence: 1,
+            timestamp: 0,
+            resourcePreEvent: {
+                metadata: {
+                    op: "refresh",
+                    urn: `${URN}cluster-platform:reconcile:Reconcile$kubernetes:pulumi.com/v1:Stack::reconcile-stack`,
+                    type: "kubernetes:pulumi.com/v1:Stack",
+                    provider: "",
+                    new: {
+                        type: "kubernetes:pulumi.com/v1:Stack",
+                        urn: "",
+                        custom: true,
+                        delete: false,
+                        id: "",
+                        parent: "",
+                        protect: false,
+                        inputs: {},
+                        provider: "",
+                        outputs: { metadata: { name: "cluster-platform-prod-east" }, status: { conditions } },
+                    },
+                },
+            },
+        }) as unknown as EngineEvent;
+
+    test("GIVEN a refreshed Stack whose Stalled condition is True WHEN judged THEN it is named with PKO's reason and message, the line says so and the exit code is 1", () => {
+        const events = [
+            stackEvent([
+                { type: "Ready", status: "False", reason: "NotReady" },
+                { type: "Stalled", status: "True", reason: "UpdateFailed", message: "3 consecutive failures" },
+            ]),
+        ];
+        expect(stalledFrom(events)).toEqual(["cluster-platform-prod-east: UpdateFailed: 3 consecutive failures"]);
+        const stalled: StackOutcome = { ...outcome("prod-east", "in-sync"), stalled: stalledFrom(events) };
+        expect(formatLine(stalled)).toBe(
+            "prod-east  in sync; reconcile stalled (PKO retries no more): cluster-platform-prod-east: UpdateFailed: 3 consecutive failures",
+        );
+        expect(exitCodeOf([stalled])).toBe(1);
+        expect(formatReportLines([stalled])[1]).toBe("1 stacks: 1 in sync, 0 drifted, 0 failed, 1 with reconcile stalled");
+    });
+
+    test("GIVEN a Stack that is Ready, or whose Stalled condition is False WHEN judged THEN nothing is stalled", () => {
+        expect(stalledFrom([stackEvent([{ type: "Ready", status: "True" }])])).toEqual([]);
+        expect(stalledFrom([stackEvent([{ type: "Stalled", status: "False", reason: "X" }])])).toEqual([]);
+    });
+});
+
+describe("the default concurrency", () => {
+    test.each([
+        [8, 3.5 * 1024 ** 3, 3],
+        [2, 64 * 1024 ** 3, 2],
+        [8, 0.5 * 1024 ** 3, 1],
+        [1, 0, 1],
+    ])(
+        "GIVEN %i CPUs and %d bytes free WHEN the default is taken THEN it is %i (one per CPU, one per GB free, at least one)",
+        (cpus, free, expected) => {
+            expect(defaultConcurrency(cpus, free)).toBe(expected);
+        },
+    );
 });

@@ -5,7 +5,7 @@
  * on the suite's 2-core machines); a folder pays that once. Each file's tests and hooks stay
  * inside a describe block named after the file, so a file's beforeEach/afterAll reach only its own
  * tests. One file runs on its own with `npx jest --testMatch '<rootDir>/tests/operator/install.test.ts'`
- * (README, "Tests and CI", for a list of files).
+ * (docs/testing.md, for a list of files).
  */
 import * as fs from "node:fs";
 import * as path from "node:path";

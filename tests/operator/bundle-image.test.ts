@@ -1,5 +1,5 @@
 /**
- * README, "Operators", *A bundle pinned by digest*: how an admin takes an operator from its bundle
+ * docs/operators.md, *A bundle pinned by digest*: how an admin takes an operator from its bundle
  * image, run here with the same commands against a real registry (the CNCF distribution registry)
  * instead of quay.io. The bundle pushed is the sample widget operator's folder as a `FROM scratch`
  * bundle image holds it (`/manifests`).
@@ -44,7 +44,7 @@ describe("an operator from its bundle image, pinned by digest", () => {
         rmSync(work, { recursive: true, force: true });
     });
 
-    test("GIVEN the bundle's digest WHEN the README's two commands extract it into the project THEN its CSV installs the operator, CRD included", async () => {
+    test("GIVEN the bundle's digest WHEN the documented two commands extract it into the project THEN its CSV installs the operator, CRD included", async () => {
         const bundles = path.join(work, "project", "bundles", "widget-operator");
         mkdirSync(bundles, { recursive: true });
         await run("skopeo", ["copy", "--src-tls-verify=false", `docker://${reference}@${digest}`, `oci:${bundles}/image:v1.0.0`]);

@@ -1,7 +1,7 @@
 import * as path from "node:path";
 import { DISABLED_BY, OLM_AGGREGATE_ROLE_NAMES } from "../../components/operator/rbac";
 import { GENERATED_BY_LABEL } from "../../components/shared/labels";
-import { PackName } from "../../scripts/policy/config";
+import { PackName, policyConfigFor } from "../../scripts/policy/config";
 import { AnalysisResult } from "../../scripts/policy/engine";
 import {
     analyzeWithBothPacks,
@@ -84,6 +84,39 @@ describe("whole-program compliance: every example stack through the real program
             expect(summary(analyzeWithBothPacks(enginesFor(validatedConfig(config)), result)["k8s-rbac"])).toEqual([]);
         },
     );
+});
+
+describe("a stack with reconcile on through both packs", () => {
+    const RECONCILE = {
+        enabled: true,
+        git: { repository: "https://github.com/platform-team/cluster-platform.git", branch: "main" },
+        environment: { PULUMI_CONFIG_PASSPHRASE: { name: "pulumi-passphrase", key: "passphrase" } },
+    };
+    const config = (() => {
+        const base = stackFileConfig("examples/openshift-aws.yaml");
+        return { ...base, values: { ...base.values, "cluster-platform:reconcile": JSON.stringify(RECONCILE) } };
+    })();
+
+    test("GIVEN examples/openshift-aws.yaml with reconcile on WHEN analyzed with the policy config npm run policy:config writes THEN neither pack reports anything", async () => {
+        const result = await renderOnce("examples/openshift-aws.yaml", config);
+        expect(result.errors).toEqual([]);
+        const analysis = analyzeWithBothPacks(enginesFor(validatedConfig(config)), result);
+        expect(summary(analysis["aws-tags"])).toEqual([]);
+        expect(summary(analysis["k8s-rbac"])).toEqual([]);
+    });
+
+    test("GIVEN the same stack WHEN analyzed without the exemption THEN k8s-no-broad-grants reports exactly the reconcile role's bind and escalate", async () => {
+        const result = await renderOnce("examples/openshift-aws.yaml", config);
+        const stackConfig = validatedConfig(config);
+        const packConfig = policyConfigFor(stackConfig);
+        const rbac = { ...packConfig["k8s-rbac"] };
+        delete rbac["k8s-no-broad-grants"];
+        const reported = analyzeWithBothPacks(enginesFor(stackConfig, { ...packConfig, "k8s-rbac": rbac }), result)["k8s-rbac"].diagnostics;
+        expect([...new Set(reported.map((d) => d.policyName))]).toEqual(["k8s-no-broad-grants"]);
+        expect(reported.map((d) => d.violation.split(";")[0].replace(/rules\[\d+\]/, "rules[i]"))).toEqual([
+            'ClusterRole "cluster-platform-reconcile-cluster-platform-prod-east" rules[i] [escalation-verbs] grants ["bind","escalate"] on ["clusterroles","roles"] (apiGroups ["rbac.authorization.k8s.io"]): its holder can grant itself or act as anyone',
+        ]);
+    });
 });
 
 describe("the reverse: the packs catch what a stack should not declare", () => {

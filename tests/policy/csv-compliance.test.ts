@@ -5,7 +5,7 @@
  * the same rendered Deployments judged against the restricted Pod Security Standard (a plain
  * Kubernetes cluster) show which operators leave to the SCC what the standard asks them to set.
  * What else the packs report of a CSV is the CSV's own RBAC and webhook design, named here one
- * by one (and in the README): real findings an admin allow-lists or raises with the vendor.
+ * by one (and in docs/policy-packs.md): real findings an admin allow-lists or raises with the vendor.
  */
 import { podOf, restrictedProfileViolations } from "../../components/shared/pod-security";
 import { validateStackConfig } from "../../components/config";

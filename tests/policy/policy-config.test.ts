@@ -39,6 +39,40 @@ describe("npm run policy:config: the policy config a stack passes to the packs",
         ]);
     });
 
+    test("GIVEN a stack with reconcile on WHEN run THEN k8s-no-broad-grants exempts the reconcile role by name and the reason is printed", () => {
+        const stack = path.join(out, "Pulumi.reconcile.yaml");
+        fs.writeFileSync(
+            stack,
+            [
+                "config:",
+                "  cluster-platform:cluster:",
+                "    name: prod-east",
+                "    platform: openshift",
+                "    kubeContext: prod-east",
+                "  cluster-platform:reconcile:",
+                "    enabled: true",
+                "    git:",
+                "      repository: https://github.com/platform-team/cluster-platform.git",
+                "      branch: main",
+                "",
+            ].join("\n"),
+        );
+        const lines: string[] = [];
+        expect(
+            main(
+                ["--config", stack, "--out", path.join(out, "config")],
+                (l) => lines.push(l),
+                (l) => lines.push(`error: ${l}`),
+            ),
+        ).toBe(0);
+        expect(JSON.parse(fs.readFileSync(path.join(out, "config", "k8s-rbac.json"), "utf8"))["k8s-no-broad-grants"]).toEqual({
+            allowedRoles: ["cluster-platform-reconcile-cluster-platform-prod-east"],
+        });
+        expect(lines[2]).toBe(
+            "k8s-no-broad-grants: allowedRoles cluster-platform-reconcile-cluster-platform-prod-east: the reconcile role runs this program from PKO's workspace, and the program declares Roles and ClusterRoles: the API server lets it create or bind those only with escalate and bind (kubernetes pkg/registry/rbac/escalation_check.go)",
+        );
+    });
+
     test("GIVEN an invalid stack file WHEN run THEN the validator's report is printed, exit 1, nothing written", () => {
         const stack = path.join(out, "Pulumi.bad.yaml");
         fs.writeFileSync(stack, "config:\n  cluster-platform:cluster:\n    name: Bad_Name\n    platform: openshift\n");

@@ -1,7 +1,7 @@
 /**
  * The full stack through its whole life on the real engine and API server (issue 25, 3a-3c, 3e,
  * 3f): up, no perpetual diff, drift seen as exactly what changed, state free of secrets and of the
- * runner, destroy keeping what the README promises, and up again. The steps run in order on one
+ * runner, destroy keeping what docs/operations.md promises, and up again. The steps run in order on one
  * stack, each starting from where the previous one left the cluster.
  */
 import * as fs from "node:fs";
@@ -139,7 +139,7 @@ describe("the full stack on the real engine and a real API server", () => {
         expect({ status: preview.status, output: preview.status === 0 ? "" : explain(preview) }).toEqual({ status: 0, output: "" });
     });
 
-    test("3f GIVEN a team's Bundle in the stack's CRD WHEN the stack is destroyed THEN what it owns is gone and what the README keeps is kept, and up succeeds again", () => {
+    test("3f GIVEN a team's Bundle in the stack's CRD WHEN the stack is destroyed THEN what it owns is gone and what docs/operations.md keeps is kept, and up succeeds again", () => {
         applyObjects([
             {
                 apiVersion: "subscription.openshift.io/v1alpha1",

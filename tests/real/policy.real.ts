@@ -51,7 +51,7 @@ describe("the policy packs on the real engine", () => {
         const preview = stack.preview(policyArgs(stack));
         expect(preview.status).not.toBe(0);
         const output = preview.stdout + preview.stderr;
-        // The README's CSV table for node-maintenance on plain Kubernetes: no seccomp profile, * on * of
+        // docs/policy-packs.md's CSV table for node-maintenance on plain Kubernetes: no seccomp profile, * on * of
         // oauth.openshift.io, a 1-replica fail-closed webhook; each a mandatory violation.
         const violated = [...output.matchAll(/k8s-rbac@v[\d.]+ \[mandatory\] \[severity: \w+\]\s+([a-z0-9-]+)/g)].map((m) => m[1]);
         expect([...new Set(violated)].sort()).toEqual([

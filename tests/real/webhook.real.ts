@@ -10,7 +10,7 @@ import * as fs from "node:fs";
 import * as https from "node:https";
 import * as path from "node:path";
 import { applyObjects, getObject, kubectl, kubectlRun, type KubeObject } from "./helpers/kubectl";
-import { fullStackConfig, preexistingObjects, requireBuild, TEAM_NAMESPACE } from "./helpers/fixtures";
+import { CONFIG_NAMESPACE, DRIVER, fullStackConfig, preexistingObjects, requireBuild, TEAM_NAMESPACE } from "./helpers/fixtures";
 import { runDeploymentContainer, type RunningContainer } from "./helpers/pod-runtime";
 import { describe as explain, realEnv, REPO_ROOT, TestStack } from "./helpers/stack";
 
@@ -18,6 +18,10 @@ const NAMESPACE = "subscription-injection";
 const DEPLOYMENT = "subscription-injection-webhook";
 const SERVICE = "subscription-injection-webhook-service";
 const SHARED_RESOURCE_DRIVER = "csi.sharedresource.openshift.io";
+
+/** A team namespace the stack config never names (issue 27 point 4). */
+const OTHER_TEAM = "team-unlisted";
+const WEBHOOK_SA = `system:serviceaccount:${NAMESPACE}:${DEPLOYMENT}`;
 
 let stack: TestStack;
 let server: RunningContainer | undefined;
@@ -108,7 +112,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-    kubectlRun(["delete", "pod", "with-access", "without-access", "-n", TEAM_NAMESPACE, "--ignore-not-found", "--wait=false"]);
+    kubectlRun(["delete", "pod", "with-access", "without-access", "plain", "-n", TEAM_NAMESPACE, "--ignore-not-found", "--wait=false"]);
+    kubectlRun(["delete", "namespace", OTHER_TEAM, "--ignore-not-found", "--wait=false"]);
     await server?.stop();
     stack?.destroy();
 });
@@ -137,7 +142,7 @@ describe("the API server calls the subscription webhook", () => {
         expect(
             (pod.spec.volumes as KubeObject[]).filter((v) => v.projected && !v.name.startsWith("kube-api-access-")).map((v) => v.name),
         ).toEqual(["subscription-entitlements"]);
-        // Two entitlement sources: each key its own file under the directory; the yum file beside it (README, "What a pod gets", 6).
+        // Two entitlement sources: each key its own file under the directory; the yum file beside it (docs/subscriptions.md, "What a pod gets", 6).
         const mountPaths = (pod.spec.containers[0].volumeMounts as KubeObject[])
             .map((m) => m.mountPath)
             .filter((p) => p.startsWith("/run/secrets/"));
@@ -161,5 +166,198 @@ describe("the API server calls the subscription webhook", () => {
             `Error from server (Forbidden): error when creating "STDIN": admission webhook "inject.subscription.openshift.io" denied the request: service account ${TEAM_NAMESPACE}/stranger may not use ClusterBundle "cluster": get clusterbundles/cluster not allowed`,
         );
         expect(getObject("pod", "without-access", TEAM_NAMESPACE)).toBeUndefined();
+    });
+});
+
+/** Replaces one field of a cluster-scoped object out of band (a JSON patch). */
+function replaceAt(kind: string, name: string, pointer: string, value: unknown): void {
+    kubectl(["patch", kind, name, "--type", "json", "-p", JSON.stringify([{ op: "replace", path: pointer, value }])]);
+}
+
+/** Retries `attempt` until it returns a value (RBAC and informers converge within moments), at most `ms`. */
+async function eventually<T>(attempt: () => T | undefined, ms = 30_000): Promise<T> {
+    const deadline = Date.now() + ms;
+    for (;;) {
+        const value = attempt();
+        if (value !== undefined) return value;
+        if (Date.now() > deadline) throw new Error("the condition did not hold in time");
+        await new Promise((r) => setTimeout(r, 250));
+    }
+}
+
+describe("issue 27 on the real API server", () => {
+    test("1 GIVEN the stack's driver Role WHEN the API server authorizes the driver THEN it may list and watch Secrets in the source namespace (its refresh informer) and get the shared one", () => {
+        const can = (verb: string, resource: string) =>
+            kubectlRun([
+                "auth",
+                "can-i",
+                verb,
+                resource,
+                "-n",
+                CONFIG_NAMESPACE,
+                "--as",
+                `system:serviceaccount:${DRIVER.namespace}:${DRIVER.name}`,
+            ]).stdout.trim();
+        expect([
+            can("list", "secrets"),
+            can("watch", "secrets"),
+            can("get", "secrets/etc-pki-entitlement"),
+            can("list", "configmaps"),
+        ]).toEqual(["yes", "yes", "yes", "yes"]);
+        expect(can("get", "secrets/unrelated")).toBe("no");
+    });
+
+    test("4 GIVEN the webhook's resourceNames rule WHEN it lists and watches etc-pki-entitlement in an unlisted namespace THEN the name-field-selected requests are allowed and the unselected list is forbidden", () => {
+        kubectl(["create", "namespace", OTHER_TEAM]);
+        kubectl([
+            "create",
+            "secret",
+            "generic",
+            "etc-pki-entitlement",
+            "-n",
+            OTHER_TEAM,
+            "--from-literal=own.pem=x",
+            "--from-literal=own-key.pem=y",
+        ]);
+        const raw = (query: string) =>
+            kubectlRun(["get", "--raw", `/api/v1/namespaces/${OTHER_TEAM}/secrets?${query}`, "--as", WEBHOOK_SA]);
+        const selected = raw("fieldSelector=metadata.name%3Detc-pki-entitlement");
+        expect(selected.status).toBe(0);
+        expect(JSON.parse(selected.stdout).items.map((item: KubeObject) => item.metadata.name)).toEqual(["etc-pki-entitlement"]);
+        expect(raw("fieldSelector=metadata.name%3Detc-pki-entitlement&watch=1&timeoutSeconds=1").status).toBe(0);
+        const unselected = raw("limit=1");
+        expect(unselected.status).not.toBe(0);
+        expect(unselected.stderr).toContain("Forbidden");
+    });
+
+    test("4 GIVEN a team's own Bundle in a namespace the stack config never names WHEN a pod asks for it THEN the API server returns it injected", async () => {
+        applyObjects([
+            {
+                apiVersion: "subscription.openshift.io/v1alpha1",
+                kind: "Bundle",
+                metadata: { name: "own", namespace: OTHER_TEAM },
+                spec: { entitlements: [{ name: "etc-pki-entitlement" }] },
+            },
+        ]);
+        const pod = {
+            apiVersion: "v1",
+            kind: "Pod",
+            metadata: { name: "own-bundle", namespace: OTHER_TEAM, annotations: { "subscription.openshift.io/inject-bundle": "own" } },
+            spec: { containers: [{ name: "build", image: "registry.invalid/builder:1" }] },
+        };
+        const created = await eventually(() => {
+            const run = kubectlRun(["create", "-f", "-", "-o", "json"], { input: JSON.stringify(pod) });
+            return run.status === 0 ? (JSON.parse(run.stdout) as KubeObject) : undefined;
+        });
+        expect((created.spec.volumes as KubeObject[]).find((v) => v.name === "subscription-entitlements")?.projected.sources).toEqual([
+            { secret: { name: "etc-pki-entitlement" } },
+        ]);
+        expect(created.spec.containers[0].volumeMounts.map((m: KubeObject) => m.mountPath)).toContain("/run/secrets/etc-pki-entitlement");
+    });
+
+    test("4 GIVEN an always-inject Bundle whose Secret does not exist WHEN a plain pod is created THEN it is admitted with the webhook's warning, never refused", () => {
+        applyObjects([
+            {
+                apiVersion: "subscription.openshift.io/v1alpha1",
+                kind: "Bundle",
+                metadata: { name: "orphan", namespace: TEAM_NAMESPACE, labels: { "subscription.openshift.io/always-inject": "true" } },
+                spec: { entitlements: [{ name: "deleted-entitlement" }] },
+            },
+        ]);
+        try {
+            const created = kubectlRun(["create", "-f", "-", "-o", "json"], {
+                input: JSON.stringify({
+                    apiVersion: "v1",
+                    kind: "Pod",
+                    metadata: { name: "plain", namespace: TEAM_NAMESPACE },
+                    spec: { containers: [{ name: "app", image: "registry.invalid/app:1" }] },
+                }),
+            });
+            expect(created.status).toBe(0);
+            expect(created.stderr).toContain(
+                `Warning: always-inject Bundle "orphan" not injected: referenced Secret not found: Secret ${TEAM_NAMESPACE}/deleted-entitlement (referenced by Bundle "orphan")`,
+            );
+            // The namespace's usable always-inject Bundle still comes.
+            const pod = JSON.parse(created.stdout) as KubeObject;
+            expect((pod.spec.volumes as KubeObject[]).map((v) => v.name)).toContain("subscription-entitlements");
+        } finally {
+            kubectlRun(["delete", "bundle.subscription.openshift.io", "orphan", "-n", TEAM_NAMESPACE, "--ignore-not-found"]);
+        }
+    });
+
+    test("5 GIVEN a pod for Windows nodes and a pod with a volume named like an injected one WHEN created in a namespace with an always-inject Bundle THEN the first is admitted unchanged with a warning, the second refused naming the volume", () => {
+        const pod = (name: string, spec: object) =>
+            JSON.stringify({
+                apiVersion: "v1",
+                kind: "Pod",
+                metadata: { name, namespace: TEAM_NAMESPACE },
+                spec: { containers: [{ name: "app", image: "registry.invalid/app:1" }], ...spec },
+            });
+        try {
+            const windows = kubectlRun(["create", "-f", "-", "-o", "json"], {
+                input: pod("windows", { nodeSelector: { "kubernetes.io/os": "windows" } }),
+            });
+            expect(windows.status).toBe(0);
+            expect(windows.stderr).toContain(
+                "Warning: subscription bundles not injected: the pod is for Windows nodes (nodeSelector kubernetes.io/os: windows)",
+            );
+            const volumes = (JSON.parse(windows.stdout) as KubeObject).spec.volumes as KubeObject[];
+            expect(volumes.filter((v) => v.name.startsWith("subscription-"))).toEqual([]);
+            const reserved = kubectlRun(["create", "-f", "-"], {
+                input: pod("reserved", { volumes: [{ name: "subscription-entitlements", emptyDir: {} }] }),
+            });
+            expect(reserved.status).not.toBe(0);
+            expect(reserved.stderr).toContain(
+                'admission webhook "inject.subscription.openshift.io" denied the request: the pod\'s volume "subscription-entitlements" has a name reserved for injected subscription volumes',
+            );
+        } finally {
+            kubectlRun(["delete", "pod", "windows", "reserved", "-n", TEAM_NAMESPACE, "--ignore-not-found", "--wait=false"]);
+        }
+    });
+
+    test("3 GIVEN the webhook cannot review access (its SubjectAccessReview permission removed out of band) WHEN a pod needs a review THEN under failurePolicy Fail the API server refuses it as a failed call, and under Ignore admits it unpatched", async () => {
+        const sa = (name: string) => ({ apiVersion: "v1", kind: "ServiceAccount", metadata: { name, namespace: TEAM_NAMESPACE } });
+        applyObjects([sa("newcomer"), sa("latecomer")]);
+        const role = getObject("clusterrole", DEPLOYMENT) as KubeObject;
+        const withoutReviews = (role.rules as KubeObject[]).filter((rule) => !rule.resources.includes("subjectaccessreviews"));
+        replaceAt("clusterrole", DEPLOYMENT, "/rules", withoutReviews);
+        const configuration = "subscription-injection-webhook";
+        try {
+            await eventually(() =>
+                kubectlRun(["auth", "can-i", "create", "subjectaccessreviews", "--as", WEBHOOK_SA]).stdout.trim() === "no"
+                    ? true
+                    : undefined,
+            );
+            const refused = kubectlRun(["create", "-f", "-"], { input: JSON.stringify(annotatedPod("refused-by-fail", "newcomer")) });
+            expect(refused.status).not.toBe(0);
+            // A failed call, not a denial: "failed calling webhook", with the webhook's Status message.
+            expect(refused.stderr).toContain('Internal error occurred: failed calling webhook "inject.subscription.openshift.io"');
+            expect(refused.stderr).toContain("could not review access of service account team-a/newcomer");
+            expect(refused.stderr).not.toContain("denied the request");
+
+            replaceAt("mutatingwebhookconfiguration", configuration, "/webhooks/0/failurePolicy", "Ignore");
+            const admitted = await eventually(() => {
+                const run = kubectlRun(["create", "-f", "-", "-o", "json"], {
+                    input: JSON.stringify(annotatedPod("admitted-by-ignore", "latecomer")),
+                });
+                return run.status === 0 ? (JSON.parse(run.stdout) as KubeObject) : undefined;
+            });
+            const names = (admitted.spec.volumes as KubeObject[]).map((v) => v.name);
+            expect(names.filter((name) => name.startsWith("subscription-"))).toEqual([]);
+            expect(admitted.metadata.annotations["subscription.openshift.io/bundle-generations"]).toBeUndefined();
+        } finally {
+            replaceAt("clusterrole", DEPLOYMENT, "/rules", role.rules);
+            replaceAt("mutatingwebhookconfiguration", configuration, "/webhooks/0/failurePolicy", "Fail");
+            kubectlRun([
+                "delete",
+                "pod",
+                "refused-by-fail",
+                "admitted-by-ignore",
+                "-n",
+                TEAM_NAMESPACE,
+                "--ignore-not-found",
+                "--wait=false",
+            ]);
+        }
     });
 });

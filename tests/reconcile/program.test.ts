@@ -6,6 +6,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { parseAllDocuments } from "yaml";
+import { AWAIT_WATCHES, watchedFor } from "../../components/reconcile/await-watches";
 import { flattenConfig, readConfigFile } from "../../scripts/render/config-file";
 import { renderProgram, RenderResult } from "../../scripts/render/render";
 import { validateManifests } from "../../scripts/render/validate-k8s";
@@ -31,16 +32,22 @@ function pkoCrd(): Record<string, unknown> {
         .find((d) => d?.kind === "CustomResourceDefinition") as Record<string, unknown>;
 }
 
+/** The OpenShift-on-AWS example with reconcile on, as stack prod-east. */
+async function renderExampleWithReconcile(): Promise<RenderResult> {
+    const example = readConfigFile(path.join(ROOT, "examples", "openshift-aws.yaml"));
+    const reconcile = flattenConfig({ reconcile: RECONCILE });
+    const result = await renderProgram({
+        config: { values: { ...example.values, ...reconcile.values }, secretKeys: [...example.secretKeys, ...reconcile.secretKeys] },
+        stack: "prod-east",
+    });
+    expect(result.errors).toEqual([]);
+    return result;
+}
+
 describe("reconcile through the Pulumi Kubernetes Operator", () => {
     let result: RenderResult;
     beforeAll(async () => {
-        const example = readConfigFile(path.join(ROOT, "examples", "openshift-aws.yaml"));
-        const reconcile = flattenConfig({ reconcile: RECONCILE });
-        result = await renderProgram({
-            config: { values: { ...example.values, ...reconcile.values }, secretKeys: [...example.secretKeys, ...reconcile.secretKeys] },
-            stack: "prod-east",
-        });
-        expect(result.errors).toEqual([]);
+        result = await renderExampleWithReconcile();
     }, 120_000);
 
     test("GIVEN reconcile on WHEN rendered THEN the PKO Stack runs this stack from git with refresh, on a schedule from renewBeforeDays, in-cluster, with Secrets by reference", () => {
@@ -67,7 +74,7 @@ describe("reconcile through the Pulumi Kubernetes Operator", () => {
                     AWS_SECRET_ACCESS_KEY: { type: "Secret", secret: { name: "aws-credentials", key: "secret-access-key" } },
                     PULUMI_CONFIG_PASSPHRASE: { type: "Secret", secret: { name: "pulumi-passphrase", key: "passphrase" } },
                 },
-                config: { "cluster-platform:cluster": { name: "prod-east", platform: "openshift", inCluster: true } },
+                config: { "cluster-platform:cluster": { name: "prod-east", platform: "openshift", inCluster: true, runByOperator: true } },
                 refresh: true,
                 continueResyncOnCommitMatch: true,
                 resyncFrequencySeconds: 86400,
@@ -88,6 +95,44 @@ describe("reconcile through the Pulumi Kubernetes Operator", () => {
                 message: "spec.resyncFrequency: is not in the schema (the API server would prune it)",
             },
         ]);
+    });
+
+    test("GIVEN reconcile on WHEN the pod webhook's configuration is rendered THEN its namespaceSelector shuts out the reconcile namespace and PKO's by name", () => {
+        const configurations = result.manifests
+            .map((m) => m.object)
+            .filter((o) => o.kind === "MutatingWebhookConfiguration" || o.kind === "ValidatingWebhookConfiguration") as Array<{
+            metadata: { name: string };
+            webhooks: Array<{
+                name: string;
+                namespaceSelector?: { matchExpressions?: Array<{ key: string; operator: string; values: string[] }> };
+            }>;
+        }>;
+        const podWebhooks = configurations
+            .flatMap((c) => (Array.isArray(c.webhooks) ? c.webhooks : []))
+            .filter((w) => typeof w?.name === "string" && w.name.includes("subscription"));
+        expect(podWebhooks.length).toBeGreaterThan(0);
+        for (const webhook of podWebhooks) {
+            const excluded = (webhook.namespaceSelector?.matchExpressions ?? [])
+                .filter((e) => e.key === "kubernetes.io/metadata.name" && e.operator === "NotIn")
+                .flatMap((e) => e.values);
+            expect([
+                webhook.name,
+                excluded.includes("cluster-platform-reconcile"),
+                excluded.includes("pulumi-kubernetes-operator"),
+            ]).toEqual([webhook.name, true, true]);
+        }
+    });
+
+    test("GIVEN a Stack named over 42 characters WHEN validated against PKO's CRD THEN its CEL rule refuses it with PKO's message, and 42 characters pass", () => {
+        const stack = manifestNamed(result, "Stack", "cluster-platform-prod-east");
+        const named = (name: string) => ({ ...stack, metadata: { ...(stack.metadata as object), name } });
+        expect(validateManifests([pkoCrd() as never, named("s".repeat(43)) as never]).problems).toEqual([
+            {
+                object: `Stack cluster-platform-reconcile/${"s".repeat(43)}`,
+                message: "(root): Stack name must be no more than 42 characters in length. (x-kubernetes-validations)",
+            },
+        ]);
+        expect(validateManifests([pkoCrd() as never, named("s".repeat(42)) as never]).problems).toEqual([]);
     });
 
     test("GIVEN every object the program declares, patches or reads WHEN checked against the ServiceAccount's ClusterRole THEN each is allowed exactly what the provider does with it", () => {
@@ -122,6 +167,7 @@ describe("reconcile through the Pulumi Kubernetes Operator", () => {
             ...reads.map((r) => `${groupOf(r.apiVersion)}|${resourceOfKind(r.kind)}`),
             "apps|replicasets",
             "|pods",
+            "|persistentvolumeclaims",
             "|events",
             "|endpoints",
         ]);
@@ -129,6 +175,67 @@ describe("reconcile through the Pulumi Kubernetes Operator", () => {
         expect(granted.filter((g) => !touched.has(g))).toEqual([]);
         expect(allows(role.rules, "rbac.authorization.k8s.io", "clusterroles", "escalate")).toBe(true);
         expect(allows(role.rules, "", "secrets", "create")).toBe(true);
+    });
+});
+
+describe("the reconcile role against the provider's await watches", () => {
+    let result: RenderResult;
+    let rules: Array<{ apiGroups: string[]; resources: string[]; verbs: string[] }>;
+    beforeAll(async () => {
+        result = await renderExampleWithReconcile();
+        rules = (manifestNamed(result, "ClusterRole", "cluster-platform-reconcile-cluster-platform-prod-east") as { rules: typeof rules })
+            .rules;
+    }, 120_000);
+
+    test("GIVEN every kind the program declares or patches WHEN its await watches (provider/pkg/await, await-watches.ts) are checked THEN the role lists and watches each", () => {
+        const missing: string[] = [];
+        const kinds = new Set(result.manifests.map((m) => `${groupOf(String(m.object.apiVersion))}|${String(m.object.kind)}`));
+        for (const key of kinds) {
+            const [group, kind] = key.split("|");
+            for (const watched of [{ group, resource: resourceOfKind(kind) }, ...watchedFor(group, kind)]) {
+                for (const verb of ["list", "watch"]) {
+                    if (!allows(rules, watched.group, watched.resource, verb)) {
+                        missing.push(`${kind}: ${verb} ${watched.resource}.${watched.group || "core"}`);
+                    }
+                }
+            }
+        }
+        expect(missing).toEqual([]);
+        // The program declares Deployments and Services, so their await entries are exercised above.
+        expect(kinds.has("apps|Deployment") && kinds.has("|Service")).toBe(true);
+    });
+
+    test("GIVEN the provider's Deployment await (deployment.go: deployments, replicasets, pods, persistentvolumeclaims; await.go: events) WHEN the role is read THEN each is listed and watched", () => {
+        // Written out from deployment.go's four Subscribe calls and await.go's NewEventAggregator,
+        // not from the table: the PVC watch is the one whose absence hangs the run.
+        const deploymentWatches = [
+            ["apps", "deployments"],
+            ["apps", "replicasets"],
+            ["", "pods"],
+            ["", "persistentvolumeclaims"],
+            ["", "events"],
+        ];
+        expect(deploymentWatches.filter(([g, r]) => !(allows(rules, g, r, "list") && allows(rules, g, r, "watch")))).toEqual([]);
+        expect(AWAIT_WATCHES["apps|Deployment"].map((w) => w.resource)).toEqual(["replicasets", "pods", "persistentvolumeclaims"]);
+    });
+
+    test("GIVEN reconcile on WHEN rendered THEN the ServiceAccount is bound to system:auth-delegator (PKO's agent authenticates the operator as it)", () => {
+        expect(
+            manifestNamed(result, "ClusterRoleBinding", "cluster-platform-reconcile-cluster-platform-prod-east:system:auth-delegator"),
+        ).toEqual({
+            apiVersion: "rbac.authorization.k8s.io/v1",
+            kind: "ClusterRoleBinding",
+            metadata: {
+                name: "cluster-platform-reconcile-cluster-platform-prod-east:system:auth-delegator",
+                labels: {
+                    "app.kubernetes.io/managed-by": "cluster-platform",
+                    "app.kubernetes.io/part-of": "cluster-platform",
+                    "cluster-platform.io/capability": "reconcile",
+                },
+            },
+            roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "system:auth-delegator" },
+            subjects: [{ kind: "ServiceAccount", name: "cluster-platform-reconcile", namespace: "cluster-platform-reconcile" }],
+        });
     });
 });
 
@@ -146,6 +253,44 @@ describe("reconcile config rules", () => {
                     "259200 fits only 2 runs of the stack inside the 7-day renewal window of certificates.renewBeforeDays (7), and a CA rotation needs 3 updates inside it: use at most 201600 seconds, or raise certificates.renewBeforeDays",
             },
         ]);
+    });
+
+    test("GIVEN reconcile on and a 30-character cluster name WHEN validated THEN one problem names cluster.name, the Stack name and PKO's 42-character limit", async () => {
+        const name = "prod-east-payments-eu-west-1ab";
+        expect(name).toHaveLength(30);
+        const { problems } = await renderConfig({ ...MINIMAL, cluster: { ...MINIMAL.cluster, name }, reconcile: RECONCILE });
+        expect(problems).toEqual([
+            {
+                path: "cluster.name",
+                message:
+                    '"prod-east-payments-eu-west-1ab" is 30 characters, and with reconcile.enabled the PKO Stack is named "cluster-platform-prod-east-payments-eu-west-1ab" (47 characters): PKO\'s Stack CRD refuses names over 42 characters (CEL rule size(self.metadata.name) <= 42), so cluster.name may have at most 25 characters with reconcile on',
+            },
+        ]);
+        const longest = await renderConfig({ ...MINIMAL, cluster: { ...MINIMAL.cluster, name: "a".repeat(25) }, reconcile: RECONCILE });
+        expect(longest.problems).toEqual([]);
+        const off = await renderConfig({ ...MINIMAL, cluster: { ...MINIMAL.cluster, name } });
+        expect(off.problems).toEqual([]);
+    });
+
+    test("GIVEN PKO's own run (cluster.runByOperator, as the Stack sets it) of a commit that turns reconcile off WHEN validated THEN it refuses before registering anything, naming reconcile.enabled and the run by hand", async () => {
+        const result = await renderConfig({
+            cluster: { name: "prod-east", platform: "openshift", inCluster: true, runByOperator: true },
+            reconcile: { enabled: false },
+        });
+        expect(result.problems).toEqual([
+            {
+                path: "reconcile.enabled",
+                message:
+                    "false cannot be applied by the Pulumi Kubernetes Operator's own run (cluster.runByOperator): it would delete the Stack that runs it, whose finalizer waits for this very run, and the RBAC it runs with; run `pulumi up` for this stack once by hand (cluster.kubeContext or cluster.kubeconfig) to turn reconcile off",
+            },
+        ]);
+        expect(result.resources).toEqual([]);
+        // The same commit run by hand (the admin's context) is accepted: that run removes the Stack.
+        const byHand = await renderConfig({
+            cluster: { name: "prod-east", platform: "openshift", kubeContext: "prod-east" },
+            reconcile: { enabled: false },
+        });
+        expect(byHand.problems).toEqual([]);
     });
 
     test("GIVEN reconcile with no source, with both branch and commit, or with a directory render WHEN validated THEN each problem names its key", async () => {

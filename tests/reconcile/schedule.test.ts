@@ -76,7 +76,8 @@ describe("the least RBAC", () => {
         ).toEqual([
             { apiGroups: [""], resources: ["secrets"], verbs: ["get"] },
             { apiGroups: [""], resources: ["configmaps"], verbs: ["get", "list", "patch", "watch"] },
-            { apiGroups: [""], resources: ["events", "pods"], verbs: ["get", "list", "watch"] },
+            // Events for every awaited kind (await.go), Pods and PVCs for the Deployment (deployment.go).
+            { apiGroups: [""], resources: ["events", "persistentvolumeclaims", "pods"], verbs: ["get", "list", "watch"] },
             { apiGroups: ["apps"], resources: ["deployments"], verbs: ["create", "delete", "get", "list", "patch", "update", "watch"] },
             { apiGroups: ["apps"], resources: ["replicasets"], verbs: ["get", "list", "watch"] },
             {

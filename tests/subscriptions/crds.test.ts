@@ -131,7 +131,7 @@ describe("the Bundle and ClusterBundle CRDs", () => {
             metadata: { name: "cluster" },
             spec: {
                 aggregateToClusterRoles: ["edit", "admin"],
-                entitlements: [{ name: "etc-pki-entitlement", namespace: "openshift-config" }],
+                entitlements: [{ name: "etc-pki-entitlement", namespace: "openshift-config-managed" }],
             },
         });
         expect(validateClusterBundle(clusterSample)).toEqual([]);

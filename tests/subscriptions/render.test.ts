@@ -141,7 +141,7 @@ describe("subscription bundles in the rendered openshift-aws example", () => {
         });
     });
 
-    test("GIVEN the ClusterBundle WHEN rendered THEN for each share a Role in the source namespace lets the driver's service account (Builds for OpenShift's by default) read exactly that object, owned by the bundle", () => {
+    test("GIVEN the ClusterBundle WHEN rendered THEN for each share a Role in the source namespace lets the driver's service account (Builds for OpenShift's by default) get exactly that object and list and watch its kind there (its refresh informers), owned by the bundle", () => {
         const share = "cluster-entitlement-etc-pki-entitlement-d0e25df8";
         const metadata = { name: share, namespace: "openshift-config", labels: PLATFORM_LABELS, ownerReferences: [OWNER] };
         expect([...manifestsNamed(result, "Role", share), ...manifestsNamed(result, "RoleBinding", share)]).toEqual([
@@ -150,7 +150,8 @@ describe("subscription bundles in the rendered openshift-aws example", () => {
                 kind: "Role",
                 metadata,
                 rules: [
-                    { apiGroups: [""], resources: ["secrets"], resourceNames: ["etc-pki-entitlement"], verbs: ["get", "list", "watch"] },
+                    { apiGroups: [""], resources: ["secrets"], resourceNames: ["etc-pki-entitlement"], verbs: ["get"] },
+                    { apiGroups: [""], resources: ["secrets"], verbs: ["list", "watch"] },
                 ],
             },
             {
@@ -162,7 +163,8 @@ describe("subscription bundles in the rendered openshift-aws example", () => {
             },
         ]);
         expect(manifestNamed(result, "Role", "cluster-yum-repo-satellite-repos-14d80ad7").rules).toEqual([
-            { apiGroups: [""], resources: ["configmaps"], resourceNames: ["satellite-repos"], verbs: ["get", "list", "watch"] },
+            { apiGroups: [""], resources: ["configmaps"], resourceNames: ["satellite-repos"], verbs: ["get"] },
+            { apiGroups: [""], resources: ["configmaps"], verbs: ["list", "watch"] },
         ]);
     });
 

@@ -79,10 +79,13 @@ describe("the subscription webhook in the rendered openshift-aws example", () =>
         expect(namespaceSelector.matchExpressions.slice(1).map((e) => e.values)).toEqual([["true"], ["0", "1"]]);
     });
 
-    test("GIVEN the example WHEN rendered THEN the webhook's ClusterRole reads bundles and creates SubjectAccessReviews, and grants nothing on Secrets or ConfigMaps", () => {
+    test("GIVEN the example WHEN rendered THEN the webhook's ClusterRole reads bundles, creates SubjectAccessReviews, and lists Secrets only by the teams' conventional name", () => {
         const rules = manifestNamed(result, "ClusterRole", "subscription-injection-webhook").rules as { resources: string[] }[];
-        expect(rules).toEqual(WEBHOOK_CLUSTER_ACCESS_RULES);
-        expect(rules.flatMap((r) => r.resources)).not.toEqual(expect.arrayContaining(["secrets"]));
+        expect(rules).toEqual([
+            { apiGroups: ["subscription.openshift.io"], resources: ["bundles", "clusterbundles"], verbs: ["list", "watch"] },
+            { apiGroups: ["authorization.k8s.io"], resources: ["subjectaccessreviews"], verbs: ["create"] },
+            { apiGroups: [""], resources: ["secrets"], resourceNames: ["etc-pki-entitlement"], verbs: ["list", "watch"] },
+        ]);
         expect(manifestNamed(result, "ClusterRoleBinding", "subscription-injection-webhook")).toMatchObject({
             roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "subscription-injection-webhook" },
             subjects: [{ kind: "ServiceAccount", name: "subscription-injection-webhook", namespace: NAMESPACE }],

@@ -3,7 +3,7 @@
  * machine-independent inputs with the plan's content hash) and how it treats a webhook that was
  * never compiled or is older than its sources.
  */
-import { mkdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { planImage } from "../../components/webhook-image/build";
 import type { WebhookImageInputs } from "../../components/webhook-image/operations";
@@ -19,7 +19,7 @@ const DYNAMIC = "pulumi-nodejs:dynamic:Resource";
 const DIGEST = `sha256:${"2".repeat(64)}`;
 
 /** As a preview (outputs unknown), or as an update whose provider answers with a digest. */
-function render(project: string, preview = true, baseImage = BASE) {
+function render(project: string, preview = true, baseImage = BASE, buildWhenMissing = false) {
     return renderProgram({
         program: PROGRAM,
         preview,
@@ -31,6 +31,7 @@ function render(project: string, preview = true, baseImage = BASE) {
             "fixture:baseImage": baseImage,
             "fixture:project": project,
             "fixture:sourceTree": `sha256:${"a".repeat(64)}`,
+            ...(buildWhenMissing ? { "fixture:buildWhenMissing": true } : {}),
         }),
     });
 }
@@ -97,6 +98,26 @@ describe("the WebhookImage component", () => {
                 "cannot package the webhook image:\n  - dist/webhook/main.js does not exist: build the webhook first (npm run build)",
             ),
         );
+    });
+
+    test("GIVEN a checkout nobody built and buildWhenMissing (PKO's runs) WHEN previewed THEN the webhook is compiled from its TypeScript, the plan has a content hash and nothing warns", async () => {
+        rmSync(path.join(project(), "dist"), { recursive: true });
+        mkdirSync(path.join(project(), "webhook"));
+        writeFileSync(path.join(project(), "webhook", "main.ts"), "const port: number = 8443;\nconsole.log(`listening on ${port}`);\n");
+        writeFileSync(
+            path.join(project(), "tsconfig.build.json"),
+            JSON.stringify({
+                compilerOptions: { target: "ES2022", module: "commonjs", outDir: "dist", rootDir: ".", types: [] },
+                include: ["webhook/**/*.ts"],
+            }),
+        );
+        const preview = await render(project(), true, BASE, true);
+        expect(preview.errors).toEqual([]);
+        expect(preview.warnings).toEqual([]);
+        expect(readFileSync(path.join(project(), "dist", "webhook", "main.js"), "utf8")).toBe(
+            "const port = 8443;\nconsole.log(`listening on ${port}`);\n",
+        );
+        expect(preview.resources.find((r) => r.type === DYNAMIC)?.inputs.contentHash).toMatch(/^sha256:[0-9a-f]{64}$/);
     });
 
     test("GIVEN sources newer than the compiled webhook WHEN rendered THEN a warning names them", async () => {

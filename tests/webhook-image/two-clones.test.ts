@@ -1,5 +1,5 @@
 /**
- * The same image from every clone (README, "The webhook image", *Same digest from every clone*):
+ * The same image from every clone (docs/webhook-image.md, *Same digest from every clone*):
  * PKO's workspace, CI and an admin's laptop check the same commit out differently (remote URL as
  * ssh or https or a fork's, full or shallow history, or a Flux archive with no .git at all) and
  * install node_modules separately; the webhook image's content hash, which decides its digest,

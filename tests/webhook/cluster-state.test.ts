@@ -160,7 +160,8 @@ describe("cluster state from list + watch against a stand-in API (real @kubernet
         await waitFor(() => state.bundlesIn("team-a").has("after-gone"), "events after the re-list");
     });
 
-    test("GIVEN the server may read only some namespaces WHEN a Bundle elsewhere appears THEN it is never watched, the caches stay synced and its pods are denied naming the config key", async () => {
+    test("GIVEN the server may list only some namespaces WHEN a team's Bundle in another namespace appears THEN only its Secret is watched, by name, readiness holds and its pods are injected", async () => {
+        state.stop(); // only the state under test talks to the API
         const scoped = new ClusterState({
             kubeConfig: api.kubeConfig(),
             metrics,
@@ -170,28 +171,92 @@ describe("cluster state from list + watch against a stand-in API (real @kubernet
         });
         await scoped.start();
         api.put(secret("team-b", "own-entitlement", { "b.pem": SECRET_VALUE }));
+        api.put(secret("team-b", "other", { "other.pem": SECRET_VALUE }));
         api.put(bundleObject("team-b", "own", { entitlements: [{ name: "own-entitlement" }] }));
-        await waitFor(() => scoped.bundlesIn("team-b").has("own"), "the team-b Bundle in the cache");
-        expect(Object.keys(scoped.keyCacheContents()).sort()).toEqual(["ConfigMap/team-a", "Secret/openshift-config", "Secret/team-a"]);
+        await waitFor(() => scoped.keysOf("Secret", "team-b", "own-entitlement") !== undefined, "the team-b Secret in its cache");
+        expect(scoped.keyCacheContents()["Secret/team-b/own-entitlement"]).toEqual({ "own-entitlement": ["b.pem"] });
         expect(scoped.synced()).toBe(true);
+        const teamB = () => api.requests.filter((request) => request.path.startsWith("/api/v1/namespaces/team-b/"));
+        await waitFor(() => teamB().some((request) => request.query.watch), "the watch of the team-b Secret");
+        expect(teamB().map((request) => [request.path, request.query.fieldSelector, request.query.watch ?? "list"])).toEqual([
+            ["/api/v1/namespaces/team-b/secrets", "metadata.name=own-entitlement", "list"],
+            ["/api/v1/namespaces/team-b/secrets", "metadata.name=own-entitlement", "true"],
+        ]);
         const access = new AccessReviewCache(subjectAccessReviewer(api.kubeConfig(), metrics), {
             allowedTtlMs: 60_000,
             deniedTtlMs: 10_000,
         });
         const handler = new AdmissionHandler({ cluster: scoped, access, metrics, logger: logs.logger, lookupTimeoutMs: 2000 });
-        const denied = JSON.parse(
+        const injected = JSON.parse(
             (await handler.handle(review("b1", { "subscription.openshift.io/inject-bundle": "own" }, "team-b"))).body,
         );
-        expect(denied.response).toMatchObject({
-            allowed: false,
-            status: {
-                code: 400,
-                message:
-                    'Bundle "own" references Secret team-b/own-entitlement, in a namespace the webhook may not read (add "team-b" to cluster-platform:subscriptions.webhook.readNamespaces)',
-            },
+        expect(injected.response).toMatchObject({
+            allowed: true,
+            status: { code: 200, message: "injected Bundle own, ClusterBundle cluster" },
         });
-        expect(Object.keys(scoped.keyCacheContents())).not.toContain("Secret/team-b");
         scoped.stop();
+    });
+
+    test("GIVEN RBAC refuses one namespace's Secrets WHEN pods are admitted THEN readiness holds, other namespaces are injected, a requested Bundle there is denied naming the permission, an always-inject one only warns, and a log line and metrics name the namespace", async () => {
+        state.stop(); // only the state under test talks to the API
+        api.mayList = (path) => !path.startsWith("/api/v1/namespaces/team-b/");
+        api.put(secret("team-b", "own-entitlement", { "b.pem": SECRET_VALUE }));
+        api.put(bundleObject("team-b", "own", { entitlements: [{ name: "own-entitlement" }] }));
+        api.put(bundleObject("team-b", "everywhere", { entitlements: [{ name: "own-entitlement" }] }, true));
+        const scoped = new ClusterState({
+            kubeConfig: api.kubeConfig(),
+            metrics,
+            logger: logs.logger,
+            retry: { initialMs: 10, maxMs: 50 },
+        });
+        await scoped.start();
+        try {
+            expect(scoped.synced()).toBe(true);
+            const access = new AccessReviewCache(subjectAccessReviewer(api.kubeConfig(), metrics), {
+                allowedTtlMs: 60_000,
+                deniedTtlMs: 10_000,
+            });
+            const handler = new AdmissionHandler({ cluster: scoped, access, metrics, logger: logs.logger, lookupTimeoutMs: 2000 });
+            const other = JSON.parse((await handler.handle(review("a1", { "subscription.openshift.io/inject-bundle": "local" }))).body);
+            expect(other.response).toMatchObject({ allowed: true, status: { message: "injected Bundle local, ClusterBundle cluster" } });
+            const requested = JSON.parse(
+                (await handler.handle(review("b1", { "subscription.openshift.io/inject-bundle": "own" }, "team-b"))).body,
+            );
+            const why =
+                "the webhook may not read secrets in namespace team-b (its service account needs list and watch secrets in namespace team-b)";
+            expect(requested.response).toMatchObject({
+                allowed: false,
+                status: {
+                    code: 403,
+                    message: `Bundle "own" references Secret team-b/own-entitlement: ${why} (grant it with a Role and RoleBinding for the webhook's service account: docs/subscriptions.md, "Teams' own Bundles")`,
+                },
+            });
+            const plain = await handler.handle(review("b2", {}, "team-b"));
+            expect(plain.status).toBe(200);
+            expect(JSON.parse(plain.body).response).toMatchObject({
+                allowed: true,
+                warnings: [
+                    `always-inject Bundle "everywhere" not injected: Bundle "everywhere" references Secret team-b/own-entitlement: ${why} (grant it with a Role and RoleBinding for the webhook's service account: docs/subscriptions.md, "Teams' own Bundles")`,
+                ],
+                status: { message: "injected ClusterBundle cluster" },
+            });
+            const warnings = logs.lines.map((line) => JSON.parse(line)).filter((line) => line.msg.startsWith("key cache cannot sync"));
+            expect(warnings.map((line) => [line.namespace, line.resource, line.permission])).toEqual([
+                ["team-b", "secrets", "list and watch secrets in namespace team-b"],
+            ]);
+            const gauge = (await metrics.keyCacheSynced.get()).values.map((value) => [
+                value.labels.namespace,
+                value.labels.resource,
+                value.value,
+            ]);
+            expect(gauge).toContainEqual(["team-b", "secrets", 0]);
+            expect(gauge).toContainEqual(["team-a", "secrets", 1]);
+            expect((await metrics.skippedBundles.get()).values).toEqual([
+                { labels: { kind: "Bundle", bundle: "team-b/everywhere" }, value: 1 },
+            ]);
+        } finally {
+            scoped.stop();
+        }
     });
 
     describe("admissions in steady state", () => {
@@ -253,16 +318,17 @@ describe("cluster state from list + watch against a stand-in API (real @kubernet
             ]);
         });
 
-        test("GIVEN the review API fails WHEN a ClusterBundle applies THEN the pod is denied as retryable and the failure is not cached", async () => {
+        test("GIVEN the review API fails WHEN a ClusterBundle applies THEN the call fails (HTTP 503, failurePolicy applies) and the failure is not cached", async () => {
             api.failReviewsWith = 500;
             const access = new AccessReviewCache(subjectAccessReviewer(api.kubeConfig(), metrics), {
                 allowedTtlMs: 60_000,
                 deniedTtlMs: 10_000,
             });
             const handler = new AdmissionHandler({ cluster: state, access, metrics, logger: logs.logger, lookupTimeoutMs: 2000 });
-            const failed = JSON.parse((await handler.handle(review("f1", {}))).body);
-            expect(failed.response.status).toMatchObject({ code: 503, reason: "ServiceUnavailable" });
-            expect(failed.response.status.message).toContain("SubjectAccessReview failed: status 500");
+            const failed = await handler.handle(review("f1", {}));
+            expect(failed).toMatchObject({ status: 503, outcome: "failed" });
+            expect(JSON.parse(failed.body)).toMatchObject({ kind: "Status", code: 503, reason: "ServiceUnavailable" });
+            expect(JSON.parse(failed.body).message).toContain("SubjectAccessReview failed: status 500");
             api.failReviewsWith = undefined;
             const recovered = JSON.parse((await handler.handle(review("f2", {}))).body);
             expect(recovered.response.allowed).toBe(true);
@@ -287,7 +353,7 @@ describe("cold starts and API server restarts (issue 14 point 7: never a final a
         return () => informers.every((name) => lines.some((line) => line.includes(`"informer":"${name}"`) && /failed/.test(line)));
     }
 
-    test("GIVEN the API is down when the webhook starts WHEN pods are admitted THEN each gets a retryable 503 naming the unsynced caches, readiness stays false and the denials are counted; once the API is up the same pods are injected", async () => {
+    test("GIVEN the API is down when the webhook starts WHEN pods are admitted THEN each call fails with HTTP 503 naming the unsynced caches (never allowed: false), readiness stays false and the denials are counted; once the API is up the same pods are injected", async () => {
         const api = new FakeKubeApi();
         await api.start();
         const port = api.port;
@@ -307,19 +373,22 @@ describe("cold starts and API server restarts (issue 14 point 7: never a final a
                 failuresLogged(logs.lines, ["bundles", "clusterbundles"]),
                 "both bundle informers to fail against the unreachable API",
             );
-            const named = JSON.parse((await handler.handle(review("cold-named", annotations))).body);
-            const unannotated = JSON.parse((await handler.handle(review("cold-plain", {}))).body);
+            const named = await handler.handle(review("cold-named", annotations));
+            const unannotated = await handler.handle(review("cold-plain", {}));
             const expected = {
-                allowed: false,
-                status: {
+                status: 503,
+                outcome: "failed",
+                body: JSON.stringify({
+                    kind: "Status",
+                    apiVersion: "v1",
                     status: "Failure",
                     code: 503,
                     reason: "ServiceUnavailable",
                     message: "the webhook's caches are not synced yet (bundles, clusterbundles); retry",
-                },
+                }),
             };
-            expect(named.response).toEqual({ uid: "cold-named", ...expected });
-            expect(unannotated.response).toEqual({ uid: "cold-plain", ...expected });
+            expect(named).toEqual(expected);
+            expect(unannotated).toEqual(expected);
             expect(state.synced()).toBe(false);
             expect((await metrics.denials.get()).values.find((value) => value.labels.reason === "CacheNotSynced")?.value).toBe(2);
 

@@ -118,7 +118,8 @@ describe("graceful shutdown with keep-alive connections pooled by the client (as
                 keySets({ "Secret/team-a/local-entitlement": ["tls.pem"], "Secret/held/local-entitlement": ["tls.pem"] }),
             ),
             // The key cache of "held" syncs when the test says so: a request there is in flight for as long as the test needs.
-            whenKeysSynced: (namespaces: { Secret: Set<string> }) => (namespaces.Secret.has("held") ? (held++, released) : undefined),
+            whenKeysSynced: (namespaces: { Secret: Map<string, Set<string>> }) =>
+                namespaces.Secret.has("held") ? (held++, released) : undefined,
         };
         const handler = new AdmissionHandler({ cluster, access: staticAccess(new Map()), metrics, logger, lookupTimeoutMs: 1000 });
         // A shutdown timeout longer than jest's own: the test passes only if the server exits once drained.

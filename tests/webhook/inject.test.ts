@@ -579,6 +579,124 @@ describe("ephemeral containers added through pods/ephemeralcontainers", () => {
     });
 });
 
+describe("always-inject bundles that cannot be used (issue 27 point 4)", () => {
+    const orphan = bundle("team-a", "orphan", { generation: 5, alwaysInject: true, entitlements: ["deleted-entitlement"] });
+    const unreadable = {
+        ...teamKeys,
+        unreadable: (kind: string, namespace: string, name: string) =>
+            name === "local-entitlement" ? `the webhook may not read ${kind} ${namespace}/${name}` : undefined,
+    };
+
+    test("GIVEN an always-inject Bundle whose Secret was deleted WHEN a pod that asked for nothing is decided THEN it is admitted unchanged with a warning and the bundle is reported skipped", () => {
+        const decision = decideInjection(input(pod(), { bundles: byName([orphan]), keys: teamKeys }));
+        expect(decision).toEqual({
+            allowed: true,
+            patch: [],
+            warnings: [
+                'always-inject Bundle "orphan" not injected: referenced Secret not found: Secret team-a/deleted-entitlement (referenced by Bundle "orphan")',
+            ],
+            injected: { bundles: {}, clusterBundles: {} },
+            skipped: [{ kind: "Bundle", bundle: "team-a/orphan" }],
+        });
+    });
+
+    test("GIVEN the same orphan and a requested usable Bundle WHEN decided THEN the requested one is injected alone and the orphan only warns", () => {
+        const original = pod({ annotations: { [ANNOTATIONS.injectBundle]: "local" } });
+        const decision = admitted(decideInjection(input(original, { bundles: byName([orphan, local]), keys: teamKeys })));
+        expect(decision.injected).toEqual({ bundles: { local: 2 }, clusterBundles: {} });
+        expect(decision.skipped).toEqual([{ kind: "Bundle", bundle: "team-a/orphan" }]);
+        expect(patched(decision, original).spec.volumes).toContainEqual({
+            name: ENTITLEMENTS_VOLUME,
+            projected: { defaultMode: 0o644, sources: [{ secret: { name: "local-entitlement" } }] },
+        });
+    });
+
+    test("GIVEN the orphan is requested by name WHEN decided THEN the pod is denied (the pod asked for it)", () => {
+        const orphanRequested = pod({ annotations: { [ANNOTATIONS.injectBundle]: "orphan" } });
+        expect(denied(decideInjection(input(orphanRequested, { bundles: byName([orphan]), keys: teamKeys })))).toEqual({
+            reason: "ReferenceNotFound",
+            code: 404,
+            message: 'referenced Secret not found: Secret team-a/deleted-entitlement (referenced by Bundle "orphan")',
+        });
+    });
+
+    test("GIVEN an always-inject Bundle whose Secret the webhook may not read WHEN a plain pod is decided THEN it is admitted with the reason as a warning; requested, it is denied 403", () => {
+        const always = { ...local, alwaysInject: true };
+        const plain = admitted(decideInjection(input(pod(), { bundles: byName([always]), keys: unreadable })));
+        expect(plain.patch).toEqual([]);
+        expect(plain.warnings).toEqual([
+            `always-inject Bundle "local" not injected: Bundle "local" references Secret team-a/local-entitlement: the webhook may not read Secret team-a/local-entitlement (grant it with a Role and RoleBinding for the webhook's service account: docs/subscriptions.md, "Teams' own Bundles")`,
+        ]);
+        const requested = pod({ annotations: { [ANNOTATIONS.injectBundle]: "local" } });
+        expect(denied(decideInjection(input(requested, { bundles: byName([always]), keys: unreadable }))).code).toBe(403);
+    });
+
+    test("GIVEN two always-inject Bundles whose keys overlap WHEN a plain pod is decided THEN it is admitted unchanged with a warning naming the overlap", () => {
+        const clashA = bundle("team-a", "clash-a", { alwaysInject: true, entitlements: ["local-entitlement"] });
+        const clashB = bundle("team-a", "clash-b", { alwaysInject: true, entitlements: ["clash-entitlement"] });
+        const decision = admitted(decideInjection(input(pod(), { bundles: byName([clashA, clashB]), keys: teamKeys })));
+        expect(decision.patch).toEqual([]);
+        expect(decision.warnings).toEqual([
+            'always-inject bundles not injected: overlapping keys in the injected bundles: key "entitlement.pem" is in both Secret team-a/local-entitlement (Bundle "clash-a") and Secret team-a/clash-entitlement (Bundle "clash-b")',
+        ]);
+        expect(decision.skipped).toEqual([
+            { kind: "Bundle", bundle: "team-a/clash-a" },
+            { kind: "Bundle", bundle: "team-a/clash-b" },
+        ]);
+    });
+});
+
+describe("pods the webhook must not change silently (issue 27 point 5)", () => {
+    const requested = { [ANNOTATIONS.injectBundle]: "local" };
+
+    test.each([
+        ["spec.os.name windows", { os: { name: "windows" } }, "spec.os.name: windows"],
+        [
+            "a kubernetes.io/os=windows node selector",
+            { nodeSelector: { "kubernetes.io/os": "windows" } },
+            "nodeSelector kubernetes.io/os: windows",
+        ],
+    ])(
+        "GIVEN a pod asking for a Bundle with %s WHEN decided THEN it is admitted unchanged with a warning saying why",
+        (_case, spec, why) => {
+            const original = pod({ annotations: requested });
+            Object.assign(original.spec, spec);
+            expect(decideInjection(input(original, { bundles: byName([local]), keys: teamKeys }))).toEqual({
+                allowed: true,
+                patch: [],
+                warnings: [
+                    `subscription bundles not injected: the pod is for Windows nodes (${why}); the entitlement paths and the Shared Resource CSI driver are Linux-only, so its volumes could not be mounted`,
+                ],
+                injected: { bundles: {}, clusterBundles: {} },
+            });
+        },
+    );
+
+    test("GIVEN a Linux node selector WHEN decided THEN the pod is injected as usual", () => {
+        const original = pod({ annotations: requested });
+        original.spec.nodeSelector = { "kubernetes.io/os": "linux" };
+        expect(admitted(decideInjection(input(original, { bundles: byName([local]), keys: teamKeys }))).injected.bundles).toEqual({
+            local: 2,
+        });
+    });
+
+    test("GIVEN a user volume named subscription-entitlements and no injection record WHEN a Bundle is injected THEN the pod is refused naming the volume", () => {
+        const userVolume = { name: ENTITLEMENTS_VOLUME, emptyDir: {} };
+        const original = pod({ annotations: requested, volumes: [TOKEN_VOLUME, userVolume] });
+        expect(denied(decideInjection(input(original, { bundles: byName([local]), keys: teamKeys })))).toEqual({
+            reason: "MountConflict",
+            code: 409,
+            message: `the pod's volume "subscription-entitlements" has a name reserved for injected subscription volumes (subscription-entitlements, subscription-yum-repos, subscription-share-<8 hex digits>) and would be replaced; rename it`,
+        });
+    });
+
+    test("GIVEN a pod the webhook already injected (re-invocation) WHEN decided again THEN its own volume is recognised and nothing changes", () => {
+        const original = pod({ annotations: requested });
+        const once = patched(decideInjection(input(original, { bundles: byName([local]), keys: teamKeys })), original);
+        expect(admitted(decideInjection(input(once, { bundles: byName([local]), keys: teamKeys }))).patch).toEqual([]);
+    });
+});
+
 describe("a bundle with yum repositories only", () => {
     test("GIVEN a Bundle with no entitlement and one yum repository WHEN decided THEN the repository file is mounted and no warning speaks of entitlement volumes", () => {
         const yumOnly = bundle("team-a", "repos", { generation: 1, entitlements: [], yumRepositories: ["local-repo"] });

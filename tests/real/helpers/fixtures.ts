@@ -65,7 +65,7 @@ export const OLM_AGGREGATE_VIEW = "aggregate-olm-view";
 /** The objects that exist before the stack: namespaces, the shared sources, the CSI driver, the caInjection targets. */
 export function preexistingObjects(): object[] {
     const namespace = (name: string) => ({ apiVersion: "v1", kind: "Namespace", metadata: { name } });
-    // Keys differ per namespace: a pod gets both, and no key may come from two Secrets (README, "Key overlap").
+    // Keys differ per namespace: a pod gets both, and no key may come from two Secrets (docs/subscriptions.md, "Key overlap").
     const entitlement = (namespace: string, prefix: string) => ({
         apiVersion: "v1",
         kind: "Secret",

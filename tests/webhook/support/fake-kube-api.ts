@@ -54,6 +54,7 @@ interface Event {
 interface Watcher {
     plural: string;
     namespace?: string;
+    name?: string;
     response: http.ServerResponse;
 }
 
@@ -105,6 +106,12 @@ export class FakeKubeApi {
     authorize: (spec: SubjectAccessReviewSpec) => boolean = () => true;
     /** When set, SubjectAccessReview creates answer with this HTTP status. */
     failReviewsWith: number | undefined;
+    /**
+     * RBAC of the caller for lists and watches: given the request's path and its name field
+     * selector (as the API server's request info names a `metadata.name=` selected list), false
+     * answers 403 Forbidden. Default: everything allowed.
+     */
+    mayList: (path: string, name: string | undefined) => boolean = () => true;
     /** ValidatingAdmissionPolicies enforced on create (POST) and update (PUT), as an API server does. */
     admissionPolicies: AdmissionPolicy[] = [];
     url = "";
@@ -205,7 +212,11 @@ export class FakeKubeApi {
     private emit(event: Event): void {
         this.history.push(event);
         for (const watcher of this.watchers) {
-            if (watcher.plural === event.plural && (!watcher.namespace || watcher.namespace === event.object.metadata.namespace)) {
+            if (
+                watcher.plural === event.plural &&
+                (!watcher.namespace || watcher.namespace === event.object.metadata.namespace) &&
+                (watcher.name === undefined || watcher.name === event.object.metadata.name)
+            ) {
                 watcher.response.write(`${JSON.stringify({ type: event.type, object: event.object })}\n`);
             }
         }
@@ -237,9 +248,19 @@ export class FakeKubeApi {
             const target = this.route(url.pathname);
             if (req.method !== "GET" || !target)
                 return this.json(res, 404, { kind: "Status", apiVersion: "v1", status: "Failure", code: 404, reason: "NotFound" });
+            const name = /^metadata\.name=(.+)$/.exec(query.fieldSelector ?? "")?.[1];
+            if (!this.mayList(url.pathname, name))
+                return this.json(res, 403, {
+                    kind: "Status",
+                    apiVersion: "v1",
+                    status: "Failure",
+                    code: 403,
+                    reason: "Forbidden",
+                    message: `${target.collection.plural} is forbidden: User "system:serviceaccount:webhook" cannot list resource "${target.collection.plural}" in the namespace "${target.namespace}"`,
+                });
             if (query.watch === "true" || query.watch === "1")
-                return this.watch(target.collection, target.namespace, Number(query.resourceVersion || 0), res);
-            return this.list(target.collection, target.namespace, query, res);
+                return this.watch(target.collection, target.namespace, Number(query.resourceVersion || 0), res, name);
+            return this.list(target.collection, target.namespace, query, res, name);
         });
     }
 
@@ -306,10 +327,21 @@ export class FakeKubeApi {
         res.end(text);
     }
 
-    private list(collection: Collection, namespace: string | undefined, query: Record<string, string>, res: http.ServerResponse): void {
-        const kind = Object.keys(COLLECTIONS).find((name) => COLLECTIONS[name] === collection) as string;
+    private list(
+        collection: Collection,
+        namespace: string | undefined,
+        query: Record<string, string>,
+        res: http.ServerResponse,
+        name: string | undefined,
+    ): void {
+        const kind = Object.keys(COLLECTIONS).find((other) => COLLECTIONS[other] === collection) as string;
         const all = [...this.objects.values()]
-            .filter((object) => object.kind === kind && (!namespace || object.metadata.namespace === namespace))
+            .filter(
+                (object) =>
+                    object.kind === kind &&
+                    (!namespace || object.metadata.namespace === namespace) &&
+                    (name === undefined || object.metadata.name === name),
+            )
             .sort((a, b) =>
                 this.key(kind, a.metadata.namespace, a.metadata.name).localeCompare(this.key(kind, b.metadata.namespace, b.metadata.name)),
             );
@@ -325,7 +357,7 @@ export class FakeKubeApi {
         });
     }
 
-    private watch(collection: Collection, namespace: string | undefined, from: number, res: http.ServerResponse): void {
+    private watch(collection: Collection, namespace: string | undefined, from: number, res: http.ServerResponse, name?: string): void {
         res.writeHead(200, { "content-type": "application/json", "transfer-encoding": "chunked" });
         if (from < this.compactedBefore) {
             res.end(
@@ -333,12 +365,13 @@ export class FakeKubeApi {
             );
             return;
         }
-        const watcher: Watcher = { plural: collection.plural, namespace, response: res };
+        const watcher: Watcher = { plural: collection.plural, namespace, name, response: res };
         for (const event of this.history) {
             if (
                 event.resourceVersion > from &&
                 event.plural === collection.plural &&
-                (!namespace || event.object.metadata.namespace === namespace)
+                (!namespace || event.object.metadata.namespace === namespace) &&
+                (name === undefined || event.object.metadata.name === name)
             ) {
                 res.write(`${JSON.stringify({ type: event.type, object: event.object })}\n`);
             }

@@ -1,0 +1,62 @@
+/**
+ * Which resources the cluster serves at an API group version, from the API server's discovery
+ * document (`GET /apis/<group>/<version>`, an APIResourceList: resource names and verbs, never an
+ * object), asked with the kubeconfig and context the provider uses. A 404 means the group version
+ * is not served. Used by pre-flight checks that pick an API version, or skip an optional object,
+ * before anything is registered.
+ */
+import * as https from "node:https";
+import { type LiveConnection, kubeConfigFor } from "./object-presence";
+
+/** The resource plurals served at a group version (empty when it is not served). */
+export type ServedResources = (groupVersion: string) => Promise<ReadonlySet<string>>;
+
+/** Reads the plurals of an APIResourceList body (subresources such as `pods/status` left out). */
+export function servedPlurals(body: unknown): Set<string> {
+    const resources = (body as { resources?: unknown } | null)?.resources;
+    const names = new Set<string>();
+    if (!Array.isArray(resources)) return names;
+    for (const resource of resources) {
+        const name = (resource as { name?: unknown } | null)?.name;
+        if (typeof name === "string" && !name.includes("/")) names.add(name);
+    }
+    return names;
+}
+
+/** Asks the API server the provider talks to. */
+export function liveDiscovery(connection: LiveConnection, projectDirectory: string): ServedResources {
+    return async (groupVersion) => {
+        const config = kubeConfigFor(connection, projectDirectory);
+        const server = config.getCurrentCluster()?.server;
+        if (!server) throw new Error(`the kubeconfig has no cluster for context ${JSON.stringify(config.getCurrentContext())}`);
+        const options: https.RequestOptions = { method: "GET", headers: { Accept: "application/json" } };
+        await config.applyToHTTPSOptions(options);
+        const url = new URL(`/apis/${groupVersion}`, server);
+        const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+            const request = https.request(url, options, (response) => {
+                const chunks: Buffer[] = [];
+                response.on("data", (chunk: Buffer) => chunks.push(chunk));
+                response.on("end", () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
+                response.on("error", reject);
+            });
+            request.on("error", reject);
+            request.end();
+        });
+        if (status === 404) return new Set();
+        if (status !== 200)
+            throw new Error(`cannot read the API server's discovery of ${groupVersion}: HTTP ${status} to GET ${url.pathname}`);
+        return servedPlurals(JSON.parse(text));
+    };
+}
+
+let override: ServedResources | undefined;
+
+/** The discovery the program uses: the live one, unless a harness installed its own. */
+export function apiDiscovery(connection: LiveConnection, projectDirectory: string): ServedResources {
+    return override ?? liveDiscovery(connection, projectDirectory);
+}
+
+/** Installs (or, with undefined, removes) the harness's discovery. */
+export function setApiDiscovery(discovery: ServedResources | undefined): void {
+    override = discovery;
+}

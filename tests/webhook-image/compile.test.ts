@@ -1,0 +1,70 @@
+/**
+ * The webhook compiled at run time (components/webhook-image/compile.ts), as PKO's workspace
+ * needs it: the same JavaScript the TypeScript CLI writes with tsconfig.build.json's options
+ * (the oracle: `tsc -p` over a config that extends it, restricted to webhook/), and nothing else.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { compileApplication } from "../../components/webhook-image/compile";
+
+const ROOT = path.resolve(__dirname, "..", "..");
+const TSC = path.join(ROOT, "node_modules", ".bin", "tsc");
+
+/** Every `.js` file under `directory`, relative, with its text. */
+function javascript(directory: string): Record<string, string> {
+    const files: Record<string, string> = {};
+    const walk = (dir: string) => {
+        for (const entry of readdirSync(dir, { withFileTypes: true })) {
+            const file = path.join(dir, entry.name);
+            if (entry.isDirectory()) {
+                walk(file);
+            } else if (entry.name.endsWith(".js")) {
+                files[path.relative(directory, file)] = readFileSync(file, "utf8");
+            }
+        }
+    };
+    walk(directory);
+    return files;
+}
+
+describe("the webhook compiled at run time for a checkout nobody built", () => {
+    const temporary: string[] = [];
+    afterAll(() => temporary.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+    test("GIVEN the repository's webhook sources WHEN compiled at run time THEN the JavaScript is file for file what tsc writes with tsconfig.build.json, and only the webhook's", () => {
+        const ours = mkdtempSync(path.join(os.tmpdir(), "compile-ours-"));
+        const theirs = mkdtempSync(path.join(os.tmpdir(), "compile-tsc-"));
+        temporary.push(ours, theirs);
+        const written = compileApplication({ projectDirectory: ROOT, application: "webhook", outputDirectory: path.relative(ROOT, ours) });
+        expect(written.length).toBeGreaterThan(0);
+
+        writeFileSync(
+            path.join(theirs, "tsconfig.json"),
+            JSON.stringify({
+                extends: path.join(ROOT, "tsconfig.build.json"),
+                compilerOptions: {
+                    outDir: path.join(theirs, "out"),
+                    rootDir: ROOT,
+                    incremental: false,
+                    typeRoots: [path.join(ROOT, "node_modules", "@types")],
+                },
+                include: [path.join(ROOT, "webhook", "**", "*.ts")],
+            }),
+        );
+        const tsc = spawnSync(TSC, ["-p", path.join(theirs, "tsconfig.json")], { cwd: ROOT, encoding: "utf8" });
+        expect(tsc.stdout).toBe("");
+
+        const compiled = javascript(ours);
+        expect(compiled).toEqual(javascript(path.join(theirs, "out")));
+        expect(Object.keys(compiled).every((file) => file.startsWith(`webhook${path.sep}`))).toBe(true);
+        expect(Object.keys(compiled)).toContain(path.join("webhook", "main.js"));
+    }, 120_000);
+
+    test("GIVEN an application folder with no sources WHEN compiled THEN it fails saying so", () => {
+        expect(() => compileApplication({ projectDirectory: ROOT, application: "no-such-app", outputDirectory: "dist" })).toThrow(
+            `cannot compile no-such-app: no sources under ${path.join(ROOT, "no-such-app")}${path.sep}`,
+        );
+    });
+});

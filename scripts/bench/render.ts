@@ -24,7 +24,8 @@ const PROGRAM = path.join(ROOT, "index");
 const TINY = process.argv.includes("--tiny");
 const CLUSTER_BUNDLES = TINY ? 2 : 500;
 const BUNDLES = TINY ? 2 : 500;
-const OPERATORS = TINY ? 1 : 100;
+// Three installs at the tiny size: two of the same bundle, so the smoke run sees the per-install renames.
+const OPERATORS = TINY ? 3 : 100;
 const ROUNDS = TINY ? 1 : 7;
 
 /** Counts what the program asks of the engine; answers as a preview would, without a cluster. */
@@ -42,7 +43,7 @@ class PlainMocks implements pulumi.runtime.Mocks {
 /**
  * OPERATORS installs, each of its own bundle: the sample widget operator (AllNamespaces, with a
  * webhook) and backup operator (its own namespace), alternating, copied to a temporary directory
- * with their API group and CSV name made unique per install, since two installs may not own the
+ * with their API group, CSV name and webhook Deployment made unique per install, since two installs may not own the
  * same cluster-scoped objects.
  * None while the operator capability is absent.
  */
@@ -63,7 +64,10 @@ function operatorInstalls(workDir: string): unknown[] {
             const text = fs
                 .readFileSync(path.join(source, file), "utf8")
                 .replaceAll("samples.cluster-platform.io", `samples-${i}.cluster-platform.io`)
-                .replaceAll(`${bundle.name}.v`, `${bundle.name}-${i}.v`);
+                .replaceAll(`${bundle.name}.v`, `${bundle.name}-${i}.v`)
+                // The webhook's Deployment names its Service and that Service's cluster-scoped
+                // auth-delegator binding, which two installs may not share.
+                .replaceAll("widget-webhook", `widget-webhook-${i}`);
             fs.writeFileSync(path.join(target, file), text);
         }
         return {

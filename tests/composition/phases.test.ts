@@ -118,19 +118,29 @@ describe("the last phase closes behind it", () => {
     });
 
     test("GIVEN the declared kinds sealed WHEN a resource of a kind not recorded is declared THEN the run fails naming it (seal last)", async () => {
+        let lateError: unknown;
+        let rules: unknown;
         await pulumi.runtime.runInPulumiStack(async () => {
             const kinds = recordDeclaredKinds();
             new k8s.core.v1.ConfigMap("before", { metadata: { name: "before" } });
             kinds.seal();
             // A kind already recorded is fine after the seal; a new one is not.
             new k8s.core.v1.ConfigMap("again", { metadata: { name: "again" } });
-            expect(() => new k8s.core.v1.ServiceAccount("late", { metadata: { name: "late" } })).toThrow(
-                'kubernetes:core/v1:ServiceAccount "late" is declared after the reconcile RBAC was sealed: its kind is not in the rules PKO runs with (components/composition/phases.ts seals last)',
-            );
-            expect(await kinds.rules).toEqual([
-                { apiGroups: [""], resources: ["configmaps"], verbs: ["create", "delete", "get", "list", "patch", "update", "watch"] },
-            ]);
+            try {
+                new k8s.core.v1.ServiceAccount("late", { metadata: { name: "late" } });
+            } catch (error) {
+                lateError = error;
+            }
+            rules = await kinds.rules;
             return {};
         });
+        expect((lateError as Error | undefined)?.message).toBe(
+            'kubernetes:core/v1:ServiceAccount "late" is declared after the reconcile RBAC was sealed: its kind is not in the rules PKO runs with (components/composition/phases.ts seals last)',
+        );
+        // The ConfigMap's own verbs, and the Events the provider's await watches for every kind.
+        expect(rules).toEqual([
+            { apiGroups: [""], resources: ["configmaps"], verbs: ["create", "delete", "get", "list", "patch", "update", "watch"] },
+            { apiGroups: [""], resources: ["events"], verbs: ["get", "list", "watch"] },
+        ]);
     });
 });

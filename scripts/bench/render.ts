@@ -16,7 +16,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { flattenConfig } from "../render/config-file";
 import { CURRENT_CLUSTER_APIS } from "../render/render";
 import { setApiDiscovery } from "../../components/shared/discovery";
-import { setPresenceLookup } from "../../components/shared/object-presence";
+import { setObjectReader, setPresenceLookup } from "../../components/shared/object-presence";
 
 const ROOT = path.resolve(__dirname, "..", "..");
 const PROGRAM = path.join(ROOT, "index");
@@ -119,6 +119,8 @@ async function run(body: () => Promise<unknown>, config: Record<string, unknown>
     // The live stack's pre-flight asks the API server what exists and what it serves; answered here,
     // as the render answers them, so that no cluster is needed (and none is timed).
     setPresenceLookup(async (refs) => refs.map(() => "present" as const));
+    // A fresh cluster: none of the operators' CRDs or Deployments the upgrade checks read exists yet.
+    setObjectReader(async (refs) => refs.map(() => "absent" as const));
     setApiDiscovery(async (groupVersion) => new Set(CURRENT_CLUSTER_APIS[groupVersion] ?? []));
     const warn = console.warn;
     console.warn = () => undefined; // the program's one skipped-read warning per run is not the point here

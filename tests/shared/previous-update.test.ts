@@ -17,6 +17,7 @@ describe("the outputs the next update reads back", () => {
             "awsInstallTagKeys",
             "awsUserTagKeys",
             "certificateTrust",
+            "conversionResets",
             "installedCrds",
             "subscriptionShareGrants",
         ]);
@@ -32,7 +33,11 @@ describe("the outputs the next update reads back", () => {
             certificateTrust: { caBundle: ["ca"], servingCertificates: { "ns/secret": "pem" } },
             awsUserTagKeys: { managed: ["b"], released: ["a"] },
             awsInstallTagKeys: ["k"],
-            installedCrds: { "x.io": { owner: "operator a", onRemoval: "keep" } },
+            installedCrds: {
+                "x.io": { owner: "operator a", onRemoval: "keep" },
+                "y.io": { owner: "operator b", onRemoval: "keep", conversion: "webhook", kind: "Y" },
+            },
+            conversionResets: { "z.io": "Z" },
             subscriptionShareGrants: { cluster: { shares: ["s"], roles: ["admin"] } },
         };
         expect(parsePreviousUpdate(raw)).toEqual({ values: raw, warnings: [] });
@@ -44,6 +49,7 @@ describe("the outputs the next update reads back", () => {
             awsUserTagKeys: ["a"],
             awsInstallTagKeys: { a: 1 },
             installedCrds: { "x.io": { owner: "operator a", onRemoval: "maybe" } },
+            conversionResets: { "z.io": 1 },
             subscriptionShareGrants: { cluster: { shares: "x" } },
         });
         expect(parsed.values).toEqual({});
@@ -51,7 +57,8 @@ describe("the outputs the next update reads back", () => {
             `the previous update's certificateTrust output is not {caBundle: string[], servingCertificates: {[secret]: string}} (got {"caBundle":"x"}); CA rotation starts afresh (certificates go live at once)`,
             `the previous update's awsUserTagKeys output is not {managed: string[], released: string[]} (got ["a"]); tags removed from aws.userTags before this update will be removed from resources`,
             `the previous update's awsInstallTagKeys output is not a list of keys (got {"a":1}); install-time tags removed since will be removed from resources`,
-            `the previous update's installedCrds output is not {[crd]: {owner, onRemoval: "keep" | "delete"}} (got {"x.io":{"owner":"operator a","onRemoval":"maybe"}}); this preview cannot name the CRDs that leave the stack`,
+            `the previous update's installedCrds output is not {[crd]: {owner, onRemoval: "keep" | "delete", conversion?: "webhook", kind?}} (got {"x.io":{"owner":"operator a","onRemoval":"maybe"}}); this preview cannot name the CRDs that leave the stack`,
+            `the previous update's conversionResets output is not {[crd]: kind} (got {"z.io":1}); CRDs whose converting operator left earlier are no longer held at conversion None`,
             `the previous update's subscriptionShareGrants output is not {<bundle>: {shares: string[], roles: string[]}} (got {"cluster":{"shares":"x"}}); this preview cannot say what running pods would lose`,
         ]);
     });
@@ -66,10 +73,12 @@ describe("the outputs the next update reads back", () => {
             cluster: ClusterState.fromFile(path.join(ROOT, "tests", "fixtures", "certificates", "openshift-aws.cluster.yaml")),
         });
         expect(first.errors).toEqual([]);
+        // conversionResets is written only while a removed operator's CRDs are held at conversion None.
+        const expected = CARRIED_KEYS.filter((key) => key !== "conversionResets").sort();
         const carried = Object.keys(first.stackOutputs).filter((key) => (CARRIED_KEYS as string[]).includes(key));
-        expect(carried.sort()).toEqual([...CARRIED_KEYS].sort());
+        expect(carried.sort()).toEqual(expected);
         const next = parsePreviousUpdate(first.stackOutputs);
         expect(next.warnings).toEqual([]);
-        expect(Object.keys(next.values).sort()).toEqual([...CARRIED_KEYS].sort());
+        expect(Object.keys(next.values).sort()).toEqual(expected);
     }, 120_000);
 });

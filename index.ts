@@ -18,6 +18,7 @@ import {
 } from "./components/aws-tags";
 import { stackAwsProvider } from "./components/aws-tags/providers";
 import { Certificates } from "./components/certificates";
+import { delegatedBackendProblems } from "./components/certificates/delegated-backends";
 import { requiredCaSourceObjects } from "./components/certificates/rules";
 import {
     AwsConfig,
@@ -116,6 +117,14 @@ async function preflight(config: StackConfig): Promise<Preflight> {
         // What OLM checks before an upgrade (components/operator/upgrade.ts), against the cluster's CRDs and running operators.
         const upgrades = await upgradeProblems(operators.plans, config.operators, objectReader(connection, projectDirectory()));
         problems.push(...upgrades.problems);
+        problems.push(
+            ...(await delegatedBackendProblems(
+                config.certificates.mode,
+                config.cluster.platform,
+                config.caInjection,
+                objectReader(connection, projectDirectory()),
+            )),
+        );
         upgrades.warnings.forEach((warning) => pulumi.log.warn(warning));
         if (existing.unchecked.length > 0) {
             pulumi.log.warn(

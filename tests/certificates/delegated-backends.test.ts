@@ -38,6 +38,10 @@ const annotatedService = {
 };
 const plainService = { metadata: { name: "legacy", namespace: "team", annotations: {} } };
 
+/** service-ca mode, one entry: the APIService v1.metrics.example.io. */
+const checkMetricsApiService = (read: ReturnType<typeof fakeCluster>["read"]) =>
+    delegatedBackendProblems("service-ca", "openshift", [{ kind: "APIService", name: "v1.metrics.example.io" }], read);
+
 const VWC: CaInjectionEntry = { kind: "ValidatingWebhookConfiguration", name: "team-hooks" };
 
 describe("delegated modes: each caInjection target's backends are served by the injector's certificate", () => {
@@ -72,26 +76,12 @@ describe("delegated modes: each caInjection target's backends are served by the 
             "APIService v1.metrics.example.io": { spec: { service: { namespace: "team", name: "metrics" } } },
             "Service team/metrics": { metadata: { annotations: { "service.alpha.openshift.io/serving-cert-secret-name": "metrics-tls" } } },
         });
-        expect(
-            await delegatedBackendProblems(
-                "service-ca",
-                "openshift",
-                [{ kind: "APIService", name: "v1.metrics.example.io" }],
-                cluster.read,
-            ),
-        ).toEqual([]);
+        expect(await checkMetricsApiService(cluster.read)).toEqual([]);
     });
 
     test("GIVEN service-ca mode and an APIService whose Service does not exist WHEN checked THEN it is refused naming the Service", async () => {
         const cluster = fakeCluster({ "APIService v1.metrics.example.io": { spec: { service: { namespace: "team", name: "metrics" } } } });
-        expect(
-            await delegatedBackendProblems(
-                "service-ca",
-                "openshift",
-                [{ kind: "APIService", name: "v1.metrics.example.io" }],
-                cluster.read,
-            ),
-        ).toEqual([
+        expect(await checkMetricsApiService(cluster.read)).toEqual([
             {
                 path: "caInjection[0]",
                 message:

@@ -9,6 +9,9 @@
 import { CAPABILITY_LABEL, MANAGED_BY_LABEL, OPERATOR_LABEL, platformLabels } from "../shared/labels";
 import type { StrategyDeployment } from "./csv";
 import { podSelectorOf } from "./pod-selector";
+import type { Volume, VolumeMount } from "../shared/pod-volumes";
+
+export type { Volume, VolumeMount } from "../shared/pod-volumes";
 
 /** OLM's pod-template annotation listing the watched namespaces ("" = all). */
 export const TARGET_NAMESPACES_ANNOTATION = "olm.targetNamespaces";
@@ -39,17 +42,6 @@ export interface ProxyStatus {
 export function proxyEnvOf(status: ProxyStatus | undefined): EnvVar[] {
     const values = [status?.httpProxy, status?.httpsProxy, status?.noProxy];
     return PROXY_ENV_NAMES.map((name, i) => ({ name, value: values[i] ?? "" })).filter((e) => e.value !== "");
-}
-
-export interface Volume {
-    name: string;
-    [key: string]: unknown;
-}
-
-export interface VolumeMount {
-    name: string;
-    mountPath: string;
-    [key: string]: unknown;
 }
 
 /** Volumes and mounts that put a serving certificate where the operator expects it. */

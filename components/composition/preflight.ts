@@ -4,6 +4,7 @@
  */
 import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
+import { delegatedBackendProblems } from "../certificates/delegated-backends";
 import { requiredCaSourceObjects } from "../certificates/rules";
 import { sectionsFromPulumiConfig, StackConfig, validateStackConfig } from "../config";
 import { OperatorsPlan, planOperators, requiredClusterObjects, upgradeProblems } from "../operator";
@@ -71,6 +72,9 @@ export async function preflight(config: StackConfig): Promise<Preflight> {
         const upgrades = await upgradeProblems(operators.plans, config.operators, objectReader(connection, projectDirectory()));
         problems.push(...upgrades.problems);
         upgrades.warnings.forEach((warning) => pulumi.log.warn(warning));
+        // Delegated modes: each caInjection target's backends serve the injector's certificate (components/certificates/delegated-backends.ts).
+        const reader = objectReader(connection, projectDirectory());
+        problems.push(...(await delegatedBackendProblems(config.certificates.mode, config.cluster.platform, config.caInjection, reader)));
         if (existing.unchecked.length > 0) {
             pulumi.log.warn(
                 `not checked that these exist (no cluster to ask): ${existing.unchecked.map((r) => describeRef(r.ref)).join(", ")}`,

@@ -113,7 +113,7 @@ export function deploymentFor(input: DeploymentInput): DeploymentObject {
         [TARGET_NAMESPACES_ANNOTATION]: input.watchNamespaces.join(","),
         [OPERATOR_NAMESPACE_ANNOTATION]: input.namespace,
     };
-    const selector = podSelectorOf(input.deployment.name, input.deployment.spec.selector.matchLabels ?? {});
+    const podLabels = podSelectorOf(input.deployment.name, input.deployment.spec.selector.matchLabels ?? {});
     let podSpec = source.template.spec;
     if (input.certificate) {
         podSpec = withCertificateMount(podSpec, input.certificate);
@@ -136,13 +136,14 @@ export function deploymentFor(input: DeploymentInput): DeploymentObject {
             ...source,
             // OLM keeps one old ReplicaSet per deployment.
             revisionHistoryLimit: 1,
-            // The stack's Deployment label joins the selector, so its Service selects these pods only (pod-selector.ts).
-            selector: { ...(source.selector as Record<string, unknown>), matchLabels: selector },
+            // The CSV's selector as it is: a Deployment's selector is immutable (pod-selector.ts), so
+            // the stack's label goes on the pods only, where the webhook Service selects it.
+            selector: source.selector,
             template: {
                 ...source.template,
                 metadata: {
                     ...(source.template.metadata ?? {}),
-                    labels: { ...(source.template.metadata?.labels ?? {}), ...selector },
+                    labels: { ...(source.template.metadata?.labels ?? {}), ...podLabels },
                     annotations: sortedRecord(annotations),
                 },
                 spec: podSpec,

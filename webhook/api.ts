@@ -3,7 +3,7 @@
  * component that declares the CRDs, bundles and the webhook around it. Pure data and pure
  * functions (it imports only the name rules beside it), so the server image carries nothing of Pulumi.
  */
-import { fingerprintedName } from "./k8s-names";
+import { fingerprintedName } from "../components/shared/k8s-names";
 
 export const SUBSCRIPTION_GROUP = "subscription.openshift.io";
 export const SUBSCRIPTION_VERSION = "v1alpha1";

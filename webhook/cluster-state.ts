@@ -28,7 +28,7 @@ import { type AccessReviewSpec, type ShareRef, clusterBundleAccessReviews, descr
 import { Informer, type ListPage, describeError, errorStatus } from "./informer";
 import { clusterBundleShares } from "./mounts";
 import type { WebhookMetrics } from "./metrics";
-import { isRecord } from "./records";
+import { isRecord } from "../components/shared/records";
 
 /** What the cache keeps of a Secret or ConfigMap. */
 export interface KeyNames extends KubernetesObject {

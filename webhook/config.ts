@@ -1,6 +1,6 @@
 /** The server's configuration from environment variables, validated all at once. */
 import { WEBHOOK_CERT_DIR, WEBHOOK_SERVER } from "./api";
-import { isDns1123Label } from "./k8s-names";
+import { isDns1123Label } from "../components/shared/k8s-names";
 
 export interface ServerConfig {
     host: string;

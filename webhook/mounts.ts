@@ -22,7 +22,7 @@ import {
 import { type BundleInfo, type Denial, type KeySets, type ReferencedKind, deny, joinForMessage } from "./decision";
 import { SHARE_RESOURCES, type ShareRef } from "./driver-access";
 import { freezeJson } from "./json-patch";
-import { fingerprint, isConfigMapKey } from "./k8s-names";
+import { fingerprint, isConfigMapKey } from "../components/shared/k8s-names";
 import type { Volume, VolumeMount } from "./pod";
 
 /** Volume names the webhook owns in a pod (documented as reserved). */

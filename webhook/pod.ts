@@ -3,24 +3,14 @@
  * against them. The check copies nothing: a valid object is returned as the typed view of itself,
  * so the JSON Patch computed from it applies to exactly what the API server sent.
  */
-import { isRecord } from "./records";
+import type { Volume, VolumeMount } from "../components/shared/pod-volumes";
+import { isRecord } from "../components/shared/records";
 
-export interface VolumeMount {
-    name: string;
-    mountPath: string;
-    subPath?: string;
-    readOnly?: boolean;
-    [field: string]: unknown;
-}
+export type { Volume, VolumeMount } from "../components/shared/pod-volumes";
 
 export interface Container {
     name: string;
     volumeMounts?: VolumeMount[];
-    [field: string]: unknown;
-}
-
-export interface Volume {
-    name: string;
     [field: string]: unknown;
 }
 

@@ -5,7 +5,7 @@
 import type { InjectionDecision } from "./decision";
 import { serializePatch } from "./json-patch";
 import { type Pod, readPod } from "./pod";
-import { isRecord } from "./records";
+import { isRecord } from "../components/shared/records";
 
 export const REVIEW_VERSIONS = ["admission.k8s.io/v1", "admission.k8s.io/v1beta1"] as const;
 export type ReviewVersion = (typeof REVIEW_VERSIONS)[number];

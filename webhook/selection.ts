@@ -5,7 +5,8 @@
  */
 import { ANNOTATIONS } from "./api";
 import { type AccessDecision, type BundleInfo, type Denial, type InjectedGenerations, deny, listForMessage } from "./decision";
-import { isDns1123Subdomain } from "./k8s-names";
+import { isDns1123Subdomain } from "../components/shared/k8s-names";
+import { byEntryKey, compareText } from "../components/shared/order";
 
 export interface SelectedClusterBundle {
     bundle: BundleInfo;
@@ -64,7 +65,7 @@ function passesFilters(name: string, lists: NameLists): boolean {
 }
 
 function byName<T extends { name: string }>(a: T, b: T): number {
-    return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+    return compareText(a.name, b.name);
 }
 
 function eligible(lists: NameLists, available: ReadonlyMap<string, BundleInfo>): { chosen: Map<string, boolean>; missing: string[] } {
@@ -188,8 +189,7 @@ export function applyAccess(
 
 /** Step 10/11: the bundle-generations annotation value, sections and keys sorted, empty sections left out. */
 export function formatGenerations(generations: InjectedGenerations): string {
-    const sorted = (record: Record<string, number>) =>
-        Object.fromEntries(Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    const sorted = (record: Record<string, number>) => Object.fromEntries(Object.entries(record).sort(byEntryKey));
     const value: Partial<InjectedGenerations> = {};
     if (Object.keys(generations.bundles).length > 0) value.bundles = sorted(generations.bundles);
     if (Object.keys(generations.clusterBundles).length > 0) value.clusterBundles = sorted(generations.clusterBundles);

@@ -8,6 +8,7 @@ import { NAMESPACE_NAME_LABEL } from "../shared/label-selector";
 import { platformLabels } from "../shared/labels";
 import type { LabelSelector, SelectorRequirement } from "../shared/label-selector";
 import { WEBHOOK_CERT_MOUNT_PATHS, WebhookBackend, WebhookDefinition } from "./contract";
+import { byEntryKey } from "../shared/order";
 
 type Obj = Record<string, unknown>;
 
@@ -82,7 +83,7 @@ export function namespaceSelector(input: SelectorInput): LabelSelector | undefin
     if (excluded.length > 0) {
         expressions.push({ key: NAMESPACE_NAME_LABEL, operator: "NotIn", values: excluded });
     }
-    for (const [key, values] of Object.entries(input.excludedNamespaceLabels ?? {}).sort(([a], [b]) => a.localeCompare(b))) {
+    for (const [key, values] of Object.entries(input.excludedNamespaceLabels ?? {}).sort(byEntryKey)) {
         expressions.push({ key, operator: "NotIn", values: [...new Set(values)].sort() });
     }
     if (!matchLabels && expressions.length === 0) {

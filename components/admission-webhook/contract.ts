@@ -49,50 +49,52 @@ export interface WebhookBackend {
 
 export interface AdmissionWebhookArgs {
     /** Where requests go. */
-    backend: WebhookBackend;
+    readonly backend: WebhookBackend;
     /** The webhooks served by that backend (one configuration object per type). */
-    webhooks: WebhookDefinition[];
+    readonly webhooks: WebhookDefinition[];
     /**
      * Namespaces whose objects the webhooks see: each gets a label the namespaceSelector matches.
      * `undefined` means all namespaces (no label selector), as OLM does for AllNamespaces.
      */
-    targetNamespaces: string[] | undefined;
+    readonly targetNamespaces: string[] | undefined;
     /**
      * Namespaces the webhooks see, selected by name (`kubernetes.io/metadata.name In`, the label the
      * API server sets on every namespace), with no label written; `[]` selects no namespace.
      * Undefined: no such restriction. Used where the scope is a fixed list the stack does not
      * label, such as an AllNamespaces install confined to `rbacNamespaces` (operator/webhooks.ts).
+     * @default undefined
      */
-    namespaceNames?: string[];
-    /** Namespaces always excluded (e.g. the webhook's own and the control plane's), via `kubernetes.io/metadata.name NotIn`. */
-    excludedNamespaces?: string[];
+    readonly namespaceNames?: string[];
+    /** Namespaces always excluded (e.g. the webhook's own and the control plane's), via `kubernetes.io/metadata.name NotIn`. @default [] */
+    readonly excludedNamespaces?: string[];
     /**
      * Namespaces excluded by their labels: one `<label> NotIn <values>` expression per entry, so a
      * namespace carrying the label with one of the values is never seen (e.g. OpenShift's platform
      * namespaces, which no name prefix can select).
+     * @default {}
      */
-    excludedNamespaceLabels?: Record<string, string[]>;
+    readonly excludedNamespaceLabels?: Record<string, string[]>;
     /** Issues the CA bundle in the stack's (or the operator's) mode. */
-    certificates: CertificateIssuer;
+    readonly certificates: CertificateIssuer;
     /**
      * The serving certificate the backend's pods mount. The consumer issues it (with
      * `certificates.servingCertificate`) before it declares the Deployment, mounting it with
      * `webhookCertificateVolumes`, because the Deployment needs the mounts and the webhook
      * configurations need the Deployment.
      */
-    servingCertificate: ServingCertificate;
+    readonly servingCertificate: ServingCertificate;
     /** The backing Deployment: the webhook configurations are created only once it is ready. */
-    deployment: pulumi.Resource;
+    readonly deployment: pulumi.Resource;
     /**
      * The cluster: with a live API server each target namespace gets the selector label by a
      * server-side-apply NamespacePatch; when the provider renders YAML to a directory there is
      * nothing to patch, so the selector names the namespaces (`kubernetes.io/metadata.name In`).
      */
-    cluster: ClusterTarget;
-    /** Name of the webhook configuration object(s) (default `<namespace>.<deployment>`). */
-    configurationName?: string;
-    /** Resources that create target namespaces the stack declares itself, so labels are applied after them. */
-    targetNamespaceDependencies?: pulumi.Resource[];
+    readonly cluster: ClusterTarget;
+    /** Name of the webhook configuration object(s). @default `<namespace>.<deployment>` */
+    readonly configurationName?: string;
+    /** Resources that create target namespaces the stack declares itself, so labels are applied after them. @default [] */
+    readonly targetNamespaceDependencies?: pulumi.Resource[];
 }
 
 /**

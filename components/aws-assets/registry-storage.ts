@@ -17,9 +17,9 @@ import { TaggedAssetArgs } from "./tagged-asset";
 
 export interface ImageRegistryStorageArgs extends TaggedAssetArgs {
     /** AWS region of the bucket (part of its name). */
-    region: string;
+    readonly region: string;
     /** Whom the registry role trusts: the cluster's IAM OIDC provider (STS clusters) or one named IAM role or user. */
-    trust: RegistryTrust;
+    readonly trust: RegistryTrust;
 }
 
 /**

@@ -5,8 +5,8 @@ import { TaggedAssetArgs } from "./tagged-asset";
 
 /** The repository is `<cluster>/subscription-webhook`. */
 export interface WebhookImageRepositoryArgs extends TaggedAssetArgs {
-    /** Images kept by the lifecycle policy (default 10). */
-    imagesKept?: number;
+    /** Images kept by the lifecycle policy. @default 10 */
+    readonly imagesKept?: number;
 }
 
 /**

@@ -34,21 +34,21 @@ export const TAGGED_STORAGE_CLASS = "gp3-csi-tagged";
 
 export interface AwsTagsArgs {
     /** The cluster: on OpenShift the install-time tags are read from it, and the day-2 tags written to it, when it is live. */
-    cluster: ClusterTarget;
+    readonly cluster: ClusterTarget;
     /** AWS region of the assets. */
-    region: string;
+    readonly region: string;
     /** `aws.userTags`, validated. */
-    userTags: Record<string, string>;
+    readonly userTags: Record<string, string>;
     /** Whether what the cluster creates in AWS gets the tags too (Infrastructure spec, EBS volumes, load balancers). */
-    propagate: boolean;
+    readonly propagate: boolean;
     /** The tag key state the previous update recorded (see day2.ts); empty on the first update. */
-    previousTagKeys: TagKeyState;
+    readonly previousTagKeys: TagKeyState;
     /** The install-time tag keys earlier updates applied (see day2.ts); empty on the first update. */
-    previousInstallTagKeys: string[];
+    readonly previousInstallTagKeys: string[];
     /** Which assets to create (see `awsAssetPlan`). */
-    assets: AwsAssetPlan;
-    /** Whom the image registry role trusts; required when `assets.registryStorage`. */
-    registryTrust?: RegistryTrust;
+    readonly assets: AwsAssetPlan;
+    /** Whom the image registry role trusts; required when `assets.registryStorage`. @default none (no registry storage) */
+    readonly registryTrust?: RegistryTrust;
 }
 
 /**

@@ -13,7 +13,7 @@ import { CONFIG_NAMESPACE, formatPath, Problem } from "../shared/problems";
 import { PlannedResource } from "../aws-assets/assets";
 import { consumerFormatProblems } from "./consumers";
 import { mergeTags, PropagationFlags, propagateUserTags, propagationDeprecation, tagLimitProblem, tagValueText } from "./rules";
-import { isRecord } from "../../webhook/records";
+import { isRecord } from "../shared/records";
 
 const warningAt = (path: PropertyKey[], message: string) => `${CONFIG_NAMESPACE}:${formatPath(path)}: ${message}`;
 

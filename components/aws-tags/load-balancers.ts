@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { LOAD_BALANCER_TAGS_ANNOTATION, loadBalancerTagAnnotation, parseLoadBalancerTagAnnotation } from "./consumers";
-import { isResolvedRecord } from "../shared/records";
+import { isResolvedRecord } from "../shared/resolved-records";
 
 const SERVICE_TYPE = "kubernetes:core/v1:Service";
 

@@ -7,6 +7,7 @@
  * recognise them, then say what exactly is wrong and what is allowed.
  */
 import { describeValue, formatPath, Problem } from "../shared/problems";
+import { compareText } from "../shared/order";
 
 /** The installer's limit on user tags. */
 export const MAX_USER_TAGS = 25;
@@ -311,7 +312,7 @@ export function mergeTags(layers: TagLayers): MergedTags {
         }
     }
     const sortedKeys = Object.keys(tags).sort();
-    overrides.sort((a, b) => (a.key === b.key ? TAG_SOURCES.indexOf(a.source) - TAG_SOURCES.indexOf(b.source) : a.key < b.key ? -1 : 1));
+    overrides.sort((a, b) => (a.key === b.key ? TAG_SOURCES.indexOf(a.source) - TAG_SOURCES.indexOf(b.source) : compareText(a.key, b.key)));
     return {
         tags: Object.fromEntries(sortedKeys.map((k) => [k, tags[k]])),
         sources: Object.fromEntries(sortedKeys.map((k) => [k, sources[k]])),

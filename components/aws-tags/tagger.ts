@@ -23,15 +23,15 @@ import { InstallTags } from "./install-tags";
 import { pinToOperator, RetaggingOperator } from "./retagging";
 import { MergedTags, mergeTags, overrideWarning, resourceLabel, tagLimitProblem } from "./rules";
 import { ListTagShape, listTagsToMap, mapToListTags, tagShapeOf } from "./taggable";
-import { isResolvedRecord } from "../shared/records";
+import { isResolvedRecord } from "../shared/resolved-records";
 
 export interface ResourceTaggerArgs {
     /** `aws.userTags`. */
-    userTags: Readonly<Record<string, string>>;
+    readonly userTags: Readonly<Record<string, string>>;
     /** The install-time tags (empty when there are none or they could not be read). */
-    installTags: pulumi.Input<InstallTags>;
+    readonly installTags: pulumi.Input<InstallTags>;
     /** Keys released from `aws.userTags` and install-time keys applied before (see day2.ts): left on resources, never changed by the stack. */
-    releasedKeys: readonly string[];
+    readonly releasedKeys: readonly string[];
 }
 
 type Tags = Record<string, string>;

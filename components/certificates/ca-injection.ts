@@ -24,15 +24,15 @@ import { CaInjectionEntry, CertificateMode, describeEntry, InjectableKind } from
 
 export interface CaInjectionArgs {
     /** The existing objects (validated `caInjection` config). */
-    entries: CaInjectionEntry[];
+    readonly entries: CaInjectionEntry[];
     /** The stack's certificate mode. */
-    mode: CertificateMode;
+    readonly mode: CertificateMode;
     /** What the provider can do (reads and patches need a live cluster). */
-    cluster: ClusterTarget;
-    /** The stack's bundle (self-signed mode), made on first use. */
-    bundle?: () => BundleValue<pulumi.Output<string>>;
-    /** The self-signed issuer, for the serving certificates `caSource.issue` asks the stack to issue. */
-    issuer?: CertificateIssuer;
+    readonly cluster: ClusterTarget;
+    /** The stack's bundle (self-signed mode), made on first use. @default none: no bundle is written (the delegated modes) */
+    readonly bundle?: () => BundleValue<pulumi.Output<string>>;
+    /** The self-signed issuer, for the serving certificates `caSource.issue` asks the stack to issue. @default none: no entry may ask for one */
+    readonly issuer?: CertificateIssuer;
 }
 
 /** Resource-name form of an entry: `configmap-openshift-config-trusted-webhook-ca`. */

@@ -21,7 +21,7 @@ import {
     INJECTION_TARGETS,
     requestsInjection,
 } from "./rules";
-import { asResolvedRecord } from "../shared/records";
+import { asResolvedRecord } from "../shared/resolved-records";
 import { attributedTo } from "../shared/resource-errors";
 
 type Obj = Record<string, unknown>;

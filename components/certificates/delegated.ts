@@ -58,16 +58,16 @@ export class ServiceCaIssuer implements CertificateIssuer {
 
 export interface CertManagerIssuerArgs {
     /** The existing Issuer or ClusterIssuer that signs serving certificates. */
-    issuer: IssuerReference;
+    readonly issuer: IssuerReference;
     /** `duration` of each Certificate, in days. */
-    certValidityDays: number;
+    readonly certValidityDays: number;
     /** `renewBefore` of each Certificate, in days. */
-    renewBeforeDays: number;
+    readonly renewBeforeDays: number;
     /**
      * Read the issuer before the first Certificate that uses it, so a misspelt issuer fails
      * `pulumi preview` instead of leaving Certificates unready (live clusters only).
      */
-    verifyIssuer: boolean;
+    readonly verifyIssuer: boolean;
 }
 
 /** The cert-manager Certificate object for `request` (pure). */

@@ -12,7 +12,9 @@ import { CertManagerIssuer, ServiceCaIssuer } from "./delegated";
 import { CaInjectionEntry, CertificateOverride, CertificateSettings, effectiveCertificateSettings } from "./rules";
 import { CertificateAuthority, SelfSignedIssuer } from "./self-signed";
 import { CertificateExpiry, EXPIRY_OUTPUT } from "./expiry";
-import { TRUST_STATE_OUTPUT } from "./trust";
+import { carriedOutputs } from "../shared/previous-update";
+import { TrustState } from "./trust";
+import { byText } from "../shared/order";
 
 export * from "./contract";
 export { caBundleTransformation, injectCaBundle } from "./declared";
@@ -21,13 +23,13 @@ export { EXPIRY_OUTPUT } from "./expiry";
 
 export interface CertificatesArgs {
     /** The stack's certificate settings (validated `certificates` config). */
-    settings: CertificateSettings;
+    readonly settings: CertificateSettings;
     /** Existing objects that receive the CA bundle (validated `caInjection` config). */
-    caInjection: CaInjectionEntry[];
+    readonly caInjection: CaInjectionEntry[];
     /** The cluster: its name goes into the CA's subject; reads and patches need it live. */
-    cluster: ClusterTarget;
-    /** This stack's previous update (a StackReference to itself), read back for CA rotation. */
-    previousUpdate: pulumi.StackReference;
+    readonly cluster: ClusterTarget;
+    /** The CA trust state the previous update published (components/shared/previous-update.ts), for CA rotation. */
+    readonly previousTrust: TrustState | undefined;
 }
 
 /** The stack's issuers and CA bundle injection. */
@@ -39,6 +41,8 @@ export class Certificates extends pulumi.ComponentResource {
     private readonly issuers = new Map<string, CertificateIssuer>();
     private readonly selfSigned: SelfSignedIssuer;
     private authority?: CertificateAuthority;
+    /** Set once the stack outputs are taken: an issuer asked for later would be missing from them. */
+    private closed = false;
 
     constructor(name: string, args: CertificatesArgs, opts?: pulumi.ComponentResourceOptions) {
         super("cluster-platform:certificates:Certificates", name, {}, opts);
@@ -52,7 +56,7 @@ export class Certificates extends pulumi.ComponentResource {
                     clusterName: args.cluster.name,
                     caValidityDays: args.settings.caValidityDays,
                     renewBeforeDays: args.settings.renewBeforeDays,
-                    previousUpdate: args.previousUpdate,
+                    previousTrust: args.previousTrust,
                 },
                 { parent: this },
             ));
@@ -79,6 +83,12 @@ export class Certificates extends pulumi.ComponentResource {
 
     /** The issuer for an operator's `certificates` override (the stack's issuer without one). */
     issuerFor(override: CertificateOverride | undefined): CertificateIssuer {
+        if (this.closed) {
+            throw new pulumi.ResourceError(
+                "an issuer was asked for after the certificates' stack outputs were taken: its certificates would be missing from certificateExpiry (components/composition/phases.ts takes them last)",
+                this,
+            );
+        }
         const settings = effectiveCertificateSettings(this.settings, override);
         const key = `${settings.mode}|${settings.issuer?.kind ?? ""}|${settings.issuer?.name ?? ""}`;
         let issuer = this.issuers.get(key);
@@ -111,16 +121,18 @@ export class Certificates extends pulumi.ComponentResource {
     /**
      * Stack outputs to export: the trust state the next update reads back (only when the
      * stack's CA exists), and every certificate the stack issues or relies on with its expiry
-     * (`certificateExpiry`, when there is any). Call after every component has issued its certificates.
+     * (`certificateExpiry`, when there is any). Closes the issuers: asking for one afterwards throws.
      */
-    stackOutputs(): Record<string, pulumi.Output<unknown>> {
+    stackOutputs(): Record<string, pulumi.Input<unknown>> {
+        this.closed = true;
+        this.selfSigned.close();
         const delegated = [...this.issuers.values()].flatMap((issuer) =>
             issuer instanceof ServiceCaIssuer || issuer instanceof CertManagerIssuer ? issuer.expiry() : [],
         );
         const selfSigned = this.authority ? this.selfSigned.expiry() : pulumi.output<CertificateExpiry[]>([]);
-        const expiry = selfSigned.apply((own) => [...own, ...delegated.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))]);
+        const expiry = selfSigned.apply((own) => [...own, ...delegated.sort(byText((e) => e.name))]);
         return {
-            ...(this.authority ? { [TRUST_STATE_OUTPUT]: this.selfSigned.trustState() } : {}),
+            ...carriedOutputs({ certificateTrust: this.authority ? this.selfSigned.trustState() : undefined }),
             ...(this.authority || delegated.length > 0 ? { [EXPIRY_OUTPUT]: expiry } : {}),
         };
     }

@@ -16,7 +16,7 @@ import {
     missingSourceProblem,
     requestsInjection,
 } from "./rules";
-import { asRecord } from "../../webhook/records";
+import { asRecord } from "../shared/records";
 
 /** The two spellings of one bundle: PEM text (ConfigMaps) and base64 of it (`caBundle` fields). */
 export interface BundleValue<V> {

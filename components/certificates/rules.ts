@@ -4,7 +4,7 @@
  */
 import type { RequiredObject } from "../shared/object-presence";
 import { describeValue, formatPath, Problem } from "../shared/problems";
-import { asRecord } from "../../webhook/records";
+import { asRecord } from "../shared/records";
 
 /** service-ca's injection request annotations (seed 001). */
 export const INJECT_CABUNDLE_ALPHA = "service.alpha.openshift.io/inject-cabundle";

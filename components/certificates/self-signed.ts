@@ -7,7 +7,7 @@
  * with the CA: a small "rotation clock" certificate with the CA's validity is the key's
  * `replacementTrigger` (the CA certificate itself cannot be, it depends on the key).
  * Rotation without downtime is `trust.ts`: the stack reads back what it published last time
- * through a StackReference to itself.
+ * (components/shared/previous-update.ts).
  */
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
@@ -23,11 +23,10 @@ import {
     bundleBase64,
     bundlePem,
     certificateToServe,
-    parseTrustState,
+    checkTrustState,
     publishedBundle,
     rotationStatus,
     servingCertificateHash,
-    TRUST_STATE_OUTPUT,
     TrustState,
 } from "./trust";
 
@@ -36,13 +35,13 @@ const ORGANIZATION = "cluster-platform";
 
 export interface CertificateAuthorityArgs {
     /** The cluster's name, in the CA's subject so CAs of different clusters are told apart. */
-    clusterName: string;
+    readonly clusterName: string;
     /** Validity of the CA certificate, in days. */
-    caValidityDays: number;
+    readonly caValidityDays: number;
     /** Re-issue the CA (with a new key) this many days before it expires. */
-    renewBeforeDays: number;
-    /** This stack's previous update (a StackReference to itself), for the trust state it published. */
-    previousUpdate: pulumi.StackReference;
+    readonly renewBeforeDays: number;
+    /** The trust state the previous update published (its shape checked), if any. */
+    readonly previousTrust: TrustState | undefined;
 }
 
 /** The stack's CA, and the trust state it publishes. */
@@ -96,9 +95,9 @@ export class CertificateAuthority extends pulumi.ComponentResource {
         this.certificatePem = certificate.certPem;
         this.privateKeyPem = pulumi.secret(key.privateKeyPem);
         // The certificate parsing below can throw (node:crypto); such an error names this component.
-        this.previous = args.previousUpdate.getOutput(TRUST_STATE_OUTPUT).apply((value) =>
+        this.previous = pulumi.output(args.previousTrust).apply((value) =>
             attributedTo(this, () => {
-                const { state, warning } = parseTrustState(value);
+                const { state, warning } = checkTrustState(value);
                 if (warning) {
                     pulumi.log.warn(warning, this);
                 }
@@ -124,13 +123,13 @@ export class CertificateAuthority extends pulumi.ComponentResource {
 
 export interface SelfSignedIssuerArgs {
     /** The stack's CA, made on first use (a stack without webhooks needs none). */
-    authority: () => CertificateAuthority;
+    readonly authority: () => CertificateAuthority;
     /** Validity of each serving certificate, in days. */
-    certValidityDays: number;
+    readonly certValidityDays: number;
     /** Renew a serving certificate this many days before it expires. */
-    renewBeforeDays: number;
+    readonly renewBeforeDays: number;
     /** The cluster: when the provider renders YAML to a directory, a Secret's key is written there in plaintext. */
-    cluster: ClusterTarget;
+    readonly cluster: ClusterTarget;
 }
 
 /** The warning for a serving Secret that a directory render would write out with its private key. */
@@ -142,11 +141,24 @@ export function plaintextKeyWarning(secret: string): string {
 export class SelfSignedIssuer implements CertificateIssuer {
     readonly mode = "self-signed" as const;
     private readonly served = new Map<string, pulumi.Output<string>>();
+    /** Set once the trust state and expiry are taken: a certificate issued later would be missing from them. */
+    private closed = false;
 
     constructor(private readonly args: SelfSignedIssuerArgs) {}
 
+    /** Ends issuing: the stack outputs (trust state, expiry) are being taken. */
+    close(): void {
+        this.closed = true;
+    }
+
     servingCertificate(request: ServingCertificateRequest, parent: pulumi.Resource): ServingCertificate {
         const secretKey = `${request.namespace}/${request.secretName}`;
+        if (this.closed) {
+            throw new pulumi.ResourceError(
+                `serving certificate ${secretKey} is issued after the certificates' stack outputs were taken: the next update would not know it (components/composition/phases.ts takes them last)`,
+                parent,
+            );
+        }
         if (this.served.has(secretKey)) {
             throw new pulumi.ResourceError(
                 `serving certificate ${secretKey} is issued twice (resource prefix ${request.resourcePrefix})`,

@@ -16,45 +16,30 @@
  * A CA renewal therefore takes three updates: publish new + previous CA (certificates held),
  * roll the certificates signed by the new CA (bundle unchanged), drop the previous CA.
  *
- * No Pulumi imports: node:crypto only.
+ * No Pulumi imports: node:crypto only (and a type).
  */
 import { createHash, X509Certificate } from "node:crypto";
+import type { Carried } from "../shared/previous-update";
 
-/** What the stack remembers of its last update: its `certificateTrust` stack output. */
-export interface TrustState {
-    /** The CA certificates (PEM) the bundle held, current CA first. */
-    caBundle: string[];
-    /** The certificate (PEM) each serving Secret held, by `<namespace>/<secret>`. */
-    servingCertificates: Record<string, string>;
-}
+/** What the stack remembers of its last update: its `certificateTrust` stack output (components/shared/previous-update.ts). */
+export type TrustState = Carried["certificateTrust"];
 
-/** The stack output that carries the TrustState from one update to the next. */
-export const TRUST_STATE_OUTPUT = "certificateTrust";
-
-/** Reads a previous TrustState; anything else (no previous update, or an edited output) is reported, not trusted. */
-export function parseTrustState(value: unknown): { state?: TrustState; warning?: string } {
-    if (value === undefined || value === null) {
+/**
+ * The previous TrustState if every certificate in it parses; one that does not is reported, not
+ * trusted. (Its shape is checked where it is read, components/shared/previous-update.ts.)
+ */
+export function checkTrustState(state: TrustState | undefined): { state?: TrustState; warning?: string } {
+    if (state === undefined) {
         return {};
     }
-    const candidate = value as Partial<TrustState>;
-    const bundleOk = Array.isArray(candidate.caBundle) && candidate.caBundle.every((pem) => typeof pem === "string");
-    const certsOk =
-        typeof candidate.servingCertificates === "object" &&
-        candidate.servingCertificates !== null &&
-        Object.values(candidate.servingCertificates).every((pem) => typeof pem === "string");
-    if (!bundleOk || !certsOk) {
-        return {
-            warning: `the previous update's ${TRUST_STATE_OUTPUT} output is not {caBundle: string[], servingCertificates: {[secret]: string}}; CA rotation starts afresh (certificates go live at once)`,
-        };
-    }
     try {
-        [...candidate.caBundle!, ...Object.values(candidate.servingCertificates!)].forEach((pem) => new X509Certificate(pem));
+        [...state.caBundle, ...Object.values(state.servingCertificates)].forEach((pem) => new X509Certificate(pem));
     } catch (error) {
         return {
-            warning: `the previous update's ${TRUST_STATE_OUTPUT} output holds a certificate that does not parse (${(error as Error).message}); CA rotation starts afresh`,
+            warning: `the previous update's certificateTrust output holds a certificate that does not parse (${(error as Error).message}); CA rotation starts afresh`,
         };
     }
-    return { state: { caBundle: [...candidate.caBundle!], servingCertificates: { ...candidate.servingCertificates! } } };
+    return { state: { caBundle: [...state.caBundle], servingCertificates: { ...state.servingCertificates } } };
 }
 
 function sameCertificate(a: X509Certificate, b: X509Certificate): boolean {

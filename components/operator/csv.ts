@@ -147,7 +147,6 @@ const csvSchema = z.object({
     }),
 });
 
-export type PolicyRule = z.output<typeof policyRuleSchema>;
 export type Permission = z.output<typeof permissionSchema>;
 export type StrategyDeployment = z.output<typeof strategyDeploymentSchema>;
 export type DeploymentSpec = z.output<typeof deploymentSpecSchema>;

@@ -11,6 +11,9 @@ import type { StrategyDeployment } from "./csv";
 import { overridesProxy, withPodOverrides } from "./pod-overrides";
 import { podSelectorOf } from "./pod-selector";
 import type { PodOverridesConfig } from "../config/schema";
+import type { Volume, VolumeMount } from "../shared/pod-volumes";
+
+export type { Volume, VolumeMount } from "../shared/pod-volumes";
 
 /** OLM's pod-template annotation listing the watched namespaces ("" = all). */
 export const TARGET_NAMESPACES_ANNOTATION = "olm.targetNamespaces";
@@ -41,17 +44,6 @@ export interface ProxyStatus {
 export function proxyEnvOf(status: ProxyStatus | undefined): EnvVar[] {
     const values = [status?.httpProxy, status?.httpsProxy, status?.noProxy];
     return PROXY_ENV_NAMES.map((name, i) => ({ name, value: values[i] ?? "" })).filter((e) => e.value !== "");
-}
-
-export interface Volume {
-    name: string;
-    [key: string]: unknown;
-}
-
-export interface VolumeMount {
-    name: string;
-    mountPath: string;
-    [key: string]: unknown;
 }
 
 /** Volumes and mounts that put a serving certificate where the operator expects it. */
@@ -125,7 +117,7 @@ export function deploymentFor(input: DeploymentInput): DeploymentObject {
         [TARGET_NAMESPACES_ANNOTATION]: input.watchNamespaces.join(","),
         [OPERATOR_NAMESPACE_ANNOTATION]: input.namespace,
     };
-    const selector = podSelectorOf(input.deployment.name, input.deployment.spec.selector.matchLabels ?? {});
+    const podLabels = podSelectorOf(input.deployment.name, input.deployment.spec.selector.matchLabels ?? {});
     let podSpec = source.template.spec;
     if (input.certificate) {
         podSpec = withCertificateMount(podSpec, input.certificate);
@@ -151,13 +143,14 @@ export function deploymentFor(input: DeploymentInput): DeploymentObject {
             ...source,
             // OLM keeps one old ReplicaSet per deployment.
             revisionHistoryLimit: 1,
-            // The stack's Deployment label joins the selector, so its Service selects these pods only (pod-selector.ts).
-            selector: { ...(source.selector as Record<string, unknown>), matchLabels: selector },
+            // The CSV's selector as it is: a Deployment's selector is immutable (pod-selector.ts), so
+            // the stack's label goes on the pods only, where the webhook Service selects it.
+            selector: source.selector,
             template: {
                 ...source.template,
                 metadata: {
                     ...(source.template.metadata ?? {}),
-                    labels: { ...(source.template.metadata?.labels ?? {}), ...selector },
+                    labels: { ...(source.template.metadata?.labels ?? {}), ...podLabels },
                     annotations: sortedRecord(annotations),
                 },
                 spec: podSpec,

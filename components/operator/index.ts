@@ -28,20 +28,25 @@ export type { OperatorPlan, OperatorsPlan } from "./plan";
 
 export interface OperatorsArgs {
     /** The pre-flight plans (`planOperators`), in config order. */
-    plans: OperatorPlan[];
+    readonly plans: OperatorPlan[];
     /** The `olm` config section: the RBAC toggles and manageOLMConfig. */
-    olm: OlmConfig;
+    readonly olm: OlmConfig;
     /** The cluster: whether OLMConfig can be patched. */
-    cluster: ClusterTarget;
+    readonly cluster: ClusterTarget;
     /** The certificate issuer for an operator (its `certificates` override, or the stack's). */
-    issuerFor: (operator: OperatorConfig) => CertificateIssuer;
+    readonly issuerFor: (operator: OperatorConfig) => CertificateIssuer;
     /**
      * A Kubernetes provider that adopts objects that already exist (`upsertExistingObjects`),
      * used only for OLM's own aggregate roles, which every cluster running OLM already has.
      */
-    adoptingProvider: k8s.Provider;
+    readonly adoptingProvider: k8s.Provider;
 }
 
+/**
+ * `cluster-platform:operator:Operators`: every planned operator install (`OperatorInstall`), OLM's
+ * aggregate roles through the adopting provider, `OLMConfig/cluster` when managed, and on
+ * OpenShift the pre-flight reads of Proxy `cluster` and the OperatorCondition CRD.
+ */
 export class Operators extends pulumi.ComponentResource {
     /** The installs, by operator name. */
     readonly installs: Record<string, OperatorInstall> = {};

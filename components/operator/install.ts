@@ -17,21 +17,26 @@ import { WebhookServing } from "./serving";
 
 export interface OperatorInstallArgs {
     /** The pre-flight plan of this install. */
-    plan: OperatorPlan;
+    readonly plan: OperatorPlan;
     /** Issues this operator's serving certificates and CA bundles (its override or the stack's mode). */
-    certificates: CertificateIssuer;
+    readonly certificates: CertificateIssuer;
     /** The cluster: whether patches of existing objects can be applied. */
-    cluster: ClusterTarget;
+    readonly cluster: ClusterTarget;
     /** Resources that must exist first (the operator's Namespace when the stack creates it). */
-    namespaceDependencies: pulumi.Resource[];
-    /** The cluster-wide proxy variables (OpenShift), read before; undefined when there is none to read. */
-    proxyEnv?: pulumi.Output<EnvVar[]>;
-    /** Set where the cluster serves OperatorConditions: the pre-flight read the OperatorCondition waits for. */
-    operatorConditionDependencies?: pulumi.Resource[];
+    readonly namespaceDependencies: pulumi.Resource[];
+    /** The cluster-wide proxy variables (OpenShift), read before. @default none: no proxy variables (nothing to read) */
+    readonly proxyEnv?: pulumi.Output<EnvVar[]>;
+    /** Set where the cluster serves OperatorConditions: the pre-flight read the OperatorCondition waits for. @default none: no OperatorCondition */
+    readonly operatorConditionDependencies?: pulumi.Resource[];
 }
 
 type Manifest = Record<string, unknown> & { metadata: Record<string, unknown>; spec: Record<string, unknown> };
 
+/**
+ * `cluster-platform:operator:OperatorInstall`: one operator from its plan: CRDs, ServiceAccounts,
+ * RBAC, then per deployment in CSV order its serving certificate, Deployment, webhooks and owned
+ * APIServices, and the OperatorCondition.
+ */
 export class OperatorInstall extends pulumi.ComponentResource {
     /** The Deployments, in CSV order. */
     readonly deployments: k8s.apps.v1.Deployment[] = [];

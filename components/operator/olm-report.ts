@@ -11,6 +11,7 @@
  */
 import { MANAGED_BY_LABEL, platformLabels } from "../shared/labels";
 import { OLM_AGGREGATE_ROLE_NAMES, OlmToggles, OPERATOR_GROUP_AGGREGATION_PREFIX } from "./rbac";
+import { compareText } from "../shared/order";
 
 export const OLM_OWNER_LABEL = "olm.owner";
 export const OLM_OWNER_NAMESPACE_LABEL = "olm.owner.namespace";
@@ -67,7 +68,7 @@ export function olmToggleFindings(items: readonly ListedRole[], toggles: OlmTogg
             });
         }
     }
-    return findings.sort((a, b) => a.toggle.localeCompare(b.toggle) || a.clusterRole.localeCompare(b.clusterRole));
+    return findings.sort((a, b) => compareText(a.toggle, b.toggle) || compareText(a.clusterRole, b.clusterRole));
 }
 
 /** The report's lines: one per finding, or a line saying there is none. */

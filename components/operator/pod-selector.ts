@@ -7,6 +7,15 @@
  * many operators, so in a shared namespace (`openshift-operators`) that Service also selects
  * other operators' pods, whose certificates name other Services. A Deployment's name is unique in
  * its namespace, so the added label makes the selector unique.
+ *
+ * The label goes on the pod template and the Service selector only; the Deployment's own
+ * `spec.selector` stays the CSV's. A Deployment's selector is immutable under apps/v1
+ * (kubernetes `pkg/registry/apps/deployment/strategy.go`, `ValidateUpdate`: "field is
+ * immutable"), so changing it would make every existing operator Deployment a replacement
+ * (pulumi-kubernetes `provider/pkg/provider/diff.go`, `forceNew`: a Deployment's `.spec.selector`), with its pods gone meanwhile; pod labels are
+ * mutable, so adding one is a rolling update. The selector still matches the pods (a superset of
+ * its labels), and the Deployment's ReplicaSets carry their own pod-template-hash, so the extra
+ * label changes nothing in what the Deployment owns.
  */
 import { DEPLOYMENT_LABEL } from "../shared/labels";
 import { contentHash } from "./names";
@@ -22,7 +31,7 @@ export function deploymentLabelValue(deploymentName: string): string {
     return `${deploymentName.slice(0, MAX_LABEL_VALUE - hash.length - 1).replace(/[.-]+$/, "")}-${hash}`;
 }
 
-/** The Deployment's selector, pod labels and Service selector: the CSV's matchLabels and the Deployment's own label. */
+/** The pod template's selected labels and the Service selector: the CSV's matchLabels and the Deployment's own label. */
 export function podSelectorOf(deploymentName: string, matchLabels: Readonly<Record<string, string>>): Record<string, string> {
     return { ...matchLabels, [DEPLOYMENT_LABEL]: deploymentLabelValue(deploymentName) };
 }

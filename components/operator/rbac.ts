@@ -11,7 +11,8 @@
  */
 import { GENERATED_BY_LABEL, OPERATOR_LABEL, platformLabels } from "../shared/labels";
 import { aggregationLabel } from "../shared/rbac";
-import type { Permission, PolicyRule } from "./csv";
+import type { PolicyRule } from "../shared/rbac";
+import type { Permission } from "./csv";
 import { fnv64a, goJsonString, olmRbacName, permissionGoJson } from "./names";
 
 export const RBAC_API_VERSION = "rbac.authorization.k8s.io/v1";

@@ -21,24 +21,24 @@ import { webhookGenerationTransformation } from "./webhook-gate";
 import { ConversionPlan, DeploymentWebhooks, webhookCertSecretName, webhookScopeOf, webhookServiceNameOf } from "./webhooks";
 
 export interface WebhookServingArgs {
-    operator: string;
-    namespace: string;
-    deploymentName: string;
-    certificates: CertificateIssuer;
-    parent: pulumi.Resource;
+    readonly operator: string;
+    readonly namespace: string;
+    readonly deploymentName: string;
+    readonly certificates: CertificateIssuer;
+    readonly parent: pulumi.Resource;
 }
 
 export interface DeclareWebhooksArgs {
-    plan: OperatorPlan;
+    readonly plan: OperatorPlan;
     /** The deployment's Service backend. */
-    backend: WebhookBackend;
+    readonly backend: WebhookBackend;
     /** Its webhooks, when it serves any (else only the Service is declared). */
-    webhooks: DeploymentWebhooks | undefined;
-    deployment: k8s.apps.v1.Deployment;
-    generation: k8s.core.v1.ConfigMap;
-    cluster: ClusterTarget;
+    readonly webhooks: DeploymentWebhooks | undefined;
+    readonly deployment: k8s.apps.v1.Deployment;
+    readonly generation: k8s.core.v1.ConfigMap;
+    readonly cluster: ClusterTarget;
     /** Target namespaces the stack itself creates (the operator's own), labelled after them. */
-    namespaceDependencies: pulumi.Resource[];
+    readonly namespaceDependencies: pulumi.Resource[];
 }
 
 /** One webhook backend of an operator install. */

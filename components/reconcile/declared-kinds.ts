@@ -2,7 +2,9 @@
  * What the program declares, recorded while it runs: a stack transformation (registered before
  * the first resource; legacy transformations run in the SDK, under the engine and under mocks
  * alike) notes the Kubernetes kind and use of every custom resource, and `seal()` turns them
- * into the ClusterRole rules once every component has been constructed.
+ * into the ClusterRole rules once every component has been constructed. A kind first declared
+ * after the seal would be missing from the rules (PKO's run would be forbidden to manage it), so it
+ * fails the run instead, naming the resource.
  */
 import * as pulumi from "@pulumi/pulumi";
 import { KindUse, kindUseOfToken, PolicyRule, reconcileRules } from "./rbac";
@@ -16,16 +18,27 @@ export interface DeclaredKinds {
 
 export function recordDeclaredKinds(): DeclaredKinds {
     const uses = new Map<string, KindUse>();
-    let seal: () => void = () => undefined;
-    const rules = new Promise<PolicyRule[]>((resolve) => {
-        seal = () => resolve(reconcileRules([...uses.values()]));
-    });
+    let sealed = false;
+    let resolveRules: (rules: PolicyRule[]) => void = () => undefined;
+    const rules = new Promise<PolicyRule[]>((resolve) => (resolveRules = resolve));
     pulumi.runtime.registerStackTransformation((args) => {
         const use = args.resource instanceof pulumi.CustomResource ? kindUseOfToken(args.type, args.opts.id !== undefined) : undefined;
-        if (use) {
-            uses.set(`${use.apiVersion}|${use.kind}|${use.use}`, use);
+        const key = use ? `${use.apiVersion}|${use.kind}|${use.use}` : undefined;
+        if (use && key && !uses.has(key)) {
+            if (sealed) {
+                throw new Error(
+                    `${args.type} ${JSON.stringify(args.name)} is declared after the reconcile RBAC was sealed: its kind is not in the rules PKO runs with (components/composition/phases.ts seals last)`,
+                );
+            }
+            uses.set(key, use);
         }
         return undefined;
     });
-    return { seal: () => seal(), rules };
+    return {
+        seal: () => {
+            sealed = true;
+            resolveRules(reconcileRules([...uses.values()]));
+        },
+        rules,
+    };
 }

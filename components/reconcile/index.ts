@@ -30,13 +30,17 @@ export type { KindUse, PolicyRule } from "./rbac";
 
 export interface ReconcileArgs {
     /** The Stack object's fields (names, source, backend, environment, schedule, inline config). */
-    stack: StackObjectArgs;
+    readonly stack: StackObjectArgs;
     /** Create the namespace the Stack and its ServiceAccount live in. */
-    createNamespace: boolean;
+    readonly createNamespace: boolean;
     /** The ClusterRole's rules: what the program declares (resolved once the program has registered its resources). */
-    rules: pulumi.Input<PolicyRule[]>;
+    readonly rules: pulumi.Input<PolicyRule[]>;
 }
 
+/**
+ * `cluster-platform:reconcile:Reconcile`: the namespace (when asked), the ServiceAccount, its
+ * ClusterRole of the recorded kinds and the binding, then the PKO `Stack` that runs this stack.
+ */
 export class Reconcile extends pulumi.ComponentResource {
     /** `<namespace>/<name>` of the PKO Stack object. */
     readonly stackObject: string;

@@ -20,9 +20,11 @@
  * `y` → `ies`; here only after a consonant, as CRD plurals such as `gateways` are), which every
  * kind this program declares follows; tests check it against every rendered object.
  */
-import { watchedFor } from "./await-watches";
+import { compareText } from "../shared/order";
+import type { PolicyRule } from "../shared/rbac";
 
-import { rulesAllow } from "../shared/rbac-power";
+export type { PolicyRule } from "../shared/rbac";
+import { watchedFor } from "./await-watches";
 
 export interface KindUse {
     /** `group/version` or `v1`. */
@@ -30,12 +32,6 @@ export interface KindUse {
     kind: string;
     /** declared: created and owned; patch: a server-side-apply `…Patch`; read: `.get` only. */
     use: "declared" | "patch" | "read";
-}
-
-export interface PolicyRule {
-    apiGroups: string[];
-    resources: string[];
-    verbs: string[];
 }
 
 const VERBS = {
@@ -86,28 +82,19 @@ export function reconcileRules(uses: ReadonlyArray<KindUse>): PolicyRule[] {
             }
         }
     }
-    const byGroupAndVerbs = new Map<string, PolicyRule>();
+    const byGroupAndVerbs = new Map<string, { group: string; verbs: string[]; resources: string[] }>();
     for (const [key, verbs] of verbsOf) {
         const [group, resource] = key.split("|");
-        const sortedVerbs = [...verbs].sort();
+        const sortedVerbs = [...verbs].sort(compareText);
         const ruleKey = `${group}|${sortedVerbs.join(",")}`;
-        const rule = byGroupAndVerbs.get(ruleKey) ?? { apiGroups: [group], resources: [], verbs: sortedVerbs };
+        const rule = byGroupAndVerbs.get(ruleKey) ?? { group, verbs: sortedVerbs, resources: [] };
         rule.resources.push(resource);
         byGroupAndVerbs.set(ruleKey, rule);
     }
-    const order = (rule: PolicyRule) => [rule.apiGroups[0], rule.verbs.join(",")];
+    // Rules by group, then by their verb lists: the order is a function of the set of uses alone.
     return [...byGroupAndVerbs.values()]
-        .map((rule) => ({ ...rule, resources: [...rule.resources].sort() }))
-        .sort((a, b) => {
-            const [ga, va] = order(a);
-            const [gb, vb] = order(b);
-            return ga !== gb ? (ga < gb ? -1 : 1) : va < vb ? -1 : va > vb ? 1 : 0;
-        });
-}
-
-/** Whether `rules` allow `verb` on `resource` in `group`, as the authorizer matches them (the shared evaluator, rbac-power.ts). */
-export function allows(rules: ReadonlyArray<PolicyRule>, group: string, resource: string, verb: string): boolean {
-    return rulesAllow(rules, { group, resource, verb });
+        .sort((a, b) => compareText(a.group, b.group) || compareText(a.verbs.join(","), b.verbs.join(",")))
+        .map((rule) => ({ apiGroups: [rule.group], resources: [...rule.resources].sort(compareText), verbs: rule.verbs }));
 }
 
 /**

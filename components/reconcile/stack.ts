@@ -24,20 +24,22 @@ export interface FluxProgramSource {
 
 export interface StackObjectArgs {
     /** metadata.name and namespace of the Stack object. */
-    name: string;
-    namespace: string;
+    readonly name: string;
+    readonly namespace: string;
     /** The fully qualified stack (`<org>/<project>/<stack>`). */
-    stack: string;
-    git?: GitProgramSource;
-    flux?: FluxProgramSource;
-    /** Backend URL (`spec.backend`); absent: the CLI's default (Pulumi Cloud). */
-    backend?: string;
+    readonly stack: string;
+    /** The program's git source (`spec.projectRepo`, ...); exactly one of git and flux. @default none (flux) */
+    readonly git?: GitProgramSource;
+    /** The program's Flux source (`spec.fluxSource`); exactly one of git and flux. @default none (git) */
+    readonly flux?: FluxProgramSource;
+    /** Backend URL (`spec.backend`). @default the CLI's default (Pulumi Cloud) */
+    readonly backend?: string;
     /** Environment variables from Secrets the admin names: `{VAR: {secret, key}}`. */
-    environment: Record<string, { secret: string; key: string }>;
-    resyncFrequencySeconds: number;
-    serviceAccountName: string;
+    readonly environment: Record<string, { secret: string; key: string }>;
+    readonly resyncFrequencySeconds: number;
+    readonly serviceAccountName: string;
     /** Stack config set inline over the checked-in config (the in-cluster cluster choice). */
-    config: Record<string, unknown>;
+    readonly config: Record<string, unknown>;
 }
 
 /** The Stack object. Keys in a stable order; nothing secret (Secrets are referenced by name). */

@@ -13,12 +13,10 @@
  * pkg/resource/deploy/step.go, DeleteStep.Apply: `else if s.old.RetainOnDelete`). So what a
  * removal does is decided by the update before it, and a program that no longer declares a CRD
  * cannot name it; the stack therefore publishes what it installed (the `installedCrds` output)
- * and reads it back on the next update, whose preview names each CRD that leaves the stack and
+ * and reads it back (components/shared/previous-update.ts) on the next update, whose preview names each CRD that leaves the stack and
  * what happens to it.
  */
-
-/** The stack output that carries the installed CRDs from one update to the next. */
-export const INSTALLED_CRDS_OUTPUT = "installedCrds";
+import { byEntryKey } from "./order";
 
 export type OnRemoval = "keep" | "delete";
 
@@ -98,32 +96,7 @@ export function installedCrds(owners: readonly CrdOwner[]): InstalledCrds {
                 ] as const,
         ),
     );
-    return Object.fromEntries(entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-}
-
-/** Reads the previous update's output; anything malformed is reported, not trusted. */
-export function parseInstalledCrds(value: unknown): { state?: InstalledCrds; warning?: string } {
-    if (value === undefined || value === null) {
-        return {};
-    }
-    const ok =
-        typeof value === "object" &&
-        !Array.isArray(value) &&
-        Object.values(value as object).every(
-            (v) =>
-                typeof v === "object" &&
-                v !== null &&
-                typeof (v as InstalledCrd).owner === "string" &&
-                ["keep", "delete"].includes((v as InstalledCrd).onRemoval) &&
-                [undefined, "webhook"].includes((v as InstalledCrd).conversion) &&
-                ["undefined", "string"].includes(typeof (v as InstalledCrd).kind),
-        );
-    if (!ok) {
-        return {
-            warning: `the previous update's ${INSTALLED_CRDS_OUTPUT} output is not {[crd]: {owner, onRemoval: "keep" | "delete", conversion?: "webhook", kind?}}; this preview cannot name the CRDs that leave the stack`,
-        };
-    }
-    return { state: value as InstalledCrds };
+    return Object.fromEntries(entries.sort(byEntryKey));
 }
 
 export interface RetentionMessages {
@@ -140,7 +113,7 @@ function byOwner(crds: InstalledCrds, onRemoval: OnRemoval): Map<string, string[
             grouped.set(crd.owner, [...(grouped.get(crd.owner) ?? []), name]);
         }
     }
-    return new Map([...grouped].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    return new Map([...grouped].sort(byEntryKey));
 }
 
 /** What the preview says about CRDs: what each owner's removal would do, and what this update does to the CRDs it drops. */
@@ -176,19 +149,8 @@ export function retentionMessages(current: InstalledCrds, previous: InstalledCrd
     return { infos, warnings };
 }
 
-/** The stack output that carries the CRDs whose conversion the stack holds at None, with their kinds. */
-export const CONVERSION_RESETS_OUTPUT = "conversionResets";
-
-/** CRD name → kind, keys sorted. */
+/** CRD name → kind: the CRDs whose conversion the stack holds at None (carried as `conversionResets`, components/shared/previous-update.ts), keys sorted. */
 export type ConversionResetState = Record<string, string>;
-
-/** Reads the previous update's `conversionResets`; anything malformed counts as none. */
-export function parseConversionResets(value: unknown): ConversionResetState {
-    if (typeof value !== "object" || value === null || Array.isArray(value)) {
-        return {};
-    }
-    return Object.fromEntries(Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === "string"));
-}
 
 /**
  * The kept CRDs whose conversion the stack holds at `strategy: None` under
@@ -206,7 +168,7 @@ export function conversionResets(
     const entries = [...Object.entries(previousResets), ...dropped.map(([name, crd]) => [name, crd.kind ?? ""] as const)].filter(
         ([name]) => current[name] === undefined,
     );
-    return Object.fromEntries(entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    return Object.fromEntries(entries.sort(byEntryKey));
 }
 
 /** The kept CRDs of the previous update that a webhook converted and this update no longer declares (the warning's subject). */

@@ -1,13 +1,52 @@
 /**
- * Kubernetes name rules. They live in `webhook/k8s-names.ts` because the admission server (built
- * and packaged on its own, without `components/`) needs the same rules; this module keeps the
- * components' import path.
+ * Kubernetes name rules (kubernetes/apimachinery pkg/util/validation/validation.go:
+ * IsDNS1123Label, IsDNS1123Subdomain, IsConfigMapKey), as pure checks, and generated-name
+ * fingerprints. A neutral module: it imports nothing, so the program, the policy packs and the
+ * admission server (whose image carries it, see components/webhook-image/index.ts
+ * WEBHOOK_INPUT_PATHS) all import it.
  */
-export {
-    DNS1123_LABEL_PATTERN,
-    DNS1123_LABEL_RULE,
-    DNS1123_SUBDOMAIN_PATTERN,
-    DNS1123_SUBDOMAIN_RULE,
-    isDns1123Label,
-    isDns1123Subdomain,
-} from "../../webhook/k8s-names";
+
+/** The patterns as regular-expression source, for OpenAPI schemas (CRDs) that check the same rules. */
+export const DNS1123_LABEL_PATTERN = "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$";
+export const DNS1123_SUBDOMAIN_PATTERN = "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$";
+const DNS1123_LABEL = new RegExp(DNS1123_LABEL_PATTERN);
+const DNS1123_SUBDOMAIN = new RegExp(DNS1123_SUBDOMAIN_PATTERN);
+
+export const DNS1123_LABEL_RULE =
+    "must be a DNS-1123 label: at most 63 lowercase letters, digits or '-', starting and ending with a letter or digit";
+export const DNS1123_SUBDOMAIN_RULE =
+    "must be a DNS-1123 subdomain: at most 253 lowercase letters, digits, '-' or '.', each dot-separated part starting and ending with a letter or digit";
+
+export function isDns1123Label(value: string): boolean {
+    return value.length <= 63 && DNS1123_LABEL.test(value);
+}
+
+export function isDns1123Subdomain(value: string): boolean {
+    return value.length <= 253 && DNS1123_SUBDOMAIN.test(value);
+}
+
+/** apimachinery's IsConfigMapKey: the rule for Secret and ConfigMap keys, which become file names. */
+const CONFIG_MAP_KEY = /^[-._a-zA-Z0-9]+$/;
+export function isConfigMapKey(value: string): boolean {
+    return value.length <= 253 && CONFIG_MAP_KEY.test(value) && value !== "." && value !== ".." && !value.startsWith("..");
+}
+
+/** FNV-1a (32 bit) as 8 hex digits: a short, stable, dependency-free fingerprint for generated names. */
+export function fingerprint(text: string): string {
+    let hash = 0x811c9dc5;
+    for (let i = 0; i < text.length; i++) {
+        hash ^= text.charCodeAt(i);
+        hash = Math.imul(hash, 0x01000193);
+    }
+    return (hash >>> 0).toString(16).padStart(8, "0");
+}
+
+/**
+ * `<base>-<fingerprint of identity>`, cut to `max` characters by shortening `base` (never the
+ * fingerprint), and trimmed so the result stays a valid DNS-1123 subdomain or label.
+ */
+export function fingerprintedName(base: string, identity: string, max: number): string {
+    const suffix = `-${fingerprint(identity)}`;
+    const head = base.slice(0, max - suffix.length).replace(/[-.]+$/, "");
+    return `${head}${suffix}`;
+}

@@ -5,7 +5,7 @@
  * component transformation finds them all by `metadata.namespace`.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { asResolvedRecord } from "./records";
+import { asResolvedRecord } from "./resolved-records";
 
 /** The namespace an object's props name, when it is a plain string (unknown for Outputs). */
 export function namespaceNamed(props: Record<string, unknown>): string | undefined {

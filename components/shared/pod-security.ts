@@ -8,7 +8,7 @@
  * so a message can be looked up there. Only the fields a check needs are read: the policy pack
  * passes objects whose other fields may be unknown during a preview.
  */
-import { asRecord } from "../../webhook/records";
+import { asRecord } from "./records";
 
 type Obj = Record<string, unknown>;
 

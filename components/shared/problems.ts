@@ -3,6 +3,7 @@
  * Problems are collected, never thrown one at a time, so that an admin sees every
  * mistake in a single run and nothing is registered while any problem remains.
  */
+import { compareText } from "./order";
 export interface Problem {
     /** Where the problem is, as a config path without namespace, e.g. `aws.userTags["kubernetes.io/x"]`. */
     path: string;
@@ -64,7 +65,7 @@ export function formatReport(problems: ReadonlyArray<Problem>): string {
 }
 
 export function sortProblems(problems: ReadonlyArray<Problem>): Problem[] {
-    return [...problems].sort((a, b) => (a.path === b.path ? a.message.localeCompare(b.message) : a.path.localeCompare(b.path)));
+    return [...problems].sort((a, b) => compareText(a.path, b.path) || compareText(a.message, b.message));
 }
 
 /** Thrown (once, with every problem) when input is invalid. Carries no Pulumi types. */

@@ -24,7 +24,7 @@
  *   OAuth server (openshift/origin bootstrap policy binds `self-provisioner` to it).
  */
 import { LabelSelector } from "./label-selector";
-import { ALL, CLUSTER_ADMIN_ROLE, isWildcardRule, RbacRule, RbacSubject, ruleGrants, ruleMatchesGroup } from "./rbac";
+import { ALL, CLUSTER_ADMIN_ROLE, isWildcardRule, PolicyRule, RbacSubject, ruleGrants, ruleMatchesGroup } from "./rbac";
 
 /** The API groups whose Role/ClusterRole/…Binding kinds are RBAC: Kubernetes', and OpenShift's legacy ones. */
 export const RBAC_GROUPS = ["rbac.authorization.k8s.io", "authorization.openshift.io"] as const;
@@ -99,7 +99,7 @@ function narrowedByNames(power: Power, names: readonly string[]): boolean {
 }
 
 /** The powers one rule gives, one entry per power, in POWERS order. */
-export function rulePowers(rule: RbacRule): RulePower[] {
+export function rulePowers(rule: Partial<PolicyRule>): RulePower[] {
     const found = new Map<Power, RulePower>();
     if ((rule.verbs ?? []).includes(ALL) && (rule.resources ?? []).includes(ALL) && (rule.apiGroups ?? []).includes(ALL)) {
         found.set("everything", { power: "everything", request: '"*" on "*" of API groups ["*"]' });
@@ -116,7 +116,7 @@ export function rulePowers(rule: RbacRule): RulePower[] {
 }
 
 /** Whether `rules` allow `request` on some object: the authorizer's union over rules. */
-export function rulesAllow(rules: readonly RbacRule[], request: { group: string; resource: string; verb: string }): boolean {
+export function rulesAllow(rules: readonly Partial<PolicyRule>[], request: { group: string; resource: string; verb: string }): boolean {
     return rules.some((rule) => ruleGrants(rule, request));
 }
 
@@ -189,7 +189,7 @@ export const BUILT_IN_ROLE_POWERS: Readonly<Record<string, readonly Power[]>> = 
 
 /** The powers of a role given its rules (and aggregationRule), in POWERS order, each once. */
 export function rolePowers(role: {
-    rules?: readonly RbacRule[];
+    rules?: readonly Partial<PolicyRule>[];
     aggregationRule?: { clusterRoleSelectors?: readonly LabelSelector[] };
 }): Power[] {
     const found = new Set<Power>((role.rules ?? []).flatMap((rule) => rulePowers(rule).map((p) => p.power)));
@@ -205,7 +205,7 @@ export function rolePowers(role: {
  */
 export function bindingPowers(
     roleRef: { kind?: string; name?: string },
-    declared: { rules?: readonly RbacRule[]; aggregationRule?: { clusterRoleSelectors?: readonly LabelSelector[] } } | undefined,
+    declared: { rules?: readonly Partial<PolicyRule>[]; aggregationRule?: { clusterRoleSelectors?: readonly LabelSelector[] } } | undefined,
 ): Power[] | undefined {
     if (declared) {
         return rolePowers(declared);
@@ -245,7 +245,7 @@ export interface GrantProblem {
 const quoted = (values: readonly string[] | undefined) => JSON.stringify(values ?? []);
 
 /** Every verb (`*`) on Secrets (or one of their subresources) of the core group; undefined otherwise. `*` on `*` is isWildcardRule's. */
-export function secretsWildcardGrant(rule: RbacRule): string | undefined {
+export function secretsWildcardGrant(rule: Partial<PolicyRule>): string | undefined {
     const resources = rule.resources ?? [];
     if (
         isWildcardRule(rule) ||
@@ -259,7 +259,7 @@ export function secretsWildcardGrant(rule: RbacRule): string | undefined {
 }
 
 /** Verbs on every resource (`*`) of the core group or of every group: a read-everything role reads Secrets too. */
-export function allResourcesGrant(rule: RbacRule): string | undefined {
+export function allResourcesGrant(rule: Partial<PolicyRule>): string | undefined {
     const verbs = rule.verbs ?? [];
     if (isWildcardRule(rule) || !(rule.resources ?? []).includes(ALL) || verbs.length === 0 || !ruleMatchesGroup(rule, "")) {
         return undefined;
@@ -271,7 +271,7 @@ export function allResourcesGrant(rule: RbacRule): string | undefined {
  * The escalation powers (escalate, bind, impersonate) a rule gives, named or implied by a `*`
  * verb, and not narrowed by resourceNames to harmless names: rbac-power.ts judges them.
  */
-export function escalationGrant(rule: RbacRule): string | undefined {
+export function escalationGrant(rule: Partial<PolicyRule>): string | undefined {
     if (isWildcardRule(rule) && (rule.apiGroups ?? []).includes(ALL)) {
         // "*" on "*" of every group is k8s-no-wildcard-access's to report.
         return undefined;
@@ -293,7 +293,7 @@ export function escalationGrant(rule: RbacRule): string | undefined {
  * get/list/watch spelled out, token minting, exec into pods, every non-resource URL. Secrets
  * under a `*` verb or `*` resources are the secrets-wildcard-verbs and all-resources checks'.
  */
-export function effectivePowerGrant(rule: RbacRule): string | undefined {
+export function effectivePowerGrant(rule: Partial<PolicyRule>): string | undefined {
     const shadowed = secretsWildcardGrant(rule) !== undefined || allResourcesGrant(rule) !== undefined || isWildcardRule(rule);
     const powers = rulePowers(rule).filter(
         (p) =>
@@ -317,7 +317,7 @@ const GRANT_CHECKS = {
 } as const;
 
 /** Every grant of `rule` that no role should make besides `*` on `*`, one problem per check; [] for a rule within bounds. */
-export function grantProblems(rule: RbacRule): GrantProblem[] {
+export function grantProblems(rule: Partial<PolicyRule>): GrantProblem[] {
     return (Object.keys(GRANT_CHECKS) as GrantProblem["check"][]).flatMap((check) => {
         const message = GRANT_CHECKS[check](rule);
         return message === undefined ? [] : [{ check, message }];
@@ -325,7 +325,7 @@ export function grantProblems(rule: RbacRule): GrantProblem[] {
 }
 
 /** Whether a role's rules give everything: cluster-admin by name, or a `*` verb on `*` resources of every group. */
-export function givesEverything(roleRef: { kind?: string; name?: string }, rules: readonly RbacRule[] | undefined): boolean {
+export function givesEverything(roleRef: { kind?: string; name?: string }, rules: readonly Partial<PolicyRule>[] | undefined): boolean {
     if (roleRef.kind === "ClusterRole" && roleRef.name === CLUSTER_ADMIN_ROLE) {
         return true;
     }

@@ -6,13 +6,16 @@
  * `ResourceMatches`, `ResourceNameMatches`). No Pulumi imports.
  */
 
-/** The fields of an rbac.authorization.k8s.io/v1 PolicyRule. */
-export interface RbacRule {
-    apiGroups?: readonly string[];
-    resources?: readonly string[];
-    verbs?: readonly string[];
-    resourceNames?: readonly string[];
-    nonResourceURLs?: readonly string[];
+/**
+ * An rbac.authorization.k8s.io/v1 PolicyRule (kubernetes/api rbac/v1/types.go): the one definition
+ * for the rules the components generate, the CSVs carry and the policy packs judge.
+ */
+export interface PolicyRule {
+    apiGroups?: string[];
+    resources?: string[];
+    verbs: string[];
+    resourceNames?: string[];
+    nonResourceURLs?: string[];
 }
 
 export interface RbacSubject {
@@ -40,16 +43,16 @@ export interface RbacRequest {
     verb: string;
 }
 
-export function ruleMatchesVerb(rule: RbacRule, verb: string): boolean {
+export function ruleMatchesVerb(rule: Partial<PolicyRule>, verb: string): boolean {
     return (rule.verbs ?? []).some((v) => v === ALL || v === verb);
 }
 
-export function ruleMatchesGroup(rule: RbacRule, group: string): boolean {
+export function ruleMatchesGroup(rule: Partial<PolicyRule>, group: string): boolean {
     return (rule.apiGroups ?? []).some((g) => g === ALL || g === group);
 }
 
 /** `resource` may name a subresource (`pods/exec`); `*`, `pods/*` and `*\/exec` match as the authorizer does. */
-export function ruleMatchesResource(rule: RbacRule, resource: string): boolean {
+export function ruleMatchesResource(rule: Partial<PolicyRule>, resource: string): boolean {
     const [base, subresource] = resource.split("/", 2);
     return (rule.resources ?? []).some(
         (r) => r === ALL || r === resource || (subresource !== undefined && (r === `${ALL}/${subresource}` || r === `${base}/${ALL}`)),
@@ -57,12 +60,12 @@ export function ruleMatchesResource(rule: RbacRule, resource: string): boolean {
 }
 
 /** Whether the rule grants `request` on some object (resourceNames, if any, narrow it to those names). */
-export function ruleGrants(rule: RbacRule, request: RbacRequest): boolean {
+export function ruleGrants(rule: Partial<PolicyRule>, request: RbacRequest): boolean {
     return ruleMatchesVerb(rule, request.verb) && ruleMatchesGroup(rule, request.group) && ruleMatchesResource(rule, request.resource);
 }
 
 /** Whether the rule grants `request` on every object, i.e. without a resourceNames restriction. */
-export function ruleGrantsUnrestricted(rule: RbacRule, request: RbacRequest): boolean {
+export function ruleGrantsUnrestricted(rule: Partial<PolicyRule>, request: RbacRequest): boolean {
     return ruleGrants(rule, request) && (rule.resourceNames ?? []).length === 0;
 }
 
@@ -70,7 +73,7 @@ export function ruleGrantsUnrestricted(rule: RbacRule, request: RbacRequest): bo
  * Whether the rule grants any verb on `resource` of `group` or on one of its subresources
  * (`*`, `secrets`, `secrets/<sub>`; in RBAC `*\/<sub>` names one subresource of every resource).
  */
-export function ruleReachesResource(rule: RbacRule, group: string, resource: string): boolean {
+export function ruleReachesResource(rule: Partial<PolicyRule>, group: string, resource: string): boolean {
     return (
         (rule.verbs ?? []).length > 0 &&
         ruleMatchesGroup(rule, group) &&
@@ -79,7 +82,7 @@ export function ruleReachesResource(rule: RbacRule, group: string, resource: str
 }
 
 /** A `*` verb on `*` resources: every action on everything the rule's groups serve. */
-export function isWildcardRule(rule: RbacRule): boolean {
+export function isWildcardRule(rule: Partial<PolicyRule>): boolean {
     return (rule.verbs ?? []).includes(ALL) && (rule.resources ?? []).includes(ALL);
 }
 

@@ -1,17 +1,16 @@
 /**
- * Resource props as a transformation sees them: a field may still be a `pulumi.Output`, whose
- * contents are unknown until it resolves, so a guard that reads props must not take an Output
- * for a record (it is an object, and reading its keys would read the Output's internals).
+ * The one plain-object guard of the repository. A neutral module: it imports nothing, so the
+ * program, the policy packs and the admission server (whose image carries it, see
+ * components/webhook-image/index.ts WEBHOOK_INPUT_PATHS) all import it. resolved-records.ts adds
+ * the Pulumi Output check for transformations.
  */
-import * as pulumi from "@pulumi/pulumi";
-import { isRecord } from "../../webhook/records";
 
-/** A record whose keys can be read now: a plain object that is not a `pulumi.Output`. */
-export function isResolvedRecord(value: unknown): value is Record<string, unknown> {
-    return isRecord(value) && !pulumi.Output.isInstance(value);
+/** A JSON-object-like value: an object that is neither null nor an array. */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+    return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** The value as a record whose keys can be read now, or undefined (see isResolvedRecord). */
-export function asResolvedRecord(value: unknown): Record<string, unknown> | undefined {
-    return isResolvedRecord(value) ? value : undefined;
+/** The value as a record, or undefined when it is not one (see isRecord). */
+export function asRecord(value: unknown): Record<string, unknown> | undefined {
+    return isRecord(value) ? value : undefined;
 }

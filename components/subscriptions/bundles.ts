@@ -21,23 +21,21 @@ import {
     SUBSCRIPTION_API_VERSION,
     SUBSCRIPTION_GROUP,
 } from "../../webhook/api";
+import type { ObjectReference } from "../../webhook/api";
 import { platformLabels } from "../shared/labels";
 import type { RequiredObject } from "../shared/object-presence";
 import { formatPath } from "../shared/problems";
 import { aggregationLabel, BundleSource, SHARE_ROLES } from "./rules";
 
-/** A validated reference to a Secret or ConfigMap. */
-export interface ObjectRef {
-    name: string;
-    namespace: string;
-}
+/** A validated reference to a Secret or ConfigMap: the API's reference (webhook/api.ts) with its namespace resolved. */
+type SourceRef = Required<ObjectReference>;
 
 /** A ClusterBundle as declared in `subscriptions.clusterBundles[]` (validated). */
 export interface ClusterBundleDeclaration {
     name: string;
     alwaysInject: boolean;
-    entitlements: ObjectRef[];
-    yumRepositories: ObjectRef[];
+    entitlements: SourceRef[];
+    yumRepositories: SourceRef[];
     aggregateToClusterRoles: string[];
 }
 
@@ -93,7 +91,7 @@ export function clusterBundleManifest(bundle: ClusterBundleDeclaration) {
 
 /** A Bundle; references are written with their (own) namespace, so the object says exactly what it mounts. */
 export function bundleManifest(bundle: BundleDeclaration) {
-    const local = (refs: { name: string }[]): ObjectRef[] => refs.map((r) => ({ name: r.name, namespace: bundle.namespace }));
+    const local = (refs: { name: string }[]): SourceRef[] => refs.map((r) => ({ name: r.name, namespace: bundle.namespace }));
     return {
         apiVersion: SUBSCRIPTION_API_VERSION,
         kind: BUNDLE_KIND,
@@ -108,7 +106,7 @@ export interface ClusterBundleReference {
     source: BundleSource;
     /** `Secret` or `ConfigMap`. */
     kind: "Secret" | "ConfigMap";
-    ref: ObjectRef;
+    ref: SourceRef;
     /** The share's name (cluster-scoped). */
     share: string;
 }

@@ -75,22 +75,27 @@ export type SubscriptionWebhookSettings = Omit<SubscriptionWebhookArgs, "cluster
 
 export interface SubscriptionInjectionArgs {
     /** The cluster: its platform (console samples on OpenShift) and whether it can be read (pre-flight checks). */
-    cluster: ClusterTarget;
+    readonly cluster: ClusterTarget;
     /** ClusterBundles to declare (`subscriptions.clusterBundles`, validated). */
-    clusterBundles: ClusterBundleDeclaration[];
+    readonly clusterBundles: ClusterBundleDeclaration[];
     /** Namespaced Bundles to declare (`subscriptions.bundles`, validated). */
-    bundles: BundleDeclaration[];
+    readonly bundles: BundleDeclaration[];
     /** The webhook's namespace, replicas, policy, image, certificate issuer and access. */
-    webhook: SubscriptionWebhookSettings;
+    readonly webhook: SubscriptionWebhookSettings;
     /** The Shared Resource CSI driver's service account (`subscriptions.sharedResourceDriver.serviceAccount`). */
-    driver: DriverServiceAccount;
+    readonly driver: DriverServiceAccount;
     /**
      * What the cluster serves of the optional APIs (cluster-apis.ts, from discovery before anything is registered).
      * @default ASSUMED_SUBSCRIPTION_APIS (ValidatingAdmissionPolicy v1, console samples)
      */
-    apis?: SubscriptionClusterApis;
+    readonly apis?: SubscriptionClusterApis;
 }
 
+/**
+ * `cluster-platform:subscriptions:SubscriptionInjection`: the Bundle and ClusterBundle CRDs, the
+ * declared bundles with their shares and roles (after the pre-flight reads), the console samples
+ * on OpenShift, and the webhook's deployment (`SubscriptionWebhook`).
+ */
 export class SubscriptionInjection extends pulumi.ComponentResource {
     /** Names of the two CRDs. */
     readonly crdNames: string[];

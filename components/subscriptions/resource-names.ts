@@ -1,8 +1,8 @@
 /**
- * The Pulumi resource names of the subscription capability, written as every capability writes
- * them: kebab-case `<what>-<name>`, and a namespaced object's name as `<namespace>/<name>`, the
- * form kubectl prints (a namespace is a DNS label, so the `/` keeps `a-b/c` and `a/b-c` apart,
- * which `-` would not). Names an earlier release gave a resource are its aliases: the engine then
+ * The Pulumi resource names of the subscription capability's per-object resources: kebab-case
+ * `<what>-<name>` (other children are named `<component>-<what>`, as in every capability), and a
+ * namespaced object's name as `<namespace>/<name>`, the form kubectl prints (a namespace is a DNS
+ * label, so the `/` keeps `a-b/c` and `a/b-c` apart, which `-` would not). Names an earlier release gave a resource are its aliases: the engine then
  * renames the resource in the state instead of deleting it and creating it anew
  * (https://www.pulumi.com/docs/iac/concepts/options/aliases/), so no existing stack replaces a
  * ClusterBundle, a share or a Bundle.

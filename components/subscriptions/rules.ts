@@ -16,7 +16,7 @@ import {
     AGGREGATE_TO_LABEL_PREFIX,
     aggregationLabel,
     DEFAULT_AGGREGATION_ROLES,
-    RbacRule,
+    PolicyRule,
     ruleGrantsUnrestricted,
     ruleReachesResource,
 } from "../shared/rbac";
@@ -264,7 +264,7 @@ export interface AggregatedRoleProblem {
  * in every namespace it reaches) and `use` on SharedSecrets only by resourceNames (a role that
  * may use every share mounts every bundle's keys, not its own).
  */
-export function aggregatedRoleProblems(rules: readonly RbacRule[]): AggregatedRoleProblem[] {
+export function aggregatedRoleProblems(rules: readonly Partial<PolicyRule>[]): AggregatedRoleProblem[] {
     const problems: AggregatedRoleProblem[] = [];
     rules.forEach((rule, index) => {
         if (ruleReachesResource(rule, "", "secrets")) {

@@ -10,53 +10,30 @@
  *
  * What ran before is what this stack declared in its last update: it publishes, per ClusterBundle,
  * its shares and the roles it aggregates to as the stack output `subscriptionShareGrants`, and
- * index.ts reads that output back (the house's previous-update StackReference) on the next run.
+ * the next update reads that output back (components/shared/previous-update.ts).
  * The program cannot list the cluster's shares itself: Kubernetes resources in Pulumi are read by
  * name (`.get`), and the names of shares it no longer declares are exactly what it would need.
  * A stack without the output (its first update, or one from before this output) warns about nothing.
  */
 import * as pulumi from "@pulumi/pulumi";
 import { ClusterBundleDeclaration, referencesOf } from "./bundles";
-
-/** The stack output that records what the ClusterBundles granted. */
-export const SHARE_GRANTS_OUTPUT = "subscriptionShareGrants";
+import { byEntryKey, byText } from "../shared/order";
 
 /** Per ClusterBundle: its share names and the roles it aggregates to, sorted. */
 export type ShareGrants = Record<string, { shares: string[]; roles: string[] }>;
 
 export function shareGrantsOf(bundles: readonly ClusterBundleDeclaration[]): ShareGrants {
     return Object.fromEntries(
-        [...bundles]
-            .sort((a, b) => a.name.localeCompare(b.name))
-            .map((bundle) => [
-                bundle.name,
-                {
-                    shares: referencesOf(bundle)
-                        .map((r) => r.share)
-                        .sort(),
-                    roles: [...bundle.aggregateToClusterRoles].sort(),
-                },
-            ]),
+        [...bundles].sort(byText((bundle) => bundle.name)).map((bundle) => [
+            bundle.name,
+            {
+                shares: referencesOf(bundle)
+                    .map((r) => r.share)
+                    .sort(),
+                roles: [...bundle.aggregateToClusterRoles].sort(),
+            },
+        ]),
     );
-}
-
-const isStringList = (value: unknown): value is string[] => Array.isArray(value) && value.every((item) => typeof item === "string");
-
-/** The previous update's output, or nothing (with a warning when it is there but malformed). */
-export function parseShareGrants(value: unknown): { grants: ShareGrants; warning?: string } {
-    if (value === undefined || value === null) return { grants: {} };
-    const entries = typeof value === "object" && !Array.isArray(value) ? Object.entries(value as Record<string, unknown>) : undefined;
-    const valid = entries?.every(([, grant]) => {
-        const candidate = grant as { shares?: unknown; roles?: unknown } | null;
-        return typeof candidate === "object" && candidate !== null && isStringList(candidate.shares) && isStringList(candidate.roles);
-    });
-    if (!entries || !valid) {
-        return {
-            grants: {},
-            warning: `the previous update's ${SHARE_GRANTS_OUTPUT} output is not {<bundle>: {shares: string[], roles: string[]}} (got ${JSON.stringify(value)}); this preview cannot say what running pods would lose`,
-        };
-    }
-    return { grants: value as ShareGrants };
 }
 
 const list = (items: readonly string[]) => items.map((item) => JSON.stringify(item)).join(", ");
@@ -64,7 +41,7 @@ const list = (items: readonly string[]) => items.map((item) => JSON.stringify(it
 /** One warning per ClusterBundle whose change takes entitlements from running pods, naming what they lose. */
 export function runningPodLosses(previous: ShareGrants, current: ShareGrants): string[] {
     const warnings: string[] = [];
-    for (const [bundle, before] of Object.entries(previous).sort(([a], [b]) => a.localeCompare(b))) {
+    for (const [bundle, before] of Object.entries(previous).sort(byEntryKey)) {
         const now = current[bundle];
         const who = `ClusterBundle ${JSON.stringify(bundle)}`;
         if (now === undefined) {
@@ -91,18 +68,14 @@ export function runningPodLosses(previous: ShareGrants, current: ShareGrants): s
 }
 
 /**
- * Reads what the previous update granted and warns, in the preview, about each loss this update
- * causes; returns this update's grants for the stack output. `clusterBundles` is empty when the
- * capability is disabled (every bundle is then removed).
+ * Warns, in the preview, about each loss this update causes against what the previous update
+ * granted (its `subscriptionShareGrants` output, none on the first update); returns this update's
+ * grants for the stack output. `clusterBundles` is empty when the capability is disabled (every
+ * bundle is then removed).
  */
-export async function warnRunningPodLosses(
-    previousUpdate: pulumi.StackReference,
-    clusterBundles: readonly ClusterBundleDeclaration[],
-): Promise<ShareGrants> {
-    const output = await previousUpdate.getOutputDetails(SHARE_GRANTS_OUTPUT);
-    const previous = parseShareGrants(output.value ?? output.secretValue);
+export function warnRunningPodLosses(previous: ShareGrants | undefined, clusterBundles: readonly ClusterBundleDeclaration[]): ShareGrants {
     const current = shareGrantsOf(clusterBundles);
-    for (const warning of [...(previous.warning ? [previous.warning] : []), ...runningPodLosses(previous.grants, current)]) {
+    for (const warning of runningPodLosses(previous ?? {}, current)) {
         pulumi.log.warn(`subscriptions: ${warning}`);
     }
     return current;

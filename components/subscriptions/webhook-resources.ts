@@ -26,29 +26,34 @@ import {
 
 export interface SubscriptionWebhookArgs {
     /** The cluster: its platform decides which namespaces the webhook never sees. */
-    cluster: ClusterTarget;
+    readonly cluster: ClusterTarget;
     /** The webhook's namespace (`subscriptions.namespace`); it must exist before this component's objects. */
-    namespace: string;
+    readonly namespace: string;
     /** Webhook replicas (`subscriptions.webhook.replicas`). */
-    replicas: number;
+    readonly replicas: number;
     /** What the API server does when the webhook cannot answer. */
-    failurePolicy: "Fail" | "Ignore";
+    readonly failurePolicy: "Fail" | "Ignore";
     /** Admission timeout in seconds. */
-    timeoutSeconds: number;
+    readonly timeoutSeconds: number;
     /** The webhook image: a reference from config, or the image capability's `imageRef` Output. */
-    image: pulumi.Input<string>;
+    readonly image: pulumi.Input<string>;
     /** Issues the serving certificate and the CA bundle in the stack's certificates mode. */
-    certificates: CertificateIssuer;
+    readonly certificates: CertificateIssuer;
     /** Namespaces (and kinds) whose Secrets/ConfigMaps the server may list: one Role each. */
-    readScopes: WebhookReadScope[];
+    readonly readScopes: WebhookReadScope[];
     /** Cluster-wide Secret/ConfigMap list (`subscriptions.webhook.readAllNamespaces`). */
-    readAllNamespaces: boolean;
+    readonly readAllNamespaces: boolean;
     /** The Shared Resource CSI driver's namespace: excluded, its pods mount what the webhook injects. */
-    driverNamespace: string;
+    readonly driverNamespace: string;
     /** More namespaces the webhook never sees (`subscriptions.webhook.excludedNamespaces`). */
-    excludedNamespaces: string[];
+    readonly excludedNamespaces: string[];
 }
 
+/**
+ * `cluster-platform:subscriptions:SubscriptionWebhook`: the webhook's namespace objects,
+ * ServiceAccount and RBAC, serving certificate, Deployment, PodDisruptionBudget and CA
+ * ConfigMap, and the mutating webhook in front of it (`AdmissionWebhook`).
+ */
 export class SubscriptionWebhook extends pulumi.ComponentResource {
     /** The webhook Deployment. */
     readonly deployment: k8s.apps.v1.Deployment;

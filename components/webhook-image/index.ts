@@ -15,37 +15,37 @@ import { missingBuildProblem, staleOutputs } from "./sources";
 
 export interface WebhookImageArgs {
     /** Where to publish: `host/path` for a registry; for an OCI layout, the name the image will be pushed under later. */
-    repository: pulumi.Input<string>;
+    readonly repository: pulumi.Input<string>;
     /** `registry` pushes through the distribution API; `oci-layout` writes an OCI image layout directory. */
-    output: "registry" | "oci-layout";
-    /** The OCI image layout directory (output oci-layout), absolute or relative to the project. */
-    layoutDirectory?: string;
+    readonly output: "registry" | "oci-layout";
+    /** The OCI image layout directory (output oci-layout), absolute or relative to the project. @default none (output registry) */
+    readonly layoutDirectory?: string;
     /** The base image, pinned by digest. */
-    baseImage: string;
+    readonly baseImage: string;
     /** Platforms to build for (`linux/amd64`...); several give an image index. */
-    platforms: string[];
+    readonly platforms: string[];
     /** The project: package.json, package-lock.json, node_modules and the compiled webhook. */
-    projectDirectory: string;
-    /** The compiler's output directory, relative to the project (default `dist`). */
-    outputDirectory?: string;
-    /** The webhook's folder, in the sources and in the output directory (default `webhook`). */
-    application?: string;
-    /** The script Node.js runs, relative to the output directory (default `webhook/main.js`). */
-    entrypoint?: string;
-    /** Environment variables set in the image (default `NODE_ENV=production`). */
-    env?: Record<string, string>;
-    /** `org.opencontainers.image.source`: where the source lives (an https URL, from package.json). */
-    source?: string;
-    /** `dev.cluster-platform.source-tree`: the webhook's inputs by git content (provenance.ts), the same in every clone. */
-    sourceTree?: string;
-    /** Delete the image from the registry when the resource is deleted (default false; see docs/webhook-image.md). */
-    deleteOnDestroy?: boolean;
+    readonly projectDirectory: string;
+    /** The compiler's output directory, relative to the project. @default "dist" */
+    readonly outputDirectory?: string;
+    /** The webhook's folder, in the sources and in the output directory. @default "webhook" */
+    readonly application?: string;
+    /** The script Node.js runs, relative to the output directory. @default "webhook/main.js" */
+    readonly entrypoint?: string;
+    /** Environment variables set in the image. @default { NODE_ENV: "production" } */
+    readonly env?: Record<string, string>;
+    /** `org.opencontainers.image.source`: where the source lives (an https URL, from package.json). @default none: no label */
+    readonly source?: string;
+    /** `dev.cluster-platform.source-tree`: the webhook's inputs by content (provenance.ts), the same in every clone. @default none: no label */
+    readonly sourceTree?: string;
+    /** Delete the image from the registry when the resource is deleted (docs/webhook-image.md). @default false */
+    readonly deleteOnDestroy?: boolean;
     /**
      * Compile the application (compile.ts) when its output is missing, instead of warning: for
      * runs in a checkout nobody builds, such as PKO's workspace.
      * @default false
      */
-    buildWhenMissing?: boolean;
+    readonly buildWhenMissing?: boolean;
 }
 
 /** The plan of a webhook that was never compiled: a value no build matches, so the provider runs and says why it cannot. */
@@ -63,6 +63,11 @@ class PublishedImage extends pulumi.dynamic.Resource {
     }
 }
 
+/**
+ * `cluster-platform:webhook-image:WebhookImage`: the subscription webhook's image, planned at
+ * program time (content hash and layer digests from the compiled webhook, so a preview shows
+ * whether it changes) and published by a dynamic resource child (`provider.ts`).
+ */
 export class WebhookImage extends pulumi.ComponentResource {
     /** `<repository>@sha256:<digest>`: what the webhook Deployment runs. */
     readonly imageRef: pulumi.Output<string>;
@@ -166,5 +171,19 @@ export { missingBuildProblem } from "./sources";
 /** Where index.ts finds the webhook: compiled by `npm run build` from `webhook/` into `dist/webhook`. */
 export const WEBHOOK_SOURCE = { outputDirectory: "dist", application: "webhook", entrypoint: "webhook/main.js" } as const;
 
-/** What the image is built from, for its source-tree label: a commit touching none of these does not change the image. */
-export const WEBHOOK_INPUT_PATHS = ["webhook", "package.json", "package-lock.json", "tsconfig.json", "tsconfig.build.json"] as const;
+/**
+ * What the image is built from, for its source-tree label: the server's folder, the neutral
+ * modules it imports from outside it (tests/webhook/module-graph.test.ts holds this list to the
+ * server's import closure), and the build's inputs. A commit touching none of these does not
+ * change the image.
+ */
+export const WEBHOOK_INPUT_PATHS = [
+    "webhook",
+    "components/shared/k8s-names.ts",
+    "components/shared/order.ts",
+    "components/shared/records.ts",
+    "package.json",
+    "package-lock.json",
+    "tsconfig.json",
+    "tsconfig.build.json",
+] as const;

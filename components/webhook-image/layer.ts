@@ -7,6 +7,7 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import * as tar from "tar-stream";
 import { createGzipSink, GzipEngine } from "./gzip";
+import { byText } from "../shared/order";
 
 /** The mtime of every entry (and the `created` time of the image): the Unix epoch, as ko does. */
 export const EPOCH = new Date(0);
@@ -53,7 +54,7 @@ export function completeLayer(entries: ReadonlyArray<LayerEntry>): LayerEntry[] 
             }
         }
     }
-    return [...byPath.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    return [...byPath.values()].sort(byText((entry) => entry.path));
 }
 
 export interface LayerDigests {

@@ -1,8 +1,11 @@
 /**
- * The WebhookImage dynamic provider. The engine serializes this object with its methods into
- * state and runs it in a separate Node.js process, so it holds two relative module paths and
- * nothing else: each method loads the operations module (and through it every library) at call
- * time, and registry credentials are looked up from the environment then, never captured.
+ * The WebhookImage dynamic provider. The Node.js SDK serializes this object, its methods'
+ * closures included, into the resource's `__provider` input (so into state), and the dynamic
+ * provider plugin deserializes and runs it in a process of its own (pulumi/pulumi
+ * sdk/nodejs/dynamic/index.ts serializeProvider; sdk/nodejs/cmd/dynamic-provider/index.ts). So it
+ * holds one relative module path and nothing else: each method loads the operations module (and
+ * through it every library) at call time, and registry credentials are looked up from the
+ * environment then, never captured.
  */
 import * as path from "node:path";
 import type * as pulumi from "@pulumi/pulumi";

@@ -3,7 +3,7 @@
  * nothing on Secrets, and `use` on SharedSecrets only by name (seed 000's ClusterBundle roles).
  */
 import { aggregatedRoleProblems } from "../../components/subscriptions/rules";
-import { aggregatedInto, DEFAULT_AGGREGATION_ROLES, RbacRule } from "../../components/shared/rbac";
+import { aggregatedInto, DEFAULT_AGGREGATION_ROLES, PolicyRule } from "../../components/shared/rbac";
 import { describeObject, identityOf, isKind, k8sTypeOf, labelsOf, objectPolicy, RBAC_GROUP } from "../shared/k8s";
 import { stringList } from "../shared/policy";
 import { asArray, asObject, knownEntries, knownStringMap } from "../shared/values";
@@ -38,7 +38,7 @@ export const aggregatedRoles = objectPolicy<AggregatedRolesConfig>(
         if (into.length === 0) {
             return;
         }
-        const rules = asArray(args.props.rules).map((r) => (asObject(r) ?? {}) as RbacRule);
+        const rules = asArray(args.props.rules).map((r) => (asObject(r) ?? {}) as Partial<PolicyRule>);
         const who = `${describeObject(type.kind, identityOf(args.props, args.name))} (aggregated into ${into.join(", ")})`;
         for (const problem of aggregatedRoleProblems(rules)) {
             report(`${who} rules[${problem.index}] ${problem.message}`);

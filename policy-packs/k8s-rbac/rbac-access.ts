@@ -3,7 +3,7 @@
  * and escalation grants; cluster-admin bound to a service account (a workload's token would then
  * own the cluster); and cluster-admin, or a role that gives everything, bound to everyone.
  */
-import { clusterAdminServiceAccounts, describeSubject, isWildcardRule, RbacRule, RbacSubject } from "../../components/shared/rbac";
+import { clusterAdminServiceAccounts, describeSubject, isWildcardRule, PolicyRule, RbacSubject } from "../../components/shared/rbac";
 import {
     aggregationPower,
     bindingPowers,
@@ -29,7 +29,7 @@ function allowListName(kind: string, identity: { name: string; namespace?: strin
     return kind === "Role" ? `${identity.namespace ?? "default"}/${identity.name}` : identity.name;
 }
 
-function rulesOf(props: Obj): RbacRule[] {
+function rulesOf(props: Obj): Partial<PolicyRule>[] {
     return asArray(props.rules).map((rule) => {
         const r = asObject(rule) ?? {};
         return {
@@ -57,7 +57,7 @@ type RolePolicyMeta = Omit<PolicyMeta, "config" | "enforcementLevel"> & { severi
 function rolePolicy(
     meta: RolePolicyMeta,
     allowedRoles: string,
-    grants: (rule: RbacRule) => { grant: string; remedy: string }[],
+    grants: (rule: Partial<PolicyRule>) => { grant: string; remedy: string }[],
     roleGrants: (props: Obj) => { grant: string; remedy: string }[] = () => [],
 ) {
     return objectPolicy<WildcardConfig>({ ...meta, config: { allowedRoles: stringList(allowedRoles) } }, (args, config, report) => {

@@ -4,7 +4,7 @@
  * read, and the engine reports the whole policy as "can't run during preview" (advisory). Where a
  * policy can still judge the known part of a resource, it reads the uncertain parts with `known`.
  */
-import { asRecord } from "../../webhook/records";
+import { asRecord } from "../../components/shared/records";
 
 /** Stands for a value the engine does not know yet. */
 export const UNKNOWN = Symbol("unknown");

@@ -21,6 +21,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as ts from "typescript";
+import { byEntryKey } from "../../components/shared/order";
 
 export const OUTPUT_FILE = path.resolve(__dirname, "..", "..", "components", "aws-tags", "taggable-types.json");
 
@@ -121,7 +122,7 @@ function listShape(itemType: string, declaration: ts.InterfaceDeclaration | unde
         return undefined;
     }
     const requiredFields: Record<string, string> = {};
-    for (const [name, field] of [...fields].sort(([a], [b]) => a.localeCompare(b))) {
+    for (const [name, field] of [...fields].sort(byEntryKey)) {
         if (field.required && name !== "key" && name !== "value") {
             requiredFields[name] = field.type;
         }
@@ -226,7 +227,7 @@ export function deriveTaggableTypes(awsRoot = path.dirname(require.resolve("@pul
             other[token] = shape.getText().replace(/\s+/g, " ");
         }
     }
-    const sortKeys = <T>(record: Record<string, T>) => Object.fromEntries(Object.entries(record).sort(([a], [b]) => a.localeCompare(b)));
+    const sortKeys = <T>(record: Record<string, T>) => Object.fromEntries(Object.entries(record).sort(byEntryKey));
     return {
         source: `@pulumi/aws@${version}`,
         generatedBy: "npm run gen:taggable (scripts/aws/taggable-types.ts); do not edit",

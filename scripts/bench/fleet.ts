@@ -15,14 +15,17 @@ import { PulumiCommand } from "@pulumi/pulumi/automation";
 import { defaultConcurrency, previewFleet } from "../fleet/fleet";
 import { STAND_IN_BIN, standInFleet, StandInStack } from "../../tests/helpers/fleet-stand-in";
 
-const STACKS = 200;
+/** `--tiny`: the suite's smoke run (tests/fleet/bench-fleet.test.ts); its figures mean nothing. */
+const STACKS = process.argv.includes("--tiny") ? 4 : 200;
 
 function seconds(since: bigint): number {
     return Number(process.hrtime.bigint() - since) / 1e9;
 }
 
 async function main(): Promise<void> {
-    const concurrency = Number(parseArgs({ options: { concurrency: { type: "string" } } }).values.concurrency ?? defaultConcurrency());
+    const concurrency = Number(
+        parseArgs({ options: { concurrency: { type: "string" }, tiny: { type: "boolean" } } }).values.concurrency ?? defaultConcurrency(),
+    );
     // Delays 0.20..0.40 s, spread so that no batch is uniform; the last stack is the slowest.
     const stacks = Array.from({ length: STACKS }, (_, i): StandInStack => ({
         name: `cluster-${String(i).padStart(3, "0")}`,

@@ -19,8 +19,10 @@ import { EngineResource, engineResourcesFromRender, PolicyEngine } from "../poli
 import { enginesFor, renderStack, stackFileConfig, validatedConfig } from "../policy/stacks";
 
 const STACK = "examples/openshift-aws.yaml";
-const RESOURCES = 10_000;
-const ROUNDS = 9;
+/** `--tiny`: the suite's smoke run (tests/policy/bench-policy.test.ts); its figures mean nothing. */
+const TINY = process.argv.includes("--tiny");
+const RESOURCES = TINY ? 200 : 10_000;
+const ROUNDS = TINY ? 1 : 9;
 
 /** Every string equal to a key of `names`, anywhere in `value`, replaced by its value. */
 function renamed(value: unknown, names: ReadonlyMap<string, string>): unknown {

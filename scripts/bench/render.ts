@@ -14,13 +14,19 @@ import * as path from "node:path";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { flattenConfig } from "../render/config-file";
+import { CURRENT_CLUSTER_APIS } from "../render/render";
+import { setApiDiscovery } from "../../components/shared/discovery";
+import { setObjectReader, setPresenceLookup } from "../../components/shared/object-presence";
 
 const ROOT = path.resolve(__dirname, "..", "..");
 const PROGRAM = path.join(ROOT, "index");
-const CLUSTER_BUNDLES = 500;
-const BUNDLES = 500;
-const OPERATORS = 100;
-const ROUNDS = 7;
+/** `--tiny`: the suite's smoke run (tests/render/bench-render.test.ts); its figures mean nothing. */
+const TINY = process.argv.includes("--tiny");
+const CLUSTER_BUNDLES = TINY ? 2 : 500;
+const BUNDLES = TINY ? 2 : 500;
+// Three installs at the tiny size: two of the same bundle, so the smoke run sees the per-install renames.
+const OPERATORS = TINY ? 3 : 100;
+const ROUNDS = TINY ? 1 : 7;
 
 /** Counts what the program asks of the engine; answers as a preview would, without a cluster. */
 class PlainMocks implements pulumi.runtime.Mocks {
@@ -37,7 +43,7 @@ class PlainMocks implements pulumi.runtime.Mocks {
 /**
  * OPERATORS installs, each of its own bundle: the sample widget operator (AllNamespaces, with a
  * webhook) and backup operator (its own namespace), alternating, copied to a temporary directory
- * with their API group and CSV name made unique per install, since two installs may not own the
+ * with their API group, CSV name and webhook Deployment made unique per install, since two installs may not own the
  * same cluster-scoped objects.
  * None while the operator capability is absent.
  */
@@ -58,7 +64,10 @@ function operatorInstalls(workDir: string): unknown[] {
             const text = fs
                 .readFileSync(path.join(source, file), "utf8")
                 .replaceAll("samples.cluster-platform.io", `samples-${i}.cluster-platform.io`)
-                .replaceAll(`${bundle.name}.v`, `${bundle.name}-${i}.v`);
+                .replaceAll(`${bundle.name}.v`, `${bundle.name}-${i}.v`)
+                // The webhook's Deployment names its Service and that Service's cluster-scoped
+                // auth-delegator binding, which two installs may not share.
+                .replaceAll("widget-webhook", `widget-webhook-${i}`);
             fs.writeFileSync(path.join(target, file), text);
         }
         return {
@@ -75,6 +84,10 @@ function stackConfig(clusterBundles: number, bundles: number, operators: unknown
         cluster: { name: "bench", platform: "openshift", kubeContext: "bench" },
         subscriptions: {
             enabled: true,
+            // A pinned image, as a live stack that does not build one names it: the benchmark
+            // measures the program's resources, not an image build (a live stack that builds
+            // its image needs a registry it can push to, a config rule since).
+            webhook: { image: `quay.io/example/subscription-webhook@sha256:${"5".repeat(64)}` },
             clusterBundles: Array.from({ length: clusterBundles }, (_, i) => ({
                 name: `bundle-${i}`,
                 alwaysInject: i % 2 === 0,
@@ -103,6 +116,12 @@ async function run(body: () => Promise<unknown>, config: Record<string, unknown>
     await pulumi.runtime.setMocks(mocks, "cluster-platform", "bench", true, "organization");
     const flat = flattenConfig(config);
     pulumi.runtime.setAllConfig(flat.values, flat.secretKeys);
+    // The live stack's pre-flight asks the API server what exists and what it serves; answered here,
+    // as the render answers them, so that no cluster is needed (and none is timed).
+    setPresenceLookup(async (refs) => refs.map(() => "present" as const));
+    // A fresh cluster: none of the operators' CRDs or Deployments the upgrade checks read exists yet.
+    setObjectReader(async (refs) => refs.map(() => "absent" as const));
+    setApiDiscovery(async (groupVersion) => new Set(CURRENT_CLUSTER_APIS[groupVersion] ?? []));
     const warn = console.warn;
     console.warn = () => undefined; // the program's one skipped-read warning per run is not the point here
     const start = process.cpuUsage();

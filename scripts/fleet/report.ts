@@ -7,6 +7,7 @@
  * with `op`, `urn`, `type`, `diffs`, `detailedDiff`; DiagnosticEvent with `severity`).
  */
 import type { EngineEvent, OpType } from "@pulumi/pulumi/automation";
+import { byText } from "../../components/shared/order";
 
 /** Steps that change nothing: the stack is in sync when every step is one of these. */
 const UNCHANGED: ReadonlySet<OpType> = new Set<OpType>(["same", "read", "refresh", "discard", "discard-replaced"]);
@@ -56,7 +57,7 @@ export function driftFrom(events: ReadonlyArray<EngineEvent>): DriftedResource[]
             properties: [...merged].sort(),
         });
     }
-    return [...byUrn.values()].sort((a, b) => (a.urn < b.urn ? -1 : a.urn > b.urn ? 1 : 0));
+    return [...byUrn.values()].sort(byText((resource) => resource.urn));
 }
 
 /** The PKO Stack type token (pulumi.com/v1 Stack, a CustomResource). */
@@ -160,7 +161,7 @@ export interface FleetDocument {
 
 /** The `--json` document: the same as the lines, stacks in name order. */
 export function fleetDocument(outcomes: ReadonlyArray<StackOutcome>): FleetDocument {
-    const stacks = [...outcomes].sort((a, b) => (a.stack < b.stack ? -1 : a.stack > b.stack ? 1 : 0));
+    const stacks = [...outcomes].sort(byText((outcome) => outcome.stack));
     const count = (status: StackStatus) => stacks.filter((o) => o.status === status).length;
     return {
         stacks,

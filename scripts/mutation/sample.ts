@@ -18,6 +18,23 @@ import { applyMutant, Mutant, mutationPoints, sampleMutants } from "./mutants";
 
 const ROOT = path.resolve(__dirname, "..", "..");
 
+export const USAGE = `usage: npm run mutation -- [--files a.ts,b.ts] [--tests t1,t2] [--count N] [--seed S] [--timeout SECONDS]
+
+A deterministic sample of mutants of the rules modules, each run against the tests jest finds
+related to the mutated file, or against the test paths --tests names. A mutant is killed when
+those tests fail (or time out) and survives when they pass. Works in a scratch copy of the
+tracked files, never in this checkout.
+
+  --files    tracked files to mutate, comma-separated (default: every components/**/rules.ts
+             and the k8s-rbac pack's policy modules)
+  --tests    test paths to run for every mutant, comma-separated (default: the related tests)
+  --count    how many mutants to sample (default 40)
+  --seed     the sample's seed (default 1)
+  --timeout  seconds per mutant before it counts as killed by time-out (default 180)
+  --help     this text
+
+Last line: mutation: mutants=<n> killed=<k> survived=<s> timed_out=<t> score=<k/n>`;
+
 interface Options {
     files: string[];
     /** Test paths to run for every mutant; empty: the tests jest finds related to the mutated file. */
@@ -62,7 +79,7 @@ function parseOptions(argv: readonly string[], tracked: readonly string[]): Opti
                 options.timeoutSeconds = n;
             }
         } else {
-            problems.push(`${flag}: unknown option (--files, --tests, --count, --seed, --timeout)`);
+            problems.push(`${flag}: unknown option (--files, --tests, --count, --seed, --timeout, --help)`);
         }
     }
     for (const file of options.files.filter((f) => !tracked.includes(f))) {
@@ -120,6 +137,10 @@ function runRelatedTests(repo: string, file: string, options: Options): Verdict 
 }
 
 function main(): void {
+    if (process.argv.slice(2).some((arg) => arg === "--help" || arg === "-h")) {
+        console.log(USAGE);
+        return;
+    }
     const tracked = trackedFiles();
     const options = parseOptions(process.argv.slice(2), tracked);
     const all = options.files.flatMap((file) => mutationPoints(file, readFileSync(path.join(ROOT, file), "utf8")));
@@ -160,4 +181,6 @@ function main(): void {
     );
 }
 
-main();
+if (require.main === module) {
+    main();
+}

@@ -94,6 +94,12 @@ export interface RenderResult {
     /** Custom resource kinds rendered without a CRD schema to check them against. */
     unvalidatedKinds: string[];
     stackOutputs: Record<string, unknown>;
+    /**
+     * Registrations and warnings in the order the program made them (`resource <type>::<name>`,
+     * `warning <text>`): a resource's entry is written by a stack transformation, which runs
+     * synchronously in its constructor, so the order is the program's, not the mock monitor's.
+     */
+    timeline: string[];
 }
 
 function emptyResult(): RenderResult {
@@ -109,11 +115,12 @@ function emptyResult(): RenderResult {
         lookups: [],
         unvalidatedKinds: [],
         stackOutputs: {},
+        timeline: [],
     };
 }
 
 /** Captures the runtime's log lines (under mocks, pulumi.log writes to the console). */
-function captureLogs(warnings: string[], errors: string[], infos: string[]): () => void {
+function captureLogs(warnings: string[], errors: string[], infos: string[], timeline: string[]): () => void {
     const original = { warn: console.warn, error: console.error, log: console.log };
     const route =
         (line: string, fallback: (...args: unknown[]) => void) =>
@@ -121,6 +128,7 @@ function captureLogs(warnings: string[], errors: string[], infos: string[]): () 
             const text = args.map(String).join(" ");
             if (text.startsWith("warning: [runtime] ")) {
                 warnings.push(text.slice("warning: [runtime] ".length));
+                timeline.push(`warning ${text.slice("warning: [runtime] ".length)}`);
             } else if (text.startsWith("error: [runtime] ")) {
                 errors.push(text.slice("error: [runtime] ".length));
             } else if (text.startsWith("info: [runtime] ")) {
@@ -179,7 +187,7 @@ export async function renderProgram(options: RenderOptions): Promise<RenderResul
     await pulumi.runtime.setMocks(mocks, CONFIG_NAMESPACE, options.stack ?? "render", options.preview ?? true, "organization");
     pulumi.runtime.setAllConfig(options.config.values, options.config.secretKeys);
 
-    const restoreConsole = captureLogs(result.warnings, result.errors, result.infos);
+    const restoreConsole = captureLogs(result.warnings, result.errors, result.infos, result.timeline);
     // The program asks the API server whether objects exist (metadata only, outside the engine);
     // the render answers from --cluster, and records only what was asked and the answer.
     setPresenceLookup(async (refs) => refs.map((ref) => lookUp(ref, options.cluster, result.lookups)));
@@ -211,6 +219,7 @@ export async function renderProgram(options: RenderOptions): Promise<RenderResul
                 keepLastStackTransformations([
                     recordInto(records),
                     ({ type, name, opts }) => {
+                        result.timeline.push(`resource ${type}::${name}`);
                         const names = (opts as pulumi.CustomResourceOptions).additionalSecretOutputs;
                         if (names?.length) {
                             secretOutputs.set(callKey(type, name), names);

@@ -3,8 +3,8 @@ import {
     EMPTY_TAG_KEY_STATE,
     nextInstallTagKeys,
     nextTagKeyState,
-    parseInstallTagKeys,
-    parseTagKeyState,
+    previousInstallTagKeys,
+    previousTagKeyState,
     releasedTagIgnores,
     TagKeyState,
     unmanagedTagKeys,
@@ -29,20 +29,9 @@ describe("the tag key state an update remembers", () => {
         expect(nextTagKeyState(previous, configured)).toEqual(expected);
     });
 
-    test.each<[string, unknown, ReturnType<typeof parseTagKeyState>]>([
-        ["no output (first update)", undefined, { state: EMPTY_TAG_KEY_STATE }],
-        ["a valid output", { managed: ["b", "a"], released: ["c"] }, { state: { managed: ["a", "b"], released: ["c"] } }],
-        [
-            "an output this version did not write",
-            ["a"],
-            {
-                state: EMPTY_TAG_KEY_STATE,
-                warning:
-                    'the previous update\'s awsUserTagKeys output is not {managed: string[], released: string[]} (got ["a"]); tags removed from aws.userTags before this update will be removed from resources',
-            },
-        ],
-    ])("GIVEN %s WHEN read back THEN it gives the previous state", (_name, output, expected) => {
-        expect(parseTagKeyState(output)).toEqual(expected);
+    test("GIVEN the previous state (as read back) or none WHEN taken THEN it is sorted, and empty on the first update", () => {
+        expect(previousTagKeyState(undefined)).toEqual({ managed: [], released: [] });
+        expect(previousTagKeyState({ managed: ["b", "a"], released: ["c"] })).toEqual({ managed: ["a", "b"], released: ["c"] });
     });
 
     test("GIVEN released keys THEN each becomes an ignoreChanges path, except the ones the resource sets itself", () => {
@@ -61,20 +50,9 @@ describe("the install-time keys an update remembers", () => {
         expect(nextInstallTagKeys(previous, current)).toEqual(expected);
     });
 
-    test.each<[string, unknown, ReturnType<typeof parseInstallTagKeys>]>([
-        ["no output (first update, or an older version)", undefined, { keys: [] }],
-        ["a valid output", ["b", "a", "b"], { keys: ["a", "b"] }],
-        [
-            "an output this version did not write",
-            { a: 1 },
-            {
-                keys: [],
-                warning:
-                    'the previous update\'s awsInstallTagKeys output is not a list of keys (got {"a":1}); install-time tags removed since will be removed from resources',
-            },
-        ],
-    ])("GIVEN %s WHEN read back THEN it gives the previous keys", (_name, output, expected) => {
-        expect(parseInstallTagKeys(output)).toEqual(expected);
+    test("GIVEN the previous keys (as read back) or none WHEN taken THEN they are deduplicated and sorted", () => {
+        expect(previousInstallTagKeys(undefined)).toEqual([]);
+        expect(previousInstallTagKeys(["b", "a", "b"])).toEqual(["a", "b"]);
     });
 
     test("GIVEN any history of keys THEN the keys left alone are exactly the released and earlier install-time keys that aws.userTags does not set now", () => {

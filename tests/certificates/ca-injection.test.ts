@@ -231,7 +231,10 @@ describe("caInjection in mode cert-manager", () => {
         expect(patches(result).map(([file, object]) => [file, (object as { metadata: unknown }).metadata])).toEqual([
             [
                 "patches/APIService_apiregistration.k8s.io_cluster_v1.metrics.example.io.yaml",
-                { annotations: injectFrom, name: "v1.metrics.example.io" },
+                {
+                    annotations: { ...injectFrom, "cert-manager.io/inject-ca-from": "monitoring/metrics-cert" },
+                    name: "v1.metrics.example.io",
+                },
             ],
             ["patches/APIService_apiregistration.k8s.io_cluster_v1.apps.yaml", { name: "v1.apps" }],
             [
@@ -249,7 +252,7 @@ describe("caInjection in mode cert-manager", () => {
             // service-ca's request means nothing on plain Kubernetes: no competing injector there.
             [
                 "patches/ValidatingWebhookConfiguration_admissionregistration.k8s.io_cluster_injected-by-service-ca.yaml",
-                { annotations: injectFrom, name: "injected-by-service-ca" },
+                { annotations: { ...injectFrom, "cert-manager.io/inject-ca-from": "audit/audit-cert" }, name: "injected-by-service-ca" },
             ],
         ]);
         expect(

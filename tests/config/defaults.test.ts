@@ -5,7 +5,7 @@ import type { z } from "zod";
 import { SECTION_NAMES, SECTIONS } from "../../components/config/schema";
 import { configReferenceRows } from "../../components/config/reference";
 import { CONFIG_NAMESPACE } from "../../components/shared/problems";
-import { isRecord } from "../../webhook/records";
+import { isRecord } from "../../components/shared/records";
 import { ROOT } from "../helpers/render";
 
 type Def = { type: string; innerType?: z.ZodType; shape?: Record<string, z.ZodType>; element?: z.ZodType; in?: z.ZodType };

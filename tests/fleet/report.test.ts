@@ -80,6 +80,11 @@ describe("judging one stack's preview", () => {
             ),
         ).toBe("error: no stack named 'gone' found");
         expect(failureReason([], "", "exit 255")).toBe("exit 255");
+        // A line that is not an error (a warning, progress) does not hide the error after it; with no error line, the first line says it.
+        expect(failureReason([], "warning: A new version of Pulumi is available\nerror: stack 'prod' is locked\n", "x")).toBe(
+            "error: stack 'prod' is locked",
+        );
+        expect(failureReason([], "Killed\nsomething else\n", "x")).toBe("Killed");
     });
 });
 

@@ -59,5 +59,10 @@ export function standInEnv(directory: string): NodeJS.ProcessEnv {
         PATH: `${STAND_IN_BIN}${path.delimiter}${process.env.PATH ?? ""}`,
         FLEET_RECORDINGS: directory,
         PULUMI_SKIP_UPDATE_CHECK: "true",
+        // The Automation API writes each preview's event log under the temporary directory and
+        // removes it with an fs.rm nobody awaits (@pulumi/pulumi automation/stack.js cleanUp): a
+        // CLI that exits, or is stopped, right after a preview leaves it. In the fleet's own
+        // folder, it goes with the folder.
+        TMPDIR: directory,
     };
 }

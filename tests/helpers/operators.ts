@@ -3,11 +3,11 @@
  * test), renders of the whole program with operators configured, and the rendered objects.
  */
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import { parse, stringify } from "yaml";
 import type { RenderOptions, RenderResult } from "../../scripts/render/render";
 import { renderConfig, ROOT } from "./render";
+import { temporaryDirectory } from "./temporary";
 
 export const CSV_DIR = "../shared/testdata/csvs";
 
@@ -46,7 +46,7 @@ export function readCsv(file: string): Yaml {
 
 /** A bundle folder in a temporary directory holding `csv` (and optional other manifests); returns the CSV's absolute path. */
 export function writeBundle(csv: Yaml, others: Yaml[] = []): string {
-    const folder = fs.mkdtempSync(path.join(os.tmpdir(), "bundle-"));
+    const folder = temporaryDirectory("bundle-");
     const file = path.join(folder, "operator.clusterserviceversion.yaml");
     fs.writeFileSync(file, stringify(csv));
     others.forEach((o, i) => fs.writeFileSync(path.join(folder, `object-${i}.yaml`), stringify(o)));

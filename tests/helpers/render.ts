@@ -2,8 +2,9 @@ import * as path from "node:path";
 import { ClusterState, KubeObject } from "../../scripts/render/cluster-state";
 import { flattenConfig, readConfigFile } from "../../scripts/render/config-file";
 import { renderProgram, RenderedResource, RenderOptions, RenderResult } from "../../scripts/render/render";
+import { ROOT } from "./root";
 
-export const ROOT = path.resolve(__dirname, "..", "..");
+export { ROOT };
 
 /** Renders the real program for a config given as an object of top-level keys. */
 export function renderConfig(

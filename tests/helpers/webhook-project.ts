@@ -9,15 +9,18 @@ import * as os from "node:os";
 import * as path from "node:path";
 import type { ImageContent } from "../../components/webhook-image/build";
 import { productionClosure, Lockfile } from "../../components/webhook-image/closure";
+import { ROOT } from "./root";
 
-export const ROOT = path.resolve(__dirname, "..", "..");
+export { ROOT };
 export const STAND_IN = path.join(ROOT, "tests", "fixtures", "webhook-image", "stand-in");
 
 export interface ProjectOptions {
     /** Copy these packages' production closure instead of linking node_modules (fresh files, fresh mtimes). */
     copyClosureOf?: string[];
-    /** The compiled webhook to package (default: the stand-in fixture). */
+    /** The compiled webhook to package (default: the stand-in fixture), copied into dist/webhook. */
     webhookDirectory?: string;
+    /** A whole compiled output (`compileWebhook`'s: webhook/ and the neutral modules it imports), copied as dist/. */
+    compiledOutput?: string;
 }
 
 export function makeProject(options: ProjectOptions = {}): string {
@@ -39,7 +42,11 @@ export function makeProject(options: ProjectOptions = {}): string {
         }
     }
     mkdirSync(path.join(project, "dist"), { recursive: true });
-    cpSync(options.webhookDirectory ?? STAND_IN, path.join(project, "dist", "webhook"), { recursive: true });
+    if (options.compiledOutput !== undefined) {
+        cpSync(options.compiledOutput, path.join(project, "dist"), { recursive: true });
+    } else {
+        cpSync(options.webhookDirectory ?? STAND_IN, path.join(project, "dist", "webhook"), { recursive: true });
+    }
     return project;
 }
 
@@ -61,8 +68,8 @@ export function imageContent(project: string, baseImage: string, overrides: Part
 
 /**
  * Compiles the real admission server (webhook/main.ts and what it imports) of the checkout at
- * `sourceRoot` (default: this one) as `npm run build` does, into `<directory>/webhook`; returns
- * that folder. Type declarations of Node.js come from this checkout (they are a devDependency).
+ * `sourceRoot` (default: this one) as `npm run build` does, into `<directory>` (`webhook/` and the
+ * neutral modules it imports, under `components/shared/`); returns `<directory>`. Type declarations of Node.js come from this checkout (they are a devDependency).
  */
 export function compileWebhook(directory: string, sourceRoot: string = ROOT): string {
     execFileSync(
@@ -91,7 +98,7 @@ export function compileWebhook(directory: string, sourceRoot: string = ROOT): st
         ],
         { stdio: "pipe" },
     );
-    return path.join(directory, "webhook");
+    return directory;
 }
 
 /**

@@ -1,3 +1,5 @@
+import { spawnSync } from "node:child_process";
+import * as path from "node:path";
 import { applyMutant, mutationPoints, sampleMutants } from "../../scripts/mutation/mutants";
 
 describe("mutation points", () => {
@@ -33,5 +35,27 @@ describe("mutation points", () => {
         expect(first).toHaveLength(3);
         expect(first.map((m) => m.start)).toEqual([...first.map((m) => m.start)].sort((a, b) => a - b));
         expect(sampleMutants(mutants, 100, 7)).toHaveLength(mutants.length);
+    });
+});
+
+describe("npm run mutation -- --help", () => {
+    it("GIVEN --help WHEN the runner starts THEN it prints its usage, naming every option, and exits 0 without running a mutant", () => {
+        const root = path.resolve(__dirname, "..", "..");
+        const run = spawnSync(
+            process.execPath,
+            [path.join(root, "node_modules", "tsx", "dist", "cli.mjs"), "scripts/mutation/sample.ts", "--help"],
+            {
+                cwd: root,
+                encoding: "utf8",
+            },
+        );
+        expect({ status: run.status, stderr: run.stderr }).toEqual({ status: 0, stderr: "" });
+        expect(run.stdout.split("\n")[0]).toBe(
+            "usage: npm run mutation -- [--files a.ts,b.ts] [--tests t1,t2] [--count N] [--seed S] [--timeout SECONDS]",
+        );
+        for (const option of ["--files", "--tests", "--count", "--seed", "--timeout", "--help"]) {
+            expect(run.stdout).toContain(`  ${option} `);
+        }
+        expect(run.stdout).not.toContain("candidates:");
     });
 });

@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { INSTALLED_CRDS_OUTPUT, installedCrds, parseInstalledCrds, retentionMessages } from "../../components/shared/crd-retention";
+import { installedCrds, retentionMessages } from "../../components/shared/crd-retention";
 import type { RenderResult } from "../../scripts/render/render";
 import { patchesOf, renderOperators, SAMPLE_CSVS } from "../helpers/operators";
 import { renderConfig, resourcesOfType } from "../helpers/render";
@@ -26,7 +26,7 @@ const crdOptions = (result: RenderResult) =>
 
 /** The output the next update reads back, as the update that `first` previews would publish it. */
 const lastUpdate = (first: RenderResult) => ({
-    [INSTALLED_CRDS_OUTPUT]: first.stackOutputs[INSTALLED_CRDS_OUTPUT],
+    installedCrds: first.stackOutputs.installedCrds,
     conversionResets: first.stackOutputs.conversionResets,
 });
 
@@ -42,7 +42,7 @@ describe("CRDs outlive their operator", () => {
             "operator backups: CRDs kept in the cluster, with their custom resources, when it is removed from config or the stack is destroyed (retainOnDelete): backups.samples.cluster-platform.io",
             "operator widgets: CRDs kept in the cluster, with their custom resources, when it is removed from config or the stack is destroyed (retainOnDelete): widgets.samples.cluster-platform.io",
         ]);
-        expect(result.stackOutputs[INSTALLED_CRDS_OUTPUT]).toEqual({
+        expect(result.stackOutputs.installedCrds).toEqual({
             "backups.samples.cluster-platform.io": { owner: "operator backups", onRemoval: "keep" },
             "widgets.samples.cluster-platform.io": { owner: "operator widgets", onRemoval: "keep", conversion: "webhook", kind: "Widget" },
         });
@@ -125,14 +125,6 @@ describe("CRDs outlive their operator", () => {
         expect(result.infos).toEqual([
             "subscriptions: CRDs kept in the cluster, with their custom resources, when it is removed from config or the stack is destroyed (retainOnDelete): bundles.subscription.openshift.io, clusterbundles.subscription.openshift.io",
         ]);
-    });
-
-    test("GIVEN a previous output that is not a CRD record WHEN read THEN it is reported, not trusted", () => {
-        expect(parseInstalledCrds(undefined)).toEqual({});
-        expect(parseInstalledCrds({ "x.io": { owner: "operator a", onRemoval: "maybe" } }).warning).toContain(
-            "installedCrds output is not",
-        );
-        expect(parseInstalledCrds(["x"]).state).toBeUndefined();
     });
 
     test("GIVEN any previous and current CRD sets WHEN compared THEN exactly the dropped CRDs are named, each once, with the fate recorded at the last update", () => {

@@ -92,7 +92,8 @@ describe("a CSV deployment as OLM deploys it", () => {
             spec: {
                 replicas: 2,
                 revisionHistoryLimit: 1,
-                selector: { matchLabels: { app: "widget", "cluster-platform.io/deployment": "widget-webhook" } },
+                // The CSV's selector, untouched (immutable once applied); the stack's label is on the pods only.
+                selector: { matchLabels: { app: "widget" } },
                 template: {
                     metadata: {
                         labels: { app: "widget", "cluster-platform.io/deployment": "widget-webhook" },

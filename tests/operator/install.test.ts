@@ -78,7 +78,15 @@ describe("every real CSV installs", () => {
                     selector: { ...deployment.spec.selector.matchLabels, "cluster-platform.io/deployment": backend },
                     ports: [{ name: "https", protocol: "TCP", port, targetPort: first.targetPort ?? port }],
                 });
-                const pod = objectNamed(result, "Deployment", backend, "ops").spec.template.spec;
+                // The Deployment's own selector stays the CSV's (immutable once applied): the label is on its pods.
+                const rendered = objectNamed(result, "Deployment", backend, "ops");
+                expect(rendered.spec.selector).toEqual(deployment.spec.selector);
+                expect(rendered.spec.template.metadata.labels).toEqual({
+                    ...deployment.spec.template.metadata?.labels,
+                    ...deployment.spec.selector.matchLabels,
+                    "cluster-platform.io/deployment": backend,
+                });
+                const pod = rendered.spec.template.spec;
                 expect(pod.volumes).toEqual(expect.arrayContaining(certVolumes(backend)));
                 for (const container of pod.containers) {
                     // OLM's webhook mount replaces whatever the bundle had at its path (kubevirt's hostpath provisioner had apiservice-cert there).

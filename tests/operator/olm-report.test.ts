@@ -3,10 +3,10 @@
  * names what each toggle would have prevented, from the cluster's roles as kubectl lists them.
  */
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import { ListedRole, olmToggleFindings } from "../../components/operator/olm-report";
 import { main } from "../../scripts/olm/toggle-report";
+import { temporaryDirectory } from "../helpers/temporary";
 
 const owner = (csv: string, namespace: string) => ({
     "olm.owner": csv,
@@ -80,7 +80,7 @@ describe("what the toggles would have prevented for OLM's operators", () => {
     });
 
     test("GIVEN a stack config with only promotion disabled WHEN the CLI reports THEN it prints only the promoted role, and exits 0", () => {
-        const dir = fs.mkdtempSync(path.join(os.tmpdir(), "toggle-report-"));
+        const dir = temporaryDirectory("toggle-report-");
         fs.writeFileSync(path.join(dir, "roles.json"), JSON.stringify({ apiVersion: "v1", kind: "List", items: CLUSTER }));
         fs.writeFileSync(
             path.join(dir, "Pulumi.test.yaml"),

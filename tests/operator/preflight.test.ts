@@ -1,11 +1,11 @@
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import { stringify } from "yaml";
 import { OlmConfig, OperatorConfig } from "../../components/config/schema";
 import { planOperators } from "../../components/operator/plan";
 import { formatProblem, sortProblems } from "../../components/shared/problems";
 import { ROOT } from "../helpers/render";
+import { temporaryDirectory } from "../helpers/temporary";
 
 const olm: OlmConfig = {
     disableOLMAggregateCRDRoles: false,
@@ -28,7 +28,7 @@ const problemLines = (operators: OperatorConfig[], root = ROOT) =>
 
 /** A bundle folder in a temporary directory, from objects (the first one is the CSV). */
 function bundle(csv: Record<string, unknown>, others: Record<string, unknown>[] = []): { root: string; csv: string } {
-    const root = fs.mkdtempSync(path.join(os.tmpdir(), "bundle-"));
+    const root = temporaryDirectory("bundle-");
     fs.mkdirSync(path.join(root, "manifests"));
     fs.writeFileSync(path.join(root, "manifests", "op.clusterserviceversion.yaml"), stringify(csv));
     others.forEach((o, i) => fs.writeFileSync(path.join(root, "manifests", `object-${i}.yaml`), stringify(o)));

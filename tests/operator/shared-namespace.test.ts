@@ -43,9 +43,26 @@ describe("webhook Services in a namespace shared by several operators (openshift
             "node-maintenance-operator-controller-manager-service": ["node-maintenance-operator-controller-manager"],
             "opentelemetry-operator-controller-manager-service": ["opentelemetry-operator-controller-manager"],
         });
-        // And each Deployment's own selector still matches its pod template (the API server requires it).
+        // Each Deployment's own selector is the CSV's, unchanged (a Deployment's selector is immutable, so
+        // changing it would replace every existing operator Deployment), and still matches its pod template.
+        const csvSelectors = Object.fromEntries(
+            Object.values(FILES).flatMap((file) => readCsv(file).spec.install.spec.deployments.map((d: Yaml) => [d.name, d.spec.selector])),
+        );
+        expect(Object.fromEntries(deployments.map((d) => [d.metadata.name, d.spec.selector]))).toEqual(csvSelectors);
         for (const d of deployments) {
             expect(selects(d.spec.selector.matchLabels, d.spec.template.metadata.labels)).toBe(true);
         }
+        // And the argocd Deployment's own selector alone would still reach the other two operators' pods:
+        // only the Service narrows to one Deployment, through the label on the pods.
+        const argocd = deployments.find((d) => d.metadata.name === "argocd-operator-controller-manager")!;
+        expect(
+            deployments
+                .filter((d) => selects(argocd.spec.selector.matchLabels, d.spec.template.metadata.labels))
+                .map((d) => d.metadata.name),
+        ).toEqual([
+            "argocd-operator-controller-manager",
+            "node-maintenance-operator-controller-manager",
+            "opentelemetry-operator-controller-manager",
+        ]);
     });
 });

@@ -15,6 +15,7 @@ import * as path from "node:path";
 import { parse, stringify } from "yaml";
 import { getObject, kubectl, kubectlRun, type KubeObject } from "./helpers/kubectl";
 import { type ConversionBackend, startConversionBackend } from "./helpers/conversion-backend";
+import { changedSteps, previewSteps } from "./helpers/preview";
 import { realEnv, REPO_ROOT, TestStack } from "./helpers/stack";
 
 const NAMESPACE = "widget-operator";
@@ -22,6 +23,8 @@ const CRD = "widgets.samples.cluster-platform.io";
 const SERVICE = "widget-webhook-service";
 const SAMPLE = path.join(REPO_ROOT, "tests", "fixtures", "operators", "widget-operator", "manifests");
 const TEAM = "widget-team";
+/** The label the stack puts on each operator Deployment's pods, which its webhook Service selects. */
+const DEPLOYMENT_LABEL = "cluster-platform.io/deployment";
 
 let stack: TestStack;
 let backend: ConversionBackend | undefined;
@@ -104,6 +107,47 @@ describe("an operator with a conversion webhook, removed, re-added and upgraded 
         expect(readWidget("v1").spec).toEqual({ replicas: 3 });
         expect(readWidget("v1alpha1").spec).toEqual({ size: 3 });
         expect(backend.conversions()).toBeGreaterThan(0);
+        expect(stack.preview(["--expect-no-changes"]).status).toBe(0);
+    });
+
+    test("GIVEN the operator Deployment as the stack applied it before its pods carried cluster-platform.io/deployment WHEN previewed and updated THEN the Deployment is updated in place (same UID, the CSV's selector), never replaced", () => {
+        // The earlier shape, on both sides: in the state (what the engine diffs against) and live.
+        const exported = JSON.parse(stack.exportState()) as { deployment: { resources: KubeObject[] } };
+        const resource = exported.deployment.resources.find(
+            (r) => r.type === "kubernetes:apps/v1:Deployment" && r.outputs?.metadata?.name === "widget-webhook",
+        );
+        expect(resource?.inputs.spec.template.metadata.labels[DEPLOYMENT_LABEL]).toBe("widget-webhook");
+        // Before issue 28: the CSV's selector, and pods without the stack's label.
+        const csvSelector = (parse(fs.readFileSync(v1Bundle, "utf8")) as KubeObject).spec.install.spec.deployments[0].spec.selector;
+        for (const side of [resource!.inputs, resource!.outputs]) {
+            side.spec.selector = csvSelector;
+            delete side.spec.template.metadata.labels[DEPLOYMENT_LABEL];
+        }
+        const file = path.join(realEnv("REAL_WORK"), "operator-life-without-pod-label.json");
+        fs.writeFileSync(file, JSON.stringify(exported));
+        const imported = stack.run(["stack", "import", "--stack", stack.name, "--file", file]);
+        expect({ status: imported.status, stderr: imported.status === 0 ? "" : imported.stderr }).toEqual({ status: 0, stderr: "" });
+        kubectl([
+            "patch",
+            "deployment",
+            "widget-webhook",
+            "-n",
+            NAMESPACE,
+            "--type=json",
+            "-p",
+            JSON.stringify([{ op: "remove", path: `/spec/template/metadata/labels/${DEPLOYMENT_LABEL.replace("/", "~1")}` }]),
+        ]);
+        const before = getObject("deployment", "widget-webhook", NAMESPACE);
+
+        // The engine's plan: an update of the pod template's labels, no replacement.
+        const planned = changedSteps(previewSteps(stack)).filter((s) => s.type === "kubernetes:apps/v1:Deployment");
+        expect(planned.map((s) => s.op)).toEqual(["update"]);
+        const updated = up();
+        expect({ status: updated.status, errors: updated.status === 0 ? "" : updated.output }).toEqual({ status: 0, errors: "" });
+        const after = getObject("deployment", "widget-webhook", NAMESPACE);
+        expect(after?.metadata.uid).toBe(before?.metadata.uid);
+        expect(after?.spec.template.metadata.labels[DEPLOYMENT_LABEL]).toBe("widget-webhook");
+        expect(after?.spec.selector).toEqual(csvSelector);
         expect(stack.preview(["--expect-no-changes"]).status).toBe(0);
     });
 

@@ -158,7 +158,7 @@ describe("the provider's Deployment await as the reconcile ServiceAccount", () =
     test("GIVEN the same role without PersistentVolumeClaims (what the role granted before) WHEN real pulumi up runs as its ServiceAccount THEN the Deployment becomes Available yet the update never completes, not even at the resource's own timeout", async () => {
         const rules = reconcileRules([{ apiVersion: "apps/v1", kind: "Deployment", use: "declared" }]).map((rule) => ({
             ...rule,
-            resources: rule.resources.filter((r) => r !== "persistentvolumeclaims"),
+            resources: (rule.resources ?? []).filter((r) => r !== "persistentvolumeclaims"),
         }));
         const stack = stackActingAs("await-without-pvcs", rules);
         const canList = kubectlRun(["auth", "can-i", "list", "persistentvolumeclaims", "-n", NAMESPACE], {

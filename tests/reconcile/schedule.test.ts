@@ -87,4 +87,35 @@ describe("the least RBAC", () => {
             },
         ]);
     });
+
+    test("GIVEN any set of uses in any order WHEN rules are derived THEN the rules are the same, ordered by group and then by verb list in code-unit order", () => {
+        const pool = [
+            { apiVersion: "v1", kind: "Secret", use: "read" },
+            { apiVersion: "v1", kind: "ConfigMap", use: "patch" },
+            { apiVersion: "v1", kind: "Service", use: "declared" },
+            { apiVersion: "apps/v1", kind: "Deployment", use: "declared" },
+            { apiVersion: "rbac.authorization.k8s.io/v1", kind: "Role", use: "declared" },
+            { apiVersion: "rbac.authorization.k8s.io/v1", kind: "RoleBinding", use: "patch" },
+            { apiVersion: "storage.k8s.io/v1", kind: "StorageClass", use: "declared" },
+            { apiVersion: "Example.io/v1", kind: "Widget", use: "read" },
+            { apiVersion: "example.io/v1", kind: "Gadget", use: "declared" },
+        ] as const;
+        // Code-unit order, written out: "" < "Example.io" < "apps" < "example.io" < "rbac..." < "storage...".
+        const before = (a: string, b: string) => a < b;
+        fc.assert(
+            fc.property(fc.shuffledSubarray([...pool], { minLength: 1 }), fc.infiniteStream(fc.nat()), (uses, seeds) => {
+                const shuffled = [...uses]
+                    .map((u) => ({ u, k: seeds.next().value }))
+                    .sort((a, b) => a.k - b.k)
+                    .map(({ u }) => u);
+                const rules = reconcileRules(uses);
+                expect(reconcileRules(shuffled)).toEqual(rules);
+                for (let i = 1; i < rules.length; i++) {
+                    const [a, b] = [rules[i - 1], rules[i]];
+                    const [ga, gb] = [a.apiGroups![0], b.apiGroups![0]];
+                    expect(before(ga, gb) || (ga === gb && before(a.verbs.join(","), b.verbs.join(",")))).toBe(true);
+                }
+            }),
+        );
+    });
 });

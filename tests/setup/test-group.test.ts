@@ -7,8 +7,8 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { testFilesIn } from "../helpers/test-group";
+import { ROOT } from "../helpers/root";
 
-const ROOT = path.resolve(__dirname, "..", "..");
 const TESTS = path.join(ROOT, "tests");
 const FolderSequencer = require("./sequencer.js") as new (options: unknown) => { sort(tests: unknown[]): { path: string }[] };
 
@@ -59,6 +59,8 @@ describe("one jest entry per test folder", () => {
                 transform: { "^.+\\.ts$": [require.resolve("@swc/jest"), swcOptions] },
                 setupFilesAfterEnv: [],
                 testSequencer: undefined,
+                globalSetup: undefined,
+                globalTeardown: undefined,
             };
             const run = spawnSync(
                 process.execPath,

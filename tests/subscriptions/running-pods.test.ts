@@ -3,7 +3,7 @@
  * lose, when an update deletes or renames a share or stops aggregating a bundle into a role,
  * comparing with what the previous update recorded in the `subscriptionShareGrants` output.
  */
-import { parseShareGrants, runningPodLosses, shareGrantsOf, SHARE_GRANTS_OUTPUT } from "../../components/subscriptions/running-pods";
+import { runningPodLosses, shareGrantsOf } from "../../components/subscriptions/running-pods";
 import { ClusterBundleDeclaration } from "../../components/subscriptions/bundles";
 import { renderConfig } from "../helpers/render";
 
@@ -53,15 +53,6 @@ describe("what running pods would lose (pure)", () => {
             `ClusterBundle "cluster" no longer aggregates to "edit": service accounts that could use it only through that role lose "use" on shares "${ENTITLEMENT_SHARE}"; the Shared Resource CSI driver re-checks access when a share or its Secret/ConfigMap changes (the next entitlement rotation) and then empties the volumes of their running pods`,
         ]);
     });
-
-    test("GIVEN the previous output WHEN parsed THEN absent is empty, a malformed one is empty with a warning", () => {
-        expect(parseShareGrants(undefined)).toEqual({ grants: {} });
-        expect(parseShareGrants(before)).toEqual({ grants: before });
-        expect(parseShareGrants({ cluster: { shares: "x" } })).toEqual({
-            grants: {},
-            warning: `the previous update's subscriptionShareGrants output is not {<bundle>: {shares: string[], roles: string[]}} (got {"cluster":{"shares":"x"}}); this preview cannot say what running pods would lose`,
-        });
-    });
 });
 
 describe("what running pods would lose (the program, update after update)", () => {
@@ -74,7 +65,7 @@ describe("what running pods would lose (the program, update after update)", () =
     test("GIVEN an update that declared a ClusterBundle WHEN the next preview renames a reference, drops a role, or disables the capability THEN it warns naming bundle and shares", async () => {
         const first = await renderConfig(config({ enabled: true, clusterBundles: [bundle] }));
         expect(first.errors).toEqual([]);
-        expect(first.stackOutputs[SHARE_GRANTS_OUTPUT]).toEqual({
+        expect(first.stackOutputs.subscriptionShareGrants).toEqual({
             cluster: { shares: [ENTITLEMENT_SHARE, REPO_SHARE], roles: ["admin", "edit"] },
         });
         expect(first.warnings.filter((w) => w.includes("running pods"))).toEqual([]);
@@ -94,6 +85,6 @@ describe("what running pods would lose (the program, update after update)", () =
         expect(disabled.warnings.filter((w) => w.includes("running pods"))).toEqual([
             expect.stringContaining('subscriptions: ClusterBundle "cluster" is removed from'),
         ]);
-        expect(disabled.stackOutputs).not.toHaveProperty(SHARE_GRANTS_OUTPUT);
+        expect(disabled.stackOutputs).not.toHaveProperty("subscriptionShareGrants");
     });
 });

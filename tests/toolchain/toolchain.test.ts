@@ -16,8 +16,8 @@ import {
     toolSpecs,
     TOOLS_ROOT,
 } from "../../scripts/real/toolchain";
+import { ROOT } from "../helpers/root";
 
-const ROOT = path.resolve(__dirname, "..", "..");
 const lock = JSON.parse(fs.readFileSync(path.join(ROOT, "package-lock.json"), "utf8")) as { packages: Record<string, { version: string }> };
 
 describe("pins read from go.mod", () => {

@@ -47,7 +47,7 @@ describe("the webhook image, unpacked and run with chroot", () => {
 
     beforeAll(async () => {
         work = mkdtempSync(path.join(os.tmpdir(), "image-e2e-"));
-        project = makeProject({ webhookDirectory: compileWebhook(path.join(work, "compiled")) });
+        project = makeProject({ compiledOutput: compileWebhook(path.join(work, "compiled")) });
         registry = await startRegistry();
         const base = (await pushBase(buildNodeBaseLayout(work), registry.host, "base/node", "oci-index")).pinned;
         const content = imageContent(project, base);
@@ -96,6 +96,7 @@ describe("the webhook image, unpacked and run with chroot", () => {
         for (const file of [
             "app/webhook/main.js",
             "app/webhook/server.js",
+            "app/components/shared/k8s-names.js",
             "app/node_modules/@kubernetes/client-node/package.json",
             "app/node_modules/pino/package.json",
         ]) {

@@ -2,8 +2,8 @@ import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import * as path from "node:path";
 import { Lockfile, packageNameOf, productionClosure, resolveFrom } from "../../components/webhook-image/closure";
+import { ROOT } from "../helpers/root";
 
-const ROOT = path.resolve(__dirname, "..", "..");
 const LINUX_X64 = { os: "linux", cpu: "x64" };
 
 function lockfile(packages: Lockfile["packages"]): Lockfile {

@@ -696,3 +696,16 @@ describe("pods the webhook must not change silently (issue 27 point 5)", () => {
         expect(admitted(decideInjection(input(once, { bundles: byName([local]), keys: teamKeys }))).patch).toEqual([]);
     });
 });
+
+describe("a bundle with yum repositories only", () => {
+    test("GIVEN a Bundle with no entitlement and one yum repository WHEN decided THEN the repository file is mounted and no warning speaks of entitlement volumes", () => {
+        const yumOnly = bundle("team-a", "repos", { generation: 1, entitlements: [], yumRepositories: ["local-repo"] });
+        const repoPod = pod({ annotations: { [ANNOTATIONS.injectBundle]: "repos" } });
+        const decision = decideInjection(input(repoPod, { bundles: byName([yumOnly]), keys: teamKeys }));
+        expect(admitted(decision).warnings).toEqual([]);
+        expect(patched(decision, repoPod).spec.containers[0].volumeMounts).toEqual([
+            TOKEN_MOUNT,
+            { name: YUM_REPOS_VOLUME, mountPath: "/run/secrets/redhat.repo", subPath: "redhat.repo", readOnly: true },
+        ]);
+    });
+});

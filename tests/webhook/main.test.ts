@@ -8,8 +8,8 @@ import { podCreateReview } from "./support/fixtures";
 import { request } from "./support/https-client";
 import { freePort } from "./support/servers";
 import { waitFor } from "./support/wait";
+import { ROOT } from "../helpers/root";
 
-const ROOT = path.resolve(__dirname, "../..");
 const SECRET_VALUE = Buffer.from("entitlement-private-key-material").toString("base64");
 
 function start(env: Record<string, string>) {

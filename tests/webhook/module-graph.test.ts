@@ -1,10 +1,11 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { WEBHOOK_CERT_MOUNT_PATHS } from "../../components/admission-webhook/contract";
+import { WEBHOOK_INPUT_PATHS } from "../../components/webhook-image";
 import { webhookClusterRules } from "../../webhook/access";
 import { WEBHOOK_CERT_DIR } from "../../webhook/api";
+import { ROOT } from "../helpers/root";
 
-const ROOT = path.resolve(__dirname, "../..");
 const packageJson = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as { dependencies: Record<string, string> };
 
 /** Every module specifier imported (at run time, not `import type`) by the files reachable from main.ts. */
@@ -30,8 +31,18 @@ function importClosure(entry: string): { files: string[]; packages: Set<string> 
 describe("what the server image carries", () => {
     const { files, packages } = importClosure(path.join(ROOT, "webhook/main.ts"));
 
-    test("GIVEN the entry point WHEN its imports are followed THEN every file is inside webhook/ (dist/webhook is packaged alone)", () => {
-        expect(files.filter((file) => !file.startsWith("webhook/"))).toEqual([]);
+    test("GIVEN the entry point WHEN its imports are followed THEN every file is inside webhook/ but the neutral modules, which import nothing", () => {
+        const outside = files.filter((file) => !file.startsWith("webhook/"));
+        expect(outside).toEqual(["components/shared/k8s-names.ts", "components/shared/order.ts", "components/shared/records.ts"]);
+        for (const file of outside) {
+            expect({ file, imports: importClosure(path.join(ROOT, file)).files }).toEqual({ file, imports: [file] });
+        }
+    });
+
+    test("GIVEN the image's source-tree inputs WHEN compared with the import closure THEN they name webhook/ and exactly the neutral modules it imports", () => {
+        const outside = files.filter((file) => !file.startsWith("webhook/"));
+        expect(WEBHOOK_INPUT_PATHS.filter((p) => p.startsWith("components/"))).toEqual(outside);
+        expect(WEBHOOK_INPUT_PATHS).toContain("webhook");
     });
 
     test("GIVEN the entry point WHEN its imports are followed THEN the packages are exactly production dependencies, none of Pulumi", () => {

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { clusterBundleShareName } from "../../webhook/api";
 import { readServerConfig } from "../../webhook/config";
-import { fingerprint, isDns1123Label, isDns1123Subdomain } from "../../webhook/k8s-names";
+import { fingerprint, isDns1123Label, isDns1123Subdomain } from "../../components/shared/k8s-names";
 import { shareVolumeName } from "../../webhook/mounts";
 
 describe("share and volume names", () => {

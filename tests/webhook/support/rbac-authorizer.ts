@@ -12,7 +12,7 @@
  *   every ClusterRole its selectors match; the bootstrap roles chain view into edit into admin by
  *   carrying the aggregate-to labels themselves (plugin/pkg/auth/authorizer/rbac/bootstrappolicy/policy.go).
  */
-import { aggregationLabel, RbacRule, ruleGrants } from "../../../components/shared/rbac";
+import { aggregationLabel, PolicyRule, ruleGrants } from "../../../components/shared/rbac";
 import type { SubjectAccessReviewSpec } from "./fake-kube-api";
 
 export interface Subject {
@@ -23,13 +23,13 @@ export interface Subject {
 
 export interface ClusterRoleObject {
     metadata: { name: string; labels?: Record<string, string> };
-    rules?: RbacRule[];
+    rules?: PolicyRule[];
     aggregationRule?: { clusterRoleSelectors: { matchLabels: Record<string, string> }[] };
 }
 
 export interface RoleObject {
     metadata: { name: string; namespace: string };
-    rules: RbacRule[];
+    rules: PolicyRule[];
 }
 
 export interface BindingObject {
@@ -63,7 +63,7 @@ function matches(labels: Record<string, string> | undefined, selector: Record<st
 }
 
 /** The rules a ClusterRole holds once the aggregation controller has run. */
-function clusterRoleRules(state: RbacState, name: string, seen = new Set<string>()): RbacRule[] {
+function clusterRoleRules(state: RbacState, name: string, seen = new Set<string>()): PolicyRule[] {
     const role = state.clusterRoles.find((r) => r.metadata.name === name);
     if (!role || seen.has(name)) return [];
     seen.add(name);
@@ -90,7 +90,7 @@ function appliesTo(subject: Subject, user: string, groups: readonly string[], bi
     }
 }
 
-function ruleAllows(rule: RbacRule, attributes: SubjectAccessReviewSpec["resourceAttributes"]): boolean {
+function ruleAllows(rule: PolicyRule, attributes: SubjectAccessReviewSpec["resourceAttributes"]): boolean {
     const names = rule.resourceNames ?? [];
     return (
         ruleGrants(rule, { group: attributes.group, resource: attributes.resource, verb: attributes.verb }) &&
@@ -102,7 +102,7 @@ function ruleAllows(rule: RbacRule, attributes: SubjectAccessReviewSpec["resourc
 export function rbacAllows(state: RbacState, spec: SubjectAccessReviewSpec): boolean {
     const groups = spec.groups ?? [];
     const namespace = spec.resourceAttributes.namespace || undefined;
-    const rulesOf = (binding: BindingObject): RbacRule[] =>
+    const rulesOf = (binding: BindingObject): PolicyRule[] =>
         binding.roleRef.kind === "ClusterRole"
             ? clusterRoleRules(state, binding.roleRef.name)
             : ((state.roles ?? []).find(

@@ -1,0 +1,92 @@
+/**
+ * Reading the stack config and every capability's pre-flight checks, before any resource is
+ * registered: all problems at once, then nothing registered while any remains.
+ */
+import * as path from "node:path";
+import * as pulumi from "@pulumi/pulumi";
+import { delegatedBackendProblems } from "../certificates/delegated-backends";
+import { requiredCaSourceObjects } from "../certificates/rules";
+import { sectionsFromPulumiConfig, StackConfig, validateStackConfig } from "../config";
+import { OperatorsPlan, planOperators, requiredClusterObjects, upgradeProblems } from "../operator";
+import { ClusterConnection, clusterConnection, projectDirectory } from "../shared/cluster";
+import { apiDiscovery } from "../shared/discovery";
+import { checkExisting, describeRef, objectReader, presenceLookup } from "../shared/object-presence";
+import { formatReport, Problem } from "../shared/problems";
+import { requiredObjectsOf } from "../subscriptions";
+import { ASSUMED_SUBSCRIPTION_APIS, discoverSubscriptionApis, SubscriptionClusterApis } from "../subscriptions/cluster-apis";
+
+/** The project directory: where the program, its bundles and the webhook's build live. */
+export const PROJECT_DIRECTORY = path.resolve(__dirname, "..", "..");
+
+/** The validated stack config, or a RunError listing every problem (no stack trace, no resources). */
+export function readStackConfig(): StackConfig {
+    const result = validateStackConfig(sectionsFromPulumiConfig(pulumi.runtime.allConfig()));
+    for (const warning of result.warnings) {
+        pulumi.log.warn(warning);
+    }
+    if (!result.ok) {
+        throw new pulumi.RunError(formatReport(result.problems));
+    }
+    return result.config;
+}
+
+/** The connection the validated cluster config chooses (validation makes it the one explicit choice). */
+export function connectionOf(config: StackConfig): ClusterConnection {
+    return clusterConnection(config.cluster).connection as ClusterConnection;
+}
+
+/** What the pre-flight checks planned, for the phases after them. */
+export interface Preflight {
+    /** The operators' plans (bundles read and checked). */
+    readonly operators: OperatorsPlan;
+    /** What the cluster serves of the subscription capability's optional APIs (discovered, live clusters). */
+    readonly subscriptionApis: SubscriptionClusterApis;
+}
+
+/**
+ * Every capability's pre-flight checks, run before any resource is registered: the pure ones, then
+ * (live clusters only) that the objects the stack needs but never creates exist, asked by
+ * metadata only so that no Secret's data enters the state (components/shared/object-presence.ts).
+ */
+export async function preflight(config: StackConfig): Promise<Preflight> {
+    const operators = planOperators(config.operators, config.olm, PROJECT_DIRECTORY);
+    const problems: Problem[] = [...operators.problems];
+    for (const warning of operators.warnings) {
+        pulumi.log.warn(warning);
+    }
+    const connection = connectionOf(config);
+    if (connection.kind !== "renderYamlToDirectory") {
+        const existing = await checkExisting(
+            [
+                ...(config.subscriptions.enabled ? requiredObjectsOf(config.subscriptions.clusterBundles) : []),
+                ...requiredClusterObjects(config.operators, config.olm),
+                ...requiredCaSourceObjects(config.certificates.mode, config.caInjection),
+            ],
+            presenceLookup(connection, projectDirectory()),
+        ).catch((error: Error) => {
+            // An unreachable or refusing API server: say so plainly, and decide nothing.
+            throw new pulumi.RunError(error.message);
+        });
+        problems.push(...existing.problems);
+        // What OLM checks before an upgrade (components/operator/upgrade.ts), against the cluster's CRDs and running operators.
+        const upgrades = await upgradeProblems(operators.plans, config.operators, objectReader(connection, projectDirectory()));
+        problems.push(...upgrades.problems);
+        upgrades.warnings.forEach((warning) => pulumi.log.warn(warning));
+        // Delegated modes: each caInjection target's backends serve the injector's certificate (components/certificates/delegated-backends.ts).
+        const reader = objectReader(connection, projectDirectory());
+        problems.push(...(await delegatedBackendProblems(config.certificates.mode, config.cluster.platform, config.caInjection, reader)));
+        if (existing.unchecked.length > 0) {
+            pulumi.log.warn(
+                `not checked that these exist (no cluster to ask): ${existing.unchecked.map((r) => describeRef(r.ref)).join(", ")}`,
+            );
+        }
+    }
+    if (problems.length > 0) {
+        throw new pulumi.RunError(formatReport(problems));
+    }
+    const live = connection.kind !== "renderYamlToDirectory" && config.subscriptions.enabled;
+    return {
+        operators,
+        subscriptionApis: live ? await discoverSubscriptionApis(apiDiscovery(connection, PROJECT_DIRECTORY)) : ASSUMED_SUBSCRIPTION_APIS,
+    };
+}

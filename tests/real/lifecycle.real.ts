@@ -188,7 +188,8 @@ describe("the full stack on the real engine and a real API server", () => {
 
         const again = stack.up();
         expect({ status: again.status, output: again.status === 0 ? "" : explain(again) }).toEqual({ status: 0, output: "" });
-        expect(stack.preview(["--expect-no-changes"]).status).toBe(0);
+        const settled = stack.preview(["--expect-no-changes", "--diff"]);
+        expect({ status: settled.status, output: settled.status === 0 ? "" : explain(settled) }).toEqual({ status: 0, output: "" });
     });
 });
 

@@ -2,11 +2,10 @@
  * `npm run bench:fleet` at a tiny size (`--tiny`: 4 stand-in stacks), so the benchmark cannot rot
  * unseen: the same script and the same last line (figures at this size mean nothing).
  */
-import { spawnSync } from "node:child_process";
 import { readdirSync, rmSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { ROOT } from "../helpers/root";
+import { runBenchScript } from "../helpers/bench-script";
 
 describe("bench:fleet", () => {
     afterAll(() => {
@@ -17,16 +16,9 @@ describe("bench:fleet", () => {
     });
 
     test("GIVEN the tiny size WHEN the benchmark runs THEN it exits 0 and its last line gives the fleet's wall time against its bound", () => {
-        const run = spawnSync(
-            process.execPath,
-            [path.join(ROOT, "node_modules", "tsx", "dist", "cli.mjs"), "scripts/bench/fleet.ts", "--tiny"],
-            {
-                cwd: ROOT,
-                encoding: "utf8",
-            },
-        );
+        const run = runBenchScript("fleet", ["--tiny"]);
         expect(run.status).toBe(0);
-        expect(run.stdout.trim().split("\n").pop()).toMatch(
+        expect(run.lastLine).toMatch(
             /^bench:fleet stacks=4 concurrency=\d+ wall=\d+\.\d\d slowest=\d+\.\d\d bound=\d+\.\d\d ratio=\d+\.\d{3}$/,
         );
     }, 120_000);

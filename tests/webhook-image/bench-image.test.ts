@@ -4,23 +4,14 @@
  * line (figures at this size mean nothing). It had rotted once: the compiled webhook's layout
  * changed when the neutral modules moved under components/shared/.
  */
-import { spawnSync } from "node:child_process";
-import * as path from "node:path";
-import { ROOT } from "../helpers/root";
+import { runBenchScript } from "../helpers/bench-script";
 
 describe("bench:image", () => {
     test("GIVEN the tiny size WHEN the benchmark runs THEN it exits 0, uploads nothing on a no-change rebuild and both fresh builds give one digest", () => {
-        const run = spawnSync(
-            process.execPath,
-            [path.join(ROOT, "node_modules", "tsx", "dist", "cli.mjs"), "scripts/bench/image.ts", "--tiny"],
-            {
-                cwd: ROOT,
-                encoding: "utf8",
-            },
-        );
+        const run = runBenchScript("image", ["--tiny"]);
         expect(run.stderr.split("\n").filter((line) => /Error/.test(line))).toEqual([]);
         expect(run.status).toBe(0);
-        const last = run.stdout.trim().split("\n").pop() as string;
+        const last = run.lastLine;
         expect(last).toMatch(/^bench:image ratio=\d+\.\d\d nochange_ms=\d+ nochange_uploads=0 reproducible=2\/2$/);
     }, 180_000);
 });

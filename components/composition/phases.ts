@@ -24,8 +24,8 @@ import { Certificates } from "../certificates";
 import { StackConfig } from "../config";
 import { DeclaredKinds, recordDeclaredKinds } from "../reconcile";
 import { installReconcile } from "../reconcile/install";
-import { ClusterTarget, kubernetesConnectionArgs } from "../shared/cluster";
 import { ConversionResets } from "../operator";
+import { ClusterTarget, kubernetesConnectionArgs } from "../shared/cluster";
 import { ConversionResetState, conversionResets, InstalledCrds, retentionMessages } from "../shared/crd-retention";
 import { carriedOutputs, PreviousUpdate, readPreviousUpdate } from "../shared/previous-update";
 import { ShareGrants, warnRunningPodLosses } from "../subscriptions/running-pods";
@@ -111,8 +111,9 @@ export interface Composed {
 }
 
 /**
- * Phase 4: says which CRDs leave the stack, declares the reconcile objects (reconcile on), seals
- * the declared kinds into their rules, and returns the stack outputs, the certificates' last.
+ * Phase 4: says which CRDs leave the stack and holds at conversion None those a removed operator's
+ * webhook converted (ConversionResets), declares the reconcile objects (reconcile on), seals the
+ * declared kinds into their rules, and returns the stack outputs, the certificates' last.
  */
 export function finishStack(tagged: TaggedStack, composed: Composed): Record<string, unknown> {
     const { config, cluster } = tagged;

@@ -98,10 +98,15 @@ function narrowedByNames(power: Power, names: readonly string[]): boolean {
     }
 }
 
+/** A `*` verb on `*` resources of every API group (`*`): everything there is. */
+function isEverythingRule(rule: Partial<PolicyRule>): boolean {
+    return isWildcardRule(rule) && (rule.apiGroups ?? []).includes(ALL);
+}
+
 /** The powers one rule gives, one entry per power, in POWERS order. */
 export function rulePowers(rule: Partial<PolicyRule>): RulePower[] {
     const found = new Map<Power, RulePower>();
-    if ((rule.verbs ?? []).includes(ALL) && (rule.resources ?? []).includes(ALL) && (rule.apiGroups ?? []).includes(ALL)) {
+    if (isEverythingRule(rule)) {
         found.set("everything", { power: "everything", request: '"*" on "*" of API groups ["*"]' });
     }
     for (const probe of PROBES) {
@@ -272,7 +277,7 @@ export function allResourcesGrant(rule: Partial<PolicyRule>): string | undefined
  * verb, and not narrowed by resourceNames to harmless names: rbac-power.ts judges them.
  */
 export function escalationGrant(rule: Partial<PolicyRule>): string | undefined {
-    if (isWildcardRule(rule) && (rule.apiGroups ?? []).includes(ALL)) {
+    if (isEverythingRule(rule)) {
         // "*" on "*" of every group is k8s-no-wildcard-access's to report.
         return undefined;
     }
@@ -329,5 +334,5 @@ export function givesEverything(roleRef: { kind?: string; name?: string }, rules
     if (roleRef.kind === "ClusterRole" && roleRef.name === CLUSTER_ADMIN_ROLE) {
         return true;
     }
-    return (rules ?? []).some((rule) => isWildcardRule(rule) && (rule.apiGroups ?? []).includes(ALL));
+    return (rules ?? []).some(isEverythingRule);
 }

@@ -7,6 +7,7 @@
  * Pure; the component adds the certificate's pod-template annotations (an Output).
  */
 import { CAPABILITY_LABEL, MANAGED_BY_LABEL, OPERATOR_LABEL, platformLabels } from "../shared/labels";
+import { withLabelsFingerprint } from "../shared/workload-metadata";
 import type { StrategyDeployment } from "./csv";
 import { overridesProxy, withPodOverrides } from "./pod-overrides";
 import { podSelectorOf } from "./pod-selector";
@@ -131,14 +132,11 @@ export function deploymentFor(input: DeploymentInput): DeploymentObject {
     if (input.overrideWatchNamespace) {
         podSpec = withEnv(podSpec, WATCH_NAMESPACE_ENV, input.watchNamespaces.join(","));
     }
+    const labels = deploymentLabels(input.operator, input.deployment.label ?? {});
     return {
         apiVersion: "apps/v1",
         kind: "Deployment",
-        metadata: {
-            name: input.deployment.name,
-            namespace: input.namespace,
-            labels: deploymentLabels(input.operator, input.deployment.label ?? {}),
-        },
+        metadata: { name: input.deployment.name, namespace: input.namespace, labels },
         spec: {
             ...source,
             // OLM keeps one old ReplicaSet per deployment.
@@ -151,7 +149,8 @@ export function deploymentFor(input: DeploymentInput): DeploymentObject {
                 metadata: {
                     ...(source.template.metadata ?? {}),
                     labels: { ...(source.template.metadata?.labels ?? {}), ...podLabels },
-                    annotations: sortedRecord(annotations),
+                    // A label change (a rename) is a template change too (shared/workload-metadata.ts).
+                    annotations: sortedRecord(withLabelsFingerprint(labels, annotations)),
                 },
                 spec: podSpec,
             },

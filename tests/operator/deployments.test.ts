@@ -8,6 +8,9 @@ import {
     withEnv,
 } from "../../components/operator/deployments";
 import type { StrategyDeployment } from "../../components/operator/csv";
+import { createHash } from "node:crypto";
+
+const sha256Prefix = (text: string): string => createHash("sha256").update(text).digest("hex").slice(0, 16);
 
 /** OLM's two volumes of the serving Secret (certresources.go, AddDefaultCertVolumeAndVolumeMounts), written out. */
 const SECRET = "widget-webhook-service-cert";
@@ -102,12 +105,33 @@ describe("a CSV deployment as OLM deploys it", () => {
                             "kubectl.kubernetes.io/default-container": "from-csv",
                             "olm.operatorNamespace": "widget-operator",
                             "olm.targetNamespaces": "team-a,team-b",
+                            // sha256 of the Deployment's labels as sorted-key JSON (shared/workload-metadata.ts).
+                            "cluster-platform.io/workload-labels": sha256Prefix(
+                                '{"app.kubernetes.io/managed-by":"cluster-platform","app.kubernetes.io/name":"widget-webhook",' +
+                                    '"app.kubernetes.io/part-of":"cluster-platform","cluster-platform.io/capability":"operator",' +
+                                    '"cluster-platform.io/operator":"widgets"}',
+                            ),
                         },
                     },
                     spec: { containers: [{ name: "webhook", image: "example.io/w:1", env: [conditionName] }] },
                 },
             },
         });
+    });
+
+    test("GIVEN one CSV deployment installed under two operator names WHEN derived THEN the pod templates differ, so a rename moves the Deployment's generation and the provider's await cannot take a replayed pre-rename object for the result", () => {
+        const input = {
+            csvName: CSV_NAME,
+            namespace: "widget-operator",
+            deployment: strategy({ containers: [{ name: "webhook", image: "example.io/w:1" }] }),
+            csvAnnotations: {},
+            watchNamespaces: [],
+            overrideWatchNamespace: false,
+        };
+        const widgets = deploymentFor({ ...input, operator: "widgets" });
+        const gadgets = deploymentFor({ ...input, operator: "gadgets" });
+        expect(widgets.spec.template.metadata.annotations).not.toEqual(gadgets.spec.template.metadata.annotations);
+        expect({ ...widgets.spec.template.spec }).toEqual({ ...gadgets.spec.template.spec });
     });
 
     test("GIVEN the serving certificate WHEN built THEN it is OLM's two volumes of one Secret, keys renamed for the APIService layout", () => {

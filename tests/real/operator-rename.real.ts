@@ -2,7 +2,8 @@
  * Renaming an operator in config on the real engine and API server (issue 28, point 2):
  * `operators[].previousNames` aliases the install's resources (components/operator/rename.ts),
  * so after a rename the engine plans no create, delete or replace, the cluster objects keep
- * their uid, and the next preview is empty.
+ * their uid, and the next preview is empty. The last point failed 2 runs in 3 before the
+ * Deployments' pod templates carried their labels' fingerprint (components/shared/workload-metadata.ts).
  *
  * The sample bundle is used without its webhooks: the real tier runs no operator containers
  * (kwok), and the aliases of the webhook objects are the same rule as every other child's

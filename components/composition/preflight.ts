@@ -10,7 +10,7 @@ import { sectionsFromPulumiConfig, StackConfig, validateStackConfig } from "../c
 import { OperatorsPlan, planOperators, requiredClusterObjects, upgradeProblems } from "../operator";
 import { ClusterConnection, clusterConnection, projectDirectory } from "../shared/cluster";
 import { apiDiscovery } from "../shared/discovery";
-import { checkExisting, describeRef, objectReader, presenceLookup } from "../shared/object-presence";
+import { checkExisting, describeRef, objectLister, objectReader, presenceLookup } from "../shared/object-presence";
 import { formatReport, Problem } from "../shared/problems";
 import { requiredObjectsOf } from "../subscriptions";
 import { ASSUMED_SUBSCRIPTION_APIS, discoverSubscriptionApis, SubscriptionClusterApis } from "../subscriptions/cluster-apis";
@@ -69,7 +69,12 @@ export async function preflight(config: StackConfig): Promise<Preflight> {
         });
         problems.push(...existing.problems);
         // What OLM checks before an upgrade (components/operator/upgrade.ts), against the cluster's CRDs and running operators.
-        const upgrades = await upgradeProblems(operators.plans, config.operators, objectReader(connection, projectDirectory()));
+        const upgrades = await upgradeProblems(
+            operators.plans,
+            config.operators,
+            objectReader(connection, projectDirectory()),
+            objectLister(connection, projectDirectory()),
+        );
         problems.push(...upgrades.problems);
         upgrades.warnings.forEach((warning) => pulumi.log.warn(warning));
         // Delegated modes: each caInjection target's backends serve the injector's certificate (components/certificates/delegated-backends.ts).

@@ -9,15 +9,13 @@
  * pkg/lib/crd/storage.go, `SafeStorageVersionUpgrade`, called by
  * pkg/controller/operators/catalog/operator.go before it updates a CRD).
  *
- * Not checked here: OLM also validates every existing custom resource of a still-served version
- * against the new schema (catalog/operator.go, `validateV1CRDCompatibility` →
- * `validateExistingCRs`), which needs the API server's OpenAPI validator; the API server does not
- * re-validate stored objects on a CRD update, so such an upgrade applies and the objects fail
- * their next write.
+ * Existing custom resources are checked against the new schema too, as OLM checks them
+ * (crd-compatibility.ts).
  */
 import type { OperatorConfig } from "../config/schema";
-import type { ObjectRead, ObjectReader, ObjectRef } from "../shared/object-presence";
+import type { ObjectLister, ObjectRead, ObjectReader, ObjectRef } from "../shared/object-presence";
 import { describeValue, formatPath, Problem } from "../shared/problems";
+import { existingResourceProblems } from "./crd-compatibility";
 import type { OperatorPlan } from "./plan";
 import { installedCsvOf, upgradeableVerdict, upgradeEdgeVerdict } from "./upgrade-path";
 
@@ -63,13 +61,15 @@ export function storedVersionProblems(
 
 /**
  * Reads the planned CRDs, each install's running Deployment and its OperatorCondition from the
- * cluster, and checks them: stored versions (above), then OLM's upgrade edges and
- * `Upgradeable` (upgrade-path.ts). Nothing is asked when there is nothing to check.
+ * cluster, and checks them: stored versions (above), existing custom resources against changed
+ * schemas (crd-compatibility.ts), then OLM's upgrade edges and `Upgradeable` (upgrade-path.ts).
+ * Nothing is asked when there is nothing to check.
  */
 export async function upgradeProblems(
     plans: readonly OperatorPlan[],
     operators: readonly OperatorConfig[],
     read: ObjectReader,
+    list: ObjectLister,
 ): Promise<{ problems: Problem[]; warnings: string[] }> {
     const names = [...new Set(plannedCrds(plans).map((c) => c.name))];
     const deploymentRefs: ObjectRef[] = plans.map((plan) => ({
@@ -84,8 +84,11 @@ export async function upgradeProblems(
         return { problems: [], warnings: [] };
     }
     const objects = await read(refs);
-    const problems = storedVersionProblems(plans, operators, new Map(names.map((name, i) => [name, objects[i]])));
-    const warnings: string[] = [];
+    const liveCrds = new Map(names.map((name, i) => [name, objects[i]]));
+    const problems = storedVersionProblems(plans, operators, liveCrds);
+    const existing = await existingResourceProblems(plans, operators, liveCrds, list);
+    problems.push(...existing.problems);
+    const warnings: string[] = [...existing.warnings];
     const upgrades = plans.flatMap((plan, i) => {
         const installed = installedCsvOf(objects[names.length + i]);
         return installed !== undefined && installed !== plan.edges.csvName ? [{ plan, installed }] : [];

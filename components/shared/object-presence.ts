@@ -186,9 +186,20 @@ export function liveObjectReader(connection: LiveConnection, projectDirectory: s
 }
 
 async function bodyOf(config: KubeConfig, url: URL, ref: ObjectRef): Promise<ObjectRead> {
+    const { status, body } = await getJson(config, url);
+    if (status === 404) {
+        return "absent";
+    }
+    if (status !== 200) {
+        throw new Error(`cannot read ${describeRef(ref)}: the API server answered HTTP ${status} to GET ${apiPath(ref)}`);
+    }
+    return JSON.parse(body) as Record<string, unknown>;
+}
+
+async function getJson(config: KubeConfig, url: URL): Promise<{ status: number; body: string }> {
     const options: https.RequestOptions = { method: "GET", headers: { Accept: "application/json" } };
     await config.applyToHTTPSOptions(options);
-    const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+    return new Promise<{ status: number; body: string }>((resolve, reject) => {
         const request = https.request(url, options, (response) => {
             let text = "";
             response.setEncoding("utf8");
@@ -199,13 +210,6 @@ async function bodyOf(config: KubeConfig, url: URL, ref: ObjectRef): Promise<Obj
         request.on("error", reject);
         request.end();
     });
-    if (status === 404) {
-        return "absent";
-    }
-    if (status !== 200) {
-        throw new Error(`cannot read ${describeRef(ref)}: the API server answered HTTP ${status} to GET ${apiPath(ref)}`);
-    }
-    return JSON.parse(body) as Record<string, unknown>;
 }
 
 let readerOverride: ObjectReader | undefined;
@@ -218,4 +222,68 @@ export function objectReader(connection: LiveConnection, projectDirectory: strin
 /** Installs (or, with undefined, removes) the harness's reader. */
 export function setObjectReader(reader: ObjectReader | undefined): void {
     readerOverride = reader;
+}
+
+/** A kind's collection at one version, across all namespaces: the custom resources OLM validates before it replaces a CRD. */
+export interface CollectionRef {
+    apiVersion: string;
+    kind: string;
+    plural: string;
+}
+
+/** Every object of a collection (none when the version is not served), or `unknown` when nothing can be asked. */
+export type CollectionRead = Record<string, unknown>[] | "unknown";
+
+export type ObjectLister = (ref: CollectionRef) => Promise<CollectionRead>;
+
+/** Objects per page: client-go's pager default (k8s.io/client-go/tools/pager, `defaultPageSize`). */
+const PAGE_SIZE = 500;
+
+/** Lists whole objects, page by page, from the API server the provider talks to; refuses Secrets like the reader. */
+export function liveObjectLister(connection: LiveConnection, projectDirectory: string): ObjectLister {
+    return async (ref) => {
+        if (NEVER_READ.has(ref.kind)) {
+            throw new Error(`the pre-flight never reads ${ref.kind} objects: only whether one exists`);
+        }
+        const config = kubeConfigFor(connection, projectDirectory);
+        const server = config.getCurrentCluster()?.server;
+        if (!server) {
+            throw new Error(`the kubeconfig has no cluster for context ${JSON.stringify(config.getCurrentContext())}`);
+        }
+        const base = ref.apiVersion.includes("/") ? `/apis/${ref.apiVersion}` : `/api/${ref.apiVersion}`;
+        const items: Record<string, unknown>[] = [];
+        let next = "";
+        do {
+            const url = new URL(`${base}/${ref.plural}`, server);
+            url.searchParams.set("limit", String(PAGE_SIZE));
+            if (next) {
+                url.searchParams.set("continue", next);
+            }
+            const { status, body } = await getJson(config, url);
+            if (status === 404) {
+                return [];
+            }
+            if (status !== 200) {
+                throw new Error(
+                    `cannot list ${ref.kind} objects at ${ref.apiVersion}: the API server answered HTTP ${status} to GET ${url.pathname}`,
+                );
+            }
+            const page = JSON.parse(body) as { items?: Record<string, unknown>[]; metadata?: { continue?: string } };
+            items.push(...(page.items ?? []));
+            next = page.metadata?.continue ?? "";
+        } while (next);
+        return items;
+    };
+}
+
+let listerOverride: ObjectLister | undefined;
+
+/** The lister the program uses: the live one, unless a harness (the offline render) installed its own. */
+export function objectLister(connection: LiveConnection, projectDirectory: string): ObjectLister {
+    return listerOverride ?? liveObjectLister(connection, projectDirectory);
+}
+
+/** Installs (or, with undefined, removes) the harness's lister. */
+export function setObjectLister(lister: ObjectLister | undefined): void {
+    listerOverride = lister;
 }

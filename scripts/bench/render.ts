@@ -16,7 +16,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { flattenConfig } from "../render/config-file";
 import { CURRENT_CLUSTER_APIS } from "../render/render";
 import { setApiDiscovery } from "../../components/shared/discovery";
-import { setObjectReader, setPresenceLookup } from "../../components/shared/object-presence";
+import { setObjectLister, setObjectReader, setPresenceLookup } from "../../components/shared/object-presence";
 
 const ROOT = path.resolve(__dirname, "..", "..");
 const PROGRAM = path.join(ROOT, "index");
@@ -121,6 +121,7 @@ async function run(body: () => Promise<unknown>, config: Record<string, unknown>
     setPresenceLookup(async (refs) => refs.map(() => "present" as const));
     // A fresh cluster: none of the operators' CRDs or Deployments the upgrade checks read exists yet.
     setObjectReader(async (refs) => refs.map(() => "absent" as const));
+    setObjectLister(async () => []);
     setApiDiscovery(async (groupVersion) => new Set(CURRENT_CLUSTER_APIS[groupVersion] ?? []));
     const warn = console.warn;
     console.warn = () => undefined; // the program's one skipped-read warning per run is not the point here

@@ -43,6 +43,11 @@ export class ClusterState {
         return new ClusterState(objects);
     }
 
+    /** Every object of `type`, in the order the file lists them (a list across all namespaces). */
+    all(type: string): KubeObject[] {
+        return [...this.byKey.entries()].filter(([key]) => key.startsWith(`${type}|`)).map(([, object]) => object);
+    }
+
     /** The object a read of `type` with `id` finds (a `default/` namespace prefix is optional for namespaced reads). */
     find(type: string, id: string): KubeObject | undefined {
         return this.byKey.get(`${type}|${id}`) ?? this.byKey.get(`${type}|default/${id}`);

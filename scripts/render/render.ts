@@ -7,7 +7,14 @@ import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import { sectionsFromPulumiConfig, validateStackConfig } from "../../components/config";
 import { setApiDiscovery } from "../../components/shared/discovery";
-import { ObjectRead, ObjectRef, Presence, setObjectReader, setPresenceLookup } from "../../components/shared/object-presence";
+import {
+    ObjectRead,
+    ObjectRef,
+    Presence,
+    setObjectLister,
+    setObjectReader,
+    setPresenceLookup,
+} from "../../components/shared/object-presence";
 import { CONFIG_NAMESPACE, Problem } from "../../components/shared/problems";
 import { ClusterState, typeTokenOf } from "./cluster-state";
 import { FlatConfig } from "./config-file";
@@ -193,6 +200,8 @@ export async function renderProgram(options: RenderOptions): Promise<RenderResul
     setPresenceLookup(async (refs) => refs.map((ref) => lookUp(ref, options.cluster, result.lookups)));
     // Whole-object reads (never Secrets) are answered from --cluster the same way.
     setObjectReader(async (refs) => refs.map((ref) => readFrom(ref, options.cluster, result.lookups)));
+    // Lists answer with the file's objects of that apiVersion as they are (the render converts nothing).
+    setObjectLister(async (ref) => options.cluster?.all(typeTokenOf(ref.apiVersion, ref.kind)) ?? "unknown");
     const served = options.servedApis ?? CURRENT_CLUSTER_APIS;
     setApiDiscovery(async (groupVersion) => new Set(served[groupVersion] ?? []));
     // An error thrown inside an apply rejects the inputs of the resources that use it, which are
@@ -256,6 +265,7 @@ export async function renderProgram(options: RenderOptions): Promise<RenderResul
         process.off("unhandledRejection", onRejection);
         setPresenceLookup(undefined);
         setObjectReader(undefined);
+        setObjectLister(undefined);
         setApiDiscovery(undefined);
         restoreConsole();
     }

@@ -148,3 +148,19 @@ export function rbacSet(result: RenderResult): Record<string, unknown>[] {
         .map(rbacEssence)
         .sort((a, b) => String(a.key).localeCompare(String(b.key)));
 }
+
+/** The sample widget CRD's v1 schema, written out as tests/fixtures/operators/widget-operator declares it. */
+export const WIDGET_V1_SCHEMA = {
+    type: "object",
+    properties: {
+        spec: {
+            type: "object",
+            required: ["replicas"],
+            properties: {
+                replicas: { type: "integer", minimum: 1, maximum: 10 },
+                color: { type: "string", enum: ["red", "green", "blue"] },
+            },
+        },
+        status: { type: "object", properties: { readyReplicas: { type: "integer" } } },
+    },
+};

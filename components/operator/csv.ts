@@ -122,6 +122,8 @@ const csvSchema = z.object({
         /** The CSV this one upgrades from, and those it may jump over (OLM's upgrade edges: upgrade-path.ts). */
         replaces: z.string().optional(),
         skips: z.array(z.string()).optional(),
+        /** The operator's semantic version, which a later CSV's `olm.skipRange` is matched against. */
+        version: z.string().optional(),
         installModes: z.array(z.object({ type: z.enum(INSTALL_MODE_TYPES), supported: z.boolean() })).default([]),
         install: z.object({
             strategy: z.literal("deployment"),

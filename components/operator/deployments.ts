@@ -20,6 +20,12 @@ export type { Volume, VolumeMount } from "../shared/pod-volumes";
 export const TARGET_NAMESPACES_ANNOTATION = "olm.targetNamespaces";
 /** OLM's pod-template annotation naming the operator's namespace. */
 export const OPERATOR_NAMESPACE_ANNOTATION = "olm.operatorNamespace";
+/**
+ * The stack's pod-template annotation with the CSV's `spec.version`: OLM knows the installed
+ * version from its CSV object, which the stack does not create, so the running Deployment carries
+ * it for the next upgrade's `olm.skipRange` (upgrade-path.ts).
+ */
+export const OPERATOR_VERSION_ANNOTATION = "cluster-platform.io/operator-version";
 export const WATCH_NAMESPACE_ENV = "WATCH_NAMESPACE";
 /** The variable OLM sets to the CSV's name on every container (pkg/controller/install/deployment.go); operator-lib reads its OperatorCondition by it. */
 export const OPERATOR_CONDITION_NAME_ENV = "OPERATOR_CONDITION_NAME";
@@ -57,6 +63,8 @@ export interface DeploymentInput {
     operator: string;
     /** The CSV's metadata.name: OPERATOR_CONDITION_NAME on every container, as OLM sets it. */
     csvName: string;
+    /** The CSV's spec.version, recorded on the pod template for a later upgrade's `olm.skipRange` (upgrade-path.ts). */
+    csvVersion?: string;
     namespace: string;
     deployment: StrategyDeployment;
     /** The CSV's metadata.annotations, copied to the pod template as OLM does. */
@@ -117,6 +125,7 @@ export function deploymentFor(input: DeploymentInput): DeploymentObject {
         ...input.csvAnnotations,
         [TARGET_NAMESPACES_ANNOTATION]: input.watchNamespaces.join(","),
         [OPERATOR_NAMESPACE_ANNOTATION]: input.namespace,
+        ...(input.csvVersion === undefined ? {} : { [OPERATOR_VERSION_ANNOTATION]: input.csvVersion }),
     };
     const podLabels = podSelectorOf(input.deployment.name, input.deployment.spec.selector.matchLabels ?? {});
     let podSpec = source.template.spec;

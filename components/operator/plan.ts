@@ -256,6 +256,7 @@ export function planOperator(
         input: {
             operator: config.name,
             csvName: csv.metadata.name,
+            ...(csv.spec.version === undefined ? {} : { csvVersion: csv.spec.version }),
             namespace: config.namespace,
             deployment,
             csvAnnotations: csv.metadata.annotations ?? {},

@@ -12,43 +12,92 @@
  */
 import type { ObjectRead } from "../shared/object-presence";
 import { describeValue } from "../shared/problems";
-import { OPERATOR_CONDITION_NAME_ENV } from "./deployments";
+import { OPERATOR_CONDITION_NAME_ENV, OPERATOR_VERSION_ANNOTATION } from "./deployments";
+import { inSemVerRange, parseSemVer, parseSemVerRange } from "./semver-range";
 
 export interface UpgradeEdges {
     csvName: string;
     replaces?: string;
     skips: readonly string[];
-    /** `olm.skipRange`: not evaluated here (no semver range parser); its presence allows the jump with a warning. */
+    /** `olm.skipRange`: a jump from an installed version inside it is allowed (semver-range.ts). */
     skipRange?: string;
 }
 
-/** The CSV name the running Deployment was installed from, or undefined when none runs. */
-export function installedCsvOf(deployment: ObjectRead): string | undefined {
+/** What runs: the installed CSV's name and, when the Deployment records it, its version. */
+export interface InstalledCsv {
+    name: string;
+    version?: string;
+}
+
+type PodTemplateRead = {
+    metadata?: { annotations?: Record<string, string> };
+    spec?: { containers?: { env?: { name: string; value?: string }[] }[] };
+};
+
+/** The CSV the running Deployment was installed from (its version when recorded), or undefined when none runs. */
+export function installedCsvOf(deployment: ObjectRead): InstalledCsv | undefined {
     if (typeof deployment !== "object") {
         return undefined;
     }
-    const containers = ((deployment.spec as { template?: { spec?: { containers?: { env?: { name: string; value?: string }[] }[] } } })
-        ?.template?.spec?.containers ?? []) as { env?: { name: string; value?: string }[] }[];
-    return containers.flatMap((c) => c.env ?? []).find((e) => e.name === OPERATOR_CONDITION_NAME_ENV)?.value;
+    const template = ((deployment.spec as { template?: PodTemplateRead } | undefined)?.template ?? {}) as PodTemplateRead;
+    const name = (template.spec?.containers ?? []).flatMap((c) => c.env ?? []).find((e) => e.name === OPERATOR_CONDITION_NAME_ENV)?.value;
+    const version = template.metadata?.annotations?.[OPERATOR_VERSION_ANNOTATION];
+    return name === undefined ? undefined : { name, ...(version === undefined ? {} : { version }) };
 }
 
 export type PathVerdict = { ok: true; warning?: string } | { ok: false; message: string };
 
-/** Whether `next` may replace the installed CSV `installed`, by OLM's edges. */
-export function upgradeEdgeVerdict(installed: string, next: UpgradeEdges): PathVerdict {
-    if (installed === next.csvName || next.replaces === installed || next.skips.includes(installed)) {
+/** Whether `next` may replace the installed CSV, by OLM's edges: `replaces`, `skips`, then `olm.skipRange`. */
+export function upgradeEdgeVerdict(installed: InstalledCsv, next: UpgradeEdges): PathVerdict {
+    if (installed.name === next.csvName || next.replaces === installed.name || next.skips.includes(installed.name)) {
         return { ok: true };
     }
-    if (next.skipRange !== undefined) {
-        return {
-            ok: true,
-            warning: `${describeValue(next.csvName)} neither replaces nor skips the installed ${describeValue(installed)}; its olm.skipRange ${describeValue(next.skipRange)} is not evaluated by this stack, so the jump is applied as OLM would only if the installed version is in that range`,
-        };
+    const range = next.skipRange === undefined ? undefined : skipRangeVerdict(installed, next.skipRange);
+    if (range?.ok === true || range?.ok === "unknown") {
+        return range.ok === true
+            ? { ok: true }
+            : {
+                  ok: true,
+                  warning: `${describeValue(next.csvName)} neither replaces nor skips the installed ${describeValue(installed.name)}; ${range.why}`,
+              };
     }
     return {
         ok: false,
-        message: `${describeValue(next.csvName)} does not replace or skip the installed ${describeValue(installed)} (spec.replaces: ${describeValue(next.replaces ?? null)}, spec.skips: ${describeValue(next.skips)}): OLM would not take this upgrade; install the versions in between, or remove the operator and add it again (its CRDs and custom resources stay)`,
+        message: `${describeValue(next.csvName)} does not replace or skip the installed ${describeValue(installed.name)} (spec.replaces: ${describeValue(next.replaces ?? null)}, spec.skips: ${describeValue(next.skips)}${range ? `; ${range.why}` : ""}): OLM would not take this upgrade; install the versions in between, or remove the operator and add it again (its CRDs and custom resources stay)`,
     };
+}
+
+/**
+ * OLM's third edge (pkg/controller/registry/resolver/resolver.go: `SkipRangeIncludesPredicate` of
+ * the installed CSV's version; source_registry.go drops a range that does not parse).
+ */
+function skipRangeVerdict(installed: InstalledCsv, skipRange: string): { ok: true } | { ok: false | "unknown"; why: string } {
+    const range = parseSemVerRange(skipRange);
+    if (range instanceof Error) {
+        return {
+            ok: false,
+            why: `its olm.skipRange ${describeValue(skipRange)} does not parse (${range.message}), and OLM ignores such a range`,
+        };
+    }
+    if (installed.version === undefined) {
+        return {
+            ok: "unknown",
+            why: `the running Deployment does not record its version (${OPERATOR_VERSION_ANNOTATION}: written by this stack since the skipRange check), so olm.skipRange ${describeValue(skipRange)} cannot be checked and the jump is applied; OLM would take it only if the installed version is in that range`,
+        };
+    }
+    const version = parseSemVer(installed.version);
+    if (version instanceof Error) {
+        return {
+            ok: false,
+            why: `the installed version ${describeValue(installed.version)} is not a semantic version (${version.message})`,
+        };
+    }
+    return inSemVerRange(version, range)
+        ? { ok: true }
+        : {
+              ok: false,
+              why: `the installed version ${describeValue(installed.version)} is outside its olm.skipRange ${describeValue(skipRange)}`,
+          };
 }
 
 interface Condition {

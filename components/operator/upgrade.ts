@@ -91,11 +91,11 @@ export async function upgradeProblems(
     const warnings: string[] = [...existing.warnings];
     const upgrades = plans.flatMap((plan, i) => {
         const installed = installedCsvOf(objects[names.length + i]);
-        return installed !== undefined && installed !== plan.edges.csvName ? [{ plan, installed }] : [];
+        return installed !== undefined && installed.name !== plan.edges.csvName ? [{ plan, installed }] : [];
     });
     const conditions =
         upgrades.length > 0
-            ? await read(upgrades.map(({ plan, installed }) => operatorConditionRef(plan.config.namespace, installed)))
+            ? await read(upgrades.map(({ plan, installed }) => operatorConditionRef(plan.config.namespace, installed.name)))
             : [];
     upgrades.forEach(({ plan, installed }, i) => {
         const where = formatPath(["operators", operators.indexOf(plan.config), "csv"]);

@@ -3,7 +3,8 @@
  * with a CRD its webhook converts, removed (the kept CRD's conversion goes back to None, as OLM
  * does), its custom resources read at both versions, re-added (the existing CRD is taken back,
  * no AlreadyExists, the custom resources untouched), then upgraded to a bundle that drops a stored
- * version (refused by the pre-flight, nothing changed). The steps run in order on one stack.
+ * version, to one whose schema refuses an existing Widget, and to one whose olm.skipRange leaves
+ * out the running version (all refused by the pre-flight, nothing changed). The steps run in order on one stack.
  *
  * The operator's webhook pod is stood in for by a small conversion server of the test's own
  * (helpers/conversion-backend.ts): the bundle's image is not in the real tier's registry and kwok
@@ -210,6 +211,40 @@ describe("an operator with a conversion webhook, removed, re-added and upgraded 
             name: "OPERATOR_CONDITION_NAME",
             value: "widget-operator.v1.2.0",
         });
+        stack.setConfig(config([widgets(v1Bundle)]));
+    });
+
+    test("GIVEN a bundle whose v1 schema allows at most 2 replicas while the cluster's Widget has 3 WHEN up runs THEN the pre-flight lists the Widgets through the real API server and refuses, naming the Widget and its field, and the CRD and the operator stay as they were", () => {
+        const crdBefore = getObject("crd", CRD);
+        const stricter = bundle("widgets-v1.3", (csv, crd) => {
+            csv.metadata.name = "widget-operator.v1.3.0";
+            csv.spec.version = "1.3.0";
+            csv.spec.replaces = "widget-operator.v1.2.0";
+            const v1 = crd.spec.versions.find((v: KubeObject) => v.name === "v1");
+            v1.schema.openAPIV3Schema.properties.spec.properties.replicas.maximum = 2;
+        });
+        stack.setConfig(config([widgets(stricter)]));
+        const refused = up();
+        expect(refused.status).not.toBe(0);
+        expect(refused.output).toContain(
+            `operator "widgets": CRD "${CRD}": the bundle's schema for version "v1" refuses 1 existing custom resource (OLM refuses this upgrade too: "updated validation is too restrictive", pkg/controller/operators/catalog/operator.go): Widget "${TEAM}/gadget": spec.replicas: 3 is above the maximum 2`,
+        );
+        expect(getObject("crd", CRD)?.metadata.resourceVersion).toBe(crdBefore?.metadata.resourceVersion);
+        expect(readWidget("v1").spec).toEqual({ replicas: 3 });
+        stack.setConfig(config([widgets(v1Bundle)]));
+    });
+
+    test("GIVEN a bundle reachable only through an olm.skipRange that leaves out the running 1.2.0 WHEN up runs THEN the pre-flight reads the version from the running Deployment and refuses, naming version and range", () => {
+        const jump = bundle("widgets-v1.4", (csv) => {
+            csv.metadata.name = "widget-operator.v1.4.0";
+            csv.metadata.annotations = { ...csv.metadata.annotations, "olm.skipRange": ">=1.0.0 <1.2.0" };
+            csv.spec.version = "1.4.0";
+            delete csv.spec.replaces;
+        });
+        stack.setConfig(config([widgets(jump)]));
+        const refused = up();
+        expect(refused.status).not.toBe(0);
+        expect(refused.output).toContain(`the installed version "1.2.0" is outside its olm.skipRange ">=1.0.0 <1.2.0"`);
         stack.setConfig(config([widgets(v1Bundle)]));
     });
 });

@@ -1,0 +1,95 @@
+import fc from "fast-check";
+import { compareSemVer, inSemVerRange, parseSemVer, parseSemVerRange, type SemVer } from "../../components/operator/semver-range";
+
+const VERSIONS = [
+    "0.9.0",
+    "1.0.0",
+    "1.0.0-alpha",
+    "1.0.0-beta.1",
+    "1.0.0-beta.11",
+    "1.1.0",
+    "1.2.0",
+    "1.2.3",
+    "1.2.9",
+    "1.3.0",
+    "1.3.0-rc.1",
+    "2.0.0",
+    "2.1.0",
+];
+
+/**
+ * Which of VERSIONS each range holds, or "error" when it does not parse: computed by Go with
+ * github.com/blang/semver/v4 v4.0.0 (OLM's library), `ParseRange(r)` then `r(MustParse(v))`,
+ * quirks included (`!=1.2.x` holds nothing: both halves of its expansion land in one conjunction).
+ */
+const BLANG: Record<string, string[] | "error"> = {
+    "!=1.2.x": [],
+    "1.0.0 ||": "error",
+    "1.2.3": ["1.2.3"],
+    "1.2.x": ["1.2.0", "1.2.3", "1.2.9", "1.3.0-rc.1"],
+    "<1.0.0-beta.2": ["0.9.0", "1.0.0-alpha", "1.0.0-beta.1"],
+    "<=1.x": ["0.9.0", "1.0.0", "1.0.0-alpha", "1.0.0-beta.1", "1.0.0-beta.11", "1.1.0", "1.2.0", "1.2.3", "1.2.9", "1.3.0", "1.3.0-rc.1"],
+    "=1.x.x": ["1.0.0"],
+    ">0.0.0 !1.1.0": [
+        "0.9.0",
+        "1.0.0",
+        "1.0.0-alpha",
+        "1.0.0-beta.1",
+        "1.0.0-beta.11",
+        "1.2.0",
+        "1.2.3",
+        "1.2.9",
+        "1.3.0",
+        "1.3.0-rc.1",
+        "2.0.0",
+        "2.1.0",
+    ],
+    ">1.2.x": ["1.3.0", "2.0.0", "2.1.0"],
+    ">= 1.0.0 < 1.3.0": ["1.0.0", "1.1.0", "1.2.0", "1.2.3", "1.2.9", "1.3.0-rc.1"],
+    ">=1.0": "error",
+    ">=1.0.0 <1.1.0 || >=2.0.0": ["1.0.0", "2.0.0", "2.1.0"],
+    ">=1.0.0 <1.3.0": ["1.0.0", "1.1.0", "1.2.0", "1.2.3", "1.2.9", "1.3.0-rc.1"],
+    ">=1.0.0-alpha <1.0.0": ["1.0.0-alpha", "1.0.0-beta.1", "1.0.0-beta.11"],
+    "|| 1.0.0": "error",
+    "~1.2.0": "error",
+};
+
+function version(text: string): SemVer {
+    const parsed = parseSemVer(text);
+    if (parsed instanceof Error) {
+        throw parsed;
+    }
+    return parsed;
+}
+
+describe("olm.skipRange as OLM evaluates it (blang/semver v4)", () => {
+    test.each(Object.keys(BLANG))(
+        "GIVEN the range %j WHEN each version is tested THEN the versions in it are exactly blang/semver's",
+        (text) => {
+            const range = parseSemVerRange(text);
+            const got = range instanceof Error ? "error" : VERSIONS.filter((v) => inSemVerRange(version(v), range));
+            expect(got).toEqual(BLANG[text]);
+        },
+    );
+
+    test("GIVEN version strings WHEN parsed THEN they are strict as blang's Parse is (Go: 1.0 false, 01.0.0 false, 1.0.0-01 false, 1.0.0+build.1 true, 1.0.0-rc.1+b true, v1.0.0 false)", () => {
+        expect(
+            ["1.0", "01.0.0", "1.0.0-01", "1.0.0+build.1", "1.0.0-rc.1+b", "v1.0.0"].map((v) => !(parseSemVer(v) instanceof Error)),
+        ).toEqual([false, false, false, true, true, false]);
+    });
+
+    test("GIVEN any two versions WHEN compared THEN the order is antisymmetric, build metadata is ignored, and a pre-release sorts below its release", () => {
+        const identifier = fc.oneof(fc.nat(20).map(String), fc.constantFrom("alpha", "beta", "rc"));
+        const semver = fc
+            .tuple(fc.nat(3), fc.nat(3), fc.nat(3), fc.array(identifier, { maxLength: 2 }))
+            .map(([a, b, c, pre]) => `${a}.${b}.${c}${pre.length > 0 ? `-${pre.join(".")}` : ""}`);
+        fc.assert(
+            fc.property(semver, semver, (a, b) => {
+                expect(compareSemVer(version(a), version(b))).toBe(-compareSemVer(version(b), version(a)));
+                expect(compareSemVer(version(`${a}+build.7`), version(a))).toBe(0);
+                const release = a.split("-")[0];
+                expect(compareSemVer(version(a), version(release))).toBe(a === release ? 0 : -1);
+            }),
+        );
+    });
+});

@@ -49,6 +49,7 @@ function composeCapabilities(stack: TaggedStack, checked: Preflight) {
             caInjection: config.caInjection,
             cluster,
             previousTrust: stack.previous.values.certificateTrust,
+            serviceCaBundle: checked.serviceCaBundle,
         },
         { providers: { kubernetes } },
     );

@@ -45,6 +45,12 @@ export interface CaBundleInjection {
     /** The same bundle as PEM text (for a ConfigMap's `service-ca.crt`); undefined when delegated. */
     readonly caBundlePem: pulumi.Output<string> | undefined;
     /**
+     * Delegated modes: the injector's current bundle (PEM) as the pre-flight read it, written into
+     * webhook configurations so that they are verified from their creation on (delegated.ts);
+     * undefined when it cannot be read (cert-manager keeps it in a Secret) or in self-signed mode.
+     */
+    readonly injectorBundlePem?: string;
+    /**
      * `ignoreChanges` paths of the caBundle field(s) of an object of `kind` (every webhook's, by
      * wildcard), so a delegated injector's writes never show as drift; empty when the stack owns them.
      */

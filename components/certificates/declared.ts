@@ -86,6 +86,12 @@ export function injectCaBundle(kind: InjectableKind, object: Obj, injection: CaB
             ignoreChanges: [],
         };
     }
+    const current = injection.injectorBundlePem;
+    if (current !== undefined && injection.ignoreChanges(kind).length === 0) {
+        // The injector's current bundle, so the object is verified from its creation (delegated.ts).
+        const base64 = Buffer.from(current, "utf8").toString("base64");
+        return { object: withBundleFields(kind, withAnnotations, { pem: current, base64 }), ignoreChanges: [] };
+    }
     return { object: withAnnotations, ignoreChanges: injection.ignoreChanges(kind) };
 }
 

@@ -20,19 +20,50 @@ import { servingCommonName, servingDnsNames } from "./serving";
 
 const HOURS_PER_DAY = 24;
 
-function delegatedInjection(annotations: Record<string, string>): CaBundleInjection {
+function delegatedInjection(annotations: Record<string, string>, injectorBundlePem?: string): CaBundleInjection {
     return {
         annotations,
         caBundle: undefined,
         caBundlePem: undefined,
-        ignoreChanges: (kind: CaBundleKind) => bundleFieldPaths(kind),
+        ...(injectorBundlePem === undefined ? {} : { injectorBundlePem }),
+        ignoreChanges: (kind: CaBundleKind) =>
+            injectorBundlePem !== undefined && WEBHOOK_CONFIGURATION_KINDS.has(kind) ? [] : bundleFieldPaths(kind),
     };
 }
 
-/** Mode `service-ca`: OpenShift's service-ca operator issues and injects. */
+/** The kinds that get the injector's current bundle at creation (issue 28, point 6). */
+export const WEBHOOK_CONFIGURATION_KINDS: ReadonlySet<CaBundleKind> = new Set([
+    "MutatingWebhookConfiguration",
+    "ValidatingWebhookConfiguration",
+]);
+
+/**
+ * Where service-ca's current bundle can be read without reading a Secret: the ConfigMap OpenShift
+ * publishes in every namespace with the inject annotation, whose `service-ca.crt` the injector
+ * fills from the same bundle it writes into webhook configurations (openshift/service-ca-operator
+ * pkg/controller/cabundleinjector/configmap.go and admissionwebhook.go, both from one `caBundle`).
+ */
+export const SERVICE_CA_BUNDLE_SOURCE = { namespace: "default", name: "openshift-service-ca.crt", key: "service-ca.crt" } as const;
+
+/**
+ * Mode `service-ca`: OpenShift's service-ca operator issues and injects.
+ *
+ * Webhook configurations get service-ca's current bundle (read by the pre-flight) in every
+ * `caBundle` besides the inject annotation: the API server uses a configuration the moment it is
+ * created, and without a bundle a fail-closed webhook refuses every call until the injector runs.
+ * The stack then owns the field with the value the injector keeps: service-ca updates a webhook's
+ * `caBundle` only when it differs from its bundle (admissionwebhook.go, `Sync`: `bytes.Equal`), so
+ * it leaves the stack's equal value alone; after a rotation it writes the new bundle (an update,
+ * which takes the field), and the next preview reads and declares that same bundle, a real change
+ * the apply makes without conflict (equal values). The field is therefore not in `ignoreChanges`
+ * for webhook configurations when the bundle was read; CRDs and APIServices keep the annotation only.
+ */
 export class ServiceCaIssuer implements CertificateIssuer {
     readonly mode = "service-ca" as const;
     private readonly issued: CertificateExpiry[] = [];
+
+    /** `currentBundlePem`: service-ca's bundle as read, or undefined (not readable: annotation only). */
+    constructor(private readonly currentBundlePem?: string) {}
 
     /** What can be known of the certificates service-ca issues for this stack (it renews them on its own). */
     expiry(): CertificateExpiry[] {
@@ -52,7 +83,7 @@ export class ServiceCaIssuer implements CertificateIssuer {
     }
 
     caBundleFor(_certificate: ServingCertificate): CaBundleInjection {
-        return delegatedInjection({ [INJECT_CABUNDLE_BETA]: "true" });
+        return delegatedInjection({ [INJECT_CABUNDLE_BETA]: "true" }, this.currentBundlePem);
     }
 }
 

@@ -30,6 +30,12 @@ export interface CertificatesArgs {
     readonly cluster: ClusterTarget;
     /** The CA trust state the previous update published (components/shared/previous-update.ts), for CA rotation. */
     readonly previousTrust: TrustState | undefined;
+    /**
+     * service-ca's current bundle (PEM) as the pre-flight read it (components/composition/preflight.ts),
+     * written into webhook configurations at creation in service-ca mode (delegated.ts).
+     * @default undefined (not read: the webhook configurations get the inject annotation only)
+     */
+    readonly serviceCaBundle?: string;
 }
 
 /** The stack's issuers and CA bundle injection. */
@@ -38,6 +44,7 @@ export class Certificates extends pulumi.ComponentResource {
     readonly issuer: CertificateIssuer;
     private readonly settings: CertificateSettings;
     private readonly cluster: ClusterTarget;
+    private readonly serviceCaBundle: string | undefined;
     private readonly issuers = new Map<string, CertificateIssuer>();
     private readonly selfSigned: SelfSignedIssuer;
     private authority?: CertificateAuthority;
@@ -48,6 +55,7 @@ export class Certificates extends pulumi.ComponentResource {
         super("cluster-platform:certificates:Certificates", name, {}, opts);
         this.settings = args.settings;
         this.cluster = args.cluster;
+        this.serviceCaBundle = args.serviceCaBundle;
         // One CA per stack, shared by every self-signed certificate, made on first use.
         const authority = (): CertificateAuthority =>
             (this.authority ??= new CertificateAuthority(
@@ -104,7 +112,7 @@ export class Certificates extends pulumi.ComponentResource {
             case "self-signed":
                 return this.selfSigned;
             case "service-ca":
-                return new ServiceCaIssuer();
+                return new ServiceCaIssuer(this.serviceCaBundle);
             case "cert-manager":
                 if (!settings.issuer) {
                     throw new pulumi.ResourceError("cert-manager mode needs certificates.issuer (a config rule checks this)", this);

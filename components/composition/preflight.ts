@@ -5,12 +5,13 @@
 import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import { delegatedBackendProblems } from "../certificates/delegated-backends";
-import { requiredCaSourceObjects } from "../certificates/rules";
+import { SERVICE_CA_BUNDLE_SOURCE } from "../certificates/delegated";
+import { effectiveCertificateSettings, requiredCaSourceObjects } from "../certificates/rules";
 import { sectionsFromPulumiConfig, StackConfig, validateStackConfig } from "../config";
 import { OperatorsPlan, planOperators, requiredClusterObjects, upgradeProblems } from "../operator";
 import { ClusterConnection, clusterConnection, projectDirectory } from "../shared/cluster";
 import { apiDiscovery } from "../shared/discovery";
-import { checkExisting, describeRef, objectLister, objectReader, presenceLookup } from "../shared/object-presence";
+import { checkExisting, describeRef, objectLister, objectReader, type ObjectReader, presenceLookup } from "../shared/object-presence";
 import { formatReport, Problem } from "../shared/problems";
 import { requiredObjectsOf } from "../subscriptions";
 import { ASSUMED_SUBSCRIPTION_APIS, discoverSubscriptionApis, SubscriptionClusterApis } from "../subscriptions/cluster-apis";
@@ -41,6 +42,40 @@ export interface Preflight {
     readonly operators: OperatorsPlan;
     /** What the cluster serves of the subscription capability's optional APIs (discovered, live clusters). */
     readonly subscriptionApis: SubscriptionClusterApis;
+    /** service-ca's current bundle (PEM) when any certificates use service-ca and it could be read (components/certificates/delegated.ts). */
+    readonly serviceCaBundle: string | undefined;
+}
+
+/** Whether the stack declares admission webhook configurations whose certificates service-ca issues. */
+function createsServiceCaWebhooks(config: StackConfig, plans: OperatorsPlan["plans"]): boolean {
+    const subscriptionWebhook = config.subscriptions.enabled && config.certificates.mode === "service-ca";
+    return (
+        subscriptionWebhook ||
+        plans.some(
+            (plan) =>
+                effectiveCertificateSettings(config.certificates, plan.config.certificates).mode === "service-ca" &&
+                plan.deployments.some((d) => (d.webhooks?.webhooks.length ?? 0) > 0),
+        )
+    );
+}
+
+/** service-ca's current bundle from the ConfigMap OpenShift publishes with it (never a Secret), or undefined with a warning. */
+async function serviceCaBundleOf(read: ObjectReader): Promise<string | undefined> {
+    const source = SERVICE_CA_BUNDLE_SOURCE;
+    const [object] = await read([
+        { apiVersion: "v1", kind: "ConfigMap", plural: "configmaps", namespace: source.namespace, name: source.name },
+    ]);
+    const pem = typeof object === "object" ? (object.data as Record<string, unknown> | undefined)?.[source.key] : undefined;
+    if (typeof pem === "string" && pem.includes("BEGIN CERTIFICATE")) {
+        return pem;
+    }
+    if (object === "unknown") {
+        return undefined; // an offline render without --cluster: nothing to ask, nothing to warn about
+    }
+    pulumi.log.warn(
+        `service-ca's bundle could not be read from ConfigMap ${source.namespace}/${source.name} (${JSON.stringify(source.key)}): webhook configurations created by this update get the inject annotation only and refuse calls until service-ca injects its bundle`,
+    );
+    return undefined;
 }
 
 /**
@@ -89,9 +124,16 @@ export async function preflight(config: StackConfig): Promise<Preflight> {
     if (problems.length > 0) {
         throw new pulumi.RunError(formatReport(problems));
     }
-    const live = connection.kind !== "renderYamlToDirectory" && config.subscriptions.enabled;
+    const live = connection.kind !== "renderYamlToDirectory";
     return {
         operators,
-        subscriptionApis: live ? await discoverSubscriptionApis(apiDiscovery(connection, PROJECT_DIRECTORY)) : ASSUMED_SUBSCRIPTION_APIS,
+        subscriptionApis:
+            live && config.subscriptions.enabled
+                ? await discoverSubscriptionApis(apiDiscovery(connection, PROJECT_DIRECTORY))
+                : ASSUMED_SUBSCRIPTION_APIS,
+        serviceCaBundle:
+            live && createsServiceCaWebhooks(config, operators.plans)
+                ? await serviceCaBundleOf(objectReader(connection, projectDirectory()))
+                : undefined,
     };
 }

@@ -2,6 +2,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import fc from "fast-check";
 import type { CaBundleInjection } from "../../components/certificates/contract";
 import { injectCaBundle } from "../../components/certificates/declared";
+import { ServiceCaIssuer } from "../../components/certificates/delegated";
 import { bundleFieldPaths, LiveObject, planExistingInjection, withBundleFields } from "../../components/certificates/injection";
 import { CaInjectionEntry } from "../../components/certificates/rules";
 
@@ -273,6 +274,53 @@ describe("injection into an object the stack declares", () => {
             },
             ignoreChanges: ["webhooks[*].clientConfig.caBundle"],
         });
+    });
+
+    test("GIVEN service-ca mode with service-ca's current bundle read WHEN each kind is injected THEN webhook configurations carry it in every caBundle (base64 of the PEM) with the annotation and ignore nothing, while CRDs and APIServices keep the annotation only", () => {
+        const pem = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
+        const injection = new ServiceCaIssuer(pem).caBundleFor({} as never);
+        const annotated = { "service.beta.openshift.io/inject-cabundle": "true" };
+        expect(
+            injectCaBundle(
+                "ValidatingWebhookConfiguration",
+                {
+                    metadata: { name: "v" },
+                    webhooks: [
+                        { name: "a.x.io", clientConfig: { service: { name: "s" } } },
+                        { name: "b.x.io", clientConfig: { url: "https://b" } },
+                    ],
+                },
+                injection,
+            ),
+        ).toEqual({
+            object: {
+                metadata: { name: "v", annotations: annotated },
+                webhooks: [
+                    {
+                        name: "a.x.io",
+                        clientConfig: {
+                            service: { name: "s" },
+                            caBundle: "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUIKLS0tLS1FTkQgQ0VSVElGSUNBVEUtLS0tLQo=",
+                        },
+                    },
+                    {
+                        name: "b.x.io",
+                        clientConfig: {
+                            url: "https://b",
+                            caBundle: "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUIKLS0tLS1FTkQgQ0VSVElGSUNBVEUtLS0tLQo=",
+                        },
+                    },
+                ],
+            },
+            ignoreChanges: [],
+        });
+        expect(injectCaBundle("APIService", { metadata: { name: "v1.x.io" }, spec: { service: {} } }, injection)).toEqual({
+            object: { metadata: { name: "v1.x.io", annotations: annotated }, spec: { service: {} } },
+            ignoreChanges: ["spec.caBundle"],
+        });
+        expect(new ServiceCaIssuer(undefined).caBundleFor({} as never).ignoreChanges("MutatingWebhookConfiguration")).toEqual([
+            "webhooks[*].clientConfig.caBundle",
+        ]);
     });
 
     test("GIVEN any webhook list WHEN reordered or extended THEN the ignored paths stay the same (by name, never by index)", () => {

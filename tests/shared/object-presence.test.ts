@@ -2,7 +2,6 @@
  * The metadata-only existence check against a real HTTPS server standing in for the API server:
  * what the request asks for (path, Accept, credentials, context), and that only the status is used.
  */
-import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as https from "node:https";
 import type { AddressInfo } from "node:net";
@@ -10,6 +9,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { stringify } from "yaml";
 import { apiPath, liveMetadataLookup, ObjectRef, PARTIAL_OBJECT_METADATA_ACCEPT } from "../../components/shared/object-presence";
+import { selfSignedCertificate } from "../helpers/openssl";
 
 /** kubeContext connections read the default kubeconfig; the project directory is not used. */
 const ROOT_DIRECTORY = "/";
@@ -38,28 +38,7 @@ describe("asking the API server whether objects exist, by metadata only", () => 
     let previousKubeconfig: string | undefined;
 
     beforeAll(async () => {
-        const key = path.join(tmp, "server.key");
-        const cert = path.join(tmp, "server.crt");
-        const made = spawnSync("openssl", [
-            "req",
-            "-x509",
-            "-newkey",
-            "ec",
-            "-pkeyopt",
-            "ec_paramgen_curve:P-256",
-            "-nodes",
-            "-keyout",
-            key,
-            "-out",
-            cert,
-            "-days",
-            "1",
-            "-subj",
-            "/CN=127.0.0.1",
-            "-addext",
-            "subjectAltName=IP:127.0.0.1",
-        ]);
-        expect(made.status).toBe(0);
+        const { keyPath: key, certPath: cert } = selfSignedCertificate(tmp, "server", "127.0.0.1", "IP:127.0.0.1");
         const listen = (name: string) =>
             new Promise<https.Server>((resolve) => {
                 const server = https.createServer({ key: fs.readFileSync(key), cert: fs.readFileSync(cert) }, (request, response) => {

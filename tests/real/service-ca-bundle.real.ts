@@ -1,0 +1,138 @@
+/**
+ * service-ca mode on the real engine and API server (issue 28, point 6): the webhook
+ * configurations an operator install creates carry service-ca's current bundle from their first
+ * write, read from the ConfigMap OpenShift publishes it in (default/openshift-service-ca.crt), and
+ * a rotation by service-ca is taken without a conflict.
+ *
+ * No service-ca runs here (kwok, no OpenShift controllers): the test publishes the bundle itself
+ * and plays the injector's rotation as the injector writes it, a plain update under its own field
+ * manager (openshift/service-ca-operator pkg/controller/cabundleinjector/admissionwebhook.go,
+ * `Sync`: `Update` of every webhook whose caBundle differs). What is real: the provider's
+ * server-side apply, the field ownership the API server records, and whether the stack's next
+ * apply conflicts with the injector's write. It runs in the hermetic tier only: on an existing
+ * OpenShift cluster the bundle ConfigMap belongs to service-ca.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { parse, stringify } from "yaml";
+import { selfSignedCertificate } from "../helpers/openssl";
+import { applyObjects, kubectl, kubectlRun, type KubeObject } from "./helpers/kubectl";
+import { describe as explain, realEnv, REPO_ROOT, TestStack } from "./helpers/stack";
+
+const NAMESPACE = "service-ca-widgets";
+const CRD = "widgets.samples.cluster-platform.io";
+const SAMPLE = path.join(REPO_ROOT, "tests", "fixtures", "operators", "widget-operator", "manifests");
+const KINDS = ["validatingwebhookconfiguration", "mutatingwebhookconfiguration"] as const;
+
+/** The install's webhook configurations, found by the CSV's webhook names (vwidget/mwidget.samples...). */
+function configurations(): { kind: string; object: KubeObject }[] {
+    return KINDS.flatMap((kind) =>
+        (JSON.parse(kubectl(["get", kind, "-o", "json"])).items as KubeObject[])
+            .filter((o) => (o.webhooks ?? []).some((w: KubeObject) => w.name.endsWith("widget.samples.cluster-platform.io")))
+            .map((object) => ({ kind, object })),
+    );
+}
+
+let stack: TestStack;
+let work: string;
+
+/** A CA certificate's PEM (the real tier already needs openssl: scripts/real/pki.ts). */
+function caPem(name: string): string {
+    return fs.readFileSync(selfSignedCertificate(work, name, name).certPath, "utf8");
+}
+
+/** The sample bundle without its conversion webhook (no backend runs to convert), under the run's work directory. */
+function bundle(): string {
+    const dir = path.join(work, "bundle");
+    fs.mkdirSync(dir, { recursive: true });
+    const csv = parse(fs.readFileSync(path.join(SAMPLE, "widget-operator.clusterserviceversion.yaml"), "utf8")) as KubeObject;
+    csv.spec.webhookdefinitions = csv.spec.webhookdefinitions.filter((w: KubeObject) => w.type !== "ConversionWebhook");
+    fs.writeFileSync(path.join(dir, "widget-operator.clusterserviceversion.yaml"), stringify(csv));
+    for (const file of fs.readdirSync(SAMPLE).filter((f) => f.endsWith(".yaml") && !f.includes("clusterserviceversion"))) {
+        const crd = parse(fs.readFileSync(path.join(SAMPLE, file), "utf8")) as KubeObject;
+        if (crd.kind === "CustomResourceDefinition") {
+            delete crd.spec.conversion;
+        }
+        fs.writeFileSync(path.join(dir, file), stringify(crd));
+    }
+    return path.join(dir, "widget-operator.clusterserviceversion.yaml");
+}
+
+function publish(pem: string): void {
+    kubectl(["apply", "--server-side", "--field-manager=service-ca-stand-in", "-f", "-"], {
+        input: JSON.stringify({
+            apiVersion: "v1",
+            kind: "ConfigMap",
+            metadata: {
+                name: "openshift-service-ca.crt",
+                namespace: "default",
+                annotations: { "service.beta.openshift.io/inject-cabundle": "true" },
+            },
+            data: { "service-ca.crt": pem },
+        }),
+    });
+}
+
+const bundles = () => configurations().map(({ object }) => object.webhooks.map((w: KubeObject) => w.clientConfig.caBundle as string));
+
+beforeAll(() => {
+    work = path.join(realEnv("REAL_WORK"), "service-ca");
+    fs.mkdirSync(work, { recursive: true });
+    applyObjects([{ apiVersion: "config.openshift.io/v1", kind: "Proxy", metadata: { name: "cluster" }, spec: {} }]);
+    // OpenShift's network operator writes the Proxy's status (empty without a proxy). Without any
+    // status the read's `status` output is unknown in every preview, and so are the operators'
+    // proxy variables (docs/real-tier.md, "What the real tier found").
+    kubectl([
+        "patch",
+        "proxy.config.openshift.io",
+        "cluster",
+        "--subresource=status",
+        "--type=merge",
+        "-p",
+        JSON.stringify({ status: {} }),
+    ]);
+    stack = new TestStack("service-ca-bundle", {
+        cluster: { name: "real", platform: "openshift", kubeContext: process.env.REAL_CONTEXT ?? "real" },
+        certificates: { mode: "service-ca" },
+        subscriptions: { enabled: false },
+        aws: { enabled: false },
+        operators: [{ name: "widgets", csv: bundle(), namespace: NAMESPACE, createNamespace: true, targetNamespaces: [] }],
+    });
+});
+
+afterAll(() => {
+    stack?.destroy();
+    kubectlRun(["delete", "crd", CRD, "--ignore-not-found"]);
+    kubectlRun(["delete", "configmap", "openshift-service-ca.crt", "-n", "default", "--ignore-not-found"]);
+});
+
+describe("service-ca's bundle in the webhook configurations the stack creates (issue 28)", () => {
+    test("GIVEN service-ca's bundle published WHEN up runs THEN every webhook carries it from creation; AND GIVEN service-ca rotating it (an update under its own manager) WHEN previewed and applied THEN the change is planned, applied without a conflict, and the next preview is empty", () => {
+        const first = caPem("service-ca-1");
+        publish(first);
+        const installed = stack.up();
+        expect({ status: installed.status, output: installed.status === 0 ? "" : explain(installed) }).toEqual({ status: 0, output: "" });
+        const firstBase64 = Buffer.from(first).toString("base64");
+        expect(bundles()).toEqual([[firstBase64], [firstBase64]]);
+        const settled = stack.preview(["--expect-no-changes"]);
+        expect({ status: settled.status, output: settled.status === 0 ? "" : explain(settled) }).toEqual({ status: 0, output: "" });
+
+        // service-ca rotates: a bundle of the new CA and the old one, published and injected by updates.
+        const rotated = `${caPem("service-ca-2")}${first}`;
+        const rotatedBase64 = Buffer.from(rotated).toString("base64");
+        publish(rotated);
+        for (const { object: live } of configurations()) {
+            delete live.metadata.managedFields;
+            live.webhooks = live.webhooks.map((w: KubeObject) => ({ ...w, clientConfig: { ...w.clientConfig, caBundle: rotatedBase64 } }));
+            kubectl(["replace", "--field-manager=service-ca-operator", "-f", "-"], { input: JSON.stringify(live) });
+        }
+        const planned = stack.preview();
+        expect(planned.status).toBe(0);
+        expect(planned.stdout).toMatch(/~ 2 to update/);
+        const applied = stack.up();
+        expect({ status: applied.status, output: applied.status === 0 ? "" : explain(applied) }).toEqual({ status: 0, output: "" });
+        expect(bundles()).toEqual([[rotatedBase64], [rotatedBase64]]);
+        const again = stack.preview(["--expect-no-changes"]);
+        expect({ status: again.status, output: again.status === 0 ? "" : explain(again) }).toEqual({ status: 0, output: "" });
+    });
+});

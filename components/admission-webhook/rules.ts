@@ -167,7 +167,7 @@ export function webhookDescriptionProblems(webhooks: ReadonlyArray<WebhookDescri
     const problems: WebhookProblem[] = [];
     const deployments = new Map(context.deployments.map((d) => [d.name, d]));
     const owned = new Set(context.ownedCrds);
-    const firstByTypeAndName = new Map<string, number>();
+    const firstByName = new Map<string, number>();
     const conversionOwner = new Map<string, string>();
 
     webhooks.forEach((webhook, index) => {
@@ -175,16 +175,16 @@ export function webhookDescriptionProblems(webhooks: ReadonlyArray<WebhookDescri
         const report = (field: string, text: string) =>
             problems.push({ field, message: webhookMessage(context.operator, webhook.generateName, field, text) });
 
-        // Names: unique per type (webhook configurations hold one type each) and valid object names.
-        const key = `${webhook.type}/${webhook.generateName}`;
-        const first = firstByTypeAndName.get(key);
+        // Names: unique across every type, as OLM requires (pkg/controller/operators/olm/operator.go:
+        // "CSV contains repeated WebhookDescription name", whatever the types), and valid object names.
+        const first = firstByName.get(webhook.generateName);
         if (first !== undefined) {
             report(
                 at("generateName"),
-                `duplicate webhook ${describeValue(webhook.generateName)} of type ${describeValue(webhook.type)} (already at spec.webhookdefinitions[${first}])`,
+                `repeated webhook name ${describeValue(webhook.generateName)} (already at spec.webhookdefinitions[${first}], type ${describeValue(webhooks[first].type)}): OLM fails such a CSV ("CSV contains repeated WebhookDescription name"), whatever the types`,
             );
         } else {
-            firstByTypeAndName.set(key, index);
+            firstByName.set(webhook.generateName, index);
         }
         if (!isDns1123Subdomain(webhook.generateName)) {
             report(at("generateName"), `${describeValue(webhook.generateName)} ${DNS1123_SUBDOMAIN_RULE}`);

@@ -198,7 +198,14 @@ describe("webhook descriptions in a CSV", () => {
             "a repeated generateName of the same type",
             [validating(), validating({ rules: [] })],
             [
-                'operator "widgets": webhook "vwidget.example.io" (spec.webhookdefinitions[1].generateName): duplicate webhook "vwidget.example.io" of type "ValidatingAdmissionWebhook" (already at spec.webhookdefinitions[0])',
+                'operator "widgets": webhook "vwidget.example.io" (spec.webhookdefinitions[1].generateName): repeated webhook name "vwidget.example.io" (already at spec.webhookdefinitions[0], type "ValidatingAdmissionWebhook"): OLM fails such a CSV ("CSV contains repeated WebhookDescription name"), whatever the types',
+            ],
+        ],
+        [
+            "a generateName repeated across types (OLM refuses it too)",
+            [validating(), validating({ type: "MutatingAdmissionWebhook" })],
+            [
+                'operator "widgets": webhook "vwidget.example.io" (spec.webhookdefinitions[1].generateName): repeated webhook name "vwidget.example.io" (already at spec.webhookdefinitions[0], type "ValidatingAdmissionWebhook"): OLM fails such a CSV ("CSV contains repeated WebhookDescription name"), whatever the types',
             ],
         ],
         [

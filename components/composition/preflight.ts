@@ -42,7 +42,11 @@ export interface Preflight {
     readonly operators: OperatorsPlan;
     /** What the cluster serves of the subscription capability's optional APIs (discovered, live clusters). */
     readonly subscriptionApis: SubscriptionClusterApis;
-    /** service-ca's current bundle (PEM) when any certificates use service-ca and it could be read (components/certificates/delegated.ts). */
+    /**
+     * service-ca's current bundle (PEM), read when the stack declares admission webhook
+     * configurations in service-ca mode on a live cluster and the bundle is published
+     * (components/certificates/delegated.ts); undefined otherwise.
+     */
     readonly serviceCaBundle: string | undefined;
 }
 

@@ -614,6 +614,10 @@ export const podOverridesSchema = z
             .strictObject({ limits: quantities("Limits").optional(), requests: quantities("Requests").optional() })
             .optional()
             .meta({ description: "Replaces every container's resources: `{limits?, requests?}`." }),
+        replicas: z.number().int().min(1).max(50).optional().meta({
+            description:
+                "Replaces every Deployment's spec.replicas. Not in OLM's Subscription config: the stack's own, for a bundle that runs one pod behind webhooks that fail closed.",
+        }),
         env: z
             .array(podEnvSchema)
             .optional()
@@ -624,7 +628,7 @@ export const podOverridesSchema = z
     })
     .meta({
         description:
-            "Pod overrides as OLM's Subscription spec.config, on every container of every Deployment of the operator: `{nodeSelector?, tolerations?, resources?, env?}`.",
+            "Pod overrides as OLM's Subscription spec.config, on every container of every Deployment of the operator, and the stack's own replicas: `{nodeSelector?, tolerations?, resources?, env?, replicas?}`.",
     });
 export type PodOverridesConfig = z.infer<typeof podOverridesSchema>;
 

@@ -148,6 +148,8 @@ export function deploymentFor(input: DeploymentInput): DeploymentObject {
         metadata: { name: input.deployment.name, namespace: input.namespace, labels },
         spec: {
             ...source,
+            // operators[].config.replicas, when set, over the CSV's (replicas.ts).
+            ...(input.overrides?.replicas === undefined ? {} : { replicas: input.overrides.replicas }),
             // OLM keeps one old ReplicaSet per deployment.
             revisionHistoryLimit: 1,
             // The CSV's selector as it is: a Deployment's selector is immutable (pod-selector.ts), so

@@ -23,6 +23,7 @@ import {
 } from "./install-modes";
 import { contentHash } from "./names";
 import { podSelectorOf } from "./pod-selector";
+import { effectiveReplicas, singlePodWarning } from "./replicas";
 import { shareClusterObjects, SharedObjects } from "./shared-objects";
 import type { UpgradeEdges } from "./upgrade-path";
 import { OperatorConditionObject, operatorConditionFor } from "./olm-environment";
@@ -212,6 +213,15 @@ export function planOperator(
                     ),
                 );
             }
+        }
+    }
+
+    for (const [deploymentName, entry] of mapping.byDeployment) {
+        const deployment = deployments.find((d) => d.name === deploymentName);
+        const replicas = deployment ? effectiveReplicas(deployment, config.config) : 1;
+        const warning = singlePodWarning(deploymentName, entry.webhooks, replicas, formatPath(["operators", index, "config"]));
+        if (warning) {
+            warn(warning);
         }
     }
 

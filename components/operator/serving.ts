@@ -8,7 +8,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { AdmissionWebhook, webhookCertificateVolumes } from "../admission-webhook";
 import { webhookDisruptionBudget, webhookService } from "../admission-webhook/build";
-import { failsClosed } from "../admission-webhook/rules";
+import { effectiveReplicas, needsDisruptionBudget } from "./replicas";
 import type { WebhookBackend } from "../admission-webhook/contract";
 import type { CertificateIssuer, ServingCertificate } from "../certificates/contract";
 import { injectCaBundle } from "../certificates/declared";
@@ -79,8 +79,11 @@ export class WebhookServing {
             ];
         }
         const scope = webhookScopeOf(backend.namespace, args.plan.config.targetNamespaces, args.plan.confinedNamespaces);
-        // Webhooks that fail closed block what they intercept while their pods are down: a budget keeps a drain from evicting them all.
-        if (webhooks.some(failsClosed)) {
+        // Webhooks that fail closed block what they intercept while their pods are down: a budget keeps a
+        // drain from evicting them all, which takes two pods or more (replicas.ts).
+        const deployment = args.plan.deployments.find((d) => d.name === backend.deploymentName);
+        const replicas = deployment ? effectiveReplicas(deployment.input.deployment, deployment.input.overrides) : 1;
+        if (needsDisruptionBudget(webhooks, replicas)) {
             new k8s.policy.v1.PodDisruptionBudget(
                 `${this.name}-pdb`,
                 webhookDisruptionBudget(backend) as k8s.policy.v1.PodDisruptionBudgetArgs,

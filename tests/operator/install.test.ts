@@ -343,8 +343,12 @@ describe("webhook Services, certificates and configurations", () => {
         });
     });
 
-    test("GIVEN webhooks that fail closed WHEN rendered THEN their Deployment's pods get a PodDisruptionBudget allowing one eviction at a time; webhooks that fail open get none", async () => {
-        const result = await renderOperators([{ name: "op", csv: scopable(), namespace: "ops", targetNamespaces: [] }]);
+    test("GIVEN webhooks that fail closed and operators[].config.replicas 2 WHEN rendered THEN the Deployment runs 2 pods and gets a PodDisruptionBudget allowing one eviction at a time; webhooks that fail open get none", async () => {
+        const result = await renderOperators([
+            { name: "op", csv: scopable(), namespace: "ops", targetNamespaces: [], config: { replicas: 2 } },
+        ]);
+        expect(objectNamed(result, "Deployment", "node-maintenance-operator-controller-manager", "ops").spec.replicas).toBe(2);
+        expect(result.warnings.filter((w) => w.includes("fail closed"))).toEqual([]);
         expect(objectNamed(result, "PodDisruptionBudget", "node-maintenance-operator-controller-manager", "ops")).toEqual({
             apiVersion: "policy/v1",
             kind: "PodDisruptionBudget",
@@ -371,8 +375,21 @@ describe("webhook Services, certificates and configurations", () => {
         });
         const failOpen = readCsv("node-maintenance-operator-0.0.1.clusterserviceversion.yaml");
         failOpen.spec.webhookdefinitions = failOpen.spec.webhookdefinitions.map((w: Yaml) => ({ ...w, failurePolicy: "Ignore" }));
-        const open = await renderOperators([{ name: "op", csv: writeBundle(failOpen), namespace: "ops", targetNamespaces: [] }]);
+        const open = await renderOperators([
+            { name: "op", csv: writeBundle(failOpen), namespace: "ops", targetNamespaces: [], config: { replicas: 2 } },
+        ]);
         expect(objectsOf(open, "PodDisruptionBudget")).toEqual([]);
+    });
+
+    test("GIVEN the CSV's one replica behind webhooks that fail closed WHEN rendered THEN no PodDisruptionBudget is declared and one warning names the deployment, the webhooks and the override", async () => {
+        const result = await renderOperators([{ name: "op", csv: scopable(), namespace: "ops", targetNamespaces: [] }]);
+        expect(objectNamed(result, "Deployment", "node-maintenance-operator-controller-manager", "ops").spec.replicas).toBe(1);
+        expect(objectsOf(result, "PodDisruptionBudget")).toEqual([]);
+        expect(result.warnings.filter((w) => w.includes("fail closed"))).toEqual([
+            expect.stringMatching(
+                /^operators\[0\]\.csv: operator "op": deployment "node-maintenance-operator-controller-manager" runs 1 replica behind webhooks that fail closed \(vnodemaintenance\.kb\.io\): while its pod restarts or is evicted, every call they intercept is refused, and no PodDisruptionBudget is declared \(with one pod it could only let the drain through or block it\); set operators\[0\]\.config\.replicas to 2 or more$/,
+            ),
+        ]);
     });
 });
 

@@ -35,9 +35,9 @@ describe("objects in a namespace the stack creates", () => {
         "GIVEN an operator serving webhooks in mode %s WHEN rendered THEN every object in its namespace (serving Secret or Certificate, Service, PDB...) depends on the Namespace",
         async (mode) => {
             const certificates = mode === "cert-manager" ? { mode, issuer: { kind: "ClusterIssuer", name: "ca" } } : { mode };
-            const result = await renderOperators([{ name: "op", csv: scopableBundle(), namespace: "ops", targetNamespaces: ["ops"] }], {
-                certificates,
-            });
+            // Two replicas: a one-pod backend gets no PodDisruptionBudget (components/operator/replicas.ts).
+            const install = { name: "op", csv: scopableBundle(), namespace: "ops", targetNamespaces: ["ops"], config: { replicas: 2 } };
+            const result = await renderOperators([install], { certificates });
             expect(result.errors).toEqual([]);
             const dependencies = namespacedDependencies(result);
             expect(dependencies.map(([name]) => name)).toEqual(

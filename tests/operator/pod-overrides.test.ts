@@ -125,7 +125,7 @@ describe("operators[].config: validated like the rest of the config", () => {
                     { name: "A", value: "1", valueFrom: { configMapKeyRef: { name: "cm", key: "a" } } },
                     { name: "A" },
                 ],
-                replicas: 2,
+                replicas: 0,
             }),
         ).toEqual([
             `cluster-platform:operators[0].config.env[0].name: "OPERATOR_CONDITION_NAME" is set by the stack on every container (OLM's environment); it cannot be overridden`,
@@ -135,7 +135,7 @@ describe("operators[].config: validated like the rest of the config", () => {
             'cluster-platform:operators[0].config.env[3]: duplicate environment variable "A" (already at index 2)',
             'cluster-platform:operators[0].config.nodeSelector.zone: "-bad" must be a label value: at most 63 characters of [A-Za-z0-9-_.], starting and ending with an alphanumeric character, or empty',
             `cluster-platform:operators[0].config.nodeSelector["bad key!"]: key "bad key!" must be a label key: an optional DNS-1123 subdomain prefix of at most 253 characters and '/', then a name of at most 63 characters of [A-Za-z0-9-_.] starting and ending with an alphanumeric character`,
-            "cluster-platform:operators[0].config.replicas: unknown key",
+            "cluster-platform:operators[0].config.replicas: 0 must be at least 1",
             'cluster-platform:operators[0].config.resources.limits.cpu: "lots" must be a Kubernetes quantity such as 100m, 1, 1.5, 512Mi or 2Gi',
             'cluster-platform:operators[0].config.tolerations[0].operator: "Equal": operator must be Exists when key is empty',
             'cluster-platform:operators[0].config.tolerations[1].value: "v": value must be empty when operator is Exists',

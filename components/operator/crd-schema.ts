@@ -72,7 +72,7 @@ function check(value: unknown, schema: JsonSchema, path: string, out: SchemaViol
         return;
     }
     if (schema.enum !== undefined && !schema.enum.some((allowed) => deepEqual(allowed, value))) {
-        at(`${show(value)} is not one of ${schema.enum.map(show).join(", ")}`);
+        at(`${show(value)} is not one of ${schema.enum.map((allowed) => JSON.stringify(allowed)).join(", ")}`);
     }
     if (typeof value === "number") {
         checkNumber(value, schema, at);
@@ -139,7 +139,7 @@ function checkString(value: string, schema: JsonSchema, at: (m: string) => void)
     if (schema.pattern !== undefined) {
         const pattern = compiled(schema.pattern);
         if (pattern && !pattern.test(value)) {
-            at(`${show(value)} does not match the pattern ${show(schema.pattern)}`);
+            at(`${show(value)} does not match the pattern ${JSON.stringify(schema.pattern)}`);
         }
     }
     const format = schema.format === undefined ? undefined : FORMATS[schema.format];
@@ -201,7 +201,7 @@ function checkObject(
     const keys = Object.keys(value);
     for (const name of schema.required ?? []) {
         if (!(name in value)) {
-            at(`required field ${show(name)} is missing`);
+            at(`required field ${JSON.stringify(name)} is missing`);
         }
     }
     if (schema.minProperties !== undefined && keys.length < schema.minProperties) {
@@ -251,8 +251,19 @@ function deepEqual(a: unknown, b: unknown): boolean {
     return ka.length === kb.length && ka.every((k) => deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
 }
 
-/** A value for a message: JSON, cut at 60 characters. */
+/**
+ * A value for a message, without its text: custom resources may hold credentials in any string
+ * field, and these messages reach the preview's output. Numbers, booleans and null are shown.
+ */
 function show(value: unknown): string {
-    const text = JSON.stringify(value) ?? String(value);
-    return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+    if (typeof value === "string") {
+        return `a string of ${[...value].length} character${[...value].length === 1 ? "" : "s"}`;
+    }
+    if (Array.isArray(value)) {
+        return `an array of ${value.length} item${value.length === 1 ? "" : "s"}`;
+    }
+    if (value !== null && typeof value === "object") {
+        return "an object";
+    }
+    return String(value);
 }

@@ -224,7 +224,11 @@ export function setObjectReader(reader: ObjectReader | undefined): void {
     readerOverride = reader;
 }
 
-/** A kind's collection at one version, across all namespaces: the custom resources OLM validates before it replaces a CRD. */
+/**
+ * A kind's collection at one version, across all namespaces: the custom resources OLM validates
+ * before it replaces a CRD (components/operator/crd-compatibility.ts). They are read whole for that
+ * check only: nothing of them is registered, returned in outputs or logged but field paths.
+ */
 export interface CollectionRef {
     apiVersion: string;
     kind: string;

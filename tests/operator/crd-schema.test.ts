@@ -20,14 +20,14 @@ describe("custom resources against a CRD version's schema (what OLM's validateEx
     test("GIVEN widgets that break the schema in each way WHEN validated THEN every violation is reported with its path and value, in field order", () => {
         expect(schemaViolations(widget({ color: "pink" }, { status: { readyReplicas: 1.5 } }), WIDGET_V1_SCHEMA as JsonSchema)).toEqual([
             { path: "spec", message: `required field "replicas" is missing` },
-            { path: "spec.color", message: `"pink" is not one of "red", "green", "blue"` },
+            { path: "spec.color", message: `a string of 4 characters is not one of "red", "green", "blue"` },
             { path: "status.readyReplicas", message: "1.5 is not of type integer" },
         ]);
         expect(schemaViolations(widget({ replicas: 11 }), WIDGET_V1_SCHEMA as JsonSchema)).toEqual([
             { path: "spec.replicas", message: "11 is above the maximum 10" },
         ]);
         expect(schemaViolations(widget({ replicas: "3" }), WIDGET_V1_SCHEMA as JsonSchema)).toEqual([
-            { path: "spec.replicas", message: `"3" is not of type integer` },
+            { path: "spec.replicas", message: "a string of 1 character is not of type integer" },
         ]);
         expect(schemaViolations(widget(null), WIDGET_V1_SCHEMA as JsonSchema)).toEqual([
             { path: "spec", message: "null is not allowed (type object, not nullable)" },
@@ -67,17 +67,17 @@ describe("custom resources against a CRD version's schema (what OLM's validateEx
                 schema,
             ),
         ).toEqual([
-            { path: "name", message: `"abcd" is longer than 3 characters` },
+            { path: "name", message: "a string of 4 characters is longer than 3 characters" },
             { path: "tags", message: "3 items, more than the maximum 2" },
             { path: "tags", message: "items are not unique" },
             { path: "labels", message: "2 fields, more than the maximum 1" },
             { path: "labels.c", message: "1 is not of type string" },
             { path: "closed.b", message: "field not declared by the schema (additionalProperties: false)" },
-            { path: "id", message: `"nope" is not a valid uuid` },
-            { path: "ip", message: `"1.2.3.256" is not a valid ipv4` },
+            { path: "id", message: "a string of 4 characters is not a valid uuid" },
+            { path: "ip", message: "a string of 9 characters is not a valid ipv4" },
         ]);
         expect(schemaViolations({ name: "A1" }, schema)).toEqual([
-            { path: "name", message: `"A1" does not match the pattern "^[a-zé]+$"` },
+            { path: "name", message: `a string of 2 characters does not match the pattern "^[a-zé]+$"` },
         ]);
     });
 
@@ -97,10 +97,29 @@ describe("custom resources against a CRD version's schema (what OLM's validateEx
         expect(schemaViolations({ port: 1.5, one: 6, never: "forbidden", both: 3 }, schema)).toEqual([
             { path: "port", message: "1.5 is not of type integer or string" },
             { path: "one", message: "6 matches 2 of the oneOf schemas, not exactly one" },
-            { path: "never", message: `"forbidden" matches the schema under not` },
+            { path: "never", message: "a string of 9 characters matches the schema under not" },
             { path: "both", message: "3 is not a multiple of 2" },
         ]);
-        expect(schemaViolations({ port: "HTTP" }, schema)).toEqual([{ path: "port", message: `"HTTP" matches none of the anyOf schemas` }]);
+        expect(schemaViolations({ port: "HTTP" }, schema)).toEqual([
+            { path: "port", message: "a string of 4 characters matches none of the anyOf schemas" },
+        ]);
+    });
+
+    test("GIVEN any string a schema refuses WHEN reported THEN the message gives its length, never its text (a custom resource may hold a credential in any field)", () => {
+        fc.assert(
+            fc.property(
+                fc.string({ maxLength: 30 }).map((text) => `§secret§${text}`),
+                (secret) => {
+                    const schema: JsonSchema = {
+                        type: "object",
+                        properties: { token: { type: "string", maxLength: 3, enum: ["a"], pattern: "^$" } },
+                    };
+                    const messages = schemaViolations({ token: secret }, schema).map((v) => v.message);
+                    expect(messages.length).toBeGreaterThan(0);
+                    expect(messages.filter((m) => m.includes(secret))).toEqual([]);
+                },
+            ),
+        );
     });
 
     test("GIVEN a pattern JavaScript cannot compile (RE2 syntax) WHEN validated THEN nothing is refused for it", () => {

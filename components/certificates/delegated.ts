@@ -32,10 +32,7 @@ function delegatedInjection(annotations: Record<string, string>, injectorBundleP
 }
 
 /** The kinds that get the injector's current bundle at creation (issue 28, point 6). */
-export const WEBHOOK_CONFIGURATION_KINDS: ReadonlySet<CaBundleKind> = new Set([
-    "MutatingWebhookConfiguration",
-    "ValidatingWebhookConfiguration",
-]);
+const WEBHOOK_CONFIGURATION_KINDS: ReadonlySet<CaBundleKind> = new Set(["MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"]);
 
 /**
  * Where service-ca's current bundle can be read without reading a Secret: the ConfigMap OpenShift

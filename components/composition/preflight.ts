@@ -107,17 +107,12 @@ export async function preflight(config: StackConfig): Promise<Preflight> {
             throw new pulumi.RunError(error.message);
         });
         problems.push(...existing.problems);
+        const reader = objectReader(connection, projectDirectory());
         // What OLM checks before an upgrade (components/operator/upgrade.ts), against the cluster's CRDs and running operators.
-        const upgrades = await upgradeProblems(
-            operators.plans,
-            config.operators,
-            objectReader(connection, projectDirectory()),
-            objectLister(connection, projectDirectory()),
-        );
+        const upgrades = await upgradeProblems(operators.plans, config.operators, reader, objectLister(connection, projectDirectory()));
         problems.push(...upgrades.problems);
         upgrades.warnings.forEach((warning) => pulumi.log.warn(warning));
         // Delegated modes: each caInjection target's backends serve the injector's certificate (components/certificates/delegated-backends.ts).
-        const reader = objectReader(connection, projectDirectory());
         problems.push(...(await delegatedBackendProblems(config.certificates.mode, config.cluster.platform, config.caInjection, reader)));
         if (existing.unchecked.length > 0) {
             pulumi.log.warn(

@@ -13,7 +13,7 @@
  * unchanged bundle asks nothing.
  */
 import type { OperatorConfig } from "../config/schema";
-import type { CollectionRef, ObjectLister, ObjectRead } from "../shared/object-presence";
+import type { CollectionRead, CollectionRef, ObjectLister, ObjectRead } from "../shared/object-presence";
 import { describeValue, formatPath, Problem } from "../shared/problems";
 import type { CrdObject } from "./bundle";
 import { type JsonSchema, schemaViolations } from "./crd-schema";
@@ -106,7 +106,7 @@ export async function existingResourceProblems(
             const { group, names } = crd.manifest.spec;
             for (const { version, schema } of revalidatedVersions(live, crd.manifest)) {
                 const ref: CollectionRef = { apiVersion: `${group}/${version}`, kind: names.kind, plural: names.plural };
-                let objects;
+                let objects: CollectionRead;
                 try {
                     objects = await list(ref);
                 } catch (error) {

@@ -45,9 +45,13 @@ export const PARTIAL_OBJECT_METADATA_ACCEPT = "application/json;as=PartialObject
 
 /** The REST path of one object: `/api/v1/namespaces/<ns>/secrets/<name>`, `/apis/<group>/<version>/<plural>/<name>`. */
 export function apiPath(ref: ObjectRef): string {
-    const base = ref.apiVersion.includes("/") ? `/apis/${ref.apiVersion}` : `/api/${ref.apiVersion}`;
     const scope = ref.namespace ? `/namespaces/${encodeURIComponent(ref.namespace)}` : "";
-    return `${base}${scope}/${ref.plural}/${encodeURIComponent(ref.name)}`;
+    return `${versionPath(ref.apiVersion)}${scope}/${ref.plural}/${encodeURIComponent(ref.name)}`;
+}
+
+/** `/api/v1` for the core group, `/apis/<group>/<version>` for the others. */
+function versionPath(apiVersion: string): string {
+    return apiVersion.includes("/") ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
 }
 
 /** `Secret "openshift-config/etc-pki-entitlement"`. */
@@ -78,14 +82,20 @@ export function kubeConfigFor(connection: LiveConnection, projectDirectory: stri
     return config;
 }
 
+/** The client configuration and the API server's URL for `connection`; an Error when the kubeconfig names no cluster. */
+function apiServerOf(connection: LiveConnection, projectDirectory: string): { config: KubeConfig; server: string } {
+    const config = kubeConfigFor(connection, projectDirectory);
+    const server = config.getCurrentCluster()?.server;
+    if (!server) {
+        throw new Error(`the kubeconfig has no cluster for context ${JSON.stringify(config.getCurrentContext())}`);
+    }
+    return { config, server };
+}
+
 /** Asks the API server the provider talks to (see `kubeConfigFor`) whether each object exists. */
 export function liveMetadataLookup(connection: LiveConnection, projectDirectory: string): PresenceLookup {
     return async (refs) => {
-        const config = kubeConfigFor(connection, projectDirectory);
-        const server = config.getCurrentCluster()?.server;
-        if (!server) {
-            throw new Error(`the kubeconfig has no cluster for context ${JSON.stringify(config.getCurrentContext())}`);
-        }
+        const { config, server } = apiServerOf(connection, projectDirectory);
         return Promise.all(refs.map((ref) => statusOf(config, new URL(apiPath(ref), server)).then((status) => presenceOf(ref, status))));
     };
 }
@@ -176,11 +186,7 @@ export function liveObjectReader(connection: LiveConnection, projectDirectory: s
         if (refused.length > 0) {
             throw new Error(`the pre-flight never reads ${refused.map(describeRef).join(", ")}: only whether it exists`);
         }
-        const config = kubeConfigFor(connection, projectDirectory);
-        const server = config.getCurrentCluster()?.server;
-        if (!server) {
-            throw new Error(`the kubeconfig has no cluster for context ${JSON.stringify(config.getCurrentContext())}`);
-        }
+        const { config, server } = apiServerOf(connection, projectDirectory);
         return Promise.all(refs.map((ref) => bodyOf(config, new URL(apiPath(ref), server), ref)));
     };
 }
@@ -249,16 +255,11 @@ export function liveObjectLister(connection: LiveConnection, projectDirectory: s
         if (NEVER_READ.has(ref.kind)) {
             throw new Error(`the pre-flight never reads ${ref.kind} objects: only whether one exists`);
         }
-        const config = kubeConfigFor(connection, projectDirectory);
-        const server = config.getCurrentCluster()?.server;
-        if (!server) {
-            throw new Error(`the kubeconfig has no cluster for context ${JSON.stringify(config.getCurrentContext())}`);
-        }
-        const base = ref.apiVersion.includes("/") ? `/apis/${ref.apiVersion}` : `/api/${ref.apiVersion}`;
+        const { config, server } = apiServerOf(connection, projectDirectory);
         const items: Record<string, unknown>[] = [];
         let next = "";
         do {
-            const url = new URL(`${base}/${ref.plural}`, server);
+            const url = new URL(`${versionPath(ref.apiVersion)}/${ref.plural}`, server);
             url.searchParams.set("limit", String(PAGE_SIZE));
             if (next) {
                 url.searchParams.set("continue", next);

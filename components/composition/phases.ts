@@ -85,11 +85,16 @@ export interface TaggedStack extends Omit<OpenedStack, typeof CONNECTION> {
 export function tagStack(opened: OpenedStack): TaggedStack {
     const { [CONNECTION]: connection, ...rest } = opened;
     const kubernetes = new k8s.Provider("kubernetes", { ...kubernetesConnectionArgs(connection), enableServerSideApply: true });
-    const adoptingKubernetes = new k8s.Provider("kubernetes-adopting", {
+    // `upsertExistingObjects` exists from provider 4.29 (pulumi-kubernetes PR #4278: without it a create
+    // is a POST that fails on an existing object). The lockfile pins 4.25.0, the newest the Go module
+    // proxy builds for the real tier, whose creates are server-side applies that always upsert and
+    // whose CheckConfig reads only the keys it knows; the key is set so the rule holds on either.
+    const adoptingArgs: k8s.ProviderArgs & { readonly upsertExistingObjects: boolean } = {
         ...kubernetesConnectionArgs(connection),
         enableServerSideApply: true,
         upsertExistingObjects: true,
-    });
+    };
+    const adoptingKubernetes = new k8s.Provider("kubernetes-adopting", adoptingArgs);
     const { config, cluster, previous } = opened;
     // The webhook image is pushed to `awsTags.webhookRepositoryUrl` when the plan has the ECR repository.
     const assets = awsAssetPlan({

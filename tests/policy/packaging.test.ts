@@ -79,7 +79,7 @@ describe("npm run policy:build: a self-contained pack for pulumi policy publish"
             description: "CrossGuard policy pack: Kubernetes RBAC and webhook safety for cluster-platform stacks",
             license: "Apache-2.0",
             main: "policy-packs/k8s-rbac/index.js",
-            dependencies: { "@pulumi/policy": "1.21.0", "@pulumi/pulumi": "3.248.0" },
+            dependencies: { "@pulumi/policy": "1.21.0", "@pulumi/pulumi": "3.260.0" },
         });
         // What `npm install` gives the published pack: its dependencies, here the project's same versions.
         fs.symlinkSync(path.join(ROOT, "node_modules"), path.join(dir, "node_modules"), "dir");

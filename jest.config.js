@@ -38,7 +38,11 @@ module.exports = {
     // @marcbachmann/cel-js ships only ES modules (Node.js itself requires them; jest's registry does not).
     transformIgnorePatterns: ["/node_modules/(?!@marcbachmann/cel-js/)"],
     moduleFileExtensions: ["ts", "js", "json"],
-    setupFilesAfterEnv: ["<rootDir>/tests/setup/pulumi-stack-captures.ts", "<rootDir>/tests/setup/temporary-directories.ts"],
+    setupFilesAfterEnv: [
+        "<rootDir>/tests/setup/pulumi-stack-captures.ts",
+        "<rootDir>/tests/setup/temporary-directories.ts",
+        "<rootDir>/tests/setup/property-seed.ts",
+    ],
     testTimeout: 60000,
     // Two workers on the 2-core machines this runs on (jest's default is cores - 1, i.e. one):
     // many suites spend their time waiting on real peers (a registry, tsx/npm/node children,

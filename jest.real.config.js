@@ -13,6 +13,8 @@ module.exports = {
     transformIgnorePatterns: base.transformIgnorePatterns,
     moduleFileExtensions: base.moduleFileExtensions,
     globalSetup: "<rootDir>/tests/real/setup/global-setup.ts",
+    // Property tests run from the one seed (tests/helpers/property-seed.ts), as in the mock tier.
+    setupFilesAfterEnv: ["<rootDir>/tests/setup/property-seed.ts"],
     globalTeardown: "<rootDir>/tests/real/setup/global-teardown.ts",
     // Engine runs against a real API server: an `up` of the full stack takes tens of seconds.
     testTimeout: 600000,

@@ -87,8 +87,9 @@ export function tagStack(opened: OpenedStack): TaggedStack {
     const kubernetes = new k8s.Provider("kubernetes", { ...kubernetesConnectionArgs(connection), enableServerSideApply: true });
     // `upsertExistingObjects` exists from provider 4.29 (pulumi-kubernetes PR #4278: without it a create
     // is a POST that fails on an existing object). The lockfile pins 4.25.0, the newest the Go module
-    // proxy builds for the real tier, whose creates are server-side applies that always upsert and
-    // whose CheckConfig reads only the keys it knows; the key is set so the rule holds on either.
+    // proxy builds for the real tier, whose creates are server-side applies that always upsert; its SDK
+    // serializes only the arguments it declares, so the key reaches a provider only from an SDK that
+    // has it (4.29+), where it is what keeps these creates upserts.
     const adoptingArgs: k8s.ProviderArgs & { readonly upsertExistingObjects: boolean } = {
         ...kubernetesConnectionArgs(connection),
         enableServerSideApply: true,

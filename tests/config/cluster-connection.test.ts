@@ -58,10 +58,11 @@ describe("which cluster a stack applies to", () => {
             ...connection,
             enableServerSideApply: "true",
         });
+        // @pulumi/kubernetes 4.25.0's Provider serializes only the arguments it declares, so the adopting
+        // provider's `upsertExistingObjects` (provider 4.29+) does not reach 4.25.0, whose creates upsert.
         expect(resourceNamed(result, "pulumi:providers:kubernetes", "kubernetes-adopting").inputs).toEqual({
             ...connection,
             enableServerSideApply: "true",
-            upsertExistingObjects: "true",
         });
     });
 });

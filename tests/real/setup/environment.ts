@@ -58,7 +58,7 @@ export async function startRealEnvironment(
             }
             process.env.REAL_CONTEXT = context.stdout.trim();
         } else {
-            const bin = process.env.REAL_BIN || ensureTools();
+            const bin = process.env.REAL_BIN || (await ensureTools());
             process.env.REAL_BIN = bin;
             clusterDir = path.join(work, "cluster");
             const cluster = await startCluster({ bin, dir: clusterDir, log });

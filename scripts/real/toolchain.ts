@@ -148,7 +148,7 @@ function goModOf(dir: string): string {
     return fs.readFileSync(path.join(TOOLS_ROOT, dir, "go.mod"), "utf8");
 }
 
-/** "v4.0.0-20260115033456-f47bc2d6f199" → "4.0.0-20260115033456-f47bc2d6f199"; "v3.248.0" → "3.248.0". */
+/** "v4.0.0-20260115033456-f47bc2d6f199" → "4.0.0-20260115033456-f47bc2d6f199"; "v3.260.0" → "3.260.0". */
 export function semverOf(goVersion: string): string {
     return goVersion.replace(/^v/, "");
 }

@@ -13,9 +13,10 @@
  * A missing Go, a failed step or a wrong version ends the run at once with one line naming the tool
  * and the step (whether or not CI=true: never a silent skip).
  */
-import { spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 import {
     cacheKey,
@@ -94,6 +95,51 @@ function copyModuleFiles(spec: ToolSpec, files: ModuleFiles, target: string): vo
     }
 }
 
+/**
+ * How many packages `go build` compiles at once: the machine's CPUs (go's own default is GOMAXPROCS;
+ * said here so that the cold-build figures in docs/real-tier.md name it).
+ */
+const BUILD_PARALLELISM = String(Math.max(1, os.availableParallelism()));
+
+/**
+ * Fetches, into the one module cache every tool shares, the modules the builds of `specs` will need
+ * (`go list -deps` of their packages: exactly the modules a build reads, nothing compiled), two tools
+ * at a time, while the first build compiles. A cold build otherwise downloads each tool's modules
+ * (4.1 GB in all, about 400 s on the CI machine) between its compiles, with the CPUs idle. Errors are
+ * left to the builds, which report them. Resolves when every fetch has ended.
+ */
+function prefetchModules(specs: readonly ToolSpec[]): { done: Promise<void>; stop: () => void } {
+    const queue = specs.flatMap((spec) =>
+        spec.builds.map((b) => ({
+            cwd: path.join(TOOLS_ROOT, spec.dir),
+            args: ["list", "-e", "-deps", ...(b.tags?.length ? ["-tags", b.tags.join(",")] : []), ...b.packages],
+        })),
+    );
+    const running = new Set<ChildProcess>();
+    const worker = async (): Promise<void> => {
+        for (let next = queue.shift(); next; next = queue.shift()) {
+            const { cwd, args } = next;
+            await new Promise<void>((resolve) => {
+                const child = spawn("go", args, { cwd, env: goEnv(), stdio: "ignore" });
+                running.add(child);
+                child.once("error", () => resolve());
+                child.once("exit", () => {
+                    running.delete(child);
+                    resolve();
+                });
+            });
+        }
+    };
+    return {
+        done: Promise.all([worker(), worker()]).then(() => undefined),
+        // A failed build ends the run: the fetches still queued or running end with it.
+        stop: () => {
+            queue.length = 0;
+            running.forEach((child) => child.kill("SIGTERM"));
+        },
+    };
+}
+
 function build(spec: ToolSpec, out: string): void {
     const cwd = path.join(TOOLS_ROOT, spec.dir);
     for (const files of spec.moduleFiles ?? []) {
@@ -101,13 +147,13 @@ function build(spec: ToolSpec, out: string): void {
     }
     for (const b of spec.builds) {
         const target = b.output ? path.join(out, b.output) : `${out}${path.sep}`;
-        const args = ["build", "-p", "2", "-trimpath", "-o", target, "-ldflags", b.ldflags.join(" ")];
+        const args = ["build", "-p", BUILD_PARALLELISM, "-trimpath", "-o", target, "-ldflags", b.ldflags.join(" ")];
         if (b.tags?.length) {
             args.push("-tags", b.tags.join(","));
         }
         run(spec.name, `go build ${b.packages.join(" ")}`, "go", [...args, ...b.packages], { cwd, env: goEnv() });
         if (b.tests?.length) {
-            run(spec.name, `go test ${b.tests.join(" ")}`, "go", ["test", "-count=1", "-p", "2", "-trimpath", ...b.tests], {
+            run(spec.name, `go test ${b.tests.join(" ")}`, "go", ["test", "-count=1", "-p", BUILD_PARALLELISM, "-trimpath", ...b.tests], {
                 cwd,
                 env: goEnv(),
             });
@@ -248,23 +294,39 @@ export async function ensureTools(env: NodeJS.ProcessEnv = process.env): Promise
     if (pins.length > 0) {
         throw new StepFailure("versions", "compare the tool pins with package-lock.json", pins.join("; "));
     }
+    const specs = toolSpecs();
+    // The modules of every tool still to build after the first, fetched while the first one compiles.
+    const missing = specs.filter((spec) => !fs.existsSync(path.join(root, "tools", `${spec.name}-${cacheKey(spec, go)}`, ".complete")));
+    const prefetch = prefetchModules(missing.slice(1));
     const outputs: string[] = [];
-    for (const spec of toolSpecs()) {
-        const { out, seconds } = ensureTool(spec, root, go);
-        const reported = await reportedVersions(spec, root, out);
-        const problems = versionProblems(spec.name, spec.versions, reported);
-        if (problems.length > 0) {
-            throw new StepFailure(spec.name, "check versions", problems.join("; "));
+    try {
+        for (const spec of specs) {
+            outputs.push(await checkedTool(spec, root, go));
         }
-        const version = spec.versions.length > 0 ? `${reported[spec.versions[0].binary]} ` : "";
-        console.log(
-            seconds === undefined
-                ? `real:tools ${spec.name} ${version}reused (${path.relative(root, out)})`
-                : `real:tools ${spec.name} ${version}built in ${seconds.toFixed(1)} s`,
-        );
-        outputs.push(out);
+    } catch (error) {
+        prefetch.stop();
+        throw error;
+    } finally {
+        await prefetch.done;
     }
     return linkBin(root, outputs);
+}
+
+/** Builds or reuses one tool, checks the versions its binaries report and prints its line; returns its output directory. */
+async function checkedTool(spec: ToolSpec, root: string, go: string): Promise<string> {
+    const { out, seconds } = ensureTool(spec, root, go);
+    const reported = await reportedVersions(spec, root, out);
+    const problems = versionProblems(spec.name, spec.versions, reported);
+    if (problems.length > 0) {
+        throw new StepFailure(spec.name, "check versions", problems.join("; "));
+    }
+    const version = spec.versions.length > 0 ? `${reported[spec.versions[0].binary]} ` : "";
+    console.log(
+        seconds === undefined
+            ? `real:tools ${spec.name} ${version}reused (${path.relative(root, out)})`
+            : `real:tools ${spec.name} ${version}built in ${seconds.toFixed(1)} s`,
+    );
+    return out;
 }
 
 if (require.main === module) {

@@ -31,7 +31,9 @@ async function resolveCli(env) {
     }
     const { resolve } = require("pulumi/lib/resolve");
     try {
-        return await resolve();
+        // The CLI of the Node SDK's release, which the real tier proves (README, "Dependency notes"),
+        // not the launcher package's own version: npm has no `pulumi` launcher at every SDK release.
+        return await resolve({ version: process.env.PULUMI_VERSION || require("@pulumi/pulumi/package.json").version });
     } catch (error) {
         const built = buildCli(env);
         if (built) {

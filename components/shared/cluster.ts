@@ -136,7 +136,11 @@ export function kubernetesConnectionArgs(
 } {
     switch (connection.kind) {
         case "renderYamlToDirectory":
-            return { renderYamlToDirectory: connection.directory };
+            // Empty too: otherwise the Node SDK fills in the runner's $KUBECONFIG, and provider 4.25.0
+            // (the lockfile's) refuses any kubeconfig beside renderYamlToDirectory in CheckConfig
+            // (`"kubeconfig" arg is not compatible with "renderYamlToDirectory" arg`; pulumi-kubernetes
+            // allows the ambient one only from 4.32.0, PR #4406). "" counts as unset there.
+            return { renderYamlToDirectory: connection.directory, kubeconfig: "" };
         case "kubeContext":
             // An empty kubeconfig, not an absent one: the Node SDK fills an absent one from the
             // runner's $KUBECONFIG (@pulumi/kubernetes provider.js: `args.kubeconfig ??

@@ -4,7 +4,7 @@
  * scripts/bench/load.ts, with the stack config in PULUMI_CONFIG and cwd the project.
  *
  * Modes:
- * - host: as @pulumi/pulumi cmd/run/run.js (v3.248) does with PULUMI_NODEJS_TYPESCRIPT=true and
+ * - host: as @pulumi/pulumi cmd/run/run.js (v3.260, the lockfile's) does with PULUMI_NODEJS_TYPESCRIPT=true and
  *   PULUMI_NODEJS_TSCONFIG_PATH=<tsconfig> (what the Go host sets from Pulumi.yaml's runtime
  *   options `typescript` and `tsconfig`: pulumi/pulumi sdk/nodejs/cmd/pulumi-language-nodejs/main.go):
  *   ts-node (the one @pulumi/pulumi resolves, else its vendored 7.0.1) registered with

@@ -114,7 +114,7 @@ export class GroupedPulumiCommand {
     }
 }
 
-/** The version `pulumi version` prints (`v3.248.0`), or null when it cannot be read. */
+/** The version `pulumi version` prints (`v3.260.0`), or null when it cannot be read. */
 export function cliVersion(command: string): semver.SemVer | null {
     const result = spawnSync(command, ["version"], { encoding: "utf8", env: { ...process.env, PULUMI_SKIP_UPDATE_CHECK: "true" } });
     return result.status === 0 ? semver.parse(result.stdout.trim().replace(/^v/, "")) : null;

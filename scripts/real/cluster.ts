@@ -395,7 +395,7 @@ async function main(argv: string[]): Promise<void> {
     const [command] = argv;
     const dir = defaultClusterDir();
     if (command === "start") {
-        const bin = process.env.REAL_BIN || (await import("./tools")).ensureTools();
+        const bin = process.env.REAL_BIN || (await (await import("./tools")).ensureTools());
         const state = await startCluster({ bin, dir });
         console.log(`KUBECONFIG=${state.kubeconfig}`);
     } else if (command === "stop") {

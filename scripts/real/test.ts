@@ -21,10 +21,13 @@ if (at >= 0) {
     env.REAL_CLUSTER = mode;
     args.splice(at, 2);
     if (mode === "existing") {
-        // npm start's tests run the tools this repository builds, which an existing cluster's run does not
-        // use; the service-ca test publishes and rotates a bundle an existing OpenShift's service-ca owns.
-        console.log("test:real --cluster existing: tests/real/start.real.ts and service-ca-bundle.real.ts run only in the hermetic tier");
-        args.push("--testPathIgnorePatterns", "(start|service-ca-bundle)\\.real\\.ts$");
+        // npm start's and the plugin-resolution tests run the tools this repository builds, which an existing
+        // cluster's run does not use; the service-ca test publishes and rotates a bundle an existing
+        // OpenShift's service-ca owns.
+        console.log(
+            "test:real --cluster existing: tests/real/start.real.ts, plugins.real.ts and service-ca-bundle.real.ts run only in the hermetic tier",
+        );
+        args.push("--testPathIgnorePatterns", "(start|service-ca-bundle|plugins)\\.real\\.ts$");
     }
 }
 const jest = require.resolve("jest/bin/jest");

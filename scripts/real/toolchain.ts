@@ -22,6 +22,24 @@ export interface GoBuild {
     readonly output?: string;
     readonly tags?: readonly string[];
     readonly ldflags: readonly string[];
+    /** Packages of the tool's own module whose Go tests run (`go test`) once the build succeeds. */
+    readonly tests?: readonly string[];
+}
+
+/**
+ * What a built binary must say its version is, and why. The answer is the binary's own: a flag's
+ * output, or for a provider the version it reports to the engine in GetPluginInfo (the version the
+ * engine compares with what the program's SDK asks for: pulumi/pulumi pkg/host/host.go, "resource
+ * plugin %s is expected to have version >=%s").
+ */
+export interface VersionCheck {
+    readonly binary: string;
+    /** Arguments that print the version, or "GetPluginInfo" for a plugin asked over gRPC. */
+    readonly ask: readonly string[] | "GetPluginInfo";
+    /** The version it must report (semver, no leading v). */
+    readonly expected: string;
+    /** Where the expected version comes from, for the failure message. */
+    readonly rule: string;
 }
 
 /** Files copied out of a required module into the tool's build or output directory. */
@@ -52,6 +70,8 @@ export interface ToolSpec {
     readonly moduleFiles?: readonly ModuleFiles[];
     /** Text files written into the output directory (a launcher script), by name, with mode 0755. */
     readonly scripts?: Readonly<Record<string, string>>;
+    /** The versions its binaries must report; the first is the tool's version in real:tools' lines. */
+    readonly versions: readonly VersionCheck[];
 }
 
 /** A `require` line's version in a tool's go.mod, or an error naming the module. */
@@ -74,11 +94,61 @@ export function npmDependencyVersion(name: string): string {
     return version;
 }
 
+/**
+ * The version package-lock.json resolves for a package: its top-level entry. Every other copy of it
+ * in the tree (nested under another package's node_modules) must be the same version: the language
+ * host reports each copy to the engine (GetRequiredPackages), so a second version would be a second
+ * plugin version the program asks for.
+ */
+export function lockfileVersion(lock: { packages?: Record<string, { version?: string }> }, name: string): string {
+    const copies = Object.entries(lock.packages ?? {}).filter(
+        ([key]) => key === `node_modules/${name}` || key.endsWith(`/node_modules/${name}`),
+    );
+    const top = lock.packages?.[`node_modules/${name}`]?.version;
+    if (!top) {
+        throw new Error(`tools: package-lock.json resolves no version of ${name} (no node_modules/${name} entry)`);
+    }
+    const others = copies.filter(([, entry]) => entry.version !== top);
+    if (others.length > 0) {
+        throw new Error(
+            `tools: package-lock.json resolves ${name} to ${top} and also to ${others.map(([key, entry]) => `${entry.version} (${key})`).join(", ")}: one version of each Pulumi package, or the program asks for two plugin versions`,
+        );
+    }
+    return top;
+}
+
+/** package-lock.json of the repository, parsed. */
+export function readLockfile(): { packages?: Record<string, { version?: string }> } {
+    return JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "package-lock.json"), "utf8")) as {
+        packages?: Record<string, { version?: string }>;
+    };
+}
+
+/** The first version in a tool's output: "v3.260.0" → "3.260.0", "Kubernetes v1.36.3" → "1.36.3". */
+export function versionIn(output: string): string | undefined {
+    return /\bv?(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?)/.exec(output)?.[1];
+}
+
+/** Each check whose reported version differs from the expected one, as a sentence naming the rule. */
+export function versionProblems(
+    tool: string,
+    checks: readonly VersionCheck[],
+    reported: Readonly<Record<string, string | undefined>>,
+): string[] {
+    return checks
+        .filter((check) => reported[check.binary] !== check.expected)
+        .map((check) => {
+            const how = check.ask === "GetPluginInfo" ? "in GetPluginInfo" : `(${[check.binary, ...check.ask].join(" ")})`;
+            const got = reported[check.binary] === undefined ? "no version" : `version ${reported[check.binary]}`;
+            return `${tool}: ${check.binary} reports ${got} ${how}, but ${check.rule} is ${check.expected}`;
+        });
+}
+
 function goModOf(dir: string): string {
     return fs.readFileSync(path.join(TOOLS_ROOT, dir, "go.mod"), "utf8");
 }
 
-/** "v4.0.0-20260115033456-f47bc2d6f199" → "4.0.0-20260115033456-f47bc2d6f199"; "v3.248.0" → "3.248.0". */
+/** "v4.0.0-20260115033456-f47bc2d6f199" → "4.0.0-20260115033456-f47bc2d6f199"; "v3.260.0" → "3.260.0". */
 export function semverOf(goVersion: string): string {
     return goVersion.replace(/^v/, "");
 }
@@ -130,10 +200,54 @@ entry=$(node -e 'process.stdout.write(require.resolve("@pulumi/pulumi/cmd/dynami
 exec node "$entry" "$@"
 `;
 
-export function toolSpecs(): ToolSpec[] {
+/** Why each tool's version is what it is: the rules real:tools checks the built binaries against. */
+export const VERSION_RULES = {
+    cli: "the version package-lock.json resolves for @pulumi/pulumi (the CLI is built from pkg/v3 of the Node SDK's release)",
+    kubernetes: "the version package-lock.json resolves for @pulumi/kubernetes (the SDK asks for its own version)",
+    tls: "the version package-lock.json resolves for @pulumi/tls (the SDK asks for its own version)",
+    goMod: (module: string) => `the ${module} version tools/*/go.mod pins`,
+} as const;
+
+/**
+ * The pins of the tool modules that must agree with package-lock.json before anything is built: the
+ * CLI's pkg/v3 and sdk/v3 with @pulumi/pulumi, the kubernetes provider's release with
+ * @pulumi/kubernetes, the tls provider's version (package.json) with @pulumi/tls. Each problem names both.
+ */
+export function pinProblems(lock = readLockfile()): string[] {
+    const problems: string[] = [];
+    const sdk = lockfileVersion(lock, "@pulumi/pulumi");
+    const pulumiGoMod = goModOf("pulumi");
+    for (const module of ["github.com/pulumi/pulumi/pkg/v3", "github.com/pulumi/pulumi/sdk/v3"]) {
+        const pinned = semverOf(requiredVersion(pulumiGoMod, module));
+        if (pinned !== sdk) {
+            problems.push(`tools/pulumi/go.mod requires ${module} ${pinned}, but ${VERSION_RULES.cli} is ${sdk}`);
+        }
+    }
+    const provider = kubernetesProviderRelease(goModOf("kubernetes-provider"));
+    const kubernetes = lockfileVersion(lock, "@pulumi/kubernetes");
+    if (provider !== kubernetes) {
+        problems.push(
+            `tools/kubernetes-provider/go.mod builds provider release ${provider}, but ${VERSION_RULES.kubernetes} is ${kubernetes}`,
+        );
+    }
+    const tls = lockfileVersion(lock, "@pulumi/tls");
+    if (npmDependencyVersion("@pulumi/tls") !== tls) {
+        problems.push(`package.json pins @pulumi/tls ${npmDependencyVersion("@pulumi/tls")}, but ${VERSION_RULES.tls} is ${tls}`);
+    }
+    return problems;
+}
+
+export function toolSpecs(lock = readLockfile()): ToolSpec[] {
     const pulumiVersion = requiredVersion(goModOf("pulumi"), "github.com/pulumi/pulumi/pkg/v3");
     const kubeVersion = requiredVersion(goModOf("kube"), "k8s.io/kubernetes");
     const kubernetesProvider = kubernetesProviderRelease(goModOf("kubernetes-provider"));
+    const sdk = lockfileVersion(lock, "@pulumi/pulumi");
+    const kube = (binary: string, ask: readonly string[] = ["--version"]): VersionCheck => ({
+        binary,
+        ask,
+        expected: semverOf(kubeVersion),
+        rule: VERSION_RULES.goMod("k8s.io/kubernetes"),
+    });
     return [
         {
             name: "pulumi",
@@ -150,9 +264,15 @@ export function toolSpecs(): ToolSpec[] {
                         `-X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=${pulumiVersion}`,
                         `-X main.version=${semverOf(pulumiVersion)}`,
                     ],
+                    // The language host's own tests, against upstream's behaviour for each RPC the CLI calls.
+                    tests: ["./cmd/pulumi-language-nodejs"],
                 },
             ],
             scripts: { "pulumi-resource-pulumi-nodejs": DYNAMIC_PROVIDER_LAUNCHER },
+            versions: [
+                { binary: "pulumi", ask: ["version"], expected: sdk, rule: VERSION_RULES.cli },
+                { binary: "pulumi-language-nodejs", ask: ["-version"], expected: sdk, rule: VERSION_RULES.cli },
+            ],
         },
         {
             name: "kubernetes-provider",
@@ -174,6 +294,14 @@ export function toolSpecs(): ToolSpec[] {
                     ldflags: ["-s", "-w", `-X github.com/pulumi/pulumi-kubernetes/provider/v4/pkg/version.Version=${kubernetesProvider}`],
                 },
             ],
+            versions: [
+                {
+                    binary: "pulumi-resource-kubernetes",
+                    ask: "GetPluginInfo",
+                    expected: lockfileVersion(lock, "@pulumi/kubernetes"),
+                    rule: VERSION_RULES.kubernetes,
+                },
+            ],
         },
         {
             name: "tls-provider",
@@ -185,6 +313,14 @@ export function toolSpecs(): ToolSpec[] {
                     output: "pulumi-resource-tls",
                     // The bridge refuses an unversioned provider; the version is the @pulumi/tls the program uses.
                     ldflags: ["-s", "-w", `-X main.version=${npmDependencyVersion("@pulumi/tls")}`],
+                },
+            ],
+            versions: [
+                {
+                    binary: "pulumi-resource-tls",
+                    ask: "GetPluginInfo",
+                    expected: lockfileVersion(lock, "@pulumi/tls"),
+                    rule: VERSION_RULES.tls,
                 },
             ],
         },
@@ -204,6 +340,12 @@ export function toolSpecs(): ToolSpec[] {
                     ldflags: ["-s", "-w", ...kubeVersionLdflags(kubeVersion)],
                 },
             ],
+            versions: [
+                kube("kube-apiserver"),
+                kube("kube-controller-manager"),
+                kube("kube-scheduler"),
+                kube("kubectl", ["version", "--client"]),
+            ],
         },
         {
             name: "etcd",
@@ -211,12 +353,28 @@ export function toolSpecs(): ToolSpec[] {
             binaries: ["etcd"],
             // The main package is the module root, so go would name the binary "v3".
             builds: [{ packages: ["go.etcd.io/etcd/server/v3"], output: "etcd", ldflags: ["-s", "-w"] }],
+            versions: [
+                {
+                    binary: "etcd",
+                    ask: ["--version"],
+                    expected: semverOf(requiredVersion(goModOf("etcd"), "go.etcd.io/etcd/server/v3")),
+                    rule: VERSION_RULES.goMod("go.etcd.io/etcd/server/v3"),
+                },
+            ],
         },
         {
             name: "kwok",
             dir: "kwok",
             binaries: ["kwok"],
             builds: [{ packages: ["sigs.k8s.io/kwok/cmd/kwok"], ldflags: ["-s", "-w"] }],
+            versions: [
+                {
+                    binary: "kwok",
+                    ask: ["--version"],
+                    expected: semverOf(requiredVersion(goModOf("kwok"), "sigs.k8s.io/kwok")),
+                    rule: VERSION_RULES.goMod("sigs.k8s.io/kwok"),
+                },
+            ],
             moduleFiles: [
                 {
                     // kwok exits with "no stages found" unless given Stage objects (pkg/kwok/cmd/root.go).
@@ -238,6 +396,8 @@ export function toolSpecs(): ToolSpec[] {
             dir: "crds",
             binaries: [],
             builds: [],
+            // Manifests copied from the modules go.mod pins; no binary reports a version.
+            versions: [],
             moduleFiles: [
                 {
                     module: "github.com/openshift/api",

@@ -3,15 +3,34 @@
  *
  * Each tool is cached under <cache>/tools/<name>-<key> (cacheKey: Go version, go.mod, go.sum,
  * the module's own mains, the recipe), so a warm run only links REAL_BIN. Prints one line per tool
- * with its time, and last `REAL_BIN=<dir>`: a directory of every executable the real tier runs,
- * plus crds/ and kwok-stages/. A missing Go or a failed step ends the run at once with one line
- * naming the tool and the step (whether or not CI=true: never a silent skip).
+ * with its version and time (`real:tools kubernetes-provider 4.25.0 reused (…)`), and last
+ * `REAL_BIN=<dir>`: a directory of every executable the real tier runs, plus crds/ and kwok-stages/.
+ *
+ * Versions are the binaries' own answers (a version flag, or a provider's GetPluginInfo), asked
+ * once per build and kept beside it (<cache>/versions/), and must be what the lockfile says
+ * (toolchain.ts VERSION_RULES): a provider of another version than its SDK's fails the run, before
+ * any stack could warn about it. The pins are compared with the lockfile before anything is built.
+ * A missing Go, a failed step or a wrong version ends the run at once with one line naming the tool
+ * and the step (whether or not CI=true: never a silent skip).
  */
-import { spawnSync } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
-import { cacheKey, cacheRoot, type ModuleFiles, TOOLS_ROOT, type ToolSpec, toolSpecs } from "./toolchain";
+import {
+    cacheKey,
+    cacheRoot,
+    type ModuleFiles,
+    pinProblems,
+    REPO_ROOT,
+    TOOLS_ROOT,
+    type ToolSpec,
+    toolSpecs,
+    type VersionCheck,
+    versionIn,
+    versionProblems,
+} from "./toolchain";
 
 class StepFailure extends Error {
     constructor(
@@ -76,6 +95,51 @@ function copyModuleFiles(spec: ToolSpec, files: ModuleFiles, target: string): vo
     }
 }
 
+/**
+ * How many packages `go build` compiles at once: the machine's CPUs (go's own default is GOMAXPROCS;
+ * said here so that the cold-build figures in docs/real-tier.md name it).
+ */
+const BUILD_PARALLELISM = String(Math.max(1, os.availableParallelism()));
+
+/**
+ * Fetches, into the one module cache every tool shares, the modules the builds of `specs` will need
+ * (`go list -deps` of their packages: exactly the modules a build reads, nothing compiled), two tools
+ * at a time, while the first build compiles. A cold build otherwise downloads each tool's modules
+ * (4.1 GB in all, about 400 s on the CI machine) between its compiles, with the CPUs idle. Errors are
+ * left to the builds, which report them. Resolves when every fetch has ended.
+ */
+function prefetchModules(specs: readonly ToolSpec[]): { done: Promise<void>; stop: () => void } {
+    const queue = specs.flatMap((spec) =>
+        spec.builds.map((b) => ({
+            cwd: path.join(TOOLS_ROOT, spec.dir),
+            args: ["list", "-e", "-deps", ...(b.tags?.length ? ["-tags", b.tags.join(",")] : []), ...b.packages],
+        })),
+    );
+    const running = new Set<ChildProcess>();
+    const worker = async (): Promise<void> => {
+        for (let next = queue.shift(); next; next = queue.shift()) {
+            const { cwd, args } = next;
+            await new Promise<void>((resolve) => {
+                const child = spawn("go", args, { cwd, env: goEnv(), stdio: "ignore" });
+                running.add(child);
+                child.once("error", () => resolve());
+                child.once("exit", () => {
+                    running.delete(child);
+                    resolve();
+                });
+            });
+        }
+    };
+    return {
+        done: Promise.all([worker(), worker()]).then(() => undefined),
+        // A failed build ends the run: the fetches still queued or running end with it.
+        stop: () => {
+            queue.length = 0;
+            running.forEach((child) => child.kill("SIGTERM"));
+        },
+    };
+}
+
 function build(spec: ToolSpec, out: string): void {
     const cwd = path.join(TOOLS_ROOT, spec.dir);
     for (const files of spec.moduleFiles ?? []) {
@@ -83,11 +147,17 @@ function build(spec: ToolSpec, out: string): void {
     }
     for (const b of spec.builds) {
         const target = b.output ? path.join(out, b.output) : `${out}${path.sep}`;
-        const args = ["build", "-p", "2", "-trimpath", "-o", target, "-ldflags", b.ldflags.join(" ")];
+        const args = ["build", "-p", BUILD_PARALLELISM, "-trimpath", "-o", target, "-ldflags", b.ldflags.join(" ")];
         if (b.tags?.length) {
             args.push("-tags", b.tags.join(","));
         }
         run(spec.name, `go build ${b.packages.join(" ")}`, "go", [...args, ...b.packages], { cwd, env: goEnv() });
+        if (b.tests?.length) {
+            run(spec.name, `go test ${b.tests.join(" ")}`, "go", ["test", "-count=1", "-p", BUILD_PARALLELISM, "-trimpath", ...b.tests], {
+                cwd,
+                env: goEnv(),
+            });
+        }
     }
     for (const [name, text] of Object.entries(spec.scripts ?? {})) {
         fs.writeFileSync(path.join(out, name), text, { mode: 0o755 });
@@ -99,14 +169,13 @@ function build(spec: ToolSpec, out: string): void {
     }
 }
 
-/** Builds (or reuses) one tool; returns its output directory. */
-function ensureTool(spec: ToolSpec, root: string, go: string): string {
+/** Builds (or reuses) one tool; returns its output directory and whether it was built now. */
+function ensureTool(spec: ToolSpec, root: string, go: string): { out: string; seconds?: number } {
     const key = cacheKey(spec, go);
     const out = path.join(root, "tools", `${spec.name}-${key}`);
     const started = process.hrtime.bigint();
     if (fs.existsSync(path.join(out, ".complete"))) {
-        console.log(`real:tools ${spec.name} reused (${path.relative(root, out)})`);
-        return out;
+        return { out };
     }
     const partial = `${out}.partial`;
     fs.rmSync(partial, { recursive: true, force: true });
@@ -118,9 +187,80 @@ function ensureTool(spec: ToolSpec, root: string, go: string): string {
     fs.writeFileSync(path.join(partial, ".complete"), `${key}\n`);
     fs.rmSync(out, { recursive: true, force: true });
     fs.renameSync(partial, out);
-    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-    console.log(`real:tools ${spec.name} built in ${seconds.toFixed(1)} s`);
-    return out;
+    return { out, seconds: Number(process.hrtime.bigint() - started) / 1e9 };
+}
+
+/** A provider's version as it tells the engine: started in attach mode (no engine address), asked GetPluginInfo. */
+async function pluginInfoVersion(binary: string): Promise<string> {
+    // The program's own gRPC stack and the SDK's generated client, resolved from the checkout.
+    const from = { paths: [REPO_ROOT] };
+    const grpc = require(require.resolve("@grpc/grpc-js", from)) as typeof import("@grpc/grpc-js");
+    const { ResourceProviderClient } = require(require.resolve("@pulumi/pulumi/proto/provider_grpc_pb", from));
+    const { Empty } = require(require.resolve("google-protobuf/google/protobuf/empty_pb", from));
+    const child = spawn(binary, [], { stdio: ["ignore", "pipe", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString("utf8")));
+    const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+    try {
+        const port = await new Promise<string>((resolve, reject) => {
+            const timer = setTimeout(() => reject(new Error(`no port within 60 s; stderr: ${stderr.trim()}`)), 60_000);
+            child.stdout.once("data", (d: Buffer) => {
+                clearTimeout(timer);
+                resolve(d.toString("utf8").trim());
+            });
+            child.once("exit", (code) => {
+                clearTimeout(timer);
+                reject(new Error(`exited ${code} before serving: ${stderr.trim()}`));
+            });
+        });
+        const client = new ResourceProviderClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+        try {
+            return await new Promise<string>((resolve, reject) =>
+                client.getPluginInfo(new Empty(), (error: Error | null, info: { getVersion(): string }) =>
+                    error ? reject(error) : resolve(info.getVersion()),
+                ),
+            );
+        } finally {
+            client.close();
+        }
+    } finally {
+        if (child.exitCode === null && child.signalCode === null) {
+            child.kill("SIGTERM");
+        }
+        await exited;
+    }
+}
+
+async function askVersion(spec: ToolSpec, out: string, check: VersionCheck): Promise<string | undefined> {
+    const binary = path.join(out, check.binary);
+    if (check.ask === "GetPluginInfo") {
+        try {
+            return versionIn(await pluginInfoVersion(binary));
+        } catch (error) {
+            throw new StepFailure(spec.name, `ask ${check.binary} its version (GetPluginInfo)`, (error as Error).message);
+        }
+    }
+    return versionIn(run(spec.name, `ask ${check.binary} its version`, binary, [...check.ask], { cwd: out }));
+}
+
+/**
+ * The versions the tool's binaries report, asked once per build output and kept beside it, in
+ * <cache>/versions/<tool>-<key>.json (the key pins every input, so the answers cannot change for
+ * that output; outside the output directory, which REAL_BIN links entry by entry).
+ */
+async function reportedVersions(spec: ToolSpec, root: string, out: string): Promise<Record<string, string | undefined>> {
+    const file = path.join(root, "versions", `${path.basename(out)}.json`);
+    if (fs.existsSync(file)) {
+        return JSON.parse(fs.readFileSync(file, "utf8")) as Record<string, string | undefined>;
+    }
+    const reported: Record<string, string | undefined> = {};
+    for (const check of spec.versions) {
+        reported[check.binary] = await askVersion(spec, out, check);
+    }
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(`${file}.partial`, `${JSON.stringify(reported, null, 2)}\n`);
+    fs.renameSync(`${file}.partial`, file);
+    return reported;
 }
 
 /** REAL_BIN: one directory of symlinks into the tools' outputs, named by their keys together. */
@@ -147,21 +287,58 @@ function hashOf(text: string): string {
     return createHash("sha256").update(text).digest("hex").slice(0, 16);
 }
 
-export function ensureTools(env: NodeJS.ProcessEnv = process.env): string {
+export async function ensureTools(env: NodeJS.ProcessEnv = process.env): Promise<string> {
     const go = goVersion();
     const root = cacheRoot(env);
-    const outputs = toolSpecs().map((spec) => ensureTool(spec, root, go));
+    const pins = pinProblems();
+    if (pins.length > 0) {
+        throw new StepFailure("versions", "compare the tool pins with package-lock.json", pins.join("; "));
+    }
+    const specs = toolSpecs();
+    // The modules of every tool still to build after the first, fetched while the first one compiles.
+    const missing = specs.filter((spec) => !fs.existsSync(path.join(root, "tools", `${spec.name}-${cacheKey(spec, go)}`, ".complete")));
+    const prefetch = prefetchModules(missing.slice(1));
+    const outputs: string[] = [];
+    try {
+        for (const spec of specs) {
+            outputs.push(await checkedTool(spec, root, go));
+        }
+    } catch (error) {
+        prefetch.stop();
+        throw error;
+    } finally {
+        await prefetch.done;
+    }
     return linkBin(root, outputs);
 }
 
-if (require.main === module) {
-    try {
-        const started = process.hrtime.bigint();
-        const bin = ensureTools();
-        console.log(`real:tools ready in ${(Number(process.hrtime.bigint() - started) / 1e9).toFixed(1)} s`);
-        console.log(`REAL_BIN=${bin}`);
-    } catch (error) {
-        console.error(error instanceof StepFailure ? error.message : `real:tools: ${(error as Error).message}`);
-        process.exit(1);
+/** Builds or reuses one tool, checks the versions its binaries report and prints its line; returns its output directory. */
+async function checkedTool(spec: ToolSpec, root: string, go: string): Promise<string> {
+    const { out, seconds } = ensureTool(spec, root, go);
+    const reported = await reportedVersions(spec, root, out);
+    const problems = versionProblems(spec.name, spec.versions, reported);
+    if (problems.length > 0) {
+        throw new StepFailure(spec.name, "check versions", problems.join("; "));
     }
+    const version = spec.versions.length > 0 ? `${reported[spec.versions[0].binary]} ` : "";
+    console.log(
+        seconds === undefined
+            ? `real:tools ${spec.name} ${version}reused (${path.relative(root, out)})`
+            : `real:tools ${spec.name} ${version}built in ${seconds.toFixed(1)} s`,
+    );
+    return out;
+}
+
+if (require.main === module) {
+    const started = process.hrtime.bigint();
+    ensureTools().then(
+        (bin) => {
+            console.log(`real:tools ready in ${(Number(process.hrtime.bigint() - started) / 1e9).toFixed(1)} s`);
+            console.log(`REAL_BIN=${bin}`);
+        },
+        (error: Error) => {
+            console.error(error instanceof StepFailure ? error.message : `real:tools: ${error.message}`);
+            process.exit(1);
+        },
+    );
 }

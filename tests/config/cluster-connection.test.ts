@@ -51,7 +51,8 @@ describe("which cluster a stack applies to", () => {
         ["kubeContext", { kubeContext: "prod-admin" }, { context: "prod-admin", kubeconfig: "" }],
         // The empty kubeconfig keeps the SDK from filling in $KUBECONFIG: the provider then uses the pod's service account.
         ["inCluster", { inCluster: true }, { kubeconfig: "" }],
-        ["renderYamlToDirectory", { renderYamlToDirectory: "out/prod" }, { renderYamlToDirectory: "out/prod" }],
+        // Empty there too: provider 4.25.0 refuses the runner's $KUBECONFIG, which the SDK would fill in, beside a render directory.
+        ["renderYamlToDirectory", { renderYamlToDirectory: "out/prod" }, { renderYamlToDirectory: "out/prod", kubeconfig: "" }],
     ])("GIVEN cluster.%s WHEN rendered THEN both Kubernetes providers connect exactly so", async (_key, cluster, connection) => {
         const result = await renderConfig({ cluster: { name: "prod", platform: "kubernetes", ...cluster } });
         expect(resourceNamed(result, "pulumi:providers:kubernetes", "kubernetes").inputs).toEqual({

@@ -7,6 +7,7 @@ import { spawnSync } from "node:child_process";
 import * as path from "node:path";
 import { applyObjects, kubectl } from "./helpers/kubectl";
 import { CONFIG_NAMESPACE, requireBuild } from "./helpers/fixtures";
+import { destroyStack } from "./helpers/destroy";
 import { describe as explain, REPO_ROOT, TestStack } from "./helpers/stack";
 
 const STACKS = ["fleet-east", "fleet-west"] as const;
@@ -46,7 +47,7 @@ beforeAll(() => {
 
 afterAll(() => {
     for (const stack of stacks) {
-        stack.destroy();
+        destroyStack(stack);
     }
 });
 

@@ -12,19 +12,27 @@ import {
     CONFIG_NAMESPACE,
     ENTITLEMENT_MARKER,
     fullStackConfig,
-    OLM_AGGREGATE_VIEW,
+    fullStackKept,
     POLICY_WEBHOOK,
     preexistingObjects,
     requireBuild,
     TEAM_NAMESPACE,
     TRUST_CONFIGMAP,
 } from "./helpers/fixtures";
+import { destroyStack } from "./helpers/destroy";
+import { eventually } from "./helpers/eventually";
 import { changedSteps, previewSteps } from "./helpers/preview";
 import { describe as explain, realEnv, REPO_ROOT, TestStack } from "./helpers/stack";
+import { keepSubscriptionWebhook, type WebhookKeeper } from "./helpers/subscription-webhook";
 
 const SUBSCRIPTION_NAMESPACE = "subscription-injection";
 
+/** What the stack's state keeps on destroy, by design. */
+const KEPT = fullStackKept();
+
 let stack: TestStack;
+/** The webhook's server, run while the stack's Deployment exists, so pods created after its configuration are admitted for real. */
+let keeper: WebhookKeeper;
 /** OLMConfig/cluster's features before the stack patches one of them (OLM's own, on an existing cluster). */
 let olmFeaturesBefore: Record<string, unknown> = {};
 
@@ -35,15 +43,42 @@ function subscriptionWebhookConfigurations(): KubeObject[] {
     );
 }
 
-beforeAll(() => {
+beforeAll(async () => {
     requireBuild(REPO_ROOT);
     applyObjects(preexistingObjects());
     olmFeaturesBefore = getObject("olmconfig", "cluster")?.spec.features ?? {};
+    keeper = await keepSubscriptionWebhook();
     stack = new TestStack("full", fullStackConfig());
 });
 
+/**
+ * A plain pod in the team's namespace, whose always-inject Bundle the webhook adds: the admission
+ * is the server's, not luck's. Created once the server answers at every pod IP.
+ */
+async function admittedPod(name: string): Promise<KubeObject> {
+    await eventually(
+        "the keeper starts the server once the Deployment's pods and Secrets exist, as a kubelet would start them",
+        async () => ((await keeper.ready()) ? true : undefined),
+        { timeoutMs: 60_000, describe: () => keeper.output().slice(-2000) },
+    );
+    try {
+        return JSON.parse(
+            kubectl(["create", "-f", "-", "-o", "json"], {
+                input: JSON.stringify({
+                    apiVersion: "v1",
+                    kind: "Pod",
+                    metadata: { name, namespace: TEAM_NAMESPACE },
+                    spec: { containers: [{ name: "app", image: "registry.invalid/app:1" }] },
+                }),
+            }),
+        );
+    } finally {
+        kubectl(["delete", "pod", name, "-n", TEAM_NAMESPACE, "--ignore-not-found", "--wait=false"]);
+    }
+}
+
 describe("the full stack on the real engine and a real API server", () => {
-    test("3a GIVEN every non-AWS capability WHEN pulumi up runs THEN it ends with no error and the cluster holds the stack's objects", () => {
+    test("3a GIVEN every non-AWS capability, its webhook server running as its pods would WHEN pulumi up runs THEN it ends with no error, the cluster holds the stack's objects, and the API server calls the webhook", async () => {
         const up = stack.up();
         expect({ status: up.status, errors: /error:/.test(up.stdout + up.stderr) ? explain(up) : "" }).toEqual({ status: 0, errors: "" });
 
@@ -64,6 +99,10 @@ describe("the full stack on the real engine and a real API server", () => {
         ).toBe(caBundle);
         expect(getObject("clusterbundle", "cluster")?.spec.aggregateToClusterRoles).toEqual(["admin", "edit"]);
         expect(getObject("olmconfig", "cluster")?.spec.features).toEqual({ ...olmFeaturesBefore, disableCopiedCSVs: true });
+        // The API server called the stack's webhook server for the pods created under its configuration.
+        const injected = await admittedPod("after-up");
+        expect((injected.spec.volumes as KubeObject[]).map((v) => v.name)).toContain("subscription-entitlements");
+        expect((await keeper.admissions()).patched).toBeGreaterThan(0);
     });
 
     test("3b GIVEN the stack just applied WHEN previewed again, with and without refresh THEN the engine finds no change", () => {
@@ -139,7 +178,7 @@ describe("the full stack on the real engine and a real API server", () => {
         expect({ status: preview.status, output: preview.status === 0 ? "" : explain(preview) }).toEqual({ status: 0, output: "" });
     });
 
-    test("3f GIVEN a team's Bundle in the stack's CRD WHEN the stack is destroyed THEN what it owns is gone and what docs/operations.md keeps is kept, and up succeeds again", () => {
+    test("3f GIVEN a team's Bundle in the stack's CRD WHEN the stack is destroyed THEN every object its state owned is gone but what it keeps by design, the owners' fields of patched objects are untouched, and up succeeds again", async () => {
         applyObjects([
             {
                 apiVersion: "subscription.openshift.io/v1alpha1",
@@ -149,35 +188,16 @@ describe("the full stack on the real engine and a real API server", () => {
             },
         ]);
 
-        const destroy = stack.destroy();
-        expect(destroy.status).toBe(0);
+        // Every object the state owned is gone but what it keeps by design (helpers/destroy.ts).
+        destroyStack(stack, KEPT);
+        expect(subscriptionWebhookConfigurations()).toEqual([]);
+        // Not the stack's: kept with what is in them (the team's Bundle in the kept CRD).
         const exists = (kind: string, name: string, namespace?: string) => getObject(kind, name, namespace) !== undefined;
         expect({
-            ownNamespace: exists("namespace", SUBSCRIPTION_NAMESPACE),
-            operatorNamespace: exists("namespace", "node-maintenance"),
-            webhookConfiguration: subscriptionWebhookConfigurations().length > 0,
-            clusterBundle: exists("clusterbundle", "cluster"),
-            // Kept: CRDs (with the team's custom resource), pre-existing and adopted objects.
-            bundleCrd: exists("crd", "bundles.subscription.openshift.io"),
-            clusterBundleCrd: exists("crd", "clusterbundles.subscription.openshift.io"),
-            operatorCrd: exists("crd", "nodemaintenances.nodemaintenance.medik8s.io"),
             teamBundle: exists("bundle", "team-own", TEAM_NAMESPACE),
             teamNamespace: exists("namespace", TEAM_NAMESPACE),
             entitlement: exists("secret", "etc-pki-entitlement", CONFIG_NAMESPACE),
-            adoptedRole: exists("clusterrole", OLM_AGGREGATE_VIEW),
-        }).toEqual({
-            ownNamespace: false,
-            operatorNamespace: false,
-            webhookConfiguration: false,
-            clusterBundle: false,
-            bundleCrd: true,
-            clusterBundleCrd: true,
-            operatorCrd: true,
-            teamBundle: true,
-            teamNamespace: true,
-            entitlement: true,
-            adoptedRole: true,
-        });
+        }).toEqual({ teamBundle: true, teamNamespace: true, entitlement: true });
         // Patched objects: the stack's fields relinquished, the owners' fields untouched.
         expect(getObject("configmap", TRUST_CONFIGMAP, CONFIG_NAMESPACE)?.data).toEqual({ owner: "security team" });
         const policy = getObject("validatingwebhookconfiguration", POLICY_WEBHOOK);
@@ -190,10 +210,20 @@ describe("the full stack on the real engine and a real API server", () => {
         expect({ status: again.status, output: again.status === 0 ? "" : explain(again) }).toEqual({ status: 0, output: "" });
         const settled = stack.preview(["--expect-no-changes", "--diff"]);
         expect({ status: settled.status, output: settled.status === 0 ? "" : explain(settled) }).toEqual({ status: 0, output: "" });
+        // The server restarted with the new certificate: the API server calls it again.
+        expect(((await admittedPod("after-up-again")).spec.volumes as KubeObject[]).map((v) => v.name)).toContain(
+            "subscription-entitlements",
+        );
     });
 });
 
-afterAll(() => {
-    // Leave the cluster as the next file expects it: nothing of this stack.
-    stack?.destroy();
+afterAll(async () => {
+    // Leave the cluster as the next file expects it: nothing of this stack but what it keeps by design.
+    try {
+        if (stack) {
+            destroyStack(stack, KEPT);
+        }
+    } finally {
+        await keeper?.stop();
+    }
 });

@@ -17,6 +17,7 @@ import { parse, stringify } from "yaml";
 import { getObject, kubectl, kubectlRun, type KubeObject } from "./helpers/kubectl";
 import { type ConversionBackend, startConversionBackend } from "./helpers/conversion-backend";
 import { changedSteps, previewSteps } from "./helpers/preview";
+import { destroyStack } from "./helpers/destroy";
 import { realEnv, REPO_ROOT, TestStack } from "./helpers/stack";
 
 const NAMESPACE = "widget-operator";
@@ -77,11 +78,16 @@ beforeAll(() => {
 });
 
 afterAll(async () => {
-    await backend?.stop();
-    stack?.destroy();
-    // The stack keeps CRDs on removal and destroy: the test removes what it made.
-    kubectlRun(["delete", "crd", CRD, "--ignore-not-found"]);
-    kubectlRun(["delete", "namespace", TEAM, "--ignore-not-found", "--wait=false"]);
+    try {
+        await backend?.stop();
+        if (stack) {
+            destroyStack(stack, [`CustomResourceDefinition/${CRD}`]);
+        }
+    } finally {
+        // The stack keeps CRDs on removal and destroy: the test removes what it made.
+        kubectlRun(["delete", "crd", CRD, "--ignore-not-found"]);
+        kubectlRun(["delete", "namespace", TEAM, "--ignore-not-found", "--wait=false"]);
+    }
 });
 
 describe("an operator with a conversion webhook, removed, re-added and upgraded (issue 28)", () => {

@@ -14,6 +14,7 @@ import * as path from "node:path";
 import { parse, stringify } from "yaml";
 import { getObject, kubectlRun, type KubeObject } from "./helpers/kubectl";
 import { changedSteps, previewSteps } from "./helpers/preview";
+import { destroyStack } from "./helpers/destroy";
 import { describe as explain, realEnv, REPO_ROOT, TestStack } from "./helpers/stack";
 
 const NAMESPACE = "rename-operator";
@@ -52,9 +53,14 @@ beforeAll(() => {
 });
 
 afterAll(() => {
-    stack?.destroy();
-    // CRDs are kept on destroy: the test removes what it made.
-    kubectlRun(["delete", "crd", CRD, "--ignore-not-found"]);
+    try {
+        if (stack) {
+            destroyStack(stack, [`CustomResourceDefinition/${CRD}`]);
+        }
+    } finally {
+        // CRDs are kept on destroy: the test removes what it made.
+        kubectlRun(["delete", "crd", CRD, "--ignore-not-found"]);
+    }
 });
 
 describe("renaming an operator with previousNames (issue 28)", () => {

@@ -9,6 +9,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { applyObjects } from "./helpers/kubectl";
 import { CONFIG_NAMESPACE, requireBuild } from "./helpers/fixtures";
+import { destroyStack } from "./helpers/destroy";
 import { describe as explain, realEnv, REPO_ROOT, TestStack } from "./helpers/stack";
 
 const configMapOf = (stack: string) => `${stack}-trust`;
@@ -51,7 +52,7 @@ beforeAll(() => {
 
 afterAll(() => {
     for (const stack of stacks) {
-        stack.destroy();
+        destroyStack(stack);
     }
 });
 

@@ -17,6 +17,7 @@ import * as path from "node:path";
 import { parse, stringify } from "yaml";
 import { selfSignedCertificate } from "../helpers/openssl";
 import { applyObjects, kubectl, kubectlRun, type KubeObject } from "./helpers/kubectl";
+import { destroyStack } from "./helpers/destroy";
 import { describe as explain, realEnv, REPO_ROOT, TestStack } from "./helpers/stack";
 
 const NAMESPACE = "service-ca-widgets";
@@ -101,9 +102,14 @@ beforeAll(() => {
 });
 
 afterAll(() => {
-    stack?.destroy();
-    kubectlRun(["delete", "crd", CRD, "--ignore-not-found"]);
-    kubectlRun(["delete", "configmap", "openshift-service-ca.crt", "-n", "default", "--ignore-not-found"]);
+    try {
+        if (stack) {
+            destroyStack(stack, [`CustomResourceDefinition/${CRD}`]);
+        }
+    } finally {
+        kubectlRun(["delete", "crd", CRD, "--ignore-not-found"]);
+        kubectlRun(["delete", "configmap", "openshift-service-ca.crt", "-n", "default", "--ignore-not-found"]);
+    }
 });
 
 describe("service-ca's bundle in the webhook configurations the stack creates (issue 28)", () => {

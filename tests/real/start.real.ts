@@ -9,7 +9,7 @@
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { fileBackendUrl, realEnv, REPO_ROOT, runTemp } from "./helpers/stack";
+import { fileBackendUrl, PLUGIN_VERSION_WARNING, realEnv, REPO_ROOT, runTemp } from "./helpers/stack";
 
 /** Tracked and untracked changes git sees (ignored files, out/ and dist/, aside). */
 const treeStatus = () => spawnSync("git", ["status", "--porcelain"], { cwd: REPO_ROOT, encoding: "utf8" }).stdout;
@@ -26,6 +26,9 @@ function startEnv(name: string, pathDirs: string[]): NodeJS.ProcessEnv {
         PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
         NO_COLOR: "1",
         TMPDIR: runTemp(),
+        // An admin's machine names a cluster: the render-to-directory stack must not take it (the SDK
+        // would fill the provider's kubeconfig from it, which provider 4.25.0 refuses beside a render directory).
+        KUBECONFIG: realEnv("REAL_KUBECONFIG"),
     };
 }
 
@@ -50,6 +53,7 @@ describe("npm start on the real CLI", () => {
             stderr: "",
         });
         expect(result.stdout).toMatch(/Resources:\n[\s\S]*\d+ (created|unchanged)/);
+        expect(result.stdout).not.toMatch(PLUGIN_VERSION_WARNING);
         expect(treeStatus()).toBe(before);
     });
 
@@ -72,6 +76,7 @@ describe("npm start on the real CLI", () => {
         );
         expect(result.stderr).toMatch(/^REAL_BIN=/m);
         expect(result.stdout).toMatch(/Resources:\n/);
+        expect(result.stdout).not.toMatch(PLUGIN_VERSION_WARNING);
         expect(treeStatus()).toBe(before);
     });
 });

@@ -1,22 +1,28 @@
 /**
  * The API server calls the subscription webhook (issue 25, 3d): the server the stack built into
- * its image runs as one of its Deployment's pods would (helpers/pod-runtime.ts), at the pod IPs kwok
- * gave, and `kubectl create` of a pod goes through the real admission chain: the API server
- * resolves the webhook Service's endpoints (aggregator routing), verifies the serving certificate
- * against `<service>.<namespace>.svc` with the caBundle the stack wrote, applies the JSON patch and
- * validates the patched pod.
+ * its image runs as one of its Deployment's pods would (helpers/pod-runtime.ts, kept running by
+ * helpers/subscription-webhook.ts), at the pod IPs kwok gave, and `kubectl create` of a pod goes
+ * through the real admission chain: the API server resolves the webhook Service's endpoints
+ * (aggregator routing), verifies the serving certificate against `<service>.<namespace>.svc` with
+ * the caBundle the stack wrote, applies the JSON patch and validates the patched pod.
  */
-import * as fs from "node:fs";
-import * as https from "node:https";
-import * as path from "node:path";
 import { applyObjects, getObject, kubectl, kubectlRun, type KubeObject } from "./helpers/kubectl";
-import { CONFIG_NAMESPACE, DRIVER, fullStackConfig, preexistingObjects, requireBuild, TEAM_NAMESPACE } from "./helpers/fixtures";
-import { runDeploymentContainer, type RunningContainer } from "./helpers/pod-runtime";
-import { describe as explain, realEnv, REPO_ROOT, TestStack } from "./helpers/stack";
+import { destroyStack } from "./helpers/destroy";
+import { eventually } from "./helpers/eventually";
+import {
+    CONFIG_NAMESPACE,
+    DRIVER,
+    fullStackConfig,
+    fullStackKept,
+    preexistingObjects,
+    requireBuild,
+    TEAM_NAMESPACE,
+} from "./helpers/fixtures";
+import { describe as explain, REPO_ROOT, TestStack } from "./helpers/stack";
+import { keepSubscriptionWebhook, SUBSCRIPTION_WEBHOOK, type WebhookKeeper } from "./helpers/subscription-webhook";
 
-const NAMESPACE = "subscription-injection";
-const DEPLOYMENT = "subscription-injection-webhook";
-const SERVICE = "subscription-injection-webhook-service";
+const NAMESPACE = SUBSCRIPTION_WEBHOOK.namespace;
+const DEPLOYMENT = SUBSCRIPTION_WEBHOOK.deployment;
 const SHARED_RESOURCE_DRIVER = "csi.sharedresource.openshift.io";
 
 /** A team namespace the stack config never names (issue 27 point 4). */
@@ -24,7 +30,7 @@ const OTHER_TEAM = "team-unlisted";
 const WEBHOOK_SA = `system:serviceaccount:${NAMESPACE}:${DEPLOYMENT}`;
 
 let stack: TestStack;
-let server: RunningContainer | undefined;
+let keeper: WebhookKeeper | undefined;
 
 /** The team's service accounts: one bound to `edit` (which the ClusterBundle's role aggregates to), one that may only create pods. */
 function teamAccess(): object[] {
@@ -60,62 +66,33 @@ function annotatedPod(name: string, serviceAccount: string): object {
     };
 }
 
-/** GET /readyz on every pod IP of the Deployment, as the API server would reach them; true when all answer 200. */
-async function allPodsReady(ca: Buffer): Promise<boolean> {
-    const pods = (JSON.parse(kubectl(["get", "pods", "-n", NAMESPACE, "-o", "json"])) as KubeObject).items as KubeObject[];
-    const answers = await Promise.all(
-        pods.map(
-            (pod) =>
-                new Promise<number>((resolve) => {
-                    const request = https.get(
-                        {
-                            host: pod.status.podIP,
-                            port: 9443,
-                            path: "/readyz",
-                            ca,
-                            servername: `${SERVICE}.${NAMESPACE}.svc`,
-                            timeout: 2000,
-                        },
-                        (response) => {
-                            response.resume();
-                            resolve(response.statusCode ?? 0);
-                        },
-                    );
-                    request.on("error", () => resolve(0));
-                    request.on("timeout", () => request.destroy());
-                }),
-        ),
-    );
-    return pods.length > 0 && answers.every((status) => status === 200);
-}
-
 beforeAll(async () => {
     requireBuild(REPO_ROOT);
     applyObjects([...preexistingObjects(), ...teamAccess()]);
+    keeper = await keepSubscriptionWebhook();
     stack = new TestStack("webhook", fullStackConfig({ operators: [] }));
     const up = stack.up();
     if (up.status !== 0) {
         throw new Error(`pulumi up failed: ${explain(up)}`);
     }
-    const dir = path.join(realEnv("REAL_WORK"), "webhook-pod");
-    fs.mkdirSync(dir, { recursive: true });
-    server = await runDeploymentContainer(NAMESPACE, DEPLOYMENT, dir);
-    const secret = getObject("secret", `${DEPLOYMENT}-tls`, NAMESPACE);
-    const ca = Buffer.from(secret?.data["ca.crt"], "base64");
-    const deadline = Date.now() + 60_000;
-    while (!(await allPodsReady(ca))) {
-        if (Date.now() > deadline || server.process.exitCode !== null) {
-            throw new Error(`the webhook server did not become ready at its pod IPs:\n${server.output()}`);
-        }
-        await new Promise((r) => setTimeout(r, 250));
-    }
+    const running = keeper;
+    await eventually(
+        "the server answers /readyz once its informers have synced, as the Deployment's readiness probe waits",
+        async () => ((await running.ready()) ? true : undefined),
+        { timeoutMs: 60_000, describe: () => running.output().slice(-2000) },
+    );
 });
 
 afterAll(async () => {
     kubectlRun(["delete", "pod", "with-access", "without-access", "plain", "-n", TEAM_NAMESPACE, "--ignore-not-found", "--wait=false"]);
     kubectlRun(["delete", "namespace", OTHER_TEAM, "--ignore-not-found", "--wait=false"]);
-    await server?.stop();
-    stack?.destroy();
+    try {
+        if (stack) {
+            destroyStack(stack, fullStackKept({ operator: false }));
+        }
+    } finally {
+        await keeper?.stop();
+    }
 });
 
 describe("the API server calls the subscription webhook", () => {
@@ -172,17 +149,6 @@ describe("the API server calls the subscription webhook", () => {
 /** Replaces one field of a cluster-scoped object out of band (a JSON patch). */
 function replaceAt(kind: string, name: string, pointer: string, value: unknown): void {
     kubectl(["patch", kind, name, "--type", "json", "-p", JSON.stringify([{ op: "replace", path: pointer, value }])]);
-}
-
-/** Retries `attempt` until it returns a value (RBAC and informers converge within moments), at most `ms`. */
-async function eventually<T>(attempt: () => T | undefined, ms = 30_000): Promise<T> {
-    const deadline = Date.now() + ms;
-    for (;;) {
-        const value = attempt();
-        if (value !== undefined) return value;
-        if (Date.now() > deadline) throw new Error("the condition did not hold in time");
-        await new Promise((r) => setTimeout(r, 250));
-    }
 }
 
 describe("issue 27 on the real API server", () => {
@@ -245,9 +211,16 @@ describe("issue 27 on the real API server", () => {
             metadata: { name: "own-bundle", namespace: OTHER_TEAM, annotations: { "subscription.openshift.io/inject-bundle": "own" } },
             spec: { containers: [{ name: "build", image: "registry.invalid/builder:1" }] },
         };
-        const created = await eventually(() => {
+        const created = await eventually("the webhook learns of a new namespace's Bundle and Secret through its informers' watches", () => {
             const run = kubectlRun(["create", "-f", "-", "-o", "json"], { input: JSON.stringify(pod) });
-            return run.status === 0 ? (JSON.parse(run.stdout) as KubeObject) : undefined;
+            if (run.status === 0) {
+                return JSON.parse(run.stdout) as KubeObject;
+            }
+            // Pending only while the webhook's caches have not seen the Bundle or its Secret yet.
+            if (run.stderr.includes(`not found in namespace "${OTHER_TEAM}"`) || run.stderr.includes("referenced Secret not found")) {
+                return undefined;
+            }
+            throw new Error(`the pod was refused with another answer: ${run.stderr.trim()}`);
         });
         expect((created.spec.volumes as KubeObject[]).find((v) => v.name === "subscription-entitlements")?.projected.sources).toEqual([
             { secret: { name: "etc-pki-entitlement" } },
@@ -323,7 +296,7 @@ describe("issue 27 on the real API server", () => {
         replaceAt("clusterrole", DEPLOYMENT, "/rules", withoutReviews);
         const configuration = "subscription-injection-webhook";
         try {
-            await eventually(() =>
+            await eventually("the API server's RBAC authorizer sees a changed ClusterRole through its informer", () =>
                 kubectlRun(["auth", "can-i", "create", "subjectaccessreviews", "--as", WEBHOOK_SA]).stdout.trim() === "no"
                     ? true
                     : undefined,
@@ -336,12 +309,21 @@ describe("issue 27 on the real API server", () => {
             expect(refused.stderr).not.toContain("denied the request");
 
             replaceAt("mutatingwebhookconfiguration", configuration, "/webhooks/0/failurePolicy", "Ignore");
-            const admitted = await eventually(() => {
-                const run = kubectlRun(["create", "-f", "-", "-o", "json"], {
-                    input: JSON.stringify(annotatedPod("admitted-by-ignore", "latecomer")),
-                });
-                return run.status === 0 ? (JSON.parse(run.stdout) as KubeObject) : undefined;
-            });
+            const admitted = await eventually(
+                "the API server's admission plugin reads webhook configurations through an informer, so Fail holds for a moment after the change",
+                () => {
+                    const run = kubectlRun(["create", "-f", "-", "-o", "json"], {
+                        input: JSON.stringify(annotatedPod("admitted-by-ignore", "latecomer")),
+                    });
+                    if (run.status === 0) {
+                        return JSON.parse(run.stdout) as KubeObject;
+                    }
+                    if (run.stderr.includes('failed calling webhook "inject.subscription.openshift.io"')) {
+                        return undefined;
+                    }
+                    throw new Error(`the pod was refused with another answer: ${run.stderr.trim()}`);
+                },
+            );
             const names = (admitted.spec.volumes as KubeObject[]).map((v) => v.name);
             expect(names.filter((name) => name.startsWith("subscription-"))).toEqual([]);
             expect(admitted.metadata.annotations["subscription.openshift.io/bundle-generations"]).toBeUndefined();

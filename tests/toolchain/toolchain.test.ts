@@ -1,7 +1,8 @@
 /**
  * The real tier's tool recipes (scripts/real/toolchain.ts): pins read from the tool modules'
- * go.mod files, the version ldflags the binaries need, and a cache key that changes exactly when
- * an input does. The builds themselves run in the real tier (npm run real:tools).
+ * go.mod files, the version ldflags the binaries need, the versions each built binary must report
+ * (one provider version everywhere: the lockfile's), and a cache key that changes exactly when an
+ * input does. The builds and the binaries' answers run in the real tier (npm run real:tools).
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -10,11 +11,17 @@ import {
     cacheKey,
     kubernetesProviderRelease,
     kubeVersionLdflags,
+    lockfileVersion,
     npmDependencyVersion,
+    pinProblems,
+    readLockfile,
     requiredVersion,
     type ToolSpec,
     toolSpecs,
     TOOLS_ROOT,
+    VERSION_RULES,
+    versionIn,
+    versionProblems,
 } from "../../scripts/real/toolchain";
 import { ROOT } from "../helpers/root";
 
@@ -116,9 +123,121 @@ describe("the committed tool modules", () => {
     });
 });
 
+describe("one version of each Pulumi package and its plugin", () => {
+    const withKubernetes = (copies: Record<string, string>) => ({
+        packages: { "": { version: "0.1.0" }, ...Object.fromEntries(Object.entries(copies).map(([key, version]) => [key, { version }])) },
+    });
+
+    test("GIVEN the lockfile WHEN the version of each SDK package is resolved THEN it is the top-level entry's", () => {
+        expect(["@pulumi/pulumi", "@pulumi/kubernetes", "@pulumi/tls"].map((name) => lockfileVersion(lock, name))).toEqual([
+            lock.packages["node_modules/@pulumi/pulumi"].version,
+            lock.packages["node_modules/@pulumi/kubernetes"].version,
+            lock.packages["node_modules/@pulumi/tls"].version,
+        ]);
+    });
+
+    test("GIVEN a nested copy of the same version WHEN resolved THEN that version; GIVEN one of another version THEN the error names both and where", () => {
+        expect(
+            lockfileVersion(
+                withKubernetes({ "node_modules/@pulumi/kubernetes": "4.25.0", "node_modules/a/node_modules/@pulumi/kubernetes": "4.25.0" }),
+                "@pulumi/kubernetes",
+            ),
+        ).toBe("4.25.0");
+        expect(() =>
+            lockfileVersion(
+                withKubernetes({ "node_modules/@pulumi/kubernetes": "4.25.0", "node_modules/a/node_modules/@pulumi/kubernetes": "4.34.2" }),
+                "@pulumi/kubernetes",
+            ),
+        ).toThrow(
+            "tools: package-lock.json resolves @pulumi/kubernetes to 4.25.0 and also to 4.34.2 (node_modules/a/node_modules/@pulumi/kubernetes): one version of each Pulumi package, or the program asks for two plugin versions",
+        );
+        expect(() =>
+            lockfileVersion(withKubernetes({ "node_modules/@pulumi/kubernetes-cert-manager": "1.0.0" }), "@pulumi/kubernetes"),
+        ).toThrow("tools: package-lock.json resolves no version of @pulumi/kubernetes (no node_modules/@pulumi/kubernetes entry)");
+    });
+
+    test.each([
+        ["pulumi version", "3.260.0", "v3.260.0\n"],
+        ["pulumi-language-nodejs -version", "3.260.0", "3.260.0\n"],
+        ["kube-apiserver --version", "1.36.3", "Kubernetes v1.36.3\n"],
+        ["kubectl version --client", "1.36.3", "Client Version: v1.36.3\nKustomize Version: v5.8.1\n"],
+        ["etcd --version", "3.6.14", "etcd Version: 3.6.14\nGit SHA: Not provided\nGo Version: go1.26.8\n"],
+        ["kwok --version", "0.8.0", "kwok version v0.8.0 go1.26.8 (linux/amd64)\n"],
+        ["a provider's GetPluginInfo", "4.25.0", "4.25.0"],
+        ["a pre-release", "4.0.0-alpha.1", "v4.0.0-alpha.1+dirty"],
+    ])("GIVEN what %s prints WHEN its version is read THEN it is %s", (_what, version, output) => {
+        expect(versionIn(output)).toBe(version);
+    });
+
+    test("GIVEN the tools WHEN their version checks are listed THEN the CLI and its host must report @pulumi/pulumi's version, each provider its SDK's, the control plane the go.mod pins", () => {
+        const goPin = (dir: string, module: string) =>
+            requiredVersion(fs.readFileSync(path.join(TOOLS_ROOT, dir, "go.mod"), "utf8"), module).slice(1);
+        const checks = toolSpecs().flatMap((spec) =>
+            spec.versions.map((c) => [spec.name, c.binary, c.ask === "GetPluginInfo" ? c.ask : c.ask.join(" "), c.expected]),
+        );
+        const sdk = lock.packages["node_modules/@pulumi/pulumi"].version;
+        const kube = goPin("kube", "k8s.io/kubernetes");
+        expect(checks).toEqual([
+            ["pulumi", "pulumi", "version", sdk],
+            ["pulumi", "pulumi-language-nodejs", "-version", sdk],
+            [
+                "kubernetes-provider",
+                "pulumi-resource-kubernetes",
+                "GetPluginInfo",
+                lock.packages["node_modules/@pulumi/kubernetes"].version,
+            ],
+            ["tls-provider", "pulumi-resource-tls", "GetPluginInfo", lock.packages["node_modules/@pulumi/tls"].version],
+            ["kube", "kube-apiserver", "--version", kube],
+            ["kube", "kube-controller-manager", "--version", kube],
+            ["kube", "kube-scheduler", "--version", kube],
+            ["kube", "kubectl", "version --client", kube],
+            ["etcd", "etcd", "--version", goPin("etcd", "go.etcd.io/etcd/server/v3")],
+            ["kwok", "kwok", "--version", goPin("kwok", "sigs.k8s.io/kwok")],
+        ]);
+    });
+
+    test("GIVEN a kubernetes provider reporting another version than the lockfile's @pulumi/kubernetes WHEN checked THEN the problem names the binary, both versions and the rule; the same version passes", () => {
+        const spec = toolSpecs().find((s) => s.name === "kubernetes-provider") as ToolSpec;
+        const expected = lock.packages["node_modules/@pulumi/kubernetes"].version;
+        expect(versionProblems(spec.name, spec.versions, { "pulumi-resource-kubernetes": expected })).toEqual([]);
+        expect(versionProblems(spec.name, spec.versions, { "pulumi-resource-kubernetes": "4.34.2" })).toEqual([
+            `kubernetes-provider: pulumi-resource-kubernetes reports version 4.34.2 in GetPluginInfo, but ${VERSION_RULES.kubernetes} is ${expected}`,
+        ]);
+        expect(versionProblems(spec.name, spec.versions, {})).toEqual([
+            `kubernetes-provider: pulumi-resource-kubernetes reports no version in GetPluginInfo, but ${VERSION_RULES.kubernetes} is ${expected}`,
+        ]);
+    });
+
+    test("GIVEN a CLI reporting another version than @pulumi/pulumi WHEN checked THEN the problem names the command it asked", () => {
+        const spec = toolSpecs().find((s) => s.name === "pulumi") as ToolSpec;
+        const sdk = lock.packages["node_modules/@pulumi/pulumi"].version;
+        expect(versionProblems(spec.name, spec.versions, { pulumi: "3.265.0", "pulumi-language-nodejs": sdk })).toEqual([
+            `pulumi: pulumi reports version 3.265.0 (pulumi version), but ${VERSION_RULES.cli} is ${sdk}`,
+        ]);
+    });
+
+    test("GIVEN the committed pins and lockfile WHEN compared before building THEN they agree; GIVEN the lockfile moved to another @pulumi/kubernetes, @pulumi/pulumi or @pulumi/tls THEN each disagreement is named", () => {
+        expect(pinProblems()).toEqual([]);
+        const moved = readLockfile();
+        const packages = moved.packages as Record<string, { version?: string }>;
+        packages["node_modules/@pulumi/kubernetes"] = { version: "4.34.2" };
+        packages["node_modules/@pulumi/pulumi"] = { version: "3.265.0" };
+        packages["node_modules/@pulumi/tls"] = { version: "5.7.0" };
+        const pulumiGoMod = fs.readFileSync(path.join(TOOLS_ROOT, "pulumi", "go.mod"), "utf8");
+        const cli = requiredVersion(pulumiGoMod, "github.com/pulumi/pulumi/pkg/v3").slice(1);
+        const provider = kubernetesProviderRelease(fs.readFileSync(path.join(TOOLS_ROOT, "kubernetes-provider", "go.mod"), "utf8"));
+        expect(pinProblems(moved)).toEqual([
+            `tools/pulumi/go.mod requires github.com/pulumi/pulumi/pkg/v3 ${cli}, but ${VERSION_RULES.cli} is 3.265.0`,
+            `tools/pulumi/go.mod requires github.com/pulumi/pulumi/sdk/v3 ${cli}, but ${VERSION_RULES.cli} is 3.265.0`,
+            `tools/kubernetes-provider/go.mod builds provider release ${provider}, but ${VERSION_RULES.kubernetes} is 4.34.2`,
+            `package.json pins @pulumi/tls ${npmDependencyVersion("@pulumi/tls")}, but ${VERSION_RULES.tls} is 5.7.0`,
+        ]);
+    });
+});
+
 describe("the cache key", () => {
     let root: string;
-    const spec: ToolSpec = { name: "demo", dir: "demo", binaries: ["demo"], builds: [{ packages: ["."], ldflags: ["-s"] }] };
+    const spec: ToolSpec = { name: "demo", dir: "demo", binaries: ["demo"], builds: [{ packages: ["."], ldflags: ["-s"] }], versions: [] };
 
     beforeEach(() => {
         root = fs.mkdtempSync(path.join(os.tmpdir(), "toolchain-"));

@@ -9,11 +9,10 @@
  *
  * It converts the sample widget CRD: v1alpha1 `spec.size` is v1 `spec.replicas`.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { NETWORK } from "../../../scripts/real/cluster";
-import { terminate } from "./pod-runtime";
+import { startUntilReady, terminate } from "./pod-runtime";
 
 const SERVER = `
 const https = require("node:https");
@@ -59,18 +58,13 @@ export async function startConversionBackend(secretData: Record<string, string>,
     fs.writeFileSync(log, "");
     fs.writeFileSync(crt, Buffer.from(secretData["tls.crt"], "base64"));
     fs.writeFileSync(key, Buffer.from(secretData["tls.key"], "base64"), { mode: 0o600 });
-    const child: ChildProcess = spawn("ip", ["netns", "exec", NETWORK.namespace, process.execPath, "-e", SERVER], {
-        env: { TLS_CRT: crt, TLS_KEY: key, PORT: String(port), LOG: log, PATH: process.env.PATH },
-        stdio: ["ignore", "pipe", "pipe"],
-    });
-    let output = "";
-    child.stdout?.on("data", (d: Buffer) => (output += d.toString("utf8")));
-    child.stderr?.on("data", (d: Buffer) => (output += d.toString("utf8")));
-    await new Promise<void>((resolve, reject) => {
-        const check = () => (output.includes("listening") ? resolve() : undefined);
-        child.stdout?.on("data", check);
-        child.once("exit", (code) => reject(new Error(`the conversion backend exited with ${code}:\n${output}`)));
-    });
+    const { child, output } = await startUntilReady(
+        "the conversion backend",
+        "ip",
+        ["netns", "exec", NETWORK.namespace, process.execPath, "-e", SERVER],
+        { env: { TLS_CRT: crt, TLS_KEY: key, PORT: String(port), LOG: log, PATH: process.env.PATH } },
+        "listening",
+    );
     return {
         conversions: () =>
             fs.existsSync(log)
@@ -79,7 +73,7 @@ export async function startConversionBackend(secretData: Record<string, string>,
                       .split("\n")
                       .filter((line) => line.startsWith("convert ")).length
                 : 0,
-        output: () => output,
+        output,
         stop: async () => {
             await terminate(child);
             fs.rmSync(dir, { recursive: true, force: true });

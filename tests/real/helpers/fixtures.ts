@@ -210,6 +210,23 @@ export function fullStackConfig(overrides: Record<string, unknown> = {}): Record
     };
 }
 
+/**
+ * What a stack of fullStackConfig keeps on destroy, by design (retainOnDelete; docs/operations.md,
+ * "Objects the stack does not own"): the subscription CRDs, with the teams' custom resources in them,
+ * OLM's two aggregate roles (adopted where OLM made them: aggregate-olm-view here; aggregate-olm-edit,
+ * which no fixture makes, created and then left as OLM's would be; components/operator/rbac.ts
+ * olmAggregateRoles), and with the operator its CRD. As helpers/destroy.ts refs.
+ */
+export function fullStackKept(options: { operator: boolean } = { operator: true }): string[] {
+    return [
+        "ClusterRole/aggregate-olm-edit",
+        `ClusterRole/${OLM_AGGREGATE_VIEW}`,
+        "CustomResourceDefinition/bundles.subscription.openshift.io",
+        "CustomResourceDefinition/clusterbundles.subscription.openshift.io",
+        ...(options.operator ? ["CustomResourceDefinition/nodemaintenances.nodemaintenance.medik8s.io"] : []),
+    ];
+}
+
 /** The repository's compiled webhook must exist: the image packages dist/webhook. */
 export function requireBuild(root: string): void {
     if (!fs.existsSync(path.join(root, "dist", "webhook", "main.js"))) {

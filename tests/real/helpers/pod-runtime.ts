@@ -171,6 +171,29 @@ export async function runDeploymentContainer(namespace: string, deployment: stri
     };
 }
 
+/**
+ * Starts a long-running helper process (a backend, a keeper) and resolves once its stdout says
+ * `ready`; rejects, with what it wrote, if it exits first. `output()` is everything it wrote since.
+ */
+export async function startUntilReady(
+    what: string,
+    command: string,
+    args: readonly string[],
+    options: { env: NodeJS.ProcessEnv },
+    ready: string,
+): Promise<{ child: ChildProcess; output: () => string }> {
+    const child = spawn(command, args, { env: options.env, stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    child.stdout?.on("data", (d: Buffer) => (output += d.toString("utf8")));
+    child.stderr?.on("data", (d: Buffer) => (output += d.toString("utf8")));
+    await new Promise<void>((resolve, reject) => {
+        const check = () => (output.includes(ready) ? resolve() : undefined);
+        child.stdout?.on("data", check);
+        child.once("exit", (code) => reject(new Error(`${what} exited with ${code}:\n${output}`)));
+    });
+    return { child, output: () => output };
+}
+
 /** SIGTERM to a child this test started, awaited (nothing when it has already exited). */
 export async function terminate(child: ChildProcess): Promise<void> {
     if (child.exitCode === null && child.signalCode === null) {

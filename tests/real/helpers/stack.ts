@@ -76,6 +76,39 @@ export function runTemp(): string {
     return dir;
 }
 
+/**
+ * The engine's warning that a provider is older than the version the program's SDK asks for
+ * (pulumi/pulumi pkg/host/host.go, `Provider`): "resource plugin kubernetes is expected to have
+ * version >=4.34.2, but has 4.25.0". The real tier runs the providers the lockfile pins (real:tools
+ * checks each one's GetPluginInfo against it), so no run may print it: every CLI run a TestStack
+ * makes fails when it does.
+ */
+export const PLUGIN_VERSION_WARNING = /resource plugin \S+ is expected to have version >=\S+, but has [^\s;]*/;
+
+/** The run's result, or an error when its output holds the plugin version warning. */
+function refusingVersionWarnings(args: readonly string[], result: RunResult): RunResult {
+    const warning = PLUGIN_VERSION_WARNING.exec(result.stdout + result.stderr);
+    if (warning) {
+        throw new Error(
+            `pulumi ${args.join(" ")} printed the plugin version warning "${warning[0]}": a plugin version the program asks for is not the one the real tier runs`,
+        );
+    }
+    return result;
+}
+
+/**
+ * A project of plain JavaScript (no TypeScript, no config) in `dir`, running `source` with the
+ * repository's node_modules: the programs a test writes for itself (a floor, a provider request).
+ */
+export function javascriptProject(dir: string, name: string, source: string): string {
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, "Pulumi.yaml"), stringify({ name, runtime: { name: "nodejs", options: { typescript: false } } }));
+    fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name, main: "index.js" }));
+    fs.symlinkSync(path.join(REPO_ROOT, "node_modules"), path.join(dir, "node_modules"));
+    fs.writeFileSync(path.join(dir, "index.js"), source);
+    return dir;
+}
+
 /** Stack config keys as the stack file holds them: `cluster` becomes `cluster-platform:cluster`. */
 function namespacedConfig(config: Record<string, unknown>): Record<string, unknown> {
     return Object.fromEntries(Object.entries(config).map(([k, v]) => [k.includes(":") ? k : `cluster-platform:${k}`, v]));
@@ -156,7 +189,7 @@ export class TestStack {
         if (result.error) {
             throw result.error;
         }
-        return { status: result.status ?? 1, stdout: result.stdout, stderr: result.stderr };
+        return refusingVersionWarnings(args, { status: result.status ?? 1, stdout: result.stdout, stderr: result.stderr });
     }
 
     /** Runs the CLI asynchronously (a test keeps serving a webhook meanwhile). */
@@ -168,7 +201,13 @@ export class TestStack {
             child.stdout.on("data", (d: Buffer) => (stdout += d.toString("utf8")));
             child.stderr.on("data", (d: Buffer) => (stderr += d.toString("utf8")));
             child.on("error", reject);
-            child.on("close", (code) => resolve({ status: code ?? 1, stdout, stderr }));
+            child.on("close", (code) => {
+                try {
+                    resolve(refusingVersionWarnings(args, { status: code ?? 1, stdout, stderr }));
+                } catch (error) {
+                    reject(error);
+                }
+            });
         });
     }
 

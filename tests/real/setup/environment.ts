@@ -18,6 +18,7 @@ import { buildNodeBaseLayout, pushBase } from "../../helpers/node-base-image";
 import { startRegistry } from "../../helpers/registry";
 import { requireTools } from "../../helpers/system-tools";
 import { deleteCreatedObjects } from "../helpers/kubectl";
+import { killTree, processesOfRun } from "../helpers/processes";
 
 export interface RealEnvironment {
     /** Deletes what the run created on an existing cluster, stops what was started, removes the work directory. */
@@ -40,9 +41,22 @@ export async function startRealEnvironment(
         if (clusterDir) {
             await stopCluster(clusterDir);
         }
+        // No process the run started may outlive it: each one still running is named, then ended.
+        const stray = processesOfRun(work);
+        for (const entry of stray) {
+            await killTree(entry.pid);
+        }
         fs.rmSync(work, { recursive: true, force: true });
-        if (leftovers.length > 0) {
-            throw new Error(`test:real could not delete what it created:\n${leftovers.join("\n")}`);
+        const problems = [
+            ...(leftovers.length > 0 ? [`test:real could not delete what it created:\n${leftovers.join("\n")}`] : []),
+            ...(stray.length > 0
+                ? [
+                      `test:real: processes the run started were still running at its end (now killed):\n${stray.map((e) => `${e.pid} ${e.command}`).join("\n")}`,
+                  ]
+                : []),
+        ];
+        if (problems.length > 0) {
+            throw new Error(problems.join("\n"));
         }
     };
     try {
@@ -58,7 +72,7 @@ export async function startRealEnvironment(
             }
             process.env.REAL_CONTEXT = context.stdout.trim();
         } else {
-            const bin = process.env.REAL_BIN || ensureTools();
+            const bin = process.env.REAL_BIN || (await ensureTools());
             process.env.REAL_BIN = bin;
             clusterDir = path.join(work, "cluster");
             const cluster = await startCluster({ bin, dir: clusterDir, log });

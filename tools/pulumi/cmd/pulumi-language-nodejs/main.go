@@ -3,37 +3,40 @@
 // Upstream's language host lives in its own module, github.com/pulumi/pulumi/sdk/nodejs/cmd/
 // pulumi-language-nodejs/v3, which the Go module proxy these machines reach does not serve at any
 // version (403 for every pseudo-version of a pkg/v3.2xx tag commit). This host implements the part
-// of the LanguageRuntime gRPC service (sdk/v3 proto/go) that the CLI uses to run a program and a
-// policy pack, against the public sdk/v3 API. The protocol facts it follows were read in upstream's
-// sdk/nodejs/cmd/pulumi-language-nodejs/main.go at pkg/v3.248.0:
+// of the LanguageRuntime gRPC service (sdk/v3 proto/go) that the CLI calls to run a program and a
+// policy pack, against the public sdk/v3 API. The behaviour it follows was read in upstream's
+// sdk/nodejs/cmd/pulumi-language-nodejs/main.go (the release line of the pinned pkg/v3, v3.259-v3.260):
 //   - the engine starts the host with the engine address as its only argument (or sends it in
-//     Handshake) and reads the port the host prints on stdout;
-//   - a program runs as `node <@pulumi/pulumi/cmd/run> --monitor … --engine … --project … --stack …
-//     --pwd … [--dry-run] --parallel N <entry point> <args…>`, its configuration in PULUMI_CONFIG
-//     (keys as `<namespace>:config:<name>`) and PULUMI_CONFIG_SECRET_KEYS, TypeScript options in
+//     Handshake) and reads the port the host prints on stdout; from then on the host checks the
+//     engine's health every five minutes (rpcutil.Healthcheck) and exits when the engine is gone;
+//   - GetRequiredPackages walks the program directory for node_modules packages whose package.json
+//     has `pulumi.resource: true` (packages.go); GetRequiredPlugins is Unimplemented, so that an
+//     engine which still asks for it falls back to nothing, as upstream's has since 2024;
+//   - a program runs as `node <nodeargs…> <@pulumi/pulumi/cmd/run> --monitor … --engine … --project …
+//     --stack … --pwd … [--dry-run] --parallel N <entry point> <args…>`, nodeargs split by shell
+//     rules (github.com/google/shlex, as upstream), its configuration in PULUMI_CONFIG (keys as
+//     `<namespace>:config:<name>`) and PULUMI_CONFIG_SECRET_KEYS, TypeScript options in
 //     PULUMI_NODEJS_TYPESCRIPT and PULUMI_NODEJS_TSCONFIG_PATH; exit code 32 means the program has
-//     already shown the user its error;
+//     already shown the user its error (run.go);
 //   - a policy pack (RunPlugin with kind "analyzer") runs `@pulumi/pulumi/cmd/run-policy-pack` with
 //     the pack's directory last, in that directory, behind sdk.PolicyProxy, which hands it the stack's
-//     configuration as PULUMI_NODEJS_* variables.
+//     configuration as PULUMI_NODEJS_* variables;
+//   - InstallDependencies and GetProgramDependencies go through the sdk's package-manager package
+//     (sdk/v3/nodejs/npm), as upstream's do.
 //
 // What it leaves out, and why: the synchronous-invoke pipes and the monitor proxy (the Node SDK
-// falls back to asynchronous invokes without --sync), debugger attachment, bun, fnm, codegen and
-// packing (no test or admin flow here calls them; they answer Unimplemented).
+// falls back to asynchronous invokes without --sync), debugger attachment, bun, fnm, tracing, codegen
+// and packing (no test or admin flow here calls them; they answer Unimplemented).
 package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"os/signal"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -41,28 +44,35 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/protobuf/types/known/emptypb"
-	"google.golang.org/protobuf/types/known/structpb"
 
-	sdk "github.com/pulumi/pulumi/sdk/v3"
-	"github.com/pulumi/pulumi/sdk/v3/go/common/resource/config"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/util/rpcutil"
+	"github.com/pulumi/pulumi/sdk/v3/nodejs/npm"
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
 )
 
 // version is set at link time to the Pulumi release this host is built beside.
 var version = "0.0.0-dev"
 
-// bailExitCode is the Node SDK's "the user has already been shown an actionable error" exit code.
-const bailExitCode = 32
+// engineHealthInterval is how often the host asks the engine whether it is alive: upstream's five minutes.
+const engineHealthInterval = 5 * time.Minute
 
 type host struct {
 	pulumirpc.UnimplementedLanguageRuntimeServer
 
 	mu            sync.Mutex
 	engineAddress string
+	// healthInterval is engineHealthInterval, shorter in the host's own tests.
+	healthInterval time.Duration
+	// life is serve's context; engineGone ends it when the engine fails a health check.
+	life       context.Context
+	engineGone context.CancelFunc
+	// watching is set once a health check of the engine runs, so Handshake does not start a second.
+	watching bool
 	// runs is the parent of every program and plugin this host starts; Cancel ends them, not the host.
 	runs       context.Context
 	cancelRuns context.CancelFunc
+	// children counts the programs and plugins running, so the host outlives none of them.
+	children sync.WaitGroup
 }
 
 func main() {
@@ -78,14 +88,37 @@ func main() {
 		fmt.Fprintf(os.Stderr, "pulumi-language-nodejs: unsupported runtime %q (this build runs nodejs only)\n", *runtime)
 		os.Exit(1)
 	}
+	var engineAddress string
+	if args := flag.Args(); len(args) > 0 {
+		engineAddress = args[0]
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	err := serve(ctx, engineAddress, engineHealthInterval, func(port int) { fmt.Printf("%d\n", port) })
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "pulumi-language-nodejs: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+// serve runs the LanguageRuntime service until ctx ends, the engine fails a health check, or the
+// server stops; announce receives the port (the engine reads it from stdout). It returns once every
+// program and plugin it started has ended.
+func serve(ctx context.Context, engineAddress string, healthInterval time.Duration, announce func(port int)) error {
+	ctx, engineGone := context.WithCancel(ctx)
+	defer engineGone()
 	runs, cancelRuns := context.WithCancel(ctx)
 	defer cancelRuns()
-	h := &host{runs: runs, cancelRuns: cancelRuns}
-	if args := flag.Args(); len(args) > 0 {
-		h.engineAddress = args[0]
+	h := &host{
+		engineAddress: engineAddress, healthInterval: healthInterval,
+		life: ctx, engineGone: engineGone, runs: runs, cancelRuns: cancelRuns,
+	}
+	defer h.children.Wait()
+	if engineAddress != "" {
+		if err := h.watchEngine(engineAddress); err != nil {
+			return err
+		}
 	}
 
 	cancelServing := make(chan bool)
@@ -101,20 +134,40 @@ func main() {
 		},
 	})
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "pulumi-language-nodejs: could not serve: %v\n", err)
-		os.Exit(1)
+		return fmt.Errorf("could not serve: %w", err)
 	}
-	fmt.Printf("%d\n", handle.Port)
+	announce(handle.Port)
 	if err := <-handle.Done; err != nil {
-		fmt.Fprintf(os.Stderr, "pulumi-language-nodejs: stopped serving: %v\n", err)
-		os.Exit(1)
+		return fmt.Errorf("stopped serving: %w", err)
 	}
+	return nil
 }
 
-func (h *host) Handshake(_ context.Context, req *pulumirpc.LanguageHandshakeRequest) (*pulumirpc.LanguageHandshakeResponse, error) {
+// watchEngine starts the engine's health check once; a failed check ends the host, as upstream's
+// main does with the address it is started with. (Upstream's Handshake starts a second check whose
+// failure cancels a context nothing reads; here a Handshake-only engine is watched the same way.)
+func (h *host) watchEngine(address string) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if h.watching {
+		return nil
+	}
+	if err := rpcutil.Healthcheck(h.life, address, h.healthInterval, h.engineGone); err != nil {
+		return fmt.Errorf("could not start the engine health check: %w", err)
+	}
+	h.watching = true
+	return nil
+}
+
+func (h *host) Handshake(ctx context.Context, req *pulumirpc.LanguageHandshakeRequest) (*pulumirpc.LanguageHandshakeResponse, error) {
+	h.mu.Lock()
 	h.engineAddress = req.GetEngineAddress()
+	h.mu.Unlock()
+	if req.GetEngineAddress() != "" {
+		if err := h.watchEngine(req.GetEngineAddress()); err != nil {
+			return nil, err
+		}
+	}
 	return &pulumirpc.LanguageHandshakeResponse{}, nil
 }
 
@@ -126,21 +179,6 @@ func (h *host) engine() string {
 
 func (h *host) GetPluginInfo(context.Context, *emptypb.Empty) (*pulumirpc.PluginInfo, error) {
 	return &pulumirpc.PluginInfo{Version: version}, nil
-}
-
-// GetRequiredPlugins and GetRequiredPackages answer "none": providers are found on PATH whatever
-// version a resource asks for (sdk/go/common/workspace/plugins.go), so the engine need not install
-// anything ahead of the run, and with automatic acquisition disabled it could not.
-func (h *host) GetRequiredPlugins(context.Context, *pulumirpc.GetRequiredPluginsRequest) (*pulumirpc.GetRequiredPluginsResponse, error) {
-	return &pulumirpc.GetRequiredPluginsResponse{}, nil
-}
-
-func (h *host) GetRequiredPackages(context.Context, *pulumirpc.GetRequiredPackagesRequest) (*pulumirpc.GetRequiredPackagesResponse, error) {
-	return &pulumirpc.GetRequiredPackagesResponse{}, nil
-}
-
-func (h *host) GetProgramDependencies(context.Context, *pulumirpc.GetProgramDependenciesRequest) (*pulumirpc.GetProgramDependenciesResponse, error) {
-	return &pulumirpc.GetProgramDependenciesResponse{}, nil
 }
 
 func (h *host) About(ctx context.Context, _ *pulumirpc.AboutRequest) (*pulumirpc.AboutResponse, error) {
@@ -161,291 +199,54 @@ func (h *host) Cancel(context.Context, *emptypb.Empty) (*emptypb.Empty, error) {
 	return &emptypb.Empty{}, nil
 }
 
-// options are the runtime options of Pulumi.yaml that change how a program starts.
-type options struct {
-	typescript   bool
-	tsconfigPath string
-	nodeArgs     []string
-}
-
-func parseOptions(raw *structpb.Struct) (options, error) {
-	opts := options{typescript: true}
-	m := raw.AsMap()
-	if v, ok := m["typescript"]; ok {
-		b, ok := v.(bool)
-		if !ok {
-			return opts, fmt.Errorf("runtime option typescript must be a boolean, got %v", v)
-		}
-		opts.typescript = b
-	}
-	if v, ok := m["tsconfig"]; ok {
-		s, ok := v.(string)
-		if !ok {
-			return opts, fmt.Errorf("runtime option tsconfig must be a string, got %v", v)
-		}
-		opts.tsconfigPath = s
-	}
-	if v, ok := m["nodeargs"]; ok {
-		s, ok := v.(string)
-		if !ok {
-			return opts, fmt.Errorf("runtime option nodeargs must be a string, got %v", v)
-		}
-		opts.nodeArgs = strings.Fields(s)
-	}
-	return opts, nil
-}
-
-func (o options) env() []string {
-	var env []string
-	if o.typescript {
-		env = append(env, "PULUMI_NODEJS_TYPESCRIPT=true")
-	}
-	if o.tsconfigPath != "" {
-		env = append(env, "PULUMI_NODEJS_TSCONFIG_PATH="+o.tsconfigPath)
-	}
-	return env
-}
-
-// resolveModule finds a module of the Pulumi Node SDK the way the program itself would: with
-// node's require.resolve, from the program's directory.
-func resolveModule(ctx context.Context, node, dir, module string) (string, error) {
-	script := fmt.Sprintf("try { console.log(require.resolve(%q)) } catch (e) { console.error(e.code === 'MODULE_NOT_FOUND' ? 'The Pulumi Node SDK is not installed in %s: run npm ci there.' : e.message); process.exit(1) }", module, dir)
-	cmd := exec.CommandContext(ctx, node, "-e", script)
-	cmd.Dir = dir
-	out, err := cmd.Output()
-	if err != nil {
-		var exitErr *exec.ExitError
-		if errors.As(err, &exitErr) {
-			return "", errors.New(strings.TrimSpace(string(exitErr.Stderr)))
-		}
-		return "", err
-	}
-	return strings.TrimSpace(string(out)), nil
-}
-
-func configEnv(req *pulumirpc.RunRequest) ([]string, error) {
-	// The Node SDK reads keys in the `<namespace>:config:<name>` form (and the newer one too).
-	cfg := map[string]string{}
-	for k, v := range req.GetConfig() {
-		key, err := config.ParseKey(k)
-		if err != nil {
-			return nil, fmt.Errorf("configuration key %q: %w", k, err)
-		}
-		cfg[key.Namespace()+":config:"+key.Name()] = v
-	}
-	cfgJSON, err := json.Marshal(cfg)
-	if err != nil {
-		return nil, err
-	}
-	secretKeys := req.GetConfigSecretKeys()
-	if secretKeys == nil {
-		secretKeys = []string{}
-	}
-	secretJSON, err := json.Marshal(secretKeys)
-	if err != nil {
-		return nil, err
-	}
-	return []string{"PULUMI_CONFIG=" + string(cfgJSON), "PULUMI_CONFIG_SECRET_KEYS=" + string(secretJSON)}, nil
-}
-
-func runArguments(req *pulumirpc.RunRequest, runPath, engine string) []string {
-	args := []string{runPath}
-	add := func(flag, value string) {
-		if value != "" {
-			args = append(args, "--"+flag, value)
-		}
-	}
-	add("monitor", req.GetMonitorAddress())
-	add("engine", engine)
-	add("organization", req.GetOrganization())
-	add("project", req.GetProject())
-	add("root-directory", req.GetInfo().GetRootDirectory())
-	add("stack", req.GetStack())
-	add("pwd", req.GetInfo().GetProgramDirectory())
-	if req.GetDryRun() {
-		args = append(args, "--dry-run")
-	}
-	add("parallel", strconv.Itoa(int(req.GetParallel())))
-	entry := req.GetInfo().GetEntryPoint()
-	if entry == "" {
-		entry = "."
-	}
-	args = append(args, entry)
-	return append(args, req.GetArgs()...)
-}
-
-func (h *host) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.RunResponse, error) {
-	if req.GetAttachDebugger() {
-		return &pulumirpc.RunResponse{Error: "this language host does not attach debuggers"}, nil
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		return &pulumirpc.RunResponse{Error: "could not find node on the $PATH"}, nil
-	}
-	dir := req.GetInfo().GetProgramDirectory()
-	runPath, err := resolveModule(ctx, node, dir, "@pulumi/pulumi/cmd/run")
-	if err != nil {
-		return &pulumirpc.RunResponse{Error: err.Error()}, nil
-	}
+// GetProgramDependencies lists the program's packages through its package manager (`pulumi about`).
+func (h *host) GetProgramDependencies(
+	ctx context.Context, req *pulumirpc.GetProgramDependenciesRequest,
+) (*pulumirpc.GetProgramDependenciesResponse, error) {
 	opts, err := parseOptions(req.GetInfo().GetOptions())
 	if err != nil {
-		return &pulumirpc.RunResponse{Error: err.Error()}, nil
+		return nil, err
 	}
-	cfg, err := configEnv(req)
+	manager, err := npm.ResolvePackageManager(opts.packageManager, req.GetInfo().GetProgramDirectory())
 	if err != nil {
-		return &pulumirpc.RunResponse{Error: err.Error()}, nil
+		return nil, err
 	}
-
-	runCtx, stop := context.WithCancel(h.runs)
-	defer stop()
-	context.AfterFunc(ctx, stop)
-	args := append(append([]string{}, opts.nodeArgs...), runArguments(req, runPath, h.engine())...)
-	cmd := exec.CommandContext(runCtx, node, args...)
-	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
-	cmd.WaitDelay = 5 * time.Second
-	cmd.Env = append(append(os.Environ(), cfg...), opts.env()...)
-	// Node may make its stdio non-blocking; wrapping the writers keeps the host's own files blocking.
-	cmd.Stdout = struct{ io.Writer }{os.Stdout}
-	cmd.Stderr = struct{ io.Writer }{os.Stderr}
-
-	err = cmd.Run()
-	_ = os.Stdout.Sync()
-	_ = os.Stderr.Sync()
-	if err == nil {
-		return &pulumirpc.RunResponse{}, nil
+	packages, err := manager.ListPackages(ctx, req.GetInfo().GetProgramDirectory(), req.GetTransitiveDependencies())
+	if err != nil {
+		return nil, fmt.Errorf("could not list the program's packages: %w", err)
 	}
-	var exitErr *exec.ExitError
-	if errors.As(err, &exitErr) {
-		if exitErr.ExitCode() == bailExitCode {
-			return &pulumirpc.RunResponse{Bail: true}, nil
-		}
-		return &pulumirpc.RunResponse{Error: fmt.Sprintf("Program exited with non-zero exit code: %d", exitErr.ExitCode())}, nil
+	out := make([]*pulumirpc.DependencyInfo, 0, len(packages))
+	for _, p := range packages {
+		out = append(out, &pulumirpc.DependencyInfo{Name: p.Name, Version: p.Version})
 	}
-	return &pulumirpc.RunResponse{Error: fmt.Sprintf("could not run node: %v", err)}, nil
+	return &pulumirpc.GetProgramDependenciesResponse{Dependencies: out}, nil
 }
 
-// RunPlugin starts a policy pack (kind "analyzer") or a Node plugin program.
-func (h *host) RunPlugin(req *pulumirpc.RunPluginRequest, server pulumirpc.LanguageRuntime_RunPluginServer) error {
-	ctx := server.Context()
-	closer, stdout, stderr, err := rpcutil.MakeRunPluginStreams(server, false)
+// InstallDependencies installs the program's packages with its package manager (`pulumi install`),
+// from the workspace root when the program is in an npm or yarn workspace.
+func (h *host) InstallDependencies(
+	req *pulumirpc.InstallDependenciesRequest, server pulumirpc.LanguageRuntime_InstallDependenciesServer,
+) error {
+	closer, stdout, stderr, err := rpcutil.MakeInstallDependenciesStreams(server, req.GetIsTerminal())
 	if err != nil {
 		return err
 	}
 	defer closer.Close()
-
-	node, err := exec.LookPath("node")
-	if err != nil {
-		return errors.New("could not find node on the $PATH")
-	}
-	dir := req.GetInfo().GetProgramDirectory()
-	isPolicyPack := req.GetKind() == "analyzer"
-	module := "@pulumi/pulumi/cmd/run-plugin"
-	if isPolicyPack {
-		module = "@pulumi/pulumi/cmd/run-policy-pack"
-	}
-	runPath, err := resolveModule(ctx, node, dir, module)
-	if err != nil {
-		return err
-	}
 	opts, err := parseOptions(req.GetInfo().GetOptions())
 	if err != nil {
 		return err
 	}
-	env := append(append([]string{}, req.GetEnv()...), opts.env()...)
-	args := append([]string{runPath}, opts.nodeArgs...)
-	if isPolicyPack {
-		args = append(append(args, req.GetArgs()...), dir)
-	} else {
-		args = append(append(args, dir), req.GetArgs()...)
-	}
-
-	var proxy *sdk.PolicyProxy
-	if isPolicyPack {
-		// The pack learns the stack's configuration from the engine's ConfigureStack call, which the
-		// proxy receives before the pack is started.
-		proxy, stdout, err = sdk.NewPolicyProxy(ctx, stdout)
-		if err != nil {
-			return fmt.Errorf("could not start the policy pack proxy: %w", err)
-		}
-		stackConfig, err := proxy.AwaitConfiguration(ctx)
-		if err != nil {
-			return fmt.Errorf("could not get the stack's configuration: %w", err)
-		}
-		if stackConfig != nil {
-			env = append(env, policyPackEnv(stackConfig)...)
-		}
-	}
-
-	cmd := exec.CommandContext(ctx, node, args...)
-	cmd.Dir = req.GetPwd()
-	if isPolicyPack {
-		cmd.Dir = dir
-	}
-	cmd.Env = env
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("could not start node: %w", err)
-	}
-	if proxy != nil {
-		if err := proxy.Attach(ctx, cmd); err != nil {
-			return fmt.Errorf("could not attach the policy pack: %w", err)
-		}
-		return closer.Close()
-	}
-	if err := cmd.Wait(); err != nil {
-		var exitErr *exec.ExitError
-		if errors.As(err, &exitErr) {
-			return fmt.Errorf("Program exited with non-zero exit code: %d", exitErr.ExitCode())
-		}
-		return err
-	}
-	return closer.Close()
-}
-
-func policyPackEnv(c *pulumirpc.AnalyzerStackConfigureRequest) []string {
-	var env []string
-	add := func(k, v string) {
-		if v != "" {
-			env = append(env, k+"="+v)
-		}
-	}
-	add("PULUMI_NODEJS_ORGANIZATION", c.GetOrganization())
-	add("PULUMI_NODEJS_PROJECT", c.GetProject())
-	add("PULUMI_NODEJS_STACK", c.GetStack())
-	add("PULUMI_NODEJS_DRY_RUN", strconv.FormatBool(c.GetDryRun()))
-	if c.GetConfig() != nil {
-		if b, err := json.Marshal(c.GetConfig()); err == nil {
-			add("PULUMI_CONFIG", string(b))
-		}
-	}
-	return env
-}
-
-// InstallDependencies runs `npm ci` (or `npm install` without a lockfile) in the program's
-// directory, for `pulumi install`.
-func (h *host) InstallDependencies(req *pulumirpc.InstallDependenciesRequest, server pulumirpc.LanguageRuntime_InstallDependenciesServer) error {
 	dir := req.GetInfo().GetProgramDirectory()
-	verb := "install"
-	if _, err := os.Stat(filepath.Join(dir, "package-lock.json")); err == nil {
-		verb = "ci"
+	if root, err := npm.FindWorkspaceRoot(dir); err == nil {
+		fmt.Fprintf(stdout, "Detected workspace root at %s\n", root)
+		dir = root
+	} else if !errors.Is(err, npm.ErrNotInWorkspace) {
+		return fmt.Errorf("could not look for a workspace root: %w", err)
 	}
-	cmd := exec.CommandContext(server.Context(), "npm", verb, "--no-audit", "--no-fund")
-	cmd.Dir = dir
-	out := &streamWriter{send: func(b []byte) error {
-		return server.Send(&pulumirpc.InstallDependenciesResponse{Stdout: b})
-	}}
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("npm %s in %s: %w", verb, dir, err)
+	fmt.Fprint(stdout, "Installing dependencies...\n\n")
+	if _, err := npm.Install(server.Context(), opts.packageManager, dir, opts.production, stdout, stderr); err != nil {
+		return fmt.Errorf("installing the program's dependencies in %s: %w", dir, err)
 	}
-	return nil
-}
-
-type streamWriter struct{ send func([]byte) error }
-
-func (w *streamWriter) Write(p []byte) (int, error) {
-	if err := w.send(append([]byte{}, p...)); err != nil {
-		return 0, err
-	}
-	return len(p), nil
+	fmt.Fprint(stdout, "Finished installing dependencies\n\n")
+	return closer.Close()
 }

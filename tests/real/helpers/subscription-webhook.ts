@@ -1,0 +1,206 @@
+/**
+ * The subscription webhook's server, kept running for a stack that enables subscriptions, as the
+ * Deployment's pods would run it on a real cluster. kwok marks the webhook's pods Ready while
+ * nothing serves, so under `failurePolicy: Fail` every pod created after the stack's
+ * MutatingWebhookConfiguration would be refused, and a test would pass only while the pods it needs
+ * happened to be created first. With the keeper, admissions really happen: the API server calls the
+ * server the stack built, at the pod IPs kwok gave (helpers/pod-runtime.ts), during `pulumi up` too.
+ *
+ * The keeper is a process of its own (this file run with tsx), because the tests block in the CLI
+ * (spawnSync) while the API server calls the webhook. Every second it reads the Deployment, its
+ * pods and the Secrets it mounts: once a pod exists it starts the server; when the Deployment's
+ * template or a mounted Secret changes (a destroy and up again, a certificate rotation) it restarts
+ * it; when the Deployment is gone it stops it. It exits, stopping the server, on SIGTERM or when
+ * its parent is gone.
+ */
+import * as fs from "node:fs";
+import * as https from "node:https";
+import * as path from "node:path";
+import { getObject, type KubeObject, kubectlRun } from "./kubectl";
+import { runDeploymentContainer, type RunningContainer, startUntilReady, terminate } from "./pod-runtime";
+import { realEnv, REPO_ROOT } from "./stack";
+
+/** What the stack's fullStackConfig installs (components/subscriptions: its namespace and Deployment). */
+export const SUBSCRIPTION_WEBHOOK = { namespace: "subscription-injection", deployment: "subscription-injection-webhook" } as const;
+
+export interface WebhookKeeper {
+    /** Whether the server answers /readyz (its informers synced) at every pod IP of the Deployment. */
+    ready(): Promise<boolean>;
+    /** The admission requests the server answered, by outcome (its /metrics). */
+    admissions(): Promise<Record<string, number>>;
+    /** What the keeper and its servers wrote, for a failing test's message. */
+    output(): string;
+    stop(): Promise<void>;
+}
+
+/** Starts the keeper for the webhook Deployment `deployment` in `namespace`. */
+export async function keepSubscriptionWebhook(
+    target: { namespace: string; deployment: string } = SUBSCRIPTION_WEBHOOK,
+): Promise<WebhookKeeper> {
+    const tsx = path.join(REPO_ROOT, "node_modules", ".bin", "tsx");
+    const { child, output } = await startUntilReady(
+        "the webhook keeper",
+        tsx,
+        [__filename, target.namespace, target.deployment],
+        { env: process.env },
+        "keeper: watching",
+    );
+    return {
+        ready: async () => {
+            const answers = await fromEveryPod(target, "/readyz");
+            return answers.length > 0 && answers.every((a) => a.status === 200);
+        },
+        admissions: () => admissionCounts(target),
+        output,
+        stop: async () => {
+            await terminate(child);
+            // tsx ends with its child's status, 143 when that child ends on the SIGTERM it forwarded.
+            if (child.exitCode !== 0 && child.exitCode !== 143 && child.signalCode === null) {
+                throw new Error(`the webhook keeper exited with ${child.exitCode}:\n${output()}`);
+            }
+        },
+    };
+}
+
+/** GET `route` over TLS from every pod IP of the Deployment, verified as the API server verifies it (the Service's name, the stack's CA). */
+async function fromEveryPod(target: { namespace: string; deployment: string }, route: string): Promise<{ status: number; body: string }[]> {
+    const secret = getObject("secret", `${target.deployment}-tls`, target.namespace);
+    const ca = Buffer.from(secret?.data["ca.crt"] ?? "", "base64");
+    const pods = podsOf(target);
+    return Promise.all(
+        pods.map(
+            (pod) =>
+                new Promise<{ status: number; body: string }>((resolve) => {
+                    const request = https.get(
+                        {
+                            host: pod.status.podIP,
+                            port: 9443,
+                            path: route,
+                            ca,
+                            servername: `${target.deployment}-service.${target.namespace}.svc`,
+                            timeout: 2000,
+                        },
+                        (response) => {
+                            let body = "";
+                            response.on("data", (d: Buffer) => (body += d.toString("utf8")));
+                            response.on("end", () => resolve({ status: response.statusCode ?? 0, body }));
+                        },
+                    );
+                    request.on("error", () => resolve({ status: 0, body: "" }));
+                    request.on("timeout", () => request.destroy());
+                }),
+        ),
+    );
+}
+
+/**
+ * The server's admission counter (subscription_webhook_admission_requests_total by outcome). Every
+ * pod IP reaches the one server the keeper runs (the namespace holds the whole pod CIDR), so one
+ * answer is the whole count.
+ */
+async function admissionCounts(target: { namespace: string; deployment: string }): Promise<Record<string, number>> {
+    const [first] = await fromEveryPod(target, "/metrics");
+    if (!first || first.status !== 200) {
+        throw new Error(`the webhook server did not answer /metrics (HTTP ${first?.status ?? "no pod"})`);
+    }
+    const counts: Record<string, number> = {};
+    for (const m of first.body.matchAll(/^subscription_webhook_admission_requests_total\{outcome="([a-z]+)"\} (\d+)/gm)) {
+        counts[m[1]] = Number(m[2]);
+    }
+    return counts;
+}
+
+function podsOf(target: { namespace: string; deployment: string }): KubeObject[] {
+    const deployment = getObject("deployment", target.deployment, target.namespace);
+    if (!deployment) {
+        return [];
+    }
+    const selector = Object.entries(deployment.spec.selector.matchLabels as Record<string, string>)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(",");
+    const pods = kubectlRun(["get", "pods", "-n", target.namespace, "-l", selector, "-o", "json"]);
+    return pods.status === 0 ? ((JSON.parse(pods.stdout).items as KubeObject[]).filter((p) => p.status?.podIP) ?? []) : [];
+}
+
+/**
+ * What the server runs from: the Deployment (uid and pod template) and the resourceVersion of each
+ * Secret it mounts, read in one request. A change means the server must be restarted; undefined
+ * while nothing can run (no Deployment, no pod with an IP, a Secret not there yet).
+ */
+function servingInputs(target: { namespace: string; deployment: string }): string | undefined {
+    const listed = kubectlRun(["get", "deployments,pods,secrets", "-n", target.namespace, "-o", "json"]);
+    if (listed.status !== 0) {
+        return undefined;
+    }
+    const items = JSON.parse(listed.stdout).items as KubeObject[];
+    const deployment = items.find((i) => i.kind === "Deployment" && i.metadata.name === target.deployment);
+    if (!deployment) {
+        return undefined;
+    }
+    const labels = Object.entries(deployment.spec.selector.matchLabels as Record<string, string>);
+    const pods = items.filter((i) => i.kind === "Pod" && i.status?.podIP && labels.every(([k, v]) => i.metadata.labels?.[k] === v));
+    const secrets = ((deployment.spec.template.spec.volumes ?? []) as KubeObject[])
+        .filter((v) => v.secret)
+        .map((v) => items.find((i) => i.kind === "Secret" && i.metadata.name === v.secret.secretName)?.metadata.resourceVersion);
+    if (pods.length === 0 || secrets.some((v) => v === undefined)) {
+        return undefined;
+    }
+    return JSON.stringify([deployment.metadata.uid, deployment.spec.template, secrets]);
+}
+
+async function keep(target: { namespace: string; deployment: string }): Promise<void> {
+    const parent = process.ppid;
+    let server: RunningContainer | undefined;
+    let inputs: string | undefined;
+    let generation = 0;
+    let stopping = false;
+    const stopServer = async () => {
+        if (server) {
+            await server.stop();
+            process.stdout.write(`keeper: stopped server ${generation}\n${server.output()}`);
+            server = undefined;
+            inputs = undefined;
+        }
+    };
+    const finish = async () => {
+        stopping = true;
+        await stopServer();
+        process.exit(0);
+    };
+    process.on("SIGTERM", () => void finish());
+    process.on("SIGINT", () => void finish());
+    process.stdout.write(`keeper: watching ${target.namespace}/${target.deployment}\n`);
+    while (!stopping) {
+        if (process.ppid !== parent) {
+            // The test process is gone: nothing of the run may outlive it.
+            await finish();
+        }
+        const now = servingInputs(target);
+        if (now !== inputs || (server && server.process.exitCode !== null)) {
+            await stopServer();
+            if (now !== undefined) {
+                generation++;
+                const dir = path.join(realEnv("REAL_WORK"), "webhook-keeper", `${target.deployment}-${generation}`);
+                fs.rmSync(dir, { recursive: true, force: true });
+                fs.mkdirSync(dir, { recursive: true });
+                try {
+                    server = await runDeploymentContainer(target.namespace, target.deployment, dir);
+                    inputs = now;
+                    process.stdout.write(`keeper: started server ${generation} (pid ${server.process.pid})\n`);
+                } catch (error) {
+                    // The objects changed under the read (a destroy in progress): the next round reads again.
+                    process.stdout.write(`keeper: could not start server ${generation}: ${(error as Error).message}\n`);
+                }
+            }
+        }
+        await new Promise((r) => setTimeout(r, 1000));
+    }
+}
+
+if (require.main === module) {
+    const [namespace, deployment] = process.argv.slice(2);
+    keep({ namespace, deployment }).catch((error: Error) => {
+        process.stderr.write(`keeper: ${error.stack ?? error.message}\n`);
+        process.exit(1);
+    });
+}

@@ -22,9 +22,12 @@ if (at >= 0) {
     args.splice(at, 2);
     if (mode === "existing") {
         // npm start's tests run the tools this repository builds, which an existing cluster's run does not
-        // use; the service-ca test publishes and rotates a bundle an existing OpenShift's service-ca owns.
-        console.log("test:real --cluster existing: tests/real/start.real.ts and service-ca-bundle.real.ts run only in the hermetic tier");
-        args.push("--testPathIgnorePatterns", "(start|service-ca-bundle)\\.real\\.ts$");
+        // use; the service-ca test publishes and rotates a bundle an existing OpenShift's service-ca owns;
+        // the cert-manager test starts cert-manager's controllers on the hermetic cluster.
+        console.log(
+            "test:real --cluster existing: tests/real/start.real.ts, service-ca-bundle.real.ts and cert-manager.real.ts run only in the hermetic tier",
+        );
+        args.push("--testPathIgnorePatterns", "(start|service-ca-bundle|cert-manager)\\.real\\.ts$");
     }
 }
 const jest = require.resolve("jest/bin/jest");

@@ -16,6 +16,7 @@ import {
     missingSourceProblem,
     requestsInjection,
 } from "./rules";
+import { crdPatchIdentity } from "../shared/crd-retention";
 import { asRecord } from "../shared/records";
 
 /** The two spellings of one bundle: PEM text (ConfigMaps) and base64 of it (`caBundle` fields). */
@@ -175,12 +176,19 @@ export interface InjectionContext<V> {
     bundle?: BundleValue<V>;
 }
 
-function identity<V>(entry: CaInjectionEntry): PatchBody<V> {
-    return {
+function identity<V>(entry: CaInjectionEntry, live: LiveObject): PatchBody<V> {
+    const patch: PatchBody<V> = {
         apiVersion: INJECTION_TARGETS[entry.kind].apiVersion,
         kind: entry.kind,
         metadata: entry.namespace ? { name: entry.name, namespace: entry.namespace } : { name: entry.name },
     };
+    // A CRD patch, even one that writes nothing, carries the CRD's group and kind: the provider's Check
+    // refuses any CRD without them ("expected .spec.group", crd-retention.ts, crdPatchIdentity). The
+    // real tier found this; the mock runtime never calls Check.
+    const crdKind = objectAt(objectAt(live, "spec"), "names").kind;
+    return entry.kind === "CustomResourceDefinition" && typeof crdKind === "string"
+        ? { ...patch, spec: crdPatchIdentity(entry.name, crdKind) }
+        : patch;
 }
 
 /** Another injector that already writes this object's bundle and would fight the stack over it. */
@@ -238,7 +246,7 @@ function nothingToTrust(entry: CaInjectionEntry, live: LiveObject): string | und
  */
 export function planExistingInjection<V>(entry: CaInjectionEntry, live: LiveObject, context: InjectionContext<V>): InjectionPlan<V> {
     const what = `caInjection: ${describeEntry(entry)}`;
-    const patch = identity<V>(entry);
+    const patch = identity<V>(entry, live);
     const reason = nothingToTrust(entry, live);
     if (reason) {
         return { patch, writes: false, warning: `${what} ${reason}; nothing written` };

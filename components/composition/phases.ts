@@ -125,7 +125,12 @@ export function finishStack(tagged: TaggedStack, composed: Composed): Record<str
     const { config, cluster } = tagged;
     const resets = reportCrdRetention(composed.crds, tagged.previous);
     if (Object.keys(resets).length > 0) {
-        new ConversionResets("crd-conversion-resets", { crds: resets, cluster }, { providers: { kubernetes: tagged.kubernetes } });
+        const connection = connectionOf(config);
+        new ConversionResets(
+            "crd-conversion-resets",
+            { crds: resets, cluster, connection: connection.kind === "renderYamlToDirectory" ? undefined : connection },
+            { providers: { kubernetes: tagged.kubernetes } },
+        );
     }
     const kinds = tagged[KINDS];
     const reconcile = kinds

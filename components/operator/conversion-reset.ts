@@ -12,12 +12,17 @@
  * the same manager, a patch that applies `strategy: None`, declared on every update until the CRD
  * is declared again (kept on delete, so that update forgets it without touching the CRD): one apply by the manager that owns the webhook fields
  * drops them (server-side apply removes the fields a manager stops applying), so the CRD is valid
- * whichever step the engine runs first, and the preview shows the reset.
+ * whichever step the engine runs first, and the preview shows the reset. A `caBundle` an injector
+ * wrote (cert-manager's cainjector, service-ca) is not the stack's to drop by an apply: a
+ * ConversionWebhookRemoval before the patch takes the webhook block off with a merge patch
+ * (conversion-webhook-removal.ts).
  */
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { ClusterTarget, skippedWithoutCluster } from "../shared/cluster";
 import { CONVERSION_FIELD_MANAGER, crdPatchIdentity, fieldManagerAnnotations } from "../shared/crd-retention";
+import type { LiveConnection } from "../shared/object-presence";
+import { ConversionWebhookRemoval } from "./conversion-webhook-removal";
 
 /** The server-side-apply body that resets one CRD's conversion. */
 export function conversionResetBody(crd: string, kind: string): Record<string, unknown> {
@@ -34,6 +39,8 @@ export interface ConversionResetsArgs {
     crds: Readonly<Record<string, string>>;
     /** Whether the provider can patch a live cluster. */
     cluster: ClusterTarget;
+    /** How the program reaches a live cluster (for the webhook block's removal); unset when it renders YAML. */
+    connection?: LiveConnection;
 }
 
 export class ConversionResets extends pulumi.ComponentResource {
@@ -46,10 +53,19 @@ export class ConversionResets extends pulumi.ComponentResource {
             );
         } else {
             for (const [name, kind] of Object.entries(args.crds)) {
+                const removal = args.connection
+                    ? [
+                          new ConversionWebhookRemoval(
+                              `crd-conversion-webhook-removal-${name}`,
+                              { crd: name, connection: args.connection },
+                              { parent: this },
+                          ),
+                      ]
+                    : [];
                 new k8s.apiextensions.v1.CustomResourceDefinitionPatch(
                     `crd-conversion-none-${name}`,
                     conversionResetBody(name, kind) as k8s.apiextensions.v1.CustomResourceDefinitionPatchArgs,
-                    { parent: this, retainOnDelete: true },
+                    { parent: this, retainOnDelete: true, dependsOn: removal },
                 );
             }
         }

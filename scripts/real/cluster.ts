@@ -22,7 +22,7 @@ import * as https from "node:https";
 import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
-import { makePki } from "./pki";
+import { makeCa, makePki } from "./pki";
 
 /**
  * The addresses one cluster owns; all inside the namespace and veth pair it creates. `REAL_SLOT`
@@ -53,6 +53,8 @@ export const NODE_NAME = "kwok-node-0";
 
 export interface ClusterState {
     readonly dir: string;
+    /** The tools it runs (REAL_BIN), for what starts on demand (startCertManager). */
+    readonly bin?: string;
     readonly kubeconfig: string;
     readonly server: string;
     readonly pids: Record<string, number>;
@@ -226,7 +228,7 @@ export async function startCluster(options: StartOptions): Promise<ClusterState>
     fs.mkdirSync(path.join(dir, "logs"), { recursive: true });
     const pids: Record<string, number> = {};
     const saveState = (state: Omit<ClusterState, "pids">) => fs.writeFileSync(stateFile(dir), JSON.stringify({ ...state, pids }, null, 2));
-    let state: Omit<ClusterState, "pids"> = { dir, kubeconfig: path.join(dir, "kubeconfig"), server: "", network: false };
+    let state: Omit<ClusterState, "pids"> = { dir, bin, kubeconfig: path.join(dir, "kubeconfig"), server: "", network: false };
     saveState(state);
     try {
         createNetwork();
@@ -335,8 +337,16 @@ export async function startCluster(options: StartOptions): Promise<ClusterState>
             ...stages,
         ]);
         kubectl(bin, state.kubeconfig, ["wait", "--for=condition=Ready", `node/${NODE_NAME}`, "--timeout=60s"]);
-        for (const group of ["openshift", "olm"]) {
-            kubectl(bin, state.kubeconfig, ["apply", "--server-side", "--field-manager=real-cluster", "-f", path.join(bin, "crds", group)]);
+        // cert-manager's API is always installed; its controllers run only for the tests that start them (startCertManager).
+        for (const crds of ["crds/openshift", "crds/olm", "cert-manager-crds"]) {
+            // Resolved: kubectl reads a symlink to a directory (REAL_BIN's entries are symlinks) as a file.
+            kubectl(bin, state.kubeconfig, [
+                "apply",
+                "--server-side",
+                "--field-manager=real-cluster",
+                "-f",
+                fs.realpathSync(path.join(bin, crds)),
+            ]);
         }
         kubectl(bin, state.kubeconfig, ["wait", "--for=condition=Established", "crd", "--all", "--timeout=60s"]);
         // The default ServiceAccount comes from the controller-manager: tests create pods as soon as we return.
@@ -363,13 +373,8 @@ export async function startCluster(options: StartOptions): Promise<ClusterState>
     }
 }
 
-/** Ends every process the cluster started (TERM, then KILL after 15 s), deletes its namespace and its directory. */
-export async function stopCluster(dir: string = defaultClusterDir()): Promise<boolean> {
-    const state = readState(dir);
-    if (!state) {
-        return false;
-    }
-    const pids = Object.values(state.pids ?? {}).reverse();
+/** SIGTERM to each pid, then SIGKILL to those still alive after 15 s. */
+async function endProcesses(pids: readonly number[]): Promise<void> {
     for (const pid of pids) {
         try {
             process.kill(pid, "SIGTERM");
@@ -384,6 +389,108 @@ export async function stopCluster(dir: string = defaultClusterDir()): Promise<bo
     for (const pid of pids.filter(alive)) {
         process.kill(pid, "SIGKILL");
     }
+}
+
+/** Where cert-manager runs on the hermetic cluster, and its CA ClusterIssuer. */
+export const CERT_MANAGER = {
+    namespace: "cert-manager",
+    issuer: "real-cluster-ca",
+    processes: ["cert-manager-controller", "cert-manager-cainjector"],
+} as const;
+
+export interface CertManager {
+    /** The CA ClusterIssuer's name. */
+    readonly issuer: string;
+    /** The CA's certificate (PEM): what cert-manager puts in each Secret's ca.crt and cainjector injects. */
+    readonly caPem: string;
+}
+
+/**
+ * Starts cert-manager's controller and cainjector (tools/cert-manager) on the running cluster, with
+ * a CA ClusterIssuer whose CA is made now (its Secret in the cluster-resource namespace, as
+ * cert-manager's CA issuer reads it), and waits until the issuer is Ready. On demand: only the
+ * tests of cert-manager mode pay for it. Both run with the admin kubeconfig (the chart's RBAC is not
+ * modelled) and are recorded in the cluster's state, so stopCluster ends them too.
+ */
+export async function startCertManager(dir: string = defaultClusterDir()): Promise<CertManager> {
+    const state = readState(dir);
+    if (!state?.bin) {
+        throw new Error(`real:cluster: no cluster (with its tools) runs from ${dir}`);
+    }
+    const { bin, kubeconfig } = state;
+    if (CERT_MANAGER.processes.some((name) => state.pids[name] !== undefined && alive(state.pids[name]))) {
+        throw new Error("real:cluster: cert-manager already runs on this cluster (stopCertManager first)");
+    }
+    const pki = path.join(dir, "pki");
+    const ca = makeCa(pki, "cert-manager-ca", `/CN=${CERT_MANAGER.issuer}`);
+    const caPem = fs.readFileSync(ca.cert, "utf8");
+    const b64 = (file: string) => fs.readFileSync(file).toString("base64");
+    kubectl(
+        bin,
+        kubeconfig,
+        ["apply", "--server-side", "--field-manager=real-cluster", "-f", "-"],
+        JSON.stringify({
+            apiVersion: "v1",
+            kind: "List",
+            items: [
+                { apiVersion: "v1", kind: "Namespace", metadata: { name: CERT_MANAGER.namespace } },
+                {
+                    apiVersion: "v1",
+                    kind: "Secret",
+                    metadata: { name: CERT_MANAGER.issuer, namespace: CERT_MANAGER.namespace },
+                    type: "kubernetes.io/tls",
+                    data: { "tls.crt": b64(ca.cert), "tls.key": b64(ca.key) },
+                },
+                {
+                    apiVersion: "cert-manager.io/v1",
+                    kind: "ClusterIssuer",
+                    metadata: { name: CERT_MANAGER.issuer },
+                    spec: { ca: { secretName: CERT_MANAGER.issuer } },
+                },
+            ],
+        }),
+    );
+    const binary = path.join(bin, "cert-manager");
+    const pids = { ...state.pids };
+    pids[CERT_MANAGER.processes[0]] = startProcess(dir, CERT_MANAGER.processes[0], binary, [
+        "controller",
+        `--kubeconfig=${kubeconfig}`,
+        `--cluster-resource-namespace=${CERT_MANAGER.namespace}`,
+    ]).pid as number;
+    pids[CERT_MANAGER.processes[1]] = startProcess(dir, CERT_MANAGER.processes[1], binary, ["cainjector", `--kubeconfig=${kubeconfig}`])
+        .pid as number;
+    fs.writeFileSync(stateFile(dir), JSON.stringify({ ...state, pids }, null, 2));
+    try {
+        kubectl(bin, kubeconfig, ["wait", "--for=condition=Ready", `clusterissuer/${CERT_MANAGER.issuer}`, "--timeout=120s"]);
+    } catch (error) {
+        await stopCertManager(dir);
+        throw new Error(`${(error as Error).message} (logs: ${path.join(dir, "logs")})`);
+    }
+    return { issuer: CERT_MANAGER.issuer, caPem };
+}
+
+/** Ends cert-manager's processes (by the pids startCertManager recorded) and deletes its issuer and namespace. */
+export async function stopCertManager(dir: string = defaultClusterDir()): Promise<void> {
+    const state = readState(dir);
+    if (!state?.bin) {
+        return;
+    }
+    await endProcesses(CERT_MANAGER.processes.map((name) => state.pids[name]).filter((pid) => pid !== undefined));
+    const pids = Object.fromEntries(
+        Object.entries(state.pids).filter(([name]) => !(CERT_MANAGER.processes as readonly string[]).includes(name)),
+    );
+    fs.writeFileSync(stateFile(dir), JSON.stringify({ ...state, pids }, null, 2));
+    kubectl(state.bin, state.kubeconfig, ["delete", "clusterissuer", CERT_MANAGER.issuer, "--ignore-not-found"]);
+    kubectl(state.bin, state.kubeconfig, ["delete", "namespace", CERT_MANAGER.namespace, "--ignore-not-found", "--wait=false"]);
+}
+
+/** Ends every process the cluster started (TERM, then KILL after 15 s), deletes its namespace and its directory. */
+export async function stopCluster(dir: string = defaultClusterDir()): Promise<boolean> {
+    const state = readState(dir);
+    if (!state) {
+        return false;
+    }
+    await endProcesses(Object.values(state.pids ?? {}).reverse());
     if (state.network) {
         deleteNetwork();
     }

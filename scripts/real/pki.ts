@@ -38,7 +38,8 @@ function key(dir: string, name: string): string {
     return path.join(dir, name);
 }
 
-function ca(dir: string, name: string, subject: string): { cert: string; key: string } {
+/** A self-signed CA (EC P-256, two days) as `<name>.crt` and `<name>.key` under `dir`. */
+export function makeCa(dir: string, name: string, subject: string): { cert: string; key: string } {
     const k = key(dir, `${name}.key`);
     openssl(dir, [
         "req",
@@ -93,7 +94,7 @@ function leaf(
 /** Makes every certificate the control plane needs; `serviceIp` is the first IP of the service range. */
 export function makePki(dir: string, serviceIp: string, advertiseIp: string): ClusterPki {
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const clusterCa = ca(dir, "ca", "/CN=cluster-platform-real-ca");
+    const clusterCa = makeCa(dir, "ca", "/CN=cluster-platform-real-ca");
     const names = ["localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local"];
     const server = leaf(
         dir,
@@ -116,7 +117,7 @@ export function makePki(dir: string, serviceIp: string, advertiseIp: string): Cl
     );
     const sa = key(dir, "sa.key");
     openssl(dir, ["pkey", "-in", "sa.key", "-pubout", "-out", "sa.pub"]);
-    const frontProxyCa = ca(dir, "front-proxy-ca", "/CN=cluster-platform-real-front-proxy-ca");
+    const frontProxyCa = makeCa(dir, "front-proxy-ca", "/CN=cluster-platform-real-front-proxy-ca");
     const frontProxyClient = leaf(
         dir,
         "front-proxy-client",

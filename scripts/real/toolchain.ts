@@ -176,6 +176,8 @@ export function kubernetesProviderRelease(goMod: string): string {
     return release;
 }
 
+export const CERT_MANAGER_MODULE = "github.com/cert-manager/cert-manager";
+
 /** The ldflags kube components and kwokctl read their version from (kubernetes hack/lib/version.sh). */
 export function kubeVersionLdflags(version: string): string[] {
     const [major, minor] = semverOf(version).split(".");
@@ -248,6 +250,7 @@ export function toolSpecs(lock = readLockfile()): ToolSpec[] {
         expected: semverOf(kubeVersion),
         rule: VERSION_RULES.goMod("k8s.io/kubernetes"),
     });
+    const certManagerVersion = requiredVersion(goModOf("cert-manager"), CERT_MANAGER_MODULE);
     return [
         {
             name: "pulumi",
@@ -388,6 +391,36 @@ export function toolSpecs(lock = readLockfile()): ToolSpec[] {
                     ],
                     into: "output",
                     under: "kwok-stages",
+                },
+            ],
+        },
+        {
+            // cert-manager's controller and cainjector: one main of the project's own against the
+            // module's public packages (upstream's cmd/* modules are not served; tools/cert-manager/main.go).
+            name: "cert-manager",
+            dir: "cert-manager",
+            binaries: ["cert-manager"],
+            builds: [
+                {
+                    packages: ["."],
+                    output: "cert-manager",
+                    // The version upstream's make/00_mod.mk sets; it names the user agent and field managers.
+                    ldflags: ["-s", "-w", `-X ${CERT_MANAGER_MODULE}/pkg/util.AppVersion=${certManagerVersion}`],
+                },
+            ],
+            moduleFiles: [
+                {
+                    // The cert-manager.io API (the ACME CRDs are left out: no ACME controller runs).
+                    module: CERT_MANAGER_MODULE,
+                    files: [
+                        "deploy/crds/cert-manager.io_certificaterequests.yaml",
+                        "deploy/crds/cert-manager.io_certificates.yaml",
+                        "deploy/crds/cert-manager.io_clusterissuers.yaml",
+                        "deploy/crds/cert-manager.io_issuers.yaml",
+                    ],
+                    into: "output",
+                    // Not under crds/: REAL_BIN links each output's top-level entries, and crds/ is the crds tool's.
+                    under: "cert-manager-crds",
                 },
             ],
         },

@@ -59,6 +59,15 @@ function patches(result: RenderResult): [string, unknown][] {
 
 const FORCE = { "pulumi.com/patchForce": "true" };
 
+/** The group and kind every CRD patch carries (the fixture CRDs', existing-objects.yaml): the provider's Check needs them. */
+const RULE_IDENTITY = { group: "policy.example.io", names: { kind: "Rule" } };
+const NOTES_IDENTITY_PATCH = {
+    apiVersion: "apiextensions.k8s.io/v1",
+    kind: "CustomResourceDefinition",
+    metadata: { name: "notes.policy.example.io" },
+    spec: { group: "policy.example.io", names: { kind: "Note" } },
+};
+
 const NOTHING_WRITTEN_WARNINGS = [
     'caInjection: APIService "v1.apps" is served locally by the API server (no spec.service): there is no caBundle to set; nothing written',
     'caInjection: CustomResourceDefinition "notes.policy.example.io" has spec.conversion.strategy "None", not "Webhook": it calls no conversion webhook, so there is no caBundle to set; nothing written',
@@ -115,13 +124,10 @@ describe("caInjection in mode self-signed", () => {
                     apiVersion: "apiextensions.k8s.io/v1",
                     kind: "CustomResourceDefinition",
                     metadata: { annotations: FORCE, name: "rules.policy.example.io" },
-                    spec: { conversion: { webhook: { clientConfig: { caBundle: "[unknown]" } } } },
+                    spec: { ...RULE_IDENTITY, conversion: { webhook: { clientConfig: { caBundle: "[unknown]" } } } },
                 },
             ],
-            [
-                "patches/CustomResourceDefinition_apiextensions.k8s.io_cluster_notes.policy.example.io.yaml",
-                { apiVersion: "apiextensions.k8s.io/v1", kind: "CustomResourceDefinition", metadata: { name: "notes.policy.example.io" } },
-            ],
+            ["patches/CustomResourceDefinition_apiextensions.k8s.io_cluster_notes.policy.example.io.yaml", NOTES_IDENTITY_PATCH],
             [
                 "patches/MutatingWebhookConfiguration_admissionregistration.k8s.io_cluster_policy-defaults.yaml",
                 {
@@ -195,12 +201,10 @@ describe("caInjection in mode service-ca", () => {
                     apiVersion: "apiextensions.k8s.io/v1",
                     kind: "CustomResourceDefinition",
                     metadata: { annotations: annotated, name: "rules.policy.example.io" },
+                    spec: RULE_IDENTITY,
                 },
             ],
-            [
-                "patches/CustomResourceDefinition_apiextensions.k8s.io_cluster_notes.policy.example.io.yaml",
-                { apiVersion: "apiextensions.k8s.io/v1", kind: "CustomResourceDefinition", metadata: { name: "notes.policy.example.io" } },
-            ],
+            ["patches/CustomResourceDefinition_apiextensions.k8s.io_cluster_notes.policy.example.io.yaml", NOTES_IDENTITY_PATCH],
             [
                 "patches/MutatingWebhookConfiguration_admissionregistration.k8s.io_cluster_policy-defaults.yaml",
                 {
@@ -255,14 +259,20 @@ describe("caInjection in mode cert-manager", () => {
                 { annotations: { ...injectFrom, "cert-manager.io/inject-ca-from": "audit/audit-cert" }, name: "injected-by-service-ca" },
             ],
         ]);
+        // Beyond identity only a CRD's group and kind, which the provider's Check needs on every CRD patch.
         expect(
-            patches(result).every(
-                ([, object]) =>
-                    Object.keys(object as object)
-                        .sort()
-                        .join() === "apiVersion,kind,metadata",
-            ),
-        ).toBe(true);
+            patches(result)
+                .filter(
+                    ([, object]) =>
+                        Object.keys(object as object)
+                            .sort()
+                            .join() !== "apiVersion,kind,metadata",
+                )
+                .map(([file, object]) => [file, (object as { spec: unknown }).spec]),
+        ).toEqual([
+            ["patches/CustomResourceDefinition_apiextensions.k8s.io_cluster_rules.policy.example.io.yaml", RULE_IDENTITY],
+            ["patches/CustomResourceDefinition_apiextensions.k8s.io_cluster_notes.policy.example.io.yaml", NOTES_IDENTITY_PATCH.spec],
+        ]);
         expect(result.warnings.sort()).toEqual(NOTHING_WRITTEN_WARNINGS);
     });
 });

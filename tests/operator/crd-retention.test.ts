@@ -88,6 +88,16 @@ describe("CRDs outlive their operator", () => {
         expect(reset.map((r) => [r.name, r.options.retainOnDelete])).toEqual([
             ["crd-conversion-none-widgets.samples.cluster-platform.io", true],
         ]);
+        // The webhook block comes off first, whoever owns its caBundle (an injector's survives the reset's apply).
+        const removals = resourcesOfType(second, "pulumi-nodejs:dynamic:Resource");
+        expect(removals.map((r) => [r.name, r.inputs.crd, r.inputs.connection])).toEqual([
+            [
+                "crd-conversion-webhook-removal-widgets.samples.cluster-platform.io",
+                "widgets.samples.cluster-platform.io",
+                { kind: "kubeContext", context: "test" },
+            ],
+        ]);
+        expect(reset.map((r) => r.options.dependsOn)).toEqual([["crd-conversion-webhook-removal-widgets.samples.cluster-platform.io"]]);
         expect(second.warnings).toContain(
             "operator widgets: its conversion webhook leaves with it, so these kept CRDs get spec.conversion.strategy None (no webhook, no caBundle), as OLM sets when a CSV is removed and not replaced: widgets.samples.cluster-platform.io; each custom resource is then served at every version as stored (only apiVersion rewritten, no field converted, and fields the version read does not declare pruned): read them at their stored version (status.storedVersions), or re-add an operator that converts them, before clients use another version",
         );

@@ -82,6 +82,7 @@ describe("the committed tool modules", () => {
         }
         expect(specs.flatMap((s) => s.binaries).sort()).toEqual(
             [
+                "cert-manager",
                 "etcd",
                 "kube-apiserver",
                 "kube-controller-manager",
@@ -95,6 +96,21 @@ describe("the committed tool modules", () => {
                 "pulumi-resource-tls",
             ].sort(),
         );
+    });
+
+    test("GIVEN every tool's outputs WHEN linked into one REAL_BIN THEN no two tools contribute the same top-level name (linkBin would fail on the second)", () => {
+        const entries = toolSpecs().flatMap((spec) =>
+            [
+                ...new Set([
+                    ...spec.binaries,
+                    ...Object.keys(spec.scripts ?? {}),
+                    ...(spec.moduleFiles ?? []).filter((f) => f.into === "output").map((f) => (f.under ?? "").split("/")[0]),
+                ]),
+            ].map((entry) => `${entry} (${spec.name})`),
+        );
+        const names = entries.map((e) => e.split(" ")[0]);
+        expect(entries.filter((_, i) => names.indexOf(names[i]) !== i)).toEqual([]);
+        expect(names).toEqual(expect.arrayContaining(["cert-manager-crds", "crds", "kwok-stages"]));
     });
 
     test("GIVEN the lockfile WHEN the CLI and TLS provider pins are read THEN the CLI is the Node SDK's release and the TLS provider is @pulumi/tls's", () => {

@@ -7,7 +7,8 @@
  * cluster's network namespace, where every pod IP kwok hands out is local (scripts/real/cluster.ts):
  * the API server resolves the Service's endpoints to the pod IPs (aggregator routing) and reaches it.
  *
- * It converts the sample widget CRD: v1alpha1 `spec.size` is v1 `spec.replicas`.
+ * It converts the sample widget CRD: v1alpha1 `spec.size` is v1 `spec.replicas` (any other CRD only
+ * changes apiVersion), and answers an aggregated API's discovery, so an APIService it backs is Available.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -28,6 +29,16 @@ const server = https.createServer({ cert: fs.readFileSync(process.env.TLS_CRT), 
     req.on("data", (c) => (body += c));
     req.on("end", () => {
         if (req.url === "/readyz") { res.end("ok"); return; }
+        if (req.method === "GET" && req.url.startsWith("/apis/")) {
+            // An aggregated API's discovery, which the aggregator's availability check reads (kube-aggregator
+            // pkg/controllers/status/remote: GET /apis/<group>/<version>, 2xx means Available).
+            fs.appendFileSync(process.env.LOG, "discovery " + req.url + "\\n");
+            res.setHeader("Content-Type", "application/json");
+            res.end(JSON.stringify({ kind: "APIResourceList", apiVersion: "v1", groupVersion: req.url.slice("/apis/".length), resources: [] }));
+            return;
+        }
+        // Anything else the aggregator asks an API server for (its OpenAPI documents) is not served here.
+        if (req.method !== "POST") { res.statusCode = 404; res.end(); return; }
         const review = JSON.parse(body);
         const request = review.request;
         fs.appendFileSync(process.env.LOG, "convert " + request.objects.length + " to " + request.desiredAPIVersion + "\\n");
@@ -45,6 +56,8 @@ process.on("SIGTERM", () => server.close(() => process.exit(0)));
 export interface ConversionBackend {
     /** How many ConversionReviews it answered (from a file: the test blocks its own event loop in kubectl while the API server calls). */
     conversions(): number;
+    /** How many discovery GETs (the aggregator's availability checks) it answered. */
+    discoveries(): number;
     output(): string;
     stop(): Promise<void>;
 }
@@ -65,14 +78,16 @@ export async function startConversionBackend(secretData: Record<string, string>,
         { env: { TLS_CRT: crt, TLS_KEY: key, PORT: String(port), LOG: log, PATH: process.env.PATH } },
         "listening",
     );
+    const logged = (prefix: string) =>
+        fs.existsSync(log)
+            ? fs
+                  .readFileSync(log, "utf8")
+                  .split("\n")
+                  .filter((line) => line.startsWith(prefix)).length
+            : 0;
     return {
-        conversions: () =>
-            fs.existsSync(log)
-                ? fs
-                      .readFileSync(log, "utf8")
-                      .split("\n")
-                      .filter((line) => line.startsWith("convert ")).length
-                : 0,
+        conversions: () => logged("convert "),
+        discoveries: () => logged("discovery "),
         output,
         stop: async () => {
             await terminate(child);

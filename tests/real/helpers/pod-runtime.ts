@@ -21,6 +21,8 @@ export interface RunningContainer {
     readonly process: ChildProcess;
     /** What the process wrote, for a failing test's message. */
     output(): string;
+    /** Writes the pod's volumes again from the live Secrets, as a kubelet's sync does after a Secret changes. */
+    syncVolumes(): void;
     stop(): Promise<void>;
 }
 
@@ -164,6 +166,7 @@ export async function runDeploymentContainer(namespace: string, deployment: stri
     return {
         process: child,
         output: () => output,
+        syncVolumes: () => mountVolumes(rootfs, podSpec, container, namespace, uid, gid),
         stop: async () => {
             await terminate(child);
             await relay.close();

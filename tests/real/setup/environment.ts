@@ -75,6 +75,8 @@ export async function startRealEnvironment(
             const bin = process.env.REAL_BIN || (await ensureTools());
             process.env.REAL_BIN = bin;
             clusterDir = path.join(work, "cluster");
+            // The cluster's state directory, for what a test starts on it on demand (startCertManager).
+            process.env.REAL_CLUSTER_DIR = clusterDir;
             const cluster = await startCluster({ bin, dir: clusterDir, log });
             process.env.REAL_KUBECONFIG = cluster.kubeconfig;
         }

@@ -100,6 +100,7 @@ export class AwsTags extends pulumi.ComponentResource {
             userTags: args.userTags,
             installTags,
             releasedKeys: unmanagedTagKeys(this.tagKeys, args.previousInstallTagKeys),
+            clusterIds: [args.cluster.name],
         });
         this.tagger = late.tagger = tagger;
 

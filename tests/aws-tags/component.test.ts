@@ -446,12 +446,12 @@ describe("tags beyond the component: the stack-wide transformations (tags and lo
         );
     });
 
-    test("GIVEN an instance and a launch template declared elsewhere THEN the safety net tags the volumes they create and the instances a template launches, their own tags on top", () => {
+    test("GIVEN an instance and a launch template declared elsewhere THEN the safety net tags the volumes they create and everything a template launches, their own tags on top", () => {
         const merged = { cost: "1", team: "platform" };
         expect(resourceNamed(result, "aws:ec2/instance:Instance", "bastion").inputs.volumeTags).toEqual(merged);
         expect(resourceNamed(result, "aws:ec2/launchTemplate:LaunchTemplate", "nodes").inputs.tagSpecifications).toEqual([
             { resourceType: "instance", tags: { ...merged, role: "node" } },
-            { resourceType: "network-interface", tags: { x: "y" } },
+            { resourceType: "network-interface", tags: { ...merged, x: "y" } },
             { resourceType: "volume", tags: merged },
         ]);
     });

@@ -153,7 +153,7 @@ export const reservedTagKeys = taggedResourcePolicy<ReservedKeysConfig>(
         },
     },
     (args, view, config, report) => {
-        for (const set of view.sets) {
+        for (const set of view.sets.filter((s) => s.judgesText)) {
             const target = { type: view.schemaType, resourceId: set.resourceId };
             for (const [key, value] of Object.entries(set.tags)) {
                 for (const problem of reservedTagProblems(target, key, value === UNKNOWN ? undefined : value, config)) {
@@ -197,7 +197,7 @@ export const tagFormat = taggedResourcePolicy(
             "Shorten the key or value, replace the characters AWS refuses, or give a blank value a meaning. (The stack's aws.userTags are held to OpenShift's narrower ASCII set by the config validator, because they reach the cluster's operators.)",
     },
     (args, view, _config, report) => {
-        for (const set of view.sets) {
+        for (const set of view.sets.filter((s) => s.judgesText)) {
             for (const [key, value] of Object.entries(set.tags)) {
                 const problems = [...awsTagTextProblems("key", key), ...(value === UNKNOWN ? [] : awsTagTextProblems("value", value))];
                 for (const problem of problems) {
@@ -227,7 +227,7 @@ export const tagCount = taggedResourcePolicy(
             "Remove tags from the resource, from the tag sets it gives what it creates, or from the provider's defaultTags: AWS refuses the create or update of a resource over its limit.",
     },
     (args, view, _config, report) => {
-        for (const set of view.sets) {
+        for (const set of view.sets.filter((s) => s.judgesText)) {
             const problem = countProblem(args, set, view.schemaType);
             if (problem) {
                 report(problem);

@@ -22,6 +22,7 @@
 import type { PolicyProviderResource } from "@pulumi/policy";
 import {
     containerOf,
+    LAUNCH_TEMPLATE_SPECIFICATIONS,
     nativeTokenOfCfnType,
     NestedTagSet,
     providerOf,
@@ -49,6 +50,8 @@ export interface JudgedTagSet {
     defaultsUnknown: boolean;
     /** Whether the required keys apply (not to one tag written by a tag resource). */
     requiresKeys: boolean;
+    /** Whether its keys and values are judged here; not for a set drawn from another one (an Auto Scaling group's launched instances), judged there. */
+    judgesText: boolean;
     /** AWS's limit on the set. */
     limit: number;
     /** The resource id a tag resource writes onto, when known (the cloud provider's keys depend on it). */
@@ -134,13 +137,14 @@ interface Located {
     parent: Obj | undefined;
 }
 
-/** A property of a plain or proxied object; CloudFormation documents match names case-insensitively. */
+/** The key a plain or proxied object holds `name` under; CloudFormation documents match names case-insensitively. */
+function keyOf(object: Obj, name: string, anyCase: boolean): string {
+    return anyCase ? (Object.keys(object).find((k) => k.toLowerCase() === name.toLowerCase()) ?? name) : name;
+}
+
 function property(object: Obj, name: string, anyCase: boolean): unknown {
-    if (!anyCase) {
-        return known(() => object[name]);
-    }
-    const key = Object.keys(object).find((k) => k.toLowerCase() === name.toLowerCase());
-    return key === undefined ? undefined : known(() => object[key]);
+    const key = keyOf(object, name, anyCase);
+    return known(() => object[key]);
 }
 
 /** Every value at `path` (`a[].b.tags`) below `root`, with its concrete location; UNKNOWN where a part is not known yet. */
@@ -155,8 +159,9 @@ export function valuesAt(root: Obj, path: string, anyCase = false): Located[] {
             if (value === UNKNOWN || object === undefined) {
                 continue;
             }
-            const found = property(object, name, anyCase);
-            const at = where === "" ? name : `${where}.${name}`;
+            const key = keyOf(object, name, anyCase);
+            const found = known(() => object[key]);
+            const at = where === "" ? key : `${where}.${key}`;
             if (found === undefined || found === null) {
                 continue;
             }
@@ -219,12 +224,6 @@ export function readTags(value: unknown, spec: Pick<TagSetSpec, "shape" | "keyFi
 
 // ---------------------------------------------------------------- the view
 
-const LAUNCH_TEMPLATES: Readonly<Record<string, string>> = {
-    // What a launch template launches: instances and their volumes, tagged only by its tag specifications
-    // (the provider's defaultTags do not reach them: @pulumi/aws ec2/launchTemplate.d.ts).
-    "aws:ec2/launchTemplate:LaunchTemplate": "tagSpecifications[]",
-    "aws-native:ec2:LaunchTemplate": "launchTemplateData.tagSpecifications[]",
-};
 const SPOT_FLEET = "aws:ec2/spotFleetRequest:SpotFleetRequest";
 const SIDE_CHANNEL = /^aws:[A-Za-z0-9]+\/tag:Tag$/;
 const CLOUD_CONTROL = "aws:cloudcontrol/resource:Resource";
@@ -250,6 +249,7 @@ function sideChannelSet(args: Args): JudgedTagSet | undefined {
         providerKeys: [],
         defaultsUnknown: false,
         requiresKeys: false,
+        judgesText: true,
         limit: MAX_TAGS_PER_RESOURCE,
         ...(typeof resourceId === "string" ? { resourceId } : {}),
     };
@@ -301,6 +301,7 @@ function setsOf(type: string, source: Source, unjudged: string[], missing: strin
                 providerKeys: own.defaults ? Object.keys(base).filter((k) => !(k in read.tags)) : [],
                 defaultsUnknown: own.defaults && defaults.unknown && (source.tagsAll === undefined || source.tagsAll === UNKNOWN),
                 requiresKeys: true,
+                judgesText: true,
                 limit: tagLimitFor(type),
             });
             // Auto Scaling groups (both providers): the items with propagateAtLaunch also tag the instances it launches.
@@ -341,9 +342,9 @@ function setsOf(type: string, source: Source, unjudged: string[], missing: strin
     if (volumes) {
         sets.push(...volumeSets(root, source.defaults));
     }
-    const template = LAUNCH_TEMPLATES[type];
+    const template = LAUNCH_TEMPLATE_SPECIFICATIONS[type];
     if (template) {
-        missing.push(...missingSpecifications(root, template));
+        missing.push(...missingSpecifications(root, template, anyCase, prefix));
     }
     if (type === SPOT_FLEET) {
         asArray(known(() => root.launchSpecifications)).forEach((_entry, index) =>
@@ -363,6 +364,7 @@ function nestedSet(where: string, tags: TagMap, defaults: ProviderDefaults): Jud
         providerKeys: Object.keys(defaults.tags).filter((k) => !(k in tags)),
         defaultsUnknown: defaults.unknown,
         requiresKeys: true,
+        judgesText: true,
         limit: MAX_TAGS_PER_RESOURCE,
     };
 }
@@ -384,7 +386,7 @@ function launchedInstances(items: unknown): JudgedTagSet {
             tags[key] = text(known(() => item.value));
         }
     }
-    return nestedSet("instances (tags with propagateAtLaunch)", tags, { tags: {}, unknown: false });
+    return { ...nestedSet("instances (tags with propagateAtLaunch)", tags, { tags: {}, unknown: false }), judgesText: false };
 }
 
 function isVolumeSet(set: NestedTagSet): boolean {
@@ -414,15 +416,15 @@ function volumeSets(root: Obj, defaults: ProviderDefaults): JudgedTagSet[] {
 }
 
 /** A launch template without an `instance` or a `volume` tag specification launches them untagged. */
-function missingSpecifications(root: Obj, path: string): string[] {
-    const types = valuesAt(root, path).map((entry) => {
+function missingSpecifications(root: Obj, path: string, anyCase: boolean, prefix: string): string[] {
+    const types = valuesAt(root, `${path}[]`, anyCase).map((entry) => {
         const object = asObject(entry.value);
-        return object === undefined ? UNKNOWN : known(() => object.resourceType);
+        return object === undefined ? UNKNOWN : property(object, "resourceType", anyCase);
     });
     if (types.includes(UNKNOWN)) {
         return [];
     }
-    const name = path.slice(0, -2);
+    const name = `${prefix}${path}`;
     return ["instance", "volume"]
         .filter((t) => !types.includes(t))
         .map(

@@ -100,7 +100,6 @@ export class AwsTags extends pulumi.ComponentResource {
             userTags: args.userTags,
             installTags,
             releasedKeys: unmanagedTagKeys(this.tagKeys, args.previousInstallTagKeys),
-            clusterIds: [args.cluster.name],
         });
         this.tagger = late.tagger = tagger;
 

@@ -20,20 +20,12 @@ const FIELD = "Infrastructure/cluster status.platformStatus.aws.resourceTags";
 
 export interface InstallTags {
     tags: Record<string, string>;
-    /** The cluster's infra id (`status.infrastructureName`), when the object has one: the cloud provider's keys name it. */
-    infraId?: string;
     /** One warning each: why the object yields no tags, or which entries were left out and why. */
     notes: string[];
 }
 
-/** The install-time tags of an Infrastructure object as the API returns it, with its infra id when it has one. */
+/** The install-time tags of an Infrastructure object as the API returns it. */
 export function installTagsFromInfrastructure(infrastructure: unknown): InstallTags {
-    const infraId = (infrastructure as { status?: { infrastructureName?: unknown } } | undefined)?.status?.infrastructureName;
-    const read = resourceTagsOf(infrastructure);
-    return typeof infraId === "string" && infraId !== "" ? { ...read, infraId } : read;
-}
-
-function resourceTagsOf(infrastructure: unknown): InstallTags {
     const platformStatus = (
         infrastructure as { status?: { platformStatus?: { type?: unknown; aws?: { resourceTags?: unknown } } } } | undefined
     )?.status?.platformStatus;

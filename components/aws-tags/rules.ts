@@ -270,6 +270,12 @@ export interface TagSetTarget {
 export interface TagSetRules {
     /** This cluster's ids (its name; on OpenShift its infra id): the cloud provider's keys pass for them. */
     clusterIds: readonly string[];
+    /**
+     * The cloud provider's cluster key passes for any id on its resources: for the tagging safety
+     * net, which cannot know every id the cluster goes by (the infra id is unknown when rendering
+     * to a directory); the pack judges those keys by its `clusterIds`.
+     */
+    anyClusterId?: boolean;
     /** Reserved keys that may still be set: exact keys, or prefixes ending with `*`. */
     allowedKeys?: readonly string[];
 }
@@ -279,7 +285,11 @@ export interface TagSetRules {
  * and for allow-listed keys. `value` is undefined while unknown.
  */
 export function reservedTagProblems(target: TagSetTarget, key: string, value: string | undefined, rules: TagSetRules): string[] {
-    if (allowedKey(key, rules.allowedKeys ?? []) || cloudProviderKey(target, key, value, rules.clusterIds)) {
+    const ids =
+        rules.anyClusterId && key.startsWith(KUBERNETES_CLUSTER_KEY_PREFIX)
+            ? [key.slice(KUBERNETES_CLUSTER_KEY_PREFIX.length)]
+            : rules.clusterIds;
+    if (allowedKey(key, rules.allowedKeys ?? []) || cloudProviderKey(target, key, value, ids)) {
         return [];
     }
     return reservedKeyProblems(key);

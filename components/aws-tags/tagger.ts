@@ -42,8 +42,6 @@ export interface ResourceTaggerArgs {
     readonly installTags: pulumi.Input<InstallTags>;
     /** Keys released from `aws.userTags` and install-time keys applied before (see day2.ts): left on resources, never changed by the stack. */
     readonly releasedKeys: readonly string[];
-    /** This cluster's ids (its name; the infra id is read with the install-time tags): the cloud provider's keys pass for them. */
-    readonly clusterIds: readonly string[];
 }
 
 type Tags = Record<string, string>;
@@ -97,13 +95,18 @@ export class ResourceTagger {
         if (!spec) {
             return undefined;
         }
+        refuseDeclaredSets(type, name, props, spec);
         const shape = tagShapeOf(type);
         const own = shape ? this.ownTags(type, name, shape, props, opts) : { props, opts };
         if (own === undefined) {
             return undefined;
         }
         const nested = this.nestedTags(type, name, own.props, spec);
-        return nested === own.props && own.props === props && own.opts === opts ? undefined : { props: nested, opts: own.opts };
+        const volumes = "tags" in own && own.tags ? volumeTagsFor(type, props, own.tags) : {};
+        if (nested === own.props && own.props === props && own.opts === opts && Object.keys(volumes).length === 0) {
+            return undefined;
+        }
+        return { props: { ...nested, ...volumes }, opts: own.opts };
     };
 
     /** The resource's own tags merged (map or list), or undefined when `tagsFor` or this transformation already did. */
@@ -113,7 +116,7 @@ export class ResourceTagger {
         shape: TagShape,
         props: pulumi.Inputs,
         opts: pulumi.CustomResourceOptions,
-    ): { props: pulumi.Inputs; opts: pulumi.CustomResourceOptions } | undefined {
+    ): { props: pulumi.Inputs; opts: pulumi.CustomResourceOptions; tags?: pulumi.Output<Tags> } | undefined {
         const made = this.made.get(props.tags);
         if (made) {
             // Tagged already, by tagsFor or by this transformation at another level.
@@ -133,7 +136,7 @@ export class ResourceTagger {
         const ownKeys = isResolvedRecord(props.tags) ? Object.keys(props.tags) : [];
         const tags = this.merged(type, name, own);
         this.made.set(tags, ownKeys);
-        return { props: { ...props, tags, ...volumeTagsFor(type, props, tags) }, opts: this.withIgnores(opts, ownKeys) };
+        return { props: { ...props, tags }, opts: this.withIgnores(opts, ownKeys), tags };
     }
 
     /**
@@ -145,7 +148,7 @@ export class ResourceTagger {
      * `volume` tag specification first (the provider's defaultTags never reach them).
      */
     private nestedTags(type: string, name: string, props: pulumi.Inputs, spec: TypeTagSpec): pulumi.Inputs {
-        const sets = (spec.nested ?? []).filter((set) => set.role === "tags" && set.path !== "volumeTags");
+        const sets = (spec.nested ?? []).filter((set) => set.role === "tags");
         const withSpecifications = launchTemplateSpecifications(type, props);
         if (sets.length === 0) {
             return withSpecifications;
@@ -163,7 +166,7 @@ export class ResourceTagger {
             }
             out[top] = pulumi.all([this.install, out[top]]).apply(([install, value]) => {
                 const merge = (where: string, own: Tags) =>
-                    this.checked(type, `${label} ${where}`, this.mergeAndWarn(`${label} ${where}`, install.tags, own).tags, install);
+                    this.checked(type, `${label} ${where}`, this.mergeAndWarn(`${label} ${where}`, install.tags, own).tags);
                 return ofTop.reduce<unknown>(
                     (current, set) => (fillTagSet({ [top]: current }, set.path.split("."), "", set, merge) as Record<string, unknown>)[top],
                     value,
@@ -180,18 +183,18 @@ export class ResourceTagger {
             if (limit) {
                 throw new pulumi.RunError(limit);
             }
-            return this.checked(type, resourceLabel(type, name), merged.tags, install);
+            return this.checked(type, resourceLabel(type, name), merged.tags);
         });
     }
 
     /**
      * The rules every tag set passes (reserved and ownership keys, AWS's characters and lengths, the
-     * limit: rules.ts `tagSetProblems`, as the aws-tags pack judges them), the cluster's own ids
-     * allowed for the cloud provider's keys; a resource breaking them fails the update, naming it.
+     * limit: rules.ts `tagSetProblems`, as the aws-tags pack judges them; the cloud provider's
+     * cluster key is left to the pack, which knows every id of the cluster); a resource breaking
+     * them fails the update, naming it.
      */
-    private checked(type: string, label: string, tags: Tags, install: InstallTags): Tags {
-        const clusterIds = [...this.args.clusterIds, ...(install.infraId ? [install.infraId] : [])];
-        const problems = tagSetProblems({ type }, tags, { clusterIds });
+    private checked(type: string, label: string, tags: Tags): Tags {
+        const problems = tagSetProblems({ type }, tags, { clusterIds: [], anyClusterId: true });
         if (problems.length > 0) {
             throw new pulumi.RunError(`${label}: ${problems.join("; ")}`);
         }
@@ -231,6 +234,34 @@ export class ResourceTagger {
 }
 
 /**
+ * The tag sets a resource declares with known values (its own and every nested set that tags),
+ * judged by the rules before anything is merged: a resource that hands itself to another cluster's
+ * destroy, or breaks AWS's key rules, fails at its declaration, naming it, every problem at once.
+ * Sets given as Outputs are judged when they resolve (`checked`, after the merge).
+ */
+function refuseDeclaredSets(type: string, name: string, props: pulumi.Inputs, spec: TypeTagSpec): void {
+    const problems: string[] = [];
+    const sets = [
+        ...(spec.own ? [{ ...spec.own, role: "tags" as const, doc: "" }] : []),
+        ...(spec.nested ?? []).filter((set) => set.role === "tags"),
+    ];
+    for (const set of sets) {
+        fillTagSet(props, set.path.split("."), "", set, (where, own) => {
+            const at = set === sets[0] && spec.own ? "" : ` ${where}`;
+            problems.push(
+                ...tagSetProblems({ type }, own, { clusterIds: [], anyClusterId: true }, Infinity).map(
+                    (problem) => `${resourceLabel(type, name)}${at}: ${problem}`,
+                ),
+            );
+            return own;
+        });
+    }
+    if (problems.length > 0) {
+        throw new pulumi.RunError(problems.join("\n"));
+    }
+}
+
+/**
  * An instance's volumes (types whose schema has `volumeTags`: instances, spot instance requests)
  * get the merged tags as `volumeTags` when the resource tags neither its volumes nor its devices
  * (@pulumi/aws ec2/instance.d.ts: `volumeTags` conflicts with per-device `tags`; devices that
@@ -261,10 +292,12 @@ function launchTemplateSpecifications(type: string, props: pulumi.Inputs): pulum
         return props;
     }
     const completed = pulumi.output(props[top] as pulumi.Input<Record<string, unknown> | TagSpecification[] | undefined>).apply((value) => {
+        // Empty tags in the shape the schema gives the specification's tags: a map (@pulumi/aws), {key, value} items (aws-native).
+        const list = typeTagSpec(type)?.nested?.find((set) => set.path === `${path}[].tags`)?.shape === "list";
         const complete = (specs: unknown) => {
             const own = (Array.isArray(specs) ? specs : []) as TagSpecification[];
             const missing = ["instance", "volume"].filter((t) => !own.some((s) => s.resourceType === t));
-            return [...own, ...missing.map((resourceType) => ({ resourceType, tags: {} }))];
+            return [...own, ...missing.map((resourceType) => ({ resourceType, tags: list ? [] : {} }))];
         };
         if (rest.length === 0) {
             return complete(value);

@@ -358,3 +358,32 @@ describe("what the pack cannot see is reported, never passed in silence", () => 
         }
     });
 });
+
+describe("bad input: the pack's config, every problem at once, before any resource is judged", () => {
+    const bucket = resource("aws:s3/bucket:Bucket", "registry", { tags: TAGS });
+
+    test("GIVEN requiredTags as a string, a list with a number, or a misspelled knob beside a wrong type WHEN a resource is judged THEN one error names each key, its value and the rule, not a TypeError", () => {
+        expect(() => violations(requiredTags, bucket, { requiredTags: "costCenter" })).toThrow(
+            'invalid config for policy aws-required-tags: 1 problem\n  - aws-required-tags.requiredTags: "costCenter" must be a list of strings',
+        );
+        expect(() => violations(reservedTagKeys, bucket, { allowedKeys: ["kubernetes.io/*", 7], clusterIds: "prod" })).toThrow(
+            [
+                "invalid config for policy aws-reserved-tag-keys: 2 problems",
+                '  - aws-reserved-tag-keys.allowedKeys: ["kubernetes.io/*",7] item 1 (7) must be a string',
+                '  - aws-reserved-tag-keys.clusterIds: "prod" must be a list of strings',
+            ].join("\n"),
+        );
+        expect(() => violations(providerSettings, bucket, { tagPolicyCompliance: "strict", ignoreTagKey: ["team"] })).toThrow(
+            [
+                "invalid config for policy aws-provider-settings: 2 problems",
+                '  - aws-provider-settings.ignoreTagKey: "ignoreTagKey" is not a config key of policy aws-provider-settings (its keys: ignoreTagKeys, ignoreTagKeyPrefixes, tagPolicyCompliance)',
+                '  - aws-provider-settings.tagPolicyCompliance: "strict" must be one of "disabled", "warning", "error"',
+            ].join("\n"),
+        );
+    });
+
+    test("GIVEN the same knobs with values of their schema WHEN judged THEN they are accepted", () => {
+        expect(violations(requiredTags, bucket, { requiredTags: ["costCenter"] })).toEqual([]);
+        expect(violations(providerSettings, bucket, { tagPolicyCompliance: "disabled" })).toEqual([]);
+    });
+});

@@ -147,6 +147,26 @@ describe.each(PROVIDERS)("the schema sweep: every %s type through the aws-tags p
         }
     });
 
+    test("GIVEN each nested tag set that tags, declared without the required key, under a provider whose defaultTags carry it WHEN judged THEN it lacks the key exactly when the schema says the defaults do not reach it", () => {
+        const tagging: [string, NestedTagSet][] = types.flatMap((type) =>
+            (typeTagSpec(type)?.nested ?? []).filter((set) => set.role === "tags").map((set) => [type, set] as [string, NestedTagSet]),
+        );
+        expect(tagging.length).toBeGreaterThan(0);
+        for (const [type, set] of tagging) {
+            // An instance's volume sets are judged together (volumeTags, else each device): see aws-tags.test.ts.
+            if (/^(volumeTags|rootBlockDevice\.tags|ebsBlockDevices\[\]\.tags)$/.test(set.path)) {
+                continue;
+            }
+            const target = resource(type, "r", at(set.path, shaped(set, { team: "platform" })), {
+                provider: provider(of, { [REQUIRED]: "7536" }),
+            });
+            const lacking = violations(requiredTags, target, { requiredTags: [REQUIRED] }).filter(
+                (v) => v.startsWith(`${label(type)} ${located(set.path)}`) && v.includes(`lacks the required tag "${REQUIRED}"`),
+            );
+            expect([type, set.path, lacking.length]).toEqual([type, set.path, set.defaults ? 0 : 1]);
+        }
+    });
+
     test("GIVEN each container type WHEN judged THEN what its template declares is reported as not judged", () => {
         for (const type of types.filter((t) => containerOf(t) === "cloudformation-template")) {
             expect([type, violations(unjudgedContent, resource(type, "r", {}, { provider: provider(of) }))]).toEqual([

@@ -12,7 +12,15 @@
 import { CONFIG_NAMESPACE, formatPath, Problem } from "../shared/problems";
 import { PlannedResource } from "../aws-assets/assets";
 import { consumerFormatProblems } from "./consumers";
-import { mergeTags, PropagationFlags, propagateUserTags, propagationDeprecation, tagLimitProblem, tagValueText } from "./rules";
+import {
+    keysIgnoredBy,
+    mergeTags,
+    PropagationFlags,
+    propagateUserTags,
+    propagationDeprecation,
+    tagLimitProblem,
+    tagValueText,
+} from "./rules";
 import { isRecord } from "../shared/records";
 
 const warningAt = (path: PropertyKey[], message: string) => `${CONFIG_NAMESPACE}:${formatPath(path)}: ${message}`;
@@ -114,9 +122,9 @@ function ignoreTagsProblems(
 ): Problem[] {
     const problems: Problem[] = [];
     const own = [...new Set(planned.flatMap((r) => Object.keys(r.ownTags)))];
-    const check = (field: "keys" | "keyPrefixes", index: number, covers: (key: string) => boolean) => {
-        const user = Object.keys(userTags).filter(covers);
-        const stack = own.filter(covers);
+    const check = (field: "keys" | "keyPrefixes", index: number, entry: IgnoreTags) => {
+        const user = keysIgnoredBy(entry, Object.keys(userTags));
+        const stack = keysIgnoredBy(entry, own);
         const named = [
             ...user.map((k) => `aws.userTags ${JSON.stringify(k)}`),
             ...stack.map((k) => `the stack's own tag ${JSON.stringify(k)}`),
@@ -128,7 +136,7 @@ function ignoreTagsProblems(
             });
         }
     };
-    ignore.keys.forEach((key, i) => check("keys", i, (k) => k === key));
-    ignore.keyPrefixes.forEach((prefix, i) => check("keyPrefixes", i, (k) => k.startsWith(prefix)));
+    ignore.keys.forEach((key, i) => check("keys", i, { keys: [key], keyPrefixes: [] }));
+    ignore.keyPrefixes.forEach((prefix, i) => check("keyPrefixes", i, { keys: [], keyPrefixes: [prefix] }));
     return problems;
 }

@@ -85,12 +85,49 @@ export function tagKeyFormatProblems(key: string): string[] {
     return problems;
 }
 
-/** A key in a namespace the platform reserves (kubernetes.io, openshift.io) or with AWS's prefix aws:. */
+/**
+ * The tag keys by which `openshift-install destroy` finds a cluster's AWS resources: the installer
+ * records them as the cluster's `Identifier` filters in metadata.json (openshift/installer
+ * pkg/asset/cluster/aws/aws.go `Metadata`: `kubernetes.io/cluster/<infraID>: owned`,
+ * `openshiftClusterID: <clusterID>`, `sigs.k8s.io/cluster-api-provider-aws/cluster/<infraID>: owned`),
+ * and destroy deletes every resource that carries all tags of any one filter
+ * (pkg/destroy/aws/aws.go `Filter`, `FindTaggedResourcesToDelete`). A resource of this stack
+ * carrying one of them with another cluster's value is deleted when that cluster is destroyed.
+ */
+export const INSTALLER_OWNERSHIP_KEY = "openshiftClusterID";
+/** Cluster API Provider AWS's namespace: its cluster ownership key (destroy's third filter) and its `role` key, by which the installer's machinery finds subnets and security groups. */
+export const CAPA_KEY_PREFIX = "sigs.k8s.io/cluster-api-provider-aws/";
+export const CAPA_CLUSTER_KEY_PREFIX = `${CAPA_KEY_PREFIX}cluster/`;
+/** The AWS cloud provider's and the installer's cluster key (in the reserved kubernetes.io namespace). */
+export const KUBERNETES_CLUSTER_KEY_PREFIX = "kubernetes.io/cluster/";
+
+/** Why a key hands a resource to a cluster's destroy or to CAPA, or undefined. */
+export function ownershipKeyProblem(key: string): string | undefined {
+    if (key === INSTALLER_OWNERSHIP_KEY) {
+        return `key ${INSTALLER_OWNERSHIP_KEY} is the installer's cluster ownership tag: openshift-install destroy deletes every resource carrying a cluster's id under it (openshift/installer pkg/destroy/aws/aws.go)`;
+    }
+    if (key.startsWith(CAPA_CLUSTER_KEY_PREFIX)) {
+        return `key is Cluster API Provider AWS's cluster ownership tag: openshift-install destroy deletes every resource carrying ${CAPA_CLUSTER_KEY_PREFIX}<infra id>=owned (openshift/installer pkg/asset/cluster/aws/aws.go)`;
+    }
+    if (key.startsWith(CAPA_KEY_PREFIX)) {
+        return `key is in Cluster API Provider AWS's namespace ${CAPA_KEY_PREFIX}, by which the cluster's machinery finds its resources`;
+    }
+    return undefined;
+}
+
+/**
+ * A key in a namespace the platform reserves (kubernetes.io, openshift.io), with AWS's prefix aws:,
+ * or one of the installer's and CAPA's cluster ownership keys.
+ */
 export function reservedKeyProblems(key: string): string[] {
     const problems: string[] = [];
     const reserved = reservedNamespaceOf(key);
     if (reserved) {
         problems.push(`key is in the ${reserved} namespace, which the platform reserves`);
+    }
+    const ownership = ownershipKeyProblem(key);
+    if (ownership) {
+        problems.push(ownership);
     }
     if (key.toLowerCase().startsWith(AWS_RESERVED_PREFIX)) {
         problems.push(
@@ -158,6 +195,133 @@ export function awsTagTextProblems(kind: "key" | "value", text: string): string[
         );
     } else if (length > max) {
         problems.push(`${kind} is too long: ${length} characters, at most ${max}`);
+    }
+    return problems;
+}
+
+// ---------------------------------------------------------------- every tag set a resource carries
+
+/**
+ * The reserved keys a correct stack that builds a cluster's network still writes, on the resources
+ * the AWS cloud provider reads them from (kubernetes/cloud-provider-aws pkg/providers/v1/tags.go:
+ * `kubernetes.io/cluster/<id>` with `owned` or `shared` finds the cluster's subnets and security
+ * groups; aws.go: subnets for load balancers by `kubernetes.io/role/elb` and
+ * `kubernetes.io/role/internal-elb`, value `1` or empty), for this cluster's own ids. The
+ * installer writes exactly these onto shared subnets (openshift/installer
+ * pkg/asset/cluster/aws/aws.go `tagSharedVPCResources`). `value` is undefined while unknown.
+ */
+export function cloudProviderKey(
+    target: { type: string; resourceId?: string },
+    key: string,
+    value: string | undefined,
+    clusterIds: readonly string[],
+): boolean {
+    const kind = cloudProviderTarget(target);
+    if ((kind === "subnet" || kind === "either") && (key === "kubernetes.io/role/elb" || key === "kubernetes.io/role/internal-elb")) {
+        return value === undefined || value === "1" || value === "";
+    }
+    if (kind !== undefined && key.startsWith(KUBERNETES_CLUSTER_KEY_PREFIX)) {
+        return (
+            clusterIds.includes(key.slice(KUBERNETES_CLUSTER_KEY_PREFIX.length)) &&
+            (value === undefined || value === "owned" || value === "shared")
+        );
+    }
+    return false;
+}
+
+/**
+ * What a tag lands on, for the cloud provider's keys: a subnet or security group resource, or an
+ * EC2 tag resource (`aws:ec2/tag:Tag`) whose `resourceId` is one (`subnet-…`, `sg-…`) or not known
+ * yet (an output of the subnet it tags).
+ */
+function cloudProviderTarget(target: { type: string; resourceId?: string }): "subnet" | "security-group" | "either" | undefined {
+    switch (target.type) {
+        case "aws:ec2/subnet:Subnet":
+        case "aws-native:ec2:Subnet":
+            return "subnet";
+        case "aws:ec2/securityGroup:SecurityGroup":
+        case "aws-native:ec2:SecurityGroup":
+            return "security-group";
+        case "aws:ec2/tag:Tag":
+            return target.resourceId === undefined
+                ? "either"
+                : target.resourceId.startsWith("subnet-")
+                  ? "subnet"
+                  : target.resourceId.startsWith("sg-")
+                    ? "security-group"
+                    : undefined;
+        default:
+            return undefined;
+    }
+}
+
+/** An allow-list entry matches a key exactly, or as a prefix when it ends with `*`. */
+export function allowedKey(key: string, allowList: readonly string[]): boolean {
+    return allowList.some((entry) => (entry.endsWith("*") ? key.startsWith(entry.slice(0, -1)) : key === entry));
+}
+
+export interface TagSetTarget {
+    /** The type token of the resource that carries (or writes) the tags. */
+    type: string;
+    /** For tag resources: the id of the resource the tag lands on, when known. */
+    resourceId?: string;
+}
+
+export interface TagSetRules {
+    /** This cluster's ids (its name; on OpenShift its infra id): the cloud provider's keys pass for them. */
+    clusterIds: readonly string[];
+    /**
+     * The cloud provider's cluster key passes for any id on its resources: for the tagging safety
+     * net, which cannot know every id the cluster goes by (the infra id is unknown when rendering
+     * to a directory); the pack judges those keys by its `clusterIds`.
+     */
+    anyClusterId?: boolean;
+    /** Reserved keys that may still be set: exact keys, or prefixes ending with `*`. */
+    allowedKeys?: readonly string[];
+}
+
+/**
+ * The reserved-key problems of one tag: none for the cloud provider's own keys on their resources
+ * and for allow-listed keys. `value` is undefined while unknown.
+ */
+export function reservedTagProblems(target: TagSetTarget, key: string, value: string | undefined, rules: TagSetRules): string[] {
+    const ids =
+        rules.anyClusterId && key.startsWith(KUBERNETES_CLUSTER_KEY_PREFIX)
+            ? [key.slice(KUBERNETES_CLUSTER_KEY_PREFIX.length)]
+            : rules.clusterIds;
+    if (allowedKey(key, rules.allowedKeys ?? []) || cloudProviderKey(target, key, value, ids)) {
+        return [];
+    }
+    return reservedKeyProblems(key);
+}
+
+/**
+ * Every problem of one tag set a resource carries (its own, or the tags it gives what it creates),
+ * as `tag "<key>": <problem>` lines, plus the count: reserved keys, AWS's characters and lengths,
+ * and AWS's limit. The one rule the tagging safety net and the aws-tags pack apply to every tag
+ * set. Values undefined are unknown (a preview): their text is judged when known.
+ */
+export function tagSetProblems(
+    target: TagSetTarget,
+    tags: Readonly<Record<string, string | undefined>>,
+    rules: TagSetRules,
+    limit: number = tagLimitFor(target.type),
+): string[] {
+    const problems: string[] = [];
+    for (const [key, value] of Object.entries(tags)) {
+        for (const problem of [
+            ...reservedTagProblems(target, key, value, rules),
+            ...awsTagTextProblems("key", key),
+            ...(value === undefined ? [] : awsTagTextProblems("value", value)),
+        ]) {
+            problems.push(`tag ${describeValue(key)}: ${problem}`);
+        }
+    }
+    const count = Object.keys(tags).length;
+    if (count > limit) {
+        problems.push(
+            `${count} tags; ${limit === MAX_S3_OBJECT_TAGS ? tagLimitText(target.type) : `AWS allows at most ${limit} tags on a resource`}`,
+        );
     }
     return problems;
 }
@@ -355,6 +519,15 @@ export function tagLimitText(type: string): string {
     return S3_OBJECT_TYPES.has(type)
         ? `S3 allows at most ${MAX_S3_OBJECT_TAGS} tags on an object`
         : `AWS allows at most ${MAX_TAGS_PER_RESOURCE} tags on a resource`;
+}
+
+/**
+ * The keys of `keys` that an AWS provider's `ignoreTags` covers (an exact key or a key prefix):
+ * the provider neither applies nor tracks such a tag (terraform-provider-aws `ignore_tags`), so
+ * a required or stack-set key covered by it never reaches AWS through that provider.
+ */
+export function keysIgnoredBy(ignore: { keys: readonly string[]; keyPrefixes: readonly string[] }, keys: readonly string[]): string[] {
+    return keys.filter((key) => ignore.keys.includes(key) || ignore.keyPrefixes.some((prefix) => key.startsWith(prefix)));
 }
 
 /** The error for a resource that carries `count` tags (its own and its provider's defaults), over its type's limit; undefined when it fits. */

@@ -1,35 +1,43 @@
 /**
- * The resource policies of the aws-tags pack: on every AWS resource the derived taggable list
- * (components/aws-tags/taggable-types.json, from @pulumi/aws) marks taggable, the required tags
- * are present, no key is reserved, `Name` does not come from the stack-wide user tags, keys and
- * values have the allowed length and characters, and the count fits AWS's limit. Every rule is
- * components/aws-tags/rules.ts's, the one the config validator and the tagger apply.
+ * The resource policies of the aws-tags pack over every tag set a resource carries (tags.ts: its
+ * own, what it gives what it creates, the tag a tag resource writes, the tags inside a Cloud
+ * Control document), located by the schema derived from the providers' SDKs: the required tags
+ * are present, no key is reserved, `Name` does not come from the stack-wide default tags, keys
+ * and values have the allowed length and characters, and each set fits AWS's limit. Every rule is
+ * components/aws-tags/rules.ts's, the one the config validator and the tagging safety net apply.
  */
 import {
     awsTagTextProblems,
+    keysIgnoredBy,
     nameKeyProblem,
-    reservedKeyProblems,
+    reservedTagProblems,
     resourceLabel,
-    tagCountProblem,
     tagKeyProblems,
+    tagLimitText,
 } from "../../components/aws-tags/rules";
+import { providerOf } from "../../components/aws-tags/taggable";
 import { formatPath } from "../../components/shared/problems";
 import type { ReportViolation, ResourceValidationArgs, ResourceValidationPolicy } from "@pulumi/policy";
 import { PolicyConfigError, PolicyMeta, resourcePolicy, stringList } from "../shared/policy";
-import { UNKNOWN } from "../shared/values";
-import { effectiveTags, missingNestedSets, nestedTagSets, providerLayerKeys, ResourceTags, resourceTags, TagMap } from "./tags";
+import { asObject, UNKNOWN } from "../shared/values";
+import { JudgedTagSet, providerInput, ResourceTagView, resourceTagView, TagMap } from "./tags";
 
 const quoted = (keys: readonly string[]) => keys.map((k) => JSON.stringify(k)).join(", ");
 
-/** A policy over the resources the derived list marks taggable, given their tags. */
+/** How messages name a tag set: the resource, then where the set is. */
+export function setLabel(args: { type: string; name: string }, set: Pick<JudgedTagSet, "where">): string {
+    return `${resourceLabel(args.type, args.name)}${set.where === "" ? "" : ` ${set.where}`}`;
+}
+
+/** A policy over the resources that carry tag sets, given them. */
 function taggedResourcePolicy<C = Record<string, never>>(
     meta: PolicyMeta,
-    check: (args: ResourceValidationArgs, tags: ResourceTags, config: C, report: ReportViolation) => void,
+    check: (args: ResourceValidationArgs, view: ResourceTagView, config: C, report: ReportViolation) => void,
 ): ResourceValidationPolicy {
     return resourcePolicy<C>(meta, (args, config, report) => {
-        const tags = resourceTags(args);
-        if (tags) {
-            check(args, tags, config, report);
+        const view = resourceTagView(args);
+        if (view) {
+            check(args, view, config, report);
         }
     });
 }
@@ -59,14 +67,28 @@ function checkedRequiredTags(requiredTags: readonly string[]): void {
     }
 }
 
+/** The AWS provider's `ignoreTags` (keys and key prefixes), decoded; undefined while unknown or for other providers. */
+export function providerIgnoreTags(provider: ResourceValidationArgs["provider"]): { keys: string[]; keyPrefixes: string[] } | undefined {
+    if (!provider || provider.type !== "pulumi:providers:aws") {
+        return undefined;
+    }
+    const decoded = providerInput(provider, "ignoreTags");
+    if (decoded === UNKNOWN) {
+        return undefined;
+    }
+    const object = asObject(decoded) ?? {};
+    const strings = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : []);
+    return { keys: strings(object.keys), keyPrefixes: strings(object.keyPrefixes) };
+}
+
 export const requiredTags = resourcePolicy<RequiredTagsConfig>(
     {
         name: REQUIRED_TAGS_POLICY,
         description:
-            "Every taggable AWS resource carries the required tags (by default the keys of the stack's aws.userTags), and so do the launch template tag specifications and instance volumes it creates.",
+            "Every taggable AWS resource carries the required tags (by default the keys of the stack's aws.userTags), and so does every tag set it gives what it creates (launch template tag specifications, instance volumes, an Auto Scaling group's instances, replicas); its provider's ignoreTags covers none of them.",
         severity: "high",
         remediationSteps:
-            "Add the missing keys to aws.userTags (the stack tags every taggable resource it creates with them), or to the resource's own tags. Generate this policy's config from the stack with `npm run policy:config` so requiredTags follows aws.userTags.",
+            "Add the missing keys to aws.userTags (the stack tags every taggable resource it creates with them), or to the resource's own tags and the tag sets it gives what it creates; remove a required key from the provider's ignoreTags. Generate this policy's config from the stack with `npm run policy:config` so requiredTags follows aws.userTags.",
         config: {
             requiredTags: stringList(
                 "Tag keys every taggable AWS resource must carry; pass the stack's aws.userTags keys (npm run policy:config).",
@@ -75,30 +97,35 @@ export const requiredTags = resourcePolicy<RequiredTagsConfig>(
     },
     (args, config, report) => {
         checkedRequiredTags(config.requiredTags);
-        const tags = resourceTags(args);
-        if (!tags || config.requiredTags.length === 0) {
+        if (config.requiredTags.length === 0) {
             return;
         }
-        const lacking = (what: string, present: TagMap) => {
-            const missing = config.requiredTags.filter((key) => !(key in present));
+        const view = resourceTagView(args);
+        if (!view) {
+            return;
+        }
+        for (const set of view.sets) {
+            // Keys the provider's defaultTags may add are known only at deploy: judged then, not in the preview.
+            if (!set.requiresKeys || set.defaultsUnknown) {
+                continue;
+            }
+            const missing = config.requiredTags.filter((key) => !(key in set.tags));
             if (missing.length > 0) {
-                const has = Object.keys(present).sort();
+                const has = Object.keys(set.tags).sort();
                 report(
-                    `${what} lacks the required tag${missing.length === 1 ? "" : "s"} ${quoted(missing)} (it carries ${has.length === 0 ? "no tags" : quoted(has)})`,
+                    `${setLabel(args, set)} lacks the required tag${missing.length === 1 ? "" : "s"} ${quoted(missing)} (it carries ${has.length === 0 ? "no tags" : quoted(has)})`,
                 );
             }
-        };
-        // Keys the provider's defaultTags may add are known only at deploy: judged then, not in the preview.
-        if (!tags.providerDefaultsUnknown) {
-            lacking(resourceLabel(args.type, args.name), effectiveTags(tags));
         }
-        // What the resource creates with tags of its own: a launch template's instances and volumes, an
-        // instance's volumes, an Auto Scaling group's instances (only the items propagated at launch).
-        for (const nested of nestedTagSets(args, tags.providerDefaults)) {
-            lacking(`${resourceLabel(args.type, args.name)} ${nested.where}`, nested.tags);
-        }
-        for (const missing of missingNestedSets(args)) {
+        for (const missing of view.missing) {
             report(`${resourceLabel(args.type, args.name)} ${missing}`);
+        }
+        const ignore = providerIgnoreTags(args.provider);
+        const ignored = ignore && view.sets.length > 0 ? keysIgnoredBy(ignore, config.requiredTags) : [];
+        if (ignored.length > 0) {
+            report(
+                `${resourceLabel(args.type, args.name)}: its provider ${JSON.stringify(args.provider?.name)} ignores the required tag${ignored.length === 1 ? "" : "s"} ${quoted(ignored)} (ignoreTags), so it neither applies nor tracks ${ignored.length === 1 ? "it" : "them"}`,
+            );
         }
     },
 );
@@ -108,38 +135,14 @@ interface ReservedKeysConfig {
     clusterIds: string[];
 }
 
-/**
- * The keys the AWS cloud provider itself reads, on the resources it reads them from
- * (kubernetes/cloud-provider-aws pkg/providers/v1/tags.go: `kubernetes.io/cluster/<id>` with
- * `owned` or `shared` finds the cluster's subnets and security groups; aws.go: subnets for load
- * balancers by `kubernetes.io/role/elb` and `kubernetes.io/role/internal-elb`). A correct stack
- * that builds a cluster's network sets them; any other use of the namespace stays refused.
- */
-export function cloudProviderKey(type: string, key: string, value: string | typeof UNKNOWN, clusterIds: readonly string[]): boolean {
-    const subnet = type === "aws:ec2/subnet:Subnet";
-    if (subnet && (key === "kubernetes.io/role/elb" || key === "kubernetes.io/role/internal-elb")) {
-        return value === UNKNOWN || value === "1" || value === "";
-    }
-    const prefix = "kubernetes.io/cluster/";
-    if ((subnet || type === "aws:ec2/securityGroup:SecurityGroup") && key.startsWith(prefix)) {
-        return clusterIds.includes(key.slice(prefix.length)) && (value === UNKNOWN || value === "owned" || value === "shared");
-    }
-    return false;
-}
-
-/** An allow-list entry matches a key exactly, or as a prefix when it ends with `*`. */
-export function allowed(key: string, allowList: readonly string[]): boolean {
-    return allowList.some((entry) => (entry.endsWith("*") ? key.startsWith(entry.slice(0, -1)) : key === entry));
-}
-
 export const reservedTagKeys = taggedResourcePolicy<ReservedKeysConfig>(
     {
         name: "aws-reserved-tag-keys",
         description:
-            "No tag key on a taggable AWS resource is in a reserved namespace: kubernetes.io, openshift.io (and their subdomains) or aws:.",
+            "No tag key of any tag set an AWS resource carries or writes is reserved: the kubernetes.io and openshift.io namespaces (and subdomains), aws:, or a cluster ownership key of the installer or Cluster API (openshiftClusterID, sigs.k8s.io/cluster-api-provider-aws/...).",
         severity: "high",
         remediationSteps:
-            "Rename the key out of the reserved namespace (for example example.com/team instead of kubernetes.io/team). The platform and AWS own these keys: OpenShift and Kubernetes controllers act on them, and AWS refuses aws: keys. A key the platform itself must set (kubernetes.io/cluster/<infra id>) can be listed in allowedKeys.",
+            "Rename the key out of the reserved namespace (for example example.com/team instead of kubernetes.io/team). The platform and AWS own these keys: OpenShift and Kubernetes controllers act on them, openshift-install destroy deletes what carries a cluster's ownership keys, and AWS refuses aws: keys. A key the platform itself must set can be listed in allowedKeys.",
         config: {
             allowedKeys: stringList(
                 "Reserved keys that may still be set: exact keys, or prefixes ending with * (kubernetes.io/cluster/*).",
@@ -149,13 +152,13 @@ export const reservedTagKeys = taggedResourcePolicy<ReservedKeysConfig>(
             ),
         },
     },
-    (args, tags, config, report) => {
-        const all = effectiveTags(tags);
-        for (const key of Object.keys(all).filter(
-            (k) => !allowed(k, config.allowedKeys) && !cloudProviderKey(args.type, k, all[k], config.clusterIds),
-        )) {
-            for (const problem of reservedKeyProblems(key)) {
-                report(`${resourceLabel(args.type, args.name)} tag ${JSON.stringify(key)}: ${problem}`);
+    (args, view, config, report) => {
+        for (const set of view.sets.filter((s) => s.judgesText)) {
+            const target = { type: view.schemaType, resourceId: set.resourceId };
+            for (const [key, value] of Object.entries(set.tags)) {
+                for (const problem of reservedTagProblems(target, key, value === UNKNOWN ? undefined : value, config)) {
+                    report(`${setLabel(args, set)} tag ${JSON.stringify(key)}: ${problem}`);
+                }
             }
         }
     },
@@ -164,18 +167,21 @@ export const reservedTagKeys = taggedResourcePolicy<ReservedKeysConfig>(
 export const noNameUserTag = taggedResourcePolicy(
     {
         name: "aws-no-name-user-tag",
-        description: "The key Name does not come from the stack-wide user tags (the AWS provider's defaultTags).",
+        description: "The key Name does not come from the stack-wide user tags (an AWS or aws-native provider's defaultTags).",
         severity: "medium",
         remediationSteps:
-            "Remove Name from the AWS provider's defaultTags (and from aws.userTags, which the config validator already refuses). Each resource sets its own Name; a stack-wide one would give every resource the same.",
+            "Remove Name from the provider's defaultTags (and from aws.userTags, which the config validator already refuses). Each resource sets its own Name; a stack-wide one would give every resource the same.",
     },
-    (args, tags, _config, report) => {
-        for (const key of providerLayerKeys(tags)) {
-            const problem = nameKeyProblem(key);
-            if (problem) {
-                report(
-                    `${resourceLabel(args.type, args.name)} tag ${JSON.stringify(key)} comes from the AWS provider's defaultTags: ${problem}`,
-                );
+    (args, view, _config, report) => {
+        for (const set of view.sets) {
+            for (const key of set.providerKeys) {
+                const problem = nameKeyProblem(key);
+                if (problem) {
+                    const provider = providerOf(args.type) === "aws-native" ? "aws-native" : "AWS";
+                    report(
+                        `${setLabel(args, set)} tag ${JSON.stringify(key)} comes from the ${provider} provider's defaultTags: ${problem}`,
+                    );
+                }
             }
         }
     },
@@ -185,33 +191,55 @@ export const tagFormat = taggedResourcePolicy(
     {
         name: "aws-tag-format",
         description:
-            "Tag keys have 1-128 and values 1-256 characters that AWS accepts (Unicode letters, numbers and spaces, _ . : / = + - @), and no value is only whitespace.",
+            "Tag keys have 1-128 and values 1-256 characters that AWS accepts (Unicode letters, numbers and spaces, _ . : / = + - @), and no value is only whitespace, in every tag set a resource carries or writes.",
         severity: "medium",
         remediationSteps:
             "Shorten the key or value, replace the characters AWS refuses, or give a blank value a meaning. (The stack's aws.userTags are held to OpenShift's narrower ASCII set by the config validator, because they reach the cluster's operators.)",
     },
-    (args, tags, _config, report) => {
-        for (const [key, value] of Object.entries(effectiveTags(tags))) {
-            const problems = [...awsTagTextProblems("key", key), ...(value === UNKNOWN ? [] : awsTagTextProblems("value", value))];
-            for (const problem of problems) {
-                report(`${resourceLabel(args.type, args.name)} tag ${JSON.stringify(key)}: ${problem}`);
+    (args, view, _config, report) => {
+        for (const set of view.sets.filter((s) => s.judgesText)) {
+            for (const [key, value] of Object.entries(set.tags)) {
+                const problems = [...awsTagTextProblems("key", key), ...(value === UNKNOWN ? [] : awsTagTextProblems("value", value))];
+                for (const problem of problems) {
+                    report(`${setLabel(args, set)} tag ${JSON.stringify(key)}: ${problem}`);
+                }
             }
         }
     },
 );
 
+/** A set's count over its limit, as the message names it. */
+export function countProblem(args: { type: string; name: string }, set: JudgedTagSet, type: string): string | undefined {
+    const count = Object.keys(set.tags).length;
+    if (count <= set.limit) {
+        return undefined;
+    }
+    return `${setLabel(args, set)} carries ${count} tags; ${set.own ? tagLimitText(type) : `AWS allows at most ${set.limit} tags on a resource`}`;
+}
+
 export const tagCount = taggedResourcePolicy(
     {
         name: "aws-tag-count",
-        description: "A taggable AWS resource carries at most 50 tags (10 for S3 objects), counting the provider's default tags.",
+        description:
+            "Every tag set of an AWS resource fits AWS's limit: 50 tags (10 for S3 objects), counting the provider's default tags where they reach it.",
         severity: "high",
         remediationSteps:
-            "Remove tags from the resource or from the AWS provider's defaultTags: AWS refuses the create or update of a resource over its limit.",
+            "Remove tags from the resource, from the tag sets it gives what it creates, or from the provider's defaultTags: AWS refuses the create or update of a resource over its limit.",
     },
-    (args, tags, _config, report) => {
-        const problem = tagCountProblem(args.type, args.name, Object.keys(effectiveTags(tags)).length);
-        if (problem) {
-            report(problem);
+    (args, view, _config, report) => {
+        for (const set of view.sets.filter((s) => s.judgesText)) {
+            const problem = countProblem(args, set, view.schemaType);
+            if (problem) {
+                report(problem);
+            }
         }
     },
 );
+
+/** Whether a resource's own tag set would be empty (judged only when its provider's defaults are known). */
+export function untagged(view: ResourceTagView): boolean {
+    const own = view.sets.find((set) => set.own);
+    return view.hasOwn && own !== undefined && !own.defaultsUnknown && Object.keys(own.tags).length === 0;
+}
+
+export type { TagMap };

@@ -44,17 +44,87 @@ export function unknownConfigKeyProblems(policy: string, known: readonly string[
         .map((key) => `${policy}.${key}: ${JSON.stringify(key)} is not a config key of policy ${policy} (${expected})`);
 }
 
-/** The policy's knobs: `defaults`, overridden by what the pack's config sets; an unknown key stops the run. */
-export function configOf<T>(policy: string, defaults: Readonly<Record<string, unknown>>, args: { getConfig<U extends object>(): U }): T {
+/** What a value breaks of the JSON-schema subset the knobs use (type, enum, items, minimum, maximum), as a rule; undefined when it holds. */
+function knobRuleBroken(schema: PolicyConfigJSONSchema, value: unknown): string | undefined {
+    const types = schema.type === undefined ? [] : Array.isArray(schema.type) ? schema.type : [schema.type];
+    const items = typeof schema.items === "object" && !Array.isArray(schema.items) ? schema.items : undefined;
+    const is: Record<string, (v: unknown) => boolean> = {
+        array: Array.isArray,
+        boolean: (v) => typeof v === "boolean",
+        integer: Number.isInteger,
+        number: (v) => typeof v === "number",
+        object: (v) => typeof v === "object" && v !== null && !Array.isArray(v),
+        string: (v) => typeof v === "string",
+    };
+    if (types.length > 0 && !types.some((t) => is[t]?.(value))) {
+        const item = items?.type;
+        return `must be ${types.map((t) => (t === "array" && typeof item === "string" ? `a list of ${item}s` : `a ${t}`)).join(" or ")}`;
+    }
+    if (schema.enum && !schema.enum.some((allowed) => allowed === value)) {
+        return `must be one of ${schema.enum.map((v) => JSON.stringify(v)).join(", ")}`;
+    }
+    if (typeof value === "number" && schema.minimum !== undefined && value < schema.minimum) {
+        return `must be at least ${schema.minimum}`;
+    }
+    if (typeof value === "number" && schema.maximum !== undefined && value > schema.maximum) {
+        return `must be at most ${schema.maximum}`;
+    }
+    if (Array.isArray(value) && items !== undefined) {
+        const broken = value.map((v, i) => [i, knobRuleBroken(items, v)] as const).filter(([, rule]) => rule !== undefined);
+        if (broken.length > 0) {
+            return broken.map(([i, rule]) => `item ${i} (${JSON.stringify(value[i])}) ${rule}`).join("; ");
+        }
+    }
+    return undefined;
+}
+
+/**
+ * The knobs of `set` whose values break their schema, each naming the key, the value and the rule.
+ * The CLI validates `--policy-pack-config` against these schemas (pulumi/pulumi
+ * pkg/resource/analyzer/config.go `validatePolicyPackConfig`), but an analyzer configured another
+ * way (a programmatic config, an older CLI) would otherwise fail on the first use with a TypeError.
+ */
+export function configValueProblems(
+    policy: string,
+    schemas: Readonly<Record<string, PolicyConfigJSONSchema>>,
+    set: Readonly<Record<string, unknown>>,
+): string[] {
+    return Object.entries(set).flatMap(([key, value]) => {
+        const schema = schemas[key];
+        const rule = schema === undefined || value === undefined ? undefined : knobRuleBroken(schema, value);
+        return rule === undefined ? [] : [`${policy}.${key}: ${JSON.stringify(value)} ${rule}`];
+    });
+}
+
+/** Configs whose values were checked (the analyzer hands each policy the same object for every resource). */
+const valuesChecked = new WeakSet<object>();
+
+/** The policy's knobs: `defaults`, overridden by what the pack's config sets; an unknown key or a value breaking its schema stops the run, every problem at once. */
+export function configOf<T>(
+    policy: string,
+    defaults: Readonly<Record<string, unknown>>,
+    args: { getConfig<U extends object>(): U },
+    schemas: Readonly<Record<string, PolicyConfigJSONSchema>> = {},
+): T {
     const set = args.getConfig<Record<string, unknown>>();
     let config: Record<string, unknown> | undefined;
     for (const key of Object.keys(set)) {
         if (!(key in defaults)) {
-            throw new PolicyConfigError(policy, unknownConfigKeyProblems(policy, Object.keys(defaults), set));
+            throw new PolicyConfigError(policy, [
+                ...unknownConfigKeyProblems(policy, Object.keys(defaults), set),
+                ...configValueProblems(policy, schemas, set),
+            ]);
         }
         if (set[key] !== undefined) {
             config ??= { ...defaults };
             config[key] = set[key];
+        }
+    }
+    if (config !== undefined && !valuesChecked.has(set)) {
+        const problems = configValueProblems(policy, schemas, set);
+        valuesChecked.add(set);
+        if (problems.length > 0) {
+            throw new PolicyConfigError(policy, problems);
         }
     }
     return (config ?? defaults) as T;
@@ -83,7 +153,7 @@ export function resourcePolicy<C = Record<string, never>>(meta: PolicyMeta, chec
     const defaults = defaultsOf(meta);
     return {
         ...base(meta),
-        validateResource: (args, report) => check(args, configOf<C>(meta.name, defaults, args), report),
+        validateResource: (args, report) => check(args, configOf<C>(meta.name, defaults, args, meta.config), report),
     };
 }
 
@@ -92,7 +162,7 @@ export function stackPolicy<C = Record<string, never>>(meta: PolicyMeta, check: 
     const defaults = defaultsOf(meta);
     return {
         ...base(meta),
-        validateStack: (args, report) => check(args, configOf<C>(meta.name, defaults, args), report),
+        validateStack: (args, report) => check(args, configOf<C>(meta.name, defaults, args, meta.config), report),
     };
 }
 

@@ -74,6 +74,35 @@ const cases: [string, Record<string, unknown>, string[]][] = [
         { "kubernetes.io": "v" },
         [at('["kubernetes.io"]', "key is in the kubernetes.io namespace, which the platform reserves")],
     ],
+    [
+        "the installer's ownership key (openshift/installer pkg/asset/cluster/aws/aws.go Metadata: destroy deletes what carries it)",
+        { openshiftClusterID: "0d6f1b5e-2a6a-4d55-9f7b-2b1d5c3f7e10" },
+        [
+            at(
+                ".openshiftClusterID",
+                "key openshiftClusterID is the installer's cluster ownership tag: openshift-install destroy deletes every resource carrying a cluster's id under it (openshift/installer pkg/destroy/aws/aws.go)",
+            ),
+        ],
+    ],
+    [
+        "Cluster API Provider AWS's ownership key (destroy's third filter) and its role key",
+        { "sigs.k8s.io/cluster-api-provider-aws/cluster/prod-west-abcde": "owned", "sigs.k8s.io/cluster-api-provider-aws/role": "node" },
+        [
+            at(
+                '["sigs.k8s.io/cluster-api-provider-aws/cluster/prod-west-abcde"]',
+                "key is Cluster API Provider AWS's cluster ownership tag: openshift-install destroy deletes every resource carrying sigs.k8s.io/cluster-api-provider-aws/cluster/<infra id>=owned (openshift/installer pkg/asset/cluster/aws/aws.go)",
+            ),
+            at(
+                '["sigs.k8s.io/cluster-api-provider-aws/role"]',
+                "key is in Cluster API Provider AWS's namespace sigs.k8s.io/cluster-api-provider-aws/, by which the cluster's machinery finds its resources",
+            ),
+        ],
+    ],
+    [
+        "a key that only looks like the ownership key (destroy matches keys exactly)",
+        { OpenshiftClusterIDs: "x", "sigs.k8s.io/other": "v" },
+        [],
+    ],
     ["a look-alike domain (installer: valid)", { "otheropenshift.io/some-key": "v" }, []],
     ["openshift.io further down the path (installer: valid)", { "some-domain/openshift.io/some-key": "v" }, []],
     [

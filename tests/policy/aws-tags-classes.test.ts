@@ -36,7 +36,7 @@ describe("aws-tags through the analyzer protocol: every class, caught and clean"
 
     test("GIVEN an aws: type from a newer @pulumi/aws, with tags WHEN analyzed THEN it is refused as not judged against the derived list; a listed type gets none", async () => {
         expect(await judged(resource("aws:bedrockagentcore/gateway:Gateway2099", "gw", { tags: { team: "a" } }))).toEqual([
-            `mandatory aws-unjudged-types: aws:bedrockagentcore/gateway:Gateway2099 "gw" cannot judge: not in the taggable list derived from ${TAGGABLE_SOURCE}, though it declares tags`,
+            `mandatory aws-unjudged-types: aws:bedrockagentcore/gateway:Gateway2099 "gw" cannot judge: not in the schema derived from ${TAGGABLE_SOURCE}, though it declares tags`,
         ]);
         expect(await judged(resource("aws:sqs/queue:Queue", "events", { tags: ALL_REQUIRED }))).toEqual([]);
     });
@@ -45,7 +45,7 @@ describe("aws-tags through the analyzer protocol: every class, caught and clean"
         expect(await judged(resource("aws:inspector/resourceGroup:ResourceGroup", "targets", { tags: { Name: "web" } }))).toEqual([]);
     });
 
-    test("GIVEN aws-native resources WHEN their tags are {key, value} items or a map THEN they are judged by that shape; another shape is refused as not judged", async () => {
+    test("GIVEN aws-native resources WHEN their tags are {key, value} items or a map, as the schema types them THEN they are judged; items of another shape carry no tags", async () => {
         expect(await judged(resource("aws-native:s3:Bucket", "logs", { tags: [{ key: "adminContact", value: "jdoe" }] }))).toEqual([
             'mandatory aws-required-tags: aws-native:s3:Bucket "logs" lacks the required tag "costCenter" (it carries "adminContact")',
         ]);
@@ -58,9 +58,13 @@ describe("aws-tags through the analyzer protocol: every class, caught and clean"
         expect(await judged(resource("aws-native:ssm:Parameter", "p", { tags: { adminContact: "jdoe" } }))).toEqual([
             'mandatory aws-required-tags: aws-native:ssm:Parameter "p" lacks the required tag "costCenter" (it carries "adminContact")',
         ]);
-        expect(await judged(resource("aws-native:iot:Thing", "t", { tags: [{ Key: "adminContact", Value: "jdoe" }] }))).toEqual([
-            'mandatory aws-unjudged-types: aws-native:iot:Thing "t" cannot judge: its tags are neither a list of {key, value} items nor a string map',
+        // The schema types them as {key, value} items (the provider refuses other fields): Key/Value items name no tag.
+        expect(await judged(resource("aws-native:sqs:Queue", "q", { tags: [{ Key: "adminContact", Value: "jdoe" }] }))).toEqual([
+            'mandatory aws-required-tags: aws-native:sqs:Queue "q" lacks the required tags "adminContact", "costCenter" (it carries no tags)',
+            'mandatory aws-untagged-resources: aws-native:sqs:Queue "q" carries no tags',
         ]);
+        // An IoT thing takes no tags (its schema has none): untaggable, it passes.
+        expect(await judged(resource("aws-native:iot:Thing", "t", { thingName: "sensor" }))).toEqual([]);
     });
 
     test("GIVEN a launch template whose instance tag specification lacks a required key WHEN analyzed THEN it is named, though the provider's defaults cover the template itself; complete specifications pass", async () => {
@@ -78,7 +82,7 @@ describe("aws-tags through the analyzer protocol: every class, caught and clean"
                 { provider: awsProvider(ALL_REQUIRED) },
             );
         expect(await judged(template({ adminContact: "jdoe" }))).toEqual([
-            'mandatory aws-required-tags: aws:ec2/launchTemplate:LaunchTemplate "workers" tagSpecifications[0] (instance) lacks the required tag "costCenter" (it carries "adminContact")',
+            'mandatory aws-required-tags: aws:ec2/launchTemplate:LaunchTemplate "workers" tagSpecifications[0].tags (instance) lacks the required tag "costCenter" (it carries "adminContact")',
         ]);
         expect(await judged(template(ALL_REQUIRED))).toEqual([]);
     });

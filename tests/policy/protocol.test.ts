@@ -263,10 +263,11 @@ describe("the aws-tags pack through the real analyzer protocol", () => {
                 "resource aws-no-name-user-tag mandatory medium []",
                 "resource aws-tag-format mandatory medium []",
                 "resource aws-tag-count mandatory high []",
-                "resource aws-side-channel-tags mandatory high [allowedKeys, requiredTags]",
-                "resource aws-provider-settings mandatory high [ignoreTagKeyPrefixes, ignoreTagKeys]",
+                "resource aws-side-channel-tags mandatory high [requiredTags]",
+                "resource aws-provider-settings mandatory high [ignoreTagKeyPrefixes, ignoreTagKeys, tagPolicyCompliance]",
                 "resource aws-untagged-resources mandatory high []",
                 "resource aws-unjudged-types mandatory high [allowedTypes]",
+                "resource aws-unjudged-content advisory medium []",
             ],
         );
     });

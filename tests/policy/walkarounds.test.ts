@@ -198,9 +198,17 @@ describe("correct RBAC passes (no false positives)", () => {
 const bucket = (tags: Record<string, unknown>) => resource("aws:s3/bucket:Bucket", "b", { bucket: "b", tags });
 
 describe("AWS tag walk-arounds, by class: each generated case is refused", () => {
-    test("GIVEN a tag written through a side-channel resource with a reserved, Name or blank key or value WHEN judged THEN refused", () => {
+    test("GIVEN a tag written through a side-channel resource with a reserved or blank key or value WHEN judged THEN refused", () => {
         const bad = fc.oneof(
-            fc.constantFrom("kubernetes.io/x", "a.openshift.io/y", "aws:z", "Name", "name").map((key) => ({ key, value: "v" })),
+            fc
+                .constantFrom(
+                    "kubernetes.io/x",
+                    "a.openshift.io/y",
+                    "aws:z",
+                    "openshiftClusterID",
+                    "sigs.k8s.io/cluster-api-provider-aws/cluster/x",
+                )
+                .map((key) => ({ key, value: "v" })),
             fc.constantFrom(" ", "  ", "\t").map((value) => ({ key: "team", value })),
         );
         fc.assert(
@@ -251,11 +259,12 @@ describe("AWS tag walk-arounds, by class: each generated case is refused", () =>
         fc.assert(fc.property(fc.constantFrom(" ", "   ", "\u3000"), (blank) => caught(awsTags, bucket({ ...TAGS, team: blank }))));
     });
 
-    test("GIVEN aws-native types without tags, and aws: types the derived list does not know that declare tags WHEN judged THEN refused unless allow-listed", () => {
+    test("GIVEN a taggable aws-native type without tags, and types the derived schema does not know that declare tags WHEN judged THEN refused; an unknown type only unless allow-listed", () => {
         caught(awsTags, resource("aws-native:s3:Bucket", "n", {}));
         caught(awsTags, resource("aws:brandnew/thing:Thing", "t", { tags: TAGS }));
-        const allowing = engine(AWS_TAGS_POLICIES, { "aws-unjudged-types": { allowedTypes: ["aws-native:s3:Bucket"] } });
-        expect(judged(allowing, resource("aws-native:s3:Bucket", "n", {}))).toEqual([]);
+        caught(awsTags, resource("aws-native:brandnew:Thing", "t", { tags: [{ key: "costCenter", value: "1" }] }));
+        const allowing = engine(AWS_TAGS_POLICIES, { "aws-unjudged-types": { allowedTypes: ["aws:brandnew/thing:Thing"] } });
+        expect(judged(allowing, resource("aws:brandnew/thing:Thing", "t", { tags: TAGS }))).toEqual([]);
     });
 });
 

@@ -1,16 +1,30 @@
 /**
- * `npm run bench:real` at its smallest (one preview each), so the benchmark cannot rot unseen: it
- * runs the same code in the same environment and prints the same line.
+ * `npm run bench:real` at its smallest size (ten ClusterBundles, one preview each), so the
+ * benchmark cannot rot unseen: it runs the same code in the same environment and prints the same
+ * line. The larger sizes take minutes each; their figures are in docs/performance.md.
  */
-import { benchReal, formatRealBench } from "../../scripts/bench/real";
+import { benchReal, formatRealBench, parseSizes, scenarioConfig } from "../../scripts/bench/real";
 
-describe("bench:real at a tiny size", () => {
-    test("GIVEN the run's cluster WHEN the benchmark runs with one preview each THEN it measures both stacks and prints its line", () => {
-        const result = benchReal(1);
+describe("bench:real at its smallest size", () => {
+    test("GIVEN the run's cluster WHEN the ten-ClusterBundle scenario runs with one preview each THEN it measures the stack and a floor of as many resources and prints its line", () => {
+        const scenarios = parseSizes("clusterBundles:10");
+        const config = scenarioConfig(scenarios[0]) as { subscriptions: { clusterBundles: Array<{ name: string }> } };
+        expect(config.subscriptions.clusterBundles.map((b) => b.name)).toEqual([
+            "cluster",
+            ...Array.from({ length: 9 }, (_, i) => `cluster-${i + 2}`),
+        ]);
+        const lines: string[] = [];
+        const [result] = benchReal(scenarios, 1, (r) => lines.push(formatRealBench(r)));
         expect(result.resources).toBeGreaterThan(50);
-        expect(Object.values(result).every((n) => Number.isFinite(n) && n > 0)).toBe(true);
-        expect(formatRealBench(result)).toMatch(
-            /^bench:real preview_s=\d+\.\d\d floor_preview_s=\d+\.\d\d ratio=\d+\.\d\d up_s=\d+\.\d\d resources=\d+$/,
+        expect(
+            [result.upSeconds, result.floorUpSeconds, result.previewSeconds, result.floorPreviewSeconds].every(
+                (n) => Number.isFinite(n) && n > 0,
+            ),
+        ).toBe(true);
+        expect(lines).toHaveLength(1);
+        console.log(lines[0]);
+        expect(lines[0]).toMatch(
+            /^bench:real scenario=clusterBundles:10 resources=\d+ up_s=\d+\.\d\d floor_up_s=\d+\.\d\d up_ratio=\d+\.\d\d preview_s=\d+\.\d\d floor_preview_s=\d+\.\d\d ratio=\d+\.\d\d preview_ms_per_resource=\d+\.\d floor_preview_ms_per_resource=\d+\.\d$/,
         );
     });
 });

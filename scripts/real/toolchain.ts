@@ -408,6 +408,14 @@ export function toolSpecs(lock = readLockfile()): ToolSpec[] {
                     ldflags: ["-s", "-w", `-X ${CERT_MANAGER_MODULE}/pkg/util.AppVersion=${certManagerVersion}`],
                 },
             ],
+            versions: [
+                {
+                    binary: "cert-manager",
+                    ask: ["version"],
+                    expected: semverOf(certManagerVersion),
+                    rule: VERSION_RULES.goMod(CERT_MANAGER_MODULE),
+                },
+            ],
             moduleFiles: [
                 {
                     // The cert-manager.io API (the ACME CRDs are left out: no ACME controller runs).

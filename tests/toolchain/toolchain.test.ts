@@ -185,7 +185,7 @@ describe("one version of each Pulumi package and its plugin", () => {
         expect(versionIn(output)).toBe(version);
     });
 
-    test("GIVEN the tools WHEN their version checks are listed THEN the CLI and its host must report @pulumi/pulumi's version, each provider its SDK's, the control plane the go.mod pins", () => {
+    test("GIVEN the tools WHEN their version checks are listed THEN the CLI and its host must report @pulumi/pulumi's version, each provider its SDK's, the control plane and cert-manager the go.mod pins", () => {
         const goPin = (dir: string, module: string) =>
             requiredVersion(fs.readFileSync(path.join(TOOLS_ROOT, dir, "go.mod"), "utf8"), module).slice(1);
         const checks = toolSpecs().flatMap((spec) =>
@@ -209,6 +209,7 @@ describe("one version of each Pulumi package and its plugin", () => {
             ["kube", "kubectl", "version --client", kube],
             ["etcd", "etcd", "--version", goPin("etcd", "go.etcd.io/etcd/server/v3")],
             ["kwok", "kwok", "--version", goPin("kwok", "sigs.k8s.io/kwok")],
+            ["cert-manager", "cert-manager", "version", goPin("cert-manager", "github.com/cert-manager/cert-manager")],
         ]);
     });
 

@@ -23,15 +23,22 @@ import (
 	"syscall"
 
 	logf "github.com/cert-manager/cert-manager/pkg/logs"
+	"github.com/cert-manager/cert-manager/pkg/util"
 	"k8s.io/klog/v2"
 )
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: cert-manager controller|cainjector --kubeconfig=FILE [flags]")
+		fmt.Fprintln(os.Stderr, "usage: cert-manager controller|cainjector --kubeconfig=FILE [flags] | cert-manager version")
 		os.Exit(2)
 	}
 	command, args := os.Args[1], os.Args[2:]
+	if command == "version" {
+		// The version real:tools asks of every binary it builds (scripts/real/toolchain.ts): the
+		// AppVersion the build's ldflags set, as upstream's `cmctl version` reports it.
+		fmt.Println(util.AppVersion)
+		return
+	}
 	flags := flag.NewFlagSet(command, flag.ExitOnError)
 	kubeconfig := flags.String("kubeconfig", "", "kubeconfig of the cluster (required)")
 	clusterResourceNamespace := flags.String("cluster-resource-namespace", "kube-system",

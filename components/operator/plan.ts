@@ -6,6 +6,7 @@
  */
 import { webhookDescriptionProblems } from "../admission-webhook/rules";
 import { admissionWebhookProblems } from "../admission-webhook/structure";
+import { webhookCertificateVolumes } from "../admission-webhook/build";
 import type { OlmConfig, OperatorConfig } from "../config/schema";
 import { DNS1123_SUBDOMAIN_RULE, isDns1123Subdomain } from "../shared/k8s-names";
 import { describeValue, formatPath, Problem } from "../shared/problems";
@@ -17,7 +18,7 @@ import { podReferences, referenceKey, serviceAccountPullSecrets } from "./pod-re
 import type { RequiredObject } from "../shared/object-presence";
 import { OPERATOR_LABEL, platformLabels } from "../shared/labels";
 import { ClusterServiceVersion, InstallModeType, permissionsOf } from "./csv";
-import { DeploymentInput } from "./deployments";
+import { CertificateMount, DeploymentInput, withCertificateMount } from "./deployments";
 import {
     installModeListProblems,
     installModeSet,
@@ -366,7 +367,7 @@ export function planOperator(
  * The objects the Deployments' pods need (pod-references.ts) that neither the bundle nor the
  * stack provides, for the pre-flight to ask the cluster about. The stack provides the
  * ServiceAccounts it creates and each served deployment's serving Secret (OLM's certificate
- * volumes replace the bundle's own `apiservice-cert`/`webhook-cert` volumes); every namespace has
+ * volumes replace the bundle's own of the same name, and its mounts at the same paths); every namespace has
  * the ServiceAccount `default`.
  */
 function unprovidedReferences(
@@ -386,10 +387,23 @@ function unprovidedReferences(
     );
     const required: RequiredObject[] = [];
     deployments.forEach((deployment, i) => {
-        const replaced = new Set(provided.served.has(deployment.name) ? ["apiservice-cert", "webhook-cert"] : []);
         const at = (field: string) =>
             `${JSON.stringify(config.csv)} ${formatPath(["spec", "install", "spec", "deployments", i, "spec"])}.${field}`;
-        const references = podReferences(deployment.spec as unknown as Record<string, unknown>, namespace, replaced);
+        // The pod as OLM deploys it: a served deployment gets OLM's certificate volumes, which replace
+        // the bundle's volume or mount of the same name or path (its Secret is provided above).
+        const spec = provided.served.has(deployment.name)
+            ? {
+                  ...deployment.spec,
+                  template: {
+                      ...deployment.spec.template,
+                      spec: withCertificateMount(
+                          deployment.spec.template.spec as Parameters<typeof withCertificateMount>[0],
+                          webhookCertificateVolumes(webhookCertSecretName(deployment.name)) as unknown as CertificateMount,
+                      ),
+                  },
+              }
+            : deployment.spec;
+        const references = podReferences(spec as unknown as Record<string, unknown>, namespace);
         const serviceAccount = deployment.spec.template.spec.serviceAccountName ?? "default";
         const account = serviceAccountObjects.get(serviceAccount);
         const pullSecrets = account

@@ -41,10 +41,14 @@ const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
 const text = (value: unknown): string | undefined => (typeof value === "string" && value !== "" ? value : undefined);
 
 /**
- * Every object the Deployment's pod template needs, required ones only. `replacedVolumes` are
- * volumes OLM replaces with its own (the certificate volumes of a served deployment).
+ * Every object the Deployment's pod template needs, required ones only. Give it the template as
+ * OLM deploys it (a served deployment with OLM's certificate volumes merged in). A volume no
+ * container mounts is not needed: the kubelet skips volumes that no container, init container or
+ * ephemeral container mounts or uses as a device (kubernetes `pkg/kubelet/volumemanager/populator/
+ * desired_state_of_world_populator.go`, `processPodVolumes`), as a bundle volume whose mount OLM's
+ * certificate mount replaced becomes.
  */
-export function podReferences(deploymentSpec: Json, namespace: string, replacedVolumes: ReadonlySet<string> = new Set()): PodReference[] {
+export function podReferences(deploymentSpec: Json, namespace: string): PodReference[] {
     const refs: PodReference[] = [];
     const add = (kind: ReferencedKind, name: unknown, path: PropertyKey[]) => {
         const n = text(name);
@@ -59,9 +63,16 @@ export function podReferences(deploymentSpec: Json, namespace: string, replacedV
     list(pod.imagePullSecrets).forEach((s, i) => add("Secret", record(s)?.name, [...base, "imagePullSecrets", i, "name"]));
     add("PriorityClass", pod.priorityClassName, [...base, "priorityClassName"]);
     add("RuntimeClass", pod.runtimeClassName, [...base, "runtimeClassName"]);
+    const used = new Set(
+        (["initContainers", "containers", "ephemeralContainers"] as const).flatMap((group) =>
+            list(pod[group]).flatMap((c) =>
+                [...list(record(c)?.volumeMounts), ...list(record(c)?.volumeDevices)].map((m) => record(m)?.name),
+            ),
+        ),
+    );
     list(pod.volumes).forEach((v, i) => {
         const volume = record(v) ?? {};
-        if (typeof volume.name === "string" && replacedVolumes.has(volume.name)) return;
+        if (typeof volume.name !== "string" || !used.has(volume.name)) return;
         const at = [...base, "volumes", i];
         const secret = record(volume.secret);
         if (secret && secret.optional !== true) add("Secret", secret.secretName, [...at, "secret", "secretName"]);

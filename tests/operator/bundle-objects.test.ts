@@ -201,13 +201,24 @@ describe("bundle objects installed as OLM's ExecutePlan installs them", () => {
         expect(lines).not.toContain("not base64!");
     });
 
-    test("GIVEN a Deployment whose pods read a ConfigMap and a Secret nobody provides WHEN rendered THEN refused naming the Deployment, the reference and the missing object; present in the cluster or optional, accepted", async () => {
+    test("GIVEN a Deployment whose pods read a ConfigMap and a Secret nobody provides WHEN rendered THEN refused naming the Deployment, the reference and the missing object; present in the cluster, optional or in a volume no container mounts (the kubelet skips it), accepted", async () => {
         const spec = {
             volumes: [
                 { name: "config", configMap: { name: "manager-config" } },
                 { name: "maybe", secret: { secretName: "extra", optional: true } },
+                { name: "unmounted", configMap: { name: "never-read" } },
             ],
-            containers: [{ name: "manager", image: "example.io/op:1", envFrom: [{ secretRef: { name: "op-credentials" } }] }],
+            containers: [
+                {
+                    name: "manager",
+                    image: "example.io/op:1",
+                    envFrom: [{ secretRef: { name: "op-credentials" } }],
+                    volumeMounts: [
+                        { name: "config", mountPath: "/config" },
+                        { name: "maybe", mountPath: "/extra" },
+                    ],
+                },
+            ],
         };
         const refused = await render(bundleFolder(spec, []));
         expect(refused.resources).toEqual([]);
@@ -218,6 +229,7 @@ describe("bundle objects installed as OLM's ExecutePlan installs them", () => {
         expect(refused.errors.join("\n")).toContain(`Secret "${NAMESPACE}/op-credentials" does not exist in the cluster`);
         expect(refused.errors.join("\n")).toContain("OLM would install the bundle all the same");
         expect(refused.errors.join("\n")).not.toContain("extra");
+        expect(refused.errors.join("\n")).not.toContain("never-read");
         const present = await render(bundleFolder(spec, []), {
             cluster: [
                 ...cluster,

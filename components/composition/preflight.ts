@@ -8,9 +8,9 @@ import { delegatedBackendProblems } from "../certificates/delegated-backends";
 import { SERVICE_CA_BUNDLE_SOURCE } from "../certificates/delegated";
 import { effectiveCertificateSettings, requiredCaSourceObjects } from "../certificates/rules";
 import { sectionsFromPulumiConfig, StackConfig, validateStackConfig } from "../config";
-import { OperatorsPlan, planOperators, requiredClusterObjects, upgradeProblems } from "../operator";
+import { bundleApiProblems, OperatorsPlan, planOperators, requiredClusterObjects, upgradeProblems } from "../operator";
 import { ClusterConnection, clusterConnection, projectDirectory } from "../shared/cluster";
-import { apiDiscovery } from "../shared/discovery";
+import { apiDiscovery, apiKindDiscovery } from "../shared/discovery";
 import { checkExisting, describeRef, objectLister, objectReader, type ObjectReader, presenceLookup } from "../shared/object-presence";
 import { formatReport, Problem } from "../shared/problems";
 import { requiredObjectsOf } from "../subscriptions";
@@ -100,6 +100,8 @@ export async function preflight(config: StackConfig): Promise<Preflight> {
                 ...(config.subscriptions.enabled ? requiredObjectsOf(config.subscriptions.clusterBundles) : []),
                 ...requiredClusterObjects(config.operators, config.olm),
                 ...requiredCaSourceObjects(config.certificates.mode, config.caInjection),
+                // What operator pods need that neither their bundle nor the stack provides (components/operator/pod-references.ts).
+                ...operators.plans.flatMap((plan) => plan.clusterReferences),
             ],
             presenceLookup(connection, projectDirectory()),
         ).catch((error: Error) => {
@@ -107,6 +109,8 @@ export async function preflight(config: StackConfig): Promise<Preflight> {
             throw new pulumi.RunError(error.message);
         });
         problems.push(...existing.problems);
+        // Bundle objects whose API the cluster does not serve, as OLM's InstallPlan would fail on them.
+        problems.push(...(await bundleApiProblems(operators.plans, config.operators, apiKindDiscovery(connection, PROJECT_DIRECTORY))));
         const reader = objectReader(connection, projectDirectory());
         // What OLM checks before an upgrade (components/operator/upgrade.ts), against the cluster's CRDs and running operators.
         const upgrades = await upgradeProblems(operators.plans, config.operators, reader, objectLister(connection, projectDirectory()));

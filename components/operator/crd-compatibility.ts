@@ -16,7 +16,7 @@ import type { OperatorConfig } from "../config/schema";
 import type { CollectionRead, CollectionRef, ObjectLister, ObjectRead } from "../shared/object-presence";
 import { describeValue, formatPath, Problem } from "../shared/problems";
 import type { CrdObject } from "./bundle";
-import { type JsonSchema, schemaViolations } from "./crd-schema";
+import { type JsonSchema, schemaViolations } from "../shared/structural-schema";
 import type { OperatorPlan } from "./plan";
 import { canonicalJson } from "../shared/canonical-json";
 

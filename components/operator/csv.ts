@@ -112,7 +112,10 @@ const apiServiceDescriptionSchema = z.object({
 export const INSTALL_MODE_TYPES = ["OwnNamespace", "SingleNamespace", "MultiNamespace", "AllNamespaces"] as const;
 
 const csvSchema = z.object({
-    apiVersion: z.literal("operators.coreos.com/v1alpha1"),
+    // OLM requires an apiVersion and then decodes the CSV as operators.coreos.com/v1alpha1 whatever
+    // it says (pkg/controller/registry/resolver/steps.go, NewStepResourceFromBundle: "bundle CSV %s
+    // missing APIVersion"); real bundles ship `v1alpha1` or `operators.coreos.com/v1`.
+    apiVersion: z.string().min(1, { message: "is missing: OLM refuses a bundle CSV without an apiVersion (resolver/steps.go)" }),
     kind: z.literal("ClusterServiceVersion"),
     metadata: z.object({
         name: z.string(),

@@ -24,6 +24,7 @@ export { ConversionResets } from "./conversion-reset";
 export { requiredClusterObjects } from "./existing";
 export { upgradeProblems } from "./upgrade";
 export { planOperators, togglesOf } from "./plan";
+export { bundleApiProblems } from "./bundle-objects";
 export type { OperatorPlan, OperatorsPlan } from "./plan";
 
 export interface OperatorsArgs {

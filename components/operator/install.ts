@@ -10,6 +10,7 @@ import type { CertificateIssuer } from "../certificates/contract";
 import { ClusterTarget, skippedWithoutCluster } from "../shared/cluster";
 import { CRD_FIELD_MANAGER, fieldManagerAnnotations } from "../shared/crd-retention";
 import { OPERATOR_LABEL, platformLabels } from "../shared/labels";
+import { declareBundleObjects } from "./bundle-install";
 import { DeploymentObject, deploymentFor, EnvVar, plainCopy } from "./deployments";
 import type { CrdPlan, OperatorPlan } from "./plan";
 import { objectKey, RbacObject } from "./rbac";
@@ -78,15 +79,20 @@ export class OperatorInstall extends pulumi.ComponentResource {
                     args.cluster,
                 ),
             );
+        // A ServiceAccount the bundle also ships is declared with the bundle's content (bundle-objects.ts).
         const serviceAccounts = plan.serviceAccounts.map(
             (sa) =>
                 new k8s.core.v1.ServiceAccount(
                     `${op}-sa-${sa}`,
-                    { metadata: { name: sa, namespace, labels } },
+                    (plan.serviceAccountObjects[sa] as k8s.core.v1.ServiceAccountArgs | undefined) ?? {
+                        metadata: { name: sa, namespace, labels },
+                    },
                     { parent: this, dependsOn: inNamespace },
                 ),
         );
         const rbac = declareRbac(op, plan.rbac, this, [...inNamespace, ...crds], shared);
+        // The bundle's other objects, as OLM's InstallPlan creates them before the CSV's Deployments.
+        const bundleObjects = declareBundleObjects(op, plan.bundleObjects, shared, { parent: this, dependsOn: [...inNamespace, ...crds] });
 
         // The webhook generation: replaced (delete first) whenever the webhook set changes.
         const generation = new k8s.core.v1.ConfigMap(
@@ -103,7 +109,7 @@ export class OperatorInstall extends pulumi.ComponentResource {
 
         // Deployments in CSV order: each waits for the previous one to be ready and for the
         // webhooks that one serves (the provider awaits a Deployment's rollout).
-        let previous: pulumi.Resource[] = [generation, ...serviceAccounts, ...rbac, ...crds];
+        let previous: pulumi.Resource[] = [generation, ...serviceAccounts, ...rbac, ...bundleObjects, ...crds];
         for (const deploymentPlan of plan.deployments) {
             const serving = servings.get(deploymentPlan.name);
             const object = deploymentFor({ ...deploymentPlan.input, certificate: serving?.mount });

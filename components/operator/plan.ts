@@ -6,14 +6,19 @@
  */
 import { webhookDescriptionProblems } from "../admission-webhook/rules";
 import { admissionWebhookProblems } from "../admission-webhook/structure";
+import { webhookCertificateVolumes } from "../admission-webhook/build";
 import type { OlmConfig, OperatorConfig } from "../config/schema";
 import { DNS1123_SUBDOMAIN_RULE, isDns1123Subdomain } from "../shared/k8s-names";
 import { describeValue, formatPath, Problem } from "../shared/problems";
 import type { WebhookBackend } from "../admission-webhook/contract";
 import { ApiServicePlan, apiServicesByDeployment } from "./apiservices";
 import { CrdObject, loadBundle, LoadedBundle, ManifestReader } from "./bundle";
+import { BundleObjectPlan, bundleObjectKey, planBundleObjects } from "./bundle-objects";
+import { podReferences, referenceKey, serviceAccountPullSecrets } from "./pod-references";
+import type { RequiredObject } from "../shared/object-presence";
+import { OPERATOR_LABEL, platformLabels } from "../shared/labels";
 import { ClusterServiceVersion, InstallModeType, permissionsOf } from "./csv";
-import { DeploymentInput } from "./deployments";
+import { CertificateMount, DeploymentInput, withCertificateMount } from "./deployments";
 import {
     installModeListProblems,
     installModeSet,
@@ -104,6 +109,15 @@ export interface OperatorPlan {
     shared: SharedObjects;
     /** The CSV's upgrade edges, checked against the installed CSV (upgrade-path.ts). */
     edges: UpgradeEdges;
+    /**
+     * The bundle's other objects, as OLM's ExecutePlan creates them (bundle-objects.ts). A bundle
+     * ServiceAccount the CSV also names is not here: it is `serviceAccountObjects`' entry.
+     */
+    bundleObjects: BundleObjectPlan[];
+    /** The bundle's own ServiceAccount objects for ServiceAccounts the CSV names (declared with their content). */
+    serviceAccountObjects: Record<string, Record<string, unknown>>;
+    /** Objects the Deployments' pods need that neither the bundle nor the stack provides: the cluster must have them (pre-flight). */
+    clusterReferences: RequiredObject[];
 }
 
 export interface OperatorsPlan {
@@ -154,9 +168,10 @@ export function planOperator(
     reader = new ManifestReader(),
 ): SingleResult {
     const csvPath = formatPath(["operators", index, "csv"]);
+    // The bundle file in full (a long path cut short would not name the bundle).
     const fileProblem = (field: string, message: string): Problem => ({
         path: csvPath,
-        message: `${describeValue(config.csv)}${field === "" ? "" : ` ${field}`}: ${message}`,
+        message: `${JSON.stringify(config.csv)}${field === "" ? "" : ` ${field}`}: ${message}`,
     });
     const loaded = loadBundle(projectRoot, config.csv, reader);
     if (!loaded.ok) {
@@ -234,9 +249,25 @@ export function planOperator(
     // Owned CRDs: manifests from the bundle folder.
     const crds = crdPlans(bundle, mapping.byDeployment, problems, warn, fileProblem);
     reportRequired(csv, warn);
-    if (bundle.ignored.length > 0) {
-        warn(`bundle objects not installed by this stack: ${bundle.ignored.join(", ")}`);
+    if (bundle.skipped.length > 0) {
+        warn(`left out of the bundle as OLM's bundle parser (opm) leaves them out: ${bundle.skipped.join("; ")}`);
     }
+    const serviceAccounts = serviceAccountsOf(csv);
+    const bundlePlan = planBundleObjects(bundle.objects, {
+        csvName: csv.metadata.name,
+        namespace: config.namespace,
+        labels: platformLabels("operator", { [OPERATOR_LABEL]: config.name }),
+        serviceAccounts,
+    });
+    problems.push(...bundlePlan.problems.map((p) => fileProblem(p.field, p.message)));
+    const serviceAccountObjects: Record<string, Record<string, unknown>> = {};
+    const bundleObjects = bundlePlan.objects.filter((o) => {
+        if (o.kind === "ServiceAccount" && serviceAccounts.includes(o.name)) {
+            serviceAccountObjects[o.name] = o.manifest;
+            return false;
+        }
+        return true;
+    });
 
     const rbacNamespaces = config.rbacNamespaces;
     if (config.targetNamespaces.length === 0 && toggles.disableAllNamespacePermissionPromotion && supportsAllNamespacesOnly(modes)) {
@@ -279,6 +310,26 @@ export function planOperator(
         served: served.byDeployment.get(deployment.name),
     }));
 
+    // A bundle object named like one the stack generates for the install: OLM's CSV install replaces it with its own.
+    const generated = new Set([
+        ...rbac.map(objectKey),
+        ...[...served.byDeployment.values()].flatMap((d) => [
+            `Service ${config.namespace}/${d.serviceName}`,
+            `Secret ${config.namespace}/${d.secretName}`,
+        ]),
+    ]);
+    for (const object of bundleObjects.filter((o) => generated.has(bundleObjectKey(o)))) {
+        warn(
+            `bundle file ${describeValue(object.file)}: ${bundleObjectKey(object)} is replaced by the one the stack generates for the CSV, as OLM's install of the CSV replaces it`,
+        );
+    }
+    bundleObjects.splice(0, bundleObjects.length, ...bundleObjects.filter((o) => !generated.has(bundleObjectKey(o))));
+    const clusterReferences = unprovidedReferences(config, index, csv.spec.install.spec.deployments, {
+        served: new Set(served.byDeployment.keys()),
+        serviceAccounts,
+        bundleObjects: bundlePlan.objects,
+    });
+
     if (problems.length > 0) {
         return { problems, warnings };
     }
@@ -291,7 +342,7 @@ export function planOperator(
             installMode: requestedInstallMode(config.namespace, config.targetNamespaces),
             watchNamespaces: watch,
             ...(overrideWatchNamespace ? { confinedNamespaces: watch } : {}),
-            serviceAccounts: serviceAccountsOf(csv),
+            serviceAccounts,
             crds,
             rbac,
             deployments: deploymentPlans,
@@ -305,8 +356,69 @@ export function planOperator(
                 skips: csv.spec.skips ?? [],
                 skipRange: csv.metadata.annotations?.["olm.skipRange"],
             },
+            bundleObjects,
+            serviceAccountObjects,
+            clusterReferences,
         },
     };
+}
+
+/**
+ * The objects the Deployments' pods need (pod-references.ts) that neither the bundle nor the
+ * stack provides, for the pre-flight to ask the cluster about. The stack provides the
+ * ServiceAccounts it creates and each served deployment's serving Secret (OLM's certificate
+ * volumes replace the bundle's own of the same name, and its mounts at the same paths); every namespace has
+ * the ServiceAccount `default`.
+ */
+function unprovidedReferences(
+    config: OperatorConfig,
+    index: number,
+    deployments: ClusterServiceVersion["spec"]["install"]["spec"]["deployments"],
+    provided: { served: ReadonlySet<string>; serviceAccounts: readonly string[]; bundleObjects: readonly BundleObjectPlan[] },
+): RequiredObject[] {
+    const namespace = config.namespace;
+    const keys = new Set([
+        ...provided.bundleObjects.map(bundleObjectKey),
+        ...[...provided.serviceAccounts, "default"].map((sa) => `ServiceAccount ${namespace}/${sa}`),
+        ...[...provided.served].map((d) => `Secret ${namespace}/${webhookCertSecretName(d)}`),
+    ]);
+    const serviceAccountObjects = new Map(
+        provided.bundleObjects.filter((o) => o.kind === "ServiceAccount").map((o) => [o.name, o.manifest]),
+    );
+    const required: RequiredObject[] = [];
+    deployments.forEach((deployment, i) => {
+        const at = (field: string) =>
+            `${JSON.stringify(config.csv)} ${formatPath(["spec", "install", "spec", "deployments", i, "spec"])}.${field}`;
+        // The pod as OLM deploys it: a served deployment gets OLM's certificate volumes, which replace
+        // the bundle's volume or mount of the same name or path (its Secret is provided above).
+        const spec = provided.served.has(deployment.name)
+            ? {
+                  ...deployment.spec,
+                  template: {
+                      ...deployment.spec.template,
+                      spec: withCertificateMount(
+                          deployment.spec.template.spec as Parameters<typeof withCertificateMount>[0],
+                          webhookCertificateVolumes(webhookCertSecretName(deployment.name)) as unknown as CertificateMount,
+                      ),
+                  },
+              }
+            : deployment.spec;
+        const references = podReferences(spec as unknown as Record<string, unknown>, namespace);
+        const serviceAccount = deployment.spec.template.spec.serviceAccountName ?? "default";
+        const account = serviceAccountObjects.get(serviceAccount);
+        const pullSecrets = account
+            ? serviceAccountPullSecrets(account, namespace).map((r) => ({ ...r, field: `(its ServiceAccount's) ${r.field}` }))
+            : [];
+        for (const reference of [...references, ...pullSecrets]) {
+            if (keys.has(referenceKey(reference.ref))) continue;
+            required.push({
+                ref: reference.ref,
+                path: formatPath(["operators", index, "csv"]),
+                why: `deployment ${describeValue(deployment.name)} of operator ${describeValue(config.name)} needs it (${at(reference.field)}), and neither its bundle nor this stack provides it, so its pods would never start (OLM would install the bundle all the same and leave them waiting); create it first, or add it to the bundle`,
+            });
+        }
+    });
+    return required;
 }
 
 /** OLM's checks on names a CSV gives objects (duplicate or invalid deployment and ServiceAccount names). */
@@ -553,6 +665,8 @@ function collisions(plans: readonly OperatorPlan[], operators: readonly Operator
             // Declared CRDs (manifest or conversion patch); a CRD that must already exist is nobody's.
             ...plan.crds.filter((c) => c.manifest || c.conversion).map((c) => `CustomResourceDefinition ${c.name}`),
             ...plan.rbac.map(objectKey),
+            ...plan.bundleObjects.map(bundleObjectKey),
+            ...Object.keys(plan.serviceAccountObjects).map((sa) => `ServiceAccount ${namespace}/${sa}`),
         ];
         for (const key of new Set(keys)) {
             const other = owner.get(key);

@@ -14,6 +14,7 @@ import { OPERATOR_LABEL } from "../shared/labels";
 import { describeValue, formatPath, Problem } from "../shared/problems";
 import type { OperatorPlan } from "./plan";
 import { GENERATED_BY, objectKey, RbacObject } from "./rbac";
+import { bundleObjectKey, OLM_OWNER_LABELS } from "./bundle-objects";
 
 export interface SharedObjects {
     /** Keys of objects this install declares for others too (kept on its removal). */
@@ -33,16 +34,22 @@ function contentOf(plan: OperatorPlan, key: string): string {
     if (crd) {
         return canonicalJson(crd.manifest ?? null);
     }
-    const role = plan.rbac.find((o) => objectKey(o) === key) as RbacObject;
-    const labels = { ...(role.metadata.labels ?? {}) };
+    const bundleObject = plan.bundleObjects.find((o) => bundleObjectKey(o) === key);
+    const object = (bundleObject?.manifest ?? plan.rbac.find((o) => objectKey(o) === key)) as {
+        metadata: { labels?: Record<string, string> };
+    };
+    const labels = { ...(object.metadata.labels ?? {}) };
     delete labels[OPERATOR_LABEL];
-    return canonicalJson({ ...role, metadata: { ...role.metadata, labels } });
+    delete labels[OLM_OWNER_LABELS.namespace]; // a cluster-scoped bundle object names the installing namespace
+    return canonicalJson({ ...object, metadata: { ...object.metadata, labels } });
 }
 
 function shareableKeys(plan: OperatorPlan): string[] {
     return [
         ...plan.crds.filter((c) => c.manifest).map((c) => `CustomResourceDefinition ${c.name}`),
         ...plan.rbac.filter(isShareableRole).map(objectKey),
+        // The bundle's cluster-scoped objects (ClusterRoles, PriorityClasses, console objects...): OLM updates the one object.
+        ...plan.bundleObjects.filter((o) => !o.namespace).map(bundleObjectKey),
     ];
 }
 
@@ -84,6 +91,7 @@ export function shareClusterObjects(
                         : c,
                 ),
                 rbac: plan.rbac.filter((o) => others[objectKey(o)] === undefined),
+                bundleObjects: plan.bundleObjects.filter((o) => others[bundleObjectKey(o)] === undefined),
                 shared: { declared: [...new Set(declared.get(plan.config.name) ?? [])].sort(), fromOthers: others },
             };
         }),

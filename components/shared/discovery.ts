@@ -2,8 +2,8 @@
  * Which resources the cluster serves at an API group version, from the API server's discovery
  * document (`GET /apis/<group>/<version>`, an APIResourceList: resource names and verbs, never an
  * object), asked with the kubeconfig and context the provider uses. A 404 means the group version
- * is not served. Used by pre-flight checks that pick an API version, or skip an optional object,
- * before anything is registered.
+ * is not served. Used by pre-flight checks that pick an API version, skip an optional object, or
+ * refuse a bundle object whose API the cluster lacks, before anything is registered.
  */
 import * as https from "node:https";
 import { type LiveConnection, kubeConfigFor } from "./object-presence";
@@ -23,30 +23,59 @@ export function servedPlurals(body: unknown): Set<string> {
     return names;
 }
 
+/** The kinds served at a group version and whether each is namespaced (undefined when the group version is not served). */
+export type ServedKinds = (groupVersion: string) => Promise<ReadonlyMap<string, { namespaced: boolean }> | undefined>;
+
+/** Reads the kinds of an APIResourceList body (subresources left out). */
+export function servedKinds(body: unknown): Map<string, { namespaced: boolean }> {
+    const resources = (body as { resources?: unknown } | null)?.resources;
+    const kinds = new Map<string, { namespaced: boolean }>();
+    if (!Array.isArray(resources)) return kinds;
+    for (const resource of resources) {
+        const { name, kind, namespaced } = (resource ?? {}) as { name?: unknown; kind?: unknown; namespaced?: unknown };
+        if (typeof name === "string" && !name.includes("/") && typeof kind === "string")
+            kinds.set(kind, { namespaced: namespaced === true });
+    }
+    return kinds;
+}
+
 /** Asks the API server the provider talks to. */
 export function liveDiscovery(connection: LiveConnection, projectDirectory: string): ServedResources {
     return async (groupVersion) => {
-        const config = kubeConfigFor(connection, projectDirectory);
-        const server = config.getCurrentCluster()?.server;
-        if (!server) throw new Error(`the kubeconfig has no cluster for context ${JSON.stringify(config.getCurrentContext())}`);
-        const options: https.RequestOptions = { method: "GET", headers: { Accept: "application/json" } };
-        await config.applyToHTTPSOptions(options);
-        const url = new URL(`/apis/${groupVersion}`, server);
-        const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
-            const request = https.request(url, options, (response) => {
-                const chunks: Buffer[] = [];
-                response.on("data", (chunk: Buffer) => chunks.push(chunk));
-                response.on("end", () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
-                response.on("error", reject);
-            });
-            request.on("error", reject);
-            request.end();
-        });
-        if (status === 404) return new Set();
-        if (status !== 200)
-            throw new Error(`cannot read the API server's discovery of ${groupVersion}: HTTP ${status} to GET ${url.pathname}`);
-        return servedPlurals(JSON.parse(text));
+        const body = await discoveryDocument(connection, projectDirectory, groupVersion);
+        return body === undefined ? new Set() : servedPlurals(body);
     };
+}
+
+/** Asks the API server the provider talks to for kinds. */
+export function liveKindDiscovery(connection: LiveConnection, projectDirectory: string): ServedKinds {
+    return async (groupVersion) => {
+        const body = await discoveryDocument(connection, projectDirectory, groupVersion);
+        return body === undefined ? undefined : servedKinds(body);
+    };
+}
+
+/** The APIResourceList of a group version (`/api/v1` for the core group), or undefined when it is not served. */
+async function discoveryDocument(connection: LiveConnection, projectDirectory: string, groupVersion: string): Promise<unknown> {
+    const config = kubeConfigFor(connection, projectDirectory);
+    const server = config.getCurrentCluster()?.server;
+    if (!server) throw new Error(`the kubeconfig has no cluster for context ${JSON.stringify(config.getCurrentContext())}`);
+    const options: https.RequestOptions = { method: "GET", headers: { Accept: "application/json" } };
+    await config.applyToHTTPSOptions(options);
+    const url = new URL(groupVersion.includes("/") ? `/apis/${groupVersion}` : `/api/${groupVersion}`, server);
+    const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const request = https.request(url, options, (response) => {
+            const chunks: Buffer[] = [];
+            response.on("data", (chunk: Buffer) => chunks.push(chunk));
+            response.on("end", () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
+            response.on("error", reject);
+        });
+        request.on("error", reject);
+        request.end();
+    });
+    if (status === 404) return undefined;
+    if (status !== 200) throw new Error(`cannot read the API server's discovery of ${groupVersion}: HTTP ${status} to GET ${url.pathname}`);
+    return JSON.parse(text);
 }
 
 let override: ServedResources | undefined;
@@ -59,4 +88,16 @@ export function apiDiscovery(connection: LiveConnection, projectDirectory: strin
 /** Installs (or, with undefined, removes) the harness's discovery. */
 export function setApiDiscovery(discovery: ServedResources | undefined): void {
     override = discovery;
+}
+
+let kindOverride: ServedKinds | undefined;
+
+/** The kind discovery the program uses: the live one, unless a harness installed its own. */
+export function apiKindDiscovery(connection: LiveConnection, projectDirectory: string): ServedKinds {
+    return kindOverride ?? liveKindDiscovery(connection, projectDirectory);
+}
+
+/** Installs (or, with undefined, removes) the harness's kind discovery. */
+export function setApiKindDiscovery(discovery: ServedKinds | undefined): void {
+    kindOverride = discovery;
 }

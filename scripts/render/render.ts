@@ -6,7 +6,7 @@
 import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import { sectionsFromPulumiConfig, validateStackConfig } from "../../components/config";
-import { setApiDiscovery } from "../../components/shared/discovery";
+import { setApiDiscovery, setApiKindDiscovery } from "../../components/shared/discovery";
 import {
     ObjectRead,
     ObjectRef,
@@ -32,6 +32,35 @@ export const CURRENT_CLUSTER_APIS: Record<string, string[]> = {
     "console.openshift.io/v1": ["consoleyamlsamples"],
 };
 
+/**
+ * The kinds of the optional APIs a current OpenShift cluster serves that an operator bundle may
+ * ship (OLM's supported kinds: operator-lifecycle-manager catalog/supportedresources.go), and the
+ * core and RBAC group versions.
+ */
+export const CURRENT_CLUSTER_KINDS: Record<string, Record<string, { namespaced: boolean }>> = {
+    v1: {
+        Secret: { namespaced: true },
+        ConfigMap: { namespaced: true },
+        Service: { namespaced: true },
+        ServiceAccount: { namespaced: true },
+    },
+    "monitoring.coreos.com/v1": {
+        ServiceMonitor: { namespaced: true },
+        PrometheusRule: { namespaced: true },
+        PodMonitor: { namespaced: true },
+    },
+    "policy/v1": { PodDisruptionBudget: { namespaced: true } },
+    "scheduling.k8s.io/v1": { PriorityClass: { namespaced: false } },
+    "networking.k8s.io/v1": { NetworkPolicy: { namespaced: true } },
+    "console.openshift.io/v1": {
+        ConsoleYAMLSample: { namespaced: false },
+        ConsoleQuickStart: { namespaced: false },
+        ConsoleCLIDownload: { namespaced: false },
+        ConsoleLink: { namespaced: false },
+        ConsolePlugin: { namespaced: false },
+    },
+};
+
 export interface RenderOptions {
     config: FlatConfig;
     /** Objects that exist in the cluster (`--cluster`); reads of anything else fail. */
@@ -41,6 +70,8 @@ export interface RenderOptions {
      * not named serves nothing. Default: CURRENT_CLUSTER_APIS (a current OpenShift).
      */
     servedApis?: Record<string, string[]>;
+    /** What discovery lists per group version: kinds and their scope. Default: CURRENT_CLUSTER_KINDS. */
+    servedKinds?: Record<string, Record<string, { namespaced: boolean }>>;
     /** Outputs of this stack's previous update (`--stack-outputs`), for StackReferences to itself. */
     stackOutputs?: Record<string, unknown>;
     /** Stack name (default "render"). */
@@ -204,6 +235,8 @@ export async function renderProgram(options: RenderOptions): Promise<RenderResul
     setObjectLister(async (ref) => options.cluster?.all(typeTokenOf(ref.apiVersion, ref.kind)) ?? "unknown");
     const served = options.servedApis ?? CURRENT_CLUSTER_APIS;
     setApiDiscovery(async (groupVersion) => new Set(served[groupVersion] ?? []));
+    const kinds = options.servedKinds ?? CURRENT_CLUSTER_KINDS;
+    setApiKindDiscovery(async (groupVersion) => (kinds[groupVersion] ? new Map(Object.entries(kinds[groupVersion])) : undefined));
     // An error thrown inside an apply rejects the inputs of the resources that use it, which are
     // then never registered. The engine's language host reports each such rejection once, as an
     // error, and the program fails; so does the render, instead of waiting for those resources.
@@ -267,6 +300,7 @@ export async function renderProgram(options: RenderOptions): Promise<RenderResul
         setObjectReader(undefined);
         setObjectLister(undefined);
         setApiDiscovery(undefined);
+        setApiKindDiscovery(undefined);
         restoreConsole();
     }
     result.errors.push(...rejections.map(errorText));

@@ -4,8 +4,8 @@
  * stack declares, its CEL rules (`x-kubernetes-validations`, cel-rules.ts) included. Values shown as "[secret]"/"[unknown]" are not judged: a preview does
  * not know them either.
  */
-import Ajv, { ErrorObject, ValidateFunction } from "ajv";
-import addFormats from "ajv-formats";
+import type { ErrorObject } from "ajv";
+import { type JsonSchema, type SchemaViolation, structuralValidator } from "../../components/shared/structural-schema";
 import { CelProblem, celProblems } from "./cel-rules";
 import { isMarker } from "./present";
 
@@ -77,40 +77,11 @@ function builtInValidator(apiVersion: string, kind: string): Validator | null {
     return builtInCache.get(key) ?? null;
 }
 
-/**
- * A CRD schema as the API server applies it: fields a structural schema does not declare are
- * pruned on write, so here they are errors (a pruned field would show as a perpetual diff).
- */
-function prunedSchema(schema: Record<string, unknown>, root: boolean): Record<string, unknown> {
-    const out: Record<string, unknown> = { ...schema };
-    if (out.properties && typeof out.properties === "object") {
-        const properties: Record<string, unknown> = {};
-        for (const [k, v] of Object.entries(out.properties as Record<string, Record<string, unknown>>)) {
-            properties[k] = prunedSchema(v, false);
-        }
-        if (root) {
-            properties.apiVersion ??= { type: "string" };
-            properties.kind ??= { type: "string" };
-            properties.metadata = { type: "object" };
-        }
-        out.properties = properties;
-        if (out.additionalProperties === undefined && out["x-kubernetes-preserve-unknown-fields"] !== true) {
-            out.additionalProperties = false;
-        }
-    }
-    if (out.items && typeof out.items === "object") {
-        out.items = prunedSchema(out.items as Record<string, unknown>, false);
-    }
-    if (out.additionalProperties && typeof out.additionalProperties === "object") {
-        out.additionalProperties = prunedSchema(out.additionalProperties as Record<string, unknown>, false);
-    }
-    return out;
-}
+/** A CRD version's schema, as the API server validates a custom resource (unknown fields refused: see below). */
+type CrdValidator = (object: unknown) => SchemaViolation[];
 
-function crdValidators(objects: KubeObject[]): Map<string, { schema: Validator; cel: CelValidator }> {
-    const ajv = new Ajv({ strict: false, allErrors: true });
-    addFormats(ajv);
-    const validators = new Map<string, { schema: Validator; cel: CelValidator }>();
+function crdValidators(objects: KubeObject[]): Map<string, { schema: CrdValidator; cel: CelValidator }> {
+    const validators = new Map<string, { schema: CrdValidator; cel: CelValidator }>();
     for (const crd of objects) {
         if (crd.kind !== "CustomResourceDefinition" || crd.apiVersion !== "apiextensions.k8s.io/v1") {
             continue;
@@ -118,34 +89,43 @@ function crdValidators(objects: KubeObject[]): Map<string, { schema: Validator; 
         const spec = crd.spec as {
             group: string;
             names: { kind: string };
-            versions: { name: string; schema?: { openAPIV3Schema?: Record<string, unknown> } }[];
+            versions: { name: string; schema?: { openAPIV3Schema?: JsonSchema } }[];
         };
         for (const version of spec.versions ?? []) {
             const schema = version.schema?.openAPIV3Schema;
             if (!schema) {
                 continue;
             }
-            const validate: ValidateFunction = ajv.compile(prunedSchema(schema, true));
+            // The one structural-schema validator (components/shared/structural-schema.ts); a field the
+            // schema does not name is an error here: the API server would prune it, a perpetual diff.
+            const validate = structuralValidator(schema, { unknownFields: "refuse", root: true });
             validators.set(`${spec.group}/${version.name}|${spec.names.kind}`, {
-                schema: (object) => (validate(object) ? [] : [...(validate.errors ?? [])]),
-                cel: (object) => celProblems(schema, object),
+                schema: validate,
+                cel: (object) => celProblems(schema as Record<string, unknown>, object),
             });
         }
     }
     return validators;
 }
 
-function valueAt(object: unknown, pointer: string): unknown[] {
-    // Every value from the root down to the pointer, so a marker on any ancestor is found.
+function valueAt(object: unknown, segments: readonly string[]): unknown[] {
+    // Every value from the root down to the field, so a marker on any ancestor is found.
     const values: unknown[] = [object];
     let current: unknown = object;
-    for (const raw of pointer.split("/").slice(1)) {
-        const key = raw.replace(/~1/g, "/").replace(/~0/g, "~");
+    for (const key of segments) {
         current = current !== null && typeof current === "object" ? (current as Record<string, unknown>)[key] : undefined;
         values.push(current);
     }
     return values;
 }
+
+const pointerSegments = (pointer: string) =>
+    pointer
+        .split("/")
+        .slice(1)
+        .map((raw) => raw.replace(/~1/g, "/").replace(/~0/g, "~"));
+/** `spec.items[2].name` as segments. */
+const pathSegments = (path: string) => (path === "<root>" ? [] : path.split(/\.|\[(\d+)\]/).filter((s) => s !== undefined && s !== ""));
 
 function formatError(error: ErrorObject): string {
     const where = error.instancePath
@@ -176,16 +156,22 @@ export function validateManifests(objects: KubeObject[]): ValidationSummary {
             continue;
         }
         const crd = crds.get(`${object.apiVersion}|${object.kind}`);
-        const validator = builtInValidator(object.apiVersion, object.kind) ?? crd?.schema;
-        if (!validator) {
+        const builtIn = builtInValidator(object.apiVersion, object.kind);
+        if (!builtIn && !crd) {
             unvalidated.add(`${object.kind}.${object.apiVersion}`);
             continue;
         }
-        for (const error of validator(object)) {
-            if (valueAt(object, error.instancePath).some(isMarker)) {
+        for (const error of builtIn ? builtIn(object) : []) {
+            if (valueAt(object, pointerSegments(error.instancePath)).some(isMarker)) {
                 continue;
             }
             problems.push({ object: describeObject(object), message: formatError(error) });
+        }
+        for (const violation of builtIn ? [] : (crd?.schema(object) ?? [])) {
+            if (valueAt(object, pathSegments(violation.path)).some(isMarker)) {
+                continue;
+            }
+            problems.push({ object: describeObject(object), message: `${violation.path}: ${violation.message}` });
         }
         for (const problem of crd?.cel(object) ?? []) {
             problems.push({ object: describeObject(object), message: `${problem.path}: ${problem.message} (x-kubernetes-validations)` });

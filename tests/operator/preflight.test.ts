@@ -120,7 +120,7 @@ describe("operator pre-flight: every problem before anything is registered", () 
         fs.writeFileSync(path.join(root, csv), "spec: [unclosed");
         expect(problemLines([operator({ csv })], root)).toEqual([
             expect.stringMatching(
-                /^cluster-platform:operators\[0\]\.csv: "manifests\/op\.clusterserviceversion\.yaml": is not valid YAML: /,
+                /^cluster-platform:operators\[0\]\.csv: "manifests\/op\.clusterserviceversion\.yaml": is not valid YAML as OLM's Go tooling reads it \(so OLM finds no CSV in the bundle\): /,
             ),
         ]);
     });
@@ -298,7 +298,7 @@ describe("operator pre-flight: every problem before anything is registered", () 
         };
         const { root, csv: file } = bundle(minimalCsv(), [crd]);
         expect(problemLines([operator({ csv: file })], root)).toEqual([
-            'cluster-platform:operators[0].csv: "manifests/op.clusterserviceversion.yaml": bundle file "object-0.yaml": CustomResourceDefinition "as.example.io" is "apiextensions.k8s.io/v1beta1"; only apiextensions.k8s.io/v1 is served by Kubernetes 1.22 and later',
+            'cluster-platform:operators[0].csv: "manifests/op.clusterserviceversion.yaml": bundle file "object-0.yaml": CustomResourceDefinition "as.example.io" is "apiextensions.k8s.io/v1beta1"; only apiextensions.k8s.io/v1 is served by Kubernetes 1.22 and later (OLM\'s InstallPlan fails on it too: the API server does not serve the version)',
         ]);
     });
 
@@ -313,7 +313,7 @@ describe("operator pre-flight: every problem before anything is registered", () 
         expect(lines.every((l) => l.startsWith('cluster-platform:operators[1]: operator "kafka-b": '))).toBe(true);
     });
 
-    test("GIVEN a CSV without CRD manifests next to it or with required APIs WHEN planned THEN warnings say what the admin must provide", () => {
+    test("GIVEN a CSV without CRD manifests next to it, with required APIs and a bundle ConfigMap WHEN planned THEN warnings say what the admin must provide and the ConfigMap is installed", () => {
         const csv = minimalCsv({
             customresourcedefinitions: {
                 owned: [{ name: "as.example.io", version: "v1", kind: "A" }],
@@ -321,10 +321,13 @@ describe("operator pre-flight: every problem before anything is registered", () 
             },
         });
         const { root, csv: file } = bundle(csv, [{ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "op-config" } }]);
-        expect(planOperators([operator({ csv: file })], olm, root).warnings).toEqual([
+        const planned = planOperators([operator({ csv: file })], olm, root);
+        expect(planned.warnings).toEqual([
             'operators[0].csv: operator "op": no CRD manifests next to "manifests/op.clusterserviceversion.yaml": the owned CRDs (as.example.io) must already exist in the cluster',
             'operators[0].csv: operator "op": requires APIs another operator provides (certificates.cert-manager.io (v1)); this stack does not resolve dependencies, install their operators too',
-            'operators[0].csv: operator "op": bundle objects not installed by this stack: ConfigMap op-config (object-0.yaml)',
+        ]);
+        expect(planned.plans[0].bundleObjects.map((o) => `${o.kind} ${o.namespace}/${o.name} (${o.file})`)).toEqual([
+            "ConfigMap ops/op-config (object-0.yaml)",
         ]);
     });
 });

@@ -1,0 +1,414 @@
+/**
+ * The one validator of "is this object valid against a CRD version's schema", as the API server
+ * validates a custom resource (apiextensions.k8s.io/v1 structural schemas, kube-openapi's
+ * validator), on ajv (the maintained JSON Schema validator) given the schema translated from
+ * OpenAPI v3 as Kubernetes reads it:
+ *
+ * - `exclusiveMinimum`/`exclusiveMaximum` are booleans beside `minimum`/`maximum` (ajv's are numbers);
+ * - `nullable: true` admits null; a null in an object field whose schema is not nullable is pruned
+ *   before validation, as the API server prunes it (apiextensions-apiserver
+ *   `structuraldefaulting.PruneNonNullableNullsWithoutDefaults`), so only a required field goes
+ *   missing; elsewhere null is a type error;
+ * - `x-kubernetes-int-or-string` is an integer or a string; `x-kubernetes-preserve-unknown-fields`
+ *   keeps fields the schema does not name;
+ * - formats are kube-openapi's (`pkg/validation/strfmt/default.go`) where a value can be wrong
+ *   (`byte`, `ipv4`, `uuid`...); a format it does not know is not checked, and a pattern JavaScript
+ *   cannot compile matches everything (no false refusal: never block a safe upgrade or render);
+ * - CEL rules (`x-kubernetes-validations`) are not schema keywords: the render checks them apart.
+ *
+ * Two uses: the pre-flight's check of existing custom resources before an upgrade (OLM's
+ * `validateExistingCRs`, components/operator/crd-compatibility.ts), where fields the schema does
+ * not name are simply pruned by the API server (`unknownFields: "ignore"`), and the offline
+ * render, where such a field is an error (`"refuse"`: a pruned field would show as a perpetual
+ * diff). A string value is named by its length, never its text: any field of a custom resource may
+ * hold a credential, and these messages reach the preview's output.
+ *
+ * The expected answers of its tests come from the API server (tests/real/structural-schema.real.ts
+ * compares it with server-side dry-runs; tests/shared/structural-schema.test.ts keeps a table the
+ * API server answered). Pure.
+ */
+import type { default as AjvClass, ErrorObject, ValidateFunction } from "ajv";
+
+/** The part of a structural schema the API server validates with (other keywords are carried and ignored). */
+export interface JsonSchema {
+    type?: string;
+    nullable?: boolean;
+    format?: string;
+    enum?: unknown[];
+    required?: string[];
+    properties?: Record<string, JsonSchema>;
+    additionalProperties?: boolean | JsonSchema;
+    items?: JsonSchema;
+    minimum?: number;
+    maximum?: number;
+    exclusiveMinimum?: boolean;
+    exclusiveMaximum?: boolean;
+    multipleOf?: number;
+    minLength?: number;
+    maxLength?: number;
+    pattern?: string;
+    minItems?: number;
+    maxItems?: number;
+    uniqueItems?: boolean;
+    minProperties?: number;
+    maxProperties?: number;
+    allOf?: JsonSchema[];
+    anyOf?: JsonSchema[];
+    oneOf?: JsonSchema[];
+    not?: JsonSchema;
+    default?: unknown;
+    "x-kubernetes-int-or-string"?: boolean;
+    "x-kubernetes-preserve-unknown-fields"?: boolean;
+    "x-kubernetes-embedded-resource"?: boolean;
+    [keyword: string]: unknown;
+}
+
+/** One violation: the field's path (`spec.replicas`, `spec.items[2]`) and what is wrong, a string value by its length. */
+export interface SchemaViolation {
+    readonly path: string;
+    readonly message: string;
+}
+
+export interface ValidatorOptions {
+    /** `ignore`: fields the schema does not name are pruned (the API server's write); `refuse`: they are violations. @default "ignore" */
+    readonly unknownFields?: "ignore" | "refuse";
+    /** The schema is a CRD version's root: `apiVersion`, `kind` and `metadata` are the API server's, whatever it says. @default false */
+    readonly root?: boolean;
+}
+
+export type StructuralValidator = (value: unknown) => SchemaViolation[];
+
+/**
+ * kube-openapi's string formats that can refuse a value (pkg/validation/strfmt/default.go), as
+ * its regular expressions and parsers accept them. Others (date-time, hostname, email...) are
+ * registered as accepting everything, as is any format the registry does not know.
+ */
+const FORMATS: Record<string, (value: string) => boolean> = {
+    byte: (v) => /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(v),
+    ipv4: (v) => /^\d{1,3}(\.\d{1,3}){3}$/.test(v) && v.split(".").every((octet) => Number(octet) <= 255),
+    uuid: (v) => /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i.test(v),
+};
+
+let instance: AjvClass | undefined;
+
+/** ajv, loaded on first use: most runs validate nothing (the pre-flight only on an upgrade). */
+function ajv(): AjvClass {
+    if (!instance) {
+        const Ajv = (require("ajv") as { default: typeof AjvClass }).default;
+        instance = new Ajv({
+            strict: false,
+            allErrors: true,
+            verbose: true,
+            logger: false,
+            validateFormats: true,
+            code: { regExp: lenientRegExp },
+        });
+        instance.addKeyword({ keyword: MULTIPLE_OF, type: "number", schemaType: "number", validate: kubeMultipleOf });
+        instance.addKeyword({
+            keyword: MINIMUM,
+            type: "number",
+            schemaType: "object",
+            validate: (b: Bound, data: number) => kubeBound(b, data, 1),
+        });
+        instance.addKeyword({
+            keyword: MAXIMUM,
+            type: "number",
+            schemaType: "object",
+            validate: (b: Bound, data: number) => kubeBound(b, data, -1),
+        });
+        for (const [name, check] of Object.entries(FORMATS)) {
+            instance.addFormat(name, { type: "string", validate: check });
+        }
+    }
+    return instance;
+}
+
+/**
+ * Patterns as the API server's RE2 reads them, as far as JavaScript can: with the `u` flag, else
+ * without it (`\-` is an identity escape RE2 and non-unicode JavaScript accept), else a pattern
+ * that matches everything (never a false refusal; RE2 accepts what JavaScript cannot compile).
+ */
+const lenientRegExp = Object.assign(
+    (pattern: string, flags: string): RegExp => {
+        for (const candidate of [flags, flags.replace("u", "")]) {
+            try {
+                return new RegExp(pattern, candidate);
+            } catch {
+                // the next candidate
+            }
+        }
+        return new RegExp("");
+    },
+    { code: "new RegExp" },
+);
+
+/** ajv's keywords for kube-openapi's multipleOf, minimum and maximum (ajv's own differ on integers, below). */
+const MULTIPLE_OF = "x-kube-multipleOf";
+const MINIMUM = "x-kube-minimum";
+const MAXIMUM = "x-kube-maximum";
+
+interface Bound {
+    limit: number;
+    exclusive: boolean;
+}
+
+/**
+ * kube-openapi's `MinimumNativeType`/`MaximumNativeType` (validate/values.go): an integer value is
+ * compared with the bound cut to an integer (`int64(min)`: 0 passes `minimum: 0.5`), a float with the
+ * bound. `sign` 1 checks a minimum, -1 a maximum.
+ */
+function kubeBound(bound: Bound, data: number, sign: 1 | -1): boolean {
+    const limit = Number.isInteger(data) ? Math.trunc(bound.limit) : bound.limit;
+    const difference = sign * (data - limit);
+    return bound.exclusive ? difference > 0 : difference >= 0;
+}
+
+/**
+ * kube-openapi's multipleOf (pkg/validation/validate/values.go, `MultipleOfNativeType`): an
+ * integer value is checked against the factor cut to an integer (so a factor below 1 refuses every
+ * integer: "must be positive: 0"), a float as a float (`1/factor*data` for a factor below 1, else
+ * `data/factor`, a JSON integer within 1e-9).
+ */
+function kubeMultipleOf(factor: number, data: number): boolean {
+    if (Number.isInteger(data)) {
+        const integerFactor = Math.trunc(factor);
+        return integerFactor > 0 && data % integerFactor === 0;
+    }
+    if (factor <= 0) return false;
+    const quotient = factor < 1 ? (1 / factor) * data : data / factor;
+    return Number.isFinite(quotient) && Math.abs(quotient - Math.round(quotient)) <= 1e-9 * Math.max(1, Math.abs(quotient));
+}
+
+const compiled = new Map<string, ValidateFunction>();
+/** A render validates each CRD version once per run; a bound keeps a long-lived host (or the catalog) from holding them all. */
+const COMPILED_ENTRIES = 256;
+
+/** A validator for one schema (compiled once per schema text and options). */
+export function structuralValidator(schema: JsonSchema, options: ValidatorOptions = {}): StructuralValidator {
+    const unknownFields = options.unknownFields ?? "ignore";
+    const key = `${unknownFields}|${options.root === true}|${JSON.stringify(schema)}`;
+    let validate = compiled.get(key);
+    if (!validate) {
+        validate = ajv().compile(translate(schema, unknownFields, options.root === true));
+        if (compiled.size >= COMPILED_ENTRIES) compiled.delete(compiled.keys().next().value as string);
+        compiled.set(key, validate);
+    }
+    const check = validate;
+    const root = options.root === true;
+    return (value) => {
+        const pruned = prune(value, schema, unknownFields === "ignore", root);
+        const violations = check(pruned) ? [] : violationsOf(check.errors ?? [], pruned);
+        return violations;
+    };
+}
+
+/** Every violation of `schema` by `value` (unknown fields pruned, as on a write), in field order. */
+export function schemaViolations(value: unknown, schema: JsonSchema, options: ValidatorOptions = {}): SchemaViolation[] {
+    return structuralValidator(schema, options)(value);
+}
+
+/** The schema as ajv (JSON Schema draft-07) reads what Kubernetes means. */
+function translate(schema: JsonSchema, unknownFields: "ignore" | "refuse", root: boolean): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    const intOrString = schema["x-kubernetes-int-or-string"] === true;
+    // kube-openapi's type check lets an array through where the schema names a format and its type is
+    // not numeric (validate/type.go: "format" with a string or slice value returns before the check).
+    const arrayThroughFormat =
+        typeof schema.format === "string" &&
+        schema.format !== "" &&
+        schema.type !== undefined &&
+        !["integer", "number", "array"].includes(schema.type);
+    const types = intOrString ? ["integer", "string"] : schema.type ? [schema.type, ...(arrayThroughFormat ? ["array"] : [])] : [];
+    if (types.length > 0) out.type = schema.nullable ? [...types, "null"] : types.length === 1 ? types[0] : types;
+    for (const keyword of [
+        "enum",
+        "required",
+        "minLength",
+        "maxLength",
+        "minItems",
+        "maxItems",
+        "uniqueItems",
+        "minProperties",
+        "maxProperties",
+        "multipleOf",
+    ] as const) {
+        if (schema[keyword] !== undefined) out[keyword] = schema[keyword];
+    }
+    if (schema.enum !== undefined && schema.nullable && !schema.enum.includes(null)) out.enum = [...schema.enum, null];
+    if (typeof schema.multipleOf === "number") out[MULTIPLE_OF] = schema.multipleOf;
+    if (typeof schema.minimum === "number") out[MINIMUM] = { limit: schema.minimum, exclusive: schema.exclusiveMinimum === true };
+    if (typeof schema.maximum === "number") out[MAXIMUM] = { limit: schema.maximum, exclusive: schema.exclusiveMaximum === true };
+    if (typeof schema.pattern === "string") out.pattern = schema.pattern;
+    if (typeof schema.format === "string" && FORMATS[schema.format]) out.format = schema.format;
+    if (schema.properties || root) {
+        const properties: Record<string, unknown> = {};
+        for (const [name, child] of Object.entries(schema.properties ?? {})) properties[name] = translate(child, unknownFields, false);
+        if (root) {
+            // The API server validates these itself (ObjectMeta), never against the CRD's schema.
+            for (const name of ["apiVersion", "kind", "metadata"]) properties[name] = {};
+        }
+        out.properties = properties;
+    }
+    if (schema.items && typeof schema.items === "object") out.items = translate(schema.items, unknownFields, false);
+    if (typeof schema.additionalProperties === "object") {
+        out.additionalProperties = translate(schema.additionalProperties, unknownFields, false);
+    } else if (
+        unknownFields === "refuse" &&
+        schema.additionalProperties !== true &&
+        schema["x-kubernetes-preserve-unknown-fields"] !== true &&
+        (schema.properties || root || schema.type === "object")
+    ) {
+        out.additionalProperties = false;
+    }
+    for (const combinator of ["allOf", "anyOf", "oneOf"] as const) {
+        const parts = schema[combinator];
+        if (Array.isArray(parts)) out[combinator] = parts.map((part) => translate(part, "ignore", false));
+    }
+    if (schema.not && typeof schema.not === "object") out.not = translate(schema.not, "ignore", false);
+    return out;
+}
+
+/**
+ * The value as the API server validates it after decoding: a null in an object field whose schema
+ * is not nullable (and has no default) dropped (apiextensions-apiserver
+ * `structuraldefaulting.PruneNonNullableNullsWithoutDefaults`), and, when `unknown` is true, every
+ * field the schema does not name dropped (`pruning.Prune`), recursively; `x-kubernetes-preserve-
+ * unknown-fields` keeps a level's unknown fields, a CRD root keeps apiVersion, kind and metadata.
+ */
+function prune(value: unknown, schema: JsonSchema | undefined, unknown: boolean, root = false): unknown {
+    if (!schema || value === null || typeof value !== "object") return value;
+    if (Array.isArray(value)) {
+        const items = schema.items;
+        return items && typeof items === "object" ? value.map((item) => prune(item, items, unknown)) : value;
+    }
+    const out: Record<string, unknown> = {};
+    const additional = typeof schema.additionalProperties === "object" ? schema.additionalProperties : undefined;
+    const keepsUnknown =
+        !unknown ||
+        schema["x-kubernetes-preserve-unknown-fields"] === true ||
+        schema.additionalProperties === true ||
+        additional !== undefined ||
+        (!schema.properties && schema.type !== "object");
+    for (const [name, child] of Object.entries(value as Record<string, unknown>)) {
+        if (root && (name === "apiVersion" || name === "kind" || name === "metadata")) {
+            out[name] = child;
+            continue;
+        }
+        const childSchema = schema.properties?.[name] ?? additional;
+        if (!childSchema && !keepsUnknown) continue;
+        if (child === null && childSchema && childSchema.nullable !== true && childSchema.default === undefined) continue;
+        out[name] = prune(child, childSchema, unknown);
+    }
+    return out;
+}
+
+/** ajv's errors as violations: the field path, the keyword's rule, a string value by its length. */
+function violationsOf(errors: readonly ErrorObject[], value: unknown): SchemaViolation[] {
+    const seen = new Set<string>();
+    const out: SchemaViolation[] = [];
+    for (const error of errors) {
+        if (error.keyword === "if") continue;
+        const segments = error.instancePath
+            .split("/")
+            .slice(1)
+            .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
+        const at = valueAt(value, segments);
+        let path = segments
+            .map((s) => (/^\d+$/.test(s) ? `[${s}]` : `.${s}`))
+            .join("")
+            .replace(/^\./, "");
+        const params = error.params as Record<string, unknown>;
+        let message: string;
+        switch (error.keyword) {
+            case "type":
+                message = `${show(at)} is not of type ${Array.isArray(params.type) ? (params.type as string[]).filter((t) => t !== "null").join(" or ") : String(params.type)}`;
+                break;
+            case "required":
+                message = `required field ${JSON.stringify(params.missingProperty)} is missing`;
+                break;
+            case "additionalProperties":
+                path = `${path ? `${path}.` : ""}${String(params.additionalProperty)}`;
+                message = "is not in the schema (the API server would prune it)";
+                break;
+            case "enum":
+                message = `${show(at)} is not one of ${((params.allowedValues as unknown[]) ?? []).map((v) => JSON.stringify(v)).join(", ")}`;
+                break;
+            case MINIMUM: {
+                const bound = error.schema as Bound;
+                message = `${show(at)} is ${bound.exclusive ? "not above" : "below"} the minimum ${bound.limit}`;
+                break;
+            }
+            case MAXIMUM: {
+                const bound = error.schema as Bound;
+                message = `${show(at)} is ${bound.exclusive ? "not below" : "above"} the maximum ${bound.limit}`;
+                break;
+            }
+            case MULTIPLE_OF:
+                message = `${show(at)} is not a multiple of ${String(error.schema)}${Number.isInteger(at) && Math.trunc(Number(error.schema)) <= 0 ? " (the API server checks an integer against the factor cut to an integer, 0 here: it refuses every integer)" : ""}`;
+                break;
+            case "minLength":
+                message = `${show(at)} is shorter than ${String(params.limit)} characters`;
+                break;
+            case "maxLength":
+                message = `${show(at)} is longer than ${String(params.limit)} characters`;
+                break;
+            case "pattern":
+                message = `${show(at)} does not match the pattern ${JSON.stringify(params.pattern)}`;
+                break;
+            case "format":
+                message = `${show(at)} is not a valid ${String(params.format)}`;
+                break;
+            case "minItems":
+                message = `${show(at)}, fewer than the minimum ${String(params.limit)}`;
+                break;
+            case "maxItems":
+                message = `${show(at)}, more than the maximum ${String(params.limit)}`;
+                break;
+            case "uniqueItems":
+                message = "items are not unique";
+                break;
+            case "minProperties":
+                message = `${Object.keys((at as object) ?? {}).length} fields, fewer than the minimum ${String(params.limit)}`;
+                break;
+            case "maxProperties":
+                message = `${Object.keys((at as object) ?? {}).length} fields, more than the maximum ${String(params.limit)}`;
+                break;
+            case "anyOf":
+                message = `${show(at)} matches none of the anyOf schemas`;
+                break;
+            case "oneOf":
+                message = `${show(at)} matches ${Array.isArray(params.passingSchemas) ? (params.passingSchemas as number[]).length : 0} of the oneOf schemas, not exactly one`;
+                break;
+            case "not":
+                message = `${show(at)} matches the schema under not`;
+                break;
+            default:
+                message = `${show(at)} fails ${error.keyword}`;
+        }
+        const line = `${path || "<root>"}|${message}`;
+        if (!seen.has(line)) {
+            seen.add(line);
+            out.push({ path: path || "<root>", message });
+        }
+    }
+    return out;
+}
+
+function valueAt(value: unknown, segments: readonly string[]): unknown {
+    let current = value;
+    for (const segment of segments) {
+        current = current !== null && typeof current === "object" ? (current as Record<string, unknown>)[segment] : undefined;
+    }
+    return current;
+}
+
+/** A value for a message, without its text: strings by length; numbers, booleans and null as they are. */
+function show(value: unknown): string {
+    if (typeof value === "string") {
+        const length = [...value].length;
+        return `a string of ${length} character${length === 1 ? "" : "s"}`;
+    }
+    if (Array.isArray(value)) return `an array of ${value.length} item${value.length === 1 ? "" : "s"}`;
+    if (value !== null && typeof value === "object") return "an object";
+    return String(value);
+}

@@ -1,0 +1,419 @@
+/**
+ * `npm run test:catalog`: the community catalog as a standing test. Every manifest of the 248
+ * bundles is read as OLM's Go tooling reads it, and every bundle is planned in every install mode
+ * its CSV supports; each install must be refused exactly when OLM would refuse it (the Go oracle,
+ * tests/catalog/oracle/) with a message naming the bundle file, the field and the rule, or be
+ * refused because its pods could not start (OLM installs such a bundle; the message says so).
+ * Every other install is rendered (the whole program, installs batched per stack) and must declare
+ * every object OLM would create, have every object a pod references, every Service select
+ * exactly its Deployment's pods, and grant every RBAC rule of the CSV and the bundle. The checks are
+ * written here, against the rendered objects and the oracle, never with the program's planning.
+ *
+ * Prints one line: `catalog: ...` with installable / refused (grouped by why) / failing and the
+ * time; then, when something fails, one line per failure. Exits 1 when anything fails.
+ * `CATALOG_ONLY=<substring>` limits the run to the bundles whose key contains it.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { goDecodeManifest, goYamlDocuments } from "../../components/shared/go-yaml";
+import { type JsonSchema, structuralValidator } from "../../components/shared/structural-schema";
+import type { OperatorPlan } from "../../components/operator/plan";
+import type { RenderResult } from "../../scripts/render/render";
+import {
+    BUNDLES_ROOT,
+    CatalogInstall,
+    CatalogOracle,
+    catalogBatches,
+    catalogCluster,
+    catalogInstalls,
+    catalogVerdict,
+    OracleBundle,
+    OracleRule,
+    planCatalogInstall,
+    readCatalogOracle,
+    renderCatalogInstalls,
+    suppliedObjects,
+} from "../helpers/catalog";
+import { goJsonSha256 } from "../helpers/go-json";
+
+type Json = Record<string, unknown>;
+type Manifest = {
+    apiVersion: string;
+    kind: string;
+    metadata: { name: string; namespace?: string; labels?: Record<string, string> };
+    [key: string]: unknown;
+};
+
+const BATCH = 24;
+
+async function main(): Promise<void> {
+    const started = Date.now();
+    const only = process.env.CATALOG_ONLY;
+    const oracle = readCatalogOracle();
+    const failures: string[] = [];
+
+    const yamlFiles = checkYaml(oracle, only, failures);
+    const schemas = checkSchemas(oracle, only, failures);
+
+    const installs = catalogInstalls(oracle, only ? (b) => b.includes(only) : undefined);
+    const refusedWhy = new Map<string, number>();
+    const accepted: CatalogInstall[] = [];
+    const plans = new Map<CatalogInstall, OperatorPlan>();
+    const afterSupply = new Set<CatalogInstall>();
+    let refused = 0;
+    for (const install of installs) {
+        const facts = oracle.bundles[install.bundle];
+        const planned = planCatalogInstall(install);
+        const verdict = await catalogVerdict(install, planned);
+        const olmRefuses = facts.refusals.length > 0;
+        const where = `${install.bundle} (${install.mode})`;
+        if (olmRefuses) {
+            if (!verdict.refused) {
+                failures.push(
+                    `${where}: OLM refuses it (${facts.refusals.map((r) => `${r.rule}, ${r.source}`).join("; ")}) but the program accepts it`,
+                );
+                continue;
+            }
+            const unnamed = facts.refusals.filter(
+                (r) => !verdict.problems.some((p) => p.includes(install.bundle) && (r.file === undefined || p.includes(r.file))),
+            );
+            if (unnamed.length > 0) {
+                failures.push(
+                    `${where}: refused, but no message names the bundle file of OLM's reason: ${unnamed.map((r) => `${r.rule} (${r.file ?? "CSV"})`).join("; ")}; messages: ${verdict.problems.join(" | ")}`,
+                );
+                continue;
+            }
+            refused++;
+            for (const rule of new Set(facts.refusals.map((r) => r.rule)))
+                refusedWhy.set(`OLM: ${rule}`, (refusedWhy.get(`OLM: ${rule}`) ?? 0) + 1);
+            continue;
+        }
+        const programOnly = verdict.problems.filter((p) => !verdict.podProblems.includes(p));
+        if (programOnly.length > 0) {
+            failures.push(`${where}: refused although OLM installs it: ${programOnly.join(" | ")}`);
+            continue;
+        }
+        if (verdict.podProblems.length > 0) {
+            const unclear = verdict.podProblems.filter((p) => !p.includes(install.bundle) || !p.includes("OLM would install"));
+            if (unclear.length > 0)
+                failures.push(`${where}: a pod-reference refusal does not name the bundle or say OLM installs it: ${unclear.join(" | ")}`);
+            refused++;
+            refusedWhy.set("pods could not start (OLM installs it)", (refusedWhy.get("pods could not start (OLM installs it)") ?? 0) + 1);
+            // Rendered all the same with the missing objects created first, as the message tells the admin.
+            afterSupply.add(install);
+        }
+        accepted.push(install);
+        plans.set(install, planned.plans[0]);
+    }
+
+    let installable = 0;
+    for (const batch of catalogBatches(accepted, plans, BATCH)) {
+        const supplied = batch.filter((i) => afterSupply.has(i)).flatMap((i) => suppliedObjects(plans.get(i)!));
+        const result = await renderCatalogInstalls(batch, supplied);
+        if (!result.ok) {
+            failures.push(
+                `render of ${batch.map((i) => `${i.bundle} (${i.mode})`).join(", ")} failed: ${[...result.problems.map((p) => p.message), ...result.errors].join(" | ")}`,
+            );
+            continue;
+        }
+        for (const install of batch) {
+            const problems = checkInstall(install, oracle.bundles[install.bundle], result, batch, supplied);
+            if (problems.length === 0 && !afterSupply.has(install)) installable++;
+            failures.push(...problems.map((p) => `${install.bundle} (${install.mode}): ${p}`));
+        }
+    }
+
+    const bundles = new Set(installs.map((i) => i.bundle)).size;
+    const why = [...refusedWhy]
+        .sort((a, b) => b[1] - a[1])
+        .map(([k, v]) => `${k}: ${v}`)
+        .join(", ");
+    const failing = failures.length;
+    console.log(
+        `catalog: ${bundles} bundles, ${installs.length} installs (every supported install mode): ${installable} installable / ${refused} refused (${why || "none"}) / ${failing} failing; ${yamlFiles} manifests read as Go reads them, ${schemas} CRD schemas compiled; ${((Date.now() - started) / 1000).toFixed(0)} s`,
+    );
+    for (const failure of failures) console.log(`  FAIL ${failure}`);
+    process.exitCode = failing > 0 ? 1 : 0;
+}
+
+/** Every manifest's first document and every document, as the Go oracle decoded them. */
+function checkYaml(oracle: CatalogOracle, only: string | undefined, failures: string[]): number {
+    let count = 0;
+    for (const [file, expected] of Object.entries(oracle.files)) {
+        if (only && !file.includes(only)) continue;
+        count++;
+        const text = fs.readFileSync(path.join(BUNDLES_ROOT, file), "utf8");
+        const decoded = goDecodeManifest(text);
+        const got = !decoded.ok ? "refused" : decoded.value === null ? "no object" : goJsonSha256(decoded.value);
+        const want = expected.opm.error !== undefined ? "refused" : expected.opm.empty ? "no object" : expected.opm.sha256;
+        const documents = goYamlDocuments(text).map((d) => (d.ok ? goJsonSha256(d.value) : "refused"));
+        const wantDocuments = expected.documents.map((d) => (d.error !== undefined ? "refused" : d.sha256));
+        if (got !== want || JSON.stringify(documents) !== JSON.stringify(wantDocuments)) {
+            failures.push(
+                `${file}: read ${got} (documents ${documents.length}), Go reads ${want} (documents ${wantDocuments.length})${decoded.ok ? "" : `: ${decoded.error}`}`,
+            );
+        }
+    }
+    return count;
+}
+
+/** Every CRD version's schema of the bundles compiles in the one structural-schema validator, in both modes (two crashed the former render). */
+function checkSchemas(oracle: CatalogOracle, only: string | undefined, failures: string[]): number {
+    let count = 0;
+    for (const [bundle, facts] of Object.entries(oracle.bundles)) {
+        if (only && !bundle.includes(only)) continue;
+        for (const crd of facts.objects.filter((o) => o.handling === "crd")) {
+            const decoded = goDecodeManifest(fs.readFileSync(path.join(BUNDLES_ROOT, bundle, "manifests", crd.file), "utf8"));
+            const versions = decoded.ok
+                ? ((((decoded.value as Json | null)?.spec as Json | undefined)?.versions as Json[] | undefined) ?? [])
+                : [];
+            for (const version of versions) {
+                const schema = (version.schema as Json | undefined)?.openAPIV3Schema as JsonSchema | undefined;
+                if (!schema) continue;
+                count++;
+                try {
+                    for (const unknownFields of ["ignore", "refuse"] as const)
+                        structuralValidator(schema, { root: true, unknownFields })({ apiVersion: "x/v1", kind: "X", metadata: {} });
+                } catch (error) {
+                    failures.push(
+                        `${bundle} ${crd.file} version ${String(version.name)}: the schema validator fails on it: ${(error as Error).message.split("\n")[0]}`,
+                    );
+                }
+            }
+        }
+    }
+    return count;
+}
+
+const keyOf = (kind: string, name: string, namespace?: string) => `${kind} ${namespace ? `${namespace}/` : ""}${name}`;
+
+/** The checks of one rendered install; each problem is a failure. */
+function checkInstall(
+    install: CatalogInstall,
+    facts: OracleBundle,
+    result: RenderResult,
+    batch: readonly CatalogInstall[],
+    supplied: Parameters<typeof catalogCluster>[1],
+): string[] {
+    const problems: string[] = [];
+    const namespace = install.config.namespace;
+    const manifests = result.manifests.map((m) => m.object as unknown as Manifest);
+    const declared = new Map(manifests.map((m) => [keyOf(m.kind, m.metadata.name, m.metadata.namespace), m]));
+    const cluster = new Set(catalogCluster(batch, supplied).map((o) => keyOf(o.kind, o.metadata.name, o.metadata.namespace)));
+    const csv = facts.csv!;
+
+    // 1. Every object OLM would create from the bundle is declared.
+    const expected: { key: string; olmLabels: boolean }[] = [
+        ...csv.deployments.map((d) => ({ key: keyOf("Deployment", d, namespace), olmLabels: false })),
+        ...csv.serviceAccounts.map((sa) => ({ key: keyOf("ServiceAccount", sa, namespace), olmLabels: false })),
+        ...csv.apiServices.map((a) => ({ key: keyOf("APIService", a), olmLabels: false })),
+    ];
+    for (const object of facts.objects) {
+        if (object.handling === "crd") {
+            expected.push({ key: keyOf("CustomResourceDefinition", object.name), olmLabels: false });
+        } else {
+            const clusterScoped = [
+                "ClusterRole",
+                "ClusterRoleBinding",
+                "PriorityClass",
+                "ConsoleYAMLSample",
+                "ConsoleQuickStart",
+                "ConsoleCLIDownload",
+                "ConsoleLink",
+                "ConsolePlugin",
+            ].includes(object.kind);
+            expected.push({ key: keyOf(object.kind, object.name, clusterScoped ? undefined : namespace), olmLabels: true });
+        }
+    }
+    for (const { key, olmLabels } of expected) {
+        const object = declared.get(key);
+        if (!object) {
+            problems.push(`${key} is not declared (OLM creates it)`);
+        } else if (olmLabels && object.metadata.labels?.["olm.managed"] !== "true") {
+            problems.push(`${key} lacks OLM's label olm.managed: "true"`);
+        }
+    }
+
+    // 2. Every object a pod references exists (declared by the stack, or in the fresh cluster).
+    const deployments = csv.deployments
+        .map((d) => declared.get(keyOf("Deployment", d, namespace)))
+        .filter((d): d is Manifest => d !== undefined);
+    for (const deployment of deployments) {
+        const pod = ((deployment.spec as Json).template as Json).spec as Json;
+        for (const [kind, name, where] of referencesIn(pod)) {
+            const scoped = kind === "PriorityClass" || kind === "RuntimeClass" ? undefined : namespace;
+            const key = keyOf(kind, name, scoped);
+            if (!declared.has(key) && !cluster.has(key))
+                problems.push(`Deployment ${deployment.metadata.name} references ${key} (${where}), which nothing provides`);
+        }
+    }
+
+    // 3. Every Service selects exactly its Deployment's pods.
+    for (const service of manifests.filter((m) => m.kind === "Service" && m.metadata.namespace === namespace)) {
+        const selector = (service.spec as Json | undefined)?.selector as Record<string, string> | undefined;
+        if (!selector || Object.keys(selector).length === 0) continue; // a Service without selector selects no pods by design
+        const selected = deployments.filter((d) => {
+            const labels = ((((d.spec as Json).template as Json).metadata as Json | undefined)?.labels ?? {}) as Record<string, string>;
+            return Object.entries(selector).every(([k, v]) => labels[k] === v);
+        });
+        const generated = service.metadata.labels?.["olm.managed"] !== "true";
+        if (selected.length === 0) {
+            problems.push(`Service ${service.metadata.name} selects no pod of the install (selector ${JSON.stringify(selector)})`);
+        } else if (generated && selected.length !== 1) {
+            problems.push(
+                `Service ${service.metadata.name} selects ${selected.length} Deployments' pods (${selected.map((d) => d.metadata.name).join(", ")}), not exactly its own`,
+            );
+        }
+    }
+
+    // 4. Every RBAC rule of the CSV and of the bundle is granted.
+    const scopes = install.config.targetNamespaces.length === 0 ? [undefined] : install.config.targetNamespaces;
+    for (const permission of csv.permissions) {
+        for (const rule of permission.rules ?? []) {
+            for (const scope of permission.cluster ? [undefined] : scopes) {
+                if (!granted(manifests, { kind: "ServiceAccount", name: permission.serviceAccount, namespace }, rule, scope)) {
+                    problems.push(
+                        `${permission.cluster ? "clusterPermissions" : "permissions"} of ${permission.serviceAccount}: rule ${JSON.stringify(rule)} is not granted ${scope ? `in ${scope}` : "cluster-wide"}`,
+                    );
+                }
+            }
+        }
+    }
+    for (const object of facts.objects.filter((o) => o.rules || o.roleRef)) {
+        const clusterScoped = object.kind.startsWith("Cluster");
+        const rendered = declared.get(keyOf(object.kind, object.name, clusterScoped ? undefined : namespace));
+        if (!rendered) continue; // reported above
+        if (
+            object.rules &&
+            JSON.stringify(normalRules(rendered.rules as OracleRule[] | undefined)) !== JSON.stringify(normalRules(object.rules))
+        ) {
+            problems.push(`${object.kind} ${object.name}: its rules differ from the bundle's`);
+        }
+        if (
+            object.roleRef &&
+            (JSON.stringify(rendered.roleRef) !== JSON.stringify(object.roleRef) ||
+                JSON.stringify(rendered.subjects ?? []) !== JSON.stringify(object.subjects ?? []))
+        ) {
+            problems.push(`${object.kind} ${object.name}: its roleRef or subjects differ from the bundle's`);
+        }
+    }
+    return problems;
+}
+
+/** Every object a pod spec names, by walking it (not through the program's own reference list). */
+function referencesIn(pod: Json): [string, string, string][] {
+    const found: [string, string, string][] = [];
+    found.push(["ServiceAccount", (pod.serviceAccountName as string) || (pod.serviceAccount as string) || "default", "serviceAccountName"]);
+    if (typeof pod.priorityClassName === "string") found.push(["PriorityClass", pod.priorityClassName, "priorityClassName"]);
+    if (typeof pod.runtimeClassName === "string") found.push(["RuntimeClass", pod.runtimeClassName, "runtimeClassName"]);
+    const mounted = new Set(
+        ["containers", "initContainers", "ephemeralContainers"].flatMap((group) =>
+            ((pod[group] as Json[] | undefined) ?? []).flatMap((c) =>
+                [...((c.volumeMounts as Json[] | undefined) ?? []), ...((c.volumeDevices as Json[] | undefined) ?? [])].map((m) => m.name),
+            ),
+        ),
+    );
+    const walk = (value: unknown, where: string) => {
+        if (Array.isArray(value)) return value.forEach((v, i) => walk(v, `${where}[${i}]`));
+        if (value === null || typeof value !== "object") return;
+        const node = value as Json;
+        if (node.optional === true) return;
+        for (const [key, child] of Object.entries(node)) {
+            const at = `${where}.${key}`;
+            if (key === "secretName" && typeof child === "string") found.push(["Secret", child, at]);
+            else if (key === "claimName" && typeof child === "string") found.push(["PersistentVolumeClaim", child, at]);
+            else if (
+                (key === "secretRef" || key === "secretKeyRef" || key === "nodePublishSecretRef") &&
+                child &&
+                typeof child === "object"
+            ) {
+                if ((child as Json).optional !== true && typeof (child as Json).name === "string")
+                    found.push(["Secret", (child as Json).name as string, at]);
+            } else if ((key === "configMapRef" || key === "configMapKeyRef") && child && typeof child === "object") {
+                if ((child as Json).optional !== true && typeof (child as Json).name === "string")
+                    found.push(["ConfigMap", (child as Json).name as string, at]);
+            } else if (key === "configMap" && child && typeof child === "object") {
+                if ((child as Json).optional !== true && typeof (child as Json).name === "string")
+                    found.push(["ConfigMap", (child as Json).name as string, at]);
+            } else if (key === "secret" && child && typeof child === "object" && typeof (child as Json).name === "string") {
+                if ((child as Json).optional !== true) found.push(["Secret", (child as Json).name as string, at]); // a projected source
+            } else if (key === "imagePullSecrets" && Array.isArray(child)) {
+                child.forEach(
+                    (s, i) => typeof (s as Json).name === "string" && found.push(["Secret", (s as Json).name as string, `${at}[${i}]`]),
+                );
+            } else {
+                walk(child, at);
+            }
+        }
+    };
+    walk(
+        {
+            // The kubelet mounts only volumes a container mounts or uses as a device
+            // (kubernetes pkg/kubelet/volumemanager/populator/desired_state_of_world_populator.go).
+            volumes: ((pod.volumes as Json[] | undefined) ?? []).filter((v) => mounted.has(v.name as string)),
+            containers: pod.containers,
+            initContainers: pod.initContainers,
+            imagePullSecrets: pod.imagePullSecrets,
+        },
+        "spec",
+    );
+    return found;
+}
+
+/** Whether a binding of `subject` in `scope` (cluster-wide when undefined) grants `rule` (RBAC's RuleAllows, wildcards included). */
+function granted(
+    manifests: readonly Manifest[],
+    subject: { kind: string; name: string; namespace: string },
+    rule: OracleRule,
+    scope: string | undefined,
+): boolean {
+    const roles = (kind: string, name: string, namespace?: string) =>
+        manifests.filter(
+            (m) => m.kind === kind && m.metadata.name === name && (namespace === undefined || m.metadata.namespace === namespace),
+        );
+    const bindings = manifests.filter(
+        (m) =>
+            (m.kind === "ClusterRoleBinding" || (scope !== undefined && m.kind === "RoleBinding" && m.metadata.namespace === scope)) &&
+            ((m.subjects as Json[] | undefined) ?? []).some(
+                (s) => s.kind === subject.kind && s.name === subject.name && s.namespace === subject.namespace,
+            ),
+    );
+    const rules = bindings.flatMap((b) => {
+        const ref = b.roleRef as { kind: string; name: string };
+        return roles(ref.kind, ref.name, ref.kind === "Role" ? b.metadata.namespace : undefined).flatMap(
+            (r) => (r.rules as OracleRule[] | undefined) ?? [],
+        );
+    });
+    return rules.some((r) => covers(r, rule));
+}
+
+function covers(grant: OracleRule, rule: OracleRule): boolean {
+    const all = (have: string[] | undefined, want: string[] | undefined) =>
+        (want ?? []).every((w) => (have ?? []).includes("*") || (have ?? []).includes(w));
+    if ((rule.nonResourceURLs ?? []).length > 0) {
+        return (
+            all(grant.verbs, rule.verbs) &&
+            (rule.nonResourceURLs ?? []).every((u) =>
+                (grant.nonResourceURLs ?? []).some((g) => g === u || g === "*" || (g.endsWith("*") && u.startsWith(g.slice(0, -1)))),
+            )
+        );
+    }
+    const names =
+        (grant.resourceNames ?? []).length === 0 || ((rule.resourceNames ?? []).length > 0 && all(grant.resourceNames, rule.resourceNames));
+    return all(grant.apiGroups, rule.apiGroups) && all(grant.resources, rule.resources) && all(grant.verbs, rule.verbs) && names;
+}
+
+function normalRules(rules: readonly OracleRule[] | undefined): OracleRule[] {
+    return (rules ?? []).map((r) => ({
+        apiGroups: r.apiGroups ?? [],
+        resources: r.resources ?? [],
+        resourceNames: r.resourceNames ?? [],
+        nonResourceURLs: r.nonResourceURLs ?? [],
+        verbs: r.verbs ?? [],
+    }));
+}
+
+main().catch((error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+});

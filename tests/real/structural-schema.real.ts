@@ -1,0 +1,312 @@
+/**
+ * The structural-schema validator (components/shared/structural-schema.ts) against the API
+ * server itself (issue 38, point 1): fast-check (the one seed) generates structural schemas and
+ * objects; each schema becomes a property of a CRD's `spec`, the CRD is created, and each object is
+ * created with a server-side dry-run, twice: with field validation `Ignore` (the API server prunes
+ * what the schema does not name: the validator's `unknownFields: "ignore"`, the pre-flight's) and
+ * `Strict` (an unknown field is refused: `"refuse"`, the render's). The API server's accept/refuse
+ * must be the validator's for every case and both modes.
+ * It prints the case count and the disagreements. With STRUCTURAL_SCHEMA_TABLE=<file> it also
+ * writes the cases and the API server's answers: tests/shared/structural-schema.cases.json is such a
+ * file, which the mock tier replays.
+ */
+import * as fs from "node:fs";
+import fc from "fast-check";
+import { type JsonSchema, schemaViolations } from "../../components/shared/structural-schema";
+import * as path from "node:path";
+import * as https from "node:https";
+import { KubeConfig } from "@kubernetes/client-node";
+import { kubectl, kubectlRun } from "./helpers/kubectl";
+import { realEnv } from "./helpers/stack";
+
+const GROUP = "schemas.cluster-platform.io";
+const PER_CRD = 40;
+const CRDS = 12;
+
+/** A leaf or nested structural schema (types everywhere; combinators only with value validations). */
+const schemaArb: fc.Arbitrary<JsonSchema> = fc.letrec<{ schema: JsonSchema }>((tie) => ({
+    schema: fc.oneof(
+        { depthSize: "small", withCrossShrink: true },
+        stringSchema(),
+        integerSchema(),
+        numberSchema(),
+        fc.record({ type: fc.constant("boolean"), nullable: fc.option(fc.boolean(), { nil: undefined }) }, { requiredKeys: ["type"] }),
+        fc.constant<JsonSchema>({ "x-kubernetes-int-or-string": true }),
+        fc.record(
+            {
+                type: fc.constant("array"),
+                items: tie("schema"),
+                minItems: fc.option(fc.nat(2), { nil: undefined }),
+                maxItems: fc.option(fc.integer({ min: 1, max: 3 }), { nil: undefined }),
+                nullable: fc.option(fc.boolean(), { nil: undefined }),
+            },
+            { requiredKeys: ["type", "items"] },
+        ),
+        fc
+            .record({
+                properties: fc.dictionary(fc.constantFrom("a", "b", "c"), tie("schema"), { minKeys: 1, maxKeys: 3 }),
+                required: fc.subarray(["a", "b", "c"]),
+                nullable: fc.option(fc.boolean(), { nil: undefined }),
+                preserve: fc.boolean(),
+                minProperties: fc.option(fc.nat(2), { nil: undefined }),
+            })
+            .map(({ properties, required, nullable, preserve, minProperties }) => ({
+                type: "object",
+                properties,
+                ...(required.filter((r) => r in properties).length > 0 ? { required: required.filter((r) => r in properties) } : {}),
+                ...(nullable === undefined ? {} : { nullable }),
+                ...(preserve ? { "x-kubernetes-preserve-unknown-fields": true } : {}),
+                ...(minProperties === undefined ? {} : { minProperties }),
+            })),
+        fc.record(
+            { type: fc.constant("object"), additionalProperties: stringSchema() },
+            { requiredKeys: ["type", "additionalProperties"] },
+        ),
+    ),
+})).schema;
+
+function stringSchema(): fc.Arbitrary<JsonSchema> {
+    return fc.record(
+        {
+            type: fc.constant("string"),
+            minLength: fc.option(fc.nat(3), { nil: undefined }),
+            maxLength: fc.option(fc.integer({ min: 1, max: 6 }), { nil: undefined }),
+            pattern: fc.option(fc.constantFrom("^[a-z]+$", "^x", "[0-9]", "^(on|off)$", "^\\w{2,4}$"), { nil: undefined }),
+            format: fc.option(fc.constantFrom("byte", "ipv4", "uuid", "date-time", "int32", "hostname"), { nil: undefined }),
+            enum: fc.option(fc.uniqueArray(fc.constantFrom("x", "on", "abc", "10.0.0.1"), { minLength: 1, maxLength: 3 }), {
+                nil: undefined,
+            }),
+            nullable: fc.option(fc.boolean(), { nil: undefined }),
+            anyOf: fc.option(fc.constant<JsonSchema[]>([{ maxLength: 2 }, { pattern: "^x" }]), { nil: undefined }),
+        },
+        { requiredKeys: ["type"] },
+    );
+}
+
+function integerSchema(): fc.Arbitrary<JsonSchema> {
+    return fc
+        .record(
+            {
+                type: fc.constant("integer"),
+                minimum: fc.option(fc.integer({ min: -3, max: 3 }), { nil: undefined }),
+                maximum: fc.option(fc.integer({ min: 0, max: 10 }), { nil: undefined }),
+                exclusiveMinimum: fc.option(fc.boolean(), { nil: undefined }),
+                exclusiveMaximum: fc.option(fc.boolean(), { nil: undefined }),
+                multipleOf: fc.option(fc.integer({ min: 2, max: 3 }), { nil: undefined }),
+                enum: fc.option(fc.uniqueArray(fc.integer({ min: -2, max: 6 }), { minLength: 1, maxLength: 3 }), { nil: undefined }),
+                nullable: fc.option(fc.boolean(), { nil: undefined }),
+                not: fc.option(fc.constant<JsonSchema>({ enum: [4] }), { nil: undefined }),
+            },
+            { requiredKeys: ["type"] },
+        )
+        .map(boundsOnlyWithLimits);
+}
+
+function numberSchema(): fc.Arbitrary<JsonSchema> {
+    return fc
+        .record(
+            {
+                type: fc.constant("number"),
+                minimum: fc.option(fc.constantFrom(-1.5, 0, 0.5), { nil: undefined }),
+                maximum: fc.option(fc.constantFrom(1, 2.5), { nil: undefined }),
+                exclusiveMinimum: fc.option(fc.boolean(), { nil: undefined }),
+                exclusiveMaximum: fc.option(fc.boolean(), { nil: undefined }),
+                multipleOf: fc.option(fc.constantFrom(0.5, 2), { nil: undefined }),
+            },
+            { requiredKeys: ["type"] },
+        )
+        .map(boundsOnlyWithLimits);
+}
+
+/** The API server refuses exclusiveMinimum without minimum (and the same for maximum). */
+function boundsOnlyWithLimits(schema: JsonSchema): JsonSchema {
+    const out = { ...schema };
+    if (out.minimum === undefined) delete out.exclusiveMinimum;
+    if (out.maximum === undefined) delete out.exclusiveMaximum;
+    return out;
+}
+
+/** Values near what the schema accepts, and now and then of any type. */
+function valueFor(schema: JsonSchema, depth = 0): fc.Arbitrary<unknown> {
+    const anything = fc.oneof(
+        fc.constant(null),
+        fc.boolean(),
+        fc.integer({ min: -5, max: 12 }),
+        fc.constantFrom(0.5, 1.25, -2.5),
+        fc.string({ maxLength: 6 }),
+        fc.constant([]),
+        fc.constant({}),
+    );
+    let typed: fc.Arbitrary<unknown>;
+    if (schema["x-kubernetes-int-or-string"]) typed = fc.oneof(fc.integer({ min: -3, max: 9 }), fc.constantFrom("25%", "x", ""));
+    else if (schema.type === "string") {
+        typed = fc.oneof(
+            fc.constantFrom(
+                "x",
+                "on",
+                "abc",
+                "10.0.0.1",
+                "aGk=",
+                "not-base64!",
+                "2026-01-01T00:00:00Z",
+                "0e7c8a4e-8f31-4f8b-9c1d-3a2b1c0d9e8f",
+                "xy1",
+                "",
+            ),
+            fc.string({ maxLength: 7 }),
+        );
+    } else if (schema.type === "integer") typed = fc.integer({ min: -4, max: 12 });
+    else if (schema.type === "number") typed = fc.oneof(fc.constantFrom(-1.5, 0, 0.5, 1, 2, 2.5, 3), fc.integer({ min: -2, max: 4 }));
+    else if (schema.type === "boolean") typed = fc.boolean();
+    else if (schema.type === "array")
+        typed = depth > 3 ? fc.constant([]) : fc.array(valueFor(schema.items as JsonSchema, depth + 1), { maxLength: 4 });
+    else if (schema.type === "object" && schema.properties) {
+        const fields = Object.fromEntries(
+            Object.entries(schema.properties).map(([k, v]) => [k, depth > 3 ? fc.constant(null) : valueFor(v, depth + 1)]),
+        );
+        typed = fc.record({ ...fields, extra: fc.string({ maxLength: 3 }) }, { requiredKeys: [] });
+    } else if (schema.type === "object")
+        typed = fc.dictionary(fc.constantFrom("k", "l"), valueFor(schema.additionalProperties as JsonSchema, depth + 1), { maxKeys: 2 });
+    else typed = anything;
+    return fc.oneof({ weight: 5, arbitrary: typed }, { weight: 1, arbitrary: anything });
+}
+
+/**
+ * POSTs an object with `dryRun=All` and the field validation asked (kubectl's `--validate=strict`
+ * validates on the client first and stops at the first refused object of a list).
+ */
+async function dryRunCreate(
+    collection: string,
+    object: unknown,
+    fieldValidation: "Ignore" | "Strict",
+): Promise<{ accepted: boolean; message: string }> {
+    const config = new KubeConfig();
+    config.loadFromFile(realEnv("REAL_KUBECONFIG"));
+    const server = config.getCurrentCluster()?.server as string;
+    const options: https.RequestOptions = { method: "POST", headers: { "Content-Type": "application/json", Accept: "application/json" } };
+    await config.applyToHTTPSOptions(options);
+    const url = new URL(`${collection}?dryRun=All&fieldValidation=${fieldValidation}`, server);
+    return new Promise((resolve, reject) => {
+        const request = https.request(url, options, (response) => {
+            const chunks: Buffer[] = [];
+            response.on("data", (chunk: Buffer) => chunks.push(chunk));
+            response.on("end", () => {
+                const body = Buffer.concat(chunks).toString("utf8");
+                const status = response.statusCode ?? 0;
+                if (status !== 201 && status !== 200 && status !== 422 && status !== 400) {
+                    reject(new Error(`POST ${url.pathname}: HTTP ${status}: ${body.slice(0, 300)}`));
+                    return;
+                }
+                resolve({
+                    accepted: status < 300,
+                    message: status < 300 ? "" : ((JSON.parse(body) as { message?: string }).message ?? body),
+                });
+            });
+            response.on("error", reject);
+        });
+        request.on("error", reject);
+        request.end(JSON.stringify(object));
+    });
+}
+
+interface Case {
+    schema: JsonSchema;
+    value: unknown;
+}
+
+const cases: Case[] = fc
+    .sample(
+        schemaArb.chain((schema) => fc.tuple(fc.constant(schema), valueFor(schema))),
+        PER_CRD * CRDS,
+    )
+    .map(([schema, value]) => ({ schema, value }));
+
+function crdFor(index: number, batch: readonly Case[]): object {
+    const properties = Object.fromEntries(batch.map((c, i) => [`p${i}`, c.schema]));
+    return {
+        apiVersion: "apiextensions.k8s.io/v1",
+        kind: "CustomResourceDefinition",
+        metadata: { name: `s${index}s.${GROUP}` },
+        spec: {
+            group: GROUP,
+            scope: "Cluster",
+            names: { plural: `s${index}s`, singular: `s${index}`, kind: `S${index}`, listKind: `S${index}List` },
+            versions: [{ name: "v1", served: true, storage: true, schema: { openAPIV3Schema: rootSchema(properties) } }],
+        },
+    };
+}
+
+function rootSchema(properties: Record<string, JsonSchema>): JsonSchema {
+    return { type: "object", properties: { spec: { type: "object", properties } } };
+}
+
+describe("the structural-schema validator against the API server (server-side dry-run)", () => {
+    const results: { schema: JsonSchema; value: unknown; accepted: boolean; acceptedStrict: boolean }[] = [];
+
+    afterAll(() => {
+        for (let i = 0; i < CRDS; i++) kubectlRun(["delete", "crd", `s${i}s.${GROUP}`, "--ignore-not-found", "--wait=false"]);
+    });
+
+    test("GIVEN generated schemas and objects WHEN the API server dry-runs each object THEN the validator accepts exactly what it accepts", async () => {
+        const disagreements: string[] = [];
+        for (let i = 0; i < CRDS; i++) {
+            const batch = cases.slice(i * PER_CRD, (i + 1) * PER_CRD);
+            const crd = crdFor(i, batch);
+            kubectl(["apply", "-f", "-"], { input: JSON.stringify(crd) });
+            kubectl(["wait", "--for=condition=Established", `crd/s${i}s.${GROUP}`, "--timeout=60s"]);
+            const objects = batch.map((c, j) => ({
+                apiVersion: `${GROUP}/v1`,
+                kind: `S${i}`,
+                metadata: { name: `c${j}` },
+                spec: { [`p${j}`]: c.value },
+            }));
+            const answers = {
+                ignore: await Promise.all(objects.map((o) => dryRunCreate(`/apis/${GROUP}/v1/s${i}s`, o, "Ignore"))),
+                refuse: await Promise.all(objects.map((o) => dryRunCreate(`/apis/${GROUP}/v1/s${i}s`, o, "Strict"))),
+            };
+            const accepted = {
+                ignore: new Set(objects.filter((_, j) => answers.ignore[j].accepted).map((o) => o.metadata.name)),
+                refuse: new Set(objects.filter((_, j) => answers.refuse[j].accepted).map((o) => o.metadata.name)),
+            };
+            const runs = {
+                ignore: { stderr: answers.ignore.map((a, j) => `"c${j}": ${a.message}`).join("\n") },
+                refuse: { stderr: answers.refuse.map((a, j) => `"c${j}": ${a.message}`).join("\n") },
+            };
+            const schema = rootSchema(Object.fromEntries(batch.map((c, j) => [`p${j}`, c.schema])));
+            batch.forEach((c, j) => {
+                for (const mode of ["ignore", "refuse"] as const) {
+                    const violations = schemaViolations(objects[j], schema, { root: true, unknownFields: mode });
+                    const server = accepted[mode].has(`c${j}`);
+                    if (server !== (violations.length === 0)) {
+                        const said = runs[mode].stderr.split("\n").find((l) => l.includes(`"c${j}"`)) ?? "(nothing)";
+                        const ours =
+                            violations.length === 0
+                                ? "accepts"
+                                : `refuses (${violations.map((v) => `${v.path}: ${v.message}`).join("; ")})`;
+                        disagreements.push(
+                            `[${mode}] schema ${JSON.stringify(c.schema)} value ${JSON.stringify(c.value)}: API server ${server ? "accepts" : "refuses"}, validator ${ours}; server said ${said}`,
+                        );
+                    }
+                }
+                results.push({
+                    schema: c.schema,
+                    value: c.value,
+                    accepted: accepted.ignore.has(`c${j}`),
+                    acceptedStrict: accepted.refuse.has(`c${j}`),
+                });
+            });
+        }
+        const refused = results.filter((r) => !r.accepted).length;
+        const refusedStrict = results.filter((r) => !r.acceptedStrict).length;
+        console.log(
+            `structural schemas: ${results.length} cases in 2 modes (${refused} refused by the API server pruning unknown fields, ${refusedStrict} with strict field validation), ${disagreements.length} disagreements`,
+        );
+        if (process.env.STRUCTURAL_SCHEMA_TABLE) {
+            fs.writeFileSync(process.env.STRUCTURAL_SCHEMA_TABLE, `${JSON.stringify(results)}\n`);
+        }
+        fs.writeFileSync(path.join(realEnv("REAL_WORK"), "structural-schema-disagreements.txt"), disagreements.join("\n"));
+        expect(refused).toBeGreaterThan(results.length / 5);
+        expect(results.length - refused).toBeGreaterThan(results.length / 5);
+        expect(disagreements).toEqual([]);
+    });
+});

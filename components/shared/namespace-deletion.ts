@@ -53,13 +53,15 @@ export function unavailableApiServices(list: unknown): UnavailableApiService[] {
     return unavailable.sort((a, b) => a.name.localeCompare(b.name));
 }
 
-/** The warning for a stack owning `namespaces` while `unavailable` APIServices exist; undefined when there is nothing to say. */
+/** The warning while `unavailable` APIServices exist, naming the `namespaces` the stack owns now; undefined when none is unavailable. */
 export function namespaceDeletionWarning(unavailable: readonly UnavailableApiService[], namespaces: readonly string[]): string | undefined {
-    if (unavailable.length === 0 || namespaces.length === 0) return undefined;
+    if (unavailable.length === 0) return undefined;
+    // A namespace removed from config is no longer in it: the warning stands whatever the stack owns now.
+    const owned = namespaces.length > 0 ? `this stack's ${[...namespaces].sort().join(", ")}; ` : "";
     const services = unavailable.map((s) => `${s.name} (${s.reason}: ${s.message})`).join(", ");
     return (
-        `APIService ${services} is not Available: a Namespace deleted now (this stack's ${[...namespaces].sort().join(", ")}, ` +
-        `when removed from config or on pulumi destroy) stays Terminating until it is Available again or deleted, because the ` +
+        `APIService ${services} is not Available: a Namespace deleted now (${owned}any removed from config; all on pulumi destroy) ` +
+        `stays Terminating until it is Available again or deleted, because the ` +
         `namespace controller finalizes a namespace only when discovery of every API group succeeds ` +
         `(condition NamespaceDeletionDiscoveryFailure; kubernetes pkg/controller/namespace/deletion). The stack's Namespace ` +
         `deletes wait ${NAMESPACE_DELETE_TIMEOUT}, then fail naming the Namespace; it stays in the state, and the next run ` +
@@ -68,13 +70,12 @@ export function namespaceDeletionWarning(unavailable: readonly UnavailableApiSer
 }
 
 /**
- * Warns when the stack owns Namespaces and an APIService is not Available. `list` is the
+ * Warns when an APIService is not Available. `list` is the
  * pre-flight's lister (the API server the provider talks to, nothing entering the state; the
  * offline render answers from `--cluster`). An identity that may not list APIServices (a
  * least-privilege runner) gets a warning that the check was not done, never a failure.
  */
 export async function warnOfUnavailableApiServices(list: ObjectLister, namespaces: readonly string[]): Promise<void> {
-    if (namespaces.length === 0) return;
     const items = await list({ apiVersion: "apiregistration.k8s.io/v1", kind: "APIService", plural: "apiservices" }).catch(
         (error: Error) => {
             pulumi.log.warn(

@@ -80,7 +80,7 @@ describe("one runner at a time (issue 39)", () => {
             holder: [
                 expect.stringMatching(
                     new RegExp(
-                        `^file://.*/\\.pulumi/locks/.*/${path.basename(lock)}(\\?metadata=skip)?: created by ${holder.username}@${holder.hostname} \\(pid ${holder.pid}\\) at \\S+$`,
+                        `^file://.*/\\.pulumi/locks/.*/${path.basename(lock)}\\?metadata=skip&no_tmp_dir=true: created by ${holder.username}@${holder.hostname} \\(pid ${holder.pid}\\) at \\S+$`,
                     ),
                 ),
             ],

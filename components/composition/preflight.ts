@@ -11,6 +11,7 @@ import { sectionsFromPulumiConfig, StackConfig, validateStackConfig } from "../c
 import { bundleApiProblems, OperatorsPlan, planOperators, requiredClusterObjects, upgradeProblems } from "../operator";
 import { ClusterConnection, clusterConnection, projectDirectory } from "../shared/cluster";
 import { apiDiscovery, apiKindDiscovery } from "../shared/discovery";
+import { warnOfUnavailableApiServices } from "../shared/namespace-deletion";
 import { checkExisting, describeRef, objectLister, objectReader, type ObjectReader, presenceLookup } from "../shared/object-presence";
 import { formatReport, Problem } from "../shared/problems";
 import { requiredObjectsOf } from "../subscriptions";
@@ -82,6 +83,12 @@ async function serviceCaBundleOf(read: ObjectReader): Promise<string | undefined
     return undefined;
 }
 
+/** The Namespaces the stack creates, and so deletes on removal or destroy (the reconcile namespace is kept on delete). */
+function ownedNamespaces(config: StackConfig): string[] {
+    const operators = config.operators.filter((o) => o.createNamespace).map((o) => o.namespace);
+    return [...new Set([...operators, ...(config.subscriptions.enabled ? [config.subscriptions.namespace] : [])])];
+}
+
 /**
  * Every capability's pre-flight checks, run before any resource is registered: the pure ones, then
  * (live clusters only) that the objects the stack needs but never creates exist, asked by
@@ -118,6 +125,8 @@ export async function preflight(config: StackConfig): Promise<Preflight> {
         upgrades.warnings.forEach((warning) => pulumi.log.warn(warning));
         // Delegated modes: each caInjection target's backends serve the injector's certificate (components/certificates/delegated-backends.ts).
         problems.push(...(await delegatedBackendProblems(config.certificates.mode, config.cluster.platform, config.caInjection, reader)));
+        // A Namespace the stack deletes stays Terminating while another team's APIService is down (components/shared/namespace-deletion.ts).
+        await warnOfUnavailableApiServices(objectLister(connection, projectDirectory()), ownedNamespaces(config));
         if (existing.unchecked.length > 0) {
             pulumi.log.warn(
                 `not checked that these exist (no cluster to ask): ${existing.unchecked.map((r) => describeRef(r.ref)).join(", ")}`,

@@ -11,6 +11,7 @@ import type { OlmConfig, OperatorConfig } from "../config/schema";
 import { ClusterTarget, skippedWithoutCluster } from "../shared/cluster";
 import { platformLabels } from "../shared/labels";
 import { dependOnCreatedNamespaces } from "../shared/namespaces";
+import { namespaceDeleteOptions } from "../shared/namespace-deletion";
 import { OperatorInstall } from "./install";
 import { olmConfigDecision } from "./olm-config";
 import { installName, renameAliases } from "./rename";
@@ -95,7 +96,7 @@ export class Operators extends pulumi.ComponentResource {
                     new k8s.core.v1.Namespace(
                         `namespace-${namespace}`,
                         { metadata: { name: namespace, labels: platformLabels("operator") } },
-                        { parent: this },
+                        { parent: this, ...namespaceDeleteOptions },
                     ),
                 );
             }

@@ -6,6 +6,7 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { ClusterTarget } from "../shared/cluster";
+import { namespaceDeleteOptions } from "../shared/namespace-deletion";
 import { declareBundle, declareClusterBundle, preflightReads } from "./bundle-resources";
 import { clusterBundleRoleName } from "../../webhook/api";
 import { BundleDeclaration, ClusterBundleDeclaration, DriverServiceAccount, referencesOf } from "./bundles";
@@ -148,6 +149,7 @@ export class SubscriptionInjection extends pulumi.ComponentResource {
         const namespace = new k8s.core.v1.Namespace(args.webhook.namespace, webhookNamespaceManifest(args.webhook.namespace), {
             parent: this,
             dependsOn: reads.all,
+            ...namespaceDeleteOptions,
         });
         this.webhook = new SubscriptionWebhook(
             "subscription-webhook",

@@ -233,3 +233,37 @@ export function requireBuild(root: string): void {
         throw new Error("dist/webhook/main.js is missing: run npm run build before the real tier");
     }
 }
+
+/** The sample widget operator's CRD, kept on destroy (a test deletes it). */
+export const WIDGET_CRD = "widgets.samples.cluster-platform.io";
+
+/**
+ * A small stack (issue 39's day-2 tests): the sample widget operator, as its bundle ships, in a
+ * namespace the stack creates. Its webhooks are configured but never called (no Widget is written).
+ */
+export function widgetOperatorStack(namespace: string): Record<string, unknown> {
+    return {
+        cluster: { name: "real", platform: "kubernetes", kubeContext: process.env.REAL_CONTEXT ?? "real" },
+        certificates: { mode: "self-signed" },
+        subscriptions: { enabled: false },
+        aws: { enabled: false },
+        operators: [
+            {
+                name: "widgets",
+                csv: path.resolve(
+                    __dirname,
+                    "..",
+                    "..",
+                    "fixtures",
+                    "operators",
+                    "widget-operator",
+                    "manifests",
+                    "widget-operator.clusterserviceversion.yaml",
+                ),
+                namespace,
+                createNamespace: true,
+                targetNamespaces: [],
+            },
+        ],
+    };
+}

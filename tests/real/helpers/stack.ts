@@ -240,6 +240,21 @@ export class TestStack {
         return result.stdout;
     }
 
+    /** The DIY backend's lock files of this backend (`.pulumi/locks/...`, pkg/backend/diy/lock.go), one per running update. */
+    lockFiles(): string[] {
+        const root = path.join(this.stateDir, ".pulumi", "locks");
+        if (!fs.existsSync(root)) return [];
+        return (fs.readdirSync(root, { recursive: true }) as string[]).filter((f) => f.endsWith(".json")).map((f) => path.join(root, f));
+    }
+
+    /** The custom timeouts the state records for the resource whose URN ends with `urnSuffix`. */
+    customTimeouts(urnSuffix: string): Record<string, number> | undefined {
+        const state = JSON.parse(this.exportState()) as {
+            deployment: { resources: { urn: string; customTimeouts?: Record<string, number> }[] };
+        };
+        return state.deployment.resources.find((r) => r.urn.endsWith(urnSuffix))?.customTimeouts;
+    }
+
     outputs(): Record<string, unknown> {
         const result = this.run(["stack", "output", "--stack", this.name, "--json"]);
         if (result.status !== 0) {

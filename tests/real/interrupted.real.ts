@@ -1,0 +1,134 @@
+/**
+ * Interrupted updates converge (issue 39, point 1): an `up` stopped by Ctrl-C (SIGINT to the CLI's
+ * process group, as a terminal sends it) and one killed outright (SIGKILL to the group, as a
+ * cancelled CI job or a lost machine) are brought back by the commands docs/operations.md gives,
+ * to the objects an uninterrupted run makes: the objects created before the interruption keep their
+ * uid, none is duplicated, no lock or pending operation is left, and the next preview is empty.
+ *
+ * One stack: the sample widget operator in a namespace the stack creates. Each case interrupts the
+ * `up` as soon as the CLI reports the Namespace created, while the rest is in flight.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { getObject, kubectl, kubectlRun } from "./helpers/kubectl";
+import { requireBuild, WIDGET_CRD, widgetOperatorStack } from "./helpers/fixtures";
+import { describe as explain, REPO_ROOT, type RunResult, TestStack } from "./helpers/stack";
+
+const STACK = "interrupted";
+const NAMESPACE = "widgets-interrupted";
+
+let stack: TestStack;
+
+/** Starts `up` in a process group of its own and sends `signal` to the group once the Namespace is reported created. */
+function interruptedUp(signal: NodeJS.Signals): Promise<RunResult & { signalled: boolean }> {
+    return new Promise((resolve, reject) => {
+        const child: ChildProcess = spawn(
+            "pulumi",
+            ["up", "--stack", STACK, "--non-interactive", "--color", "never", "--yes", "--skip-preview"],
+            {
+                cwd: stack.project,
+                env: stack.env(),
+                detached: true,
+            },
+        );
+        let stdout = "";
+        let stderr = "";
+        let signalled = false;
+        child.stdout?.on("data", (d: Buffer) => {
+            stdout += d.toString("utf8");
+            if (!signalled && new RegExp(`Namespace +namespace-${NAMESPACE} +created`).test(stdout)) {
+                signalled = true;
+                process.kill(-(child.pid as number), signal);
+            }
+        });
+        child.stderr?.on("data", (d: Buffer) => (stderr += d.toString("utf8")));
+        child.on("error", reject);
+        child.on("close", (code, by) => resolve({ status: code ?? (by ? 128 : 1), stdout, stderr, signalled }));
+    });
+}
+
+/** The stack's objects in its namespace, by kind and name (a duplicate would show as a second name). */
+function namespaceObjects(): string[] {
+    return kubectl(["get", "deployments,services,serviceaccounts,roles,rolebindings,secrets", "-n", NAMESPACE, "-o", "name"])
+        .split("\n")
+        .filter((line) => line && !line.includes("serviceaccount/default") && !line.includes("kube-root-ca"))
+        .sort();
+}
+
+function expectConverged(namespaceUid: string): void {
+    const preview = stack.preview(["--expect-no-changes"]);
+    expect({ status: preview.status, output: preview.status === 0 ? "" : explain(preview) }).toEqual({ status: 0, output: "" });
+    const state = stack.exportState();
+    expect({
+        uid: getObject("namespace", NAMESPACE)?.metadata?.uid,
+        pending: state.includes('"pending_operations"'),
+        locks: stack.lockFiles(),
+    }).toEqual({
+        uid: namespaceUid,
+        pending: false,
+        locks: [],
+    });
+}
+
+let uninterrupted: string[];
+
+beforeAll(() => {
+    requireBuild(REPO_ROOT);
+    stack = new TestStack(STACK, widgetOperatorStack(NAMESPACE));
+});
+
+afterAll(() => {
+    stack?.run(["cancel", "--stack", STACK, "--yes"]);
+    stack?.destroy();
+    kubectlRun(["delete", "crd", WIDGET_CRD, "--ignore-not-found"]);
+});
+
+describe("interrupted updates converge (issue 39)", () => {
+    test("GIVEN an `up` interrupted by SIGINT once its Namespace is created WHEN `pulumi up` runs again THEN it finishes, the Namespace keeps its uid, no lock or pending operation is left and the next preview is empty", async () => {
+        const interrupted = await interruptedUp("SIGINT");
+        expect({ signalled: interrupted.signalled, status: interrupted.status === 0 ? "completed" : "stopped" }).toEqual({
+            signalled: true,
+            status: "stopped",
+        });
+        const uid = getObject("namespace", NAMESPACE)?.metadata?.uid as string;
+        expect(stack.lockFiles()).toEqual([]);
+
+        const up = stack.up();
+        expect({ status: up.status, output: up.status === 0 ? "" : explain(up) }).toEqual({ status: 0, output: "" });
+        expectConverged(uid);
+        uninterrupted = namespaceObjects();
+    });
+
+    test("GIVEN an `up` whose process group is SIGKILLed once its Namespace is created WHEN the next `up` runs THEN it refuses on the lock left behind; `pulumi cancel`, `pulumi refresh --clear-pending-creates` and `pulumi up` bring back the same objects with the same Namespace uid, no duplicate, and an empty preview", async () => {
+        const destroyed = stack.destroy();
+        expect({ status: destroyed.status, output: destroyed.status === 0 ? "" : explain(destroyed) }).toEqual({ status: 0, output: "" });
+
+        const killed = await interruptedUp("SIGKILL");
+        expect({ signalled: killed.signalled, locks: stack.lockFiles().length }).toEqual({ signalled: true, locks: 1 });
+        const uid = getObject("namespace", NAMESPACE)?.metadata?.uid as string;
+
+        const refused = stack.up();
+        expect({
+            status: refused.status,
+            locked: `${refused.stdout}${refused.stderr}`.includes("the stack is currently locked by 1 lock(s)"),
+        }).toEqual({
+            status: 1,
+            locked: true,
+        });
+
+        // The recovery docs/operations.md gives, in its order.
+        for (const args of [
+            ["cancel", "--stack", STACK, "--yes"],
+            ["refresh", "--stack", STACK, "--non-interactive", "--yes", "--skip-preview", "--clear-pending-creates"],
+            ["up", "--stack", STACK, "--non-interactive", "--yes", "--skip-preview"],
+        ]) {
+            const step = stack.run(args);
+            expect({ command: args[0], status: step.status, output: step.status === 0 ? "" : explain(step) }).toEqual({
+                command: args[0],
+                status: 0,
+                output: "",
+            });
+        }
+        expectConverged(uid);
+        expect(namespaceObjects()).toEqual(uninterrupted);
+    });
+});

@@ -87,7 +87,6 @@ function composeCapabilities(stack: TaggedStack, checked: Preflight) {
             olm: config.olm,
             cluster,
             issuerFor: (operator) => certificates.issuerFor(operator.certificates),
-            adoptingProvider: stack.adoptingKubernetes,
         },
         { providers: { kubernetes } },
     );

@@ -25,6 +25,7 @@ import { StackConfig } from "../config";
 import { DeclaredKinds, recordDeclaredKinds } from "../reconcile";
 import { installReconcile } from "../reconcile/install";
 import { ConversionResets } from "../operator";
+import { adoptionTransformation } from "../shared/adoption";
 import { ClusterTarget, kubernetesConnectionArgs } from "../shared/cluster";
 import { ConversionResetState, conversionResets, InstalledCrds, retentionMessages } from "../shared/crd-retention";
 import { carriedOutputs, PreviousUpdate, readPreviousUpdate } from "../shared/previous-update";
@@ -73,8 +74,8 @@ export interface TaggedStack extends Omit<OpenedStack, typeof CONNECTION> {
     /** The Kubernetes provider every capability uses (server-side apply). */
     readonly kubernetes: k8s.Provider;
     /**
-     * Adopts objects that already exist instead of failing on them; used only for OLM's own
-     * aggregate roles, which every cluster running OLM already has.
+     * Adopts objects that already exist instead of failing on them: every resource the adoption
+     * rule (components/shared/adoption.ts) decides `adopt` is declared on it.
      */
     readonly adoptingKubernetes: k8s.Provider;
     /** The AWS assets and tags, when `aws.enabled`. */
@@ -85,16 +86,19 @@ export interface TaggedStack extends Omit<OpenedStack, typeof CONNECTION> {
 export function tagStack(opened: OpenedStack): TaggedStack {
     const { [CONNECTION]: connection, ...rest } = opened;
     const kubernetes = new k8s.Provider("kubernetes", { ...kubernetesConnectionArgs(connection), enableServerSideApply: true });
-    // `upsertExistingObjects` exists from provider 4.29 (pulumi-kubernetes PR #4278: without it a create
-    // is a POST that fails on an existing object). The lockfile pins 4.25.0, the newest the Go module
-    // proxy builds for the real tier, whose creates are server-side applies that always upsert and
-    // whose CheckConfig reads only the keys it knows; the key is set so the rule holds on either.
+    // The adoption rule (components/shared/adoption.ts): `upsertExistingObjects` exists from provider
+    // 4.29 (pulumi-kubernetes PR #4278: without it a create is a POST that fails on an existing object).
+    // The lockfile pins 4.25.0, the only version the Go module proxy builds for the real tier, whose
+    // creates are server-side applies that always upsert and whose CheckConfig ignores keys it does
+    // not know; the key is set so that the stack's decision holds on either.
     const adoptingArgs: k8s.ProviderArgs & { readonly upsertExistingObjects: boolean } = {
         ...kubernetesConnectionArgs(connection),
         enableServerSideApply: true,
         upsertExistingObjects: true,
     };
     const adoptingKubernetes = new k8s.Provider("kubernetes-adopting", adoptingArgs);
+    // Before any capability: the resources decided `adopt` go through the adopting provider.
+    pulumi.runtime.registerStackTransformation(adoptionTransformation(adoptingKubernetes));
     const { config, cluster, previous } = opened;
     // The webhook image is pushed to `awsTags.webhookRepositoryUrl` when the plan has the ECR repository.
     const assets = awsAssetPlan({

@@ -35,16 +35,11 @@ export interface OperatorsArgs {
     readonly cluster: ClusterTarget;
     /** The certificate issuer for an operator (its `certificates` override, or the stack's). */
     readonly issuerFor: (operator: OperatorConfig) => CertificateIssuer;
-    /**
-     * A Kubernetes provider that adopts objects that already exist (`upsertExistingObjects`),
-     * used only for OLM's own aggregate roles, which every cluster running OLM already has.
-     */
-    readonly adoptingProvider: k8s.Provider;
 }
 
 /**
  * `cluster-platform:operator:Operators`: every planned operator install (`OperatorInstall`), OLM's
- * aggregate roles through the adopting provider, `OLMConfig/cluster` when managed, and on
+ * aggregate roles, `OLMConfig/cluster` when managed, and on
  * OpenShift the pre-flight reads of Proxy `cluster` and the OperatorCondition CRD.
  */
 export class Operators extends pulumi.ComponentResource {
@@ -54,16 +49,13 @@ export class Operators extends pulumi.ComponentResource {
     constructor(name: string, args: OperatorsArgs, opts?: pulumi.ComponentResourceOptions) {
         super("cluster-platform:operator:Operators", name, {}, opts);
 
-        // OLM's aggregate-olm-edit/-view: declared (adopted where OLM made them) unless toggled off.
-        // They are OLM's: a destroy or the toggle releases them from the stack and leaves them in
-        // place (an adopted object is otherwise deleted like any other: the provider's upsert only
-        // changes create, pulumi/pulumi-kubernetes provider/pkg/await/await.go).
+        // OLM's aggregate-olm-edit/-view: declared (adopted where OLM made them, through the adopting
+        // provider: components/shared/adoption.ts) unless toggled off. They are OLM's: a destroy or the
+        // toggle releases them from the stack and leaves them in place (an adopted object is otherwise
+        // deleted like any other: the provider's delete is a DELETE by name, pulumi/pulumi-kubernetes
+        // provider/pkg/await/await.go, `Deletion`).
         for (const role of olmAggregateRoles(args.olm)) {
-            new k8s.rbac.v1.ClusterRole(`olm-${role.metadata.name}`, role, {
-                parent: this,
-                provider: args.adoptingProvider,
-                retainOnDelete: true,
-            });
+            new k8s.rbac.v1.ClusterRole(`olm-${role.metadata.name}`, role, { parent: this, retainOnDelete: true });
         }
 
         const decision = olmConfigDecision(args.olm, args.cluster.live, skippedWithoutCluster);

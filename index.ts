@@ -80,13 +80,14 @@ function composeCapabilities(stack: TaggedStack, checked: Preflight) {
           )
         : undefined;
 
-    new Operators(
+    const operators = new Operators(
         "operators",
         {
             plans: checked.operators.plans,
             olm: config.olm,
             cluster,
             issuerFor: (operator) => certificates.issuerFor(operator.certificates),
+            previousInstalls: stack.previous.values.operatorInstalls,
         },
         { providers: { kubernetes } },
     );
@@ -104,6 +105,7 @@ function composeCapabilities(stack: TaggedStack, checked: Preflight) {
     return {
         certificates,
         crds,
+        operatorInstalls: operators.records,
         outputs: {
             ...(subscriptions
                 ? { subscriptionCrds: subscriptions.crdNames, subscriptionClusterRoles: subscriptions.clusterRoleNames }

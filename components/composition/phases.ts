@@ -25,6 +25,7 @@ import { StackConfig } from "../config";
 import { DeclaredKinds, recordDeclaredKinds } from "../reconcile";
 import { installReconcile } from "../reconcile/install";
 import { ConversionResets } from "../operator";
+import type { InstallRecords } from "../operator/rename";
 import { adoptionTransformation } from "../shared/adoption";
 import { ClusterTarget, kubernetesConnectionArgs } from "../shared/cluster";
 import { ConversionResetState, conversionResets, InstalledCrds, retentionMessages } from "../shared/crd-retention";
@@ -115,6 +116,8 @@ export interface Composed {
     readonly certificates: Certificates;
     /** The CRDs this update installs, by owner and fate. */
     readonly crds: InstalledCrds;
+    /** The operator installs, for the next update's implied renames (components/operator/rename.ts). */
+    readonly operatorInstalls: InstallRecords;
     /** The capabilities' own stack outputs (none that the next update reads back). */
     readonly outputs: Record<string, unknown>;
 }
@@ -148,6 +151,7 @@ export function finishStack(tagged: TaggedStack, composed: Composed): Record<str
             subscriptionShareGrants: Object.keys(tagged.shareGrants).length > 0 ? tagged.shareGrants : undefined,
             installedCrds: Object.keys(composed.crds).length > 0 ? composed.crds : undefined,
             conversionResets: Object.keys(resets).length > 0 ? resets : undefined,
+            operatorInstalls: Object.keys(composed.operatorInstalls).length > 0 ? composed.operatorInstalls : undefined,
         }),
         // Last, once every component has issued its certificates: read back by the next update.
         ...composed.certificates.stackOutputs(),

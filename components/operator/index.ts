@@ -13,8 +13,9 @@ import { platformLabels } from "../shared/labels";
 import { dependOnCreatedNamespaces } from "../shared/namespaces";
 import { OperatorInstall } from "./install";
 import { olmConfigDecision } from "./olm-config";
-import { installName, renameAliases } from "./rename";
-import type { OperatorPlan } from "./plan";
+import { allPreviousNames, inheritedNames, installName, InstallRecords, installRecords, renameAliases } from "./rename";
+import { shareableKeys } from "./shared-objects";
+import { type OperatorPlan, webhookGenerationName } from "./plan";
 import type { EnvVar, ProxyStatus } from "./deployments";
 import { proxyEnvOf } from "./deployments";
 import { olmEnvironmentDecision, OPERATOR_CONDITION_CRD, PROXY_API_VERSION, PROXY_NAME } from "./olm-environment";
@@ -35,6 +36,11 @@ export interface OperatorsArgs {
     readonly cluster: ClusterTarget;
     /** The certificate issuer for an operator (its `certificates` override, or the stack's). */
     readonly issuerFor: (operator: OperatorConfig) => CertificateIssuer;
+    /**
+     * The previous update's installs (`operatorInstalls`), for the renames and hand-overs it
+     * implies (rename.ts). @default none: only `previousNames` alias
+     */
+    readonly previousInstalls?: InstallRecords;
 }
 
 /**
@@ -45,6 +51,8 @@ export interface OperatorsArgs {
 export class Operators extends pulumi.ComponentResource {
     /** The installs, by operator name. */
     readonly installs: Record<string, OperatorInstall> = {};
+    /** What this update records of its installs, for the next one (the `operatorInstalls` output). */
+    readonly records: InstallRecords;
 
     constructor(name: string, args: OperatorsArgs, opts?: pulumi.ComponentResourceOptions) {
         super("cluster-platform:operator:Operators", name, {}, opts);
@@ -92,13 +100,20 @@ export class Operators extends pulumi.ComponentResource {
             }
         }
 
+        const current = args.plans.map((plan) => ({ ...plan.config, csv: plan.csvName }));
+        const inherited = inheritedNames(args.previousInstalls, current);
+        this.records = installRecords(current, inherited);
         for (const plan of args.plans) {
             const namespace = namespaces.get(plan.config.namespace);
-            const previous = plan.config.previousNames ?? [];
+            const from = inherited.get(plan.config.name) ?? { previousNames: [], sharedFrom: [] };
+            if (from.renames !== undefined) {
+                pulumi.log.warn(renameNote(plan.config.name, from.renames), this);
+            }
+            const previous = allPreviousNames(current[args.plans.indexOf(plan)], from);
             this.installs[plan.config.name] = new OperatorInstall(
                 installName(plan.config.name),
                 {
-                    plan,
+                    plan: previous.length > 0 ? { ...plan, webhookGeneration: generationNamedAfter(plan, previous[0]) } : plan,
                     certificates: args.issuerFor(plan.config),
                     cluster: args.cluster,
                     namespaceDependencies: namespace ? [namespace] : [],
@@ -112,13 +127,25 @@ export class Operators extends pulumi.ComponentResource {
                     parent: this,
                     transformations: [
                         dependOnCreatedNamespaces(namespaces),
-                        ...(previous.length > 0 ? [renameAliases(plan.config.name, previous)] : []),
+                        ...(previous.length > 0 || from.sharedFrom.length > 0
+                            ? [renameAliases(plan.config.name, previous, from.sharedFrom, new Set(shareableKeys(plan)))]
+                            : []),
                     ],
                 },
             );
         }
         this.registerOutputs({});
     }
+}
+
+/** What the preview says of an install taken as the rename of one the previous update installed. */
+function renameNote(operator: string, renamed: string): string {
+    return `operator ${JSON.stringify(operator)}: taken as the rename of operator ${JSON.stringify(renamed)}, which the previous update installed in the same namespace and this config no longer names: its resources keep that install's objects (aliases), and the stack remembers the name; set operators[].previousNames to say so, or remove one install in an update of its own and add the other in the next`;
+}
+
+/** The webhook generation under the install's first name, as the running webhooks have it. */
+function generationNamedAfter(plan: OperatorPlan, first: string): OperatorPlan["webhookGeneration"] {
+    return { ...plan.webhookGeneration, name: webhookGenerationName(first, plan.webhookGeneration.hash) };
 }
 
 /** Reads OpenShift's Proxy `cluster` and turns its status into OLM's proxy variables (shown by the preview). */

@@ -39,7 +39,8 @@ function contentOf(plan: OperatorPlan, key: string): string {
     return canonicalJson({ ...role, metadata: { ...role.metadata, labels } });
 }
 
-function shareableKeys(plan: OperatorPlan): string[] {
+/** The objects (`Kind namespace/name`) this install declares that other installs of its bundle may share. */
+export function shareableKeys(plan: OperatorPlan): string[] {
     return [
         ...plan.crds.filter((c) => c.manifest).map((c) => `CustomResourceDefinition ${c.name}`),
         ...plan.rbac.filter(isShareableRole).map(objectKey),

@@ -231,9 +231,11 @@ function withProxyEnvFrom(
 }
 
 /**
- * Every RBAC object, named as OLM names it. Objects other installs of the bundle share are kept
- * on this install's removal: the next install declares them then, and its server-side apply
- * takes them back (deleted, they would go after the next one's create).
+ * Every RBAC object, named as OLM names it. The per-API roles other installs of the bundle share
+ * are kept on this install's removal, as OLM leaves them with the CRDs; the next install declares
+ * them then, aliased to this install's resources (rename.ts). The shared serving-certificate
+ * bindings are not kept: they grant what their subjects' pods need, and a binding left behind would
+ * keep granting it to whatever ServiceAccount later takes such a name.
  */
 function declareRbac(
     op: string,
@@ -244,7 +246,8 @@ function declareRbac(
 ): pulumi.Resource[] {
     return objects.map((object) => {
         const logical = `${op}-${object.kind.toLowerCase()}-${object.metadata.namespace ? `${object.metadata.namespace}-` : ""}${object.metadata.name}`;
-        const opts = { parent, dependsOn, ...(shared.has(objectKey(object)) ? { retainOnDelete: true } : {}) };
+        const kept = object.kind === "ClusterRole" && shared.has(objectKey(object));
+        const opts = { parent, dependsOn, ...(kept ? { retainOnDelete: true } : {}) };
         switch (object.kind) {
             case "Role":
                 return new k8s.rbac.v1.Role(logical, object, opts);

@@ -88,6 +88,7 @@ function composeCapabilities(stack: TaggedStack, checked: Preflight) {
             cluster,
             issuerFor: (operator) => certificates.issuerFor(operator.certificates),
             previousInstalls: stack.previous.values.operatorInstalls,
+            proxyEnv: checked.proxyEnv,
         },
         { providers: { kubernetes } },
     );

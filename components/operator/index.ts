@@ -16,9 +16,8 @@ import { olmConfigDecision } from "./olm-config";
 import { allPreviousNames, inheritedNames, installName, InstallRecords, installRecords, renameAliases } from "./rename";
 import { shareableKeys } from "./shared-objects";
 import { type OperatorPlan, webhookGenerationName } from "./plan";
-import type { EnvVar, ProxyStatus } from "./deployments";
-import { proxyEnvOf } from "./deployments";
-import { olmEnvironmentDecision, OPERATOR_CONDITION_CRD, PROXY_API_VERSION, PROXY_NAME } from "./olm-environment";
+import type { EnvVar } from "./deployments";
+import { olmEnvironmentDecision, OPERATOR_CONDITION_CRD } from "./olm-environment";
 import { olmAggregateRoles } from "./rbac";
 
 export { ConversionResets } from "./conversion-reset";
@@ -37,6 +36,11 @@ export interface OperatorsArgs {
     /** The certificate issuer for an operator (its `certificates` override, or the stack's). */
     readonly issuerFor: (operator: OperatorConfig) => CertificateIssuer;
     /**
+     * OLM's proxy variables from OpenShift's Proxy `cluster`, read by the pre-flight (deployments.ts,
+     * `proxyEnvOf`). @default none: no proxy variables
+     */
+    readonly proxyEnv?: readonly EnvVar[];
+    /**
      * The previous update's installs (`operatorInstalls`), for the renames and hand-overs it
      * implies (rename.ts). @default none: only `previousNames` alias
      */
@@ -46,7 +50,7 @@ export interface OperatorsArgs {
 /**
  * `cluster-platform:operator:Operators`: every planned operator install (`OperatorInstall`), OLM's
  * aggregate roles, `OLMConfig/cluster` when managed, and on
- * OpenShift the pre-flight reads of Proxy `cluster` and the OperatorCondition CRD.
+ * OpenShift the read of the OperatorCondition CRD (the cluster's proxy comes from the pre-flight).
  */
 export class Operators extends pulumi.ComponentResource {
     /** The installs, by operator name. */
@@ -79,7 +83,6 @@ export class Operators extends pulumi.ComponentResource {
         for (const warning of environment.warnings) {
             pulumi.log.warn(warning, this);
         }
-        const proxyEnv = environment.readProxy ? readProxyEnv(this) : undefined;
         const conditionCrd = environment.declareOperatorConditions
             ? [k8s.apiextensions.v1.CustomResourceDefinition.get(`olm-${OPERATOR_CONDITION_CRD}`, OPERATOR_CONDITION_CRD, { parent: this })]
             : undefined;
@@ -117,7 +120,7 @@ export class Operators extends pulumi.ComponentResource {
                     certificates: args.issuerFor(plan.config),
                     cluster: args.cluster,
                     namespaceDependencies: namespace ? [namespace] : [],
-                    proxyEnv,
+                    proxyEnv: args.proxyEnv,
                     operatorConditionDependencies: conditionCrd,
                 },
                 // Everything it declares in a namespace the stack creates (its own, or another
@@ -146,16 +149,4 @@ function renameNote(operator: string, renamed: string): string {
 /** The webhook generation under the install's first name, as the running webhooks have it. */
 function generationNamedAfter(plan: OperatorPlan, first: string): OperatorPlan["webhookGeneration"] {
     return { ...plan.webhookGeneration, name: webhookGenerationName(first, plan.webhookGeneration.hash) };
-}
-
-/** Reads OpenShift's Proxy `cluster` and turns its status into OLM's proxy variables (shown by the preview). */
-function readProxyEnv(parent: pulumi.Resource): pulumi.Output<EnvVar[]> {
-    // A read (`id`) whose args name `status`, so the SDK exposes it as an output (`CustomResource.get` exposes only apiVersion, kind, metadata).
-    const proxy = new k8s.apiextensions.CustomResource(
-        `openshift-proxy-${PROXY_NAME}`,
-        { apiVersion: PROXY_API_VERSION, kind: "Proxy", status: undefined },
-        { id: PROXY_NAME, parent },
-    );
-    const status = (proxy as unknown as { status: pulumi.Output<ProxyStatus | undefined> }).status;
-    return pulumi.output(status).apply(proxyEnvOf);
 }

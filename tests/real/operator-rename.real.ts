@@ -12,32 +12,16 @@
  * (kwok), and the aliases of the webhook objects are the same rule as every other child's
  * (tests/operator/rename.test.ts shows them on every resource of the install under mocks).
  */
-import * as fs from "node:fs";
-import * as path from "node:path";
-import { parse, stringify } from "yaml";
-import { getObject, kubectlRun, type KubeObject } from "./helpers/kubectl";
+import { getObject, kubectlRun } from "./helpers/kubectl";
 import { changedSteps, previewSteps } from "./helpers/preview";
-import { describe as explain, realEnv, REPO_ROOT, TestStack } from "./helpers/stack";
+import { widgetBundle } from "./helpers/fixtures";
+import { describe as explain, TestStack } from "./helpers/stack";
 
 const NAMESPACE = "rename-operator";
 const CRD = "widgets.samples.cluster-platform.io";
-const SAMPLE = path.join(REPO_ROOT, "tests", "fixtures", "operators", "widget-operator", "manifests");
 
 let stack: TestStack;
 let csvPath: string;
-
-/** The sample bundle without webhooks, written under the run's work directory. */
-function bundle(): string {
-    const dir = path.join(realEnv("REAL_WORK"), "bundles", "widgets-rename");
-    fs.mkdirSync(dir, { recursive: true });
-    const csv = parse(fs.readFileSync(path.join(SAMPLE, "widget-operator.clusterserviceversion.yaml"), "utf8")) as KubeObject;
-    delete csv.spec.webhookdefinitions;
-    fs.writeFileSync(path.join(dir, "widget-operator.clusterserviceversion.yaml"), stringify(csv));
-    for (const file of fs.readdirSync(SAMPLE).filter((f) => f !== "widget-operator.clusterserviceversion.yaml")) {
-        fs.copyFileSync(path.join(SAMPLE, file), path.join(dir, file));
-    }
-    return path.join(dir, "widget-operator.clusterserviceversion.yaml");
-}
 
 function config(operator: object): Record<string, unknown> {
     return {
@@ -50,7 +34,7 @@ function config(operator: object): Record<string, unknown> {
 }
 
 beforeAll(() => {
-    csvPath = bundle();
+    csvPath = widgetBundle("widgets-rename");
     stack = new TestStack("operator-rename", config({ name: "widgets" }));
 });
 

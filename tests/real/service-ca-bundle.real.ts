@@ -16,7 +16,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { parse, stringify } from "yaml";
 import { selfSignedCertificate } from "../helpers/openssl";
-import { applyObjects, kubectl, kubectlRun, type KubeObject } from "./helpers/kubectl";
+import { kubectl, kubectlRun, type KubeObject } from "./helpers/kubectl";
 import { describe as explain, realEnv, REPO_ROOT, TestStack } from "./helpers/stack";
 
 const NAMESPACE = "service-ca-widgets";
@@ -78,19 +78,6 @@ const bundles = () => configurations().map(({ object }) => object.webhooks.map((
 beforeAll(() => {
     work = path.join(realEnv("REAL_WORK"), "service-ca");
     fs.mkdirSync(work, { recursive: true });
-    applyObjects([{ apiVersion: "config.openshift.io/v1", kind: "Proxy", metadata: { name: "cluster" }, spec: {} }]);
-    // OpenShift's network operator writes the Proxy's status (empty without a proxy). Without any
-    // status the read's `status` output is unknown in every preview, and so are the operators'
-    // proxy variables (docs/real-tier.md, "What the real tier found").
-    kubectl([
-        "patch",
-        "proxy.config.openshift.io",
-        "cluster",
-        "--subresource=status",
-        "--type=merge",
-        "-p",
-        JSON.stringify({ status: {} }),
-    ]);
     stack = new TestStack("service-ca-bundle", {
         cluster: { name: "real", platform: "openshift", kubeContext: process.env.REAL_CONTEXT ?? "real" },
         certificates: { mode: "service-ca" },

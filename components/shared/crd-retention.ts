@@ -24,9 +24,9 @@ export type OnRemoval = "keep" | "delete";
  * The server-side-apply field manager of every CRD the stack declares, fixed rather than the
  * provider's per-resource random one (pulumi/pulumi-kubernetes provider/pkg/provider/provider.go,
  * `fieldManagerName`: the `pulumi.com/patchFieldManager` annotation first, then the state's,
- * else `pulumi-kubernetes-<random>`). With server-side apply, the provider's create is an apply,
- * never a POST (provider/pkg/await/await.go, Creation: "we always send a PATCH request during
- * creates with SSA enabled"), so a CRD that is already there (kept by an earlier removal, or made
+ * else `pulumi-kubernetes-<random>`). CRDs are adopted (adoption.ts: on the pinned 4.25.0 every
+ * create under server-side apply is an apply; from 4.29 only with `upsertExistingObjects`, which
+ * the adopting provider sets), so a CRD that is already there (kept by an earlier removal, or made
  * by anyone) is taken back, not refused; under one fixed manager a re-added or renamed owner's
  * CRD continues the removed one's field ownership, so a field its new manifest drops is removed,
  * and `pulumi.com/patchForce` takes fields another manager (OLM, kubectl) holds.

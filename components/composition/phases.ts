@@ -36,6 +36,7 @@ import { connectionOf } from "./preflight";
 
 const KINDS = Symbol("declared kinds");
 const CONNECTION = Symbol("connection");
+const CONNECTION_ARGS = Symbol("connection arguments");
 
 /** Phase 1's result: nothing is registered yet but the reference to the previous update. */
 export interface OpenedStack {
@@ -81,19 +82,22 @@ export interface TaggedStack extends Omit<OpenedStack, typeof CONNECTION> {
     readonly adoptingKubernetes: k8s.Provider;
     /** The AWS assets and tags, when `aws.enabled`. */
     readonly awsTags?: AwsTags;
+    /** How the providers reach the cluster, for what must reach it the same way (the conversion reset). */
+    readonly [CONNECTION_ARGS]: ReturnType<typeof kubernetesConnectionArgs>;
 }
 
 /** Phase 2: the providers, then AwsTags and its stack transformations (components/aws-tags/install.ts). */
 export function tagStack(opened: OpenedStack): TaggedStack {
     const { [CONNECTION]: connection, ...rest } = opened;
-    const kubernetes = new k8s.Provider("kubernetes", { ...kubernetesConnectionArgs(connection), enableServerSideApply: true });
+    const connectionArgs = kubernetesConnectionArgs(connection);
+    const kubernetes = new k8s.Provider("kubernetes", { ...connectionArgs, enableServerSideApply: true });
     // The adoption rule (components/shared/adoption.ts): `upsertExistingObjects` exists from provider
     // 4.29 (pulumi-kubernetes PR #4278: without it a create is a POST that fails on an existing object).
     // The lockfile pins 4.25.0, the only version the Go module proxy builds for the real tier, whose
     // creates are server-side applies that always upsert and whose CheckConfig ignores keys it does
     // not know; the key is set so that the stack's decision holds on either.
     const adoptingArgs: k8s.ProviderArgs & { readonly upsertExistingObjects: boolean } = {
-        ...kubernetesConnectionArgs(connection),
+        ...connectionArgs,
         enableServerSideApply: true,
         upsertExistingObjects: true,
     };
@@ -107,7 +111,7 @@ export function tagStack(opened: OpenedStack): TaggedStack {
         webhookImage: { ...config.webhookImage, output: webhookImageOutput(config.webhookImage, cluster.live) },
     });
     const awsTags = config.aws.enabled ? installAwsTags(config.aws, assets, cluster, kubernetes, previous.values) : undefined;
-    return { ...rest, kubernetes, adoptingKubernetes, awsTags };
+    return { ...rest, kubernetes, adoptingKubernetes, awsTags, [CONNECTION_ARGS]: connectionArgs };
 }
 
 /** What index.ts composed in phase 3, for the last phase. */
@@ -131,7 +135,11 @@ export function finishStack(tagged: TaggedStack, composed: Composed): Record<str
     const { config, cluster } = tagged;
     const resets = reportCrdRetention(composed.crds, tagged.previous);
     if (Object.keys(resets).length > 0) {
-        new ConversionResets("crd-conversion-resets", { crds: resets, cluster }, { providers: { kubernetes: tagged.kubernetes } });
+        new ConversionResets(
+            "crd-conversion-resets",
+            { crds: resets, cluster, connection: tagged[CONNECTION_ARGS] },
+            { providers: { kubernetes: tagged.kubernetes } },
+        );
     }
     const kinds = tagged[KINDS];
     const reconcile = kinds

@@ -6,18 +6,26 @@
  * same when a CSV is deleted and no CSV replaces it). Left as they were, reads at a version other
  * than the stored one fail, and so can namespace deletion and garbage collection.
  *
- * Two things do it. The conversion was applied by a patch of its own under
- * `CONVERSION_FIELD_MANAGER` (serving.ts), which the removal deletes: the provider relinquishes
- * the fields and the API server defaults the strategy to None. And this update declares, under
- * the same manager, a patch that applies `strategy: None`, declared on every update until the CRD
- * is declared again (kept on delete, so that update forgets it without touching the CRD): one apply by the manager that owns the webhook fields
- * drops them (server-side apply removes the fields a manager stops applying), so the CRD is valid
- * whichever step the engine runs first, and the preview shows the reset.
+ * Three things do it, in the removal update and on every update after it until the CRD is declared
+ * again (stack output `conversionResets`):
+ *
+ * 1. A dynamic resource does what OLM does, whoever wrote the block: one JSON merge patch setting
+ *    `strategy: None` and `webhook: null` (conversion-reset-operations.ts). A server-side apply
+ *    cannot remove the `caBundle` service-ca or cert-manager's cainjector wrote under their own
+ *    managers, and the API server refuses that field beside `strategy: None`.
+ * 2. Then, under `CONVERSION_FIELD_MANAGER`, a patch applying `strategy: None`, kept on delete (so
+ *    the update that declares the CRD again forgets it without touching the CRD): the preview shows
+ *    the reset, and a refresh finds drift where someone sets a webhook again.
+ * 3. At the end of the removal update the conversion patch (serving.ts) is deleted: the provider
+ *    relinquishes what its manager still owns (pulumi-kubernetes provider/pkg/ssa/actions.go,
+ *    `Relinquish`), which the merge patch left valid.
  */
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { ClusterTarget, skippedWithoutCluster } from "../shared/cluster";
 import { CONVERSION_FIELD_MANAGER, crdPatchIdentity, fieldManagerAnnotations } from "../shared/crd-retention";
+import { loadModule, moduleRelativeToWorkingDirectory } from "../shared/dynamic-module";
+import type * as Operations from "./conversion-reset-operations";
 
 /** The server-side-apply body that resets one CRD's conversion. */
 export function conversionResetBody(crd: string, kind: string): Record<string, unknown> {
@@ -34,6 +42,65 @@ export interface ConversionResetsArgs {
     crds: Readonly<Record<string, string>>;
     /** Whether the provider can patch a live cluster. */
     cluster: ClusterTarget;
+    /** How the Kubernetes provider reaches the cluster (`kubernetesConnectionArgs`): the merge patch goes the same way. */
+    connection: { readonly context?: string; readonly kubeconfig?: pulumi.Input<string> };
+}
+
+/** The provider's code, relative to the working directory (components/shared/dynamic-module.ts). */
+const OPERATIONS_MODULE = moduleRelativeToWorkingDirectory(__dirname, "conversion-reset-operations");
+
+/** The operations module, loaded in the provider's process at call time. */
+function loadOperations(module: string): typeof Operations {
+    return loadModule<typeof Operations>(module);
+}
+
+/** Sets a CRD's conversion to `strategy: None` with no webhook block, as OLM does (conversion-reset-operations.ts). */
+export class ConversionResetProvider implements pulumi.dynamic.ResourceProvider {
+    constructor(private readonly operationsModule: string = OPERATIONS_MODULE) {}
+
+    async diff(
+        _id: string,
+        olds: Operations.ConversionResetOutputs,
+        news: Operations.ConversionResetInputs,
+    ): Promise<pulumi.dynamic.DiffResult> {
+        return loadOperations(this.operationsModule).diffConversion(olds, news);
+    }
+
+    async create(inputs: Operations.ConversionResetInputs): Promise<pulumi.dynamic.CreateResult> {
+        return { id: inputs.crd, outs: { ...inputs, ...(await loadOperations(this.operationsModule).resetConversion(inputs)) } };
+    }
+
+    async update(
+        _id: string,
+        _olds: Operations.ConversionResetOutputs,
+        news: Operations.ConversionResetInputs,
+    ): Promise<pulumi.dynamic.UpdateResult> {
+        return { outs: { ...news, ...(await loadOperations(this.operationsModule).resetConversion(news)) } };
+    }
+
+    /** A refresh: the state keeps how to reach the cluster (its kubeconfig as a secret) beside what was read. */
+    async read(
+        id: string,
+        props: Operations.ConversionResetOutputs & Operations.ConversionResetInputs,
+    ): Promise<pulumi.dynamic.ReadResult> {
+        return { id, props: { ...props, ...(await loadOperations(this.operationsModule).readConversion(props)) } };
+    }
+
+    async delete(): Promise<void> {
+        // The CRD stays as it is: the update that deletes this declares the CRD again (or destroys the stack).
+    }
+}
+
+/** The merge patch of one CRD's conversion (`cluster-platform:operator:ConversionReset` in spirit; dynamic resources share one type token). */
+class ConversionReset extends pulumi.dynamic.Resource {
+    constructor(name: string, args: { crd: string } & ConversionResetsArgs["connection"], opts: pulumi.CustomResourceOptions) {
+        super(
+            new ConversionResetProvider(),
+            name,
+            { ...args, conversion: undefined },
+            { ...opts, additionalSecretOutputs: ["kubeconfig"] },
+        );
+    }
 }
 
 export class ConversionResets extends pulumi.ComponentResource {
@@ -46,10 +113,11 @@ export class ConversionResets extends pulumi.ComponentResource {
             );
         } else {
             for (const [name, kind] of Object.entries(args.crds)) {
+                const reset = new ConversionReset(`crd-conversion-reset-${name}`, { crd: name, ...args.connection }, { parent: this });
                 new k8s.apiextensions.v1.CustomResourceDefinitionPatch(
                     `crd-conversion-none-${name}`,
                     conversionResetBody(name, kind) as k8s.apiextensions.v1.CustomResourceDefinitionPatchArgs,
-                    { parent: this, retainOnDelete: true },
+                    { parent: this, retainOnDelete: true, dependsOn: [reset] },
                 );
             }
         }

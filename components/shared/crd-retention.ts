@@ -36,10 +36,12 @@ export const CRD_FIELD_MANAGER = "cluster-platform-crds";
 /**
  * The field manager of a CRD's `spec.conversion` when a webhook converts it: a patch of its own,
  * so that removing the converting operator relinquishes the field (pulumi-kubernetes
- * provider/pkg/ssa/actions.go, `Relinquish`: an empty apply by the same manager) and the API
- * server defaults it back to `strategy: None`, with no webhook and no `caBundle`, as OLM does when
- * a CSV is deleted and not replaced (operator-framework/operator-lifecycle-manager
- * pkg/controller/operators/olm/operator.go, `handleClusterServiceVersionDeletion`).
+ * provider/pkg/ssa/actions.go, `Relinquish`: an empty apply by the same manager). That alone
+ * cannot remove a `caBundle` an injector wrote under its own manager, so the removal also sets
+ * `strategy: None` with no webhook block by a merge patch under this manager, as OLM does when a
+ * CSV is deleted and not replaced (operator-framework/operator-lifecycle-manager
+ * pkg/controller/operators/olm/operator.go, `handleClusterServiceVersionDeletion`;
+ * components/operator/conversion-reset-operations.ts).
  */
 export const CONVERSION_FIELD_MANAGER = "cluster-platform-crd-conversion";
 

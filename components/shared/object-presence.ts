@@ -202,19 +202,36 @@ async function bodyOf(config: KubeConfig, url: URL, ref: ObjectRef): Promise<Obj
     return JSON.parse(body) as Record<string, unknown>;
 }
 
-async function getJson(config: KubeConfig, url: URL): Promise<{ status: number; body: string }> {
-    const options: https.RequestOptions = { method: "GET", headers: { Accept: "application/json" } };
+function getJson(config: KubeConfig, url: URL): Promise<{ status: number; body: string }> {
+    return apiRequest(config, url, { method: "GET" });
+}
+
+/**
+ * One request to the API server with the client configuration's credentials, answered as status
+ * and body text; `body` is sent as `contentType` (a JSON merge patch, say). Besides the pre-flight's
+ * reads, the one writer is the conversion reset (components/operator/conversion-reset-operations.ts).
+ */
+export async function apiRequest(
+    config: KubeConfig,
+    url: URL,
+    request: { method: string; body?: string; contentType?: string },
+): Promise<{ status: number; body: string }> {
+    const headers: Record<string, string> = {
+        Accept: "application/json",
+        ...(request.contentType ? { "Content-Type": request.contentType } : {}),
+    };
+    const options: https.RequestOptions = { method: request.method, headers };
     await config.applyToHTTPSOptions(options);
     return new Promise<{ status: number; body: string }>((resolve, reject) => {
-        const request = https.request(url, options, (response) => {
+        const outgoing = https.request(url, options, (response) => {
             let text = "";
             response.setEncoding("utf8");
             response.on("data", (chunk: string) => (text += chunk));
             response.on("end", () => resolve({ status: response.statusCode ?? 0, body: text }));
             response.on("error", reject);
         });
-        request.on("error", reject);
-        request.end();
+        outgoing.on("error", reject);
+        outgoing.end(request.body);
     });
 }
 

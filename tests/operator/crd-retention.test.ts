@@ -85,8 +85,15 @@ describe("CRDs outlive their operator", () => {
             },
         ]);
         const reset = resourcesOfType(second, "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinitionPatch");
-        expect(reset.map((r) => [r.name, r.options.retainOnDelete])).toEqual([
-            ["crd-conversion-none-widgets.samples.cluster-platform.io", true],
+        expect(reset.map((r) => [r.name, r.options.retainOnDelete, r.options.dependsOn])).toEqual([
+            ["crd-conversion-none-widgets.samples.cluster-platform.io", true, ["crd-conversion-reset-widgets.samples.cluster-platform.io"]],
+        ]);
+        // First OLM's update (a merge patch dropping the webhook block whoever wrote it), through the
+        // provider's own connection: the context, no kubeconfig path, and the kubeconfig argument (""
+        // here, a file's contents with cluster.kubeconfig) kept secret (conversion-reset-operations.ts).
+        const merge = resourcesOfType(second, "pulumi-nodejs:dynamic:Resource").filter((r) => r.name.startsWith("crd-conversion-reset-"));
+        expect(merge.map((r) => [r.name, r.inputs.crd, r.inputs.context, r.inputs.kubeconfig])).toEqual([
+            ["crd-conversion-reset-widgets.samples.cluster-platform.io", "widgets.samples.cluster-platform.io", "test", "[secret]"],
         ]);
         expect(second.warnings).toContain(
             "operator widgets: its conversion webhook leaves with it, so these kept CRDs get spec.conversion.strategy None (no webhook, no caBundle), as OLM sets when a CSV is removed and not replaced: widgets.samples.cluster-platform.io; each custom resource is then served at every version as stored (only apiVersion rewritten, no field converted, and fields the version read does not declare pruned): read them at their stored version (status.storedVersions), or re-add an operator that converts them, before clients use another version",

@@ -80,14 +80,15 @@ function composeCapabilities(stack: TaggedStack, checked: Preflight) {
           )
         : undefined;
 
-    new Operators(
+    const operators = new Operators(
         "operators",
         {
             plans: checked.operators.plans,
             olm: config.olm,
             cluster,
             issuerFor: (operator) => certificates.issuerFor(operator.certificates),
-            adoptingProvider: stack.adoptingKubernetes,
+            previousInstalls: stack.previous.values.operatorInstalls,
+            proxyEnv: checked.proxyEnv,
         },
         { providers: { kubernetes } },
     );
@@ -105,6 +106,7 @@ function composeCapabilities(stack: TaggedStack, checked: Preflight) {
     return {
         certificates,
         crds,
+        operatorInstalls: operators.records,
         outputs: {
             ...(subscriptions
                 ? { subscriptionCrds: subscriptions.crdNames, subscriptionClusterRoles: subscriptions.clusterRoleNames }

@@ -153,6 +153,16 @@ export const MAX_PORT = 65535;
 /** The containerPort OLM uses when a description omits it. */
 export const DEFAULT_CONTAINER_PORT = 443;
 
+/**
+ * The targetPort a description's Service forwards to, or undefined for the Service port. OLM copies
+ * the description's targetPort into the Service as it is, and the API server defaults a targetPort
+ * of 0 or "" to the port (kubernetes pkg/apis/core/v1/defaults.go, `SetDefaults_Service`), so those
+ * mean what an absent one means.
+ */
+export function givenTargetPort(targetPort: number | string | undefined): number | string | undefined {
+    return targetPort === 0 || targetPort === "" ? undefined : targetPort;
+}
+
 /** `operator "x": webhook "y" (spec.webhookdefinitions[2].sideEffects): text`. */
 export function webhookMessage(operator: string, webhook: string, field: string, text: string): string {
     return `operator ${describeValue(operator)}: webhook ${describeValue(webhook)} (${field}): ${text}`;
@@ -209,7 +219,7 @@ export function webhookDescriptionProblems(webhooks: ReadonlyArray<WebhookDescri
         if (!isPort(containerPort)) {
             report(at("containerPort"), `${containerPort} is out of range: a Service port must be ${MIN_PORT}-${MAX_PORT}`);
         }
-        const target = webhook.targetPort;
+        const target = givenTargetPort(webhook.targetPort);
         if (typeof target === "number" && !isPort(target)) {
             report(at("targetPort"), `${target} is out of range: a container port must be ${MIN_PORT}-${MAX_PORT}`);
         }

@@ -25,6 +25,8 @@ import { StackConfig } from "../config";
 import { DeclaredKinds, recordDeclaredKinds } from "../reconcile";
 import { installReconcile } from "../reconcile/install";
 import { ConversionResets } from "../operator";
+import type { InstallRecords } from "../operator/rename";
+import { adoptionTransformation } from "../shared/adoption";
 import { ClusterTarget, kubernetesConnectionArgs } from "../shared/cluster";
 import { ConversionResetState, conversionResets, InstalledCrds, retentionMessages } from "../shared/crd-retention";
 import { carriedOutputs, PreviousUpdate, readPreviousUpdate } from "../shared/previous-update";
@@ -73,8 +75,8 @@ export interface TaggedStack extends Omit<OpenedStack, typeof CONNECTION> {
     /** The Kubernetes provider every capability uses (server-side apply). */
     readonly kubernetes: k8s.Provider;
     /**
-     * Adopts objects that already exist instead of failing on them; used only for OLM's own
-     * aggregate roles, which every cluster running OLM already has.
+     * Adopts objects that already exist instead of failing on them: every resource the adoption
+     * rule (components/shared/adoption.ts) decides `adopt` is declared on it.
      */
     readonly adoptingKubernetes: k8s.Provider;
     /** The AWS assets and tags, when `aws.enabled`. */
@@ -84,18 +86,22 @@ export interface TaggedStack extends Omit<OpenedStack, typeof CONNECTION> {
 /** Phase 2: the providers, then AwsTags and its stack transformations (components/aws-tags/install.ts). */
 export function tagStack(opened: OpenedStack): TaggedStack {
     const { [CONNECTION]: connection, ...rest } = opened;
-    const kubernetes = new k8s.Provider("kubernetes", { ...kubernetesConnectionArgs(connection), enableServerSideApply: true });
-    // `upsertExistingObjects` exists from provider 4.29 (pulumi-kubernetes PR #4278: without it a create
-    // is a POST that fails on an existing object). The lockfile pins 4.25.0, the newest the Go module
-    // proxy builds for the real tier, whose creates are server-side applies that always upsert; its SDK
-    // serializes only the arguments it declares, so the key reaches a provider only from an SDK that
-    // has it (4.29+), where it is what keeps these creates upserts.
+    const connectionArgs = kubernetesConnectionArgs(connection);
+    const kubernetes = new k8s.Provider("kubernetes", { ...connectionArgs, enableServerSideApply: true });
+    // The adoption rule (components/shared/adoption.ts): `upsertExistingObjects` exists from provider
+    // 4.29 (pulumi-kubernetes PR #4278: without it a create is a POST that fails on an existing object).
+    // The lockfile pins 4.25.0, the only version the Go module proxy builds for the real tier, whose
+    // creates are server-side applies that always upsert; its SDK serializes only the arguments it
+    // declares, so the key reaches a provider only from an SDK that has it (4.29+), where it is what
+    // keeps these creates upserts.
     const adoptingArgs: k8s.ProviderArgs & { readonly upsertExistingObjects: boolean } = {
-        ...kubernetesConnectionArgs(connection),
+        ...connectionArgs,
         enableServerSideApply: true,
         upsertExistingObjects: true,
     };
     const adoptingKubernetes = new k8s.Provider("kubernetes-adopting", adoptingArgs);
+    // Before any capability: the resources decided `adopt` go through the adopting provider.
+    pulumi.runtime.registerStackTransformation(adoptionTransformation(adoptingKubernetes));
     const { config, cluster, previous } = opened;
     // The webhook image is pushed to `awsTags.webhookRepositoryUrl` when the plan has the ECR repository.
     const assets = awsAssetPlan({
@@ -112,6 +118,8 @@ export interface Composed {
     readonly certificates: Certificates;
     /** The CRDs this update installs, by owner and fate. */
     readonly crds: InstalledCrds;
+    /** The operator installs, for the next update's implied renames (components/operator/rename.ts). */
+    readonly operatorInstalls: InstallRecords;
     /** The capabilities' own stack outputs (none that the next update reads back). */
     readonly outputs: Record<string, unknown>;
 }
@@ -150,6 +158,7 @@ export function finishStack(tagged: TaggedStack, composed: Composed): Record<str
             subscriptionShareGrants: Object.keys(tagged.shareGrants).length > 0 ? tagged.shareGrants : undefined,
             installedCrds: Object.keys(composed.crds).length > 0 ? composed.crds : undefined,
             conversionResets: Object.keys(resets).length > 0 ? resets : undefined,
+            operatorInstalls: Object.keys(composed.operatorInstalls).length > 0 ? composed.operatorInstalls : undefined,
         }),
         // Last, once every component has issued its certificates: read back by the next update.
         ...composed.certificates.stackOutputs(),

@@ -9,7 +9,9 @@ import { SERVICE_CA_BUNDLE_SOURCE } from "../certificates/delegated";
 import { effectiveCertificateSettings, requiredCaSourceObjects } from "../certificates/rules";
 import { sectionsFromPulumiConfig, StackConfig, validateStackConfig } from "../config";
 import { bundleApiProblems, OperatorsPlan, planOperators, requiredClusterObjects, upgradeProblems } from "../operator";
-import { ClusterConnection, clusterConnection, projectDirectory } from "../shared/cluster";
+import type { EnvVar } from "../operator/deployments";
+import { clusterProxyEnv, olmEnvironmentDecision } from "../operator/olm-environment";
+import { ClusterConnection, clusterConnection, projectDirectory, skippedWithoutCluster } from "../shared/cluster";
 import { apiDiscovery, apiKindDiscovery } from "../shared/discovery";
 import { warnOfUnavailableApiServices } from "../shared/namespace-deletion";
 import { checkExisting, describeRef, objectLister, objectReader, type ObjectReader, presenceLookup } from "../shared/object-presence";
@@ -43,6 +45,8 @@ export interface Preflight {
     readonly operators: OperatorsPlan;
     /** What the cluster serves of the subscription capability's optional APIs (discovered, live clusters). */
     readonly subscriptionApis: SubscriptionClusterApis;
+    /** OLM's proxy variables from OpenShift's Proxy `cluster` (components/operator/olm-environment.ts), when the operators need them. */
+    readonly proxyEnv: EnvVar[] | undefined;
     /**
      * service-ca's current bundle (PEM), read when the stack declares admission webhook
      * configurations in service-ca mode on a live cluster and the bundle is published
@@ -137,8 +141,14 @@ export async function preflight(config: StackConfig): Promise<Preflight> {
         throw new pulumi.RunError(formatReport(problems));
     }
     const live = connection.kind !== "renderYamlToDirectory";
+    const environment = olmEnvironmentDecision(
+        { name: config.cluster.name, platform: config.cluster.platform, live },
+        operators.plans.length,
+        skippedWithoutCluster,
+    );
     return {
         operators,
+        proxyEnv: live && environment.readProxy ? await clusterProxyEnv(objectReader(connection, projectDirectory())) : undefined,
         subscriptionApis:
             live && config.subscriptions.enabled
                 ? await discoverSubscriptionApis(apiDiscovery(connection, PROJECT_DIRECTORY))

@@ -8,9 +8,10 @@
  * when a CRD changes, so without the check such an upgrade applies and each refused object fails
  * its next write (the operator's status updates included).
  *
- * A version whose schema the manifest leaves as the cluster has it is not listed: the API server
- * validated those objects against that very schema when they were written, so every preview of an
- * unchanged bundle asks nothing.
+ * Every version both serve is listed, an unchanged schema's too, as OLM lists them: the API server
+ * validates an object against the schema of the version it is written at, so one written at another
+ * version (or before that version's schema was what it is) and read through conversion was never
+ * validated against this one, and its next write at this version is refused.
  */
 import type { OperatorConfig } from "../config/schema";
 import type { CollectionRead, CollectionRef, ObjectLister, ObjectRead } from "../shared/object-presence";
@@ -18,12 +19,11 @@ import { describeValue, formatPath, Problem } from "../shared/problems";
 import type { CrdObject } from "./bundle";
 import { type JsonSchema, schemaViolations } from "../shared/structural-schema";
 import type { OperatorPlan } from "./plan";
-import { canonicalJson } from "../shared/canonical-json";
 
 /** How many refused objects a problem names before it counts the rest. */
 const NAMED_OBJECTS = 5;
 
-/** A version to re-validate: served by the cluster's CRD and by the manifest, with a changed schema. */
+/** A version to re-validate: served by the cluster's CRD and by the manifest. */
 export interface RevalidatedVersion {
     readonly version: string;
     readonly schema: JsonSchema;
@@ -36,19 +36,14 @@ function versionsOf(crd: { spec?: unknown }): CrdVersion[] {
     return Array.isArray(versions) ? (versions as CrdVersion[]) : [];
 }
 
-/** The versions whose existing objects must be checked against the manifest (OLM's set, minus unchanged schemas). */
+/** The versions whose existing objects must be checked against the manifest: OLM's set, every version both serve. */
 export function revalidatedVersions(live: Record<string, unknown>, manifest: CrdObject): RevalidatedVersion[] {
-    const liveServed = new Map(
-        versionsOf(live)
-            .filter((v) => v.served === true && typeof v.name === "string")
-            .map((v) => [v.name as string, v.schema?.openAPIV3Schema]),
-    );
+    const liveServed = new Set(versionsOf(live).flatMap((v) => (v.served === true && typeof v.name === "string" ? [v.name] : [])));
     return versionsOf(manifest).flatMap((v) => {
         const schema = v.schema?.openAPIV3Schema;
-        if (v.served !== true || typeof v.name !== "string" || !liveServed.has(v.name) || schema === undefined) {
-            return [];
-        }
-        return canonicalJson(liveServed.get(v.name)) === canonicalJson(schema) ? [] : [{ version: v.name, schema }];
+        return v.served === true && typeof v.name === "string" && liveServed.has(v.name) && schema !== undefined
+            ? [{ version: v.name, schema }]
+            : [];
     });
 }
 

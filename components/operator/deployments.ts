@@ -9,7 +9,7 @@
 import { CAPABILITY_LABEL, MANAGED_BY_LABEL, OPERATOR_LABEL, platformLabels } from "../shared/labels";
 import { withLabelsFingerprint } from "../shared/workload-metadata";
 import type { StrategyDeployment } from "./csv";
-import { overridesProxy, withPodOverrides } from "./pod-overrides";
+import { mergedEnv, overridesProxy, withPodOverrides } from "./pod-overrides";
 import { podSelectorOf } from "./pod-selector";
 import type { PodOverridesConfig } from "../config/schema";
 import type { Volume, VolumeMount } from "../shared/pod-volumes";
@@ -46,11 +46,24 @@ export interface ProxyStatus {
 
 /**
  * OLM's proxy variables from Proxy `cluster`: its status (pkg/lib/proxy/envvar.go, `ToEnvVar`),
- * empty values dropped (pkg/controller/operators/olm/overrides/initializer.go, `dropEmptyProxyEnv`).
+ * empty values dropped (pkg/controller/operators/olm/overrides/initializer.go, `dropEmptyProxyEnv`);
+ * none when there is no such Proxy (pkg/lib/proxy/syncer.go, `QueryProxyConfig`: NotFound is no proxy).
  */
 export function proxyEnvOf(status: ProxyStatus | undefined): EnvVar[] {
     const values = [status?.httpProxy, status?.httpsProxy, status?.noProxy];
-    return PROXY_ENV_NAMES.map((name, i) => ({ name, value: values[i] ?? "" })).filter((e) => e.value !== "");
+    return PROXY_ENV_NAMES.map((name, i) => ({ name, value: typeof values[i] === "string" ? values[i] : "" })).filter(
+        (e) => e.value !== "",
+    );
+}
+
+/**
+ * Whether a proxy variable's value may carry credentials: a proxy URL's userinfo
+ * (`http://user:password@proxy:3128`, or `user:password@proxy:3128` without a scheme, which Go's
+ * `http.ProxyFromEnvironment` also reads) is written before an `@`, so every value holding one is
+ * kept out of plain state and previews (a value that holds one for another reason is hidden too).
+ */
+export function mayCarryCredentials(value: string): boolean {
+    return value.includes("@");
 }
 
 /** Volumes and mounts that put a serving certificate where the operator expects it. */
@@ -75,7 +88,7 @@ export interface DeploymentInput {
     overrideWatchNamespace: boolean;
     /** The serving certificate's volumes, for deployments that serve webhooks or APIServices. */
     certificate?: CertificateMount;
-    /** The cluster-wide proxy variables (OpenShift's Proxy `cluster`), added where a container does not set them. */
+    /** The cluster-wide proxy variables (OpenShift's Proxy `cluster`), merged into every container as OLM merges them. */
     proxyEnv?: readonly EnvVar[];
     /** `operators[].config`: OLM's Subscription config overrides (pod-overrides.ts). */
     overrides?: PodOverridesConfig;
@@ -136,7 +149,7 @@ export function deploymentFor(input: DeploymentInput): DeploymentObject {
     // initializer, pkg/controller/operators/olm/overrides/initializer.go; an override naming a
     // proxy variable drops the cluster's), then OPERATOR_CONDITION_NAME.
     podSpec = withPodOverrides(podSpec, input.overrides);
-    podSpec = withDefaultEnv(podSpec, overridesProxy(input.overrides, PROXY_ENV_NAMES) ? [] : (input.proxyEnv ?? []));
+    podSpec = withMergedEnv(podSpec, overridesProxy(input.overrides, PROXY_ENV_NAMES) ? [] : (input.proxyEnv ?? []));
     podSpec = withEnv(podSpec, OPERATOR_CONDITION_NAME_ENV, input.csvName);
     if (input.overrideWatchNamespace) {
         podSpec = withEnv(podSpec, WATCH_NAMESPACE_ENV, input.watchNamespaces.join(","));
@@ -222,21 +235,25 @@ function mergedMounts(mounts: VolumeMount[], mount: VolumeMount): VolumeMount[] 
 }
 
 /**
- * Adds each variable to every container that does not set it itself, after its own. OLM's
- * InjectEnvIntoDeployment (pkg/controller/operators/olm/overrides/inject/inject.go) would
- * overwrite a container's own value; a CSV that sets its proxy variables means them, so here it wins.
+ * Merges the variables into every container as OLM's InjectEnvIntoDeployment does
+ * (pkg/controller/operators/olm/overrides/inject/inject.go, `mergeEnvVars`: "If any Container in
+ * PodSpec already defines an env variable of the same name as any of the proxy env variables then
+ * it will be overwritten"): a container's own variable of the same name takes the cluster's value
+ * in its place, the others follow its own.
  */
-export function withDefaultEnv(spec: PodSpec, variables: readonly EnvVar[]): PodSpec {
+export function withMergedEnv(spec: PodSpec, variables: readonly EnvVar[]): PodSpec {
     if (variables.length === 0) {
         return spec;
     }
     return {
         ...spec,
-        containers: spec.containers.map((container) => {
-            const own = new Set((container.env ?? []).map((e) => e.name));
-            const added = variables.filter((v) => !own.has(v.name)).map((v) => ({ ...v }));
-            return added.length === 0 ? container : { ...container, env: [...(container.env ?? []), ...added] };
-        }),
+        containers: spec.containers.map((container) => ({
+            ...container,
+            env: mergedEnv(
+                container.env ?? [],
+                variables.map((v) => ({ ...v })),
+            ),
+        })),
     };
 }
 

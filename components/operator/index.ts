@@ -14,11 +14,11 @@ import { dependOnCreatedNamespaces } from "../shared/namespaces";
 import { namespaceDeleteOptions } from "../shared/namespace-deletion";
 import { OperatorInstall } from "./install";
 import { olmConfigDecision } from "./olm-config";
-import { installName, renameAliases } from "./rename";
-import type { OperatorPlan } from "./plan";
-import type { EnvVar, ProxyStatus } from "./deployments";
-import { proxyEnvOf } from "./deployments";
-import { olmEnvironmentDecision, OPERATOR_CONDITION_CRD, PROXY_API_VERSION, PROXY_NAME } from "./olm-environment";
+import { allPreviousNames, inheritedNames, installName, InstallRecords, installRecords, renameAliases } from "./rename";
+import { shareableKeys } from "./shared-objects";
+import { type OperatorPlan, webhookGenerationName } from "./plan";
+import type { EnvVar } from "./deployments";
+import { olmEnvironmentDecision, OPERATOR_CONDITION_CRD } from "./olm-environment";
 import { olmAggregateRoles } from "./rbac";
 
 export { ConversionResets } from "./conversion-reset";
@@ -38,34 +38,38 @@ export interface OperatorsArgs {
     /** The certificate issuer for an operator (its `certificates` override, or the stack's). */
     readonly issuerFor: (operator: OperatorConfig) => CertificateIssuer;
     /**
-     * A Kubernetes provider that adopts objects that already exist (`upsertExistingObjects`),
-     * used only for OLM's own aggregate roles, which every cluster running OLM already has.
+     * OLM's proxy variables from OpenShift's Proxy `cluster`, read by the pre-flight (deployments.ts,
+     * `proxyEnvOf`). @default none: no proxy variables
      */
-    readonly adoptingProvider: k8s.Provider;
+    readonly proxyEnv?: readonly EnvVar[];
+    /**
+     * The previous update's installs (`operatorInstalls`), for the renames and hand-overs it
+     * implies (rename.ts). @default none: only `previousNames` alias
+     */
+    readonly previousInstalls?: InstallRecords;
 }
 
 /**
  * `cluster-platform:operator:Operators`: every planned operator install (`OperatorInstall`), OLM's
- * aggregate roles through the adopting provider, `OLMConfig/cluster` when managed, and on
- * OpenShift the pre-flight reads of Proxy `cluster` and the OperatorCondition CRD.
+ * aggregate roles, `OLMConfig/cluster` when managed, and on
+ * OpenShift the read of the OperatorCondition CRD (the cluster's proxy comes from the pre-flight).
  */
 export class Operators extends pulumi.ComponentResource {
     /** The installs, by operator name. */
     readonly installs: Record<string, OperatorInstall> = {};
+    /** What this update records of its installs, for the next one (the `operatorInstalls` output). */
+    readonly records: InstallRecords;
 
     constructor(name: string, args: OperatorsArgs, opts?: pulumi.ComponentResourceOptions) {
         super("cluster-platform:operator:Operators", name, {}, opts);
 
-        // OLM's aggregate-olm-edit/-view: declared (adopted where OLM made them) unless toggled off.
-        // They are OLM's: a destroy or the toggle releases them from the stack and leaves them in
-        // place (an adopted object is otherwise deleted like any other: the provider's upsert only
-        // changes create, pulumi/pulumi-kubernetes provider/pkg/await/await.go).
+        // OLM's aggregate-olm-edit/-view: declared (adopted where OLM made them, through the adopting
+        // provider: components/shared/adoption.ts) unless toggled off. They are OLM's: a destroy or the
+        // toggle releases them from the stack and leaves them in place (an adopted object is otherwise
+        // deleted like any other: the provider's delete is a DELETE by name, pulumi/pulumi-kubernetes
+        // provider/pkg/await/await.go, `Deletion`).
         for (const role of olmAggregateRoles(args.olm)) {
-            new k8s.rbac.v1.ClusterRole(`olm-${role.metadata.name}`, role, {
-                parent: this,
-                provider: args.adoptingProvider,
-                retainOnDelete: true,
-            });
+            new k8s.rbac.v1.ClusterRole(`olm-${role.metadata.name}`, role, { parent: this, retainOnDelete: true });
         }
 
         const decision = olmConfigDecision(args.olm, args.cluster.live, skippedWithoutCluster);
@@ -81,7 +85,6 @@ export class Operators extends pulumi.ComponentResource {
         for (const warning of environment.warnings) {
             pulumi.log.warn(warning, this);
         }
-        const proxyEnv = environment.readProxy ? readProxyEnv(this) : undefined;
         const conditionCrd = environment.declareOperatorConditions
             ? [k8s.apiextensions.v1.CustomResourceDefinition.get(`olm-${OPERATOR_CONDITION_CRD}`, OPERATOR_CONDITION_CRD, { parent: this })]
             : undefined;
@@ -102,17 +105,24 @@ export class Operators extends pulumi.ComponentResource {
             }
         }
 
+        const current = args.plans.map((plan) => ({ ...plan.config, csv: plan.csvName }));
+        const inherited = inheritedNames(args.previousInstalls, current);
+        this.records = installRecords(current, inherited);
         for (const plan of args.plans) {
             const namespace = namespaces.get(plan.config.namespace);
-            const previous = plan.config.previousNames ?? [];
+            const from = inherited.get(plan.config.name) ?? { previousNames: [], sharedFrom: [] };
+            if (from.renames !== undefined) {
+                pulumi.log.warn(renameNote(plan.config.name, from.renames), this);
+            }
+            const previous = allPreviousNames(current[args.plans.indexOf(plan)], from);
             this.installs[plan.config.name] = new OperatorInstall(
                 installName(plan.config.name),
                 {
-                    plan,
+                    plan: previous.length > 0 ? { ...plan, webhookGeneration: generationNamedAfter(plan, previous[0]) } : plan,
                     certificates: args.issuerFor(plan.config),
                     cluster: args.cluster,
                     namespaceDependencies: namespace ? [namespace] : [],
-                    proxyEnv,
+                    proxyEnv: args.proxyEnv,
                     operatorConditionDependencies: conditionCrd,
                 },
                 // Everything it declares in a namespace the stack creates (its own, or another
@@ -122,7 +132,9 @@ export class Operators extends pulumi.ComponentResource {
                     parent: this,
                     transformations: [
                         dependOnCreatedNamespaces(namespaces),
-                        ...(previous.length > 0 ? [renameAliases(plan.config.name, previous)] : []),
+                        ...(previous.length > 0 || from.sharedFrom.length > 0
+                            ? [renameAliases(plan.config.name, previous, from.sharedFrom, new Set(shareableKeys(plan)))]
+                            : []),
                     ],
                 },
             );
@@ -131,14 +143,12 @@ export class Operators extends pulumi.ComponentResource {
     }
 }
 
-/** Reads OpenShift's Proxy `cluster` and turns its status into OLM's proxy variables (shown by the preview). */
-function readProxyEnv(parent: pulumi.Resource): pulumi.Output<EnvVar[]> {
-    // A read (`id`) whose args name `status`, so the SDK exposes it as an output (`CustomResource.get` exposes only apiVersion, kind, metadata).
-    const proxy = new k8s.apiextensions.CustomResource(
-        `openshift-proxy-${PROXY_NAME}`,
-        { apiVersion: PROXY_API_VERSION, kind: "Proxy", status: undefined },
-        { id: PROXY_NAME, parent },
-    );
-    const status = (proxy as unknown as { status: pulumi.Output<ProxyStatus | undefined> }).status;
-    return pulumi.output(status).apply(proxyEnvOf);
+/** What the preview says of an install taken as the rename of one the previous update installed. */
+function renameNote(operator: string, renamed: string): string {
+    return `operator ${JSON.stringify(operator)}: taken as the rename of operator ${JSON.stringify(renamed)}, which the previous update installed in the same namespace and this config no longer names: its resources keep that install's objects (aliases), and the stack remembers the name; set operators[].previousNames to say so, or remove one install in an update of its own and add the other in the next`;
+}
+
+/** The webhook generation under the install's first name, as the running webhooks have it. */
+function generationNamedAfter(plan: OperatorPlan, first: string): OperatorPlan["webhookGeneration"] {
+    return { ...plan.webhookGeneration, name: webhookGenerationName(first, plan.webhookGeneration.hash) };
 }

@@ -11,7 +11,7 @@ import { ClusterTarget, skippedWithoutCluster } from "../shared/cluster";
 import { CRD_FIELD_MANAGER, fieldManagerAnnotations } from "../shared/crd-retention";
 import { OPERATOR_LABEL, platformLabels } from "../shared/labels";
 import { declareBundleObjects } from "./bundle-install";
-import { DeploymentObject, deploymentFor, EnvVar, plainCopy } from "./deployments";
+import { DeploymentObject, deploymentFor, EnvVar, mayCarryCredentials, plainCopy } from "./deployments";
 import type { CrdPlan, OperatorPlan } from "./plan";
 import { objectKey, RbacObject } from "./rbac";
 import { WebhookServing } from "./serving";
@@ -25,8 +25,11 @@ export interface OperatorInstallArgs {
     readonly cluster: ClusterTarget;
     /** Resources that must exist first (the operator's Namespace when the stack creates it). */
     readonly namespaceDependencies: pulumi.Resource[];
-    /** The cluster-wide proxy variables (OpenShift), read before. @default none: no proxy variables (nothing to read) */
-    readonly proxyEnv?: pulumi.Output<EnvVar[]>;
+    /**
+     * The cluster-wide proxy variables (OpenShift's Proxy `cluster`, read by the pre-flight); a value
+     * that may carry credentials goes into the state as a secret. @default none: no proxy variables
+     */
+    readonly proxyEnv?: readonly EnvVar[];
     /** Set where the cluster serves OperatorConditions: the pre-flight read the OperatorCondition waits for. @default none: no OperatorCondition */
     readonly operatorConditionDependencies?: pulumi.Resource[];
 }
@@ -110,22 +113,17 @@ export class OperatorInstall extends pulumi.ComponentResource {
         // Deployments in CSV order: each waits for the previous one to be ready and for the
         // webhooks that one serves (the provider awaits a Deployment's rollout).
         let previous: pulumi.Resource[] = [generation, ...serviceAccounts, ...rbac, ...bundleObjects, ...crds];
+        const credentials = new Set((args.proxyEnv ?? []).map((e) => e.value).filter(mayCarryCredentials));
         for (const deploymentPlan of plan.deployments) {
             const serving = servings.get(deploymentPlan.name);
-            const object = deploymentFor({ ...deploymentPlan.input, certificate: serving?.mount });
+            const object = deploymentFor({ ...deploymentPlan.input, certificate: serving?.mount, proxyEnv: args.proxyEnv });
             const template = object.spec.template;
             const annotations = serving
                 ? pulumi
                       .output(serving.certificate.podTemplateAnnotations)
                       .apply((extra) => ({ ...template.metadata.annotations, ...extra }))
                 : template.metadata.annotations;
-            // The proxy variables come from a read: only each container's env waits for them, so
-            // everything else in the pod spec stays known to a preview (and to policy packs).
-            const podSpec = args.proxyEnv
-                ? withProxyEnvFrom(template.spec, args.proxyEnv, (proxyEnv) =>
-                      deploymentFor({ ...deploymentPlan.input, certificate: serving?.mount, proxyEnv }),
-                  )
-                : template.spec;
+            const podSpec = withSecretValues(template.spec, credentials);
             const deployment = new k8s.apps.v1.Deployment(
                 `${op}-deployment-${deploymentPlan.name}`,
                 {
@@ -223,23 +221,33 @@ export class OperatorInstall extends pulumi.ComponentResource {
     }
 }
 
-/** `spec` with each container's env taken from the Deployment derived with the proxy variables once they are read. */
-function withProxyEnvFrom(
-    spec: DeploymentObject["spec"]["template"]["spec"],
-    proxyEnv: pulumi.Output<EnvVar[]>,
-    derive: (proxyEnv: EnvVar[]) => DeploymentObject,
-): Record<string, unknown> {
-    const derived = proxyEnv.apply((env) => derive(env).spec.template.spec.containers);
+/**
+ * The pod spec with every env value in `secrets` (proxy URLs that may carry credentials) as a
+ * Pulumi secret: encrypted in the state and shown as [secret] by a preview. The provider then keeps
+ * the containers of the Deployment's outputs secret as well (pulumi-kubernetes
+ * provider/pkg/provider/provider.go, `annotateSecrets`).
+ */
+function withSecretValues(spec: DeploymentObject["spec"]["template"]["spec"], secrets: ReadonlySet<string>): Record<string, unknown> {
+    if (secrets.size === 0) {
+        return spec;
+    }
     return {
         ...spec,
-        containers: spec.containers.map((container, i) => ({ ...container, env: derived.apply((containers) => containers[i].env ?? []) })),
+        containers: spec.containers.map((container) => ({
+            ...container,
+            env: container.env?.map((e) =>
+                typeof e.value === "string" && secrets.has(e.value) ? { ...e, value: pulumi.secret(e.value) } : e,
+            ),
+        })),
     };
 }
 
 /**
- * Every RBAC object, named as OLM names it. Objects other installs of the bundle share are kept
- * on this install's removal: the next install declares them then, and its server-side apply
- * takes them back (deleted, they would go after the next one's create).
+ * Every RBAC object, named as OLM names it. The per-API roles other installs of the bundle share
+ * are kept on this install's removal, as OLM leaves them with the CRDs; the next install declares
+ * them then, aliased to this install's resources (rename.ts). The shared serving-certificate
+ * bindings are not kept: they grant what their subjects' pods need, and a binding left behind would
+ * keep granting it to whatever ServiceAccount later takes such a name.
  */
 function declareRbac(
     op: string,
@@ -250,7 +258,8 @@ function declareRbac(
 ): pulumi.Resource[] {
     return objects.map((object) => {
         const logical = `${op}-${object.kind.toLowerCase()}-${object.metadata.namespace ? `${object.metadata.namespace}-` : ""}${object.metadata.name}`;
-        const opts = { parent, dependsOn, ...(shared.has(objectKey(object)) ? { retainOnDelete: true } : {}) };
+        const kept = object.kind === "ClusterRole" && shared.has(objectKey(object));
+        const opts = { parent, dependsOn, ...(kept ? { retainOnDelete: true } : {}) };
         switch (object.kind) {
             case "Role":
                 return new k8s.rbac.v1.Role(logical, object, opts);

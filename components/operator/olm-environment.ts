@@ -3,12 +3,14 @@
  * OperatorCondition OLM generates for every CSV (operator-framework/operator-lifecycle-manager
  * `pkg/controller/operators/operatorconditiongenerator_controller.go`), which operator-lib finds
  * through OPERATOR_CONDITION_NAME, and on OpenShift the cluster-wide proxy (`config.openshift.io/v1`
- * Proxy `cluster`, read by `pkg/lib/proxy/querier.go`). The component reads the cluster; this
- * module says what to read and what to declare.
+ * Proxy `cluster`, read by `pkg/lib/proxy/syncer.go`). The pre-flight reads the proxy and the
+ * component the OperatorCondition CRD; this module says what to read and what to declare.
  */
 import type { ClusterTarget } from "../shared/cluster";
+import type { ObjectReader } from "../shared/object-presence";
 import { OPERATOR_LABEL, platformLabels } from "../shared/labels";
 import type { ClusterServiceVersion } from "./csv";
+import { type EnvVar, proxyEnvOf, type ProxyStatus } from "./deployments";
 
 export const OPERATOR_CONDITION_API_VERSION = "operators.coreos.com/v2";
 /** The CRD whose pre-flight read proves the cluster serves OperatorConditions. */
@@ -16,6 +18,19 @@ export const OPERATOR_CONDITION_CRD = "operatorconditions.operators.coreos.com";
 /** OpenShift's cluster-wide proxy configuration. */
 export const PROXY_API_VERSION = "config.openshift.io/v1";
 export const PROXY_NAME = "cluster";
+/** Its resource, as its CRD names it (openshift/api `config/v1` `proxies.config.openshift.io`, which the real tier installs). */
+export const PROXY_PLURAL = "proxies";
+
+/**
+ * OLM's proxy variables on this cluster, from Proxy `cluster` read whole by the pre-flight like
+ * every other live object it checks (never a Pulumi read, so no read lands in the state, and a
+ * Proxy without `status` leaves nothing unknown to a preview); none when there is no such Proxy or
+ * nothing can be asked (an offline render without `--cluster`).
+ */
+export async function clusterProxyEnv(read: ObjectReader): Promise<EnvVar[]> {
+    const [proxy] = await read([{ apiVersion: PROXY_API_VERSION, kind: "Proxy", plural: PROXY_PLURAL, name: PROXY_NAME }]);
+    return typeof proxy === "object" ? proxyEnvOf(proxy.status as ProxyStatus | undefined) : [];
+}
 
 export interface OperatorConditionObject {
     apiVersion: typeof OPERATOR_CONDITION_API_VERSION;
@@ -48,7 +63,7 @@ export function operatorConditionFor(csv: ClusterServiceVersion, namespace: stri
 
 /** What the operator capability reads and declares for OLM's environment on this cluster. */
 export interface OlmEnvironmentDecision {
-    /** Read Proxy `cluster` and inject its variables (OpenShift with a live API server). */
+    /** Read Proxy `cluster` in the pre-flight and inject its variables (OpenShift with a live API server). */
     readProxy: boolean;
     /** Read the OperatorCondition CRD and declare one OperatorCondition per install. */
     declareOperatorConditions: boolean;

@@ -645,7 +645,12 @@ function webhookGenerationOf(operator: string, byDeployment: Map<string, Deploym
         .filter((entry) => entry.webhooks.length > 0)
         .map((entry) => ({ backend: entry.backend, webhooks: entry.webhooks }));
     const hash = contentHash(definitions);
-    return { name: `${operator}-webhooks-${hash}`, hash, definitions: JSON.stringify(definitions, null, 2) };
+    return { name: webhookGenerationName(operator, hash), hash, definitions: JSON.stringify(definitions, null, 2) };
+}
+
+/** The webhook generation ConfigMap's name: the install's first name (a rename keeps it, so the webhooks stay) and the set's hash. */
+export function webhookGenerationName(firstName: string, hash: string): string {
+    return `${firstName}-webhooks-${hash}`;
 }
 
 /** Kubernetes objects two operator installs would both declare (a real cluster holds one). */

@@ -13,7 +13,7 @@
  */
 import type { PodOverridesConfig } from "../config/schema";
 
-type EnvEntry = { name: string; [key: string]: unknown };
+export type EnvEntry = { name: string; [key: string]: unknown };
 type Container = { name: string; env?: EnvEntry[]; [key: string]: unknown };
 type PodSpec = { containers: Container[]; [key: string]: unknown };
 
@@ -91,11 +91,17 @@ export function withPodOverrides<S extends PodSpec>(spec: S, config: PodOverride
     return result;
 }
 
-function mergedEnv(own: EnvEntry[], overrides: EnvEntry[]): EnvEntry[] {
-    const byName = new Map(overrides.map((e) => [e.name, e]));
+/**
+ * OLM's `mergeEnvVars` (pkg/controller/operators/olm/overrides/inject/inject.go), for the
+ * Subscription config's env and the cluster proxy's variables alike: every name the container
+ * has keeps its place with the added value where one is added (the last of a repeated name), then
+ * the added names the container lacks follow in the order given.
+ */
+export function mergedEnv<E extends EnvEntry>(own: readonly E[], added: readonly E[]): E[] {
+    const byName = new Map(added.map((e) => [e.name, e]));
     const kept = own.map((e) => byName.get(e.name) ?? e);
     const ownNames = new Set(own.map((e) => e.name));
-    return [...kept, ...overrides.filter((e) => !ownNames.has(e.name))];
+    return [...kept, ...added.filter((e) => !ownNames.has(e.name))];
 }
 
 /**

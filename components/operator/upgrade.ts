@@ -17,7 +17,7 @@ import type { ObjectLister, ObjectRead, ObjectReader, ObjectRef } from "../share
 import { describeValue, formatPath, Problem } from "../shared/problems";
 import { existingResourceProblems } from "./crd-compatibility";
 import type { OperatorPlan } from "./plan";
-import { installedCsvOf, upgradeableVerdict, upgradeEdgeVerdict } from "./upgrade-path";
+import { type InstalledCsv, installedCsvOf, upgradeableVerdict, upgradeEdgeVerdict } from "./upgrade-path";
 
 const CRD_REF = { apiVersion: "apiextensions.k8s.io/v1", kind: "CustomResourceDefinition", plural: "customresourcedefinitions" };
 
@@ -72,13 +72,17 @@ export async function upgradeProblems(
     list: ObjectLister,
 ): Promise<{ problems: Problem[]; warnings: string[] }> {
     const names = [...new Set(plannedCrds(plans).map((c) => c.name))];
-    const deploymentRefs: ObjectRef[] = plans.map((plan) => ({
-        apiVersion: "apps/v1",
-        kind: "Deployment",
-        plural: "deployments",
-        namespace: plan.config.namespace,
-        name: plan.deployments[0].name,
-    }));
+    // Every Deployment of the bundle: a new version may add or rename one, so its first may not
+    // run yet while another does.
+    const deploymentRefs: ObjectRef[] = plans.flatMap((plan) =>
+        plan.deployments.map((deployment) => ({
+            apiVersion: "apps/v1",
+            kind: "Deployment",
+            plural: "deployments",
+            namespace: plan.config.namespace,
+            name: deployment.name,
+        })),
+    );
     const refs: ObjectRef[] = [...names.map((name) => ({ ...CRD_REF, name })), ...deploymentRefs];
     if (refs.length === 0) {
         return { problems: [], warnings: [] };
@@ -89,9 +93,12 @@ export async function upgradeProblems(
     const existing = await existingResourceProblems(plans, operators, liveCrds, list);
     problems.push(...existing.problems);
     const warnings: string[] = [...existing.warnings];
-    const upgrades = plans.flatMap((plan, i) => {
-        const installed = installedCsvOf(objects[names.length + i]);
-        return installed !== undefined && installed.name !== plan.edges.csvName ? [{ plan, installed }] : [];
+    let next = names.length;
+    const upgrades = plans.flatMap((plan) => {
+        const reads = objects.slice(next, (next += plan.deployments.length));
+        return installedCsvsOf(reads)
+            .filter((installed) => installed.name !== plan.edges.csvName)
+            .map((installed) => ({ plan, installed }));
     });
     const conditions =
         upgrades.length > 0
@@ -108,6 +115,21 @@ export async function upgradeProblems(
         }
     });
     return { problems, warnings };
+}
+
+/**
+ * The CSVs the bundle's running Deployments were installed from, each once (with its version where
+ * any of them records it): usually one, more after an interrupted upgrade, and each is a CSV the
+ * new one must be able to replace.
+ */
+export function installedCsvsOf(deployments: readonly ObjectRead[]): InstalledCsv[] {
+    const byName = new Map<string, InstalledCsv>();
+    for (const installed of deployments.map(installedCsvOf)) {
+        if (installed !== undefined && byName.get(installed.name)?.version === undefined) {
+            byName.set(installed.name, installed);
+        }
+    }
+    return [...byName.values()];
 }
 
 /** OLM's OperatorCondition of a CSV: named after it, in the operator's namespace (404 where the API is not served). */

@@ -5,7 +5,7 @@
  */
 import { webhookServiceName } from "../admission-webhook/build";
 import type { WebhookBackend, WebhookDefinition } from "../admission-webhook/contract";
-import { DEFAULT_CONTAINER_PORT, requiredExclusions } from "../admission-webhook/rules";
+import { DEFAULT_CONTAINER_PORT, givenTargetPort, requiredExclusions } from "../admission-webhook/rules";
 import { describeValue, formatPath } from "../shared/problems";
 import type { ClusterServiceVersion, StrategyDeployment, WebhookDescription } from "./csv";
 import { podSelectorOf } from "./pod-selector";
@@ -20,13 +20,13 @@ export function webhookCertSecretName(deploymentName: string): string {
     return `${webhookServiceNameOf(deploymentName)}-cert`;
 }
 
-/** The Service port and target a description asks for, with OLM's defaults. */
+/** The Service port and target a description asks for, with OLM's defaults and the API server's (a targetPort of 0 is the port). */
 export function servicePortOf(webhook: Pick<WebhookDescription, "containerPort" | "targetPort">): {
     servicePort: number;
     targetPort: number | string;
 } {
     const servicePort = webhook.containerPort ?? DEFAULT_CONTAINER_PORT;
-    return { servicePort, targetPort: webhook.targetPort ?? servicePort };
+    return { servicePort, targetPort: givenTargetPort(webhook.targetPort) ?? servicePort };
 }
 
 /** OLM's WebhookDescription → the seed's Webhook (the author's fields; never clientConfig or namespaceSelector). */

@@ -24,9 +24,9 @@ export type OnRemoval = "keep" | "delete";
  * The server-side-apply field manager of every CRD the stack declares, fixed rather than the
  * provider's per-resource random one (pulumi/pulumi-kubernetes provider/pkg/provider/provider.go,
  * `fieldManagerName`: the `pulumi.com/patchFieldManager` annotation first, then the state's,
- * else `pulumi-kubernetes-<random>`). With server-side apply, the provider's create is an apply,
- * never a POST (provider/pkg/await/await.go, Creation: "we always send a PATCH request during
- * creates with SSA enabled"), so a CRD that is already there (kept by an earlier removal, or made
+ * else `pulumi-kubernetes-<random>`). CRDs are adopted (adoption.ts: on the pinned 4.25.0 every
+ * create under server-side apply is an apply; from 4.29 only with `upsertExistingObjects`, which
+ * the adopting provider sets), so a CRD that is already there (kept by an earlier removal, or made
  * by anyone) is taken back, not refused; under one fixed manager a re-added or renamed owner's
  * CRD continues the removed one's field ownership, so a field its new manifest drops is removed,
  * and `pulumi.com/patchForce` takes fields another manager (OLM, kubectl) holds.
@@ -36,10 +36,12 @@ export const CRD_FIELD_MANAGER = "cluster-platform-crds";
 /**
  * The field manager of a CRD's `spec.conversion` when a webhook converts it: a patch of its own,
  * so that removing the converting operator relinquishes the field (pulumi-kubernetes
- * provider/pkg/ssa/actions.go, `Relinquish`: an empty apply by the same manager) and the API
- * server defaults it back to `strategy: None`, with no webhook and no `caBundle`, as OLM does when
- * a CSV is deleted and not replaced (operator-framework/operator-lifecycle-manager
- * pkg/controller/operators/olm/operator.go, `handleClusterServiceVersionDeletion`).
+ * provider/pkg/ssa/actions.go, `Relinquish`: an empty apply by the same manager). That alone
+ * cannot remove a `caBundle` an injector wrote under its own manager, so the removal also sets
+ * `strategy: None` with no webhook block by a merge patch, as OLM does when a
+ * CSV is deleted and not replaced (operator-framework/operator-lifecycle-manager
+ * pkg/controller/operators/olm/operator.go, `handleClusterServiceVersionDeletion`;
+ * components/operator/conversion-webhook-removal.ts).
  */
 export const CONVERSION_FIELD_MANAGER = "cluster-platform-crd-conversion";
 

@@ -56,6 +56,13 @@ export const CARRIED_OUTPUTS = {
         shape: "{[crd]: kind}",
         without: "CRDs whose converting operator left earlier are no longer held at conversion None",
     },
+    /** Each operator install's namespace, CSV and previous names (components/operator/rename.ts, `installRecords`). */
+    operatorInstalls: {
+        schema: z.record(z.string(), z.object({ namespace: z.string(), csv: z.string(), previousNames: stringList.optional() })),
+        shape: "{[install]: {namespace, csv, previousNames?}}",
+        without:
+            "an install renamed without previousNames, or one taking over what a removed install declared for both, is not aliased to it: its creates meet those objects",
+    },
     /** Per ClusterBundle, its shares and the roles it aggregates to (components/subscriptions/running-pods.ts). */
     subscriptionShareGrants: {
         schema: z.record(z.string(), z.object({ shares: stringList, roles: stringList })),

@@ -1,33 +1,19 @@
 /**
- * The WebhookImage dynamic provider. The Node.js SDK serializes this object, its methods'
- * closures included, into the resource's `__provider` input (so into state), and the dynamic
- * provider plugin deserializes and runs it in a process of its own (pulumi/pulumi
- * sdk/nodejs/dynamic/index.ts serializeProvider; sdk/nodejs/cmd/dynamic-provider/index.ts). So it
- * holds one relative module path and nothing else: each method loads the operations module (and
- * through it every library) at call time, and registry credentials are looked up from the
+ * The WebhookImage dynamic provider. It holds one relative module path and nothing else: each
+ * method loads the operations module (and through it every library) at call time
+ * (components/shared/dynamic-module.ts), and registry credentials are looked up from the
  * environment then, never captured.
  */
-import * as path from "node:path";
 import type * as pulumi from "@pulumi/pulumi";
+import { loadModule, moduleRelativeToWorkingDirectory } from "../shared/dynamic-module";
 import type * as Operations from "./operations";
 
 /** The operations module, relative to the working directory (the project directory, for the program and the provider alike). */
-const OPERATIONS_MODULE = path.relative(process.cwd(), path.join(__dirname, "operations")).split(path.sep).join("/");
+const OPERATIONS_MODULE = moduleRelativeToWorkingDirectory(__dirname, "operations");
 
-/**
- * Loads `module` (relative to the working directory): compiled JavaScript, or TypeScript through
- * whatever loader this process has (ts-node, jest), else through tsx, the project's TypeScript runner.
- */
+/** The operations module, loaded in the provider's process at call time. */
 function loadOperations(module: string): typeof Operations {
-    const absolute = require("node:path").resolve(module) as string;
-    try {
-        return require(absolute);
-    } catch (error) {
-        if ((error as { code?: string }).code !== "MODULE_NOT_FOUND" || !String((error as Error).message).includes(absolute)) {
-            throw error;
-        }
-        return require("tsx/cjs/api").require(`${absolute}.ts`, absolute);
-    }
+    return loadModule<typeof Operations>(module);
 }
 
 export class WebhookImageProvider implements pulumi.dynamic.ResourceProvider {

@@ -78,7 +78,7 @@ describe("upgrade safety: existing custom resources against the new schema (OLM'
         expect(result.errors).toEqual([]);
     });
 
-    test("GIVEN the cluster's CRD and the manifest WHEN the versions to check are chosen THEN only versions served by both whose schema changed are listed", () => {
+    test("GIVEN the cluster's CRD and the manifest WHEN the versions to check are chosen THEN every version both serve is listed, changed schema or not, as OLM lists them", () => {
         const manifest = {
             spec: {
                 versions: [
@@ -88,34 +88,46 @@ describe("upgrade safety: existing custom resources against the new schema (OLM'
                 ],
             },
         } as unknown as CrdObject;
-        expect(revalidatedVersions(clusterCrd(LOOSER_V1), manifest).map((v) => v.version)).toEqual(["v1"]);
-        expect(revalidatedVersions(clusterCrd(WIDGET_V1_SCHEMA), manifest)).toEqual([]);
-        expect(revalidatedVersions(clusterCrd(LOOSER_V1, false), manifest)).toEqual([]);
+        expect(revalidatedVersions(clusterCrd(LOOSER_V1), manifest).map((v) => v.version)).toEqual(["v1alpha1", "v1"]);
+        expect(revalidatedVersions(clusterCrd(WIDGET_V1_SCHEMA), manifest).map((v) => v.version)).toEqual(["v1alpha1", "v1"]);
+        expect(revalidatedVersions(clusterCrd(LOOSER_V1, false), manifest).map((v) => v.version)).toEqual(["v1alpha1"]);
     });
 
-    test("GIVEN an unchanged schema THEN nothing is listed; GIVEN a list that fails THEN it is a warning naming the CRD and version, not a refusal", async () => {
+    test("GIVEN an unchanged schema and a Widget that, read at v1 through conversion, it refuses THEN the Widget is refused as OLM refuses it; GIVEN a list that fails THEN it is a warning naming the CRD and version, not a refusal", async () => {
         const { plans: planned, operators } = plans();
         const asked: CollectionRef[] = [];
+        // Written at v1alpha1 (validated against that schema only) and converted for the v1 list.
+        const converted = widget("converted", 11);
         const unchanged = await existingResourceProblems(
             planned,
             operators,
             new Map([[WIDGETS_CRD, clusterCrd(WIDGET_V1_SCHEMA)]]),
             async (ref) => {
                 asked.push(ref);
-                return [];
+                return ref.apiVersion.endsWith("/v1") ? [converted] : [];
             },
         );
-        expect([unchanged, asked]).toEqual([{ problems: [], warnings: [] }, []]);
+        expect(asked.map((ref) => ref.apiVersion)).toEqual(["samples.cluster-platform.io/v1alpha1", "samples.cluster-platform.io/v1"]);
+        expect(unchanged.warnings).toEqual([]);
+        expect(unchanged.problems.map((p) => p.message)).toEqual([
+            `operator "widgets": CRD "${WIDGETS_CRD}": the bundle's schema for version "v1" refuses 1 existing custom resource (OLM refuses this upgrade too: "updated validation is too restrictive", pkg/controller/operators/catalog/operator.go): Widget "team-a/converted": spec.replicas: 11 is above the maximum 10; change those resources first, or keep a schema that accepts them`,
+        ]);
 
-        const failing = await existingResourceProblems(planned, operators, new Map([[WIDGETS_CRD, clusterCrd(LOOSER_V1)]]), async (ref) => {
-            asked.push(ref);
-            throw new Error("cannot list Widget objects at samples.cluster-platform.io/v1: the API server answered HTTP 500");
-        });
-        expect(asked).toEqual([{ apiVersion: "samples.cluster-platform.io/v1", kind: "Widget", plural: "widgets" }]);
+        asked.length = 0;
+        const failing = await existingResourceProblems(
+            planned,
+            operators,
+            new Map([[WIDGETS_CRD, clusterCrd(LOOSER_V1, false)]]),
+            async (ref) => {
+                asked.push(ref);
+                throw new Error("cannot list Widget objects at samples.cluster-platform.io/v1alpha1: the API server answered HTTP 500");
+            },
+        );
+        expect(asked).toEqual([{ apiVersion: "samples.cluster-platform.io/v1alpha1", kind: "Widget", plural: "widgets" }]);
         expect(failing).toEqual({
             problems: [],
             warnings: [
-                `operators[0].csv: operator "widgets": CRD "${WIDGETS_CRD}": existing Widget objects at v1 not checked against the new schema: cannot list Widget objects at samples.cluster-platform.io/v1: the API server answered HTTP 500`,
+                `operators[0].csv: operator "widgets": CRD "${WIDGETS_CRD}": existing Widget objects at v1alpha1 not checked against the new schema: cannot list Widget objects at samples.cluster-platform.io/v1alpha1: the API server answered HTTP 500`,
             ],
         });
     });

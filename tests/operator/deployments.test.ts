@@ -3,6 +3,7 @@ import {
     DeploymentInput,
     deploymentFor,
     deploymentLabels,
+    mayCarryCredentials,
     proxyEnvOf,
     withCertificateMount,
     withEnv,
@@ -244,7 +245,7 @@ describe("a CSV deployment as OLM deploys it", () => {
         });
     });
 
-    test("GIVEN a cluster proxy WHEN derived THEN each container gets the proxy variables it does not set itself, before OPERATOR_CONDITION_NAME, which replaces a CSV's own value in place", () => {
+    test("GIVEN a cluster proxy WHEN derived THEN it is merged into each container as OLM's mergeEnvVars merges it (a container's own HTTPS_PROXY takes the cluster's value in its place, the rest follow), before OPERATOR_CONDITION_NAME, which replaces a CSV's own value in place", () => {
         const proxyEnv = proxyEnvOf({ httpProxy: "http://proxy.corp:3128", httpsProxy: "http://proxy.corp:3128", noProxy: "" });
         expect(proxyEnv).toEqual([
             { name: "HTTP_PROXY", value: "http://proxy.corp:3128" },
@@ -264,9 +265,36 @@ describe("a CSV deployment as OLM deploys it", () => {
             { proxyEnv },
         );
         expect(object.spec.template.spec.containers.map((c) => c.env)).toEqual([
-            [conditionName, { name: "HTTPS_PROXY", value: "http://own:8080" }, { name: "HTTP_PROXY", value: "http://proxy.corp:3128" }],
+            [
+                conditionName,
+                { name: "HTTPS_PROXY", value: "http://proxy.corp:3128" },
+                { name: "HTTP_PROXY", value: "http://proxy.corp:3128" },
+            ],
             [...proxyEnv, conditionName],
         ]);
+    });
+
+    test("GIVEN a container's own proxy variable and a Subscription config env naming a proxy variable WHEN derived THEN the config's value wins and the cluster's proxy is left out, as OLM's proxy.IsOverridden decides", () => {
+        const proxyEnv = proxyEnvOf({ httpProxy: "http://proxy.corp:3128", noProxy: ".svc" });
+        const object = derive([{ name: "manager", env: [{ name: "HTTP_PROXY", value: "http://own:8080" }] }], {
+            proxyEnv,
+            overrides: { env: [{ name: "NO_PROXY", value: ".local" }] },
+        });
+        expect(object.spec.template.spec.containers[0].env).toEqual([
+            { name: "HTTP_PROXY", value: "http://own:8080" },
+            { name: "NO_PROXY", value: ".local" },
+            conditionName,
+        ]);
+    });
+
+    test.each([
+        ["http://user:password@proxy.corp:3128", true],
+        ["user:password@proxy.corp:3128", true],
+        ["https://token@proxy.corp", true],
+        ["http://proxy.corp:3128", false],
+        [".cluster.local,.svc,10.0.0.0/16", false],
+    ])("GIVEN the proxy value %s WHEN judged THEN it may carry credentials: %s", (value, expected) => {
+        expect(mayCarryCredentials(value)).toBe(expected);
     });
 
     test("GIVEN a Proxy without status WHEN read THEN no variable is injected", () => {

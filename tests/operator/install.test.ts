@@ -695,7 +695,7 @@ describe("webhook upgrades (seed 002) in Pulumi's ordering", () => {
 });
 
 describe("OLM's cluster-wide objects", () => {
-    test("GIVEN the default toggles WHEN rendered THEN OLM's aggregate roles go through the adopting provider and everything else through the stack's", async () => {
+    test("GIVEN the default toggles WHEN rendered THEN OLM's aggregate roles and the OLM-named roles go through the adopting provider, the Deployments through the stack's (components/shared/adoption.ts)", async () => {
         const providers = new Map<string, string | undefined>();
         const record = (call: { name: string; provider?: string }) => {
             providers.set(call.name, call.provider);
@@ -712,7 +712,7 @@ describe("OLM's cluster-wide objects", () => {
         expect(provider("olm-aggregate-olm-edit")).toBe("kubernetes-adopting");
         expect(provider("olm-aggregate-olm-view")).toBe("kubernetes-adopting");
         expect(provider("op-deployment-strimzi-cluster-operator")).toBe("kubernetes");
-        expect(provider("op-clusterrole-kafkas.kafka.strimzi.io-v1beta1-admin")).toBe("kubernetes");
+        expect(provider("op-clusterrole-kafkas.kafka.strimzi.io-v1beta1-admin")).toBe("kubernetes-adopting");
     });
 
     test("GIVEN manageOLMConfig and promotion disabled on a live cluster WHEN rendered THEN OLMConfig/cluster gets only disableCopiedCSVs, with a warning", async () => {

@@ -184,20 +184,20 @@ describe("operator pre-flight: every problem before anything is registered", () 
         ]);
     });
 
-    test("GIVEN owned APIServices with an unknown deployment, one owned twice and one on a second port WHEN planned THEN OLM's rules report each", () => {
-        const flunders = {
-            name: "flunders",
-            group: "wardle.example.com",
-            version: "v1alpha1",
-            kind: "Flunder",
-            deploymentName: "op-controller",
-            containerPort: 9443,
-        };
+    const flunders = {
+        name: "flunders",
+        group: "wardle.example.com",
+        version: "v1alpha1",
+        kind: "Flunder",
+        deploymentName: "op-controller",
+        containerPort: 9443,
+    };
+
+    test("GIVEN owned APIServices with an unknown deployment and one on a second port WHEN planned THEN OLM's rules report each", () => {
         const csv = minimalCsv({
             apiservicedefinitions: {
                 owned: [
                     flunders,
-                    { ...flunders, kind: "Fischer" },
                     { ...flunders, version: "v1", deploymentName: "op-server" },
                     { ...flunders, version: "v2", containerPort: 443 },
                 ],
@@ -207,25 +207,72 @@ describe("operator pre-flight: every problem before anything is registered", () 
         const at = 'cluster-platform:operators[0].csv: "manifests/op.clusterserviceversion.yaml"';
         expect(problemLines([operator({ csv: file })], root)).toEqual([
             `${at} spec.apiservicedefinitions.owned: operator "op": owned APIService "v2.wardle.example.com" is served on port 443, but deployment "op-controller" already serves 9443 → 9443; this stack gives each deployment one Service port`,
-            `${at} spec.apiservicedefinitions.owned[1].version: operator "op": owned APIService "v1alpha1.wardle.example.com" is already owned by spec.apiservicedefinitions.owned[0]; an APIService has one owner`,
-            `${at} spec.apiservicedefinitions.owned[2].deploymentName: operator "op": owned APIService "v1.wardle.example.com": deploymentName "op-server" is not a deployment of spec.install.spec.deployments (OLM's requirement status DeploymentNotFound)`,
+            `${at} spec.apiservicedefinitions.owned[1].deploymentName: operator "op": owned APIService "v1.wardle.example.com": deploymentName "op-server" is not a deployment of spec.install.spec.deployments (OLM's requirement status DeploymentNotFound)`,
         ]);
     });
 
-    test("GIVEN two installs of packageserver WHEN planned THEN the second is refused: one owner per APIService, and OLM's per-Service bindings would collide too (its identical per-API roles are shared, not refused)", () => {
+    test("GIVEN one APIService listed under three kinds, the first two naming no deployment of the CSV WHEN planned THEN it is installed once, from the last entry, as OLM keys them by <version>.<group> (GetOwnedAPIServiceDescriptions), and nothing is refused", () => {
+        const csv = minimalCsv({
+            apiservicedefinitions: {
+                owned: [
+                    { ...flunders, deploymentName: "gone" },
+                    { ...flunders, kind: "Fischer", deploymentName: "gone" },
+                    { ...flunders, kind: "Flounder" },
+                    { ...flunders, version: "v1" },
+                ],
+            },
+        });
+        const { root, csv: file } = bundle(csv);
+        const planned = planOperators([operator({ csv: file })], olm, root);
+        expect(planned.problems).toEqual([]);
+        expect(planned.plans[0].deployments[0].apiServices?.map((a) => [a.name, a.service.port])).toEqual([
+            ["v1.wardle.example.com", 9443],
+            ["v1alpha1.wardle.example.com", 9443],
+        ]);
+    });
+
+    test("GIVEN an owned APIService whose containerPort is 0 WHEN planned THEN it is served on 443, as OLM's installer defaults it", () => {
+        const csv = minimalCsv({ apiservicedefinitions: { owned: [{ ...flunders, containerPort: 0 }] } });
+        const { root, csv: file } = bundle(csv);
+        const planned = planOperators([operator({ csv: file })], olm, root);
+        expect(planned.problems).toEqual([]);
+        expect(planned.plans[0].deployments[0].apiServices?.map((a) => a.service)).toEqual([
+            { namespace: "ops", name: "op-controller-service", port: 443 },
+        ]);
+    });
+
+    test("GIVEN two installs of packageserver in two namespaces WHEN planned THEN nothing is refused: the first declares the APIService and the fixed-name serving bindings, with both ServiceAccounts as subjects, and the second declares neither", () => {
         const packageserver = `${CSVS}/packageserver-0.16.1.clusterserviceversion.yaml`;
-        expect(
-            problemLines([operator({ csv: packageserver }), operator({ csv: packageserver, name: "other", namespace: "other" })]),
-        ).toEqual(
+        const planned = planOperators(
             [
-                "APIService v1.packages.operators.coreos.com",
-                "ClusterRoleBinding packageserver-service-system:auth-delegator",
-                "RoleBinding kube-system/packageserver-service-auth-reader",
-            ].map(
-                (key) =>
-                    `cluster-platform:operators[1]: operator "other": ${key} is also declared by operator "op" (operators[0]); one cluster object cannot belong to two installs`,
-            ),
+                operator({ csv: packageserver, namespace: "olm-a", targetNamespaces: ["olm-a"] }),
+                operator({ csv: packageserver, name: "other", namespace: "olm-b", targetNamespaces: ["olm-b"] }),
+            ],
+            olm,
+            ROOT,
         );
+        expect(planned.problems).toEqual([]);
+        const [first, second] = planned.plans;
+        const shared = [
+            "APIService v1.packages.operators.coreos.com",
+            "ClusterRoleBinding packageserver-service-system:auth-delegator",
+            "RoleBinding kube-system/packageserver-service-auth-reader",
+        ];
+        expect(shared.every((key) => first.shared.declared.includes(key))).toBe(true);
+        expect(shared.map((key) => second.shared.fromOthers[key])).toEqual(["op", "op", "op"]);
+        const subjectsOf = (name: string) =>
+            (first.rbac.find((o) => o.metadata.name === name) as { subjects: unknown[] } | undefined)?.subjects;
+        const subjects = [
+            { kind: "ServiceAccount", name: "olm-operator-serviceaccount", namespace: "olm-a" },
+            { kind: "ServiceAccount", name: "olm-operator-serviceaccount", namespace: "olm-b" },
+        ];
+        expect(subjectsOf("packageserver-service-system:auth-delegator")).toEqual(subjects);
+        expect(subjectsOf("packageserver-service-auth-reader")).toEqual(subjects);
+        expect(
+            second.rbac.filter((o) => o.metadata.name.startsWith("packageserver-service-")).map((o) => `${o.kind} ${o.metadata.namespace}`),
+        ).toEqual(["Role olm-b", "RoleBinding olm-b"]);
+        expect(second.deployments.flatMap((d) => d.apiServices ?? [])).toEqual([]);
+        expect(first.deployments.flatMap((d) => d.apiServices ?? []).map((a) => a.service.namespace)).toEqual(["olm-a"]);
     });
 
     test("GIVEN a bundle with some but not all owned CRD manifests WHEN planned THEN the missing one is reported", () => {

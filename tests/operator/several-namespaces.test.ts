@@ -49,4 +49,35 @@ describe("one operator installed in several namespaces (OwnNamespace per team)",
             ),
         );
     });
+
+    test("GIVEN packageserver (an APIService and a webhook-style serving certificate) installed in team-a and team-b WHEN rendered THEN its APIService and OLM's fixed-name serving bindings exist once, the bindings with both teams' ServiceAccounts and not kept on removal, the APIService served by the first team's Service", async () => {
+        const packages = (name: string) => team(name, `${CSV_DIR}/packageserver-0.16.1.clusterserviceversion.yaml`);
+        const result = await renderOperators([packages("team-a"), packages("team-b")]);
+        expect(result.errors).toEqual([]);
+        const subjects = ["team-a", "team-b"].map((namespace) => ({
+            kind: "ServiceAccount",
+            name: "olm-operator-serviceaccount",
+            namespace,
+        }));
+        expect(
+            objectsOf(result, "ClusterRoleBinding").filter((b) => b.metadata.name === "packageserver-service-system:auth-delegator"),
+        ).toEqual([expect.objectContaining({ subjects })]);
+        expect(objectsOf(result, "RoleBinding").filter((b) => b.metadata.name === "packageserver-service-auth-reader")).toEqual([
+            expect.objectContaining({ metadata: expect.objectContaining({ namespace: "kube-system" }), subjects }),
+        ]);
+        expect(objectsOf(result, "APIService").map((a) => a.spec.service)).toEqual([
+            { name: "packageserver-service", namespace: "team-a", port: 5443 },
+        ]);
+        const bindings = resourcesOfType(result, "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding").filter((r) =>
+            r.name.endsWith("-system:auth-delegator"),
+        );
+        expect(bindings.map((r) => [r.name, r.options.retainOnDelete])).toEqual([
+            ["team-a-clusterrolebinding-packageserver-service-system:auth-delegator", false],
+        ]);
+        // Each team still gets its own Service and serving certificate for its pods.
+        expect(objectsOf(result, "Service").map((o) => `${o.metadata.namespace}/${o.metadata.name}`)).toEqual([
+            "team-a/packageserver-service",
+            "team-b/packageserver-service",
+        ]);
+    });
 });

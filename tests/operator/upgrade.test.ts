@@ -1,6 +1,7 @@
 import fc from "fast-check";
-import { storedVersionProblems } from "../../components/operator/upgrade";
+import { installedCsvsOf, storedVersionProblems } from "../../components/operator/upgrade";
 import { planOperators } from "../../components/operator";
+import { OPERATOR_VERSION_ANNOTATION } from "../../components/operator/deployments";
 import { validateStackConfig } from "../../components/config";
 import { SAMPLE_CSVS } from "../helpers/operators";
 import { renderConfig, ROOT } from "../helpers/render";
@@ -63,10 +64,10 @@ describe("upgrade safety: stored versions (OLM's SafeStorageVersionUpgrade)", ()
 
 describe("upgrade paths against the running operator", () => {
     /** The widget operator's Deployment as an earlier install of `csvName` left it. */
-    const running = (csvName: string) => ({
+    const running = (csvName: string, deployment = "widget-webhook") => ({
         apiVersion: "apps/v1",
         kind: "Deployment",
-        metadata: { name: "widget-webhook", namespace: "widget-operator" },
+        metadata: { name: deployment, namespace: "widget-operator" },
         spec: { template: { spec: { containers: [{ name: "webhook", env: [{ name: "OPERATOR_CONDITION_NAME", value: csvName }] }] } } },
     });
 
@@ -74,6 +75,37 @@ describe("upgrade paths against the running operator", () => {
         const result = await renderConfig(STACK, { cluster: [running("widget-operator.v1.0.0")] });
         expect(result.errors).toEqual([
             'invalid configuration: 1 problem\n  - cluster-platform:operators[0].csv: operator "widgets": "widget-operator.v1.2.0" does not replace or skip the installed "widget-operator.v1.0.0" (spec.replaces: null, spec.skips: []): OLM would not take this upgrade; install the versions in between, or remove the operator and add it again (its CRDs and custom resources stay)',
+        ]);
+    });
+
+    test("GIVEN v1.0.0 running only as the bundle's second Deployment (its first not yet installed) WHEN previewed THEN the jump is refused as well", async () => {
+        const result = await renderConfig(STACK, { cluster: [running("widget-operator.v1.0.0", "widget-controller")] });
+        expect(result.errors).toEqual([
+            'invalid configuration: 1 problem\n  - cluster-platform:operators[0].csv: operator "widgets": "widget-operator.v1.2.0" does not replace or skip the installed "widget-operator.v1.0.0" (spec.replaces: null, spec.skips: []): OLM would not take this upgrade; install the versions in between, or remove the operator and add it again (its CRDs and custom resources stay)',
+        ]);
+    });
+
+    test("GIVEN an interrupted upgrade (one Deployment at v1.2.0, the other still at v1.0.0) WHEN previewed THEN the jump from v1.0.0 is refused", async () => {
+        const result = await renderConfig(STACK, {
+            cluster: [running("widget-operator.v1.2.0"), running("widget-operator.v1.0.0", "widget-controller")],
+        });
+        expect(result.errors).toHaveLength(1);
+        expect(result.errors[0]).toContain('does not replace or skip the installed "widget-operator.v1.0.0"');
+    });
+
+    test("GIVEN Deployments recording one CSV, some with its version WHEN read THEN it is one installed CSV with the version", () => {
+        const env = (name: string) => [{ name: "OPERATOR_CONDITION_NAME", value: name }];
+        const deployment = (name: string, version?: string) => ({
+            spec: {
+                template: {
+                    metadata: version ? { annotations: { [OPERATOR_VERSION_ANNOTATION]: version } } : {},
+                    spec: { containers: [{ name: "c", env: env(name) }] },
+                },
+            },
+        });
+        expect(installedCsvsOf([deployment("a.v1"), "absent", deployment("a.v1", "1.0.0"), deployment("b.v2")])).toEqual([
+            { name: "a.v1", version: "1.0.0" },
+            { name: "b.v2" },
         ]);
     });
 

@@ -8,6 +8,7 @@ import {
     WebhookDescriptionInput,
     webhookDescriptionProblems,
 } from "../../components/admission-webhook/rules";
+import { servicePortOf } from "../../components/operator/webhooks";
 
 const context: WebhookContext = {
     operator: "widgets",
@@ -178,6 +179,22 @@ describe("webhook descriptions in a CSV", () => {
             ]),
         ).toEqual([]);
     });
+
+    // OLM copies targetPort into the Service as given; the API server defaults 0 and "" to the port
+    // (kubernetes pkg/apis/core/v1/defaults.go, SetDefaults_Service), so such a Service is valid.
+    test.each<[string, number | string | undefined, number | string]>([
+        ["0", 0, 8443],
+        ['""', "", 8443],
+        ["absent", undefined, 8443],
+        ["9443", 9443, 9443],
+        ['"https"', "https", "https"],
+    ])(
+        "GIVEN a targetPort of %s WHEN checked and served THEN nothing is reported and the Service forwards where the API server would",
+        (_case, targetPort, expected) => {
+            expect(messages([validating({ containerPort: 8443, targetPort })])).toEqual([]);
+            expect(servicePortOf({ containerPort: 8443, targetPort })).toEqual({ servicePort: 8443, targetPort: expected });
+        },
+    );
 
     test.each([
         [

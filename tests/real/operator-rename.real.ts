@@ -1,41 +1,28 @@
 /**
- * Renaming an operator in config on the real engine and API server (issue 28, point 2):
- * `operators[].previousNames` aliases the install's resources (components/operator/rename.ts),
- * so after a rename the engine plans no create, delete or replace, the cluster objects keep
- * their uid, and the next preview is empty. The last point failed 2 runs in 3 before the
+ * Renaming an operator in config on the real engine and API server (issue 28, point 2; issue 35,
+ * point 2): `operators[].previousNames` aliases the install's resources
+ * (components/operator/rename.ts), and so does a rename without them, recognised from the
+ * previous update's record of its installs (`operatorInstalls`). Either way the engine plans only
+ * in-place updates, the cluster objects keep their uid, and the next preview is empty. Without an
+ * alias the pinned provider would create over each object and then delete it with the old
+ * resource (tests/real/provider-rule.real.ts). The preview-only check failed 2 runs in 3 before the
  * Deployments' pod templates carried their labels' fingerprint (components/shared/workload-metadata.ts).
  *
  * The sample bundle is used without its webhooks: the real tier runs no operator containers
  * (kwok), and the aliases of the webhook objects are the same rule as every other child's
  * (tests/operator/rename.test.ts shows them on every resource of the install under mocks).
  */
-import * as fs from "node:fs";
-import * as path from "node:path";
-import { parse, stringify } from "yaml";
-import { getObject, kubectlRun, type KubeObject } from "./helpers/kubectl";
+import { getObject, kubectlRun } from "./helpers/kubectl";
 import { changedSteps, previewSteps } from "./helpers/preview";
 import { destroyStack } from "./helpers/destroy";
+import { widgetBundle } from "./helpers/fixtures";
 import { describe as explain, realEnv, REPO_ROOT, TestStack } from "./helpers/stack";
 
 const NAMESPACE = "rename-operator";
 const CRD = "widgets.samples.cluster-platform.io";
-const SAMPLE = path.join(REPO_ROOT, "tests", "fixtures", "operators", "widget-operator", "manifests");
 
 let stack: TestStack;
 let csvPath: string;
-
-/** The sample bundle without webhooks, written under the run's work directory. */
-function bundle(): string {
-    const dir = path.join(realEnv("REAL_WORK"), "bundles", "widgets-rename");
-    fs.mkdirSync(dir, { recursive: true });
-    const csv = parse(fs.readFileSync(path.join(SAMPLE, "widget-operator.clusterserviceversion.yaml"), "utf8")) as KubeObject;
-    delete csv.spec.webhookdefinitions;
-    fs.writeFileSync(path.join(dir, "widget-operator.clusterserviceversion.yaml"), stringify(csv));
-    for (const file of fs.readdirSync(SAMPLE).filter((f) => f !== "widget-operator.clusterserviceversion.yaml")) {
-        fs.copyFileSync(path.join(SAMPLE, file), path.join(dir, file));
-    }
-    return path.join(dir, "widget-operator.clusterserviceversion.yaml");
-}
 
 function config(operator: object): Record<string, unknown> {
     return {
@@ -48,7 +35,7 @@ function config(operator: object): Record<string, unknown> {
 }
 
 beforeAll(() => {
-    csvPath = bundle();
+    csvPath = widgetBundle("widgets-rename");
     stack = new TestStack("operator-rename", config({ name: "widgets" }));
 });
 
@@ -63,34 +50,46 @@ afterAll(() => {
     }
 });
 
-describe("renaming an operator with previousNames (issue 28)", () => {
+/** The uids of the objects the rename must keep. */
+function uids(): string[] {
+    return [
+        ...["deployment/widget-controller", "deployment/widget-webhook", "serviceaccount/widget-controller"].map(
+            (ref) => getObject(ref.split("/")[0], ref.split("/")[1], NAMESPACE)?.metadata.uid as string,
+        ),
+        getObject("crd", CRD)?.metadata.uid as string,
+    ];
+}
+
+/** Previews the current config, applies it, and checks the plan was in-place updates only, the uids kept, the label moved and the next preview empty. */
+function renamesInPlace(name: string): string {
+    const before = uids();
+    const steps = changedSteps(previewSteps(stack));
+    // Only in-place updates (the operator label follows the new name); no step of another kind.
+    expect(steps.filter((s) => s.op !== "update")).toEqual([]);
+    expect(steps.length).toBeGreaterThan(0);
+    const renamed = stack.up();
+    expect({ status: renamed.status, output: renamed.status === 0 ? "" : explain(renamed) }).toEqual({ status: 0, output: "" });
+    expect(uids()).toEqual(before);
+    expect(getObject("deployment", "widget-controller", NAMESPACE)?.metadata.labels["cluster-platform.io/operator"]).toBe(name);
+    const again = stack.preview(["--expect-no-changes"]);
+    expect({ status: again.status, output: again.status === 0 ? "" : explain(again) }).toEqual({ status: 0, output: "" });
+    return renamed.stdout;
+}
+
+describe("renaming an operator (issues 28 and 35)", () => {
     test("GIVEN an installed operator renamed with previousNames WHEN previewed and applied THEN nothing is created, deleted or replaced, its objects keep their uid and the next preview is empty", () => {
         const installed = stack.up();
         expect(installed.status).toBe(0);
-        const uids = () =>
-            ["deployment/widget-controller", "deployment/widget-webhook", "serviceaccount/widget-controller"].map(
-                (ref) => getObject(ref.split("/")[0], ref.split("/")[1], NAMESPACE)?.metadata.uid as string,
-            );
-        const before = uids();
-        const crdUid = getObject("crd", CRD)?.metadata.uid;
-
-        // Without previousNames the same rename deletes and creates the install's resources.
-        stack.setConfig(config({ name: "gadgets" }));
-        const unaliased = new Set(changedSteps(previewSteps(stack)).map((s) => s.op));
-        expect([unaliased.has("create"), unaliased.has("delete")]).toEqual([true, true]);
-
         stack.setConfig(config({ name: "gadgets", previousNames: ["widgets"] }));
-        const steps = changedSteps(previewSteps(stack));
-        // Only in-place updates (the operator label follows the new name); no step of another kind.
-        expect(steps.filter((s) => s.op !== "update")).toEqual([]);
-        expect(steps.length).toBeGreaterThan(0);
+        renamesInPlace("gadgets");
+    });
 
-        const renamed = stack.up();
-        expect(renamed.status).toBe(0);
-        expect(uids()).toEqual(before);
-        expect(getObject("crd", CRD)?.metadata.uid).toBe(crdUid);
-        expect(getObject("deployment", "widget-controller", NAMESPACE)?.metadata.labels["cluster-platform.io/operator"]).toBe("gadgets");
-        const again = stack.preview(["--expect-no-changes"]);
-        expect({ status: again.status, output: again.status === 0 ? "" : explain(again) }).toEqual({ status: 0, output: "" });
+    test("GIVEN it renamed again without previousNames WHEN previewed and applied THEN the previous update's record makes it the same rename: in-place updates only, the uids kept, a preview note naming both installs, and the next preview empty", () => {
+        stack.setConfig(config({ name: "doohickeys" }));
+        const output = renamesInPlace("doohickeys");
+        expect(output).toContain('operator "doohickeys": taken as the rename of operator "gadgets"');
+        expect(stack.outputs().operatorInstalls).toEqual({
+            doohickeys: { namespace: NAMESPACE, csv: "widget-operator.v1.2.0", previousNames: ["widgets", "gadgets"] },
+        });
     });
 });

@@ -14,15 +14,14 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { parse, stringify } from "yaml";
 import { selfSignedCertificate } from "../helpers/openssl";
 import { applyObjects, kubectl, kubectlRun, type KubeObject } from "./helpers/kubectl";
 import { destroyStack } from "./helpers/destroy";
+import { widgetBundle } from "./helpers/fixtures";
 import { describe as explain, realEnv, REPO_ROOT, TestStack } from "./helpers/stack";
 
 const NAMESPACE = "service-ca-widgets";
 const CRD = "widgets.samples.cluster-platform.io";
-const SAMPLE = path.join(REPO_ROOT, "tests", "fixtures", "operators", "widget-operator", "manifests");
 const KINDS = ["validatingwebhookconfiguration", "mutatingwebhookconfiguration"] as const;
 
 /** The install's webhook configurations, found by the CSV's webhook names (vwidget/mwidget.samples...). */
@@ -42,21 +41,18 @@ function caPem(name: string): string {
     return fs.readFileSync(selfSignedCertificate(work, name, name).certPath, "utf8");
 }
 
-/** The sample bundle without its conversion webhook (no backend runs to convert), under the run's work directory. */
-function bundle(): string {
-    const dir = path.join(work, "bundle");
-    fs.mkdirSync(dir, { recursive: true });
-    const csv = parse(fs.readFileSync(path.join(SAMPLE, "widget-operator.clusterserviceversion.yaml"), "utf8")) as KubeObject;
-    csv.spec.webhookdefinitions = csv.spec.webhookdefinitions.filter((w: KubeObject) => w.type !== "ConversionWebhook");
-    fs.writeFileSync(path.join(dir, "widget-operator.clusterserviceversion.yaml"), stringify(csv));
-    for (const file of fs.readdirSync(SAMPLE).filter((f) => f.endsWith(".yaml") && !f.includes("clusterserviceversion"))) {
-        const crd = parse(fs.readFileSync(path.join(SAMPLE, file), "utf8")) as KubeObject;
-        if (crd.kind === "CustomResourceDefinition") {
-            delete crd.spec.conversion;
+/** The sample bundle with its admission webhooks only (no backend runs to convert), or with its conversion webhook only. */
+function bundle(webhooks: "admission" | "conversion"): string {
+    return widgetBundle(`service-ca-${webhooks}`, (csv, manifests) => {
+        csv.spec.webhookdefinitions = csv.spec.webhookdefinitions.filter(
+            (w: KubeObject) => (w.type === "ConversionWebhook") === (webhooks === "conversion"),
+        );
+        for (const object of manifests.values()) {
+            if (object.kind === "CustomResourceDefinition" && webhooks === "admission") {
+                delete object.spec.conversion;
+            }
         }
-        fs.writeFileSync(path.join(dir, file), stringify(crd));
-    }
-    return path.join(dir, "widget-operator.clusterserviceversion.yaml");
+    });
 }
 
 function publish(pem: string): void {
@@ -74,31 +70,22 @@ function publish(pem: string): void {
     });
 }
 
+function config(csvs: string[]): Record<string, unknown> {
+    return {
+        cluster: { name: "real", platform: "openshift", kubeContext: process.env.REAL_CONTEXT ?? "real" },
+        certificates: { mode: "service-ca" },
+        subscriptions: { enabled: false },
+        aws: { enabled: false },
+        operators: csvs.map((csv) => ({ name: "widgets", csv, namespace: NAMESPACE, createNamespace: true, targetNamespaces: [] })),
+    };
+}
+
 const bundles = () => configurations().map(({ object }) => object.webhooks.map((w: KubeObject) => w.clientConfig.caBundle as string));
 
 beforeAll(() => {
     work = path.join(realEnv("REAL_WORK"), "service-ca");
     fs.mkdirSync(work, { recursive: true });
-    applyObjects([{ apiVersion: "config.openshift.io/v1", kind: "Proxy", metadata: { name: "cluster" }, spec: {} }]);
-    // OpenShift's network operator writes the Proxy's status (empty without a proxy). Without any
-    // status the read's `status` output is unknown in every preview, and so are the operators'
-    // proxy variables (docs/real-tier.md, "What the real tier found").
-    kubectl([
-        "patch",
-        "proxy.config.openshift.io",
-        "cluster",
-        "--subresource=status",
-        "--type=merge",
-        "-p",
-        JSON.stringify({ status: {} }),
-    ]);
-    stack = new TestStack("service-ca-bundle", {
-        cluster: { name: "real", platform: "openshift", kubeContext: process.env.REAL_CONTEXT ?? "real" },
-        certificates: { mode: "service-ca" },
-        subscriptions: { enabled: false },
-        aws: { enabled: false },
-        operators: [{ name: "widgets", csv: bundle(), namespace: NAMESPACE, createNamespace: true, targetNamespaces: [] }],
-    });
+    stack = new TestStack("service-ca-bundle", config([bundle("admission")]));
 });
 
 afterAll(() => {
@@ -138,6 +125,33 @@ describe("service-ca's bundle in the webhook configurations the stack creates (i
         const applied = stack.up();
         expect({ status: applied.status, output: applied.status === 0 ? "" : explain(applied) }).toEqual({ status: 0, output: "" });
         expect(bundles()).toEqual([[rotatedBase64], [rotatedBase64]]);
+        const again = stack.preview(["--expect-no-changes"]);
+        expect({ status: again.status, output: again.status === 0 ? "" : explain(again) }).toEqual({ status: 0, output: "" });
+    });
+
+    test("GIVEN the operator's conversion webhook, whose CRD caBundle service-ca wrote (an update under its manager) WHEN the operator is removed THEN the kept CRD's conversion is exactly {strategy: None}, OLM's way, and the next preview is empty", () => {
+        stack.setConfig(config([bundle("conversion")]));
+        const installed = stack.up();
+        expect({ status: installed.status, output: installed.status === 0 ? "" : explain(installed) }).toEqual({ status: 0, output: "" });
+        const crd = JSON.parse(kubectl(["get", "crd", CRD, "-o", "json"])) as KubeObject;
+        expect(crd.spec.conversion.strategy).toBe("Webhook");
+        // service-ca injects as it does into every annotated CRD: an update of the caBundle under its manager.
+        delete crd.metadata.managedFields;
+        crd.spec.conversion.webhook.clientConfig.caBundle = Buffer.from(caPem("service-ca-crd")).toString("base64");
+        kubectl(["replace", "--field-manager=service-ca-operator", "-f", "-"], { input: JSON.stringify(crd) });
+        const owners = (
+            JSON.parse(kubectl(["get", "crd", CRD, "-o", "json", "--show-managed-fields"])) as KubeObject
+        ).metadata.managedFields
+            .filter((m: KubeObject) => JSON.stringify(m.fieldsV1 ?? {}).includes('"f:caBundle"'))
+            .map((m: KubeObject) => m.manager);
+        expect(owners).toEqual(["service-ca-operator"]);
+        const injected = stack.preview(["--expect-no-changes"]);
+        expect({ status: injected.status, output: injected.status === 0 ? "" : explain(injected) }).toEqual({ status: 0, output: "" });
+
+        stack.setConfig(config([]));
+        const removed = stack.up();
+        expect({ status: removed.status, output: removed.status === 0 ? "" : explain(removed) }).toEqual({ status: 0, output: "" });
+        expect((JSON.parse(kubectl(["get", "crd", CRD, "-o", "json"])) as KubeObject).spec.conversion).toEqual({ strategy: "None" });
         const again = stack.preview(["--expect-no-changes"]);
         expect({ status: again.status, output: again.status === 0 ? "" : explain(again) }).toEqual({ status: 0, output: "" });
     });

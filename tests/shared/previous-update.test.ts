@@ -19,6 +19,7 @@ describe("the outputs the next update reads back", () => {
             "certificateTrust",
             "conversionResets",
             "installedCrds",
+            "operatorInstalls",
             "subscriptionShareGrants",
         ]);
     });
@@ -38,6 +39,7 @@ describe("the outputs the next update reads back", () => {
                 "y.io": { owner: "operator b", onRemoval: "keep", conversion: "webhook", kind: "Y" },
             },
             conversionResets: { "z.io": "Z" },
+            operatorInstalls: { a: { namespace: "ops", csv: "a.v1", previousNames: ["z"] }, b: { namespace: "ops", csv: "b.v1" } },
             subscriptionShareGrants: { cluster: { shares: ["s"], roles: ["admin"] } },
         };
         expect(parsePreviousUpdate(raw)).toEqual({ values: raw, warnings: [] });
@@ -50,6 +52,7 @@ describe("the outputs the next update reads back", () => {
             awsInstallTagKeys: { a: 1 },
             installedCrds: { "x.io": { owner: "operator a", onRemoval: "maybe" } },
             conversionResets: { "z.io": 1 },
+            operatorInstalls: { a: { namespace: "ops" } },
             subscriptionShareGrants: { cluster: { shares: "x" } },
         });
         expect(parsed.values).toEqual({});
@@ -59,6 +62,7 @@ describe("the outputs the next update reads back", () => {
             `the previous update's awsInstallTagKeys output is not a list of keys (got {"a":1}); install-time tags removed since will be removed from resources`,
             `the previous update's installedCrds output is not {[crd]: {owner, onRemoval: "keep" | "delete", conversion?: "webhook", kind?}} (got {"x.io":{"owner":"operator a","onRemoval":"maybe"}}); this preview cannot name the CRDs that leave the stack`,
             `the previous update's conversionResets output is not {[crd]: kind} (got {"z.io":1}); CRDs whose converting operator left earlier are no longer held at conversion None`,
+            `the previous update's operatorInstalls output is not {[install]: {namespace, csv, previousNames?}} (got {"a":{"namespace":"ops"}}); an install renamed without previousNames, or one taking over what a removed install declared for both, is not aliased to it: its creates meet those objects`,
             `the previous update's subscriptionShareGrants output is not {<bundle>: {shares: string[], roles: string[]}} (got {"cluster":{"shares":"x"}}); this preview cannot say what running pods would lose`,
         ]);
     });
@@ -73,8 +77,9 @@ describe("the outputs the next update reads back", () => {
             cluster: ClusterState.fromFile(path.join(ROOT, "tests", "fixtures", "certificates", "openshift-aws.cluster.yaml")),
         });
         expect(first.errors).toEqual([]);
-        // conversionResets is written only while a removed operator's CRDs are held at conversion None.
-        const expected = CARRIED_KEYS.filter((key) => key !== "conversionResets").sort();
+        // conversionResets is written only while a removed operator's CRDs are held at conversion None,
+        // operatorInstalls only while operators are installed (the example has none).
+        const expected = CARRIED_KEYS.filter((key) => key !== "conversionResets" && key !== "operatorInstalls").sort();
         const carried = Object.keys(first.stackOutputs).filter((key) => (CARRIED_KEYS as string[]).includes(key));
         expect(carried.sort()).toEqual(expected);
         const next = parsePreviousUpdate(first.stackOutputs);

@@ -5,6 +5,8 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { parse, stringify } from "yaml";
+import type { KubeObject } from "./kubectl";
 import { realEnv } from "./stack";
 
 export const CONFIG_NAMESPACE = "real-config";
@@ -266,4 +268,34 @@ export function widgetOperatorStack(namespace: string): Record<string, unknown> 
             },
         ],
     };
+}
+
+/** The sample widget operator's bundle (tests/fixtures/operators/widget-operator), as tests install it. */
+const WIDGET_SAMPLE = path.resolve(__dirname, "..", "..", "fixtures", "operators", "widget-operator", "manifests");
+const WIDGET_CSV_FILE = "widget-operator.clusterserviceversion.yaml";
+
+/**
+ * The sample widget bundle written under the run's work directory as `bundles/<name>`, its CSV and
+ * the other manifests changed by `edit` (default: the webhooks dropped, since no operator container
+ * runs here to serve them); returns the CSV's path.
+ */
+export function widgetBundle(
+    name: string,
+    edit: (csv: KubeObject, manifests: Map<string, KubeObject>) => void = (csv) => delete csv.spec.webhookdefinitions,
+): string {
+    const dir = path.join(realEnv("REAL_WORK"), "bundles", name);
+    fs.mkdirSync(dir, { recursive: true });
+    const csv = parse(fs.readFileSync(path.join(WIDGET_SAMPLE, WIDGET_CSV_FILE), "utf8")) as KubeObject;
+    const manifests = new Map(
+        fs
+            .readdirSync(WIDGET_SAMPLE)
+            .filter((file) => file !== WIDGET_CSV_FILE)
+            .map((file) => [file, parse(fs.readFileSync(path.join(WIDGET_SAMPLE, file), "utf8")) as KubeObject]),
+    );
+    edit(csv, manifests);
+    fs.writeFileSync(path.join(dir, WIDGET_CSV_FILE), stringify(csv));
+    for (const [file, object] of manifests) {
+        fs.writeFileSync(path.join(dir, file), stringify(object));
+    }
+    return path.join(dir, WIDGET_CSV_FILE);
 }

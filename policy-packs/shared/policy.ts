@@ -13,6 +13,7 @@ import type {
     StackValidationPolicy,
 } from "@pulumi/policy";
 import type { PolicyConfigJSONSchema } from "@pulumi/policy/schema";
+import { schemaProblems } from "./config-schema";
 
 export interface PolicyMeta {
     /** Unique in the pack; what `--policy-pack-config` files and Pulumi Cloud name the policy by. */
@@ -24,6 +25,16 @@ export interface PolicyMeta {
     enforcementLevel?: "advisory" | "mandatory";
     /** The knobs: every property has a `default` (applied when the config does not set it) and a `description`. */
     config?: Record<string, PolicyConfigJSONSchema>;
+    /** Rules across knobs that a JSON schema cannot state (an exemption naming an operator the stack declares): problems, each naming key, value and rule. */
+    check?: (config: Record<string, unknown>) => string[];
+}
+
+/** Where a policy object keeps its PolicyMeta, for the pack's Configure check (pack.ts). */
+export const POLICY_META = Symbol.for("cluster-platform.policy-meta");
+
+/** The PolicyMeta a policy of these packs was declared with. */
+export function metaOf(policy: object): PolicyMeta | undefined {
+    return (policy as { [POLICY_META]?: PolicyMeta })[POLICY_META];
 }
 
 /** The knobs' defaults, from their schemas. */
@@ -44,20 +55,53 @@ export function unknownConfigKeyProblems(policy: string, known: readonly string[
         .map((key) => `${policy}.${key}: ${JSON.stringify(key)} is not a config key of policy ${policy} (${expected})`);
 }
 
-/** The policy's knobs: `defaults`, overridden by what the pack's config sets; an unknown key stops the run. */
-export function configOf<T>(policy: string, defaults: Readonly<Record<string, unknown>>, args: { getConfig<U extends object>(): U }): T {
-    const set = args.getConfig<Record<string, unknown>>();
-    let config: Record<string, unknown> | undefined;
-    for (const key of Object.keys(set)) {
-        if (!(key in defaults)) {
-            throw new PolicyConfigError(policy, unknownConfigKeyProblems(policy, Object.keys(defaults), set));
-        }
+/**
+ * Every problem of a policy's config, all at once: keys it does not declare, values its schema
+ * refuses (type, range, enum, items), and its own cross-knob rules (`check`, on the config with
+ * defaults applied).
+ */
+export function configProblems(meta: Pick<PolicyMeta, "name" | "config" | "check">, set: Readonly<Record<string, unknown>>): string[] {
+    const declared = Object.keys(meta.config ?? {});
+    const problems = unknownConfigKeyProblems(meta.name, declared, set);
+    for (const key of declared) {
         if (set[key] !== undefined) {
-            config ??= { ...defaults };
-            config[key] = set[key];
+            problems.push(...schemaProblems(`${meta.name}.${key}`, set[key], (meta.config ?? {})[key]));
         }
     }
-    return (config ?? defaults) as T;
+    if (problems.length === 0 && meta.check) {
+        problems.push(...meta.check({ ...defaultsOf(meta), ...withoutUndefined(set) }));
+    }
+    return problems;
+}
+
+const withoutUndefined = (set: Readonly<Record<string, unknown>>) =>
+    Object.fromEntries(Object.entries(set).filter(([, v]) => v !== undefined));
+
+/**
+ * The policy's knobs: `defaults`, overridden by what the pack's config sets; any problem stops the
+ * run. The server hands each call a fresh copy of the same values, so the last config checked is
+ * remembered by its values' identity and a run checks it once.
+ */
+function configReader<T>(meta: PolicyMeta): (args: { getConfig<U extends object>(): U }) => T {
+    const defaults = defaultsOf(meta);
+    let last: { set: Record<string, unknown>; config: T } | undefined;
+    const same = (a: Record<string, unknown>, b: Record<string, unknown>) => {
+        const keys = Object.keys(a);
+        return keys.length === Object.keys(b).length && keys.every((k) => a[k] === b[k]);
+    };
+    return (args) => {
+        const set = args.getConfig<Record<string, unknown>>();
+        if (last && same(last.set, set)) {
+            return last.config;
+        }
+        const problems = configProblems(meta, set);
+        if (problems.length > 0) {
+            throw new PolicyConfigError(meta.name, problems);
+        }
+        const config = { ...defaults, ...withoutUndefined(set) } as T;
+        last = { set, config };
+        return config;
+    };
 }
 
 function schemaOf(meta: PolicyMeta): PolicyConfigSchema | undefined {
@@ -80,20 +124,25 @@ export type StackCheck<C> = (args: StackValidationArgs, config: C, report: Repor
 
 /** A resource policy whose check receives the policy's config with defaults applied. */
 export function resourcePolicy<C = Record<string, never>>(meta: PolicyMeta, check: ResourceCheck<C>): ResourceValidationPolicy {
-    const defaults = defaultsOf(meta);
-    return {
+    const read = configReader<C>(meta);
+    return withMeta(meta, {
         ...base(meta),
-        validateResource: (args, report) => check(args, configOf<C>(meta.name, defaults, args), report),
-    };
+        validateResource: (args, report) => check(args, read(args), report),
+    });
 }
 
 /** A stack policy whose check receives the policy's config with defaults applied. */
 export function stackPolicy<C = Record<string, never>>(meta: PolicyMeta, check: StackCheck<C>): StackValidationPolicy {
-    const defaults = defaultsOf(meta);
-    return {
+    const read = configReader<C>(meta);
+    return withMeta(meta, {
         ...base(meta),
-        validateStack: (args, report) => check(args, configOf<C>(meta.name, defaults, args), report),
-    };
+        validateStack: (args, report) => check(args, read(args), report),
+    });
+}
+
+function withMeta<P extends object>(meta: PolicyMeta, policy: P): P {
+    Object.defineProperty(policy, POLICY_META, { value: meta, enumerable: false });
+    return policy;
 }
 
 /**

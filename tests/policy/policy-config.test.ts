@@ -133,7 +133,7 @@ describe("npm run policy:config: the policy config a stack passes to the packs",
             ),
         ).toBe(2);
         expect(errors).toEqual([
-            "usage: npm run policy:config -- --config <Pulumi.<stack>.yaml> --out <dir> [--infra-id <OpenShift infra id>]...",
+            "usage: npm run policy:config -- --config <Pulumi.<stack>.yaml> --out <dir> [--infra-id <OpenShift infra id>]... [--exemptions <file>] [--accept <operator> --reason <why>]",
         ]);
     });
 });

@@ -16,7 +16,7 @@
  * accounts are themselves powerful (kube-system's controllers: reading their tokens or running
  * as them is theirs). A Role's power stays in its namespace: it is judged there.
  */
-import { RbacAuthorizer, RBAC_GROUPS, UserInfo, userOfSubject } from "./rbac-power";
+import { RbacAuthorizer, RBAC_GROUPS } from "./rbac-power";
 import { AuthorizationRequest, isNonResourceRequest, PolicyRule, ResourceRequest, ruleAllows } from "./rbac";
 
 /** Names no object carries: a request for one is allowed only by a rule that does not narrow by name (or by namespace, group, resource, verb, URL). */
@@ -278,7 +278,10 @@ function buildRequests(scope: Scope, powerful: PowerfulIdentities): DangerousReq
                 confined: false,
             });
         }
-        out.push({ power: "non-resource-urls", request: { verb: "get", path: PROBE.path }, confined: false });
+        // Non-resource requests carry the HTTP method as their verb (k8s.io/apiserver pkg/endpoints/request/requestinfo.go).
+        for (const verb of ["get", "post", "put", "patch", "delete"]) {
+            out.push({ power: "non-resource-urls", request: { verb, path: PROBE.path }, confined: false });
+        }
     }
     // SCC admission asks for `use` in the pod's namespace and cluster-wide; either lets its pods run with the SCC.
     namespaced(
@@ -450,20 +453,3 @@ function namedRequests(scope: Scope, powerful: PowerfulIdentities): DangerousReq
 }
 
 const namedCache = new WeakMap<PowerfulIdentities, Map<string, DangerousRequest[]>>();
-
-/** The powers a user holds through the objects (a binding subject's, or a SubjectAccessReview's user), at `scope`. */
-export function userPowers(authorizer: RbacAuthorizer, user: UserInfo, scope: Scope, powerful: PowerfulIdentities): PowerId[] {
-    const found = new Set<PowerId>();
-    for (const entry of dangerousRequests(scope, powerful)) {
-        if (
-            !found.has(entry.power) &&
-            counts(entry, scope, powerful) &&
-            [entry.request, ...(entry.with ?? [])].every((r) => authorizer.allows(user, r))
-        ) {
-            found.add(entry.power);
-        }
-    }
-    return POWER_IDS.filter((p) => found.has(p));
-}
-
-export { userOfSubject };

@@ -11,6 +11,7 @@
  * the pack's dependencies are the same pinned versions.
  */
 import { ChildProcess, spawn } from "node:child_process";
+import * as path from "node:path";
 import { once } from "node:events";
 import * as grpc from "@grpc/grpc-js";
 import { AnalyzerClient } from "@pulumi/pulumi/proto/analyzer_grpc_pb";
@@ -58,9 +59,12 @@ export interface RunningPack {
  * caller's test file: it does not hold the process open, and it is ended when the process exits.
  */
 export async function startPack(directory: string, options: { shared?: boolean } = {}): Promise<RunningPack> {
-    const child: ChildProcess = spawn(process.execPath, [RUN_POLICY_PACK, "127.0.0.1:0", directory], {
+    // A shared pack ends with the process that started it, however that one ends (exit-with-parent.js).
+    const watchdog = options.shared ? ["--require", path.join(__dirname, "exit-with-parent.js")] : [];
+    const child: ChildProcess = spawn(process.execPath, [...watchdog, RUN_POLICY_PACK, "127.0.0.1:0", directory], {
         cwd: directory,
         stdio: ["ignore", "pipe", "pipe"],
+        env: { ...process.env, CLUSTER_PLATFORM_ANALYZER_PARENT: String(process.pid) },
     });
     if (options.shared) {
         const end = () => child.kill("SIGTERM");

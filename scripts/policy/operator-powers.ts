@@ -73,39 +73,46 @@ function fieldOf(generatedBy: string | undefined): "permissions" | "clusterPermi
 
 /** Line numbers of a CSV's permission rules, read once per file. */
 class CsvLines {
-    private readonly cache = new Map<string, Map<string, { line: number; path: string }[]>>();
+    private readonly cache = new Map<string, { rules: string[]; lines: { line: number; path: string }[] }[]>();
 
     constructor(private readonly projectRoot: string) {}
 
-    /** Where `rule` appears in `field` of the CSV (the first place, when a rule is repeated). */
-    find(csvFile: string, field: "permissions" | "clusterPermissions", rule: Partial<PolicyRule>): CsvLine | undefined {
+    /**
+     * Where rule `index` of a generated role comes from: the `field` permission whose rules the
+     * role's begin with (OLM copies them in order; a promoted role adds one rule after them).
+     */
+    find(
+        csvFile: string,
+        field: "permissions" | "clusterPermissions",
+        roleRules: readonly Partial<PolicyRule>[],
+        index: number,
+    ): CsvLine | undefined {
         const key = `${csvFile}|${field}`;
         if (!this.cache.has(key)) {
             this.cache.set(key, this.read(csvFile, field));
         }
-        const hit = this.cache.get(key)?.get(ruleJson(rule))?.[0];
+        const role = roleRules.map(ruleJson);
+        const permission = this.cache.get(key)?.find((p) => p.rules.length > index && p.rules.every((rule, i) => rule === role[i]));
+        const hit = permission?.lines[index];
         return hit ? { file: csvFile, ...hit } : undefined;
     }
 
-    private read(csvFile: string, field: string): Map<string, { line: number; path: string }[]> {
-        const out = new Map<string, { line: number; path: string }[]>();
+    private read(csvFile: string, field: string): { rules: string[]; lines: { line: number; path: string }[] }[] {
         const lineCounter = new LineCounter();
         const document = parseDocument(fs.readFileSync(path.resolve(this.projectRoot, csvFile), "utf8"), { lineCounter });
         const permissions = document.getIn(["spec", "install", "spec", field], true);
-        if (!isSeq(permissions)) return out;
-        permissions.items.forEach((permission, p) => {
+        if (!isSeq(permissions)) return [];
+        return permissions.items.map((permission, p) => {
             const rules = isMap(permission) ? permission.get("rules", true) : undefined;
-            if (!isSeq(rules)) return;
-            rules.items.forEach((node, r) => {
-                const rule = (node as { toJSON(): Partial<PolicyRule> }).toJSON();
-                const offset = (node as { range?: [number, number, number] }).range?.[0] ?? 0;
-                const entry = { line: lineCounter.linePos(offset).line, path: `spec.install.spec.${field}[${p}].rules[${r}]` };
-                const list = out.get(ruleJson(rule)) ?? [];
-                list.push(entry);
-                out.set(ruleJson(rule), list);
-            });
+            const items = isSeq(rules) ? rules.items : [];
+            return {
+                rules: items.map((node) => ruleJson((node as { toJSON(): Partial<PolicyRule> }).toJSON())),
+                lines: items.map((node, r) => ({
+                    line: lineCounter.linePos((node as { range?: [number, number, number] }).range?.[0] ?? 0).line,
+                    path: `spec.install.spec.${field}[${p}].rules[${r}]`,
+                })),
+            };
         });
-        return out;
     }
 }
 
@@ -124,8 +131,10 @@ export function powersOfPlans(plans: readonly OperatorPlan[], projectRoot: strin
             if (!role) continue;
             const field = fieldOf(object.metadata.labels[GENERATED_BY_LABEL]);
             for (const finding of roleFindings(role)) {
-                const rule = role.declaredRules[finding.rule];
-                const csv = field && rule && finding.where.startsWith("rules[") ? lines.find(plan.config.csv, field, rule) : undefined;
+                const csv =
+                    field && finding.where.startsWith("rules[")
+                        ? lines.find(plan.config.csv, field, role.declaredRules, finding.rule)
+                        : undefined;
                 out.push({
                     operator: plan.config.name,
                     power: finding.power,

@@ -12,7 +12,12 @@
  *   # cluster-kube-apiserver-operator (bindata/bootkube/scc-manifests/), from git checkouts
  *   npx tsx scripts/policy/well-known-rbac.ts openshift --openshift-apiserver <git dir> --kube-apiserver-operator <git dir>
  *
- * tests/real/rbac-authorizer.real.ts checks the Kubernetes file against the real tier's API server.
+ *   # The resources an API server serves, each kind with its plural (discovery), and those of the
+ *   # CRDs the program uses without installing them (their manifests)
+ *   npx tsx scripts/policy/well-known-rbac.ts api-resources --kubeconfig <file> [--kubectl <path>] [--crd <file>]...
+ *
+ * tests/real/rbac-authorizer.real.ts checks the Kubernetes file, and the discovery part of the
+ * api-resources file, against the real tier's API server.
  */
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -45,7 +50,8 @@ export function normalize(items: readonly Json[]): { clusterRoles: Json[]; roles
                 name: o.metadata.name,
                 ...labels(o),
                 ...(o.aggregationRule ? { aggregationRule: { clusterRoleSelectors: o.aggregationRule.clusterRoleSelectors ?? [] } } : {}),
-                rules: (o.rules ?? []).map(compactRule),
+                // An aggregated role's rules are the aggregation controller's, over whatever the cluster holds: not part of the policy.
+                rules: o.aggregationRule ? [] : (o.rules ?? []).map(compactRule),
             }))
             .sort(byName),
         roles: items
@@ -161,6 +167,71 @@ function openshift(apiserverDir: string, operatorDir: string): Json {
     };
 }
 
+/** One resource of the discovery documents (`/api/v1`, `/apis/<group>/<version>`), subresources left out. */
+export interface ApiResourceEntry {
+    group: string;
+    version: string;
+    kind: string;
+    plural: string;
+    singular: string;
+    namespaced: boolean;
+}
+
+/** Every resource the API server's discovery lists, in group, version, plural order. */
+export function discoveredResources(get: (path: string) => Json): ApiResourceEntry[] {
+    const versions: { group: string; version: string; path: string }[] = [
+        ...(get("/api").versions as string[]).map((version) => ({ group: "", version, path: `/api/${version}` })),
+        ...(get("/apis").groups as Json[]).flatMap((g) =>
+            (g.versions as Json[]).map((v) => ({
+                group: g.name as string,
+                version: v.version as string,
+                path: `/apis/${g.name}/${v.version}`,
+            })),
+        ),
+    ];
+    return versions
+        .flatMap(({ group, version, path: p }) =>
+            ((get(p).resources ?? []) as Json[])
+                .filter((r) => !String(r.name).includes("/"))
+                .map((r) => ({
+                    group,
+                    version,
+                    kind: r.kind as string,
+                    plural: r.name as string,
+                    singular: (r.singularName as string) || "",
+                    namespaced: r.namespaced === true,
+                })),
+        )
+        .sort((a, b) => `${a.group}/${a.version}/${a.plural}`.localeCompare(`${b.group}/${b.version}/${b.plural}`));
+}
+
+/** The resources a CRD manifest defines, one per served version. */
+export function crdResources(crd: Json): ApiResourceEntry[] {
+    const spec = crd?.spec ?? {};
+    return ((spec.versions ?? []) as Json[])
+        .filter((v) => v.served !== false)
+        .map((v) => ({
+            group: spec.group,
+            version: v.name,
+            kind: spec.names.kind,
+            plural: spec.names.plural,
+            singular: spec.names.singular ?? "",
+            namespaced: spec.scope === "Namespaced",
+        }));
+}
+
+function apiResources(kubeconfig: string, kubectl: string, crdFiles: readonly string[]): Json {
+    const get = (p: string) =>
+        JSON.parse(execFileSync(kubectl, ["--kubeconfig", kubeconfig, "get", "--raw", p], { encoding: "utf8", maxBuffer: 64 << 20 }));
+    const version = get("/version").gitVersion as string;
+    const crds = crdFiles.flatMap((file) => crdResources(parse(fs.readFileSync(file, "utf8"))));
+    return {
+        source: `discovery of kube-apiserver ${version} as the real tier runs it (with the OpenShift and OLM CRDs it installs from openshift/api and operator-framework/api), and the CRD manifests of APIs the program uses without installing them: ${crdFiles.map((f) => path.basename(f)).join(", ")}`,
+        discovered: discoveredResources(get),
+        crds,
+    };
+}
+
 function write(name: string, content: Json): void {
     const file = path.join(WELL_KNOWN_DIR, `rbac-well-known.${name}.json`);
     fs.writeFileSync(file, `${JSON.stringify(content, null, 1)}\n`);
@@ -177,15 +248,23 @@ if (require.main === module) {
             kubectl: { type: "string", default: "kubectl" },
             "openshift-apiserver": { type: "string" },
             "kube-apiserver-operator": { type: "string" },
+            crd: { type: "string", multiple: true },
         },
     });
     if (positionals[0] === "kubernetes" && values.kubeconfig) {
         write("kubernetes", kubernetes(values.kubeconfig, values.kubectl as string));
+    } else if (positionals[0] === "api-resources" && values.kubeconfig) {
+        const content = apiResources(values.kubeconfig, values.kubectl as string, values.crd ?? []);
+        const file = path.join(WELL_KNOWN_DIR, "api-resources.table.json");
+        fs.writeFileSync(file, `${JSON.stringify(content, null, 1)}\n`);
+        console.log(
+            `wrote ${path.relative(process.cwd(), file)}: ${content.discovered.length} discovered resources, ${content.crds.length} from CRD manifests`,
+        );
     } else if (positionals[0] === "openshift" && values["openshift-apiserver"] && values["kube-apiserver-operator"]) {
         write("openshift", openshift(values["openshift-apiserver"], values["kube-apiserver-operator"]));
     } else {
         console.error(
-            "usage: tsx scripts/policy/well-known-rbac.ts kubernetes --kubeconfig <file> [--kubectl <path>]\n       tsx scripts/policy/well-known-rbac.ts openshift --openshift-apiserver <git dir> --kube-apiserver-operator <git dir>",
+            "usage: tsx scripts/policy/well-known-rbac.ts kubernetes --kubeconfig <file> [--kubectl <path>]\n       tsx scripts/policy/well-known-rbac.ts api-resources --kubeconfig <file> [--kubectl <path>] [--crd <file>]...\n       tsx scripts/policy/well-known-rbac.ts openshift --openshift-apiserver <git dir> --kube-apiserver-operator <git dir>",
         );
         process.exitCode = 2;
     }

@@ -9,6 +9,9 @@ import { startPacks } from "../../scripts/policy/stacks";
 
 let running: Promise<Packs> | undefined;
 
+/** How long a hook or test that may start the packs waits: ts-node type-checks each pack once (its cache then serves). */
+export const PACKS_START = 300_000;
+
 export function sharedPacks(): Promise<Packs> {
     running ??= startPacks({ shared: true });
     return running;

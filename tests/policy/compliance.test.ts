@@ -7,7 +7,10 @@ import { analyzeWithBothPacks, exampleStacks, renderStack, stackFileConfig, vali
 import type { RenderResult } from "../../scripts/render/render";
 import { FlatConfig } from "../../scripts/render/config-file";
 import { SAMPLE_CSVS } from "../helpers/operators";
-import { sharedPacks } from "../helpers/policy-packs";
+import { PACKS_START, sharedPacks } from "../helpers/policy-packs";
+
+// The packs start once per jest registry (tests/helpers/policy-packs.ts); on a loaded machine that takes minutes.
+beforeAll(() => sharedPacks(), PACKS_START);
 
 /** Both packs, each its analyzer process as the CLI starts it, over a render, configured as `packConfig` says (the stack's own by default). */
 async function analyzed(

@@ -12,8 +12,11 @@ import { validateStackConfig } from "../../components/config";
 import { formatReport } from "../../components/shared/problems";
 import { policyConfigFor } from "../../scripts/policy/config";
 import { analyzeWithBothPacks } from "../../scripts/policy/stacks";
-import { sharedPacks } from "../helpers/policy-packs";
+import { PACKS_START, sharedPacks } from "../helpers/policy-packs";
 import { CSV_DIR, CSV_FILES, NAMESPACED_CSVS, objectsOf, renderOperators } from "../helpers/operators";
+
+// The packs start once per jest registry (tests/helpers/policy-packs.ts); on a loaded machine that takes minutes.
+beforeAll(() => sharedPacks(), PACKS_START);
 
 /** What the k8s-rbac pack reports of each CSV's install besides pod security: `policy object [power]`, in order. */
 const CSV_FINDINGS: Record<string, string[]> = {

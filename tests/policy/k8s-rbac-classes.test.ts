@@ -5,7 +5,7 @@
  * `…Patch` kinds, content the pack cannot see, pods on OpenShift, the webhook timeout and config.
  */
 import { analyze, analyzeStack, configure, diagnosticsOf, RunningPack } from "./analyzer-process";
-import { sharedPacks } from "../helpers/policy-packs";
+import { PACKS_START, sharedPacks } from "../helpers/policy-packs";
 import { resource } from "./support";
 import type { EngineResource } from "./analyzer-process";
 import { K8S_RBAC_POLICIES } from "../../policy-packs/k8s-rbac/policies";
@@ -60,7 +60,7 @@ describe("k8s-rbac through the analyzer protocol: every class, caught and clean"
     const judged = async (target: EngineResource) => summary(diagnosticsOf(await analyze(pack.client, target)));
     beforeAll(async () => {
         pack = (await sharedPacks())["k8s-rbac"];
-    });
+    }, PACKS_START);
     // The pack is shared with other test files: each test starts from the default config.
     beforeEach(async () => {
         await configure(pack.client, {});

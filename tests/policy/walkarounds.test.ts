@@ -8,8 +8,11 @@
 import fc from "fast-check";
 import { analyzeAll, EngineResource, PackConfig } from "../../scripts/policy/analyzer";
 import type { PackName } from "../../scripts/policy/config";
-import { sharedPacks } from "../helpers/policy-packs";
+import { PACKS_START, sharedPacks } from "../helpers/policy-packs";
 import { resource, UNKNOWN_VALUE } from "./support";
+
+// The packs start once per jest registry (tests/helpers/policy-packs.ts); on a loaded machine that takes minutes.
+beforeAll(() => sharedPacks(), PACKS_START);
 
 /** A pack with its config: the running pack is configured with it before each analysis. */
 interface Configured {

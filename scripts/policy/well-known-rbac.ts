@@ -24,6 +24,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
 import { parse } from "yaml";
+// Type only: the module reads the table this script writes.
+import type { ApiResource } from "../../components/shared/api-resources";
 
 export const WELL_KNOWN_DIR = path.join(__dirname, "..", "..", "components", "shared");
 export const BOOTSTRAP_LABEL = "kubernetes.io/bootstrapping=rbac-defaults";
@@ -168,14 +170,7 @@ function openshift(apiserverDir: string, operatorDir: string): Json {
 }
 
 /** One resource of the discovery documents (`/api/v1`, `/apis/<group>/<version>`), subresources left out. */
-export interface ApiResourceEntry {
-    group: string;
-    version: string;
-    kind: string;
-    plural: string;
-    singular: string;
-    namespaced: boolean;
-}
+export type ApiResourceEntry = ApiResource;
 
 /** Every resource the API server's discovery lists, in group, version, plural order. */
 export function discoveredResources(get: (path: string) => Json): ApiResourceEntry[] {

@@ -15,7 +15,8 @@
  * RBAC objects the cluster held before (read once); never what the server made of it.
  *
  * The checked-in Kubernetes well-known objects (components/shared/rbac-well-known.kubernetes.json)
- * are held to the cluster's bootstrap policy first.
+ * are held to the cluster's bootstrap policy first, and the discovery part of the plurals table
+ * (components/shared/api-resources.table.json) to the cluster's discovery.
  */
 import * as http2 from "node:http2";
 import { KubeConfig } from "@kubernetes/client-node";
@@ -36,8 +37,9 @@ import {
     UserInfo,
     userOfSubject,
 } from "../../components/shared/rbac-power";
+import apiResources from "../../components/shared/api-resources.table.json";
 import kubernetesWellKnown from "../../components/shared/rbac-well-known.kubernetes.json";
-import { BOOTSTRAP_LABEL, normalize } from "../../scripts/policy/well-known-rbac";
+import { BOOTSTRAP_LABEL, discoveredResources, normalize } from "../../scripts/policy/well-known-rbac";
 import { kubectl, KubeObject } from "./helpers/kubectl";
 import { realEnv } from "./helpers/stack";
 
@@ -520,6 +522,15 @@ describe("the RBAC evaluator against the real authorizer", () => {
     test("GIVEN the real tier's API server WHEN its bootstrap RBAC policy is read THEN it is the checked-in Kubernetes well-known set", () => {
         const { source: _source, ...checkedIn } = kubernetesWellKnown as unknown as Record<string, unknown>;
         expect(normalize(rbacObjectsSelected(BOOTSTRAP_LABEL))).toEqual(checkedIn);
+    });
+
+    test("GIVEN the real tier's API server WHEN its discovery is read THEN every group the checked-in plurals table holds is served with exactly those kinds and plurals", () => {
+        const checkedIn = (apiResources as unknown as { discovered: ReturnType<typeof discoveredResources> }).discovered;
+        const groups = new Set(checkedIn.map((r) => r.group));
+        // Other files of the suite install CRDs of their own on the same cluster: only the table's groups are compared.
+        const live = discoveredResources((p) => JSON.parse(kubectl(["get", "--raw", p]))).filter((r) => groups.has(r.group));
+        expect(checkedIn.length).toBeGreaterThan(0);
+        expect(live).toEqual(checkedIn);
     });
 
     test(`GIVEN ${CASES} generated cases of roles, bindings, aggregation and patches applied to the real API server WHEN every dangerous request and a sample of others is asked as a SubjectAccessReview THEN the evaluator answers each one as the API server does`, async () => {

@@ -16,6 +16,7 @@
  * namespace shut out by name, and a fail-closed webhook's backend surviving a restart and a
  * drain), which the k8s-rbac pack judges on every webhook configuration of a stack.
  */
+import { KNOWN_PLURALS } from "../shared/api-resources";
 import { DNS1123_SUBDOMAIN_RULE, isDns1123Subdomain } from "../shared/k8s-names";
 import { LabelSelector, selectorExcludesNamespace, selectorMatches } from "../shared/label-selector";
 import { describeValue, formatPath } from "../shared/problems";
@@ -43,15 +44,25 @@ export const FORBIDDEN_RULE_MESSAGES = {
 export const ADMISSION_POLICY_RULE_MESSAGE =
     "Webhook rules cannot include ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding, MutatingAdmissionPolicy or MutatingAdmissionPolicyBinding resources: a webhook on them can lock administrators out of fixing admission policies";
 
+/**
+ * How a rule may name a kind's objects (any case): its resource (plural), its singular and its
+ * Kind, from the API server's discovery (components/shared/api-resources.ts). The admission
+ * policies may not be served where their feature is off (MutatingAdmissionPolicy is beta in
+ * v1.36): those names are k8s.io/api's (admissionregistration/v1beta1 types.go, the `+resource`
+ * names `mutatingadmissionpolicies`, `mutatingadmissionpolicybindings`).
+ */
+function namesOf(kind: string, unserved: readonly string[] = []): string[] {
+    const resource = KNOWN_PLURALS.resourceOf(ADMISSION_GROUP, kind);
+    return [...new Set([...(resource ? [resource.plural, resource.singular] : unserved), kind.toLowerCase()].filter((n) => n !== ""))];
+}
+
 /** Resource names (any case, singular or plural, Kind or resource) of the admission policies and their bindings. */
-const ADMISSION_POLICY_RESOURCES = new Set(
-    ["validatingadmissionpolic", "mutatingadmissionpolic"].flatMap((stem) => [
-        `${stem}y`,
-        `${stem}ies`,
-        `${stem}ybinding`,
-        `${stem}ybindings`,
-    ]),
-);
+const ADMISSION_POLICY_RESOURCES = new Set([
+    ...namesOf("ValidatingAdmissionPolicy"),
+    ...namesOf("ValidatingAdmissionPolicyBinding"),
+    ...namesOf("MutatingAdmissionPolicy", ["mutatingadmissionpolicies"]),
+    ...namesOf("MutatingAdmissionPolicyBinding", ["mutatingadmissionpolicybindings"]),
+]);
 
 /** Whether a rule's resource entry reaches the admission policies or their bindings (`*` and `*\/*` too). */
 export function coversAdmissionPolicies(resource: string): boolean {
@@ -60,12 +71,7 @@ export function coversAdmissionPolicies(resource: string): boolean {
 }
 
 /** Resource names (any case, singular or plural, Kind or resource) of the webhook configurations. */
-const WEBHOOK_CONFIGURATION_RESOURCES = new Set([
-    "mutatingwebhookconfiguration",
-    "mutatingwebhookconfigurations",
-    "validatingwebhookconfiguration",
-    "validatingwebhookconfigurations",
-]);
+const WEBHOOK_CONFIGURATION_RESOURCES = new Set([...namesOf("MutatingWebhookConfiguration"), ...namesOf("ValidatingWebhookConfiguration")]);
 
 /** The part of a RuleWithOperations the forbidden-rule checks read. */
 export interface RuleScope {

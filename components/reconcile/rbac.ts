@@ -15,11 +15,12 @@
  *   (kubernetes pkg/registry/rbac/escalation_check.go, "RBAC escalation prevention"). Those two
  *   verbs make this identity as strong as the roles it declares: inherent to installing operators.
  *
- * Resource names are the lowercase English plural of the kind, as Kubernetes guesses them
- * (k8s.io/apimachinery pkg/api/meta/restmapper.go UnsafeGuessKindToResource: `s` → `ses`,
- * `y` → `ies`; here only after a consonant, as CRD plurals such as `gateways` are), which every
- * kind this program declares follows; tests check it against every rendered object.
+ * Resource names come from the source of truth, never from the kind's spelling (apimachinery's
+ * own guesser is "unsafe": pkg/api/meta/restmapper.go UnsafeGuessKindToResource): the CRD
+ * manifests the stack declares, then the API server's discovery (components/shared/api-resources.ts).
+ * A kind neither knows stops the run, naming it: the role cannot grant what it cannot name.
  */
+import { KNOWN_PLURALS, Plurals } from "../shared/api-resources";
 import { compareText } from "../shared/order";
 import type { PolicyRule } from "../shared/rbac";
 
@@ -42,16 +43,15 @@ const VERBS = {
 
 const READ_ONLY = ["get", "list", "watch"];
 
-/** A kind's resource name: lowercase, then the English plural. */
-export function resourceOfKind(kind: string): string {
-    const lower = kind.toLowerCase();
-    if (/(s|x|z|ch|sh)$/.test(lower)) {
-        return `${lower}es`;
+/** A kind's resource name, from the stack's CRDs and discovery; throws naming the kind when neither knows it. */
+export function resourceOfKind(apiVersion: string, kind: string, plurals: Plurals = KNOWN_PLURALS): string {
+    const plural = plurals.pluralOf(groupOf(apiVersion), kind);
+    if (plural === undefined) {
+        throw new Error(
+            `the resource of kind ${kind} (${apiVersion}) is not known: neither a CustomResourceDefinition the stack declares nor the API server's discovery (components/shared/api-resources.table.json) names it, and the reconcile role does not guess plurals`,
+        );
     }
-    if (/[^aeiou]y$/.test(lower)) {
-        return `${lower.slice(0, -1)}ies`;
-    }
-    return `${lower}s`;
+    return plural;
 }
 
 export function groupOf(apiVersion: string): string {
@@ -59,7 +59,7 @@ export function groupOf(apiVersion: string): string {
 }
 
 /** The ClusterRole rules for `uses`: one rule per (group, verb set), resources sorted, rules sorted. */
-export function reconcileRules(uses: ReadonlyArray<KindUse>): PolicyRule[] {
+export function reconcileRules(uses: ReadonlyArray<KindUse>, plurals: Plurals = KNOWN_PLURALS): PolicyRule[] {
     const verbsOf = new Map<string, Set<string>>();
     const grant = (group: string, resource: string, verbs: ReadonlyArray<string>) => {
         const key = `${group}|${resource}`;
@@ -69,7 +69,7 @@ export function reconcileRules(uses: ReadonlyArray<KindUse>): PolicyRule[] {
     };
     for (const use of uses) {
         const group = groupOf(use.apiVersion);
-        grant(group, resourceOfKind(use.kind), VERBS[use.use]);
+        grant(group, resourceOfKind(use.apiVersion, use.kind, plurals), VERBS[use.use]);
         if (use.use !== "read") {
             // Creates, updates (a patch too) and deletes await: what the provider watches then.
             for (const watched of watchedFor(group, use.kind)) {
@@ -78,7 +78,7 @@ export function reconcileRules(uses: ReadonlyArray<KindUse>): PolicyRule[] {
         }
         if (use.use === "declared") {
             if (group === "rbac.authorization.k8s.io" && (use.kind === "Role" || use.kind === "ClusterRole")) {
-                grant(group, resourceOfKind(use.kind), ["bind", "escalate"]);
+                grant(group, resourceOfKind(use.apiVersion, use.kind, plurals), ["bind", "escalate"]);
             }
         }
     }

@@ -26,7 +26,8 @@ export function requirementsOf(selector: LabelSelector): SelectorRequirement[] {
     ];
 }
 
-function requirementMatches(requirement: SelectorRequirement, labels: Readonly<Record<string, string>>): boolean {
+/** Whether one requirement (a matchLabels entry is an `In`) holds of a label set, as apimachinery's. */
+export function requirementMatches(requirement: SelectorRequirement, labels: Readonly<Record<string, string>>): boolean {
     const has = Object.prototype.hasOwnProperty.call(labels, requirement.key);
     const values = requirement.values ?? [];
     switch (requirement.operator) {

@@ -1,338 +1,345 @@
 /**
- * What a role can do, judged by the power it gives and not by how its rules are spelled: the one
- * evaluator the components that generate RBAC and the k8s-rbac policy pack share (issue 29,
- * point 5). Pure: no Pulumi imports. Each power is a request the API server would allow, probed
- * with the authorizer's own matching (`ruleGrants`, rbac.ts), so `*` verbs imply escalate, bind
- * and impersonate, `*` resources imply Secrets, `*\/token` implies token minting, and so on.
+ * What a set of RBAC objects lets a user do, decided as the API server decides it: the one
+ * evaluator the k8s-rbac policy pack, `npm run policy:config` and the operator population
+ * report share (issue 36). Pure: no Pulumi imports.
  *
- * Upstream rules encoded here (kubernetes/kubernetes unless named):
- * - matching: pkg/apis/rbac/v1/evaluation_helpers.go (`VerbMatches`, `APIGroupMatches`,
- *   `ResourceMatches`, `ResourceNameMatches`, `NonResourceURLMatches`: `*`, or a prefix ending in `*`);
- * - escalation: pkg/registry/rbac/escalation_check.go (`escalate` on roles/clusterroles lets a
- *   writer grant what it does not hold) and pkg/registry/rbac/rolebinding/policybased/storage.go
- *   (`bind` on the referenced role, which `resourceNames` narrows to named roles);
- *   pkg/registry/rbac/validation/rule.go (`ConfirmNoEscalation`);
- * - impersonation: staging/src/k8s.io/apiserver/pkg/endpoints/filters/impersonation.go
- *   (`impersonate` on users, groups, serviceaccounts; userextras/<key> and uids of authentication.k8s.io);
- * - token minting: `create` on `serviceaccounts/token` (TokenRequest, pkg/registry/core/serviceaccount);
+ * Upstream behaviour encoded here (kubernetes/kubernetes unless named):
+ * - one rule: plugin/pkg/auth/authorizer/rbac/rbac.go `RuleAllows` over
+ *   pkg/apis/rbac/v1/evaluation_helpers.go (components/shared/rbac.ts, `ruleAllows`);
+ * - which rules apply: pkg/registry/rbac/validation/rule.go `VisitRulesFor`: every
+ *   ClusterRoleBinding whose subjects apply; RoleBindings only for a request with a namespace, and
+ *   only those in it; a RoleBinding's Role is looked up in the binding's namespace; `appliesToUser`:
+ *   a User subject by name, a Group by one of the user's groups, a ServiceAccount by the user name
+ *   `system:serviceaccount:<namespace>:<name>` (its namespace defaulting to the binding's);
+ * - the superuser group: pkg/kubeapiserver/authorizer/config.go puts
+ *   `authorizerfactory.NewPrivilegedGroups(user.SystemPrivilegedGroup)` (`system:masters`) before
+ *   every other authorizer, so its members are allowed everything;
  * - aggregation: pkg/controller/clusterroleaggregation/clusterroleaggregation_controller.go
- *   (a ClusterRole with an `aggregationRule` gets the rules of every ClusterRole its selectors
- *   match, whatever its own `rules` say);
- * - OpenShift: authorization.openshift.io/v1 Role, ClusterRole, RoleBinding, ClusterRoleBinding
- *   (openshift/api authorization/v1/types.go) are the same RBAC under legacy kinds, served by
- *   openshift-apiserver; `system:authenticated:oauth` is every user who logged in through the
- *   OAuth server (openshift/origin bootstrap policy binds `self-provisioner` to it).
+ *   `syncClusterRole`: a ClusterRole with an aggregationRule gets the union of the rules of every
+ *   other ClusterRole one of its selectors matches, replacing its own `rules` (an empty selector
+ *   matches every ClusterRole); the controller requeues every aggregated role on any ClusterRole
+ *   change, so chains (view into edit into admin) settle at the least fixed point computed here.
+ *   Until the controller has run, the role holds the rules it was written with: `ownRules`.
+ *
+ * tests/real/rbac-authorizer.real.ts holds `RbacAuthorizer.allows` to the API server's
+ * SubjectAccessReview answers over a generated population (the real aggregation controller
+ * deciding aggregation).
  */
-import { LabelSelector } from "./label-selector";
-import { ALL, CLUSTER_ADMIN_ROLE, isWildcardRule, PolicyRule, RbacSubject, ruleGrants, ruleMatchesGroup } from "./rbac";
+import { LabelSelector, requirementMatches, requirementsOf, SelectorRequirement } from "./label-selector";
+import { AuthorizationRequest, isNonResourceRequest, PolicyRule, RbacSubject, ruleAllows } from "./rbac";
 
-/** The API groups whose Role/ClusterRole/…Binding kinds are RBAC: Kubernetes', and OpenShift's legacy ones. */
+/** The API groups whose Role/ClusterRole/…Binding kinds are RBAC: Kubernetes', and OpenShift's legacy ones (rbac-openshift.ts). */
 export const RBAC_GROUPS = ["rbac.authorization.k8s.io", "authorization.openshift.io"] as const;
 
-/** The powers a role can give beyond its listed rules' face value. */
-export const POWERS = {
-    everything: "every verb on every resource of every API group",
-    escalate: "escalate: write roles granting what its holder does not have",
-    bind: "bind: bind any role, whatever its holder has",
-    impersonate: "impersonate: act as any user, group or service account",
-    "read-secrets": "read every Secret in reach (get, list or watch)",
-    "mint-tokens": "mint tokens for any service account (create serviceaccounts/token)",
-    "exec-pods": "run commands in any pod (create pods/exec or pods/attach)",
-    "non-resource-urls": 'every non-resource URL ("*")',
-    aggregation: "the rules of every ClusterRole its aggregationRule selects",
-} as const;
-export type Power = keyof typeof POWERS;
+/** The group whose members the API server allows everything, before RBAC is asked (k8s.io/apiserver pkg/authentication/user `SystemPrivilegedGroup`). */
+export const PRIVILEGED_GROUP = "system:masters";
 
-interface Probe {
-    power: Power;
-    group: string;
-    resource: string;
-    verb: string;
+export interface ClusterRoleObject {
+    name: string;
+    labels: Readonly<Record<string, string>>;
+    /** The rules as written (what the role holds until the aggregation controller overwrites them). */
+    rules: readonly Partial<PolicyRule>[];
+    aggregationRule?: { clusterRoleSelectors?: readonly LabelSelector[] };
+    /**
+     * Label keys (or key prefixes ending in `/` or `.`) whose values are not known: a role that
+     * stands for a family the cluster may hold (the ClusterRoles OLM generates for any operator),
+     * which a selector may match whatever value it asks for.
+     */
+    openLabels?: readonly string[];
+    /** Where the role comes from, for messages (`the stack`, `Kubernetes' bootstrap policy`, …). */
+    source?: string;
 }
 
-const probes = (power: Power, groups: readonly string[], resources: readonly string[], verbs: readonly string[]): Probe[] =>
-    groups.flatMap((group) => resources.flatMap((resource) => verbs.map((verb) => ({ power, group, resource, verb }))));
-
-/** Requests that each stand for a power (the first one a rule allows is the one reported). */
-const PROBES: readonly Probe[] = [
-    ...probes("escalate", RBAC_GROUPS, ["clusterroles", "roles"], ["escalate"]),
-    ...probes("bind", RBAC_GROUPS, ["clusterroles", "roles"], ["bind"]),
-    ...probes("impersonate", [""], ["users", "groups", "serviceaccounts"], ["impersonate"]),
-    ...probes("impersonate", ["authentication.k8s.io"], ["uids", "userextras/scopes"], ["impersonate"]),
-    ...probes("read-secrets", [""], ["secrets"], ["get", "list", "watch"]),
-    ...probes("mint-tokens", [""], ["serviceaccounts/token"], ["create"]),
-    ...probes("exec-pods", [""], ["pods/exec", "pods/attach"], ["create"]),
-];
-
-/**
- * Roles `bind` or `impersonate` may name without giving power away: a `bind` narrowed by
- * resourceNames to roles that are not themselves powerful, an `impersonate` narrowed to names
- * that are not the cluster's superusers. Names here are what the API server checks against.
- */
-export const POWERFUL_ROLE_NAMES = ["cluster-admin", "admin", "edit", "sudoer", "system:masters"] as const;
-export const SUPERUSER_NAMES = ["system:admin", "system:masters", "system:kube-controller-manager"] as const;
-
-/** One power a rule gives, with the request that shows it. */
-export interface RulePower {
-    power: Power;
-    /** `verb resource (group "g")`, or the URL for non-resource URLs. */
-    request: string;
+export interface RoleObject {
+    name: string;
+    namespace: string;
+    rules: readonly Partial<PolicyRule>[];
+    source?: string;
 }
 
-const describeRequest = (p: Probe) => `${p.verb} ${p.resource} (group ${JSON.stringify(p.group)})`;
+export interface BindingObject {
+    kind: "RoleBinding" | "ClusterRoleBinding";
+    name: string;
+    /** The RoleBinding's namespace; undefined for a ClusterRoleBinding. */
+    namespace?: string;
+    roleRef: { kind: string; name: string };
+    subjects: readonly RbacSubject[];
+    source?: string;
+}
 
-/** Whether a resourceNames restriction keeps `power` narrow (see POWERFUL_ROLE_NAMES, SUPERUSER_NAMES). */
-function narrowedByNames(power: Power, names: readonly string[]): boolean {
-    if (names.length === 0) {
-        return false;
+export interface RbacObjects {
+    clusterRoles: readonly ClusterRoleObject[];
+    roles: readonly RoleObject[];
+    bindings: readonly BindingObject[];
+}
+
+/** Who asks: a user name and its groups, as authentication (or a SubjectAccessReview) gives them. */
+export interface UserInfo {
+    name: string;
+    groups: readonly string[];
+}
+
+export const EMPTY_OBJECTS: RbacObjects = { clusterRoles: [], roles: [], bindings: [] };
+
+/** The union of several object sets; later sets replace earlier objects of the same kind, namespace and name. */
+export function mergeObjects(...sets: readonly RbacObjects[]): RbacObjects {
+    const clusterRoles = new Map<string, ClusterRoleObject>();
+    const roles = new Map<string, RoleObject>();
+    const bindings = new Map<string, BindingObject>();
+    for (const set of sets) {
+        set.clusterRoles.forEach((r) => clusterRoles.set(r.name, r));
+        set.roles.forEach((r) => roles.set(`${r.namespace}/${r.name}`, r));
+        set.bindings.forEach((b) => bindings.set(`${b.kind}/${b.namespace ?? ""}/${b.name}`, b));
     }
-    switch (power) {
-        case "bind":
-        case "escalate":
-            return !names.some((n) => (POWERFUL_ROLE_NAMES as readonly string[]).includes(n));
-        case "impersonate":
-            return !names.some((n) => (SUPERUSER_NAMES as readonly string[]).includes(n) || n.startsWith("system:serviceaccount"));
-        default:
-            // Named Secrets, tokens of named service accounts, exec into named pods: narrow.
-            return true;
-    }
+    return { clusterRoles: [...clusterRoles.values()], roles: [...roles.values()], bindings: [...bindings.values()] };
 }
 
-/** A `*` verb on `*` resources of every API group (`*`): everything there is. */
-function isEverythingRule(rule: Partial<PolicyRule>): boolean {
-    return isWildcardRule(rule) && (rule.apiGroups ?? []).includes(ALL);
+// ---------------------------------------------------------------- selectors over roles
+
+function isOpenKey(role: ClusterRoleObject, key: string): boolean {
+    return (role.openLabels ?? []).some((open) => (open.endsWith("/") || open.endsWith(".") ? key.startsWith(open) : key === open));
 }
 
-/** The powers one rule gives, one entry per power, in POWERS order. */
-export function rulePowers(rule: Partial<PolicyRule>): RulePower[] {
-    const found = new Map<Power, RulePower>();
-    if (isEverythingRule(rule)) {
-        found.set("everything", { power: "everything", request: '"*" on "*" of API groups ["*"]' });
+function requirementMayMatch(requirement: SelectorRequirement, role: ClusterRoleObject): boolean {
+    if (!Object.prototype.hasOwnProperty.call(role.labels, requirement.key) && isOpenKey(role, requirement.key)) {
+        // A key whose value nobody knows: the role may carry any value, or none.
+        return ["In", "NotIn", "Exists", "DoesNotExist"].includes(requirement.operator);
     }
-    for (const probe of PROBES) {
-        if (!found.has(probe.power) && ruleGrants(rule, probe) && !narrowedByNames(probe.power, rule.resourceNames ?? [])) {
-            found.set(probe.power, { power: probe.power, request: describeRequest(probe) });
+    // Another operator makes apimachinery's LabelSelectorAsSelector fail: the controller then skips the role.
+    return requirementMatches(requirement, role.labels);
+}
+
+/** Whether an aggregationRule selector selects `role` (for roles with open labels: whether it may). */
+export function selectorSelectsRole(selector: LabelSelector, role: ClusterRoleObject): boolean {
+    return requirementsOf(selector).every((r) => requirementMayMatch(r, role));
+}
+
+// ---------------------------------------------------------------- the evaluator
+
+const ruleKey = (rule: Partial<PolicyRule>) =>
+    JSON.stringify([rule.apiGroups ?? [], rule.resources ?? [], rule.verbs ?? [], rule.resourceNames ?? [], rule.nonResourceURLs ?? []]);
+
+function union(into: Map<string, Partial<PolicyRule>>, rules: readonly Partial<PolicyRule>[]): boolean {
+    let grew = false;
+    for (const rule of rules) {
+        const key = ruleKey(rule);
+        if (!into.has(key)) {
+            into.set(key, rule);
+            grew = true;
         }
     }
-    if ((rule.verbs ?? []).length > 0 && (rule.nonResourceURLs ?? []).includes(ALL)) {
-        found.set("non-resource-urls", { power: "non-resource-urls", request: 'nonResourceURLs ["*"]' });
+    return grew;
+}
+
+/** The user a binding subject stands for, as the API server authenticates it (its implicit groups included). */
+export function userOfSubject(subject: RbacSubject, bindingNamespace?: string): UserInfo | undefined {
+    const name = subject.name ?? "";
+    switch (subject.kind) {
+        case "ServiceAccount": {
+            const namespace = subject.namespace || bindingNamespace;
+            return namespace
+                ? {
+                      name: `system:serviceaccount:${namespace}:${name}`,
+                      groups: ["system:serviceaccounts", `system:serviceaccounts:${namespace}`, "system:authenticated"],
+                  }
+                : undefined;
+        }
+        case "User":
+            return { name, groups: name === "system:anonymous" ? ["system:unauthenticated"] : ["system:authenticated"] };
+        case "Group":
+            // A member of the group: who else it is does not matter to what the group is given.
+            return { name: "", groups: [name] };
+        default:
+            return undefined;
     }
-    return (Object.keys(POWERS) as Power[]).flatMap((p) => (found.has(p) ? [found.get(p) as RulePower] : []));
 }
-
-/** Whether `rules` allow `request` on some object: the authorizer's union over rules. */
-export function rulesAllow(rules: readonly Partial<PolicyRule>[], request: { group: string; resource: string; verb: string }): boolean {
-    return rules.some((rule) => ruleGrants(rule, request));
-}
-
-// ---------------------------------------------------------------- aggregation
-
-/** The labels of the built-in aggregated roles: a ClusterRole selecting one of them takes their rules. */
-const BUILT_IN_AGGREGATION_PREFIXES = ["rbac.authorization.k8s.io/aggregate-to-", "authorization.openshift.io/aggregate-to-"] as const;
 
 /**
- * Why an aggregationRule gives power its own rules do not show: a selector that selects every
- * ClusterRole (empty), that uses expressions (what they select cannot be bounded here), or that
- * selects the labels of built-in aggregated roles (admin, edit, view, cluster-reader…, which read
- * Secrets or more). Undefined when each selector only names labels of the stack's own choosing.
+ * The RBAC authorizer over a fixed set of objects: which rules each ClusterRole holds once the
+ * aggregation controller has settled, and whether a user may make a request.
  */
-export function aggregationPower(aggregationRule: { clusterRoleSelectors?: readonly LabelSelector[] } | undefined): string | undefined {
-    const selectors = aggregationRule?.clusterRoleSelectors;
-    if (selectors === undefined) {
+export class RbacAuthorizer {
+    readonly objects: RbacObjects;
+    private readonly clusterRoles = new Map<string, ClusterRoleObject>();
+    private readonly roles = new Map<string, RoleObject>();
+    private readonly clusterBindings: BindingObject[] = [];
+    private readonly roleBindingsByNamespace = new Map<string, BindingObject[]>();
+    private aggregated: Map<string, Partial<PolicyRule>[]> | undefined;
+
+    constructor(objects: RbacObjects) {
+        this.objects = objects;
+        objects.clusterRoles.forEach((r) => this.clusterRoles.set(r.name, r));
+        objects.roles.forEach((r) => this.roles.set(`${r.namespace}/${r.name}`, r));
+        for (const binding of objects.bindings) {
+            if (binding.kind === "ClusterRoleBinding") {
+                this.clusterBindings.push(binding);
+            } else if (binding.namespace !== undefined) {
+                const list = this.roleBindingsByNamespace.get(binding.namespace) ?? [];
+                list.push(binding);
+                this.roleBindingsByNamespace.set(binding.namespace, list);
+            }
+        }
+    }
+
+    clusterRole(name: string): ClusterRoleObject | undefined {
+        return this.clusterRoles.get(name);
+    }
+
+    role(namespace: string, name: string): RoleObject | undefined {
+        return this.roles.get(`${namespace}/${name}`);
+    }
+
+    /** Every aggregated role's rules at the controller's fixed point (computed once). */
+    private aggregation(): Map<string, Partial<PolicyRule>[]> {
+        if (this.aggregated) {
+            return this.aggregated;
+        }
+        const aggregators = [...this.clusterRoles.values()].filter((r) => r.aggregationRule !== undefined);
+        const current = new Map<string, Map<string, Partial<PolicyRule>>>(aggregators.map((r) => [r.name, new Map()]));
+        const matched = new Map(
+            aggregators.map((aggregator) => [
+                aggregator.name,
+                [...this.clusterRoles.values()]
+                    .filter(
+                        (other) =>
+                            other.name !== aggregator.name &&
+                            (aggregator.aggregationRule?.clusterRoleSelectors ?? []).some((s) => selectorSelectsRole(s, other)),
+                    )
+                    .map((other) => other.name),
+            ]),
+        );
+        for (let grew = true; grew;) {
+            grew = false;
+            for (const aggregator of aggregators) {
+                const into = current.get(aggregator.name) as Map<string, Partial<PolicyRule>>;
+                for (const name of matched.get(aggregator.name) ?? []) {
+                    const rules = current.has(name)
+                        ? [...(current.get(name) as Map<string, Partial<PolicyRule>>).values()]
+                        : (this.clusterRoles.get(name) as ClusterRoleObject).rules;
+                    grew = union(into, rules) || grew;
+                }
+            }
+        }
+        this.aggregated = new Map([...current].map(([name, rules]) => [name, [...rules.values()]]));
+        return this.aggregated;
+    }
+
+    /** The ClusterRoles an aggregated role's selectors match (itself excluded). */
+    aggregatedFrom(name: string): ClusterRoleObject[] {
+        const aggregator = this.clusterRoles.get(name);
+        if (!aggregator?.aggregationRule) {
+            return [];
+        }
+        return [...this.clusterRoles.values()].filter(
+            (other) =>
+                other.name !== name && (aggregator.aggregationRule?.clusterRoleSelectors ?? []).some((s) => selectorSelectsRole(s, other)),
+        );
+    }
+
+    /** A ClusterRole's rules once aggregation has settled (its written rules when it aggregates nothing); undefined when unknown. */
+    clusterRoleRules(name: string): readonly Partial<PolicyRule>[] | undefined {
+        const role = this.clusterRoles.get(name);
+        if (!role) {
+            return undefined;
+        }
+        return role.aggregationRule ? this.aggregation().get(name) : role.rules;
+    }
+
+    /** The rules a binding's roleRef resolves to (`GetRoleReferenceRules`), or undefined when the role is unknown. */
+    roleRefRules(
+        roleRef: { kind: string; name: string },
+        bindingNamespace: string | undefined,
+    ): readonly Partial<PolicyRule>[] | undefined {
+        if (roleRef.kind === "ClusterRole") {
+            return this.clusterRoleRules(roleRef.name);
+        }
+        if (roleRef.kind === "Role" && bindingNamespace) {
+            return this.role(bindingNamespace, roleRef.name)?.rules;
+        }
         return undefined;
     }
-    for (const [index, selector] of selectors.entries()) {
-        const labels = Object.keys(selector.matchLabels ?? {});
-        if ((selector.matchExpressions ?? []).length > 0) {
-            return `clusterRoleSelectors[${index}] uses matchExpressions, whose selection cannot be bounded`;
-        }
-        if (labels.length === 0) {
-            return `clusterRoleSelectors[${index}] is empty and selects every ClusterRole, cluster-admin's rules included`;
-        }
-        const builtIn = labels.find((l) => BUILT_IN_AGGREGATION_PREFIXES.some((p) => l.startsWith(p)));
-        if (builtIn !== undefined) {
-            return `clusterRoleSelectors[${index}] selects ${JSON.stringify(builtIn)}, the label of built-in aggregated roles`;
-        }
+
+    /** `appliesTo`: whether one of the binding's subjects is the user. */
+    static appliesTo(binding: BindingObject, user: UserInfo, namespace: string): boolean {
+        return binding.subjects.some((subject) => {
+            switch (subject.kind) {
+                case "User":
+                    return user.name === subject.name;
+                case "Group":
+                    return user.groups.includes(subject.name ?? "");
+                case "ServiceAccount": {
+                    const saNamespace = subject.namespace || namespace;
+                    return saNamespace !== "" && user.name === `system:serviceaccount:${saNamespace}:${subject.name}`;
+                }
+                default:
+                    return false;
+            }
+        });
     }
-    return undefined;
+
+    /** The bindings that apply to `user` for a request in `namespace` ("" for cluster-scoped ones). */
+    bindingsFor(user: UserInfo, namespace: string): BindingObject[] {
+        return [
+            ...this.clusterBindings.filter((b) => RbacAuthorizer.appliesTo(b, user, "")),
+            ...(namespace === ""
+                ? []
+                : (this.roleBindingsByNamespace.get(namespace) ?? []).filter((b) => RbacAuthorizer.appliesTo(b, user, namespace))),
+        ];
+    }
+
+    /** Whether the API server allows `user` the request: the superuser group, then RBAC. */
+    allows(user: UserInfo, request: AuthorizationRequest): boolean {
+        if (user.groups.includes(PRIVILEGED_GROUP)) {
+            return true;
+        }
+        const namespace = isNonResourceRequest(request) ? "" : (request.namespace ?? "");
+        return this.bindingsFor(user, namespace).some((binding) =>
+            (this.roleRefRules(binding.roleRef, binding.namespace) ?? []).some((rule) => ruleAllows(rule, request)),
+        );
+    }
 }
 
-// ---------------------------------------------------------------- bindings
-
-/**
- * Subjects that stand for everyone, for every logged-in user, or for every workload of the
- * cluster or of a namespace: a binding to one of them gives the role's power to all of them.
- */
-export const BROAD_GROUPS = [
-    "system:authenticated",
-    "system:authenticated:oauth",
-    "system:unauthenticated",
-    "system:serviceaccounts",
-] as const;
-
-/** A subject that reaches many callers (see BROAD_GROUPS), `system:anonymous`, or all service accounts of a namespace. */
-export function isBroadSubject(subject: RbacSubject): boolean {
-    const name = subject.name ?? "";
-    if (subject.kind === "User") {
-        return name === "system:anonymous";
-    }
-    return subject.kind === "Group" && ((BROAD_GROUPS as readonly string[]).includes(name) || name.startsWith("system:serviceaccounts:"));
+/** Whether `rules` allow the request (the authorizer's union over rules). */
+export function rulesAllow(rules: readonly Partial<PolicyRule>[], request: AuthorizationRequest): boolean {
+    return rules.some((rule) => ruleAllows(rule, request));
 }
 
-/**
- * The powers of the built-in ClusterRoles a binding may name without the stack declaring them
- * (kubernetes plugin/pkg/auth/authorizer/rbac/bootstrappolicy/policy.go: admin and edit read and
- * write Secrets, impersonate service accounts and mint their tokens; openshift/origin bootstrap
- * policy: `sudoer` impersonates system:admin).
- */
-export const BUILT_IN_ROLE_POWERS: Readonly<Record<string, readonly Power[]>> = {
-    "cluster-admin": ["everything"],
-    admin: ["impersonate", "read-secrets", "mint-tokens", "exec-pods"],
-    edit: ["impersonate", "read-secrets", "mint-tokens", "exec-pods"],
-    sudoer: ["impersonate"],
-};
+// ---------------------------------------------------------------- server-side-apply patches
 
-/** The powers of a role given its rules (and aggregationRule), in POWERS order, each once. */
-export function rolePowers(role: {
+/** What a patch sets of a role (undefined: left to the live object). */
+export interface RolePatch {
+    labels?: Readonly<Record<string, string>>;
     rules?: readonly Partial<PolicyRule>[];
     aggregationRule?: { clusterRoleSelectors?: readonly LabelSelector[] };
-}): Power[] {
-    const found = new Set<Power>((role.rules ?? []).flatMap((rule) => rulePowers(rule).map((p) => p.power)));
-    if (aggregationPower(role.aggregationRule) !== undefined) {
-        found.add("aggregation");
-    }
-    return (Object.keys(POWERS) as Power[]).filter((p) => found.has(p));
+}
+
+/** What a patch sets of a binding (undefined: left to the live object). */
+export interface BindingPatch {
+    roleRef?: { kind: string; name: string };
+    subjects?: readonly RbacSubject[];
 }
 
 /**
- * The powers a binding gives: the declared role's (when the caller knows it), else a built-in
- * ClusterRole's by name; undefined when the role is neither (the caller cannot judge it).
+ * The object a server-side-apply patch leaves: the RBAC lists (`rules`, `subjects`,
+ * `clusterRoleSelectors`) are atomic (k8s.io/api rbac/v1 types.go `+listType=atomic`), so a
+ * patch that sets one replaces it whole; labels are merged key by key; a field the patch leaves
+ * out keeps the live value (a binding's roleRef, which cannot change).
  */
-export function bindingPowers(
-    roleRef: { kind?: string; name?: string },
-    declared: { rules?: readonly Partial<PolicyRule>[]; aggregationRule?: { clusterRoleSelectors?: readonly LabelSelector[] } } | undefined,
-): Power[] | undefined {
-    if (declared) {
-        return rolePowers(declared);
+export function patchedRole<R extends ClusterRoleObject | RoleObject>(live: R, patch: RolePatch): R {
+    const out = { ...live, ...(patch.rules !== undefined ? { rules: patch.rules } : {}) };
+    if ("labels" in live) {
+        Object.assign(out, {
+            labels: { ...live.labels, ...(patch.labels ?? {}) },
+            ...(patch.aggregationRule !== undefined ? { aggregationRule: patch.aggregationRule } : {}),
+        });
     }
-    if (roleRef.kind === "ClusterRole" && roleRef.name !== undefined && roleRef.name in BUILT_IN_ROLE_POWERS) {
-        return [...BUILT_IN_ROLE_POWERS[roleRef.name]];
-    }
-    return undefined;
+    return out;
 }
 
-// ---------------------------------------------------------------- grants no role should make
-
-/** Verbs that let their holder act beyond its own permissions (kubernetes.io/docs/concepts/security/rbac-good-practices). */
-export const ESCALATION_VERBS = ["escalate", "bind", "impersonate"] as const;
-
-/**
- * Groups that stand for everyone, or for every service account: a binding to one of them gives
- * the role to every caller the API server authenticates (or does not), or to every workload.
- */
-export const EVERYONE_SUBJECTS: readonly Required<Pick<RbacSubject, "kind" | "name">>[] = [
-    { kind: "Group", name: "system:authenticated" },
-    { kind: "Group", name: "system:unauthenticated" },
-    { kind: "User", name: "system:anonymous" },
-    { kind: "Group", name: "system:serviceaccounts" },
-];
-
-export function isEveryoneSubject(subject: RbacSubject): boolean {
-    return EVERYONE_SUBJECTS.some((s) => s.kind === subject.kind && s.name === subject.name);
-}
-
-/** One way a role's rule grants too much: the check's name and what it grants. */
-export interface GrantProblem {
-    check: "secrets-wildcard-verbs" | "all-resources" | "escalation-verbs" | "effective-power";
-    message: string;
-}
-
-const quoted = (values: readonly string[] | undefined) => JSON.stringify(values ?? []);
-
-/** Every verb (`*`) on Secrets (or one of their subresources) of the core group; undefined otherwise. `*` on `*` is isWildcardRule's. */
-export function secretsWildcardGrant(rule: Partial<PolicyRule>): string | undefined {
-    const resources = rule.resources ?? [];
-    if (
-        isWildcardRule(rule) ||
-        !(rule.verbs ?? []).includes(ALL) ||
-        !ruleMatchesGroup(rule, "") ||
-        !resources.some((r) => r === "secrets" || r.startsWith("secrets/"))
-    ) {
-        return undefined;
-    }
-    return `grants every verb ("*") on Secrets (apiGroups ${quoted(rule.apiGroups)}, resources ${quoted(resources)})`;
-}
-
-/** Verbs on every resource (`*`) of the core group or of every group: a read-everything role reads Secrets too. */
-export function allResourcesGrant(rule: Partial<PolicyRule>): string | undefined {
-    const verbs = rule.verbs ?? [];
-    if (isWildcardRule(rule) || !(rule.resources ?? []).includes(ALL) || verbs.length === 0 || !ruleMatchesGroup(rule, "")) {
-        return undefined;
-    }
-    return `grants ${quoted(verbs)} on every resource ("*") of API groups ${quoted(rule.apiGroups)}, Secrets included`;
-}
-
-/**
- * The escalation powers (escalate, bind, impersonate) a rule gives, named or implied by a `*`
- * verb, and not narrowed by resourceNames to harmless names: rbac-power.ts judges them.
- */
-export function escalationGrant(rule: Partial<PolicyRule>): string | undefined {
-    if (isEverythingRule(rule)) {
-        // "*" on "*" of every group is k8s-no-wildcard-access's to report.
-        return undefined;
-    }
-    const powers = rulePowers(rule)
-        .map((p) => p.power)
-        .filter((p): p is (typeof ESCALATION_VERBS)[number] => (ESCALATION_VERBS as readonly string[]).includes(p));
-    if (powers.length === 0) {
-        return undefined;
-    }
-    const verbs = rule.verbs ?? [];
-    const named = verbs.filter((v) => (powers as readonly string[]).includes(v));
-    const what = named.length === powers.length ? quoted(named) : `${quoted(powers)} (through verbs ${quoted(verbs)})`;
-    return `grants ${what} on ${quoted(rule.resources)} (apiGroups ${quoted(rule.apiGroups)}): its holder can grant itself or act as anyone`;
-}
-
-/**
- * The other powers a rule gives by the requests it allows (rbac-power.ts): Secrets read with
- * get/list/watch spelled out, token minting, exec into pods, every non-resource URL. Secrets
- * under a `*` verb or `*` resources are the secrets-wildcard-verbs and all-resources checks'.
- */
-export function effectivePowerGrant(rule: Partial<PolicyRule>): string | undefined {
-    const shadowed = secretsWildcardGrant(rule) !== undefined || allResourcesGrant(rule) !== undefined || isWildcardRule(rule);
-    const powers = rulePowers(rule).filter(
-        (p) =>
-            EFFECTIVE_POWERS.includes(p.power) &&
-            !(shadowed && p.power === "read-secrets") &&
-            !(isWildcardRule(rule) && p.power !== "non-resource-urls"),
-    );
-    if (powers.length === 0) {
-        return undefined;
-    }
-    return `gives ${powers.map((p) => `${POWERS[p.power]} [${p.request}]`).join("; ")}`;
-}
-const EFFECTIVE_POWERS: readonly Power[] = ["read-secrets", "mint-tokens", "exec-pods", "non-resource-urls"];
-
-/** The checks of what a Role/ClusterRole rule must not grant, besides `*` on `*` (isWildcardRule), by name. */
-const GRANT_CHECKS = {
-    "secrets-wildcard-verbs": secretsWildcardGrant,
-    "all-resources": allResourcesGrant,
-    "escalation-verbs": escalationGrant,
-    "effective-power": effectivePowerGrant,
-} as const;
-
-/** Every grant of `rule` that no role should make besides `*` on `*`, one problem per check; [] for a rule within bounds. */
-export function grantProblems(rule: Partial<PolicyRule>): GrantProblem[] {
-    return (Object.keys(GRANT_CHECKS) as GrantProblem["check"][]).flatMap((check) => {
-        const message = GRANT_CHECKS[check](rule);
-        return message === undefined ? [] : [{ check, message }];
-    });
-}
-
-/** Whether a role's rules give everything: cluster-admin by name, or a `*` verb on `*` resources of every group. */
-export function givesEverything(roleRef: { kind?: string; name?: string }, rules: readonly Partial<PolicyRule>[] | undefined): boolean {
-    if (roleRef.kind === "ClusterRole" && roleRef.name === CLUSTER_ADMIN_ROLE) {
-        return true;
-    }
-    return (rules ?? []).some(isEverythingRule);
+export function patchedBinding(live: BindingObject, patch: BindingPatch): BindingObject {
+    return {
+        ...live,
+        ...(patch.roleRef ? { roleRef: patch.roleRef } : {}),
+        ...(patch.subjects !== undefined ? { subjects: patch.subjects } : {}),
+    };
 }

@@ -1,9 +1,12 @@
 /**
  * How Kubernetes RBAC matches a request against a PolicyRule, and the RBAC shapes no platform
  * should ship (a `*` verb on `*` resources, cluster-admin bound to a service account), as pure
- * functions. Components that generate RBAC and the k8s-rbac policy pack share them. Matching
- * follows the API server's authorizer (`rbac/v1` `VerbMatches`, `APIGroupMatches`,
- * `ResourceMatches`, `ResourceNameMatches`). No Pulumi imports.
+ * functions. Components that generate RBAC and the k8s-rbac policy pack share them. Matching is
+ * the API server's authorizer's, function for function (kubernetes
+ * pkg/apis/rbac/v1/evaluation_helpers.go `VerbMatches`, `APIGroupMatches`, `ResourceMatches`,
+ * `ResourceNameMatches`, `NonResourceURLMatches`; plugin/pkg/auth/authorizer/rbac/rbac.go
+ * `RuleAllows`); tests/real/rbac-authorizer.real.ts holds it to the API server's
+ * SubjectAccessReview answers. No Pulumi imports.
  */
 
 /**
@@ -36,27 +39,130 @@ export function aggregationLabel(role: string): string {
     return `${AGGREGATE_TO_LABEL_PREFIX}${role}`;
 }
 
-/** A request for `verb` on `resource` (optionally `resource/subresource`) in `group`. */
+/** A request for `verb` on `resource` (optionally `resource/subresource`) in `group`, on some object. */
 export interface RbacRequest {
     group: string;
     resource: string;
     verb: string;
 }
 
+/**
+ * A resource request as the authorizer sees it (k8s.io/apiserver `authorizer.Attributes`): the
+ * namespace is "" for cluster-scoped objects and for requests across all namespaces, the name ""
+ * for collections (list, watch, create).
+ */
+export interface ResourceRequest {
+    verb: string;
+    group: string;
+    resource: string;
+    subresource?: string;
+    name?: string;
+    namespace?: string;
+}
+
+/** A request for a URL that is not a resource (`/healthz`, `/metrics`, `/logs/...`). */
+export interface NonResourceRequest {
+    verb: string;
+    path: string;
+}
+
+export type AuthorizationRequest = ResourceRequest | NonResourceRequest;
+
+export function isNonResourceRequest(request: AuthorizationRequest): request is NonResourceRequest {
+    return "path" in request;
+}
+
+/** `VerbMatches`: `*` or the verb. */
 export function ruleMatchesVerb(rule: Partial<PolicyRule>, verb: string): boolean {
     return (rule.verbs ?? []).some((v) => v === ALL || v === verb);
 }
 
+/** `APIGroupMatches`: `*` or the group. */
 export function ruleMatchesGroup(rule: Partial<PolicyRule>, group: string): boolean {
     return (rule.apiGroups ?? []).some((g) => g === ALL || g === group);
 }
 
-/** `resource` may name a subresource (`pods/exec`); `*`, `pods/*` and `*\/exec` match as the authorizer does. */
-export function ruleMatchesResource(rule: Partial<PolicyRule>, resource: string): boolean {
-    const [base, subresource] = resource.split("/", 2);
+/**
+ * `ResourceMatches`: `*`, the combined `resource/subresource`, or `*\/<subresource>` when the
+ * request names a subresource. Nothing else is a pattern: `pods/*` is a literal that matches no
+ * request the API server makes.
+ */
+export function ruleMatchesSubresource(rule: Partial<PolicyRule>, resource: string, subresource: string | undefined): boolean {
+    const combined = subresource ? `${resource}/${subresource}` : resource;
     return (rule.resources ?? []).some(
-        (r) => r === ALL || r === resource || (subresource !== undefined && (r === `${ALL}/${subresource}` || r === `${base}/${ALL}`)),
+        (r) => r === ALL || r === combined || (subresource !== undefined && subresource !== "" && r === `${ALL}/${subresource}`),
     );
+}
+
+/** `ResourceMatches` for a `resource` that may carry its subresource (`pods/exec`). */
+export function ruleMatchesResource(rule: Partial<PolicyRule>, resource: string): boolean {
+    const slash = resource.indexOf("/");
+    return slash < 0
+        ? ruleMatchesSubresource(rule, resource, undefined)
+        : ruleMatchesSubresource(rule, resource.slice(0, slash), resource.slice(slash + 1));
+}
+
+/** `ResourceNameMatches`: a rule without resourceNames matches every name, "" (a collection's) included. */
+export function ruleMatchesName(rule: Partial<PolicyRule>, name: string): boolean {
+    const names = rule.resourceNames ?? [];
+    return names.length === 0 || names.includes(name);
+}
+
+/** `NonResourceURLMatches`: `*`, the URL, or a prefix ending in `*` (every trailing `*` trimmed). */
+export function ruleMatchesNonResourceURL(rule: Partial<PolicyRule>, path: string): boolean {
+    return (rule.nonResourceURLs ?? []).some(
+        (url) => url === ALL || url === path || (url.endsWith(ALL) && path.startsWith(url.replace(/\*+$/, ""))),
+    );
+}
+
+/** A rule's lists as sets, so each request is a few lookups (the evaluator asks thousands per role). */
+interface CompiledRule {
+    verbs: ReadonlySet<string>;
+    groups: ReadonlySet<string>;
+    resources: ReadonlySet<string>;
+    names: ReadonlySet<string>;
+    urls: readonly string[];
+}
+
+const compiled = new WeakMap<object, CompiledRule>();
+
+function compile(rule: Partial<PolicyRule>): CompiledRule {
+    let c = compiled.get(rule);
+    if (!c) {
+        c = {
+            verbs: new Set(rule.verbs ?? []),
+            groups: new Set(rule.apiGroups ?? []),
+            resources: new Set(rule.resources ?? []),
+            names: new Set(rule.resourceNames ?? []),
+            urls: rule.nonResourceURLs ?? [],
+        };
+        compiled.set(rule, c);
+    }
+    return c;
+}
+
+/**
+ * `RuleAllows` (kubernetes plugin/pkg/auth/authorizer/rbac/rbac.go): whether one rule allows the
+ * request, exactly as the RBAC authorizer decides it (the same matching as the functions above,
+ * over the rule's lists as sets).
+ */
+export function ruleAllows(rule: Partial<PolicyRule>, request: AuthorizationRequest): boolean {
+    const c = compile(rule);
+    if (!(c.verbs.has(ALL) || c.verbs.has(request.verb))) {
+        return false;
+    }
+    if (isNonResourceRequest(request)) {
+        return ruleMatchesNonResourceURL(rule, request.path);
+    }
+    if (!(c.groups.has(ALL) || c.groups.has(request.group))) {
+        return false;
+    }
+    const sub = request.subresource;
+    const combined = sub ? `${request.resource}/${sub}` : request.resource;
+    if (!(c.resources.has(ALL) || c.resources.has(combined) || (sub !== undefined && sub !== "" && c.resources.has(`${ALL}/${sub}`)))) {
+        return false;
+    }
+    return c.names.size === 0 || c.names.has(request.name ?? "");
 }
 
 /** Whether the rule grants `request` on some object (resourceNames, if any, narrow it to those names). */
@@ -137,4 +243,26 @@ export function looksLikePolicyRule(value: unknown): boolean {
     }
     const o = value as Record<string, unknown>;
     return Array.isArray(o.verbs) && (Array.isArray(o.resources) || Array.isArray(o.nonResourceURLs));
+}
+
+/**
+ * Groups that stand for everyone, for every logged-in user, or for every workload of the
+ * cluster: a binding to one of them gives the role's power to all of them (k8s.io/apiserver
+ * pkg/authentication/user: system:authenticated, system:unauthenticated, system:serviceaccounts;
+ * OpenShift's system:authenticated:oauth is every user who logged in through its OAuth server).
+ */
+export const BROAD_GROUPS = [
+    "system:authenticated",
+    "system:authenticated:oauth",
+    "system:unauthenticated",
+    "system:serviceaccounts",
+] as const;
+
+/** A subject that reaches many callers (BROAD_GROUPS), `system:anonymous`, or every service account of a namespace. */
+export function isBroadSubject(subject: RbacSubject): boolean {
+    const name = subject.name ?? "";
+    if (subject.kind === "User") {
+        return name === "system:anonymous";
+    }
+    return subject.kind === "Group" && ((BROAD_GROUPS as readonly string[]).includes(name) || name.startsWith("system:serviceaccounts:"));
 }

@@ -1,4 +1,4 @@
-import { PolicyPack } from "@pulumi/policy";
+import { servePack } from "../shared/pack";
 import { AWS_TAGS_POLICIES, PACK_DESCRIPTION, PACK_NAME } from "./policies";
 
-new PolicyPack(PACK_NAME, { policies: AWS_TAGS_POLICIES, enforcementLevel: "mandatory", description: PACK_DESCRIPTION });
+servePack(PACK_NAME, AWS_TAGS_POLICIES, PACK_DESCRIPTION);

@@ -1,4 +1,4 @@
-import { PolicyPack } from "@pulumi/policy";
+import { servePack } from "../shared/pack";
 import { K8S_RBAC_POLICIES, PACK_DESCRIPTION, PACK_NAME } from "./policies";
 
-new PolicyPack(PACK_NAME, { policies: K8S_RBAC_POLICIES, enforcementLevel: "mandatory", description: PACK_DESCRIPTION });
+servePack(PACK_NAME, K8S_RBAC_POLICIES, PACK_DESCRIPTION);

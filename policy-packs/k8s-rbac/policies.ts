@@ -12,6 +12,7 @@ import {
     noClusterAdminServiceAccounts,
     noEverythingForEveryone,
     noPowerForBroadGroups,
+    noPowerfulBindings,
     noWildcardAccess,
 } from "./rbac-access";
 import { unjudgedContent } from "./unjudged-content";
@@ -20,7 +21,7 @@ import { webhookForbiddenRules, webhookNamespaceExclusions, webhookSideEffects, 
 
 export const PACK_NAME = "k8s-rbac";
 export const PACK_DESCRIPTION =
-    "Kubernetes RBAC and webhook safety for cluster-platform stacks: the OLM RBAC toggles, aggregated roles, wildcard, Secrets, read-everything and escalation grants, cluster-admin and everything-for-everyone bindings, admission webhook rules, timeouts, side effects, namespace exclusions and availability, the restricted Pod Security profile (restricted-v2 on OpenShift), and advisories for content it cannot judge.";
+    "Kubernetes RBAC and webhook safety for cluster-platform stacks: the OLM RBAC toggles, aggregated roles, wildcard grants, roles and bindings judged by the requests they allow against a dangerous-request set (escalate, bind, impersonate, Secrets, exec, tokens, node proxy, admission, CRD and APIService writes, CSR approval, privileged SCCs), cluster-admin for service accounts and power for everyone, admission webhook rules, timeouts, side effects, namespace exclusions and availability, the restricted Pod Security profile (restricted-v2 on OpenShift), and advisories for content it cannot judge.";
 
 export const K8S_RBAC_POLICIES: Policies = [
     olmRbacToggles,
@@ -30,6 +31,7 @@ export const K8S_RBAC_POLICIES: Policies = [
     noClusterAdminServiceAccounts,
     noEverythingForEveryone,
     noPowerForBroadGroups,
+    noPowerfulBindings,
     noAdmissionPolicyOverRbac,
     webhookForbiddenRules,
     webhookTimeout,

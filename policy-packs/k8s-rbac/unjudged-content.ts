@@ -6,6 +6,7 @@
  * Advisory: the pack says what it did not judge; it cannot say that it is wrong.
  */
 import { looksLikePolicyRule } from "../../components/shared/rbac";
+import { RBAC_GROUPS } from "../../components/shared/rbac-power";
 import { describeObject, identityOf, k8sTypeOf, objectPolicy } from "../shared/k8s";
 import { asObject, known, UNKNOWN } from "../shared/values";
 
@@ -60,11 +61,11 @@ function carriedRbacOrPods(value: unknown, path: string, depth: number, found: S
 
 /**
  * Groups Kubernetes itself serves (the core group, `apps`, `batch`, `policy`, … and `*.k8s.io`),
- * whose RBAC and pod-carrying kinds the other policies judge. Every other group's kinds are
+ * and OpenShift's legacy RBAC group, whose RBAC and pod-carrying kinds the other policies judge. Every other group's kinds are
  * custom resources here, OpenShift's included (a DeploymentConfig's pod template is reported).
  */
 function isKubernetesGroup(group: string): boolean {
-    return !group.includes(".") || group.endsWith(".k8s.io");
+    return !group.includes(".") || group.endsWith(".k8s.io") || (RBAC_GROUPS as readonly string[]).includes(group);
 }
 
 export const unjudgedContent = objectPolicy(

@@ -13,6 +13,7 @@ import type {
     StackValidationPolicy,
 } from "@pulumi/policy";
 import type { PolicyConfigJSONSchema } from "@pulumi/policy/schema";
+import { schemaProblems } from "./config-schema";
 
 export interface PolicyMeta {
     /** Unique in the pack; what `--policy-pack-config` files and Pulumi Cloud name the policy by. */
@@ -24,6 +25,16 @@ export interface PolicyMeta {
     enforcementLevel?: "advisory" | "mandatory";
     /** The knobs: every property has a `default` (applied when the config does not set it) and a `description`. */
     config?: Record<string, PolicyConfigJSONSchema>;
+    /** Rules across knobs that a JSON schema cannot state (an exemption naming an operator the stack declares): problems, each naming key, value and rule. */
+    check?: (config: Record<string, unknown>) => string[];
+}
+
+/** Where a policy object keeps its PolicyMeta, for the pack's Configure check (pack.ts). */
+export const POLICY_META = Symbol.for("cluster-platform.policy-meta");
+
+/** The PolicyMeta a policy of these packs was declared with. */
+export function metaOf(policy: object): PolicyMeta | undefined {
+    return (policy as { [POLICY_META]?: PolicyMeta })[POLICY_META];
 }
 
 /** The knobs' defaults, from their schemas. */
@@ -44,90 +55,53 @@ export function unknownConfigKeyProblems(policy: string, known: readonly string[
         .map((key) => `${policy}.${key}: ${JSON.stringify(key)} is not a config key of policy ${policy} (${expected})`);
 }
 
-/** What a value breaks of the JSON-schema subset the knobs use (type, enum, items, minimum, maximum), as a rule; undefined when it holds. */
-function knobRuleBroken(schema: PolicyConfigJSONSchema, value: unknown): string | undefined {
-    const types = schema.type === undefined ? [] : Array.isArray(schema.type) ? schema.type : [schema.type];
-    const items = typeof schema.items === "object" && !Array.isArray(schema.items) ? schema.items : undefined;
-    const is: Record<string, (v: unknown) => boolean> = {
-        array: Array.isArray,
-        boolean: (v) => typeof v === "boolean",
-        integer: Number.isInteger,
-        number: (v) => typeof v === "number",
-        object: (v) => typeof v === "object" && v !== null && !Array.isArray(v),
-        string: (v) => typeof v === "string",
-    };
-    if (types.length > 0 && !types.some((t) => is[t]?.(value))) {
-        const item = items?.type;
-        return `must be ${types.map((t) => (t === "array" && typeof item === "string" ? `a list of ${item}s` : `a ${t}`)).join(" or ")}`;
-    }
-    if (schema.enum && !schema.enum.some((allowed) => allowed === value)) {
-        return `must be one of ${schema.enum.map((v) => JSON.stringify(v)).join(", ")}`;
-    }
-    if (typeof value === "number" && schema.minimum !== undefined && value < schema.minimum) {
-        return `must be at least ${schema.minimum}`;
-    }
-    if (typeof value === "number" && schema.maximum !== undefined && value > schema.maximum) {
-        return `must be at most ${schema.maximum}`;
-    }
-    if (Array.isArray(value) && items !== undefined) {
-        const broken = value.map((v, i) => [i, knobRuleBroken(items, v)] as const).filter(([, rule]) => rule !== undefined);
-        if (broken.length > 0) {
-            return broken.map(([i, rule]) => `item ${i} (${JSON.stringify(value[i])}) ${rule}`).join("; ");
+/**
+ * Every problem of a policy's config, all at once: keys it does not declare, values its schema
+ * refuses (type, range, enum, items), and its own cross-knob rules (`check`, on the config with
+ * defaults applied).
+ */
+export function configProblems(meta: Pick<PolicyMeta, "name" | "config" | "check">, set: Readonly<Record<string, unknown>>): string[] {
+    const declared = Object.keys(meta.config ?? {});
+    const problems = unknownConfigKeyProblems(meta.name, declared, set);
+    for (const key of declared) {
+        if (set[key] !== undefined) {
+            problems.push(...schemaProblems(`${meta.name}.${key}`, set[key], (meta.config ?? {})[key]));
         }
     }
-    return undefined;
+    if (problems.length === 0 && meta.check) {
+        problems.push(...meta.check({ ...defaultsOf(meta), ...withoutUndefined(set) }));
+    }
+    return problems;
 }
+
+const withoutUndefined = (set: Readonly<Record<string, unknown>>) =>
+    Object.fromEntries(Object.entries(set).filter(([, v]) => v !== undefined));
 
 /**
- * The knobs of `set` whose values break their schema, each naming the key, the value and the rule.
- * The CLI validates `--policy-pack-config` against these schemas (pulumi/pulumi
- * pkg/resource/analyzer/config.go `validatePolicyPackConfig`), but an analyzer configured another
- * way (a programmatic config, an older CLI) would otherwise fail on the first use with a TypeError.
+ * The policy's knobs: `defaults`, overridden by what the pack's config sets; any problem stops the
+ * run. The server hands each call a fresh copy of the same values, so the last config checked is
+ * remembered by its values' identity and a run checks it once.
  */
-export function configValueProblems(
-    policy: string,
-    schemas: Readonly<Record<string, PolicyConfigJSONSchema>>,
-    set: Readonly<Record<string, unknown>>,
-): string[] {
-    return Object.entries(set).flatMap(([key, value]) => {
-        const schema = schemas[key];
-        const rule = schema === undefined || value === undefined ? undefined : knobRuleBroken(schema, value);
-        return rule === undefined ? [] : [`${policy}.${key}: ${JSON.stringify(value)} ${rule}`];
-    });
-}
-
-/** Configs whose values were checked (the analyzer hands each policy the same object for every resource). */
-const valuesChecked = new WeakSet<object>();
-
-/** The policy's knobs: `defaults`, overridden by what the pack's config sets; an unknown key or a value breaking its schema stops the run, every problem at once. */
-export function configOf<T>(
-    policy: string,
-    defaults: Readonly<Record<string, unknown>>,
-    args: { getConfig<U extends object>(): U },
-    schemas: Readonly<Record<string, PolicyConfigJSONSchema>> = {},
-): T {
-    const set = args.getConfig<Record<string, unknown>>();
-    let config: Record<string, unknown> | undefined;
-    for (const key of Object.keys(set)) {
-        if (!(key in defaults)) {
-            throw new PolicyConfigError(policy, [
-                ...unknownConfigKeyProblems(policy, Object.keys(defaults), set),
-                ...configValueProblems(policy, schemas, set),
-            ]);
+function configReader<T>(meta: PolicyMeta): (args: { getConfig<U extends object>(): U }) => T {
+    const defaults = defaultsOf(meta);
+    let last: { set: Record<string, unknown>; config: T } | undefined;
+    const same = (a: Record<string, unknown>, b: Record<string, unknown>) => {
+        const keys = Object.keys(a);
+        return keys.length === Object.keys(b).length && keys.every((k) => a[k] === b[k]);
+    };
+    return (args) => {
+        const set = args.getConfig<Record<string, unknown>>();
+        if (last && same(last.set, set)) {
+            return last.config;
         }
-        if (set[key] !== undefined) {
-            config ??= { ...defaults };
-            config[key] = set[key];
-        }
-    }
-    if (config !== undefined && !valuesChecked.has(set)) {
-        const problems = configValueProblems(policy, schemas, set);
-        valuesChecked.add(set);
+        const problems = configProblems(meta, set);
         if (problems.length > 0) {
-            throw new PolicyConfigError(policy, problems);
+            throw new PolicyConfigError(meta.name, problems);
         }
-    }
-    return (config ?? defaults) as T;
+        const config = { ...defaults, ...withoutUndefined(set) } as T;
+        last = { set, config };
+        return config;
+    };
 }
 
 function schemaOf(meta: PolicyMeta): PolicyConfigSchema | undefined {
@@ -150,20 +124,25 @@ export type StackCheck<C> = (args: StackValidationArgs, config: C, report: Repor
 
 /** A resource policy whose check receives the policy's config with defaults applied. */
 export function resourcePolicy<C = Record<string, never>>(meta: PolicyMeta, check: ResourceCheck<C>): ResourceValidationPolicy {
-    const defaults = defaultsOf(meta);
-    return {
+    const read = configReader<C>(meta);
+    return withMeta(meta, {
         ...base(meta),
-        validateResource: (args, report) => check(args, configOf<C>(meta.name, defaults, args, meta.config), report),
-    };
+        validateResource: (args, report) => check(args, read(args), report),
+    });
 }
 
 /** A stack policy whose check receives the policy's config with defaults applied. */
 export function stackPolicy<C = Record<string, never>>(meta: PolicyMeta, check: StackCheck<C>): StackValidationPolicy {
-    const defaults = defaultsOf(meta);
-    return {
+    const read = configReader<C>(meta);
+    return withMeta(meta, {
         ...base(meta),
-        validateStack: (args, report) => check(args, configOf<C>(meta.name, defaults, args, meta.config), report),
-    };
+        validateStack: (args, report) => check(args, read(args), report),
+    });
+}
+
+function withMeta<P extends object>(meta: PolicyMeta, policy: P): P {
+    Object.defineProperty(policy, POLICY_META, { value: meta, enumerable: false });
+    return policy;
 }
 
 /**

@@ -1,9 +1,12 @@
 /**
  * `npm run bench:policy`: 10,000 rendered resources through both policy packs (aws-tags and
- * k8s-rbac, configured as the example stack configures them: every resource through `Analyze`,
- * then the stack through `AnalyzeStack`), against the floor of the same resources through a pack
- * with one no-op resource policy and one no-op stack policy, in the same run and the same engine
- * (arguments, proxies and diagnostics built alike), so the ratio is what the packs' rules cost.
+ * k8s-rbac, each its own analyzer process started as the Pulumi CLI starts it, configured as the
+ * example stack configures them: every resource through `Analyze` over gRPC, then the stack
+ * through `AnalyzeStack`), against the floor of the same resources through a pack with one no-op
+ * resource policy and one no-op stack policy (scripts/bench/policy-floor-pack/), run the same way
+ * in the same run, so the ratio is what the packs' rules cost over the protocol and the SDK.
+ * Requests are pipelined (32 in flight per pack) and the two packs run side by side, each on its
+ * own process: the analyzers' throughput, which is what bounds a preview's policy time.
  *
  * The resources are examples/openshift-aws.yaml rendered through the real program with its
  * cluster objects, copied (new names, the stack's namespaces renamed) until there are 10,000.
@@ -13,10 +16,10 @@
  */
 import * as os from "node:os";
 import { performance } from "node:perf_hooks";
-import type { Policies } from "@pulumi/policy";
-import { PACKS } from "../policy/config";
-import { EngineResource, engineResourcesFromRender, PolicyEngine } from "../policy/engine";
-import { enginesFor, renderStack, stackFileConfig, validatedConfig } from "../policy/stacks";
+import * as path from "node:path";
+import { analyzeAll, EngineResource, engineResourcesFromRender, startPack } from "../policy/analyzer";
+import { PACKS, policyConfigFor } from "../policy/config";
+import { renderStack, stackFileConfig, startPacks, validatedConfig } from "../policy/stacks";
 
 const STACK = "examples/openshift-aws.yaml";
 /** `--tiny`: the suite's smoke run (tests/policy/bench-policy.test.ts); its figures mean nothing. */
@@ -68,19 +71,14 @@ function scaled(rendered: readonly EngineResource[], count: number): EngineResou
     return out;
 }
 
-const NO_OP: Policies = [
-    { name: "no-op-resource", description: "Does nothing.", enforcementLevel: "mandatory", validateResource: () => undefined },
-    { name: "no-op-stack", description: "Does nothing.", enforcementLevel: "mandatory", validateStack: () => undefined },
-];
-
 function median(values: number[]): number {
     const sorted = [...values].sort((a, b) => a - b);
     return sorted[Math.floor(sorted.length / 2)];
 }
 
-function timed(body: () => number): { ms: number; diagnostics: number } {
+async function timed(body: () => Promise<number>): Promise<{ ms: number; diagnostics: number }> {
     const start = performance.now();
-    const diagnostics = body();
+    const diagnostics = await body();
     return { ms: performance.now() - start, diagnostics };
 }
 
@@ -92,14 +90,35 @@ async function main(): Promise<void> {
         );
     }
     const resources = scaled(engineResourcesFromRender(rendered.resources), RESOURCES);
-    const engines = enginesFor(validatedConfig(stackFileConfig(STACK)));
-    const floorEngine = new PolicyEngine({ name: "no-op", policies: NO_OP, enforcementLevel: "mandatory" });
-    const packs = () => timed(() => PACKS.reduce((n, pack) => n + engines[pack].analyzeAll(resources).diagnostics.length, 0));
-    const floor = () => timed(() => floorEngine.analyzeAll(resources).diagnostics.length);
+    const config = policyConfigFor(validatedConfig(stackFileConfig(STACK)));
+    const running = await startPacks();
+    const floorPack = await startPack(path.join(__dirname, "policy-floor-pack"));
+    try {
+        await measure(running, floorPack, resources, config, rendered.resources.length);
+    } finally {
+        await Promise.all([...PACKS.map((p) => running[p].stop()), floorPack.stop()]);
+    }
+}
 
-    // Warm-up: the JIT sees both paths before anything is measured.
-    const warm = packs();
-    floor();
+async function measure(
+    running: Awaited<ReturnType<typeof startPacks>>,
+    floorPack: Awaited<ReturnType<typeof startPack>>,
+    resources: EngineResource[],
+    config: ReturnType<typeof policyConfigFor>,
+    renderedCount: number,
+): Promise<void> {
+    const packs = () =>
+        timed(async () =>
+            (await Promise.all(PACKS.map((pack) => analyzeAll(running[pack], resources, config[pack])))).reduce(
+                (n, r) => n + r.diagnostics.length,
+                0,
+            ),
+        );
+    const floor = () => timed(async () => (await analyzeAll(floorPack, resources)).diagnostics.length);
+
+    // Warm-up: the JIT of every process sees its path before anything is measured.
+    const warm = await packs();
+    await floor();
     if (warm.diagnostics !== 0) {
         throw new Error(`the example stack should pass both packs; they reported ${warm.diagnostics} diagnostics`);
     }
@@ -111,18 +130,18 @@ async function main(): Promise<void> {
         let p: number;
         let f: number;
         if (round % 2 === 0) {
-            p = packs().ms;
-            f = floor().ms;
+            p = (await packs()).ms;
+            f = (await floor()).ms;
         } else {
-            f = floor().ms;
-            p = packs().ms;
+            f = (await floor()).ms;
+            p = (await packs()).ms;
         }
         packMs.push(p);
         floorMs.push(f);
         ratios.push(f / p);
     }
     const perSecond = Math.round(RESOURCES / (median(packMs) / 1000));
-    console.log(`resources: ${RESOURCES} (${rendered.resources.length} rendered from ${STACK}, then copies with new names and namespaces)`);
+    console.log(`resources: ${RESOURCES} (${renderedCount} rendered from ${STACK}, then copies with new names and namespaces)`);
     console.log(`packs ms:  [${packMs.map((m) => m.toFixed(1)).join(", ")}] (median ${median(packMs).toFixed(1)})`);
     console.log(`no-op ms:  [${floorMs.map((m) => m.toFixed(1)).join(", ")}] (median ${median(floorMs).toFixed(1)})`);
     console.log(`no-op floor: ${Math.round(RESOURCES / (median(floorMs) / 1000))} resources/s; target for the packs: >= 10000 resources/s`);

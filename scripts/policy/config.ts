@@ -7,6 +7,14 @@
  *   npm run policy:config -- --config Pulumi.prod.yaml --out policy-config
  *   pulumi preview --policy-pack policy-packs/aws-tags --policy-pack-config policy-config/aws-tags.json \
  *                  --policy-pack policy-packs/k8s-rbac --policy-pack-config policy-config/k8s-rbac.json
+ *
+ * For every operator the stack declares it lists the powers of the dangerous-request set its
+ * generated roles hold (as the k8s-rbac pack judges them), each with the CSV line it comes from,
+ * and writes an exemption only for the powers an admin accepted, with the reason, in the reviewed
+ * file beside the stack (`Pulumi.<stack>.policy-exemptions.yaml`, or `--exemptions <file>`):
+ * `--accept <operator> --reason <why>` writes the operator's current powers there (the one
+ * reviewed step). A power the operator gains later (an upgrade) is not in the file, so the pack
+ * refuses it again.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -15,8 +23,17 @@ import { sectionsFromPulumiConfig, StackConfig, validateStackConfig } from "../.
 import { formatReport } from "../../components/shared/problems";
 import { DEFAULT_AGGREGATION_ROLES } from "../../components/shared/rbac";
 import { policyExemptions, PolicyExemption } from "./exemptions";
+import {
+    acceptedExemptions,
+    describeOperatorPowers,
+    loadAcceptances,
+    OperatorAcceptances,
+    writeAcceptances,
+    accept,
+} from "./operator-exemptions";
+import { planned, powersOfPlans } from "./operator-powers";
 import { readConfigFile } from "../render/config-file";
-import type { PackConfig } from "./engine";
+import type { PackConfig } from "./analyzer";
 
 export const PACKS = ["aws-tags", "k8s-rbac"] as const;
 export type PackName = (typeof PACKS)[number];
@@ -26,8 +43,18 @@ export type PackName = (typeof PACKS)[number];
  * keep their defaults), with every exemption the stack's own correct resources need
  * (exemptions.ts, each with its reason) added to the knob it names.
  */
-export function policyConfigFor(config: StackConfig, extra: { infraIds?: readonly string[] } = {}): Record<PackName, PackConfig> {
+export function policyConfigFor(
+    config: StackConfig,
+    extra: { infraIds?: readonly string[]; operatorExemptions?: readonly { operator: string; powers: string[]; reason: string }[] } = {},
+): Record<PackName, PackConfig> {
     const configs = baseConfigFor(config);
+    if (config.operators.length > 0) {
+        const grants = (configs["k8s-rbac"]["k8s-no-broad-grants"] ??= {}) as Record<string, unknown>;
+        grants.operators = config.operators.map((o) => o.name);
+        if ((extra.operatorExemptions ?? []).length > 0) {
+            grants.operatorExemptions = extra.operatorExemptions;
+        }
+    }
     for (const exemption of policyExemptions(config, extra)) {
         const policy = (configs[exemption.pack][exemption.policy] ??= {}) as Record<string, unknown>;
         const current = (policy[exemption.knob] as string[] | undefined) ?? [];
@@ -66,7 +93,16 @@ function stackConfigOf(file: string): { ok: true; config: StackConfig } | { ok: 
     return result.ok ? { ok: true, config: result.config } : { ok: false, report: formatReport(result.problems) };
 }
 
-const USAGE = "usage: npm run policy:config -- --config <Pulumi.<stack>.yaml> --out <dir> [--infra-id <OpenShift infra id>]...";
+/** Operator CSV paths are relative to the project, as the program reads them. */
+const PROJECT_ROOT_FOR_PLANS = path.resolve(__dirname, "..", "..");
+
+const USAGE =
+    "usage: npm run policy:config -- --config <Pulumi.<stack>.yaml> --out <dir> [--infra-id <OpenShift infra id>]... [--exemptions <file>] [--accept <operator> --reason <why>]";
+
+/** The reviewed exemptions file beside a stack file: `Pulumi.prod.yaml` → `Pulumi.prod.policy-exemptions.yaml`. */
+export function exemptionsFileFor(stackFile: string): string {
+    return stackFile.replace(/(\.ya?ml)?$/, ".policy-exemptions.yaml");
+}
 
 /** Writes `<out>/<pack>.json` for every pack; returns the exit code. */
 export function main(
@@ -78,13 +114,20 @@ export function main(
     try {
         args = parseArgs({
             args: argv,
-            options: { config: { type: "string" }, out: { type: "string" }, "infra-id": { type: "string", multiple: true } },
+            options: {
+                config: { type: "string" },
+                out: { type: "string" },
+                "infra-id": { type: "string", multiple: true },
+                exemptions: { type: "string" },
+                accept: { type: "string" },
+                reason: { type: "string" },
+            },
         }).values;
     } catch (error) {
         fail(`${(error as Error).message}\n${USAGE}`);
         return 2;
     }
-    if (!args.config || !args.out) {
+    if (!args.config || !args.out || (args.accept !== undefined) !== (args.reason !== undefined)) {
         fail(USAGE);
         return 2;
     }
@@ -93,8 +136,40 @@ export function main(
         fail(stack.report);
         return 1;
     }
+    // The operators' powers, judged as the pack judges them, and the admin's reviewed acceptances of them.
+    const { plans, problems } = planned(stack.config.operators, stack.config.olm, PROJECT_ROOT_FOR_PLANS);
+    if (problems.length > 0) {
+        fail(formatReport(problems));
+        return 1;
+    }
+    const powers = powersOfPlans(plans, PROJECT_ROOT_FOR_PLANS);
+    const exemptionsFile = args.exemptions ?? exemptionsFileFor(args.config);
+    let acceptances: OperatorAcceptances;
+    try {
+        acceptances = loadAcceptances(
+            exemptionsFile,
+            stack.config.operators.map((o) => o.name),
+        );
+        if (args.accept !== undefined) {
+            acceptances = accept(
+                acceptances,
+                args.accept,
+                args.reason as string,
+                powers,
+                stack.config.operators.map((o) => o.name),
+            );
+            writeAcceptances(exemptionsFile, acceptances);
+            write(`wrote ${exemptionsFile}: operator ${JSON.stringify(args.accept)} accepted (review and commit it)`);
+        }
+    } catch (error) {
+        fail((error as Error).message);
+        return 1;
+    }
+    for (const line of describeOperatorPowers(powers, acceptances)) {
+        write(line);
+    }
     fs.mkdirSync(args.out, { recursive: true });
-    const extra = { infraIds: args["infra-id"] ?? [] };
+    const extra = { infraIds: args["infra-id"] ?? [], operatorExemptions: acceptedExemptions(powers, acceptances) };
     const configs = policyConfigFor(stack.config, extra);
     for (const line of describeExemptions(policyExemptions(stack.config, extra))) {
         write(line);

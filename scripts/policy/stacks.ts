@@ -1,19 +1,18 @@
 /**
  * The example stacks as the packs see them: each rendered through the real program with the
- * cluster objects that go with it, and analyzed by both packs with the policy config the stack
- * passes (`npm run policy:config`). Shared by the compliance test and `npm run bench:policy`.
+ * cluster objects that go with it, and analyzed by both packs, each run as the CLI runs it (its
+ * analyzer process), with the policy config the stack passes (`npm run policy:config`). Shared by
+ * the compliance tests and `npm run bench:policy`.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { AWS_TAGS_POLICIES } from "../../policy-packs/aws-tags/policies";
-import { K8S_RBAC_POLICIES } from "../../policy-packs/k8s-rbac/policies";
 import { sectionsFromPulumiConfig, StackConfig, validateStackConfig } from "../../components/config";
 import { formatReport } from "../../components/shared/problems";
 import { ClusterState } from "../render/cluster-state";
 import { FlatConfig, readConfigFile } from "../render/config-file";
 import { PROJECT_ROOT, renderProgram, RenderResult } from "../render/render";
 import { PackName, PACKS, policyConfigFor } from "./config";
-import { AnalysisResult, engineResourcesFromRender, PackConfig, PolicyEngine } from "./engine";
+import { AnalysisResult, analyzeAll, engineResourcesFromRender, PackConfig, RunningPack, startPack } from "./analyzer";
 
 /** Pulumi.local.yaml and every examples/*.yaml (not the *.cluster.yaml objects files), relative to the project. */
 export function exampleStacks(): string[] {
@@ -61,23 +60,26 @@ export function validatedConfig(config: FlatConfig): StackConfig {
     return result.config;
 }
 
-const POLICIES: Record<PackName, typeof AWS_TAGS_POLICIES> = { "aws-tags": AWS_TAGS_POLICIES, "k8s-rbac": K8S_RBAC_POLICIES };
+export type Packs = Record<PackName, RunningPack>;
 
-/** One engine per pack, configured as the stack configures it (`packConfig` replaces that, to test the packs against a stack). */
-export function enginesFor(
-    stackConfig: StackConfig,
-    packConfig: Record<PackName, PackConfig> = policyConfigFor(stackConfig),
-): Record<PackName, PolicyEngine> {
-    return Object.fromEntries(
-        PACKS.map((pack) => [
-            pack,
-            new PolicyEngine({ name: pack, policies: POLICIES[pack], enforcementLevel: "mandatory", config: packConfig[pack] }),
-        ]),
-    ) as Record<PackName, PolicyEngine>;
+/** Both packs started as the CLI starts them (`shared`: they outlive a test file, see startPack). */
+export async function startPacks(options: { shared?: boolean } = {}): Promise<Packs> {
+    const running = await Promise.all(PACKS.map((pack) => startPack(path.join(PROJECT_ROOT, "policy-packs", pack), options)));
+    return Object.fromEntries(PACKS.map((pack, i) => [pack, running[i]])) as Packs;
 }
 
-/** Both packs over a rendered stack. */
-export function analyzeWithBothPacks(engines: Record<PackName, PolicyEngine>, result: RenderResult): Record<PackName, AnalysisResult> {
+/** Both packs over a rendered stack, each configured as `packConfig` says (by default as the stack configures them). */
+export async function analyzeWithBothPacks(
+    packs: Packs,
+    result: RenderResult,
+    packConfig: Record<PackName, PackConfig>,
+): Promise<Record<PackName, AnalysisResult>> {
     const resources = engineResourcesFromRender(result.resources);
-    return Object.fromEntries(PACKS.map((pack) => [pack, engines[pack].analyzeAll(resources)])) as Record<PackName, AnalysisResult>;
+    const analyses: Partial<Record<PackName, AnalysisResult>> = {};
+    for (const pack of PACKS) {
+        analyses[pack] = await analyzeAll(packs[pack], resources, packConfig[pack]);
+    }
+    return analyses as Record<PackName, AnalysisResult>;
 }
+
+export { policyConfigFor };

@@ -9,7 +9,7 @@ import { TAGGABLE_SOURCE } from "../../components/aws-tags/taggable";
 import { ROOT } from "../helpers/render";
 import { analyze, configure, diagnosticsOf, RunningPack, startPack } from "./analyzer-process";
 import { resource } from "./support";
-import type { EngineResource } from "../../scripts/policy/engine";
+import type { EngineResource } from "./analyzer-process";
 
 const REQUIRED = ["adminContact", "costCenter"];
 const ALL_REQUIRED = { adminContact: "jdoe", costCenter: "7536" };

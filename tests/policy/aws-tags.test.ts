@@ -1,7 +1,8 @@
 import fc from "fast-check";
 import { noNameUserTag, requiredTags, reservedTagKeys, tagCount, tagFormat } from "../../policy-packs/aws-tags/tag-policies";
 import { untaggedResources } from "../../policy-packs/aws-tags/untagged-resources";
-import { resource, UNKNOWN_VALUE, violations } from "./support";
+import { PACKS_START } from "../helpers/policy-packs";
+import { analyzed, resource, UNKNOWN_VALUE, violations } from "./support";
 
 const BUCKET = "aws:s3/bucket:Bucket";
 const USER_TAGS = { adminContact: "jdoe", costCenter: "7536" };
@@ -69,11 +70,15 @@ describe("aws-required-tags", () => {
         expect(violations(requiredTags, bucket({}))).toEqual([]);
     });
 
-    test("GIVEN tags unknown as a whole during a preview WHEN analyzed THEN the engine reports the policy cannot run yet", () => {
-        expect(violations(requiredTags, bucket({ tags: UNKNOWN_VALUE }), config)).toEqual([
-            "advisory: can't run policy 'aws-required-tags' from policy pack 'test-pack@v0.1.0' during preview: string value at .tags can't be known during preview",
-        ]);
-    });
+    test(
+        "GIVEN tags unknown as a whole during a preview WHEN analyzed by the pack's analyzer THEN it reports the policy cannot run yet",
+        async () => {
+            expect(await analyzed(requiredTags, bucket({ tags: UNKNOWN_VALUE }), config)).toEqual([
+                "advisory: can't run policy 'aws-required-tags' from policy pack 'aws-tags@v0.1.0' during preview: string value at .tags can't be known during preview",
+            ]);
+        },
+        PACKS_START,
+    );
 
     test("GIVEN required keys that break the user tag rules WHEN analyzed THEN the run stops with every problem of the config", () => {
         expect(() => violations(requiredTags, bucket({}), { requiredTags: ["Name", "kubernetes.io/team", "cost center*"] })).toThrow(

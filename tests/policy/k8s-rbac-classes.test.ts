@@ -4,11 +4,11 @@
  * gRPC protocol): grants, bindings to everyone, webhooks on admission policies, `…List` and
  * `…Patch` kinds, content the pack cannot see, pods on OpenShift, the webhook timeout and config.
  */
-import * as path from "node:path";
-import { ROOT } from "../helpers/render";
-import { analyze, analyzeStack, configure, diagnosticsOf, RunningPack, startPack } from "./analyzer-process";
+import { analyze, analyzeStack, configure, diagnosticsOf, RunningPack } from "./analyzer-process";
+import { PACKS_START, sharedPacks } from "../helpers/policy-packs";
 import { resource } from "./support";
-import type { EngineResource } from "../../scripts/policy/engine";
+import type { EngineResource } from "./analyzer-process";
+import { K8S_RBAC_POLICIES } from "../../policy-packs/k8s-rbac/policies";
 
 const RBAC = "kubernetes:rbac.authorization.k8s.io/v1";
 
@@ -59,17 +59,18 @@ describe("k8s-rbac through the analyzer protocol: every class, caught and clean"
     let pack: RunningPack;
     const judged = async (target: EngineResource) => summary(diagnosticsOf(await analyze(pack.client, target)));
     beforeAll(async () => {
-        pack = await startPack(path.join(ROOT, "policy-packs", "k8s-rbac"));
-    });
-    afterAll(async () => {
-        await pack?.stop();
+        pack = (await sharedPacks())["k8s-rbac"];
+    }, PACKS_START);
+    // The pack is shared with other test files: each test starts from the default config.
+    beforeEach(async () => {
+        await configure(pack.client, {});
     });
 
-    test("GIVEN a ClusterRole that is not aggregated granting every verb on Secrets WHEN analyzed THEN k8s-no-broad-grants [secrets-wildcard-verbs] names it; named get on Secrets passes", async () => {
+    test("GIVEN a ClusterRole reading Secrets (every verb on them) WHEN analyzed THEN k8s-no-broad-grants [read-secrets] names the request it allows and its source; get on one named Secret passes", async () => {
         expect(
             await judged(clusterRole("secrets-admin", [{ apiGroups: [""], resources: ["secrets", "configmaps"], verbs: ["*"] }])),
         ).toEqual([
-            'mandatory k8s-no-broad-grants: ClusterRole "secrets-admin" rules[0] [secrets-wildcard-verbs] grants every verb ("*") on Secrets (apiGroups [""], resources ["secrets","configmaps"]); list the verbs it needs on Secrets, or add "secrets-admin" to allowedRoles',
+            'mandatory k8s-no-broad-grants: ClusterRole "secrets-admin" [read-secrets] read Secrets (get, list or watch): rules[0] allows get secrets (any name) (group "") in every namespace or cluster-wide (source: kubernetes.io/docs/concepts/security/rbac-good-practices/#listing-secrets); list the verbs, resources and names it needs, or add "secrets-admin" to allowedRoles',
         ]);
         expect(
             await judged(
@@ -80,11 +81,12 @@ describe("k8s-rbac through the analyzer protocol: every class, caught and clean"
         ).toEqual([]);
     });
 
-    test("GIVEN a read-everything ClusterRole (get, list, watch on * of the core group) WHEN analyzed THEN k8s-no-broad-grants [all-resources] names it; * resources of another group pass", async () => {
+    test("GIVEN a read-everything ClusterRole (get, list, watch on * of the core group) WHEN analyzed THEN it reads Secrets and, * matching subresources too, the nodes' kubelet API; * resources of another group pass", async () => {
         expect(
             await judged(clusterRole("read-everything", [{ apiGroups: [""], resources: ["*"], verbs: ["get", "list", "watch"] }])),
         ).toEqual([
-            'mandatory k8s-no-broad-grants: ClusterRole "read-everything" rules[0] [all-resources] grants ["get","list","watch"] on every resource ("*") of API groups [""], Secrets included; list the resources it needs, or add "read-everything" to allowedRoles',
+            'mandatory k8s-no-broad-grants: ClusterRole "read-everything" [read-secrets] read Secrets (get, list or watch): rules[0] allows get secrets (any name) (group "") in every namespace or cluster-wide (source: kubernetes.io/docs/concepts/security/rbac-good-practices/#listing-secrets); list the verbs, resources and names it needs, or add "read-everything" to allowedRoles',
+            'mandatory k8s-no-broad-grants: ClusterRole "read-everything" [node-proxy] the kubelet API of every node (nodes/proxy: exec into any pod on it): rules[0] allows get nodes/proxy (any name) (group "") in every namespace or cluster-wide (source: kubernetes.io/docs/concepts/security/rbac-good-practices/#access-to-proxy-subresource-of-nodes); list the verbs, resources and names it needs, or add "read-everything" to allowedRoles',
         ]);
         expect(
             await judged(
@@ -93,14 +95,15 @@ describe("k8s-rbac through the analyzer protocol: every class, caught and clean"
         ).toEqual([]);
     });
 
-    test("GIVEN escalate, bind and impersonate WHEN analyzed THEN k8s-no-broad-grants [escalation-verbs] names each rule; reading roles passes", async () => {
+    test("GIVEN escalate, bind and impersonate WHEN analyzed THEN k8s-no-broad-grants names each power with the request that shows it; reading roles passes", async () => {
         const role = clusterRole("role-granter", [
             { apiGroups: ["rbac.authorization.k8s.io"], resources: ["clusterroles"], verbs: ["get", "bind", "escalate"] },
             { apiGroups: [""], resources: ["users", "groups", "serviceaccounts"], verbs: ["impersonate"] },
         ]);
         expect(await judged(role)).toEqual([
-            'mandatory k8s-no-broad-grants: ClusterRole "role-granter" rules[0] [escalation-verbs] grants ["bind","escalate"] on ["clusterroles"] (apiGroups ["rbac.authorization.k8s.io"]): its holder can grant itself or act as anyone; remove these verbs, or narrow them with resourceNames to roles or users that are not powerful, or add "role-granter" to allowedRoles',
-            'mandatory k8s-no-broad-grants: ClusterRole "role-granter" rules[1] [escalation-verbs] grants ["impersonate"] on ["users","groups","serviceaccounts"] (apiGroups [""]): its holder can grant itself or act as anyone; remove these verbs, or narrow them with resourceNames to roles or users that are not powerful, or add "role-granter" to allowedRoles',
+            'mandatory k8s-no-broad-grants: ClusterRole "role-granter" [escalate] escalate: write roles that grant what the writer does not hold: rules[0] allows escalate clusterroles (any name) (group "rbac.authorization.k8s.io") in every namespace or cluster-wide (source: kubernetes.io/docs/concepts/security/rbac-good-practices/#escalate-verb; kubernetes pkg/registry/rbac/escalation_check.go EscalationAllowed); list the verbs, resources and names it needs, or add "role-granter" to allowedRoles',
+            'mandatory k8s-no-broad-grants: ClusterRole "role-granter" [bind] bind: bind roles more powerful than the binder (any role, or a named powerful one): rules[0] allows bind clusterroles (any name) (group "rbac.authorization.k8s.io") in every namespace or cluster-wide (source: kubernetes.io/docs/concepts/security/rbac-good-practices/#bind-verb; kubernetes pkg/registry/rbac/escalation_check.go BindingAuthorized); list the verbs, resources and names it needs, or add "role-granter" to allowedRoles',
+            'mandatory k8s-no-broad-grants: ClusterRole "role-granter" [impersonate] impersonate: act as any user, group or service account, or as a named powerful one: rules[1] allows impersonate users (any name) (group "") in every namespace or cluster-wide (source: kubernetes.io/docs/concepts/security/rbac-good-practices/#impersonate-verb; kubernetes staging/src/k8s.io/apiserver/pkg/endpoints/filters/impersonation.go); list the verbs, resources and names it needs, or add "role-granter" to allowedRoles',
         ]);
         expect(
             await judged(
@@ -201,11 +204,14 @@ describe("k8s-rbac through the analyzer protocol: every class, caught and clean"
         expect(diagnosticsOf(await analyzeStack(pack.client, [list, ...backend(2)]))).toEqual([]);
     });
 
-    test("GIVEN a ClusterRolePatch adding every verb on Secrets, and a DeploymentPatch making a container privileged WHEN analyzed THEN both are judged on the fields they set; a patch setting replicas passes", async () => {
+    test("GIVEN a ClusterRolePatch of system:basic-user (bound to every authenticated user) adding Secret reads, and a DeploymentPatch making a container privileged WHEN analyzed THEN both are judged on what they leave; a patch setting replicas passes", async () => {
         expect(
-            await judged(clusterRole("edit", [{ apiGroups: [""], resources: ["secrets"], verbs: ["*"] }], `${RBAC}:ClusterRolePatch`)),
+            await judged(
+                clusterRole("system:basic-user", [{ apiGroups: [""], resources: ["secrets"], verbs: ["get"] }], `${RBAC}:ClusterRolePatch`),
+            ),
         ).toEqual([
-            'mandatory k8s-no-broad-grants: ClusterRole "edit" rules[0] [secrets-wildcard-verbs] grants every verb ("*") on Secrets (apiGroups [""], resources ["secrets"]); list the verbs it needs on Secrets, or add "edit" to allowedRoles',
+            'mandatory k8s-no-broad-grants: ClusterRole "system:basic-user" [read-secrets] read Secrets (get, list or watch): rules[0] allows get secrets (any name) (group "") in every namespace or cluster-wide (source: kubernetes.io/docs/concepts/security/rbac-good-practices/#listing-secrets); list the verbs, resources and names it needs, or add "system:basic-user" to allowedRoles',
+            'mandatory k8s-no-power-for-broad-groups: ClusterRole "system:basic-user" is bound to Group "system:authenticated" by ClusterRoleBinding "system:basic-user" (Kubernetes\' bootstrap policy); this patch gives them [read-secrets] read Secrets (get, list or watch); grant the power through a role of your own bound to the subjects that need it',
         ]);
         expect(
             await judged(operatorDeployment({ securityContext: { privileged: true } }, {}, "kubernetes:apps/v1:DeploymentPatch")),
@@ -213,6 +219,20 @@ describe("k8s-rbac through the analyzer protocol: every class, caught and clean"
             'mandatory k8s-pod-security-restricted: Deployment "ops/operator" (spec.template.spec) does not meet the restricted profile:\n  - [Privileged Containers] container "manager" (containers[0]): securityContext.privileged is true; it must be false or unset',
         ]);
         expect(await judged(operatorDeployment({}, {}, "kubernetes:apps/v1:DeploymentPatch"))).toEqual([]);
+    });
+
+    test("GIVEN a ClusterRoleBindingPatch of cluster-admin adding system:authenticated without a roleRef WHEN analyzed THEN it is judged with the live roleRef (server-side apply keeps it) and refused; one of a binding the pack does not know cannot be judged and is refused", async () => {
+        const patch = (name: string) =>
+            resource(`${RBAC}:ClusterRoleBindingPatch`, name, {
+                metadata: { name },
+                subjects: [{ kind: "Group", name: "system:authenticated" }],
+            });
+        expect(await judged(patch("cluster-admin"))).toEqual([
+            'mandatory k8s-no-power-for-broad-groups: ClusterRoleBinding "cluster-admin" binds ClusterRole "cluster-admin" (Kubernetes\' bootstrap policy), which gives [everything] every verb on every resource of every API group ("*"); [non-resource-urls] every non-resource URL ("*" or "/*": logs, debug and metrics endpoints of the API server), to Group "system:authenticated"; bind it to the named subjects that need it',
+        ]);
+        expect(await judged(patch("team-binding"))).toEqual([
+            'mandatory k8s-no-powerful-bindings: ClusterRoleBinding "team-binding" cannot be judged: it sets no roleRef, so it keeps the live binding\'s, which this pack does not know; state the roleRef the binding has (it cannot change) so the subjects it adds can be judged',
+        ]);
     });
 
     test("GIVEN a Helm Release, a yaml/v2 ConfigGroup and a CSV carrying RBAC WHEN analyzed THEN each gets an advisory that it was not judged; a custom resource without RBAC or pods gets none", async () => {
@@ -280,21 +300,23 @@ describe("k8s-rbac through the analyzer protocol: every class, caught and clean"
         ]);
     });
 
-    test("GIVEN a misspelled knob in the policy config WHEN a resource is analyzed THEN the call fails naming the key and the policy's keys; the right key is accepted", async () => {
-        await configure(pack.client, { "k8s-no-wildcard-access": { enforcementLevel: "mandatory", allowedRole: ["operator-admin"] } });
-        try {
-            await expect(analyze(pack.client, clusterRole("operator-admin", []))).rejects.toThrow(
-                'invalid config for policy k8s-no-wildcard-access: 1 problem\n  - k8s-no-wildcard-access.allowedRole: "allowedRole" is not a config key of policy k8s-no-wildcard-access (its keys: allowedRoles)',
-            );
-        } finally {
-            await configure(pack.client, {});
-        }
+    test("GIVEN a misspelled knob, a misspelled policy name and a value of the wrong type in the policy config WHEN the engine configures the pack THEN Configure fails naming each key, value and rule, before any resource is judged; the right config is accepted", async () => {
+        await expect(
+            configure(pack.client, {
+                "k8s-no-wildcard-access": { enforcementLevel: "mandatory", allowedRole: ["operator-admin"] },
+                "k8s-no-broad-grant": { enforcementLevel: "mandatory", allowedRoles: ["x"] },
+                "k8s-webhook-timeout": { enforcementLevel: "mandatory", maxTimeoutSeconds: "15" },
+            }),
+        ).rejects.toThrow(
+            [
+                "3 INVALID_ARGUMENT: invalid policy config for pack k8s-rbac: 3 problems",
+                `  - k8s-no-broad-grant: "k8s-no-broad-grant" is not a policy of pack k8s-rbac (its policies: ${K8S_RBAC_POLICIES.map((p) => p.name).join(", ")})`,
+                '  - k8s-no-wildcard-access.allowedRole: "allowedRole" is not a config key of policy k8s-no-wildcard-access (its keys: allowedRoles)',
+                '  - k8s-webhook-timeout.maxTimeoutSeconds: "15" must be an integer',
+            ].join("\n"),
+        );
         await configure(pack.client, { "k8s-no-wildcard-access": { enforcementLevel: "mandatory", allowedRoles: ["operator-admin"] } });
-        try {
-            expect(await judged(clusterRole("operator-admin", [{ apiGroups: ["*"], resources: ["*"], verbs: ["*"] }]))).toEqual([]);
-        } finally {
-            await configure(pack.client, {});
-        }
+        expect(await judged(clusterRole("operator-admin", [{ apiGroups: ["*"], resources: ["*"], verbs: ["*"] }]))).toEqual([]);
     });
 
     test("GIVEN webhook timeouts of 31 s and 30 s WHEN analyzed THEN only 31 is refused, at the operator pre-flight's limit", async () => {

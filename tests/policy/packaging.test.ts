@@ -63,7 +63,14 @@ describe("npm run policy:build: a self-contained pack for pulumi policy publish"
     test("GIVEN the k8s-rbac pack WHEN built THEN the directory holds the compiled pack with the components it imports, its package.json pointing at the compiled entry, and it runs", async () => {
         const dir = path.join(out, "k8s-rbac");
         const files = buildPack("k8s-rbac", dir);
-        expect(files.filter((f) => !f.endsWith(".js"))).toEqual(["PulumiPolicy.yaml", "package.json"]);
+        // The evaluator's well-known RBAC objects and the discovered plurals are data its modules import.
+        expect(files.filter((f) => !f.endsWith(".js"))).toEqual([
+            "PulumiPolicy.yaml",
+            "components/shared/api-resources.table.json",
+            "components/shared/rbac-well-known.kubernetes.json",
+            "components/shared/rbac-well-known.openshift.json",
+            "package.json",
+        ]);
         expect(files).toEqual(
             expect.arrayContaining([
                 "policy-packs/k8s-rbac/index.js",

@@ -4,7 +4,8 @@ import fc from "fast-check";
 import { podOf, restrictedProfileViolations } from "../../components/shared/pod-security";
 import { podSecurityRestricted } from "../../policy-packs/k8s-rbac/pod-security";
 import { ROOT } from "../helpers/render";
-import { k8s, UNKNOWN_VALUE, violations } from "./support";
+import { PACKS_START } from "../helpers/policy-packs";
+import { analyzed, k8s, UNKNOWN_VALUE, violations } from "./support";
 
 /** Third-party AdmissionReviews (see ../shared/testdata/SOURCES.md): the pod of a review or of a bare request. */
 function reviewedPod(file: string): Record<string, unknown> {
@@ -211,12 +212,16 @@ describe("k8s-pod-security-restricted", () => {
         ]);
     });
 
-    test("GIVEN a pod template that is wholly unknown during a preview WHEN analyzed THEN the engine reports that the policy cannot run yet (advisory)", () => {
-        const target = k8s({ apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "x", namespace: "y" }, spec: UNKNOWN_VALUE });
-        expect(violations(podSecurityRestricted, target)).toEqual([
-            "advisory: can't run policy 'k8s-pod-security-restricted' from policy pack 'test-pack@v0.1.0' during preview: string value at .spec can't be known during preview",
-        ]);
-    });
+    test(
+        "GIVEN a pod template that is wholly unknown during a preview WHEN analyzed by the pack's analyzer THEN it reports that the policy cannot run yet (advisory)",
+        async () => {
+            const target = k8s({ apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "x", namespace: "y" }, spec: UNKNOWN_VALUE });
+            expect(await analyzed(podSecurityRestricted, target)).toEqual([
+                "advisory: can't run policy 'k8s-pod-security-restricted' from policy pack 'k8s-rbac@v0.1.0' during preview: string value at .spec can't be known during preview",
+            ]);
+        },
+        PACKS_START,
+    );
 
     test("GIVEN an exempt namespace, a DeploymentPatch or a CronJob that is restricted WHEN analyzed THEN nothing is reported", () => {
         const bad = deployment({ hostPID: true });

@@ -48,7 +48,7 @@ describe("the k8s-rbac pack through the real analyzer protocol (index.ts run as 
                 enforcementLevel: "mandatory",
                 severity: "critical",
                 hasRemediationSteps: true,
-                configKeys: ["allowedRoles"],
+                configKeys: ["allowedRoles", "operatorExemptions", "operators"],
             },
             {
                 name: "k8s-no-cluster-admin-service-accounts",
@@ -73,6 +73,14 @@ describe("the k8s-rbac pack through the real analyzer protocol (index.ts run as 
                 severity: "critical",
                 hasRemediationSteps: true,
                 configKeys: [],
+            },
+            {
+                name: "k8s-no-powerful-bindings",
+                type: "resource",
+                enforcementLevel: "mandatory",
+                severity: "critical",
+                hasRemediationSteps: true,
+                configKeys: ["allowedBindings"],
             },
             {
                 name: "k8s-no-mutating-policy-over-rbac",

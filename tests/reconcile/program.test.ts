@@ -144,11 +144,12 @@ describe("reconcile through the Pulumi Kubernetes Operator", () => {
             { kind: "ServiceAccount", name: "cluster-platform-reconcile", namespace: "cluster-platform-reconcile" },
         ]);
         const missing: string[] = [];
+        const crds = result.manifests.map((m) => m.object);
         for (const manifest of result.manifests) {
             const { apiVersion, kind } = manifest.object as { apiVersion: string; kind: string };
             const verbs = manifest.patch ? ["get", "patch"] : ["get", "create", "update", "patch", "delete"];
             for (const verb of verbs) {
-                if (!allows(role.rules, groupOf(apiVersion), resourceOfKind(kind), verb)) {
+                if (!allows(role.rules, groupOf(apiVersion), resourceOfKind(apiVersion, kind, crds), verb)) {
                     missing.push(`${verb} ${kind}.${apiVersion}`);
                 }
             }
@@ -156,15 +157,18 @@ describe("reconcile through the Pulumi Kubernetes Operator", () => {
         const reads = result.reads.map((r) => kindOfToken(r.type)).filter((u) => u !== undefined);
         expect(reads.length).toBe(result.reads.length);
         for (const read of reads) {
-            if (!allows(role.rules, groupOf(read.apiVersion), resourceOfKind(read.kind), "get")) {
+            if (!allows(role.rules, groupOf(read.apiVersion), resourceOfKind(read.apiVersion, read.kind, crds), "get")) {
                 missing.push(`get ${read.kind}.${read.apiVersion} (read)`);
             }
         }
         expect(missing).toEqual([]);
         // Nothing beyond: every granted resource is one the program touches or awaits.
         const touched = new Set([
-            ...result.manifests.map((m) => `${groupOf(String(m.object.apiVersion))}|${resourceOfKind(String(m.object.kind))}`),
-            ...reads.map((r) => `${groupOf(r.apiVersion)}|${resourceOfKind(r.kind)}`),
+            ...result.manifests.map(
+                (m) =>
+                    `${groupOf(String(m.object.apiVersion))}|${resourceOfKind(String(m.object.apiVersion), String(m.object.kind), crds)}`,
+            ),
+            ...reads.map((r) => `${groupOf(r.apiVersion)}|${resourceOfKind(r.apiVersion, r.kind, crds)}`),
             "apps|replicasets",
             "|pods",
             "|persistentvolumeclaims",
@@ -189,10 +193,12 @@ describe("the reconcile role against the provider's await watches", () => {
 
     test("GIVEN every kind the program declares or patches WHEN its await watches (provider/pkg/await, await-watches.ts) are checked THEN the role lists and watches each", () => {
         const missing: string[] = [];
-        const kinds = new Set(result.manifests.map((m) => `${groupOf(String(m.object.apiVersion))}|${String(m.object.kind)}`));
+        const crds = result.manifests.map((m) => m.object);
+        const kinds = new Set(result.manifests.map((m) => `${String(m.object.apiVersion)}|${String(m.object.kind)}`));
         for (const key of kinds) {
-            const [group, kind] = key.split("|");
-            for (const watched of [{ group, resource: resourceOfKind(kind) }, ...watchedFor(group, kind)]) {
+            const [apiVersion, kind] = key.split("|");
+            const group = groupOf(apiVersion);
+            for (const watched of [{ group, resource: resourceOfKind(apiVersion, kind, crds) }, ...watchedFor(group, kind)]) {
                 for (const verb of ["list", "watch"]) {
                     if (!allows(rules, watched.group, watched.resource, verb)) {
                         missing.push(`${kind}: ${verb} ${watched.resource}.${watched.group || "core"}`);
@@ -202,7 +208,7 @@ describe("the reconcile role against the provider's await watches", () => {
         }
         expect(missing).toEqual([]);
         // The program declares Deployments and Services, so their await entries are exercised above.
-        expect(kinds.has("apps|Deployment") && kinds.has("|Service")).toBe(true);
+        expect(kinds.has("apps/v1|Deployment") && kinds.has("v1|Service")).toBe(true);
     });
 
     test("GIVEN the provider's Deployment await (deployment.go: deployments, replicasets, pods, persistentvolumeclaims; await.go: events) WHEN the role is read THEN each is listed and watched", () => {

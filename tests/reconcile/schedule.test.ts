@@ -11,6 +11,7 @@ import {
     scheduleProblem,
 } from "../../components/reconcile/schedule";
 import { kindUseOfToken, reconcileRules, resourceOfKind } from "../../components/reconcile/rbac";
+import { Plurals, resourcesOfCrd } from "../../components/shared/api-resources";
 
 describe("the reconcile schedule", () => {
     test("GIVEN any renewal window WHEN the period is derived THEN the rule accepts it, at PKO's floor or above and at most daily", () => {
@@ -42,15 +43,36 @@ describe("the reconcile schedule", () => {
 });
 
 describe("the least RBAC", () => {
+    // Expected plurals: the API server's discovery as the real tier serves it (kubectl api-resources), and the CRD declared below.
     test.each([
-        ["Deployment", "deployments"],
-        ["Ingress", "ingresses"],
-        ["NetworkPolicy", "networkpolicies"],
-        ["StorageClass", "storageclasses"],
-        ["Gateway", "gateways"],
-        ["ClusterServiceVersion", "clusterserviceversions"],
-    ])("GIVEN the kind %s WHEN turned into a resource THEN it is %s", (kind, resource) => {
-        expect(resourceOfKind(kind)).toBe(resource);
+        ["apps/v1", "Deployment", "deployments"],
+        ["networking.k8s.io/v1", "Ingress", "ingresses"],
+        ["v1", "Endpoints", "endpoints"],
+        ["networking.k8s.io/v1", "NetworkPolicy", "networkpolicies"],
+        ["storage.k8s.io/v1", "StorageClass", "storageclasses"],
+        ["operators.coreos.com/v1alpha1", "ClusterServiceVersion", "clusterserviceversions"],
+        ["pulumi.com/v1", "Stack", "stacks"],
+        ["gateway.example.io/v1", "Gateway", "gatewayz"],
+    ])(
+        "GIVEN the kind %s %s WHEN turned into a resource THEN it is %s, from discovery or the stack's CRD, never the kind's spelling",
+        (apiVersion, kind, resource) => {
+            const crd = resourcesOfCrd({
+                kind: "CustomResourceDefinition",
+                spec: {
+                    group: "gateway.example.io",
+                    scope: "Namespaced",
+                    names: { kind: "Gateway", plural: "gatewayz" },
+                    versions: [{ name: "v1" }],
+                },
+            });
+            expect(resourceOfKind(apiVersion, kind, new Plurals(crd))).toBe(resource);
+        },
+    );
+
+    test("GIVEN a kind neither a CRD of the stack nor discovery knows WHEN rules are derived THEN the run stops naming it: no plural is guessed", () => {
+        expect(() => reconcileRules([{ apiVersion: "example.io/v1", kind: "Widget", use: "declared" }])).toThrow(
+            "the resource of kind Widget (example.io/v1) is not known: neither a CustomResourceDefinition the stack declares nor the API server's discovery (components/shared/api-resources.table.json) names it, and the reconcile role does not guess plurals",
+        );
     });
 
     test.each([
@@ -100,6 +122,10 @@ describe("the least RBAC", () => {
             { apiVersion: "Example.io/v1", kind: "Widget", use: "read" },
             { apiVersion: "example.io/v1", kind: "Gadget", use: "declared" },
         ] as const;
+        // The two made-up groups are served by CRDs the stack declares.
+        const crd = (group: string, kind: string, plural: string) =>
+            resourcesOfCrd({ kind: "CustomResourceDefinition", spec: { group, names: { kind, plural }, versions: [{ name: "v1" }] } });
+        const plurals = new Plurals([...crd("Example.io", "Widget", "widgets"), ...crd("example.io", "Gadget", "gadgets")]);
         // Code-unit order, written out: "" < "Example.io" < "apps" < "example.io" < "rbac..." < "storage...".
         const before = (a: string, b: string) => a < b;
         fc.assert(
@@ -108,8 +134,8 @@ describe("the least RBAC", () => {
                     .map((u) => ({ u, k: seeds.next().value }))
                     .sort((a, b) => a.k - b.k)
                     .map(({ u }) => u);
-                const rules = reconcileRules(uses);
-                expect(reconcileRules(shuffled)).toEqual(rules);
+                const rules = reconcileRules(uses, plurals);
+                expect(reconcileRules(shuffled, plurals)).toEqual(rules);
                 for (let i = 1; i < rules.length; i++) {
                     const [a, b] = [rules[i - 1], rules[i]];
                     const [ga, gb] = [a.apiGroups![0], b.apiGroups![0]];

@@ -14,8 +14,8 @@
 import * as os from "node:os";
 import { performance } from "node:perf_hooks";
 import type { Policies } from "@pulumi/policy";
-import { PACKS } from "../policy/config";
-import { EngineResource, engineResourcesFromRender, PolicyEngine } from "../policy/engine";
+import { PackName, PACKS, policyConfigFor } from "../policy/config";
+import { EngineResource, engineResourcesFromRender, PackConfig, PolicyEngine } from "../policy/engine";
 import { enginesFor, renderStack, stackFileConfig, validatedConfig } from "../policy/stacks";
 
 const STACK = "examples/openshift-aws.yaml";
@@ -44,11 +44,30 @@ function renamed(value: unknown, names: ReadonlyMap<string, string>): unknown {
  * renamed (`<namespace>-copy<i>`, wherever the name appears), so Services, Deployments and
  * budgets of different copies never meet, as no two objects of one cluster share a name.
  */
-function scaled(rendered: readonly EngineResource[], count: number): EngineResource[] {
-    const declared = rendered
+function declaredNamespaces(rendered: readonly EngineResource[]): string[] {
+    return rendered
         .filter((r) => r.type === "kubernetes:core/v1:Namespace")
         .map((r) => (r.props.metadata as { name?: unknown } | undefined)?.name)
         .filter((n): n is string => typeof n === "string");
+}
+
+/**
+ * The packs' config with each `allowedRoles` exemption in a declared namespace repeated for every
+ * copy's renamed namespace, as each copied install's own policy config would exempt its roles.
+ */
+function scaledPackConfig(config: Record<PackName, PackConfig>, declared: readonly string[], copies: number): Record<PackName, PackConfig> {
+    const grants = config["k8s-rbac"]["k8s-no-broad-grants"] as { allowedRoles?: string[] } | undefined;
+    if (!grants?.allowedRoles) return config;
+    const roles = grants.allowedRoles.flatMap((role) => {
+        const namespace = role.split("/")[0];
+        if (!role.includes("/") || !declared.includes(namespace)) return [role];
+        return [role, ...Array.from({ length: copies }, (_, i) => role.replace(`${namespace}/`, `${namespace}-copy${i + 1}/`))];
+    });
+    return { ...config, "k8s-rbac": { ...config["k8s-rbac"], "k8s-no-broad-grants": { ...grants, allowedRoles: roles } } };
+}
+
+function scaled(rendered: readonly EngineResource[], count: number): EngineResource[] {
+    const declared = declaredNamespaces(rendered);
     const out: EngineResource[] = [];
     for (let copy = 0; out.length < count; copy++) {
         const suffix = copy === 0 ? "" : `-copy${copy}`;
@@ -91,8 +110,11 @@ async function main(): Promise<void> {
             `rendering ${STACK} failed:\n${[...rendered.problems.map((p) => `${p.path}: ${p.message}`), ...rendered.errors].join("\n")}`,
         );
     }
-    const resources = scaled(engineResourcesFromRender(rendered.resources), RESOURCES);
-    const engines = enginesFor(validatedConfig(stackFileConfig(STACK)));
+    const stackResources = engineResourcesFromRender(rendered.resources);
+    const resources = scaled(stackResources, RESOURCES);
+    const config = validatedConfig(stackFileConfig(STACK));
+    const copies = Math.ceil(RESOURCES / stackResources.length);
+    const engines = enginesFor(config, scaledPackConfig(policyConfigFor(config), declaredNamespaces(stackResources), copies));
     const floorEngine = new PolicyEngine({ name: "no-op", policies: NO_OP, enforcementLevel: "mandatory" });
     const packs = () => timed(() => PACKS.reduce((n, pack) => n + engines[pack].analyzeAll(resources).diagnostics.length, 0));
     const floor = () => timed(() => floorEngine.analyzeAll(resources).diagnostics.length);

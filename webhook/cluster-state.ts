@@ -10,7 +10,6 @@ import {
     AuthorizationV1Api,
     CustomObjectsApi,
     type KubeConfig,
-    type KubernetesListObject,
     type KubernetesObject,
 } from "@kubernetes/client-node";
 import type { Logger } from "pino";

@@ -215,7 +215,10 @@ export async function listInPages<T extends KubernetesObject>(
         first = false;
         page = await fetchPage(next, limit);
         for (const item of page.body.items) items.push(shrink(item));
-        next = page.body.metadata?._continue || undefined;
+        // Typed lists (CoreV1Api) rename the field `_continue`; custom objects come back as plain JSON,
+        // where it stays `continue` (the API server's ListMeta JSON name).
+        const meta = page.body.metadata as { _continue?: string; continue?: string } | undefined;
+        next = meta?._continue || meta?.continue || undefined;
     } while (next);
     const body: KubernetesListObject<T> = { ...page.body, items };
     return { response: page.response, body } as ListPage;

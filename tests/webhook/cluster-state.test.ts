@@ -128,6 +128,34 @@ describe("cluster state from list + watch against a stand-in API (real @kubernet
         expect(metrics.kubeApiRequestCount).toBe(api.requests.length);
     });
 
+    test("GIVEN more Bundles than a page WHEN a state starts THEN it follows the custom-object list's metadata.continue (untyped: never renamed _continue) and sees every Bundle", async () => {
+        for (const team of ["team-b", "team-c", "team-d", "team-e"]) api.put(bundleObject(team, "own", { entitlements: [{ name: "x" }] }));
+        const before = api.requests.length;
+        const paged = new ClusterState({
+            kubeConfig: api.kubeConfig(),
+            metrics: new WebhookMetrics({ processMetrics: false }),
+            logger: capturedLogger().logger,
+            retry: { initialMs: 10, maxMs: 50 },
+            pageSize: 2,
+        });
+        try {
+            await paged.start();
+            expect(["team-a", "team-b", "team-c", "team-d", "team-e"].map((ns) => [...paged.bundlesIn(ns).keys()])).toEqual([
+                ["local"],
+                ["own"],
+                ["own"],
+                ["own"],
+                ["own"],
+            ]);
+            // 5 Bundles in pages of 2: three GETs of the list.
+            expect(
+                api.requestsSince(before).filter((line) => line === "GET /apis/subscription.openshift.io/v1alpha1/bundles"),
+            ).toHaveLength(3);
+        } finally {
+            paged.stop();
+        }
+    });
+
     test("GIVEN a watched Secret WHEN a key is added THEN the new key name is known without a new list", async () => {
         const before = api.requests.length;
         api.put(secret("team-a", "local-entitlement", { "local.pem": SECRET_VALUE, "local-key.pem": SECRET_VALUE }));

@@ -6,12 +6,7 @@
  * Shared Resource CSI driver mounts. Memory and open watches do not grow with the number of Bundles
  * beyond the Bundles themselves, each reduced to the fields the decision reads.
  */
-import {
-    AuthorizationV1Api,
-    CustomObjectsApi,
-    type KubeConfig,
-    type KubernetesObject,
-} from "@kubernetes/client-node";
+import { AuthorizationV1Api, CustomObjectsApi, type KubeConfig, type KubernetesObject } from "@kubernetes/client-node";
 import type { Logger } from "pino";
 import type { ServiceAccountRef, ReviewFunction } from "./access-reviews";
 import {
@@ -254,9 +249,9 @@ export class ClusterState implements KeySets {
         return names;
     }
 
-    /** Counts every change seen (plans derived from the caches are valid for one version). */
+    /** Counts every change seen, of bundles and of key names (plans derived from the caches are valid for one version). */
     version(): number {
-        return this.changes;
+        return this.changes + this.keys.version();
     }
 
     bundlesIn(namespace: string): ReadonlyMap<string, BundleInfo> {

@@ -119,6 +119,8 @@ export class KeySources {
     /** `Secret/<namespace>/<name>` → the object read by name (insertion order: least recently used first). */
     private readonly objects = new Map<string, ByNameEntry>();
     private running = false;
+    /** Counts every change of what the sources answer (plans made from them are valid for one version). */
+    private changes = 0;
 
     constructor(private readonly options: KeySourcesOptions) {
         this.core = options.kubeConfig.makeApiClient(CoreV1Api);
@@ -149,6 +151,11 @@ export class KeySources {
         this.namespaced.clear();
         this.objects.clear();
         this.updateGauges();
+    }
+
+    /** Changes with every change of what the sources answer. */
+    version(): number {
+        return this.changes;
     }
 
     /** Whether the server may list this kind in the whole namespace (never a platform namespace). */
@@ -203,10 +210,12 @@ export class KeySources {
             list: () => this.listPaged(kind, namespace, fieldSelector),
             shrink: keyNames,
             onRequest: (verb) => this.options.metrics.recordKubeApiRequest(verb, resource),
-            onChange: () => undefined,
+            onChange: () => void this.changes++,
             onListFailure: (error) => {
                 const status = errorStatus(error);
                 if (status !== 401 && status !== 403) return;
+                // Readers go elsewhere now (by name): what they answer may change.
+                this.changes++;
                 if (!warned)
                     this.options.logger.warn(
                         { namespace, resource, name, permission, err: describeError(error) },
@@ -223,6 +232,7 @@ export class KeySources {
         this.options.metrics.keyCacheSynced.set(labels, 0);
         informer.start();
         void informer.whenSynced().then(() => {
+            this.changes++;
             settle();
             if (this.running && (this.named.get(`${kind}/${name}`) === cache || this.namespaced.get(`${kind}/${namespace}`) === cache))
                 this.options.metrics.keyCacheSynced.set(labels, 1);
@@ -356,6 +366,7 @@ export class KeySources {
         const [kind, namespace, name] = id.split("/") as [ReferencedKind, string, string];
         target.pending = this.fetch(kind, namespace, name).then(
             (value) => {
+                if (JSON.stringify(value) !== JSON.stringify(target.value)) this.changes++;
                 target.value = value;
                 target.at = this.now();
                 target.error = undefined;

@@ -239,6 +239,6 @@ describe("the subscription webhook's deployment (pure parts)", () => {
             failureThreshold: 3,
             initialDelaySeconds: 10,
         });
-        expect(container.resources).toEqual({ requests: { cpu: "50m", memory: "96Mi" }, limits: { cpu: "1", memory: "256Mi" } });
+        expect(container.resources).toEqual({ requests: { cpu: "50m", memory: "192Mi" }, limits: { cpu: "1", memory: "512Mi" } });
     });
 });

@@ -71,10 +71,11 @@ function composeCapabilities(stack: TaggedStack, checked: Preflight) {
                       certificates: certificates.issuer,
                       excludedNamespaces: [...config.subscriptions.webhook.excludedNamespaces, ...reconcileNamespaces(config.reconcile)],
                       readNamespaces: config.subscriptions.webhook.readNamespaces,
-                      readAllNamespaces: config.subscriptions.webhook.readAllNamespaces,
                   },
                   driver: config.subscriptions.sharedResourceDriver.serviceAccount,
                   apis: checked.subscriptionApis,
+                  sourceNamespace: config.subscriptions.sourceNamespace,
+                  keptShares: stack.keptShares,
               },
               { providers: [kubernetes] },
           )

@@ -177,7 +177,9 @@ export class AdmissionHandler {
             default:
                 try {
                     decision =
-                        task.type === "ephemeral" ? decideEphemeralContainers(task.pod) : await this.decideCreate(task.pod, task.namespace);
+                        task.type === "ephemeral"
+                            ? decideEphemeralContainers(task.pod, task.existing)
+                            : await this.decideCreate(task.pod, task.namespace);
                 } catch (error) {
                     this.options.logger.error({ uid: request.uid, err: (error as Error).message }, "decision failed");
                     decision = deny("InternalError", 500, "internal error while evaluating the pod; retry");
@@ -187,7 +189,9 @@ export class AdmissionHandler {
                 this.log(request, task.pod, task.namespace, decision);
         }
         if (!decision.allowed) this.options.metrics.recordDenial(decision.reason);
-        else for (const skipped of decision.skipped ?? []) this.options.metrics.skippedBundles.inc(skipped);
+        else
+            for (const skipped of decision.skipped ?? [])
+                this.options.metrics.skippedBundles.inc({ kind: skipped.kind, reason: skipped.reason });
         if (!decision.allowed && UNDECIDED.has(decision.reason)) return callFailure(decision.code, decision.message);
         return { status: 200, body: reviewResponse(apiVersion as ReviewVersion, request.uid, decision, message), outcome };
     }
@@ -201,12 +205,15 @@ export class AdmissionHandler {
         if (unsynced.length > 0) return notSynced(unsynced);
         const bundles = cluster.bundlesIn(namespace);
         const clusterBundles = cluster.clusterBundleMap();
-        const preparation = prepareInjection({ pod, namespace, bundles, clusterBundles });
+        const preparation = prepareInjection({ pod, namespace, bundles, clusterBundles, keys: cluster });
         let decisions: ReadonlyMap<string, AccessDecision> = NO_ACCESS;
         if (preparation) {
             try {
                 const cold = cluster.whenKeysSynced(preparation.lookups);
-                if (cold && !(await settlesWithin(cold, this.options.lookupTimeoutMs))) {
+                if (cold) {
+                    // Settled or not, a source that still cannot answer (a read by name that failed, a
+                    // namespace still listing) is an unknown, never "not found".
+                    await settlesWithin(cold, this.options.lookupTimeoutMs);
                     const still = cluster.unsyncedCaches(preparation.lookups);
                     if (still.length > 0) return notSynced(still);
                 }

@@ -100,6 +100,30 @@ export function clusterBundleShareName(bundle: string, role: ShareRole, ref: Req
 }
 
 /**
+ * The source namespace: every Secret and ConfigMap a ClusterBundle shares reaches the Shared
+ * Resource CSI driver through a copy there, never from where it lives. With refresh on, the driver
+ * lists and watches every object of each share's source namespace (openshift/csi-driver-shared-resource
+ * pkg/controller/controller.go `RegisterSecretInformer`: `informers.WithNamespace(namespace)`), so a
+ * share of `openshift-config-managed/etc-pki-entitlement` itself would let the driver read every
+ * Secret of that namespace. The source sync (webhook/source-sync.ts) keeps the copies equal to their
+ * originals, reading each original by name only; the namespace holds nothing else the stack puts there.
+ */
+export const DEFAULT_SOURCE_NAMESPACE = "subscription-sources";
+
+/**
+ * The name of the copy of `<namespace>/<name>` in the source namespace: `<namespace>.<name>`, unique
+ * because a namespace name has no dot; when that passes 253 characters, cut and fingerprinted. The
+ * stack (shares, RBAC), the source sync and the webhook all call this one function.
+ */
+export function sourceCopyName(ref: Required<ObjectReference>): string {
+    const plain = `${ref.namespace}.${ref.name}`;
+    return plain.length <= 253 ? plain : fingerprintedName(plain, `${ref.namespace}\n${ref.name}`, 253);
+}
+
+/** Annotation on a copy naming its original: `Secret openshift-config-managed/etc-pki-entitlement`. */
+export const SOURCE_COPY_OF_ANNOTATION = "subscription.openshift.io/copy-of";
+
+/**
  * How the webhook Deployment and the API server reach the admission server: its default port
  * (unprivileged, so the pod runs as non-root) and its routes. The server and the Deployment both
  * read these, so they cannot drift apart.

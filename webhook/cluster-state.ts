@@ -1,18 +1,12 @@
 /**
- * The cluster as the webhook needs it, from watches: Bundles and ClusterBundles (as BundleInfo),
- * and the key names of the Secrets and ConfigMaps they reference, watched per namespace that some
- * bundle references where the server may list, else per object by name (started and stopped as
- * bundles change). Values never stay in memory: each
- * Secret/ConfigMap is reduced to its name and key names before the cache stores it.
+ * The cluster as the webhook needs it, from watches: Bundles and ClusterBundles (as BundleInfo), and
+ * the key names of the Secrets and ConfigMaps they reference, read where key-sources.ts says (by
+ * name cluster-wide, per listed namespace, or one object by name). A ClusterBundle's references are
+ * read from their copies in the source namespace (webhook/api.ts `sourceCopyName`), which is what the
+ * Shared Resource CSI driver mounts. Memory and open watches do not grow with the number of Bundles
+ * beyond the Bundles themselves, each reduced to the fields the decision reads.
  */
-import {
-    AuthorizationV1Api,
-    CoreV1Api,
-    CustomObjectsApi,
-    type KubeConfig,
-    type KubernetesListObject,
-    type KubernetesObject,
-} from "@kubernetes/client-node";
+import { AuthorizationV1Api, CustomObjectsApi, type KubeConfig, type KubernetesObject } from "@kubernetes/client-node";
 import type { Logger } from "pino";
 import type { ServiceAccountRef, ReviewFunction } from "./access-reviews";
 import {
@@ -25,39 +19,20 @@ import {
 } from "./api";
 import type { AccessDecision, BundleInfo, KeyLookups, KeySets, ReferencedKind } from "./decision";
 import { type AccessReviewSpec, type ShareRef, clusterBundleAccessReviews, describeReview } from "./driver-access";
-import { Informer, type ListPage, describeError, errorStatus } from "./informer";
-import { clusterBundleShares } from "./mounts";
+import { Informer, type ListPage, describeError, listInPages } from "./informer";
+import { type ByNameSettings, KeySources, type ReadScopes } from "./key-sources";
+import { clusterBundleShares, keyLocation } from "./mounts";
 import type { WebhookMetrics } from "./metrics";
 import { isRecord } from "../components/shared/records";
 
-/** What the cache keeps of a Secret or ConfigMap. */
-export interface KeyNames extends KubernetesObject {
-    metadata: { name: string; namespace: string; resourceVersion?: string };
-    keys: string[];
-}
+export { type KeyNames, keyNames } from "./key-sources";
 
+/**
+ * What the informers keep of a Bundle or ClusterBundle: the fields BundleInfo is made of, nothing
+ * else (no managedFields, annotations, other labels or status), so each costs a few hundred bytes.
+ */
 interface BundleObject extends KubernetesObject {
     spec?: unknown;
-}
-
-/** Reduces a Secret (data) or ConfigMap (data, binaryData) to its key names. */
-export function keyNames(object: unknown): KeyNames {
-    const record = isRecord(object) ? object : {};
-    if (Array.isArray(record.keys) && record.data === undefined && record.binaryData === undefined) return record as unknown as KeyNames;
-    const metadata = isRecord(record.metadata) ? record.metadata : {};
-    const keys = new Set<string>();
-    for (const field of ["data", "binaryData"]) {
-        const data = record[field];
-        if (isRecord(data)) for (const key of Object.keys(data)) keys.add(key);
-    }
-    return {
-        metadata: {
-            name: String(metadata.name ?? ""),
-            namespace: String(metadata.namespace ?? ""),
-            resourceVersion: typeof metadata.resourceVersion === "string" ? metadata.resourceVersion : undefined,
-        },
-        keys: [...keys].sort(),
-    };
 }
 
 function references(value: unknown): ObjectReference[] {
@@ -85,53 +60,68 @@ export function bundleInfo(object: BundleObject): BundleInfo {
     };
 }
 
+/** The object an informer keeps: identity, resourceVersion and the decision's fields, all as BundleInfo has them. */
+function shrinkBundle(object: unknown): BundleObject {
+    const bundle = (isRecord(object) ? object : {}) as BundleObject;
+    const info = bundleInfo(bundle);
+    const metadata = bundle.metadata ?? {};
+    return {
+        metadata: {
+            name: info.name,
+            ...(info.namespace ? { namespace: info.namespace } : {}),
+            resourceVersion: metadata.resourceVersion,
+            generation: info.generation,
+            ...(info.alwaysInject ? { labels: { [ALWAYS_INJECT_LABEL]: "true" } } : {}),
+        },
+        spec: { entitlements: info.entitlements, yumRepositories: info.yumRepositories },
+    };
+}
+
 export interface ClusterStateOptions {
     kubeConfig: KubeConfig;
     metrics: WebhookMetrics;
     logger: Logger;
     retry?: { initialMs: number; maxMs: number };
-    /** Items per list page for Secrets and ConfigMaps. */
+    /** Items per list page (bundles, Secrets, ConfigMaps). */
     pageSize?: number;
-    /** Namespaces whose Secrets/ConfigMaps the server may list; undefined: every namespace. */
-    readNamespaces?: readonly string[];
-}
-
-const KIND_RESOURCES: Record<ReferencedKind, string> = { Secret: "secrets", ConfigMap: "configmaps" };
-
-/** One key cache: its informer, its metric labels, and whether RBAC refused its list. */
-interface KeyCache {
-    informer: Informer<KeyNames>;
-    labels: { resource: string; namespace: string; name: string };
-    /** Resolves once the cache has synced or RBAC has refused it. */
-    settled: Promise<void>;
-    /** Set while the last list was refused (401/403): why the keys cannot be read. */
-    forbidden?: string;
-}
-
-/** `secrets in team-a` (namespace-wide cache) or `secrets team-a/name` (one object). */
-function describeCache(id: string): string {
-    const [kind, namespace, name] = id.split("/") as [ReferencedKind, string, string | undefined];
-    return name === undefined ? `${KIND_RESOURCES[kind]} in ${namespace}` : `${KIND_RESOURCES[kind]} ${namespace}/${name}`;
+    /**
+     * Where the server may list Secrets/ConfigMaps namespace-wide, per kind; undefined: every
+     * namespace but the platform's. Elsewhere it reads each referenced object by name.
+     */
+    readScopes?: ReadScopes;
+    /** The source namespace holding the copies ClusterBundles share; undefined: their references are read where they point. */
+    sourceNamespace?: string;
+    /** Reads by name: how long they are used, how many are kept. */
+    byName?: Partial<ByNameSettings>;
+    now?: () => number;
 }
 
 export class ClusterState implements KeySets {
-    private readonly core: CoreV1Api;
     private readonly custom: CustomObjectsApi;
     private readonly bundles: Informer<BundleObject>;
     private readonly clusterBundles: Informer<BundleObject>;
     private readonly bundleIndex = new Map<string, Map<string, BundleInfo>>();
     private readonly clusterIndex = new Map<string, BundleInfo>();
-    private readonly keyCaches = new Map<string, KeyCache>();
+    private readonly keys: KeySources;
     private started = false;
     private changes = 0;
-    private readonly readableNamespaces: ReadonlySet<string> | undefined;
+    readonly sourceNamespace: string | undefined;
     /** Share lists per indexed ClusterBundle object (a new object on every change). */
     private readonly shareLists = new WeakMap<BundleInfo, readonly ShareRef[]>();
 
     constructor(private readonly options: ClusterStateOptions) {
-        this.core = options.kubeConfig.makeApiClient(CoreV1Api);
         this.custom = options.kubeConfig.makeApiClient(CustomObjectsApi);
-        this.readableNamespaces = options.readNamespaces ? new Set(options.readNamespaces) : undefined;
+        this.sourceNamespace = options.sourceNamespace;
+        this.keys = new KeySources({
+            kubeConfig: options.kubeConfig,
+            metrics: options.metrics,
+            logger: options.logger,
+            retry: options.retry,
+            pageSize: options.pageSize,
+            readScopes: options.readScopes ?? "all",
+            byName: options.byName,
+            now: options.now,
+        });
         this.bundles = this.bundleInformer(BUNDLE_PLURAL, (event, object) => this.indexBundle(event, object));
         this.clusterBundles = this.bundleInformer(CLUSTER_BUNDLE_PLURAL, (event, object) => this.indexClusterBundle(event, object));
     }
@@ -144,21 +134,38 @@ export class ClusterState implements KeySets {
             name: plural,
             kubeConfig: this.options.kubeConfig,
             path: `/apis/${SUBSCRIPTION_GROUP}/${SUBSCRIPTION_VERSION}/${plural}`,
-            list: () => this.custom.listClusterCustomObject(SUBSCRIPTION_GROUP, SUBSCRIPTION_VERSION, plural) as Promise<ListPage>,
-            shrink: (object) => {
-                const bundle = object as BundleObject;
-                if (bundle.metadata) delete bundle.metadata.managedFields;
-                return bundle;
-            },
+            list: () => this.listBundles(plural),
+            shrink: shrinkBundle,
             onRequest: (verb) => this.options.metrics.recordKubeApiRequest(verb, plural),
             onChange: (event, object) => {
                 this.changes++;
                 onChange(event, object);
-                if (this.started) this.reconcileKeyInformers();
+                if (this.started) void this.reconcileKeyInformers();
             },
             logger: this.options.logger,
             retry: this.options.retry,
         });
+    }
+
+    /** Lists bundles page by page, shrinking each page before the next, so a list of 10,000 never sits in memory whole. */
+    private listBundles(plural: string): Promise<ListPage> {
+        return listInPages(
+            (next, limit) =>
+                this.custom.listClusterCustomObject(
+                    SUBSCRIPTION_GROUP,
+                    SUBSCRIPTION_VERSION,
+                    plural,
+                    undefined,
+                    undefined,
+                    next,
+                    undefined,
+                    undefined,
+                    limit,
+                ) as Promise<ListPage>,
+            shrinkBundle,
+            this.options.pageSize ?? 500,
+            () => this.options.metrics.recordKubeApiRequest("list", plural),
+        );
     }
 
     private indexBundle(event: string, object: BundleObject): void {
@@ -180,137 +187,43 @@ export class ClusterState implements KeySets {
         else this.clusterIndex.set(info.name, info);
     }
 
-    /**
-     * The key caches the bundles need: per kind, a namespace-wide one where the server may list
-     * (readNamespaces), else one per referenced object, selected by name. A name-field-selected
-     * list or watch carries the object's name for authorization (kubernetes staging/src/k8s.io/
-     * apiserver/pkg/endpoints/request/requestinfo.go: `metadata.name` field selector → requestInfo.Name),
-     * so a Role with `resourceNames` allows it (plugin/pkg/auth/authorizer/rbac/rbac.go `RuleAllows`):
-     * the stack's webhook ClusterRole grants exactly that for the conventional object names, and a
-     * team can grant it for its own (docs/subscriptions.md).
-     */
-    private referencedCaches(): Set<string> {
-        const needed = new Set<string>();
-        const note = (kind: ReferencedKind, namespace: string | undefined, name: string) =>
-            namespace && needed.add(this.cacheId(kind, namespace, name));
+    /** The (kind, namespace) pairs whose objects the bundles reference, where the decision reads them. */
+    private referencedNamespaces(): Map<string, [ReferencedKind, string]> {
+        const needed = new Map<string, [ReferencedKind, string]>();
+        const note = (kind: ReferencedKind, namespace: string | undefined) =>
+            namespace && needed.set(`${kind}/${namespace}`, [kind, namespace]);
         for (const index of this.bundleIndex.values()) {
             for (const bundle of index.values()) {
-                // A Bundle may only use its own namespace; other references are denied, not watched.
-                for (const ref of bundle.entitlements)
-                    if ((ref.namespace ?? bundle.namespace) === bundle.namespace) note("Secret", bundle.namespace, ref.name);
-                for (const ref of bundle.yumRepositories)
-                    if ((ref.namespace ?? bundle.namespace) === bundle.namespace) note("ConfigMap", bundle.namespace, ref.name);
+                // A Bundle may only use its own namespace; other references are denied, not read.
+                if (bundle.entitlements.length > 0) note("Secret", bundle.namespace);
+                if (bundle.yumRepositories.length > 0) note("ConfigMap", bundle.namespace);
             }
         }
         for (const bundle of this.clusterIndex.values()) {
-            for (const ref of bundle.entitlements) note("Secret", ref.namespace, ref.name);
-            for (const ref of bundle.yumRepositories) note("ConfigMap", ref.namespace, ref.name);
+            for (const ref of bundle.entitlements) note("Secret", keyLocation(this, true, ref)?.namespace);
+            for (const ref of bundle.yumRepositories) note("ConfigMap", keyLocation(this, true, ref)?.namespace);
         }
         return needed;
     }
 
-    /** `Secret/<namespace>` (namespace-wide) or `Secret/<namespace>/<name>` (one object). */
-    private cacheId(kind: ReferencedKind, namespace: string, name: string): string {
-        return this.readable(namespace) ? `${kind}/${namespace}` : `${kind}/${namespace}/${name}`;
-    }
-
-    private reconcileKeyInformers(): void {
-        const needed = this.referencedCaches();
-        for (const id of needed) if (!this.keyCaches.has(id)) this.startKeyCache(id);
-        for (const [id, cache] of this.keyCaches) {
-            if (!needed.has(id)) this.stopKeyCache(id, cache);
-        }
-        this.updateSyncedGauge();
-    }
-
-    private stopKeyCache(id: string, cache: KeyCache): void {
-        cache.informer.stop();
-        this.keyCaches.delete(id);
-        this.options.metrics.keyCacheSynced.remove(cache.labels);
-    }
-
-    private startKeyCache(id: string): KeyCache {
-        const [kind, namespace, name] = id.split("/") as [ReferencedKind, string, string | undefined];
-        const resource = KIND_RESOURCES[kind];
-        const fieldSelector = name === undefined ? undefined : `metadata.name=${name}`;
-        const labels = { resource, namespace, name: name ?? "" };
-        const what = name === undefined ? `${resource} in namespace ${namespace}` : `${resource} ${namespace}/${name}`;
-        let settle!: () => void;
-        const cache: KeyCache = {
-            labels,
-            settled: new Promise((resolve) => (settle = resolve)),
-            informer: new Informer<KeyNames>({
-                name: name === undefined ? `${resource}/${namespace}` : `${resource}/${namespace}/${name}`,
-                kubeConfig: this.options.kubeConfig,
-                path: `/api/v1/namespaces/${namespace}/${resource}`,
-                fieldSelector,
-                list: () => this.listPaged(kind, namespace, fieldSelector),
-                shrink: keyNames,
-                onRequest: (verb) => this.options.metrics.recordKubeApiRequest(verb, resource),
-                onChange: () => void this.changes++,
-                onListFailure: (error) => {
-                    const status = errorStatus(error);
-                    if (status !== 401 && status !== 403) return;
-                    const permission = `list and watch ${resource} in namespace ${namespace}${name === undefined ? "" : ` (resourceNames: ${name})`}`;
-                    if (cache.forbidden === undefined)
-                        this.options.logger.warn(
-                            { namespace, resource, name, permission, err: describeError(error) },
-                            `key cache cannot sync: the webhook's service account may not ${permission}; only pods using ${what} are affected`,
-                        );
-                    cache.forbidden = `the webhook may not read ${what} (its service account needs ${permission})`;
-                    settle();
-                },
-                logger: this.options.logger,
-                retry: this.options.retry,
-            }),
-        };
-        this.keyCaches.set(id, cache);
-        this.options.metrics.keyCacheSynced.set(labels, 0);
-        cache.informer.start();
-        void cache.informer.whenSynced().then(() => {
-            cache.forbidden = undefined;
-            settle();
-            if (this.keyCaches.get(id) === cache) this.options.metrics.keyCacheSynced.set(labels, 1);
-            this.updateSyncedGauge();
-        });
-        return cache;
-    }
-
-    /** Lists page by page, shrinking each page before fetching the next (later pages count as reads too). */
-    private async listPaged(kind: ReferencedKind, namespace: string, fieldSelector: string | undefined): Promise<ListPage> {
-        const limit = this.options.pageSize ?? 500;
-        const items: KeyNames[] = [];
-        let page: ListPage;
-        let next: string | undefined;
-        let first = true;
-        do {
-            if (!first) this.options.metrics.recordKubeApiRequest("list", KIND_RESOURCES[kind]);
-            first = false;
-            page = (
-                kind === "Secret"
-                    ? await this.core.listNamespacedSecret(namespace, undefined, undefined, next, fieldSelector, undefined, limit)
-                    : await this.core.listNamespacedConfigMap(namespace, undefined, undefined, next, fieldSelector, undefined, limit)
-            ) as ListPage;
-            for (const item of page.body.items) items.push(keyNames(item));
-            next = page.body.metadata?._continue || undefined;
-        } while (next);
-        const body: KubernetesListObject<KeyNames> = { ...page.body, items };
-        return { response: page.response, body } as ListPage;
+    private reconcileKeyInformers(): Promise<void> {
+        return this.keys.reconcile(this.referencedNamespaces().values());
     }
 
     /**
-     * Starts every informer; resolves once the bundle caches are synced and every key cache has
-     * either synced or been refused by RBAC (one that keeps failing otherwise is not waited for
-     * beyond its first answer: `start` never depends on one namespace).
+     * Starts every informer; resolves once the bundle caches are synced and every namespace-wide key
+     * cache the bundles need has either synced or been refused by RBAC (`start` never depends on one
+     * namespace).
      */
     async start(): Promise<void> {
+        this.options.metrics.informers.set({ kind: "bundles" }, 2);
         this.bundles.start();
         this.clusterBundles.start();
+        this.keys.start();
         await Promise.all([this.bundles.whenSynced(), this.clusterBundles.whenSynced()]);
         this.started = true;
-        this.reconcileKeyInformers();
         this.updateSyncedGauge();
-        await Promise.all([...this.keyCaches.values()].map((cache) => cache.settled));
+        await this.reconcileKeyInformers();
     }
 
     private updateSyncedGauge(): void {
@@ -320,41 +233,25 @@ export class ClusterState implements KeySets {
     /**
      * Ready: the bundle caches, which every admission reads, are listed. Key caches are not
      * waited for: one namespace whose Secrets cannot be listed (its RoleBinding deleted by a
-     * namespace admin) affects only the pods that need its keys (a failed call, or a denial
-     * naming the missing permission), never the readiness of every replica.
+     * namespace admin) affects only the pods that need its keys (read by name meanwhile), never
+     * the readiness of every replica.
      */
     synced(): boolean {
         return this.started && this.bundles.hasSynced && this.clusterBundles.hasSynced;
     }
 
-    /** See ClusterView.unsyncedCaches: the bundle caches, and the key caches of `lookups` when given (not those RBAC refuses). */
+    /** See ClusterView.unsyncedCaches: the bundle caches, and the key sources `lookups` read when given. */
     unsyncedCaches(lookups?: KeyLookups): string[] {
         const names: string[] = [];
         if (!this.bundles.hasSynced) names.push(BUNDLE_PLURAL);
         if (!this.clusterBundles.hasSynced) names.push(CLUSTER_BUNDLE_PLURAL);
-        for (const [id, cache] of this.cachesOf(lookups)) {
-            if (!cache?.informer.hasSynced && !cache?.forbidden) names.push(describeCache(id));
-        }
+        if (lookups) names.push(...this.keys.unsynced(lookups));
         return names;
     }
 
-    /** The key caches (by id, possibly not started) that `lookups` read. */
-    private cachesOf(lookups: KeyLookups | undefined): Map<string, KeyCache | undefined> {
-        const caches = new Map<string, KeyCache | undefined>();
-        for (const kind of ["Secret", "ConfigMap"] as const) {
-            for (const [namespace, names] of lookups?.[kind] ?? []) {
-                for (const name of names) {
-                    const id = this.cacheId(kind, namespace, name);
-                    caches.set(id, this.keyCaches.get(id));
-                }
-            }
-        }
-        return caches;
-    }
-
-    /** Counts every change seen (plans derived from the caches are valid for one version). */
+    /** Counts every change seen, of bundles and of key names (plans derived from the caches are valid for one version). */
     version(): number {
-        return this.changes;
+        return this.changes + this.keys.version();
     }
 
     bundlesIn(namespace: string): ReadonlyMap<string, BundleInfo> {
@@ -374,46 +271,32 @@ export class ClusterState implements KeySets {
         return shares;
     }
 
-    /** Whether the server may list Secrets/ConfigMaps in the whole namespace (readNamespaces). */
-    readable(namespace: string): boolean {
-        return this.readableNamespaces === undefined || this.readableNamespaces.has(namespace);
-    }
-
     keysOf(kind: ReferencedKind, namespace: string, name: string): readonly string[] | undefined {
-        return this.keyCaches.get(this.cacheId(kind, namespace, name))?.informer.get(name, namespace)?.keys;
+        return this.keys.keysOf(kind, namespace, name);
     }
 
     unreadable(kind: ReferencedKind, namespace: string, name: string): string | undefined {
-        const cache = this.keyCaches.get(this.cacheId(kind, namespace, name));
-        return cache && !cache.informer.hasSynced ? cache.forbidden : undefined;
+        return this.keys.unreadable(kind, namespace, name);
     }
 
     /**
-     * Undefined when the key caches these lookups read are synced (the steady state); else a
-     * promise that starts whichever are missing and resolves when each has synced or been refused.
+     * Undefined when the key sources these lookups read can answer (the steady state); else a
+     * promise that starts whichever are missing and resolves when each has settled.
      */
     whenKeysSynced(lookups: KeyLookups): Promise<void> | undefined {
-        let waits: Promise<void>[] | undefined;
-        for (const [id, known] of this.cachesOf(lookups)) {
-            const cache = known ?? this.startKeyCache(id);
-            if (!cache.informer.hasSynced && !cache.forbidden) (waits ??= []).push(cache.settled);
-        }
-        return waits && Promise.all(waits).then(() => undefined);
+        return this.keys.whenReady(lookups);
     }
 
     stop(): void {
         this.bundles.stop();
         this.clusterBundles.stop();
-        for (const [id, cache] of this.keyCaches) this.stopKeyCache(id, cache);
+        this.keys.stop();
+        this.options.metrics.informers.set({ kind: "bundles" }, 0);
     }
 
-    /** What the key caches hold (for tests and debugging): kind/namespace → name → key names. */
+    /** What the key caches hold (for tests and debugging), see KeySources.contents. */
     keyCacheContents(): Record<string, Record<string, string[]>> {
-        const contents: Record<string, Record<string, string[]>> = {};
-        for (const [id, cache] of this.keyCaches) {
-            contents[id] = Object.fromEntries(cache.informer.list().map((object) => [object.metadata.name, object.keys]));
-        }
-        return contents;
+        return this.keys.contents();
     }
 }
 

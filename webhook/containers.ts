@@ -150,10 +150,16 @@ export interface ContainerChanges {
 }
 
 /**
- * Mount operations for the given container lists. Ephemeral containers get only mounts without
- * subPath (the API server forbids subPath there); what they miss is reported as a warning.
+ * Mount operations for the given container lists (only the containers `include` accepts, default
+ * all). Ephemeral containers get only mounts without subPath (the API server forbids subPath
+ * there); what they miss is reported as a warning.
  */
-export function containerOperations(pod: Pod, lists: readonly ContainerList[], mounts: readonly VolumeMount[]): ContainerChanges | Denial {
+export function containerOperations(
+    pod: Pod,
+    lists: readonly ContainerList[],
+    mounts: readonly VolumeMount[],
+    include: (container: Container) => boolean = () => true,
+): ContainerChanges | Denial {
     const volumes = new Map((pod.spec.volumes ?? []).map((volume) => [volume.name, volume]));
     const wholeMounts = wholeMountsOf(mounts);
     const allPaths = indexTargets(mounts);
@@ -166,6 +172,7 @@ export function containerOperations(pod: Pod, lists: readonly ContainerList[], m
         const ephemeral = list === "ephemeralContainers";
         const desired = ephemeral ? wholeMounts : mounts;
         containers.forEach((container, index) => {
+            if (!include(container)) return;
             const current = container.volumeMounts ?? undefined;
             const foreign = (current ?? []).filter((mount) => !isInjectedVolumeName(mount.name));
             const clashes = foreign.length === 0 ? [] : conflicts(foreign, ephemeral ? wholePaths : allPaths, volumes);

@@ -33,6 +33,11 @@ export interface KeySets {
      * when it can (default: it can).
      */
     unreadable?(kind: ReferencedKind, namespace: string, name: string): string | undefined;
+    /**
+     * Where the copies of ClusterBundle sources are (webhook/api.ts `sourceCopyName`): their key
+     * names are read there, as the Shared Resource CSI driver mounts them. Undefined: read in place.
+     */
+    readonly sourceNamespace?: string;
 }
 
 /** Whether the pod's service account may use a ClusterBundle (webhook/driver-access.ts: its SubjectAccessReviews). */
@@ -91,6 +96,8 @@ export interface SkippedBundle {
     kind: "Bundle" | "ClusterBundle";
     /** `namespace/name` for a Bundle, the name for a ClusterBundle. */
     bundle: string;
+    /** The denial it would have caused had the pod asked for it. */
+    reason: DenialReason;
 }
 
 export type InjectionDecision = Admission | Denial;

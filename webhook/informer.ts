@@ -75,6 +75,8 @@ export class Informer<T extends KubernetesObject> {
     private retryTimer: NodeJS.Timeout | undefined;
     /** Set when a watch failed (not merely closed): the next start lists afresh instead of resuming. */
     private relist = false;
+    /** The error of the last list, until a list succeeds again (a cache being refused by RBAC shows here). */
+    private lastListError: unknown;
 
     constructor(private readonly options: InformerOptions<T>) {
         this.delayMs = options.retry?.initialMs ?? 1000;
@@ -132,6 +134,7 @@ export class Informer<T extends KubernetesObject> {
         this.listWatch.start().then(
             () => {
                 this.delayMs = this.options.retry?.initialMs ?? 1000;
+                this.lastListError = undefined;
                 if (!this.synced) {
                     this.synced = true;
                     this.resolveSynced();
@@ -139,6 +142,7 @@ export class Informer<T extends KubernetesObject> {
             },
             (error: unknown) => {
                 this.options.logger.warn({ informer: this.options.name, err: describeError(error) }, "list failed; retrying");
+                this.lastListError = error;
                 this.options.onListFailure?.(error);
                 this.relist = true;
                 this.scheduleRestart();
@@ -161,6 +165,15 @@ export class Informer<T extends KubernetesObject> {
         return this.synced;
     }
 
+    /**
+     * The last list failed with 401 or 403 and none has succeeded since: what the cache holds may
+     * be stale (a RoleBinding deleted after the first list), so readers go elsewhere.
+     */
+    get refused(): boolean {
+        const status = errorStatus(this.lastListError);
+        return status === 401 || status === 403;
+    }
+
     /** Resolves once the first list has completed. */
     whenSynced(): Promise<void> {
         return this.syncedPromise;
@@ -180,6 +193,35 @@ export class Informer<T extends KubernetesObject> {
         this.retryTimer = undefined;
         void this.listWatch.stop();
     }
+}
+
+/**
+ * One list call made of pages (`limit` items each, following `continue`): each page's items are
+ * shrunk before the next is fetched, so a long list never sits whole in memory; every page after
+ * the first is counted by `onExtraPage` (the informer counts the first).
+ */
+export async function listInPages<T extends KubernetesObject>(
+    fetchPage: (next: string | undefined, limit: number) => Promise<ListPage>,
+    shrink: (item: unknown) => T,
+    limit: number,
+    onExtraPage: () => void,
+): Promise<ListPage> {
+    const items: T[] = [];
+    let page: ListPage;
+    let next: string | undefined;
+    let first = true;
+    do {
+        if (!first) onExtraPage();
+        first = false;
+        page = await fetchPage(next, limit);
+        for (const item of page.body.items) items.push(shrink(item));
+        // Typed lists (CoreV1Api) rename the field `_continue`; custom objects come back as plain JSON,
+        // where it stays `continue` (the API server's ListMeta JSON name).
+        const meta = page.body.metadata as { _continue?: string; continue?: string } | undefined;
+        next = meta?._continue || meta?.continue || undefined;
+    } while (next);
+    const body: KubernetesListObject<T> = { ...page.body, items };
+    return { response: page.response, body } as ListPage;
 }
 
 /** The HTTP status of a failed client request, when it has one. */

@@ -1,15 +1,17 @@
 /**
- * Entry point of the subscription injection admission server (`node dist/webhook/main.js`).
- * Configured by environment variables (see config.ts and docs/subscriptions.md); listens at once so
- * liveness answers, and reports ready once its caches are synced. SIGTERM/SIGINT shut it down
- * gracefully; the process then exits 0.
+ * Entry point of the subscription servers (`node dist/webhook/main.js`), one image for both:
+ * `SUBSCRIPTION_SERVER=admission` (the default) runs the admission server, `source-sync` the source
+ * sync (webhook/source-sync.ts). Configured by environment variables (see config.ts and
+ * docs/subscriptions.md); the admission server listens at once so liveness answers, and reports ready
+ * once its caches are synced. SIGTERM/SIGINT shut either down gracefully; the process then exits 0.
  */
 import { KubeConfig } from "@kubernetes/client-node";
 import pino, { type Logger } from "pino";
 import { AccessReviewCache } from "./access-reviews";
 import { AdmissionHandler } from "./admission";
 import { ClusterState, subjectAccessReviewer } from "./cluster-state";
-import { type ServerConfig, readServerConfig } from "./config";
+import { type ServerConfig, type SourceSyncConfig, readServerConfig, readSourceSyncConfig } from "./config";
+import { SourceSync, SourceSyncMetrics, sourceSyncHttpServer } from "./source-sync";
 import { WebhookMetrics } from "./metrics";
 import { WebhookServer } from "./server";
 
@@ -37,7 +39,9 @@ export async function startWebhook(config: ServerConfig, logger: Logger, metrics
         kubeConfig,
         metrics,
         logger,
-        readNamespaces: config.readNamespaces === "all" ? undefined : config.readNamespaces,
+        readScopes: config.readScopes,
+        sourceNamespace: config.sourceNamespace,
+        byName: { freshMs: config.byNameTtlMs, negativeMs: config.byNameTtlMs / 6, maxObjects: config.byNameMaxObjects },
     });
     const access = new AccessReviewCache(subjectAccessReviewer(kubeConfig, metrics), {
         allowedTtlMs: config.accessAllowedTtlMs,
@@ -62,31 +66,75 @@ export async function startWebhook(config: ServerConfig, logger: Logger, metrics
     };
 }
 
+/** The source sync as a process: its informers, and plain HTTP for probes and metrics. */
+export async function startSourceSync(
+    config: SourceSyncConfig,
+    logger: Logger,
+    metrics = new SourceSyncMetrics(),
+): Promise<{ sync: SourceSync; port: number; stop(): Promise<void> }> {
+    const sync = new SourceSync({
+        kubeConfig: kubeConfigFor(config),
+        logger,
+        sourceNamespace: config.sourceNamespace,
+        objects: config.objects,
+        resyncMs: config.resyncMs,
+        metrics,
+    });
+    const server = sourceSyncHttpServer(sync, metrics);
+    await new Promise<void>((resolve) => server.listen(config.port, resolve));
+    const { port } = server.address() as import("node:net").AddressInfo;
+    sync.start();
+    logger.info({ port, sourceNamespace: config.sourceNamespace, objects: config.objects.length }, "source sync started");
+    void sync.settled().then(() => logger.info("every original listed once; ready"));
+    return {
+        sync,
+        port,
+        async stop() {
+            sync.stop();
+            server.closeAllConnections();
+            await new Promise((resolve) => server.close(resolve));
+        },
+    };
+}
+
+function processLogger(level: string, component: string): Logger {
+    return pino({ level, base: { component }, timestamp: pino.stdTimeFunctions.isoTime });
+}
+
+/** Exits 1 after printing each problem, or returns the configuration. */
+function configured<T>(result: { ok: true; config: T } | { ok: false; problems: string[] }, component: string): T {
+    if (result.ok) return result.config;
+    for (const problem of result.problems) process.stderr.write(`${component}: ${problem}\n`);
+    process.exit(1);
+}
+
 async function main(): Promise<void> {
-    const result = readServerConfig(process.env);
-    if (!result.ok) {
-        for (const problem of result.problems) process.stderr.write(`subscription-webhook: ${problem}\n`);
+    const role = process.env.SUBSCRIPTION_SERVER ?? "admission";
+    if (role !== "admission" && role !== "source-sync") {
+        process.stderr.write(`subscription-webhook: SUBSCRIPTION_SERVER=${JSON.stringify(role)}: must be admission or source-sync\n`);
         process.exit(1);
     }
-    const logger = pino({
-        level: result.config.logLevel,
-        base: { component: "subscription-webhook" },
-        timestamp: pino.stdTimeFunctions.isoTime,
-    });
+    const component = role === "admission" ? "subscription-webhook" : "subscription-source-sync";
+    const result = role === "admission" ? { ...readServerConfig(process.env), role } : { ...readSourceSyncConfig(process.env), role };
+    const config = configured<ServerConfig | SourceSyncConfig>(result, component);
+    const logger = processLogger(config.logLevel, component);
     process.on("unhandledRejection", (error) => {
         logger.fatal({ err: error instanceof Error ? error.message : String(error) }, "unhandled rejection");
         process.exit(1);
     });
-    let webhook: RunningWebhook;
+    let running: { stop(): Promise<void> };
     try {
-        webhook = await startWebhook(result.config, logger);
+        running =
+            result.role === "admission"
+                ? await startWebhook(config as ServerConfig, logger)
+                : await startSourceSync(config as SourceSyncConfig, logger);
     } catch (error) {
         logger.fatal({ err: (error as Error).message }, "cannot start");
         process.exit(1);
     }
     const stop = (signal: string) => {
         logger.info({ signal }, "stopping");
-        webhook.stop().then(
+        running.stop().then(
             () => process.exit(0),
             (error: Error) => {
                 logger.error({ err: error.message }, "shutdown failed");

@@ -16,7 +16,9 @@ export class WebhookMetrics {
     readonly kubeApiRequests: Counter<"verb" | "resource">;
     readonly cacheSynced: Gauge;
     readonly keyCacheSynced: Gauge<"resource" | "namespace" | "name">;
-    readonly skippedBundles: Counter<"kind" | "bundle">;
+    readonly skippedBundles: Counter<"kind" | "reason">;
+    readonly informers: Gauge<"kind">;
+    readonly objectsReadByName: Gauge;
     readonly certificateReloads: Counter<"result">;
     readonly certificateNotAfter: Gauge;
     readonly certificateExpiresIn: Gauge;
@@ -61,10 +63,23 @@ export class WebhookMetrics {
             labelNames: ["resource", "namespace", "name"],
             registers,
         });
+        // By kind and reason, not by bundle: a label per team Bundle would grow with the cluster (the
+        // admission's warning names the bundle).
         this.skippedBundles = new Counter({
             name: "subscription_webhook_always_inject_skipped_total",
-            help: "Always-inject bundles left out of a pod that did not ask for them, because they could not be used (the admission carries a warning saying why).",
-            labelNames: ["kind", "bundle"],
+            help: "Always-inject bundles left out of a pod that did not ask for them, by kind (Bundle, ClusterBundle) and reason (the denial it would have been: MountConflict, AccessDenied, ReferenceNotFound, ...); the admission carries a warning naming the bundle.",
+            labelNames: ["kind", "reason"],
+            registers,
+        });
+        this.informers = new Gauge({
+            name: "subscription_webhook_informers",
+            help: "Informers running, each one open watch: kind bundles (Bundles, ClusterBundles) or keys (Secrets/ConfigMaps by conventional name cluster-wide, or per listed namespace); constant in the number of teams' Bundles.",
+            labelNames: ["kind"],
+            registers,
+        });
+        this.objectsReadByName = new Gauge({
+            name: "subscription_webhook_objects_read_by_name",
+            help: "Secrets and ConfigMaps whose key names are cached from reads by name (bounded, least recently used first out).",
             registers,
         });
         this.certificateReloads = new Counter({

@@ -18,6 +18,7 @@ import {
     type ShareRole,
     YUM_REPOS_MOUNT_DIR,
     clusterBundleShareName,
+    sourceCopyName,
 } from "./api";
 import { type BundleInfo, type Denial, type KeySets, type ReferencedKind, deny, joinForMessage } from "./decision";
 import { SHARE_RESOURCES, type ShareRef } from "./driver-access";
@@ -117,6 +118,21 @@ export function clusterBundleShares(bundle: BundleInfo): ShareRef[] {
     );
 }
 
+/**
+ * Where the key names of a referenced object are read: a ClusterBundle's reference at its copy in the
+ * source namespace when there is one (what the driver mounts), anything else where it points;
+ * undefined for a reference without a namespace.
+ */
+export function keyLocation(
+    keys: Pick<KeySets, "sourceNamespace">,
+    clusterScoped: boolean,
+    ref: ObjectReference,
+): Required<ObjectReference> | undefined {
+    if (!ref.namespace) return undefined;
+    if (!clusterScoped || !keys.sourceNamespace) return { namespace: ref.namespace, name: ref.name };
+    return { namespace: keys.sourceNamespace, name: sourceCopyName({ namespace: ref.namespace, name: ref.name }) };
+}
+
 function describe(source: Pick<Source, "kind" | "namespace" | "name">): string {
     return `${source.kind} ${source.namespace}/${source.name}`;
 }
@@ -148,14 +164,16 @@ function collectSources(
         }
         const id = `${namespace}/${ref.name}`;
         if (sources.has(id)) return;
-        const refused = keys.unreadable?.(what.kind, namespace, ref.name);
+        const at = keyLocation(keys, clusterScoped, { namespace, name: ref.name }) as Required<ObjectReference>;
+        const copy = at.namespace !== namespace ? `its copy ${at.namespace}/${at.name}, which the source sync keeps` : undefined;
+        const refused = keys.unreadable?.(what.kind, at.namespace, at.name);
         if (refused !== undefined) {
-            unreadable.push(`${owner} references ${what.kind} ${id}: ${refused}`);
+            unreadable.push(`${owner} references ${what.kind} ${id}${copy ? ` (${copy})` : ""}: ${refused}`);
             return;
         }
-        const found = keys.keysOf(what.kind, namespace, ref.name);
+        const found = keys.keysOf(what.kind, at.namespace, at.name);
         if (found === undefined) {
-            missing.push(`${what.kind} ${id} (referenced by ${owner})`);
+            missing.push(`${what.kind} ${id} (referenced by ${owner}${copy ? `; ${copy}, does not exist` : ""})`);
             return;
         }
         const share = clusterScoped ? shareOf(bundle.name, what.role, namespace, ref.name) : undefined;

@@ -114,3 +114,8 @@ export function podServiceAccount(pod: Pod): string {
 export function podDisplayName(pod: Pod): string {
     return pod.metadata.name || (pod.metadata.generateName ? `${pod.metadata.generateName}*` : "<unnamed>");
 }
+
+/** Names of the ephemeral containers a pod already has (those of `oldObject` in an UPDATE). */
+export function ephemeralContainerNames(pod: Pod): ReadonlySet<string> {
+    return new Set((pod.spec.ephemeralContainers ?? []).map((container) => container.name));
+}

@@ -4,7 +4,7 @@
  */
 import type { InjectionDecision } from "./decision";
 import { serializePatch } from "./json-patch";
-import { type Pod, readPod } from "./pod";
+import { type Pod, ephemeralContainerNames, readPod } from "./pod";
 import { isRecord } from "../components/shared/records";
 
 export const REVIEW_VERSIONS = ["admission.k8s.io/v1", "admission.k8s.io/v1beta1"] as const;
@@ -18,6 +18,7 @@ export interface AdmissionRequest {
     namespace?: string;
     operation?: string;
     object?: unknown;
+    oldObject?: unknown;
 }
 
 export type ParsedReview = { ok: true; apiVersion: ReviewVersion; request: AdmissionRequest } | { ok: false; message: string };
@@ -42,7 +43,7 @@ export function parseReview(body: unknown): ParsedReview {
 
 export type AdmissionTask =
     | { type: "inject"; pod: Pod; namespace: string }
-    | { type: "ephemeral"; pod: Pod; namespace: string }
+    | { type: "ephemeral"; pod: Pod; namespace: string; existing: ReadonlySet<string> }
     | { type: "ignore"; message: string }
     | { type: "invalid"; message: string };
 
@@ -75,7 +76,11 @@ export function classifyRequest(request: AdmissionRequest): AdmissionTask {
     const namespace = text(request.namespace) || text(reading.pod.metadata.namespace);
     if (!namespace)
         return { type: "invalid", message: "the request names no namespace (request.namespace and metadata.namespace are empty)" };
-    return { type: ephemeral ? "ephemeral" : "inject", pod: reading.pod, namespace };
+    if (!ephemeral) return { type: "inject", pod: reading.pod, namespace };
+    // The API server sends the pod before the update: only ephemeral containers absent from it are new.
+    const before = readPod(request.oldObject);
+    if (!before.ok) return { type: "invalid", message: `request.oldObject is not a valid Pod: ${before.problem}` };
+    return { type: "ephemeral", pod: reading.pod, namespace, existing: ephemeralContainerNames(before.pod) };
 }
 
 /**

@@ -132,6 +132,8 @@ export function selectBundles(
 export interface AccessOutcome {
     clusterBundles: BundleInfo[];
     warnings: string[];
+    /** Always-inject ClusterBundles left out because the service account may not use them (each has a warning). */
+    refused: string[];
 }
 
 /** `: <what was not allowed>` from a denied review, or nothing. */
@@ -154,6 +156,7 @@ export function applyAccess(
     const clusterBundles: BundleInfo[] = [];
     const warnings: string[] = [];
     const refused: string[] = [];
+    const left: string[] = [];
     for (const { bundle, requested } of selected) {
         const decision = access.get(bundle.name);
         if (decision === undefined) {
@@ -172,10 +175,12 @@ export function applyAccess(
         }
         if (decision.allowed) clusterBundles.push(bundle);
         else if (requested) refused.push(bundle.name);
-        else
+        else {
+            left.push(bundle.name);
             warnings.push(
                 `always-inject ClusterBundle ${JSON.stringify(bundle.name)} not injected: service account ${serviceAccount} may not use it${reasonOf(decision)}`,
             );
+        }
     }
     if (refused.length > 0) {
         return deny(
@@ -184,7 +189,7 @@ export function applyAccess(
             `service account ${serviceAccount} may not use ClusterBundle ${listForMessage(refused)}${refused.length === 1 ? reasonOf(access.get(refused[0])) : ""} (needs, in the pod's namespace, get on the ClusterBundle and use on each of its shares, as the Shared Resource CSI driver checks before mounting; bind the bundle's ClusterRole, or a role it aggregates to, with a RoleBinding in the namespace or a ClusterRoleBinding)`,
         );
     }
-    return { clusterBundles, warnings };
+    return { clusterBundles, warnings, refused: left };
 }
 
 /** Step 10/11: the bundle-generations annotation value, sections and keys sorted, empty sections left out. */

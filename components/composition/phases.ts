@@ -27,10 +27,11 @@ import { installReconcile } from "../reconcile/install";
 import { ConversionResets } from "../operator";
 import type { InstallRecords } from "../operator/rename";
 import { adoptionTransformation } from "../shared/adoption";
-import { ClusterTarget, kubernetesConnectionArgs } from "../shared/cluster";
+import { ClusterTarget, kubernetesConnectionArgs, projectDirectory } from "../shared/cluster";
+import { objectLister } from "../shared/object-presence";
 import { ConversionResetState, conversionResets, InstalledCrds, retentionMessages } from "../shared/crd-retention";
 import { carriedOutputs, PreviousUpdate, readPreviousUpdate } from "../shared/previous-update";
-import { ShareGrants, warnRunningPodLosses } from "../subscriptions/running-pods";
+import { KeptShare, keepSharesOfRunningPods, podSharesOnly, ShareGrants } from "../subscriptions/running-pods";
 import { webhookImageOutput } from "../webhook-image";
 import { connectionOf } from "./preflight";
 
@@ -45,8 +46,10 @@ export interface OpenedStack {
     readonly cluster: ClusterTarget;
     /** What the previous update carried (components/shared/previous-update.ts). */
     readonly previous: PreviousUpdate;
-    /** This update's share grants, for the next update's running-pod check. */
+    /** This update's share grants (kept shares included), for the next update's running-pod check. */
     readonly shareGrants: ShareGrants;
+    /** Shares this update no longer declares that running pods still mount: kept until they end. */
+    readonly keptShares: KeptShare[];
     readonly [KINDS]: DeclaredKinds | undefined;
     readonly [CONNECTION]: ReturnType<typeof connectionOf>;
 }
@@ -65,9 +68,26 @@ export async function openStack(config: StackConfig): Promise<OpenedStack> {
     for (const warning of previous.warnings) {
         pulumi.log.warn(warning);
     }
-    const clusterBundles = config.subscriptions.enabled ? config.subscriptions.clusterBundles : [];
-    const shareGrants = warnRunningPodLosses(previous.values.subscriptionShareGrants, clusterBundles);
-    return { config, cluster, previous, shareGrants, [KINDS]: kinds, [CONNECTION]: connection };
+    // With the capability off nothing is declared, kept shares included: every share goes (the preview says so).
+    const subscriptions = config.subscriptions;
+    const removals = await keepSharesOfRunningPods(
+        previous.values.subscriptionShareGrants,
+        subscriptions.enabled ? subscriptions.clusterBundles : [],
+        subscriptions.enabled ? subscriptions.removedShares : "disabled",
+        async () =>
+            connection.kind === "renderYamlToDirectory"
+                ? "unknown"
+                : objectLister(connection, projectDirectory())({ apiVersion: "v1", kind: "Pod", plural: "pods" }, podSharesOnly),
+    );
+    return {
+        config,
+        cluster,
+        previous,
+        shareGrants: removals.grants,
+        keptShares: removals.kept,
+        [KINDS]: kinds,
+        [CONNECTION]: connection,
+    };
 }
 
 /** Phase 2's result: the providers, and the stack's tagging in place. */

@@ -90,7 +90,8 @@ async function serviceCaBundleOf(read: ObjectReader): Promise<string | undefined
 /** The Namespaces the stack creates, and so deletes on removal or destroy (the reconcile namespace is kept on delete). */
 function ownedNamespaces(config: StackConfig): string[] {
     const operators = config.operators.filter((o) => o.createNamespace).map((o) => o.namespace);
-    return [...new Set([...operators, ...(config.subscriptions.enabled ? [config.subscriptions.namespace] : [])])];
+    const subscriptions = config.subscriptions.enabled ? [config.subscriptions.namespace, config.subscriptions.sourceNamespace] : [];
+    return [...new Set([...operators, ...subscriptions])];
 }
 
 /**

@@ -29,8 +29,11 @@ import {
     bundleIssues,
     clusterBundleIssues,
     DEFAULT_AGGREGATION_ROLES,
+    DEFAULT_SOURCE_NAMESPACE,
     DRIVER_SERVICE_ACCOUNTS,
+    REMOVED_SHARES_POLICIES,
     RuleIssue,
+    sourceNamespaceIssues,
 } from "../subscriptions/rules";
 import {
     CERTIFICATE_MODES,
@@ -346,6 +349,14 @@ export const subscriptionsSchema = z
     .strictObject({
         enabled: z.boolean().default(false).meta({ description: "Install subscription injection (seed 000)." }),
         namespace: dnsLabel().default("subscription-injection").meta({ description: "Namespace of the subscription injection webhook." }),
+        sourceNamespace: dnsLabel().default(DEFAULT_SOURCE_NAMESPACE).meta({
+            description:
+                "Namespace the stack creates for the copies of the Secrets and ConfigMaps ClusterBundles share, which the Shared Resource CSI driver reads (never the originals' namespaces); not a platform namespace.",
+        }),
+        removedShares: z.enum(REMOVED_SHARES_POLICIES).default("keepWhileInUse").meta({
+            description:
+                "Shares an update no longer declares (a ClusterBundle or reference removed or renamed): `keepWhileInUse` keeps them until no running pod mounts them; `deleteAtOnce` deletes them (running pods lose those files).",
+        }),
         webhook: withFieldDefaults(
             z.strictObject({
                 replicas: z.number().int().min(1).max(50).default(3).meta({ description: "Webhook replicas." }),
@@ -372,10 +383,11 @@ export const subscriptionsSchema = z
                 }),
                 readNamespaces: z.array(dnsLabel()).default([]).meta({
                     description:
-                        "Namespaces, beyond those the declared bundles reference, whose Secrets and ConfigMaps the webhook may list (for Bundles created outside this config).",
+                        "Namespaces whose Secrets and ConfigMaps the webhook may list namespace-wide (for teams' Bundles there with other names than etc-pki-entitlement); never a platform namespace. Elsewhere it reads each referenced object by name.",
                 }),
                 readAllNamespaces: z.boolean().default(false).meta({
-                    description: "Let the webhook list Secrets and ConfigMaps in every namespace (cluster-wide read; off by default).",
+                    description:
+                        "Refused when true (it would let the webhook list every Secret of every namespace, the platform's included); teams' Bundles are read by name.",
                 }),
             }),
         )
@@ -427,10 +439,19 @@ export const subscriptionsSchema = z
     })
     .superRefine((s, ctx) => {
         report(ctx, aggregationRoleIssues(s.clusterBundles, s.allowedAggregationRoles));
+        report(
+            ctx,
+            sourceNamespaceIssues({
+                ...s,
+                driverNamespace: s.sharedResourceDriver.serviceAccount.namespace,
+                readNamespaces: s.webhook.readNamespaces,
+                readAllNamespaces: s.webhook.readAllNamespaces,
+            }),
+        );
     })
     .meta({
         description:
-            "Subscription injection: `{enabled, namespace, webhook:{replicas, failurePolicy, timeoutSeconds, image?, excludedNamespaces, readNamespaces, readAllNamespaces}, clusterBundles, bundles, allowedAggregationRoles, sharedResourceDriver}`.",
+            "Subscription injection: `{enabled, namespace, sourceNamespace, removedShares, webhook:{replicas, failurePolicy, timeoutSeconds, image?, excludedNamespaces, readNamespaces, readAllNamespaces}, clusterBundles, bundles, allowedAggregationRoles, sharedResourceDriver}`.",
     });
 
 // ---------------------------------------------------------------- olm

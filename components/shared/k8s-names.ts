@@ -50,3 +50,19 @@ export function fingerprintedName(base: string, identity: string, max: number): 
     const head = base.slice(0, max - suffix.length).replace(/[-.]+$/, "");
     return `${head}${suffix}`;
 }
+
+/**
+ * Namespace-name prefixes the platforms keep for themselves: Kubernetes' `kube-system`,
+ * `kube-public` and `kube-node-lease`, OpenShift's `openshift` and `openshift-*` (where it keeps
+ * control-plane credentials: openshift/cluster-kube-apiserver-operator
+ * pkg/operator/certrotationcontroller/certrotationcontroller.go writes `kube-scheduler-client-cert-key`
+ * and `kube-controller-manager-client-cert-key` into `openshift-config-managed`). Matched as bare
+ * prefixes (`kube*`, `openshift*`), the widest reading: a namespace that only looks like a platform
+ * one is treated as one, which costs it namespace-wide reads, never a grant.
+ */
+export const PLATFORM_NAMESPACE_PREFIXES = ["kube", "openshift"] as const;
+
+/** Whether a namespace is (or is named like) one of the platform's: `kube*` or `openshift*`. */
+export function isPlatformNamespace(namespace: string): boolean {
+    return PLATFORM_NAMESPACE_PREFIXES.some((prefix) => namespace.startsWith(prefix));
+}

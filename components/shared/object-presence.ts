@@ -244,14 +244,21 @@ export interface CollectionRef {
 /** Every object of a collection (none when the version is not served), or `unknown` when nothing can be asked. */
 export type CollectionRead = Record<string, unknown>[] | "unknown";
 
-export type ObjectLister = (ref: CollectionRef) => Promise<CollectionRead>;
+/**
+ * `reduce`, when given, keeps of each object only what it returns (nothing: the object is dropped),
+ * applied as each page arrives, so a long collection (every pod of a cluster) never sits whole in memory.
+ */
+export type ObjectLister = (
+    ref: CollectionRef,
+    reduce?: (item: Record<string, unknown>) => Record<string, unknown> | undefined,
+) => Promise<CollectionRead>;
 
 /** Objects per page: client-go's pager default (k8s.io/client-go/tools/pager, `defaultPageSize`). */
 const PAGE_SIZE = 500;
 
 /** Lists whole objects, page by page, from the API server the provider talks to; refuses Secrets like the reader. */
 export function liveObjectLister(connection: LiveConnection, projectDirectory: string): ObjectLister {
-    return async (ref) => {
+    return async (ref, reduce) => {
         if (NEVER_READ.has(ref.kind)) {
             throw new Error(`the pre-flight never reads ${ref.kind} objects: only whether one exists`);
         }
@@ -274,7 +281,12 @@ export function liveObjectLister(connection: LiveConnection, projectDirectory: s
                 );
             }
             const page = JSON.parse(body) as { items?: Record<string, unknown>[]; metadata?: { continue?: string } };
-            items.push(...(page.items ?? []));
+            for (const item of page.items ?? []) {
+                const kept = reduce ? reduce(item) : item;
+                if (kept) {
+                    items.push(kept);
+                }
+            }
             next = page.metadata?.continue ?? "";
         } while (next);
         return items;

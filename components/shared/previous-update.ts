@@ -63,11 +63,20 @@ export const CARRIED_OUTPUTS = {
         without:
             "an install renamed without previousNames, or one taking over what a removed install declared for both, is not aliased to it: its creates meet those objects",
     },
-    /** Per ClusterBundle, its shares and the roles it aggregates to (components/subscriptions/running-pods.ts). */
+    /** Per ClusterBundle, its shares, the roles it aggregates to and what each share copies (components/subscriptions/running-pods.ts). */
     subscriptionShareGrants: {
-        schema: z.record(z.string(), z.object({ shares: stringList, roles: stringList })),
-        shape: "{<bundle>: {shares: string[], roles: string[]}}",
-        without: "this preview cannot say what running pods would lose",
+        schema: z.record(
+            z.string(),
+            z.object({
+                shares: stringList,
+                roles: stringList,
+                sources: z
+                    .record(z.string(), z.object({ kind: z.enum(["Secret", "ConfigMap"]), namespace: z.string(), name: z.string() }))
+                    .optional(),
+            }),
+        ),
+        shape: '{<bundle>: {shares: string[], roles: string[], sources?: {<share>: {kind: "Secret" | "ConfigMap", namespace, name}}}}',
+        without: "this update cannot keep the shares running pods mount, nor say what they would lose",
     },
 } as const;
 

@@ -1,6 +1,7 @@
 /**
  * The declared bundles as resources: the Bundle and ClusterBundle objects and, per ClusterBundle,
- * what the seed's controller would create (pre-flight reads, shares, the ClusterRole). A stack
+ * what the seed's controller would create (pre-flight reads, shares, the ClusterRole), plus the
+ * shares running pods still mount after their bundle or reference went (running-pods.ts). A stack
  * has no controller, so Pulumi is it: the objects are declared once and kept as declared.
  */
 import * as k8s from "@pulumi/kubernetes";
@@ -14,13 +15,12 @@ import {
     clusterBundleManifest,
     ClusterBundleReference,
     clusterRoleManifest,
-    DriverServiceAccount,
-    driverReadManifests,
     referencesOf,
     requiredShareCrds,
     shareManifest,
 } from "./bundles";
-import { aliasesOf, bundleResource, clusterBundleResource, driverObjectRead, driverReadResource, shareResource } from "./resource-names";
+import type { KeptShare } from "./running-pods";
+import { aliasesOf, bundleResource, clusterBundleResource, driverObjectRead, shareResource } from "./resource-names";
 
 /**
  * The logical name of the read of the driver's CSIDriver object. A failed read's error names the
@@ -71,34 +71,41 @@ export function preflightReads(
     };
 }
 
-/**
- * The uid of a Kubernetes object, known only once the object exists: through its id, so a preview
- * that would create the object shows the uid as unknown rather than as missing.
- */
-function uidOf(resource: k8s.apiextensions.CustomResource): pulumi.Output<string> {
-    return pulumi.all([resource.id, resource.metadata]).apply(([, metadata]) => metadata.uid);
-}
-
 export interface DeclaredClusterBundle {
-    bundle: k8s.apiextensions.CustomResource;
+    /** Undefined for a removed bundle whose shares are kept. */
+    bundle?: k8s.apiextensions.CustomResource;
     shares: k8s.apiextensions.CustomResource[];
     clusterRole: k8s.rbac.v1.ClusterRole;
-    /** Per share, the Role and RoleBinding that let the driver read its source object. */
-    driverAccess: (k8s.rbac.v1.Role | k8s.rbac.v1.RoleBinding)[];
+}
+
+/** The shares of these references, each pointing at its copy in the source namespace. */
+function declareShares(
+    references: readonly ClusterBundleReference[],
+    sourceNamespace: string,
+    dependsOn: pulumi.Resource[],
+    parent: pulumi.Resource,
+): k8s.apiextensions.CustomResource[] {
+    return references.map((reference) => {
+        const shareName = shareResource(reference.share);
+        return new k8s.apiextensions.CustomResource(shareName.name, shareManifest(reference, sourceNamespace), {
+            parent,
+            dependsOn,
+            ...aliasesOf(shareName),
+        });
+    });
 }
 
 /**
- * One ClusterBundle, its shares and its ClusterRole. On a live cluster, shares and role carry an
- * ownerReference to the bundle (its uid is known once it exists), so Kubernetes deletes them with
- * it; rendered to a directory there is no uid to name, so there is no ownerReference.
+ * One ClusterBundle, its shares (with those of its former references that running pods still
+ * mount, `kept`) and its ClusterRole.
  */
 export function declareClusterBundle(
-    cluster: ClusterTarget,
     declaration: ClusterBundleDeclaration,
     /** What the bundle object waits for: its CRD and the policy that admits it. */
     after: pulumi.Resource[],
     reads: pulumi.Resource[],
-    driver: DriverServiceAccount,
+    kept: readonly KeptShare[],
+    sourceNamespace: string,
     parent: pulumi.Resource,
 ): DeclaredClusterBundle {
     const bundleName = clusterBundleResource(declaration.name);
@@ -107,24 +114,35 @@ export function declareClusterBundle(
         dependsOn: [...after, ...reads],
         ...aliasesOf(bundleName),
     });
-    const uid = cluster.live ? uidOf(bundle) : undefined;
-    const shares = referencesOf(declaration).map((reference: ClusterBundleReference) => {
-        const shareName = shareResource(reference.share);
-        return new k8s.apiextensions.CustomResource(shareName.name, shareManifest(reference, uid), {
-            parent,
-            dependsOn: reads,
-            ...aliasesOf(shareName),
-        });
-    });
-    const driverAccess = referencesOf(declaration).flatMap((reference) => {
-        const { role, roleBinding } = driverReadManifests(reference, driver, uid);
-        const { name } = driverReadResource(reference.ref.namespace, reference.share);
-        const readRole = new k8s.rbac.v1.Role(name, role, { parent, dependsOn: reads });
-        return [readRole, new k8s.rbac.v1.RoleBinding(name, roleBinding, { parent, dependsOn: [readRole] })];
-    });
-    const role = clusterRoleManifest(declaration, uid);
+    const references = kept.map((share) => share.reference);
+    const shares = declareShares([...referencesOf(declaration), ...references], sourceNamespace, reads, parent);
+    const role = clusterRoleManifest(declaration, references);
     const clusterRole = new k8s.rbac.v1.ClusterRole(role.metadata.name, role, { parent });
-    return { bundle, shares, clusterRole, driverAccess };
+    return { bundle, shares, clusterRole };
+}
+
+/**
+ * A ClusterBundle removed from config whose shares running pods still mount: no bundle object (new
+ * pods cannot ask for it), its kept shares, and its ClusterRole as it was (the roles it aggregated
+ * to, `use` on the kept shares), so those pods' service accounts keep `use` when the driver checks again.
+ */
+export function declareKeptShares(
+    bundle: string,
+    kept: readonly KeptShare[],
+    sourceNamespace: string,
+    parent: pulumi.Resource,
+): DeclaredClusterBundle {
+    const references = kept.map((share) => share.reference);
+    const shares = declareShares(references, sourceNamespace, [], parent);
+    const former: ClusterBundleDeclaration = {
+        name: bundle,
+        alwaysInject: false,
+        entitlements: [],
+        yumRepositories: [],
+        aggregateToClusterRoles: kept[0]?.roles ?? [],
+    };
+    const role = clusterRoleManifest(former, references);
+    return { shares, clusterRole: new k8s.rbac.v1.ClusterRole(role.metadata.name, role, { parent }) };
 }
 
 export function declareBundle(

@@ -1,9 +1,15 @@
 /**
  * What the declared bundles become (seed 000, "Subscription Cluster Bundle Controller"), as pure
  * data: the Bundle/ClusterBundle objects, and per ClusterBundle the objects that must exist, one share
- * per reference, and the ClusterRole that grants its use. The component turns these into
- * resources; the owner's uid is a type parameter because it is only known once the ClusterBundle
- * exists (an Output in the component, a string in tests).
+ * per reference (pointing at the reference's copy in the source namespace), and the ClusterRole that
+ * grants its use; the Shared Resource CSI driver's access to the copies, and what the source sync
+ * copies. The component turns these into resources.
+ *
+ * No ownerReferences to the ClusterBundle (the seed's controller added them): the driver empties a
+ * share's volumes in running pods when the share goes (pkg/csidriver/driver.go `shareDeleteRanger`),
+ * so garbage-collecting shares with their bundle would take entitlements from running pods, which the
+ * seed says deleting a ClusterBundle must not do. This stack deletes them itself, once no running pod
+ * mounts them (running-pods.ts).
  */
 import {
     ALWAYS_INJECT_LABEL,
@@ -20,8 +26,10 @@ import {
     SHARED_SECRET_PLURAL,
     SUBSCRIPTION_API_VERSION,
     SUBSCRIPTION_GROUP,
+    sourceCopyName,
 } from "../../webhook/api";
 import type { ObjectReference } from "../../webhook/api";
+import type { SourceObject } from "../../webhook/access";
 import { platformLabels } from "../shared/labels";
 import type { RequiredObject } from "../shared/object-presence";
 import { formatPath } from "../shared/problems";
@@ -126,35 +134,20 @@ export function referencesOf(bundle: ClusterBundleDeclaration): ClusterBundleRef
     );
 }
 
-/** Makes an object a dependent of its ClusterBundle, so garbage collection deletes it with the bundle. */
-export function ownerReferenceTo<U>(bundle: string, uid: U) {
-    return { apiVersion: SUBSCRIPTION_API_VERSION, kind: CLUSTER_BUNDLE_KIND, name: bundle, uid, controller: true };
-}
-
 /**
- * `ownerReferences` to the ClusterBundle, or nothing when its uid cannot be known: the API server
- * rejects an ownerReference without a uid (`uid` is required in metav1.OwnerReference), and a
- * manifest rendered to a directory (`cluster.renderYamlToDirectory`) is written before its owner
- * exists, so there it is omitted (docs/subscriptions.md's ClusterBundle section says what that costs).
+ * One share: the copy of the reference in the source namespace (never the original: the driver's
+ * refresh informer lists the whole namespace it points at), named after the original.
  */
-function ownedBy<U>(bundle: string, uid: U | undefined): { ownerReferences?: ReturnType<typeof ownerReferenceTo<U>>[] } {
-    return uid === undefined ? {} : { ownerReferences: [ownerReferenceTo(bundle, uid)] };
-}
-
-export function shareManifest<U>(reference: ClusterBundleReference, ownerUid: U | undefined) {
+export function shareManifest(reference: ClusterBundleReference, sourceNamespace: string) {
     const kinds = SOURCE_KINDS[reference.source];
     const what = reference.source === "entitlements" ? "Entitlement keys" : "Yum repository definitions";
     return {
         apiVersion: SHARED_RESOURCE_API_VERSION,
         kind: kinds.share,
-        metadata: {
-            name: reference.share,
-            labels: platformLabels("subscriptions"),
-            ...ownedBy(reference.bundle, ownerUid),
-        },
+        metadata: { name: reference.share, labels: platformLabels("subscriptions") },
         spec: {
-            [kinds.refField]: { name: reference.ref.name, namespace: reference.ref.namespace },
-            description: `${what} of ClusterBundle ${reference.bundle} (subscription injection)`,
+            [kinds.refField]: { name: sourceCopyName(reference.ref), namespace: sourceNamespace },
+            description: `${what} of ClusterBundle ${reference.bundle}: a copy of ${reference.kind} ${reference.ref.namespace}/${reference.ref.name} (subscription injection)`,
         },
     };
 }
@@ -162,10 +155,11 @@ export function shareManifest<U>(reference: ClusterBundleReference, ownerUid: U 
 /**
  * The ClusterRole `<bundle>-subscription-bundle`: get/list/watch on this ClusterBundle and `use`
  * on exactly its shares (what the Shared Resource CSI driver checks for the pod's service
- * account), aggregated into each role of `aggregateToClusterRoles`.
+ * account), aggregated into each role of `aggregateToClusterRoles`. `kept`: shares the bundle no
+ * longer declares that running pods still mount (running-pods.ts), still usable until they end.
  */
-export function clusterRoleManifest<U>(bundle: ClusterBundleDeclaration, ownerUid: U | undefined) {
-    const references = referencesOf(bundle);
+export function clusterRoleManifest(bundle: ClusterBundleDeclaration, kept: readonly ClusterBundleReference[] = []) {
+    const references = [...referencesOf(bundle), ...kept];
     const useRules = SOURCES.map((source) => ({
         plural: SOURCE_KINDS[source].plural,
         names: references
@@ -182,7 +176,6 @@ export function clusterRoleManifest<U>(bundle: ClusterBundleDeclaration, ownerUi
         metadata: {
             name: clusterBundleRoleName(bundle.name),
             labels: platformLabels("subscriptions", aggregation),
-            ...ownedBy(bundle.name, ownerUid),
         },
         rules: [
             {
@@ -230,48 +223,60 @@ export interface DriverServiceAccount {
 }
 
 /**
- * The driver reads each shared Secret/ConfigMap with its own service account, and needs a Role
- * and RoleBinding in the source namespace for it (openshift/csi-driver-shared-resource README.md,
- * "How To Use" step 3). Two rules:
- * - `get` on exactly that object: the mount reads it by name (pkg/csidriver/driver.go
- *   `mapBackingResourceToPod`; since BUILD-1545 a forbidden read fails the mount);
- * - `list` and `watch` of that kind in the namespace, without resourceNames: with refresh on (the
- *   Builds for OpenShift default, `refreshResources: true`) the driver opens a namespace-wide
- *   informer per source namespace and waits for it to sync inside its share worker
- *   (pkg/controller/controller.go `RegisterSecretInformer` / `RegisterConfigMapInformer`:
- *   `informers.WithNamespace(namespace)`, then `cache.WaitForCacheSync`). That list carries no
- *   name field selector, and the RBAC authorizer matches resourceNames only against a request's
- *   name (kubernetes plugin/pkg/auth/authorizer/rbac/rbac.go `RuleAllows`; a list has a name
- *   only when field-selected by metadata.name, staging/src/k8s.io/apiserver/pkg/endpoints/request/
- *   requestinfo.go), so a resourceNames rule would leave the informer unsynced forever and wedge
- *   the share worker. Upstream's own e2e grants the driver exactly this in the source namespace
- *   (test/e2e/rbac_test.go: get/list/watch on secrets, no resourceNames).
- * The driver stores what it lists in memory; the stack never reads the values. Both objects are
- * named after the share (unique in the cluster) and owned by the ClusterBundle, like the share.
+ * The driver's access to the copies: one Role and RoleBinding in the source namespace, letting its
+ * service account `get` exactly the copies the shares point at (the mount reads its source by name,
+ * pkg/csidriver/driver.go `mapBackingResourceToPod`; since BUILD-1545 a forbidden read fails the
+ * mount) and `list, watch` the kinds there: with refresh on (the Builds for OpenShift default,
+ * `refreshResources: true`) the driver opens a namespace-wide informer per source namespace and
+ * waits for it in its share worker (pkg/controller/controller.go `RegisterSecretInformer` /
+ * `RegisterConfigMapInformer`: `informers.WithNamespace(namespace)`, then `cache.WaitForCacheSync`).
+ * That list carries no name field selector, and the RBAC authorizer matches resourceNames only
+ * against a request's name (kubernetes plugin/pkg/auth/authorizer/rbac/rbac.go `RuleAllows`; a list
+ * has one only when field-selected by metadata.name, staging/src/k8s.io/apiserver/pkg/endpoints/
+ * request/requestinfo.go), so a by-name rule would leave the informer unsynced and wedge the share
+ * worker. Hence the source namespace: it holds only copies of shared objects, so the namespace-wide
+ * list reads nothing that is not shared. Upstream's own e2e grants the driver the same in the source
+ * namespace (test/e2e/rbac_test.go: get/list/watch on secrets, no resourceNames).
  */
-export function driverReadManifests<U>(reference: ClusterBundleReference, driver: DriverServiceAccount, ownerUid: U | undefined) {
-    const metadata = {
-        name: reference.share,
-        namespace: reference.ref.namespace,
-        labels: platformLabels("subscriptions"),
-        ...ownedBy(reference.bundle, ownerUid),
-    };
-    const resource = reference.kind === "Secret" ? "secrets" : "configmaps";
-    const role = {
-        apiVersion: "rbac.authorization.k8s.io/v1" as const,
-        kind: "Role" as const,
-        metadata,
-        rules: [
-            { apiGroups: [""], resources: [resource], resourceNames: [reference.ref.name], verbs: ["get"] },
+export function driverAccessManifests(
+    sourceNamespace: string,
+    references: readonly ClusterBundleReference[],
+    driver: DriverServiceAccount,
+) {
+    const metadata = { name: DRIVER_ACCESS_NAME, namespace: sourceNamespace, labels: platformLabels("subscriptions") };
+    const rules = (["Secret", "ConfigMap"] as const).flatMap((kind) => {
+        const copies = [...new Set(references.filter((r) => r.kind === kind).map((r) => sourceCopyName(r.ref)))].sort();
+        if (copies.length === 0) return [];
+        const resource = kind === "Secret" ? "secrets" : "configmaps";
+        return [
+            { apiGroups: [""], resources: [resource], resourceNames: copies, verbs: ["get"] },
             { apiGroups: [""], resources: [resource], verbs: ["list", "watch"] },
-        ],
-    };
+        ];
+    });
+    const role = { apiVersion: "rbac.authorization.k8s.io/v1" as const, kind: "Role" as const, metadata, rules };
     const roleBinding = {
         apiVersion: "rbac.authorization.k8s.io/v1" as const,
         kind: "RoleBinding" as const,
         metadata,
-        roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: reference.share },
+        roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: DRIVER_ACCESS_NAME },
         subjects: [{ kind: "ServiceAccount", name: driver.name, namespace: driver.namespace }],
     };
     return { role, roleBinding };
+}
+
+/** The Role and RoleBinding in the source namespace that let the Shared Resource CSI driver read the copies. */
+export const DRIVER_ACCESS_NAME = "subscription-shared-resource-driver";
+
+/** What the source sync copies: each referenced object once, with every share that points at its copy. */
+export function sourceObjectsOf(references: readonly ClusterBundleReference[]): SourceObject[] {
+    const objects = new Map<string, SourceObject>();
+    for (const reference of references) {
+        const id = `${reference.kind}/${reference.ref.namespace}/${reference.ref.name}`;
+        const known = objects.get(id) ?? { kind: reference.kind, namespace: reference.ref.namespace, name: reference.ref.name, shares: [] };
+        if (!known.shares.includes(reference.share)) known.shares.push(reference.share);
+        objects.set(id, known);
+    }
+    return [...objects.entries()]
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        .map(([, object]) => ({ ...object, shares: [...object.shares].sort() }));
 }

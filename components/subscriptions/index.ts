@@ -7,9 +7,17 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { ClusterTarget } from "../shared/cluster";
 import { namespaceDeleteOptions } from "../shared/namespace-deletion";
-import { declareBundle, declareClusterBundle, preflightReads } from "./bundle-resources";
+import { declareBundle, declareClusterBundle, declareKeptShares, preflightReads } from "./bundle-resources";
 import { clusterBundleRoleName } from "../../webhook/api";
-import { BundleDeclaration, ClusterBundleDeclaration, DriverServiceAccount, referencesOf } from "./bundles";
+import {
+    BundleDeclaration,
+    ClusterBundleDeclaration,
+    DRIVER_ACCESS_NAME,
+    driverAccessManifests,
+    DriverServiceAccount,
+    referencesOf,
+    sourceObjectsOf,
+} from "./bundles";
 import { clusterBundlePolicyManifests } from "./cluster-bundle-policy";
 import {
     AdmissionPolicyVersion,
@@ -19,7 +27,10 @@ import {
     UNGUARDED_WARNING,
 } from "./cluster-apis";
 import { bundleCrd, clusterBundleCrd, CrdManifest } from "./crds";
+import type { KeptShare } from "./running-pods";
 import { consoleYamlSampleManifests } from "./samples";
+import { sourceNamespaceManifest } from "./source-sync";
+import { SourceSync } from "./source-sync-resources";
 import { bundleUserRoleManifests } from "./user-roles";
 import { webhookNamespaceManifest, webhookReadScopes } from "./webhook";
 import { SubscriptionWebhook, SubscriptionWebhookArgs } from "./webhook-resources";
@@ -69,7 +80,10 @@ function dependingOn(resources: pulumi.Resource[]): pulumi.ResourceTransformatio
 export { BundleDeclaration, ClusterBundleDeclaration, DriverServiceAccount, requiredObjectsOf } from "./bundles";
 
 /** The webhook's settings (what the component derives from bundles and driver is passed on by it). */
-export type SubscriptionWebhookSettings = Omit<SubscriptionWebhookArgs, "cluster" | "readScopes" | "driverNamespace"> & {
+export type SubscriptionWebhookSettings = Omit<
+    SubscriptionWebhookArgs,
+    "cluster" | "readScopes" | "driverNamespace" | "sourceNamespace"
+> & {
     /** More namespaces whose Secrets/ConfigMaps the webhook may list (`subscriptions.webhook.readNamespaces`). */
     readNamespaces: string[];
 };
@@ -90,6 +104,13 @@ export interface SubscriptionInjectionArgs {
      * @default ASSUMED_SUBSCRIPTION_APIS (ValidatingAdmissionPolicy v1, console samples)
      */
     readonly apis?: SubscriptionClusterApis;
+    /** The namespace the stack creates for the copies the shares point at (`subscriptions.sourceNamespace`). */
+    readonly sourceNamespace: string;
+    /**
+     * Shares this update no longer declares that running pods still mount (running-pods.ts), kept until they end.
+     * @default []
+     */
+    readonly keptShares?: KeptShare[];
 }
 
 /**
@@ -108,6 +129,8 @@ export class SubscriptionInjection extends pulumi.ComponentResource {
     readonly webhook: SubscriptionWebhook;
     /** The pre-flight reads of the CSI driver's CRDs (none without a live cluster); no Secret is ever read. */
     readonly preflightReads: pulumi.Resource[];
+    /** The source sync (none when no ClusterBundle shares anything). */
+    readonly sourceSync?: SourceSync;
 
     constructor(name: string, args: SubscriptionInjectionArgs, opts?: pulumi.ComponentResourceOptions) {
         super("cluster-platform:subscriptions:SubscriptionInjection", name, {}, opts);
@@ -131,8 +154,23 @@ export class SubscriptionInjection extends pulumi.ComponentResource {
         // where the cluster serves a ValidatingAdmissionPolicy API (cluster-apis.ts).
         const apis = args.apis ?? ASSUMED_SUBSCRIPTION_APIS;
         const guards = admissionPolicy(apis.admissionPolicyVersion, this);
+        const kept = args.keptShares ?? [];
+        const keptOf = (bundle: string) => kept.filter((share) => share.reference.bundle === bundle);
+        const shares: pulumi.Resource[] = [];
         for (const bundle of args.clusterBundles) {
-            declareClusterBundle(args.cluster, bundle, [clusterBundles, ...guards], reads.all, args.driver, this);
+            const declared = declareClusterBundle(
+                bundle,
+                [clusterBundles, ...guards],
+                reads.all,
+                keptOf(bundle.name),
+                args.sourceNamespace,
+                this,
+            );
+            shares.push(...declared.shares);
+        }
+        for (const bundle of [...new Set(kept.map((share) => share.reference.bundle))].sort()) {
+            if (args.clusterBundles.some((declared) => declared.name === bundle)) continue;
+            shares.push(...declareKeptShares(bundle, keptOf(bundle), args.sourceNamespace, this).shares);
         }
         for (const bundle of args.bundles) {
             declareBundle(bundle, bundles, this);
@@ -142,6 +180,20 @@ export class SubscriptionInjection extends pulumi.ComponentResource {
         }
         this.clusterRoleNames = args.clusterBundles.map((b) => clusterBundleRoleName(b.name));
         this.shareNames = args.clusterBundles.flatMap(referencesOf).map((r) => r.share);
+        const shared = [...args.clusterBundles.flatMap(referencesOf), ...kept.map((share) => share.reference)];
+
+        // The copies' namespace, and the driver's access to exactly what is there.
+        const sourceNamespace = new k8s.core.v1.Namespace(args.sourceNamespace, sourceNamespaceManifest(args.sourceNamespace), {
+            parent: this,
+            dependsOn: reads.all,
+            ...namespaceDeleteOptions,
+        });
+        if (shared.length > 0) {
+            const { role, roleBinding } = driverAccessManifests(args.sourceNamespace, shared, args.driver);
+            const name = `${args.sourceNamespace}/${DRIVER_ACCESS_NAME}`;
+            const driverRole = new k8s.rbac.v1.Role(name, role, { parent: this, dependsOn: [sourceNamespace] });
+            new k8s.rbac.v1.RoleBinding(name, roleBinding, { parent: this, dependsOn: [driverRole] });
+        }
 
         // The webhook waits for the bundle APIs (its informers watch them), and everything it
         // declares in its namespace waits for the namespace, including what the certificate
@@ -156,11 +208,25 @@ export class SubscriptionInjection extends pulumi.ComponentResource {
             {
                 ...args.webhook,
                 cluster: args.cluster,
-                readScopes: webhookReadScopes(args.clusterBundles, args.bundles, args.webhook.readNamespaces),
+                readScopes: webhookReadScopes(args.sourceNamespace, shared, args.bundles, args.webhook.readNamespaces),
                 driverNamespace: args.driver.namespace,
+                sourceNamespace: args.sourceNamespace,
             },
-            { parent: this, transformations: [dependingOn([namespace, bundles, clusterBundles])] },
+            { parent: this, transformations: [dependingOn([namespace, sourceNamespace, bundles, clusterBundles])] },
         );
+        if (shared.length > 0) {
+            this.sourceSync = new SourceSync(
+                "source-sync",
+                {
+                    namespace: args.webhook.namespace,
+                    sourceNamespace: args.sourceNamespace,
+                    image: args.webhook.image,
+                    objects: sourceObjectsOf(shared),
+                    shares,
+                },
+                { parent: this, transformations: [dependingOn([namespace, sourceNamespace])] },
+            );
+        }
 
         if (args.cluster.platform === "openshift" && !apis.consoleSamples) pulumi.log.warn(NO_CONSOLE_WARNING, this);
         if (args.cluster.platform === "openshift" && apis.consoleSamples) {

@@ -6,11 +6,19 @@
 import {
     clusterBundleRoleName,
     clusterBundleShareName,
+    DEFAULT_SOURCE_NAMESPACE,
     SHARED_RESOURCE_GROUP,
     SHARED_SECRET_PLURAL,
     type ShareRole,
 } from "../../webhook/api";
-import { DNS1123_LABEL_RULE, DNS1123_SUBDOMAIN_RULE, isDns1123Label, isDns1123Subdomain } from "../shared/k8s-names";
+import {
+    DNS1123_LABEL_RULE,
+    DNS1123_SUBDOMAIN_RULE,
+    isDns1123Label,
+    isDns1123Subdomain,
+    isPlatformNamespace,
+    PLATFORM_NAMESPACE_PREFIXES,
+} from "../shared/k8s-names";
 import { describeValue } from "../shared/problems";
 import {
     AGGREGATE_TO_LABEL_PREFIX,
@@ -20,6 +28,17 @@ import {
     ruleGrantsUnrestricted,
     ruleReachesResource,
 } from "../shared/rbac";
+
+/** `subscriptions.sourceNamespace` when it is not given (webhook/api.ts: where the copies of shared objects live). */
+export { DEFAULT_SOURCE_NAMESPACE };
+
+/**
+ * What becomes of the shares an update no longer declares (a ClusterBundle or a reference removed or
+ * renamed): kept while a running pod mounts them (the seed: running pods are not impacted), or
+ * deleted at once (running pods that mount them lose those files; the preview says which).
+ */
+export const REMOVED_SHARES_POLICIES = ["keepWhileInUse", "deleteAtOnce"] as const;
+export type RemovedSharesPolicy = (typeof REMOVED_SHARES_POLICIES)[number];
 
 /** Roles a ClusterBundle may aggregate to without being listed in `allowedAggregationRoles`: admin, edit, view. */
 export { aggregationLabel, DEFAULT_AGGREGATION_ROLES };
@@ -281,4 +300,90 @@ export function aggregatedRoleProblems(rules: readonly Partial<PolicyRule>[]): A
         }
     });
     return problems;
+}
+
+/** What the source-namespace rules judge: the capability's namespaces and the references into them. */
+export interface SourceNamespaceInput {
+    sourceNamespace: string;
+    /** `subscriptions.namespace`: the webhook's, holding its serving key. */
+    namespace: string;
+    driverNamespace: string;
+    clusterBundles: ClusterBundleInput[];
+    bundles: BundleInput[];
+    readNamespaces: string[];
+    readAllNamespaces: boolean;
+}
+
+/**
+ * No component gains read of a Secret it does not share (issue 37). The Shared Resource CSI driver
+ * lists and watches every Secret and ConfigMap of the namespace its shares point at (its refresh
+ * informer: openshift/csi-driver-shared-resource pkg/controller/controller.go), so shares point only
+ * at copies in the source namespace, which must therefore hold nothing else: not a platform namespace
+ * (kube*, openshift*: the platform keeps credentials there, such as the control plane's client keys in
+ * openshift-config-managed), not the webhook's (its serving key), not the driver's, not one a Bundle
+ * is declared in. A ClusterBundle may not share an object of the source namespace (copies are made
+ * there, not read from there) or of the webhook's namespace. The webhook lists namespace-wide only
+ * where an admin says, never in a platform namespace and never cluster-wide.
+ */
+export function sourceNamespaceIssues(input: SourceNamespaceInput): RuleIssue[] {
+    const issues: RuleIssue[] = [];
+    const source = describeValue(input.sourceNamespace);
+    const sharing = input.clusterBundles.map((bundle) => describeClusterBundle(bundle.name));
+    const pointAt = sharing.length > 0 ? `; the shares of ${sharing.join(", ")} would point there` : "";
+    const holdsOnlyCopies =
+        "the Shared Resource CSI driver lists and watches every Secret and ConfigMap of the namespace its shares point at, so the source namespace must hold nothing but the copies of shared objects";
+    if (isPlatformNamespace(input.sourceNamespace)) {
+        issues.push({
+            path: ["sourceNamespace"],
+            message: `${source} is a platform namespace (${PLATFORM_NAMESPACE_PREFIXES.map((prefix) => `${prefix}*`).join(", ")}) and cannot be the source namespace: ${holdsOnlyCopies}, and the platform keeps credentials in its namespaces (the control plane's client keys in openshift-config-managed)${pointAt}; name a namespace of the stack's own`,
+        });
+    }
+    const others: [string, string][] = [
+        [input.namespace, "the webhook's namespace (subscriptions.namespace), which holds its serving key"],
+        [input.driverNamespace, "the Shared Resource CSI driver's namespace"],
+    ];
+    for (const [namespace, what] of others) {
+        if (namespace === input.sourceNamespace)
+            issues.push({ path: ["sourceNamespace"], message: `${source} is ${what}: ${holdsOnlyCopies}; name a namespace of its own` });
+    }
+    input.bundles.forEach((bundle, index) => {
+        if (bundle.namespace === input.sourceNamespace)
+            issues.push({
+                path: ["bundles", index, "namespace"],
+                message: `${describeBundle(bundle)}: ${source} is the source namespace; ${holdsOnlyCopies}, and would read this Bundle's Secrets; declare the Bundle in a namespace of its own`,
+            });
+    });
+    input.clusterBundles.forEach((bundle, index) => {
+        for (const source of SOURCES) {
+            bundle[source].forEach((ref, j) => {
+                const path = ["clusterBundles", index, source, j, "namespace"];
+                const who = describeClusterBundle(bundle.name);
+                if (ref.namespace === input.sourceNamespace)
+                    issues.push({
+                        path,
+                        message: `${who}: ${WHAT[source]} ${refText(ref)} is in the source namespace, where the stack writes the copies it shares; reference the original where it lives`,
+                    });
+                else if (ref.namespace === input.namespace)
+                    issues.push({
+                        path,
+                        message: `${who}: ${WHAT[source]} ${refText(ref)} is in the webhook's namespace (subscriptions.namespace), which holds its serving key; no share may expose it`,
+                    });
+            });
+        }
+    });
+    input.readNamespaces.forEach((namespace, index) => {
+        if (isPlatformNamespace(namespace))
+            issues.push({
+                path: ["webhook", "readNamespaces", index],
+                message: `${describeValue(namespace)} is a platform namespace (${PLATFORM_NAMESPACE_PREFIXES.map((prefix) => `${prefix}*`).join(", ")}); the webhook never lists every Secret of one (it reads the objects bundles reference there by name)`,
+            });
+    });
+    if (input.readAllNamespaces) {
+        issues.push({
+            path: ["webhook", "readAllNamespaces"],
+            message:
+                "true would let the webhook list every Secret of every namespace, the platform's included; it reads teams' Bundles by name instead (etc-pki-entitlement everywhere, other names where the team grants get: docs/subscriptions.md, \"Teams' own Bundles\"); remove it, or list namespaces in subscriptions.webhook.readNamespaces",
+        });
+    }
+    return issues;
 }

@@ -21,6 +21,7 @@ import {
     webhookDeploymentManifest,
     webhookNamespaceExclusions,
     webhookPodDisruptionBudgetManifest,
+    readNamespacesValue,
     WebhookReadScope,
 } from "./webhook";
 
@@ -39,10 +40,10 @@ export interface SubscriptionWebhookArgs {
     readonly image: pulumi.Input<string>;
     /** Issues the serving certificate and the CA bundle in the stack's certificates mode. */
     readonly certificates: CertificateIssuer;
-    /** Namespaces (and kinds) whose Secrets/ConfigMaps the server may list: one Role each. */
+    /** Namespaces whose Secrets/ConfigMaps the server reads (listed or by name): one Role each. */
     readonly readScopes: WebhookReadScope[];
-    /** Cluster-wide Secret/ConfigMap list (`subscriptions.webhook.readAllNamespaces`). */
-    readonly readAllNamespaces: boolean;
+    /** The namespace of the copies ClusterBundles share (`subscriptions.sourceNamespace`). */
+    readonly sourceNamespace: string;
     /** The Shared Resource CSI driver's namespace: excluded, its pods mount what the webhook injects. */
     readonly driverNamespace: string;
     /** More namespaces the webhook never sees (`subscriptions.webhook.excludedNamespaces`). */
@@ -74,16 +75,17 @@ export class SubscriptionWebhook extends pulumi.ComponentResource {
         );
         const clusterRole = new k8s.rbac.v1.ClusterRole(
             WEBHOOK_NAMES.clusterRole,
-            { metadata: { name: WEBHOOK_NAMES.clusterRole, labels }, rules: webhookClusterRules(args.readAllNamespaces) },
+            { metadata: { name: WEBHOOK_NAMES.clusterRole, labels }, rules: webhookClusterRules() },
             { parent: this },
         );
-        // Secret/ConfigMap list only where bundles point (cluster-wide only when opted into). The
-        // Roles follow the config: a namespace no bundle references any more loses its Role.
-        const readBindings = (args.readAllNamespaces ? [] : args.readScopes).map((scope) => {
+        // Secret/ConfigMap reads only where bundles point: namespace-wide in the source namespace and
+        // where an admin lists, by name elsewhere. The Roles follow the config: a namespace no bundle
+        // references any more loses its Role.
+        const readBindings = args.readScopes.map((scope) => {
             const metadata = { name: WEBHOOK_NAMES.keyReadRole, namespace: scope.namespace, labels };
             const role = new k8s.rbac.v1.Role(
                 `${scope.namespace}/${WEBHOOK_NAMES.keyReadRole}`,
-                { metadata, rules: [scope.rule] },
+                { metadata, rules: scope.rules },
                 { parent: this },
             );
             return new k8s.rbac.v1.RoleBinding(
@@ -121,7 +123,8 @@ export class SubscriptionWebhook extends pulumi.ComponentResource {
             image: args.image,
             certificateVolumes: webhookCertificateVolumes(WEBHOOK_NAMES.tlsSecret),
             podAnnotations: servingCertificate.podTemplateAnnotations,
-            readNamespaces: args.readAllNamespaces ? "*" : args.readScopes.map((scope) => scope.namespace).join(","),
+            readNamespaces: readNamespacesValue(args.readScopes),
+            sourceNamespace: args.sourceNamespace,
         });
         this.deployment = new k8s.apps.v1.Deployment(
             `${namespace}/${WEBHOOK_NAMES.deployment}`,

@@ -7,8 +7,8 @@
 import type { WebhookDefinition } from "../admission-webhook/contract";
 import { platformLabels } from "../shared/labels";
 import { WEBHOOK_SERVER } from "../../webhook/api";
-import { type AccessRule, KEY_RESOURCES, type KeyResource, keyReadRule } from "../../webhook/access";
-import type { BundleDeclaration, ClusterBundleDeclaration } from "./bundles";
+import { type AccessRule, KEY_RESOURCES, type KeyResource, keyReadByNameRule, keyReadRule } from "../../webhook/access";
+import type { BundleDeclaration, ClusterBundleReference } from "./bundles";
 
 export const WEBHOOK_APP = "subscription-injection-webhook";
 
@@ -155,7 +155,7 @@ export function webhookDefinition(failurePolicy: "Fail" | "Ignore", timeoutSecon
     };
 }
 
-/** The webhook's namespace: the restricted Pod Security profile is enforced on it. */
+/** A namespace of the capability's own (the webhook's, the source namespace): the restricted Pod Security profile is enforced on it. */
 export function webhookNamespaceManifest(name: string) {
     return {
         apiVersion: "v1" as const,
@@ -179,17 +179,24 @@ export interface WebhookPodInputs<S, A> {
     certificateVolumes: { volumes: unknown[]; volumeMounts: unknown[] };
     /** Pod template annotations that roll the pods when the certificate changes. */
     podAnnotations: A;
-    /** `WEBHOOK_READ_NAMESPACES`: the namespaces its Roles let it read, comma-separated, or `*`. */
+    /** `WEBHOOK_READ_NAMESPACES`: where its Roles let it list, `<namespace>/<secrets|configmaps>` comma-separated. */
     readNamespaces: string;
+    /** `WEBHOOK_SOURCE_NAMESPACE`: where the copies ClusterBundles share are. */
+    sourceNamespace: string;
 }
 
-const RESTRICTED_CONTAINER_SECURITY = {
+export const RESTRICTED_CONTAINER_SECURITY = {
     allowPrivilegeEscalation: false,
     readOnlyRootFilesystem: true,
     runAsNonRoot: true,
     capabilities: { drop: ["ALL"] },
     seccompProfile: { type: "RuntimeDefault" },
 };
+
+/** An HTTP(S) GET probe of a named container port. */
+export function httpProbe(path: string, port: string, scheme: "HTTP" | "HTTPS", periodSeconds: number) {
+    return { httpGet: { path, port, scheme }, periodSeconds, timeoutSeconds: 2, failureThreshold: 3 };
+}
 
 /**
  * The webhook's Deployment. Highly available: spread across nodes (a hard rule, tainted and
@@ -201,12 +208,7 @@ const RESTRICTED_CONTAINER_SECURITY = {
  */
 export function webhookDeploymentManifest<S, A>(inputs: WebhookPodInputs<S, A>) {
     const labels = platformLabels("subscriptions", WEBHOOK_MATCH_LABELS);
-    const probe = (path: string, periodSeconds: number) => ({
-        httpGet: { path, port: WEBHOOK_SERVER.portName, scheme: "HTTPS" },
-        periodSeconds,
-        timeoutSeconds: 2,
-        failureThreshold: 3,
-    });
+    const probe = (path: string, periodSeconds: number) => httpProbe(path, WEBHOOK_SERVER.portName, "HTTPS", periodSeconds);
     return {
         apiVersion: "apps/v1",
         kind: "Deployment",
@@ -242,14 +244,21 @@ export function webhookDeploymentManifest<S, A>(inputs: WebhookPodInputs<S, A>) 
                             name: "webhook",
                             image: inputs.image,
                             imagePullPolicy: "IfNotPresent",
-                            // The server watches only where its RBAC lets it (webhook/config.ts).
-                            env: [{ name: "WEBHOOK_READ_NAMESPACES", value: inputs.readNamespaces }],
+                            // The server lists only where its RBAC lets it, and reads ClusterBundles' sources at their copies (webhook/config.ts).
+                            env: [
+                                { name: "WEBHOOK_READ_NAMESPACES", value: inputs.readNamespaces },
+                                { name: "WEBHOOK_SOURCE_NAMESPACE", value: inputs.sourceNamespace },
+                            ],
                             ports: [{ name: WEBHOOK_SERVER.portName, containerPort: WEBHOOK_SERVER.port, protocol: "TCP" }],
                             readinessProbe: probe(WEBHOOK_SERVER.readinessPath, 5),
                             livenessProbe: { ...probe(WEBHOOK_SERVER.livenessPath, 10), initialDelaySeconds: 10 },
+                            // From `npm run bench:scale` (docs/subscriptions.md, "Scale: teams' Bundles"): the
+                            // request covers the RSS under load at 1,000 teams' Bundles (166-177 MiB), the
+                            // limit twice the peak at 10,000 (248 MiB), so no replica is OOM-killed at a
+                            // scale a project template reaches.
                             resources: {
-                                requests: { cpu: "50m", memory: "96Mi" },
-                                limits: { cpu: "1", memory: "256Mi" },
+                                requests: { cpu: "50m", memory: "192Mi" },
+                                limits: { cpu: "1", memory: "512Mi" },
                             },
                             securityContext: RESTRICTED_CONTAINER_SECURITY,
                             volumeMounts: [{ name: "tmp", mountPath: "/tmp" }, ...inputs.certificateVolumes.volumeMounts],
@@ -276,45 +285,59 @@ export function webhookPodDisruptionBudgetManifest(namespace: string) {
     };
 }
 
-/** One namespace the webhook may list Secrets and/or ConfigMaps in, and the Role rule that allows it. */
+/** One namespace the webhook may read Secrets and/or ConfigMaps in: its Role's rules, and the kinds it lists there. */
 export interface WebhookReadScope {
     namespace: string;
-    rule: AccessRule;
+    rules: AccessRule[];
+    /** The kinds it lists namespace-wide (`WEBHOOK_READ_NAMESPACES`); the others it reads by name. */
+    listed: KeyResource[];
 }
 
 /**
- * Where the webhook reads key names: the namespaces the declared bundles reference (per kind:
- * a ClusterBundle's entitlement namespaces for Secrets, its yum repository namespaces for
- * ConfigMaps; a Bundle's own namespace), and `subscriptions.webhook.readNamespaces` for both
- * kinds. The server watches exactly the namespaces bundles reference (webhook/cluster-state.ts
- * `referencedNamespaces`), so a bundle created outside this config in another namespace needs
- * that namespace listed (or cluster-wide read) before pods can use it.
+ * Where the webhook reads key names, and how:
+ * - the source namespace, namespace-wide, for the kinds the ClusterBundles share (it holds nothing
+ *   but their copies);
+ * - each declared Bundle's namespace, by name: `get` on exactly the Secrets and ConfigMaps the
+ *   Bundles there reference (the server reads them one by one, webhook/key-sources.ts);
+ * - `subscriptions.webhook.readNamespaces`, namespace-wide for both kinds (teams' Bundles there).
+ * Teams' Bundles elsewhere are read by name too: `etc-pki-entitlement` through the ClusterRole, other
+ * names where the team grants `get`.
  */
 export function webhookReadScopes(
-    clusterBundles: readonly ClusterBundleDeclaration[],
+    sourceNamespace: string,
+    shared: readonly ClusterBundleReference[],
     bundles: readonly BundleDeclaration[],
     readNamespaces: readonly string[],
 ): WebhookReadScope[] {
-    const needed = new Map<string, Set<KeyResource>>();
-    const note = (namespace: string, resource: KeyResource) => {
-        const set = needed.get(namespace) ?? new Set<KeyResource>();
-        needed.set(namespace, set.add(resource));
+    const listed = new Map<string, Set<KeyResource>>();
+    const byName = new Map<string, Map<KeyResource, Set<string>>>();
+    const list = (namespace: string, resource: KeyResource) => listed.set(namespace, (listed.get(namespace) ?? new Set()).add(resource));
+    const name = (namespace: string, resource: KeyResource, object: string) => {
+        const kinds = byName.get(namespace) ?? new Map<KeyResource, Set<string>>();
+        kinds.set(resource, (kinds.get(resource) ?? new Set()).add(object));
+        byName.set(namespace, kinds);
     };
-    for (const bundle of clusterBundles) {
-        bundle.entitlements.forEach((ref) => note(ref.namespace, KEY_RESOURCES.Secret));
-        bundle.yumRepositories.forEach((ref) => note(ref.namespace, KEY_RESOURCES.ConfigMap));
+    for (const reference of shared) list(sourceNamespace, KEY_RESOURCES[reference.kind]);
+    for (const namespace of readNamespaces) {
+        list(namespace, KEY_RESOURCES.Secret);
+        list(namespace, KEY_RESOURCES.ConfigMap);
     }
     for (const bundle of bundles) {
-        if (bundle.entitlements.length > 0) note(bundle.namespace, KEY_RESOURCES.Secret);
-        if (bundle.yumRepositories.length > 0) note(bundle.namespace, KEY_RESOURCES.ConfigMap);
-    }
-    for (const namespace of readNamespaces) {
-        note(namespace, KEY_RESOURCES.Secret);
-        note(namespace, KEY_RESOURCES.ConfigMap);
+        bundle.entitlements.forEach((ref) => name(bundle.namespace, KEY_RESOURCES.Secret, ref.name));
+        bundle.yumRepositories.forEach((ref) => name(bundle.namespace, KEY_RESOURCES.ConfigMap, ref.name));
     }
     const order: KeyResource[] = [KEY_RESOURCES.Secret, KEY_RESOURCES.ConfigMap];
-    return [...needed.keys()].sort().map((namespace) => ({
-        namespace,
-        rule: keyReadRule(order.filter((resource) => needed.get(namespace)?.has(resource))),
-    }));
+    const namespaces = [...new Set([...listed.keys(), ...byName.keys()])].sort();
+    return namespaces.map((namespace) => {
+        const kinds = order.filter((resource) => listed.get(namespace)?.has(resource));
+        const named = order
+            .filter((resource) => !kinds.includes(resource) && byName.get(namespace)?.has(resource))
+            .map((resource) => keyReadByNameRule(resource, [...(byName.get(namespace)?.get(resource) ?? [])]));
+        return { namespace, rules: [...(kinds.length > 0 ? [keyReadRule(kinds)] : []), ...named], listed: kinds };
+    });
+}
+
+/** `WEBHOOK_READ_NAMESPACES` for these scopes: `<namespace>/<resource>` for each kind listed there. */
+export function readNamespacesValue(scopes: readonly WebhookReadScope[]): string {
+    return scopes.flatMap((scope) => scope.listed.map((resource) => `${scope.namespace}/${resource}`)).join(",");
 }

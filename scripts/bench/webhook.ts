@@ -651,7 +651,7 @@ async function memoLookups(port: number, ca: string): Promise<{ hit: number; mis
 }
 
 /** `npm run build`: the server runs from dist/webhook exactly as the image ships it. */
-function build(): void {
+export function build(): void {
     const result = spawnSync(process.execPath, [require.resolve("typescript/bin/tsc"), "-p", "tsconfig.build.json"], {
         cwd: ROOT,
         stdio: "inherit",

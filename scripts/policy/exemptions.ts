@@ -5,7 +5,7 @@
  */
 import type { StackConfig } from "../../components/config";
 import { pkoStackName, RECONCILE_ROLE_EXEMPTION_REASON, reconcileRoleName } from "../../components/reconcile/names";
-import { referencesOf } from "../../components/subscriptions/bundles";
+import { DRIVER_ACCESS_NAME, referencesOf } from "../../components/subscriptions/bundles";
 import { webhookReadScopes, WEBHOOK_NAMES } from "../../components/subscriptions/webhook";
 
 export interface PolicyExemption {
@@ -22,34 +22,26 @@ export function policyExemptions(config: StackConfig, extra: { infraIds?: readon
     const exemptions: PolicyExemption[] = [];
     const subscriptions = config.subscriptions;
     if (subscriptions.enabled) {
-        const webhook = subscriptions.webhook;
-        const roles = webhook.readAllNamespaces
-            ? [WEBHOOK_NAMES.clusterRole]
-            : webhookReadScopes(subscriptions.clusterBundles, subscriptions.bundles, webhook.readNamespaces)
-                  .filter((scope) => (scope.rule.resources as readonly string[]).includes("secrets"))
-                  .map((scope) => `${scope.namespace}/${WEBHOOK_NAMES.keyReadRole}`);
+        const shared = subscriptions.clusterBundles.flatMap(referencesOf);
+        const roles = webhookReadScopes(subscriptions.sourceNamespace, shared, subscriptions.bundles, subscriptions.webhook.readNamespaces)
+            .filter((scope) => (scope.listed as readonly string[]).includes("secrets"))
+            .map((scope) => `${scope.namespace}/${WEBHOOK_NAMES.keyReadRole}`);
         if (roles.length > 0) {
             exemptions.push({
                 pack: "k8s-rbac",
                 policy: "k8s-no-broad-grants",
                 knob: "allowedRoles",
                 values: roles,
-                reason: webhook.readAllNamespaces
-                    ? "the subscription webhook lists Secrets cluster-wide (subscriptions.webhook.readAllNamespaces) to resolve entitlement key names (seed 000)"
-                    : "the subscription webhook lists Secrets in exactly the namespaces the declared bundles reference, to resolve entitlement key names (seed 000)",
+                reason: "the subscription webhook lists Secrets in the source namespace, which holds only the copies ClusterBundles share, and in subscriptions.webhook.readNamespaces, to resolve entitlement key names (seed 000)",
             });
         }
-        const driverRoles = subscriptions.clusterBundles
-            .flatMap(referencesOf)
-            .filter((reference) => reference.kind === "Secret")
-            .map((reference) => `${reference.ref.namespace}/${reference.share}`);
-        if (driverRoles.length > 0) {
+        if (shared.some((reference) => reference.kind === "Secret")) {
             exemptions.push({
                 pack: "k8s-rbac",
                 policy: "k8s-no-broad-grants",
                 knob: "allowedRoles",
-                values: [...new Set(driverRoles)],
-                reason: "the Shared Resource CSI driver lists and watches Secrets in each shared Secret's namespace, which its refresh informers need (components/subscriptions/bundles.ts driverReadManifests)",
+                values: [`${subscriptions.sourceNamespace}/${DRIVER_ACCESS_NAME}`],
+                reason: "the Shared Resource CSI driver lists and watches Secrets in the source namespace, which holds only the copies ClusterBundles share; its refresh informers need it (components/subscriptions/bundles.ts driverAccessManifests)",
             });
         }
     }

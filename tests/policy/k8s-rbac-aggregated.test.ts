@@ -22,11 +22,11 @@ function aggregated(name: string, roles: string[], rules: Record<string, unknown
 
 describe("k8s-aggregated-roles", () => {
     test("GIVEN the ClusterRole the subscriptions capability generates for a ClusterBundle WHEN analyzed THEN it passes: use on its own shares, by name", () => {
-        expect(violations(aggregatedRoles, k8s(clusterRoleManifest(bundle, "uid")))).toEqual([]);
+        expect(violations(aggregatedRoles, k8s(clusterRoleManifest(bundle)))).toEqual([]);
     });
 
     test("GIVEN that ClusterRole with the share names dropped WHEN analyzed THEN use on every SharedSecret is reported", () => {
-        const role = clusterRoleManifest(bundle, "uid");
+        const role = clusterRoleManifest(bundle);
         const widened = {
             ...role,
             rules: role.rules.map((r) => ({ ...r, resourceNames: r.resources.includes("sharedsecrets") ? undefined : r.resourceNames })),

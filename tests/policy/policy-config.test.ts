@@ -36,18 +36,17 @@ describe("npm run policy:config: the policy config a stack passes to the packs",
             },
             "k8s-aggregated-roles": { aggregatedRoles: ["admin", "edit", "view"] },
             "k8s-pod-security-restricted": { platform: "openshift" },
-            // Exemption: the subscription webhook's own Secret reads, in the namespaces its bundles reference.
+            // Exemption: the webhook's and the driver's Secret reads in the source namespace, which holds only copies.
             "k8s-no-broad-grants": {
                 allowedRoles: [
-                    "openshift-config/subscription-injection-webhook-read",
-                    "team-a/subscription-injection-webhook-read",
-                    "openshift-config/cluster-entitlement-etc-pki-entitlement-d0e25df8",
+                    "subscription-sources/subscription-injection-webhook-read",
+                    "subscription-sources/subscription-shared-resource-driver",
                 ],
             },
         });
         expect(lines).toEqual([
-            'exempt "openshift-config/subscription-injection-webhook-read", "team-a/subscription-injection-webhook-read" from k8s-rbac/k8s-no-broad-grants (allowedRoles): the subscription webhook lists Secrets in exactly the namespaces the declared bundles reference, to resolve entitlement key names (seed 000)',
-            'exempt "openshift-config/cluster-entitlement-etc-pki-entitlement-d0e25df8" from k8s-rbac/k8s-no-broad-grants (allowedRoles): the Shared Resource CSI driver lists and watches Secrets in each shared Secret\'s namespace, which its refresh informers need (components/subscriptions/bundles.ts driverReadManifests)',
+            'exempt "subscription-sources/subscription-injection-webhook-read" from k8s-rbac/k8s-no-broad-grants (allowedRoles): the subscription webhook lists Secrets in the source namespace, which holds only the copies ClusterBundles share, and in subscriptions.webhook.readNamespaces, to resolve entitlement key names (seed 000)',
+            'exempt "subscription-sources/subscription-shared-resource-driver" from k8s-rbac/k8s-no-broad-grants (allowedRoles): the Shared Resource CSI driver lists and watches Secrets in the source namespace, which holds only the copies ClusterBundles share; its refresh informers need it (components/subscriptions/bundles.ts driverAccessManifests)',
             'exempt "prod-east" from aws-tags/aws-reserved-tag-keys (clusterIds): the AWS cloud provider finds this cluster\'s subnets and security groups by kubernetes.io/cluster/<id> (owned or shared); on OpenShift <id> is the infra id (pass --infra-id)',
             `wrote ${path.join(out, "aws-tags.json")}`,
             `wrote ${path.join(out, "k8s-rbac.json")}`,

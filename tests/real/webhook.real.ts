@@ -18,11 +18,11 @@ import {
     requireBuild,
     TEAM_NAMESPACE,
 } from "./helpers/fixtures";
+import { runSubscriptionServers, type SubscriptionServers } from "./helpers/subscription-servers";
 import { describe as explain, REPO_ROOT, TestStack } from "./helpers/stack";
-import { keepSubscriptionWebhook, SUBSCRIPTION_WEBHOOK, type WebhookKeeper } from "./helpers/subscription-webhook";
 
-const NAMESPACE = SUBSCRIPTION_WEBHOOK.namespace;
-const DEPLOYMENT = SUBSCRIPTION_WEBHOOK.deployment;
+const NAMESPACE = "subscription-injection";
+const DEPLOYMENT = "subscription-injection-webhook";
 const SHARED_RESOURCE_DRIVER = "csi.sharedresource.openshift.io";
 
 /** A team namespace the stack config never names (issue 27 point 4). */
@@ -30,7 +30,7 @@ const OTHER_TEAM = "team-unlisted";
 const WEBHOOK_SA = `system:serviceaccount:${NAMESPACE}:${DEPLOYMENT}`;
 
 let stack: TestStack;
-let keeper: WebhookKeeper | undefined;
+let servers: SubscriptionServers | undefined;
 
 /** The team's service accounts: one bound to `edit` (which the ClusterBundle's role aggregates to), one that may only create pods. */
 function teamAccess(): object[] {
@@ -69,18 +69,12 @@ function annotatedPod(name: string, serviceAccount: string): object {
 beforeAll(async () => {
     requireBuild(REPO_ROOT);
     applyObjects([...preexistingObjects(), ...teamAccess()]);
-    keeper = await keepSubscriptionWebhook();
     stack = new TestStack("webhook", fullStackConfig({ operators: [] }));
     const up = stack.up();
     if (up.status !== 0) {
         throw new Error(`pulumi up failed: ${explain(up)}`);
     }
-    const running = keeper;
-    await eventually(
-        "the server answers /readyz once its informers have synced, as the Deployment's readiness probe waits",
-        async () => ((await running.ready()) ? true : undefined),
-        { timeoutMs: 60_000, describe: () => running.output().slice(-2000) },
-    );
+    servers = await runSubscriptionServers("webhook-pods");
 });
 
 afterAll(async () => {
@@ -91,7 +85,7 @@ afterAll(async () => {
             destroyStack(stack, fullStackKept({ operator: false }));
         }
     } finally {
-        await keeper?.stop();
+        await servers?.stop();
     }
 });
 
@@ -152,25 +146,29 @@ function replaceAt(kind: string, name: string, pointer: string, value: unknown):
 }
 
 describe("issue 27 on the real API server", () => {
-    test("1 GIVEN the stack's driver Role WHEN the API server authorizes the driver THEN it may list and watch Secrets in the source namespace (its refresh informer) and get the shared one", () => {
-        const can = (verb: string, resource: string) =>
+    test("1 GIVEN the stack's driver Role WHEN the API server authorizes the driver THEN it may list and watch Secrets in the source namespace (its refresh informer) and get the copy there, and read nothing in the original's namespace", () => {
+        const can = (verb: string, resource: string, namespace: string) =>
             kubectlRun([
                 "auth",
                 "can-i",
                 verb,
                 resource,
                 "-n",
-                CONFIG_NAMESPACE,
+                namespace,
                 "--as",
                 `system:serviceaccount:${DRIVER.namespace}:${DRIVER.name}`,
             ]).stdout.trim();
         expect([
-            can("list", "secrets"),
-            can("watch", "secrets"),
-            can("get", "secrets/etc-pki-entitlement"),
-            can("list", "configmaps"),
+            can("list", "secrets", "subscription-sources"),
+            can("watch", "secrets", "subscription-sources"),
+            can("get", `secrets/${CONFIG_NAMESPACE}.etc-pki-entitlement`, "subscription-sources"),
+            can("list", "configmaps", "subscription-sources"),
         ]).toEqual(["yes", "yes", "yes", "yes"]);
-        expect(can("get", "secrets/unrelated")).toBe("no");
+        expect([
+            can("get", "secrets/unrelated", "subscription-sources"),
+            can("list", "secrets", CONFIG_NAMESPACE),
+            can("get", "secrets/etc-pki-entitlement", CONFIG_NAMESPACE),
+        ]).toEqual(["no", "no", "no"]);
     });
 
     test("4 GIVEN the webhook's resourceNames rule WHEN it lists and watches etc-pki-entitlement in an unlisted namespace THEN the name-field-selected requests are allowed and the unselected list is forbidden", () => {
@@ -247,8 +245,10 @@ describe("issue 27 on the real API server", () => {
                 }),
             });
             expect(created.status).toBe(0);
+            // The stack lets the webhook read only the Secrets declared bundles name in team-a (by name), so of
+            // another one it can say only that it may not read it; never a refusal of the pod.
             expect(created.stderr).toContain(
-                `Warning: always-inject Bundle "orphan" not injected: referenced Secret not found: Secret ${TEAM_NAMESPACE}/deleted-entitlement (referenced by Bundle "orphan")`,
+                `Warning: always-inject Bundle "orphan" not injected: Bundle "orphan" references Secret ${TEAM_NAMESPACE}/deleted-entitlement: the webhook may not read secrets ${TEAM_NAMESPACE}/deleted-entitlement (its service account needs get on secrets named "deleted-entitlement" in namespace ${TEAM_NAMESPACE}: a Role with resourceNames)`,
             );
             // The namespace's usable always-inject Bundle still comes.
             const pod = JSON.parse(created.stdout) as KubeObject;
@@ -258,12 +258,12 @@ describe("issue 27 on the real API server", () => {
         }
     });
 
-    test("5 GIVEN a pod for Windows nodes and a pod with a volume named like an injected one WHEN created in a namespace with an always-inject Bundle THEN the first is admitted unchanged with a warning, the second refused naming the volume", () => {
-        const pod = (name: string, spec: object) =>
+    test("5 GIVEN a pod for Windows nodes and pods with a volume named like an injected one WHEN created in a namespace with an always-inject Bundle THEN the first is admitted unchanged with a warning, the one that asked for nothing admitted with a warning, the one that named the Bundle refused naming the volume", () => {
+        const pod = (name: string, spec: object, annotations: Record<string, string> = {}) =>
             JSON.stringify({
                 apiVersion: "v1",
                 kind: "Pod",
-                metadata: { name, namespace: TEAM_NAMESPACE },
+                metadata: { name, namespace: TEAM_NAMESPACE, annotations },
                 spec: { containers: [{ name: "app", image: "registry.invalid/app:1" }], ...spec },
             });
         try {
@@ -276,15 +276,37 @@ describe("issue 27 on the real API server", () => {
             );
             const volumes = (JSON.parse(windows.stdout) as KubeObject).spec.volumes as KubeObject[];
             expect(volumes.filter((v) => v.name.startsWith("subscription-"))).toEqual([]);
-            const reserved = kubectlRun(["create", "-f", "-"], {
-                input: pod("reserved", { volumes: [{ name: "subscription-entitlements", emptyDir: {} }] }),
+            const own = { volumes: [{ name: "subscription-entitlements", emptyDir: {} }] };
+            const unasked = kubectlRun(["create", "-f", "-", "-o", "json"], { input: pod("reserved-plain", own) });
+            expect(unasked.status).toBe(0);
+            expect(unasked.stderr).toContain(
+                'Warning: always-inject Bundle "subscription" not injected: the pod\'s volume "subscription-entitlements" has a name reserved for injected subscription volumes',
+            );
+            expect(
+                (JSON.parse(unasked.stdout) as KubeObject).spec.volumes.find((v: KubeObject) => v.name === "subscription-entitlements"),
+            ).toEqual({
+                name: "subscription-entitlements",
+                emptyDir: {},
             });
-            expect(reserved.status).not.toBe(0);
-            expect(reserved.stderr).toContain(
+            const asked = kubectlRun(["create", "-f", "-"], {
+                input: pod("reserved", own, { "subscription.openshift.io/inject-bundle": "subscription" }),
+            });
+            expect(asked.status).not.toBe(0);
+            expect(asked.stderr).toContain(
                 'admission webhook "inject.subscription.openshift.io" denied the request: the pod\'s volume "subscription-entitlements" has a name reserved for injected subscription volumes',
             );
         } finally {
-            kubectlRun(["delete", "pod", "windows", "reserved", "-n", TEAM_NAMESPACE, "--ignore-not-found", "--wait=false"]);
+            kubectlRun([
+                "delete",
+                "pod",
+                "windows",
+                "reserved",
+                "reserved-plain",
+                "-n",
+                TEAM_NAMESPACE,
+                "--ignore-not-found",
+                "--wait=false",
+            ]);
         }
     });
 

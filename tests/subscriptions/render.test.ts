@@ -17,13 +17,6 @@ const PLATFORM_LABELS = {
     "app.kubernetes.io/part-of": "cluster-platform",
     "cluster-platform.io/capability": "subscriptions",
 };
-const OWNER = {
-    apiVersion: "subscription.openshift.io/v1alpha1",
-    kind: "ClusterBundle",
-    name: "cluster",
-    controller: true,
-    uid: "[unknown]",
-};
 
 describe("subscription bundles in the rendered openshift-aws example", () => {
     let result: RenderResult;
@@ -84,28 +77,32 @@ describe("subscription bundles in the rendered openshift-aws example", () => {
         });
     });
 
-    test("GIVEN the ClusterBundle WHEN rendered THEN one share per reference points at it, owned by the bundle", () => {
+    test("GIVEN the ClusterBundle WHEN rendered THEN one share per reference points at its copy in the source namespace, never at the original, and nothing is owned by the bundle", () => {
         expect(manifestNamed(result, "SharedSecret", "cluster-entitlement-etc-pki-entitlement-d0e25df8")).toEqual({
             apiVersion: "sharedresource.openshift.io/v1alpha1",
             kind: "SharedSecret",
-            metadata: { labels: PLATFORM_LABELS, name: "cluster-entitlement-etc-pki-entitlement-d0e25df8", ownerReferences: [OWNER] },
+            metadata: { labels: PLATFORM_LABELS, name: "cluster-entitlement-etc-pki-entitlement-d0e25df8" },
             spec: {
-                description: "Entitlement keys of ClusterBundle cluster (subscription injection)",
-                secretRef: { name: "etc-pki-entitlement", namespace: "openshift-config" },
+                description:
+                    "Entitlement keys of ClusterBundle cluster: a copy of Secret openshift-config/etc-pki-entitlement (subscription injection)",
+                secretRef: { name: "openshift-config.etc-pki-entitlement", namespace: "subscription-sources" },
             },
         });
         expect(manifestNamed(result, "SharedConfigMap", "cluster-yum-repo-satellite-repos-14d80ad7")).toEqual({
             apiVersion: "sharedresource.openshift.io/v1alpha1",
             kind: "SharedConfigMap",
-            metadata: { labels: PLATFORM_LABELS, name: "cluster-yum-repo-satellite-repos-14d80ad7", ownerReferences: [OWNER] },
+            metadata: { labels: PLATFORM_LABELS, name: "cluster-yum-repo-satellite-repos-14d80ad7" },
             spec: {
-                configMapRef: { name: "satellite-repos", namespace: "openshift-config" },
-                description: "Yum repository definitions of ClusterBundle cluster (subscription injection)",
+                configMapRef: { name: "openshift-config.satellite-repos", namespace: "subscription-sources" },
+                description:
+                    "Yum repository definitions of ClusterBundle cluster: a copy of ConfigMap openshift-config/satellite-repos (subscription injection)",
             },
         });
+        const owned = result.manifests.filter((m) => (m.object.metadata as { ownerReferences?: unknown }).ownerReferences !== undefined);
+        expect(owned).toEqual([]);
     });
 
-    test("GIVEN the ClusterBundle WHEN rendered THEN its ClusterRole grants get/list/watch on it and use on exactly its shares, aggregated to admin and edit, owned by it", () => {
+    test("GIVEN the ClusterBundle WHEN rendered THEN its ClusterRole grants get/list/watch on it and use on exactly its shares, aggregated to admin and edit", () => {
         expect(manifestNamed(result, "ClusterRole", "cluster-subscription-bundle")).toEqual({
             apiVersion: "rbac.authorization.k8s.io/v1",
             kind: "ClusterRole",
@@ -116,7 +113,6 @@ describe("subscription bundles in the rendered openshift-aws example", () => {
                     "rbac.authorization.k8s.io/aggregate-to-edit": "true",
                 },
                 name: "cluster-subscription-bundle",
-                ownerReferences: [OWNER],
             },
             rules: [
                 {
@@ -141,30 +137,39 @@ describe("subscription bundles in the rendered openshift-aws example", () => {
         });
     });
 
-    test("GIVEN the ClusterBundle WHEN rendered THEN for each share a Role in the source namespace lets the driver's service account (Builds for OpenShift's by default) get exactly that object and list and watch its kind there (its refresh informers), owned by the bundle", () => {
-        const share = "cluster-entitlement-etc-pki-entitlement-d0e25df8";
-        const metadata = { name: share, namespace: "openshift-config", labels: PLATFORM_LABELS, ownerReferences: [OWNER] };
-        expect([...manifestsNamed(result, "Role", share), ...manifestsNamed(result, "RoleBinding", share)]).toEqual([
+    test("GIVEN the ClusterBundle WHEN rendered THEN one Role in the source namespace lets the driver's service account (Builds for OpenShift's by default) get exactly the copies and list and watch their kinds there (its refresh informers), and nothing in the originals' namespace", () => {
+        const metadata = { name: "subscription-shared-resource-driver", namespace: "subscription-sources", labels: PLATFORM_LABELS };
+        expect([
+            ...manifestsNamed(result, "Role", "subscription-shared-resource-driver"),
+            ...manifestsNamed(result, "RoleBinding", "subscription-shared-resource-driver"),
+        ]).toEqual([
             {
                 apiVersion: "rbac.authorization.k8s.io/v1",
                 kind: "Role",
                 metadata,
                 rules: [
-                    { apiGroups: [""], resources: ["secrets"], resourceNames: ["etc-pki-entitlement"], verbs: ["get"] },
+                    { apiGroups: [""], resources: ["secrets"], resourceNames: ["openshift-config.etc-pki-entitlement"], verbs: ["get"] },
                     { apiGroups: [""], resources: ["secrets"], verbs: ["list", "watch"] },
+                    { apiGroups: [""], resources: ["configmaps"], resourceNames: ["openshift-config.satellite-repos"], verbs: ["get"] },
+                    { apiGroups: [""], resources: ["configmaps"], verbs: ["list", "watch"] },
                 ],
             },
             {
                 apiVersion: "rbac.authorization.k8s.io/v1",
                 kind: "RoleBinding",
                 metadata,
-                roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: share },
+                roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "subscription-shared-resource-driver" },
                 subjects: [{ kind: "ServiceAccount", name: "csi-driver-shared-resource", namespace: "openshift-builds" }],
             },
         ]);
-        expect(manifestNamed(result, "Role", "cluster-yum-repo-satellite-repos-14d80ad7").rules).toEqual([
-            { apiGroups: [""], resources: ["configmaps"], resourceNames: ["satellite-repos"], verbs: ["get"] },
-            { apiGroups: [""], resources: ["configmaps"], verbs: ["list", "watch"] },
+        const inOriginals = result.manifests.filter(
+            (m) =>
+                ["Role", "RoleBinding"].includes(String(m.object.kind)) &&
+                (m.object.metadata as { namespace?: string }).namespace === "openshift-config",
+        );
+        expect(inOriginals.map((m) => `${m.object.kind} ${(m.object.metadata as { name: string }).name}`)).toEqual([
+            "Role subscription-source-sync",
+            "RoleBinding subscription-source-sync",
         ]);
     });
 

@@ -171,3 +171,52 @@ describe("subscriptions config: declared bundles", () => {
         );
     });
 });
+
+describe("subscriptions config: no component reads a Secret it does not share (issue 37 point 1)", () => {
+    test("GIVEN a platform source namespace, references into the source and webhook namespaces, a platform readNamespaces entry and readAllNamespaces WHEN validated THEN every problem is reported at once, naming the field, the value (and ClusterBundle) and the rule", () => {
+        expect(
+            problemLines({
+                sourceNamespace: "openshift-config-managed",
+                webhook: { readAllNamespaces: true, readNamespaces: ["team-b", "kube-system"] },
+                clusterBundles: [
+                    {
+                        name: "cluster",
+                        entitlements: [
+                            { name: "etc-pki-entitlement", namespace: "openshift-config-managed" },
+                            { name: "subscription-injection-webhook-tls", namespace: "subscription-injection" },
+                        ],
+                    },
+                ],
+                bundles: [{ name: "b", namespace: "openshift-config-managed", entitlements: [{ name: "e" }] }],
+            }),
+        ).toEqual([
+            'cluster-platform:subscriptions.bundles[0].namespace: Bundle "openshift-config-managed/b": "openshift-config-managed" is the source namespace; the Shared Resource CSI driver lists and watches every Secret and ConfigMap of the namespace its shares point at, so the source namespace must hold nothing but the copies of shared objects, and would read this Bundle\'s Secrets; declare the Bundle in a namespace of its own',
+            'cluster-platform:subscriptions.clusterBundles[0].entitlements[0].namespace: ClusterBundle "cluster": entitlement Secret "openshift-config-managed/etc-pki-entitlement" is in the source namespace, where the stack writes the copies it shares; reference the original where it lives',
+            'cluster-platform:subscriptions.clusterBundles[0].entitlements[1].namespace: ClusterBundle "cluster": entitlement Secret "subscription-injection/subscription-injection-webhook-tls" is in the webhook\'s namespace (subscriptions.namespace), which holds its serving key; no share may expose it',
+            'cluster-platform:subscriptions.sourceNamespace: "openshift-config-managed" is a platform namespace (kube*, openshift*) and cannot be the source namespace: the Shared Resource CSI driver lists and watches every Secret and ConfigMap of the namespace its shares point at, so the source namespace must hold nothing but the copies of shared objects, and the platform keeps credentials in its namespaces (the control plane\'s client keys in openshift-config-managed); the shares of ClusterBundle "cluster" would point there; name a namespace of the stack\'s own',
+            "cluster-platform:subscriptions.webhook.readAllNamespaces: true would let the webhook list every Secret of every namespace, the platform's included; it reads teams' Bundles by name instead (etc-pki-entitlement everywhere, other names where the team grants get: docs/subscriptions.md, \"Teams' own Bundles\"); remove it, or list namespaces in subscriptions.webhook.readNamespaces",
+            'cluster-platform:subscriptions.webhook.readNamespaces[1]: "kube-system" is a platform namespace (kube*, openshift*); the webhook never lists every Secret of one (it reads the objects bundles reference there by name)',
+        ]);
+    });
+
+    test("GIVEN the source namespace equal to the webhook's or the driver's WHEN validated THEN it is refused naming which", () => {
+        expect(problemLines({ sourceNamespace: "subscription-injection" })).toEqual([
+            'cluster-platform:subscriptions.sourceNamespace: "subscription-injection" is the webhook\'s namespace (subscriptions.namespace), which holds its serving key: the Shared Resource CSI driver lists and watches every Secret and ConfigMap of the namespace its shares point at, so the source namespace must hold nothing but the copies of shared objects; name a namespace of its own',
+        ]);
+        expect(
+            problemLines({ sourceNamespace: "builds", sharedResourceDriver: { serviceAccount: { name: "csi", namespace: "builds" } } }),
+        ).toEqual([
+            'cluster-platform:subscriptions.sourceNamespace: "builds" is the Shared Resource CSI driver\'s namespace: the Shared Resource CSI driver lists and watches every Secret and ConfigMap of the namespace its shares point at, so the source namespace must hold nothing but the copies of shared objects; name a namespace of its own',
+        ]);
+    });
+
+    test("GIVEN a ClusterBundle sharing OpenShift's entitlement WHEN validated THEN it is accepted: its share points at the copy, never at openshift-config-managed", () => {
+        expect(
+            problemLines({
+                clusterBundles: [
+                    { name: "cluster", entitlements: [{ name: "etc-pki-entitlement", namespace: "openshift-config-managed" }] },
+                ],
+            }),
+        ).toEqual([]);
+    });
+});

@@ -5,7 +5,6 @@
  * holding the same CA, which signed the serving certificate.
  */
 import { X509Certificate } from "node:crypto";
-import { WEBHOOK_CLUSTER_ACCESS_RULES } from "../../webhook/access";
 import { RenderResult } from "../../scripts/render/render";
 import { ResourceCall } from "../../scripts/render/mocks";
 import { Capture } from "../helpers/capture";
@@ -84,7 +83,7 @@ describe("the subscription webhook in the rendered openshift-aws example", () =>
         expect(rules).toEqual([
             { apiGroups: ["subscription.openshift.io"], resources: ["bundles", "clusterbundles"], verbs: ["list", "watch"] },
             { apiGroups: ["authorization.k8s.io"], resources: ["subjectaccessreviews"], verbs: ["create"] },
-            { apiGroups: [""], resources: ["secrets"], resourceNames: ["etc-pki-entitlement"], verbs: ["list", "watch"] },
+            { apiGroups: [""], resources: ["secrets"], resourceNames: ["etc-pki-entitlement"], verbs: ["get", "list", "watch"] },
         ]);
         expect(manifestNamed(result, "ClusterRoleBinding", "subscription-injection-webhook")).toMatchObject({
             roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "subscription-injection-webhook" },
@@ -92,27 +91,107 @@ describe("the subscription webhook in the rendered openshift-aws example", () =>
         });
     });
 
-    test("GIVEN bundles referencing openshift-config (Secret and ConfigMap) and team-a (Secret) WHEN rendered THEN the webhook may list exactly those kinds there, through a Role per namespace", () => {
+    test("GIVEN a ClusterBundle sharing openshift-config's Secret and ConfigMap and a Bundle in team-a WHEN rendered THEN the webhook lists only the source namespace (copies) and reads team-a's Secret by name; nothing in openshift-config", () => {
         type Namespaced = { metadata: { namespace: string }; rules?: unknown; roleRef?: unknown; subjects?: unknown };
         const roles = manifestsNamed(result, "Role", "subscription-injection-webhook-read") as Namespaced[];
         expect(roles.map((r) => [r.metadata.namespace, r.rules])).toEqual([
-            ["openshift-config", [{ apiGroups: [""], resources: ["secrets", "configmaps"], verbs: ["list", "watch"] }]],
-            ["team-a", [{ apiGroups: [""], resources: ["secrets"], verbs: ["list", "watch"] }]],
+            ["subscription-sources", [{ apiGroups: [""], resources: ["secrets", "configmaps"], verbs: ["list", "watch"] }]],
+            ["team-a", [{ apiGroups: [""], resources: ["secrets"], resourceNames: ["etc-pki-entitlement"], verbs: ["get"] }]],
         ]);
         const deployment = manifestNamed(result, "Deployment", "subscription-injection-webhook") as {
             spec: { template: { spec: { containers: { env: unknown }[] } } };
         };
         expect(deployment.spec.template.spec.containers[0].env).toEqual([
-            { name: "WEBHOOK_READ_NAMESPACES", value: "openshift-config,team-a" },
+            { name: "WEBHOOK_READ_NAMESPACES", value: "subscription-sources/secrets,subscription-sources/configmaps" },
+            { name: "WEBHOOK_SOURCE_NAMESPACE", value: "subscription-sources" },
         ]);
         const bindings = manifestsNamed(result, "RoleBinding", "subscription-injection-webhook-read") as Namespaced[];
         expect(bindings.map((b) => [b.metadata.namespace, b.roleRef, b.subjects])).toEqual(
-            ["openshift-config", "team-a"].map((namespace) => [
+            ["subscription-sources", "team-a"].map((namespace) => [
                 namespace,
                 { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "subscription-injection-webhook-read" },
                 [{ kind: "ServiceAccount", name: "subscription-injection-webhook", namespace: NAMESPACE }],
             ]),
         );
+    });
+
+    test("GIVEN the example WHEN rendered THEN the source sync reads each original by name, writes each copy by name, gets the shares by name, and runs the webhook's image as source-sync", () => {
+        type Rbac = { metadata: { namespace?: string }; rules: unknown };
+        const roles = manifestsNamed(result, "Role", "subscription-source-sync") as Rbac[];
+        expect(roles.map((r) => [r.metadata.namespace, r.rules])).toEqual([
+            [
+                "openshift-config",
+                [
+                    { apiGroups: [""], resources: ["secrets"], resourceNames: ["etc-pki-entitlement"], verbs: ["get", "list", "watch"] },
+                    { apiGroups: [""], resources: ["configmaps"], resourceNames: ["satellite-repos"], verbs: ["get", "list", "watch"] },
+                ],
+            ],
+            [
+                "subscription-sources",
+                [
+                    {
+                        apiGroups: [""],
+                        resources: ["secrets"],
+                        resourceNames: ["openshift-config.etc-pki-entitlement"],
+                        verbs: ["get", "create", "patch", "delete"],
+                    },
+                    {
+                        apiGroups: [""],
+                        resources: ["configmaps"],
+                        resourceNames: ["openshift-config.satellite-repos"],
+                        verbs: ["get", "create", "patch", "delete"],
+                    },
+                ],
+            ],
+        ]);
+        expect((manifestNamed(result, "ClusterRole", "subscription-source-sync") as Rbac).rules).toEqual([
+            {
+                apiGroups: ["sharedresource.openshift.io"],
+                resources: ["sharedsecrets"],
+                resourceNames: ["cluster-entitlement-etc-pki-entitlement-d0e25df8"],
+                verbs: ["get"],
+            },
+            {
+                apiGroups: ["sharedresource.openshift.io"],
+                resources: ["sharedconfigmaps"],
+                resourceNames: ["cluster-yum-repo-satellite-repos-14d80ad7"],
+                verbs: ["get"],
+            },
+        ]);
+        const sync = manifestNamed(result, "Deployment", "subscription-source-sync") as {
+            spec: {
+                replicas: number;
+                strategy: unknown;
+                template: { spec: { serviceAccountName: string; containers: { image: string; env: { name: string; value: string }[] }[] } };
+            };
+        };
+        expect([sync.spec.replicas, sync.spec.strategy, sync.spec.template.spec.serviceAccountName]).toEqual([
+            1,
+            { type: "Recreate" },
+            "subscription-source-sync",
+        ]);
+        expect(Object.fromEntries(sync.spec.template.spec.containers[0].env.map((e) => [e.name, e.value]))).toEqual({
+            SUBSCRIPTION_SERVER: "source-sync",
+            SOURCE_SYNC_NAMESPACE: "subscription-sources",
+            SOURCE_SYNC_OBJECTS: JSON.stringify([
+                {
+                    kind: "ConfigMap",
+                    namespace: "openshift-config",
+                    name: "satellite-repos",
+                    shares: ["cluster-yum-repo-satellite-repos-14d80ad7"],
+                },
+                {
+                    kind: "Secret",
+                    namespace: "openshift-config",
+                    name: "etc-pki-entitlement",
+                    shares: ["cluster-entitlement-etc-pki-entitlement-d0e25df8"],
+                },
+            ]),
+            SOURCE_SYNC_PORT: "8080",
+        });
+        expect(manifestNamed(result, "Namespace", "subscription-sources")).toMatchObject({
+            metadata: { labels: { "pod-security.kubernetes.io/enforce": "restricted", "cluster-platform.io/capability": "subscriptions" } },
+        });
     });
 
     test("GIVEN the example WHEN rendered THEN the Deployment runs the image the stack builds (unknown before it is built) with 3 replicas, mounts the serving certificate and has a PodDisruptionBudget", () => {
@@ -286,28 +365,6 @@ describe("the subscription webhook per platform and certificates mode", () => {
         ]);
     });
 
-    test("GIVEN readAllNamespaces WHEN rendered THEN the ClusterRole lists Secrets and ConfigMaps everywhere and no per-namespace Role is declared", async () => {
-        const config = subscriptions("kubernetes");
-        const result = await renderConfig({
-            ...config,
-            subscriptions: {
-                ...config.subscriptions,
-                webhook: { ...config.subscriptions.webhook, readAllNamespaces: true, readNamespaces: ["team-b"] },
-                bundles: [{ name: "local", namespace: "team-a", entitlements: [{ name: "entitlement" }] }],
-            },
-        });
-        expect(result.errors).toEqual([]);
-        expect(manifestNamed(result, "ClusterRole", "subscription-injection-webhook").rules).toEqual([
-            ...WEBHOOK_CLUSTER_ACCESS_RULES,
-            { apiGroups: [""], resources: ["secrets", "configmaps"], verbs: ["list", "watch"] },
-        ]);
-        expect(manifestsNamed(result, "Role", "subscription-injection-webhook-read")).toEqual([]);
-        const deployment = manifestNamed(result, "Deployment", "subscription-injection-webhook") as {
-            spec: { template: { spec: { containers: { env: unknown }[] } } };
-        };
-        expect(deployment.spec.template.spec.containers[0].env).toEqual([{ name: "WEBHOOK_READ_NAMESPACES", value: "*" }]);
-    });
-
     test("GIVEN readNamespaces WHEN rendered THEN the webhook may list both kinds there too", async () => {
         const config = subscriptions("kubernetes");
         const result = await renderConfig({
@@ -323,7 +380,7 @@ describe("the subscription webhook per platform and certificates mode", () => {
         ).toEqual([["team-b", [{ apiGroups: [""], resources: ["secrets", "configmaps"], verbs: ["list", "watch"] }]]]);
     });
 
-    test("GIVEN self-signed mode with up semantics WHEN certificates are signed for real THEN the CA ConfigMap holds exactly the webhook's caBundle, which signed the serving certificate, and owned objects carry the bundle's uid", async () => {
+    test("GIVEN self-signed mode with up semantics WHEN certificates are signed for real THEN the CA ConfigMap holds exactly the webhook's caBundle, which signed the serving certificate, and no share or ClusterRole is owned by the bundle (running pods outlive it)", async () => {
         const capture = new Capture();
         const clusterBundle = "kubernetes:subscription.openshift.io/v1alpha1:ClusterBundle";
         const result = await renderConfig(
@@ -361,17 +418,10 @@ describe("the subscription webhook per platform and certificates mode", () => {
         ).toString("utf8");
         const ca = new X509Certificate(configMapPem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/)![0]);
         expect(new X509Certificate(serving).checkIssued(ca)).toBe(true);
-        const owner = {
-            apiVersion: "subscription.openshift.io/v1alpha1",
-            kind: "ClusterBundle",
-            name: "cluster",
-            uid: "0b5c3e1e-uid-of-cluster",
-            controller: true,
-        };
-        expect((capture.get("cluster-subscription-bundle").metadata as { ownerReferences: unknown }).ownerReferences).toEqual([owner]);
+        expect((capture.get("cluster-subscription-bundle").metadata as { ownerReferences?: unknown }).ownerReferences).toBeUndefined();
         expect(
-            (capture.get("share-cluster-entitlement-etc-pki-entitlement-d0e25df8").metadata as { ownerReferences: unknown })
+            (capture.get("share-cluster-entitlement-etc-pki-entitlement-d0e25df8").metadata as { ownerReferences?: unknown })
                 .ownerReferences,
-        ).toEqual([owner]);
+        ).toBeUndefined();
     });
 });

@@ -4,7 +4,9 @@ import {
     webhookNamespaceExclusions,
     webhookPodDisruptionBudgetManifest,
     webhookReadScopes,
+    readNamespacesValue,
 } from "../../components/subscriptions/webhook";
+import { referencesOf } from "../../components/subscriptions/bundles";
 import { validateManifests } from "../../scripts/render/validate-k8s";
 import { namespaceSelector } from "../../components/admission-webhook/build";
 
@@ -71,36 +73,63 @@ describe("the subscription webhook's deployment (pure parts)", () => {
         expect(webhookNamespaceExclusions("openshift", "subscription-injection").names).toContain("openshift-operators");
     });
 
-    test("GIVEN declared bundles and readNamespaces WHEN the read scopes are derived THEN each namespace gets list/watch on exactly the kinds referenced there, sorted", () => {
+    test("GIVEN declared bundles and readNamespaces WHEN the read scopes are derived THEN the source namespace and readNamespaces are listed for exactly the kinds used there, and a declared Bundle's namespace is read by name, sorted", () => {
         const ref = (name: string, namespace: string) => ({ name, namespace });
+        const shared = [
+            ...referencesOf({
+                name: "a",
+                alwaysInject: false,
+                entitlements: [ref("e", "openshift-config")],
+                yumRepositories: [ref("r", "repos")],
+                aggregateToClusterRoles: [],
+            }),
+            ...referencesOf({
+                name: "b",
+                alwaysInject: false,
+                entitlements: [ref("e", "repos")],
+                yumRepositories: [],
+                aggregateToClusterRoles: [],
+            }),
+        ];
         const scopes = webhookReadScopes(
+            "subscription-sources",
+            shared,
             [
                 {
-                    name: "a",
+                    name: "local",
+                    namespace: "team-a",
                     alwaysInject: false,
-                    entitlements: [ref("e", "openshift-config")],
-                    yumRepositories: [ref("r", "repos")],
-                    aggregateToClusterRoles: [],
+                    entitlements: [{ name: "e" }],
+                    yumRepositories: [{ name: "r" }],
                 },
                 {
-                    name: "b",
+                    name: "other",
+                    namespace: "team-a",
                     alwaysInject: false,
-                    entitlements: [ref("e", "openshift-config"), ref("e", "repos")],
+                    entitlements: [{ name: "f" }, { name: "e" }],
                     yumRepositories: [],
-                    aggregateToClusterRoles: [],
                 },
+                { name: "listed", namespace: "team-z", alwaysInject: false, entitlements: [{ name: "x" }], yumRepositories: [] },
             ],
-            [{ name: "local", namespace: "team-a", alwaysInject: false, entitlements: [{ name: "e" }], yumRepositories: [{ name: "r" }] }],
             ["team-z", "repos"],
         );
-        const rule = (...resources: string[]) => ({ apiGroups: [""], resources, verbs: ["list", "watch"] });
+        const list = (...resources: string[]) => ({ apiGroups: [""], resources, verbs: ["list", "watch"] });
+        const get = (resource: string, ...resourceNames: string[]) => ({
+            apiGroups: [""],
+            resources: [resource],
+            resourceNames,
+            verbs: ["get"],
+        });
         expect(scopes).toEqual([
-            { namespace: "openshift-config", rule: rule("secrets") },
-            { namespace: "repos", rule: rule("secrets", "configmaps") },
-            { namespace: "team-a", rule: rule("secrets", "configmaps") },
-            { namespace: "team-z", rule: rule("secrets", "configmaps") },
+            { namespace: "repos", rules: [list("secrets", "configmaps")], listed: ["secrets", "configmaps"] },
+            { namespace: "subscription-sources", rules: [list("secrets", "configmaps")], listed: ["secrets", "configmaps"] },
+            { namespace: "team-a", rules: [get("secrets", "e", "f"), get("configmaps", "r")], listed: [] },
+            { namespace: "team-z", rules: [list("secrets", "configmaps")], listed: ["secrets", "configmaps"] },
         ]);
-        expect(webhookReadScopes([], [], [])).toEqual([]);
+        expect(readNamespacesValue(scopes)).toBe(
+            "repos/secrets,repos/configmaps,subscription-sources/secrets,subscription-sources/configmaps,team-z/secrets,team-z/configmaps",
+        );
+        expect(webhookReadScopes("subscription-sources", [], [], [])).toEqual([]);
     });
 
     test("GIVEN OpenShift's exclusions WHEN the AdmissionWebhook builds the selector THEN names and each label become NotIn expressions", () => {
@@ -154,7 +183,8 @@ describe("the subscription webhook's deployment (pure parts)", () => {
             volumeMounts: [{ name: "webhook-cert", mountPath: "/tmp/k8s-webhook-server/serving-certs", readOnly: true }],
         },
         podAnnotations: { "cluster-platform.io/cert-hash": "abc" },
-        readNamespaces: "openshift-config,team-a",
+        readNamespaces: "subscription-sources/secrets",
+        sourceNamespace: "subscription-sources",
     });
 
     test("GIVEN the Deployment THEN it is a valid apps/v1 Deployment and its PodDisruptionBudget a valid policy/v1 one", () => {
@@ -209,6 +239,6 @@ describe("the subscription webhook's deployment (pure parts)", () => {
             failureThreshold: 3,
             initialDelaySeconds: 10,
         });
-        expect(container.resources).toEqual({ requests: { cpu: "50m", memory: "96Mi" }, limits: { cpu: "1", memory: "256Mi" } });
+        expect(container.resources).toEqual({ requests: { cpu: "50m", memory: "192Mi" }, limits: { cpu: "1", memory: "512Mi" } });
     });
 });

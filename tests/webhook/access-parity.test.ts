@@ -187,7 +187,7 @@ describe("access parity: the webhook admits a ClusterBundle exactly when the Sha
     let api: FakeKubeApi;
     let state: ClusterState;
     let metrics: WebhookMetrics;
-    const renderedRoles: ClusterRoleObject[] = BUNDLES.map((bundle) => clusterRoleManifest(bundle, "uid"));
+    const renderedRoles: ClusterRoleObject[] = BUNDLES.map((bundle) => clusterRoleManifest(bundle));
 
     beforeAll(async () => {
         api = new FakeKubeApi();

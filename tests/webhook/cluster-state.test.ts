@@ -2,6 +2,7 @@ import { Writable } from "node:stream";
 import pino from "pino";
 import { AccessReviewCache } from "../../webhook/access-reviews";
 import { AdmissionHandler } from "../../webhook/admission";
+import { clusterBundleShareName } from "../../webhook/api";
 import { ClusterState, subjectAccessReviewer } from "../../webhook/cluster-state";
 import { WebhookMetrics } from "../../webhook/metrics";
 import { FakeKubeApi, bundleObject, configMap, secret } from "./support/fake-kube-api";
@@ -19,6 +20,12 @@ function capturedLogger() {
         },
     });
     return { logger: pino({ level: "trace" }, stream), lines };
+}
+
+/** The admission handler over `cluster`, reviewing access through `api` (allowed 60 s, denied 10 s). */
+function handlerFor(api: FakeKubeApi, cluster: ClusterState, metrics: WebhookMetrics, logger: pino.Logger): AdmissionHandler {
+    const access = new AccessReviewCache(subjectAccessReviewer(api.kubeConfig(), metrics), { allowedTtlMs: 60_000, deniedTtlMs: 10_000 });
+    return new AdmissionHandler({ cluster, access, metrics, logger, lookupTimeoutMs: 2000 });
 }
 
 function review(uid: string, annotations: Record<string, string>, namespace = "team-a") {
@@ -39,17 +46,15 @@ describe("cluster state from list + watch against a stand-in API (real @kubernet
     beforeEach(async () => {
         api = new FakeKubeApi();
         await api.start();
-        api.put(secret("openshift-config", "etc-pki-entitlement", { "sca.pem": SECRET_VALUE, "sca-key.pem": SECRET_VALUE }));
-        api.put(secret("openshift-config", "unrelated", { password: SECRET_VALUE }));
-        api.put(secret("openshift-config", "zz-unrelated", { token: SECRET_VALUE }));
+        api.put(secret("shared-config", "etc-pki-entitlement", { "sca.pem": SECRET_VALUE, "sca-key.pem": SECRET_VALUE }));
+        api.put(secret("shared-config", "unrelated", { password: SECRET_VALUE }));
+        api.put(secret("shared-config", "zz-unrelated", { token: SECRET_VALUE }));
         api.put(secret("team-a", "local-entitlement", { "local.pem": SECRET_VALUE }));
         api.put(configMap("team-a", "local-repo", { "redhat.repo": "[rhel]\nbaseurl=https://satellite.example/" }));
         api.put(
             bundleObject("team-a", "local", { entitlements: [{ name: "local-entitlement" }], yumRepositories: [{ name: "local-repo" }] }),
         );
-        api.put(
-            bundleObject(undefined, "cluster", { entitlements: [{ name: "etc-pki-entitlement", namespace: "openshift-config" }] }, true),
-        );
+        api.put(bundleObject(undefined, "cluster", { entitlements: [{ name: "etc-pki-entitlement", namespace: "shared-config" }] }, true));
         metrics = new WebhookMetrics({ processMetrics: false });
         logs = capturedLogger();
         state = new ClusterState({
@@ -87,14 +92,14 @@ describe("cluster state from list + watch against a stand-in API (real @kubernet
                 namespace: undefined,
                 generation: 1,
                 alwaysInject: true,
-                entitlements: [{ name: "etc-pki-entitlement", namespace: "openshift-config" }],
+                entitlements: [{ name: "etc-pki-entitlement", namespace: "shared-config" }],
                 yumRepositories: [],
             },
         ]);
         expect(state.keyCacheContents()).toEqual({
             "Secret/team-a": { "local-entitlement": ["local.pem"] },
             "ConfigMap/team-a": { "local-repo": ["redhat.repo"] },
-            "Secret/openshift-config": {
+            "Secret/shared-config": {
                 "etc-pki-entitlement": ["sca-key.pem", "sca.pem"],
                 unrelated: ["password"],
                 "zz-unrelated": ["token"],
@@ -112,8 +117,8 @@ describe("cluster state from list + watch against a stand-in API (real @kubernet
                 .sort(),
         ).toEqual(
             [
-                "GET /api/v1/namespaces/openshift-config/secrets",
-                "GET /api/v1/namespaces/openshift-config/secrets",
+                "GET /api/v1/namespaces/shared-config/secrets",
+                "GET /api/v1/namespaces/shared-config/secrets",
                 "GET /api/v1/namespaces/team-a/configmaps",
                 "GET /api/v1/namespaces/team-a/secrets",
                 "GET /apis/subscription.openshift.io/v1alpha1/bundles",
@@ -121,6 +126,34 @@ describe("cluster state from list + watch against a stand-in API (real @kubernet
             ].sort(),
         );
         expect(metrics.kubeApiRequestCount).toBe(api.requests.length);
+    });
+
+    test("GIVEN more Bundles than a page WHEN a state starts THEN it follows the custom-object list's metadata.continue (untyped: never renamed _continue) and sees every Bundle", async () => {
+        for (const team of ["team-b", "team-c", "team-d", "team-e"]) api.put(bundleObject(team, "own", { entitlements: [{ name: "x" }] }));
+        const before = api.requests.length;
+        const paged = new ClusterState({
+            kubeConfig: api.kubeConfig(),
+            metrics: new WebhookMetrics({ processMetrics: false }),
+            logger: capturedLogger().logger,
+            retry: { initialMs: 10, maxMs: 50 },
+            pageSize: 2,
+        });
+        try {
+            await paged.start();
+            expect(["team-a", "team-b", "team-c", "team-d", "team-e"].map((ns) => [...paged.bundlesIn(ns).keys()])).toEqual([
+                ["local"],
+                ["own"],
+                ["own"],
+                ["own"],
+                ["own"],
+            ]);
+            // 5 Bundles in pages of 2: three GETs of the list.
+            expect(
+                api.requestsSince(before).filter((line) => line === "GET /apis/subscription.openshift.io/v1alpha1/bundles"),
+            ).toHaveLength(3);
+        } finally {
+            paged.stop();
+        }
     });
 
     test("GIVEN a watched Secret WHEN a key is added THEN the new key name is known without a new list", async () => {
@@ -160,46 +193,68 @@ describe("cluster state from list + watch against a stand-in API (real @kubernet
         await waitFor(() => state.bundlesIn("team-a").has("after-gone"), "events after the re-list");
     });
 
-    test("GIVEN the server may list only some namespaces WHEN a team's Bundle in another namespace appears THEN only its Secret is watched, by name, readiness holds and its pods are injected", async () => {
+    test("GIVEN the server may list only some namespaces WHEN a team's Bundle in another namespace is used THEN its Secret is read once, by name, with no watch, readiness holds and its pods are injected", async () => {
         state.stop(); // only the state under test talks to the API
         const scoped = new ClusterState({
             kubeConfig: api.kubeConfig(),
             metrics,
             logger: logs.logger,
             retry: { initialMs: 10, maxMs: 50 },
-            readNamespaces: ["openshift-config", "team-a"],
+            readScopes: { Secret: new Set(["shared-config", "team-a"]), ConfigMap: new Set(["shared-config", "team-a"]) },
         });
         await scoped.start();
-        api.put(secret("team-b", "own-entitlement", { "b.pem": SECRET_VALUE }));
-        api.put(secret("team-b", "other", { "other.pem": SECRET_VALUE }));
-        api.put(bundleObject("team-b", "own", { entitlements: [{ name: "own-entitlement" }] }));
-        await waitFor(() => scoped.keysOf("Secret", "team-b", "own-entitlement") !== undefined, "the team-b Secret in its cache");
-        expect(scoped.keyCacheContents()["Secret/team-b/own-entitlement"]).toEqual({ "own-entitlement": ["b.pem"] });
-        expect(scoped.synced()).toBe(true);
-        const teamB = () => api.requests.filter((request) => request.path.startsWith("/api/v1/namespaces/team-b/"));
-        await waitFor(() => teamB().some((request) => request.query.watch), "the watch of the team-b Secret");
-        expect(teamB().map((request) => [request.path, request.query.fieldSelector, request.query.watch ?? "list"])).toEqual([
-            ["/api/v1/namespaces/team-b/secrets", "metadata.name=own-entitlement", "list"],
-            ["/api/v1/namespaces/team-b/secrets", "metadata.name=own-entitlement", "true"],
-        ]);
-        const access = new AccessReviewCache(subjectAccessReviewer(api.kubeConfig(), metrics), {
-            allowedTtlMs: 60_000,
-            deniedTtlMs: 10_000,
-        });
-        const handler = new AdmissionHandler({ cluster: scoped, access, metrics, logger: logs.logger, lookupTimeoutMs: 2000 });
-        const injected = JSON.parse(
-            (await handler.handle(review("b1", { "subscription.openshift.io/inject-bundle": "own" }, "team-b"))).body,
-        );
-        expect(injected.response).toMatchObject({
-            allowed: true,
-            status: { code: 200, message: "injected Bundle own, ClusterBundle cluster" },
-        });
-        scoped.stop();
+        try {
+            api.put(secret("team-b", "own-entitlement", { "b.pem": SECRET_VALUE }));
+            api.put(secret("team-b", "other", { "other.pem": SECRET_VALUE }));
+            api.put(bundleObject("team-b", "own", { entitlements: [{ name: "own-entitlement" }] }));
+            await waitFor(() => scoped.bundlesIn("team-b").has("own"), "the team-b Bundle");
+            expect(scoped.synced()).toBe(true);
+            const handler = handlerFor(api, scoped, metrics, logs.logger);
+            for (const uid of ["b1", "b2", "b3"]) {
+                const injected = JSON.parse(
+                    (await handler.handle(review(uid, { "subscription.openshift.io/inject-bundle": "own" }, "team-b"))).body,
+                );
+                expect(injected.response).toMatchObject({
+                    allowed: true,
+                    status: { code: 200, message: "injected Bundle own, ClusterBundle cluster" },
+                });
+            }
+            expect(scoped.keyCacheContents()["Secret/team-b/own-entitlement"]).toEqual({ "own-entitlement": ["b.pem"] });
+            const teamB = api.requests.filter((request) => request.path.startsWith("/api/v1/namespaces/team-b/"));
+            expect(teamB.map((request) => [request.method, request.path, request.query.watch ?? ""])).toEqual([
+                ["GET", "/api/v1/namespaces/team-b/secrets/own-entitlement", ""],
+            ]);
+        } finally {
+            scoped.stop();
+        }
     });
 
-    test("GIVEN RBAC refuses one namespace's Secrets WHEN pods are admitted THEN readiness holds, other namespaces are injected, a requested Bundle there is denied naming the permission, an always-inject one only warns, and a log line and metrics name the namespace", async () => {
+    test("GIVEN RBAC refuses a namespace's list but a by-name rule allows the read (its RoleBinding deleted) WHEN pods are admitted THEN the webhook reads by name and injects", async () => {
+        state.stop();
+        api.authorizeRequest = (request) => !(request.namespace === "team-a" && request.resource === "secrets" && request.verb !== "get");
+        const scoped = new ClusterState({
+            kubeConfig: api.kubeConfig(),
+            metrics,
+            logger: logs.logger,
+            retry: { initialMs: 10, maxMs: 50 },
+        });
+        await scoped.start();
+        try {
+            const handler = handlerFor(api, scoped, metrics, logs.logger);
+            const injected = JSON.parse((await handler.handle(review("a1", { "subscription.openshift.io/inject-bundle": "local" }))).body);
+            expect(injected.response).toMatchObject({ allowed: true, status: { message: "injected Bundle local, ClusterBundle cluster" } });
+            const warnings = logs.lines.map((line) => JSON.parse(line)).filter((line) => line.msg.startsWith("key cache cannot sync"));
+            expect(warnings.map((line) => [line.namespace, line.resource, line.permission])).toEqual([
+                ["team-a", "secrets", "list and watch secrets in namespace team-a"],
+            ]);
+        } finally {
+            scoped.stop();
+        }
+    });
+
+    test("GIVEN RBAC refuses every read of one namespace's Secrets WHEN pods are admitted THEN readiness holds, other namespaces are injected, a requested Bundle there is denied naming the permission, an always-inject one only warns and is counted", async () => {
         state.stop(); // only the state under test talks to the API
-        api.mayList = (path) => !path.startsWith("/api/v1/namespaces/team-b/");
+        api.authorizeRequest = (request) => !(request.namespace === "team-b");
         api.put(secret("team-b", "own-entitlement", { "b.pem": SECRET_VALUE }));
         api.put(bundleObject("team-b", "own", { entitlements: [{ name: "own-entitlement" }] }));
         api.put(bundleObject("team-b", "everywhere", { entitlements: [{ name: "own-entitlement" }] }, true));
@@ -212,18 +267,14 @@ describe("cluster state from list + watch against a stand-in API (real @kubernet
         await scoped.start();
         try {
             expect(scoped.synced()).toBe(true);
-            const access = new AccessReviewCache(subjectAccessReviewer(api.kubeConfig(), metrics), {
-                allowedTtlMs: 60_000,
-                deniedTtlMs: 10_000,
-            });
-            const handler = new AdmissionHandler({ cluster: scoped, access, metrics, logger: logs.logger, lookupTimeoutMs: 2000 });
+            const handler = handlerFor(api, scoped, metrics, logs.logger);
             const other = JSON.parse((await handler.handle(review("a1", { "subscription.openshift.io/inject-bundle": "local" }))).body);
             expect(other.response).toMatchObject({ allowed: true, status: { message: "injected Bundle local, ClusterBundle cluster" } });
             const requested = JSON.parse(
                 (await handler.handle(review("b1", { "subscription.openshift.io/inject-bundle": "own" }, "team-b"))).body,
             );
             const why =
-                "the webhook may not read secrets in namespace team-b (its service account needs list and watch secrets in namespace team-b)";
+                'the webhook may not read secrets team-b/own-entitlement (its service account needs get on secrets named "own-entitlement" in namespace team-b: a Role with resourceNames)';
             expect(requested.response).toMatchObject({
                 allowed: false,
                 status: {
@@ -252,7 +303,7 @@ describe("cluster state from list + watch against a stand-in API (real @kubernet
             expect(gauge).toContainEqual(["team-b", "secrets", 0]);
             expect(gauge).toContainEqual(["team-a", "secrets", 1]);
             expect((await metrics.skippedBundles.get()).values).toEqual([
-                { labels: { kind: "Bundle", bundle: "team-b/everywhere" }, value: 1 },
+                { labels: { kind: "Bundle", reason: "KeysUnreadable" }, value: 1 },
             ]);
         } finally {
             scoped.stop();
@@ -287,7 +338,7 @@ describe("cluster state from list + watch against a stand-in API (real @kubernet
                     verb: "use",
                     group: "sharedresource.openshift.io",
                     resource: "sharedsecrets",
-                    name: "cluster-entitlement-etc-pki-entitlement-d0e25df8",
+                    name: clusterBundleShareName("cluster", "entitlement", { namespace: "shared-config", name: "etc-pki-entitlement" }),
                 }),
             ]);
             const apiBefore = api.requests.length;
@@ -303,11 +354,7 @@ describe("cluster state from list + watch against a stand-in API (real @kubernet
 
         test("GIVEN the SubjectAccessReview denies WHEN the bundle is requested THEN the pod is denied; an always-inject one is skipped with a warning", async () => {
             api.authorize = () => false;
-            const access = new AccessReviewCache(subjectAccessReviewer(api.kubeConfig(), metrics), {
-                allowedTtlMs: 60_000,
-                deniedTtlMs: 10_000,
-            });
-            const handler = new AdmissionHandler({ cluster: state, access, metrics, logger: logs.logger, lookupTimeoutMs: 2000 });
+            const handler = handlerFor(api, state, metrics, logs.logger);
             const requested = JSON.parse(
                 (await handler.handle(review("r1", { "subscription.openshift.io/inject-cluster-bundle": "cluster" }))).body,
             );
@@ -320,11 +367,7 @@ describe("cluster state from list + watch against a stand-in API (real @kubernet
 
         test("GIVEN the review API fails WHEN a ClusterBundle applies THEN the call fails (HTTP 503, failurePolicy applies) and the failure is not cached", async () => {
             api.failReviewsWith = 500;
-            const access = new AccessReviewCache(subjectAccessReviewer(api.kubeConfig(), metrics), {
-                allowedTtlMs: 60_000,
-                deniedTtlMs: 10_000,
-            });
-            const handler = new AdmissionHandler({ cluster: state, access, metrics, logger: logs.logger, lookupTimeoutMs: 2000 });
+            const handler = handlerFor(api, state, metrics, logs.logger);
             const failed = await handler.handle(review("f1", {}));
             expect(failed).toMatchObject({ status: 503, outcome: "failed" });
             expect(JSON.parse(failed.body)).toMatchObject({ kind: "Status", code: 503, reason: "ServiceUnavailable" });
@@ -342,10 +385,8 @@ describe("cold starts and API server restarts (issue 14 point 7: never a final a
     function seed(api: FakeKubeApi): void {
         api.put(secret("team-a", "local-entitlement", { "local.pem": SECRET_VALUE }));
         api.put(bundleObject("team-a", "local", { entitlements: [{ name: "local-entitlement" }] }));
-        api.put(secret("openshift-config", "etc-pki-entitlement", { "sca.pem": SECRET_VALUE }));
-        api.put(
-            bundleObject(undefined, "cluster", { entitlements: [{ name: "etc-pki-entitlement", namespace: "openshift-config" }] }, true),
-        );
+        api.put(secret("shared-config", "etc-pki-entitlement", { "sca.pem": SECRET_VALUE }));
+        api.put(bundleObject(undefined, "cluster", { entitlements: [{ name: "etc-pki-entitlement", namespace: "shared-config" }] }, true));
     }
 
     /** Resolves once every informer named has logged a failed request (the API is really unreachable to it). */
@@ -362,11 +403,7 @@ describe("cold starts and API server restarts (issue 14 point 7: never a final a
         const metrics = new WebhookMetrics({ processMetrics: false });
         const logs = capturedLogger();
         const state = new ClusterState({ kubeConfig: api.kubeConfig(), metrics, logger: logs.logger, retry: { initialMs: 10, maxMs: 50 } });
-        const access = new AccessReviewCache(subjectAccessReviewer(api.kubeConfig(), metrics), {
-            allowedTtlMs: 60_000,
-            deniedTtlMs: 10_000,
-        });
-        const handler = new AdmissionHandler({ cluster: state, access, metrics, logger: logs.logger, lookupTimeoutMs: 2000 });
+        const handler = handlerFor(api, state, metrics, logs.logger);
         const started = state.start();
         try {
             await waitFor(
@@ -435,20 +472,14 @@ describe("cold starts and API server restarts (issue 14 point 7: never a final a
             expect([...state.bundlesIn("team-a").keys()].sort()).toEqual(["local", "retired"]);
             await before.stop();
             await waitFor(
-                failuresLogged(logs.lines, [
-                    "bundles",
-                    "clusterbundles",
-                    "secrets/team-a",
-                    "configmaps/team-a",
-                    "secrets/openshift-config",
-                ]),
+                failuresLogged(logs.lines, ["bundles", "clusterbundles", "secrets/team-a", "configmaps/team-a", "secrets/shared-config"]),
                 "every informer to fail against the stopped API",
             );
             // The restarted API (a restored etcd, say) holds different objects at lower resourceVersions.
             after.put(bundleObject("team-a", "local", { entitlements: [{ name: "local-entitlement" }] }));
             after.put(bundleObject("team-a", "added", { entitlements: [{ name: "local-entitlement" }] }));
             after.put(secret("team-a", "local-entitlement", { "local.pem": SECRET_VALUE, "local-key.pem": SECRET_VALUE }));
-            after.put(secret("openshift-config", "etc-pki-entitlement", { "sca.pem": SECRET_VALUE }));
+            after.put(secret("shared-config", "etc-pki-entitlement", { "sca.pem": SECRET_VALUE }));
             await after.start(before.port);
             await waitFor(
                 () =>

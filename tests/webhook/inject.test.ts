@@ -596,7 +596,7 @@ describe("always-inject bundles that cannot be used (issue 27 point 4)", () => {
                 'always-inject Bundle "orphan" not injected: referenced Secret not found: Secret team-a/deleted-entitlement (referenced by Bundle "orphan")',
             ],
             injected: { bundles: {}, clusterBundles: {} },
-            skipped: [{ kind: "Bundle", bundle: "team-a/orphan" }],
+            skipped: [{ kind: "Bundle", bundle: "team-a/orphan", reason: "ReferenceNotFound" }],
         });
     });
 
@@ -604,7 +604,7 @@ describe("always-inject bundles that cannot be used (issue 27 point 4)", () => {
         const original = pod({ annotations: { [ANNOTATIONS.injectBundle]: "local" } });
         const decision = admitted(decideInjection(input(original, { bundles: byName([orphan, local]), keys: teamKeys })));
         expect(decision.injected).toEqual({ bundles: { local: 2 }, clusterBundles: {} });
-        expect(decision.skipped).toEqual([{ kind: "Bundle", bundle: "team-a/orphan" }]);
+        expect(decision.skipped).toEqual([{ kind: "Bundle", bundle: "team-a/orphan", reason: "ReferenceNotFound" }]);
         expect(patched(decision, original).spec.volumes).toContainEqual({
             name: ENTITLEMENTS_VOLUME,
             projected: { defaultMode: 0o644, sources: [{ secret: { name: "local-entitlement" } }] },
@@ -640,8 +640,8 @@ describe("always-inject bundles that cannot be used (issue 27 point 4)", () => {
             'always-inject bundles not injected: overlapping keys in the injected bundles: key "entitlement.pem" is in both Secret team-a/local-entitlement (Bundle "clash-a") and Secret team-a/clash-entitlement (Bundle "clash-b")',
         ]);
         expect(decision.skipped).toEqual([
-            { kind: "Bundle", bundle: "team-a/clash-a" },
-            { kind: "Bundle", bundle: "team-a/clash-b" },
+            { kind: "Bundle", bundle: "team-a/clash-a", reason: "KeyOverlap" },
+            { kind: "Bundle", bundle: "team-a/clash-b", reason: "KeyOverlap" },
         ]);
     });
 });
@@ -706,6 +706,235 @@ describe("a bundle with yum repositories only", () => {
         expect(patched(decision, repoPod).spec.containers[0].volumeMounts).toEqual([
             TOKEN_MOUNT,
             { name: YUM_REPOS_VOLUME, mountPath: "/run/secrets/redhat.repo", subPath: "redhat.repo", readOnly: true },
+        ]);
+    });
+});
+
+describe("never refuse a pod that asked for nothing (issue 37 point 3)", () => {
+    const always = { ...local, alwaysInject: true };
+    const alwaysCluster = { ...cluster, alwaysInject: true };
+    // The driver README's own pattern: a pod mounting its own SharedSecret at the entitlement path.
+    const ownShare = {
+        name: "own-entitlements",
+        csi: { driver: "csi.sharedresource.openshift.io", volumeAttributes: { sharedSecret: "mine" } },
+    };
+    const ownMount = { name: "own-entitlements", mountPath: ENT, readOnly: true };
+    const withOwnMount = (annotations?: Record<string, string>) =>
+        pod({
+            annotations,
+            volumes: [TOKEN_VOLUME, ownShare],
+            containers: [{ name: "app", image: "ubi9", volumeMounts: [TOKEN_MOUNT, ownMount] }],
+        });
+
+    test.each([
+        ["its own SharedSecret mounted at the entitlement path", () => withOwnMount(), "MountConflict"],
+        [
+            "a file of its own under the entitlement directory",
+            () =>
+                pod({
+                    volumes: [TOKEN_VOLUME, { name: "keys", secret: { secretName: "keys" } }],
+                    containers: [
+                        {
+                            name: "app",
+                            volumeMounts: [TOKEN_MOUNT, { name: "keys", mountPath: `${ENT}/custom.pem`, subPath: "custom.pem" }],
+                        },
+                    ],
+                }),
+            "MountConflict",
+        ],
+        [
+            "a volume named like a reserved one",
+            () => pod({ volumes: [TOKEN_VOLUME, { name: ENTITLEMENTS_VOLUME, emptyDir: {} }] }),
+            "MountConflict",
+        ],
+    ])(
+        "GIVEN a pod that asked for nothing with %s WHEN an always-inject Bundle (and, alone, a ClusterBundle) applies THEN it is admitted unchanged, the bundle left out with a warning and counted",
+        (_case, make, reason) => {
+            for (const [bundles, clusterBundles, kind, name] of [
+                [[always], [], "Bundle", "local"],
+                [[], [alwaysCluster], "ClusterBundle", "cluster"],
+            ] as const) {
+                const decision = admitted(
+                    decideInjection(
+                        input(make(), {
+                            bundles: byName([...bundles]),
+                            clusterBundles: byName([...clusterBundles]),
+                            keys: teamKeys,
+                            access: allow("cluster"),
+                        }),
+                    ),
+                );
+                expect(decision.patch).toEqual([]);
+                expect(decision.injected).toEqual({ bundles: {}, clusterBundles: {} });
+                expect(decision.warnings).toEqual([expect.stringMatching(new RegExp(`^always-inject ${kind} "${name}" not injected: `))]);
+                expect(decision.skipped).toEqual([{ kind, bundle: kind === "Bundle" ? `team-a/${name}` : name, reason }]);
+            }
+        },
+    );
+
+    test("GIVEN a file of the pod's own under the entitlement directory WHEN two entitlement sources are injected (one file each) THEN they sit beside it: nothing collides", () => {
+        const original = pod({
+            volumes: [TOKEN_VOLUME, { name: "keys", secret: { secretName: "keys" } }],
+            containers: [
+                { name: "app", volumeMounts: [TOKEN_MOUNT, { name: "keys", mountPath: `${ENT}/custom.pem`, subPath: "custom.pem" }] },
+            ],
+        });
+        const decision = admitted(
+            decideInjection(
+                input(original, {
+                    bundles: byName([always]),
+                    clusterBundles: byName([alwaysCluster]),
+                    keys: teamKeys,
+                    access: allow("cluster"),
+                }),
+            ),
+        );
+        expect(decision.injected).toEqual({ bundles: { local: 2 }, clusterBundles: { cluster: 4 } });
+        expect(decision.skipped).toBeUndefined();
+    });
+
+    test("GIVEN the same pod naming the Bundle WHEN decided THEN it is refused naming the conflict (the pod asked)", () => {
+        expect(
+            denied(
+                decideInjection(
+                    input(withOwnMount({ [ANNOTATIONS.injectBundle]: "local" }), { bundles: byName([always]), keys: teamKeys }),
+                ),
+            ),
+        ).toEqual({
+            reason: "MountConflict",
+            code: 409,
+            message: `containers already mount where subscription content goes: containers "app": volume "own-entitlements" at "${ENT}" collides with ${ENT}`,
+        });
+    });
+
+    test("GIVEN a requested Bundle and an always-inject one whose keys clash with it WHEN decided THEN the requested one is injected and the always-inject one left out with the overlap as its warning", () => {
+        const clash = bundle("team-a", "clash", { alwaysInject: true, entitlements: ["clash-entitlement"] });
+        const original = pod({ annotations: { [ANNOTATIONS.injectBundle]: "local" } });
+        const decision = admitted(decideInjection(input(original, { bundles: byName([local, clash]), keys: teamKeys })));
+        expect(decision.injected).toEqual({ bundles: { local: 2 }, clusterBundles: {} });
+        expect(decision.warnings).toEqual([
+            'always-inject Bundle "clash" not injected: overlapping keys in the injected bundles: key "entitlement.pem" is in both Secret team-a/local-entitlement (Bundle "local") and Secret team-a/clash-entitlement (Bundle "clash")',
+        ]);
+        expect(decision.skipped).toEqual([{ kind: "Bundle", bundle: "team-a/clash", reason: "KeyOverlap" }]);
+    });
+
+    test("GIVEN an always-inject ClusterBundle the service account may not use WHEN a plain pod is decided THEN the warning is counted as AccessDenied", () => {
+        const decision = admitted(
+            decideInjection(
+                input(pod(), {
+                    clusterBundles: byName([alwaysCluster]),
+                    keys: teamKeys,
+                    access: new Map([["cluster", { allowed: false, reason: "use sharedsecrets/x not allowed" }]]),
+                }),
+            ),
+        );
+        expect(decision.patch).toEqual([]);
+        expect(decision.skipped).toEqual([{ kind: "ClusterBundle", bundle: "cluster", reason: "AccessDenied" }]);
+    });
+
+    test("GIVEN a mirror pod WHEN it names a bundle or only always-inject ones apply THEN it is left alone, with a warning only when it asked", () => {
+        const mirror = (annotations: Record<string, string>) =>
+            pod({ annotations: { "kubernetes.io/config.mirror": "3f2a", ...annotations } });
+        expect(
+            decideInjection(input(mirror({ [ANNOTATIONS.injectBundle]: "local,absent" }), { bundles: byName([local]), keys: teamKeys })),
+        ).toEqual({
+            allowed: true,
+            patch: [],
+            warnings: [
+                "subscription bundles not injected: the pod is a mirror pod (kubernetes.io/config.mirror), whose volumes come from its static pod's manifest on the node, and the ServiceAccount admission plugin refuses mirror pods that reference Secrets; mount entitlements in the static pod's manifest instead",
+            ],
+            injected: { bundles: {}, clusterBundles: {} },
+        });
+        expect(decideInjection(input(mirror({}), { bundles: byName([always]), keys: teamKeys }))).toEqual({
+            allowed: true,
+            patch: [],
+            warnings: [],
+            injected: { bundles: {}, clusterBundles: {} },
+        });
+    });
+});
+
+describe("Windows pods by required node affinity (issue 37 point 3)", () => {
+    const requested = { [ANNOTATIONS.injectBundle]: "local" };
+    const affinity = (...terms: object[]) => ({
+        affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: terms } } },
+    });
+    const os = (operator: string, ...values: string[]) => ({ key: "kubernetes.io/os", operator, ...(values.length > 0 ? { values } : {}) });
+    const decide = (spec: object) => {
+        const original = pod({ annotations: requested });
+        Object.assign(original.spec, spec);
+        return admitted(decideInjection(input(original, { bundles: byName([local]), keys: teamKeys })));
+    };
+    const windows =
+        "subscription bundles not injected: the pod is for Windows nodes (required node affinity: no node selector term admits a Linux node)";
+
+    test.each([
+        ["kubernetes.io/os In [windows]", affinity({ matchExpressions: [os("In", "windows")] })],
+        ["kubernetes.io/os NotIn [linux]", affinity({ matchExpressions: [os("NotIn", "linux")] })],
+        [
+            "two terms, both Windows-only",
+            affinity(
+                { matchExpressions: [os("In", "windows")] },
+                { matchExpressions: [{ key: "node.kubernetes.io/windows-build", operator: "Exists" }] },
+            ),
+        ],
+        [
+            "beta.kubernetes.io/os In [windows] beside another label",
+            affinity({
+                matchExpressions: [
+                    { key: "beta.kubernetes.io/os", operator: "In", values: ["windows"] },
+                    { key: "zone", operator: "In", values: ["a"] },
+                ],
+            }),
+        ],
+    ])("GIVEN required node affinity %s WHEN decided THEN nothing is injected and the warning says why", (_case, spec) => {
+        const decision = decide(spec);
+        expect([decision.patch, decision.warnings[0]?.startsWith(windows)]).toEqual([[], true]);
+    });
+
+    test.each([
+        ["kubernetes.io/os In [linux, windows]", affinity({ matchExpressions: [os("In", "linux", "windows")] })],
+        [
+            "one Windows term and one without an OS",
+            affinity({ matchExpressions: [os("In", "windows")] }, { matchExpressions: [{ key: "zone", operator: "In", values: ["a"] }] }),
+        ],
+        ["kubernetes.io/os Exists", affinity({ matchExpressions: [os("Exists")] })],
+        ["no terms", affinity()],
+        [
+            "only a toleration of the Windows taint",
+            { tolerations: [{ key: "os", operator: "Equal", value: "Windows", effect: "NoSchedule" }] },
+        ],
+    ])("GIVEN %s WHEN decided THEN the pod may run on Linux and is injected", (_case, spec) => {
+        expect(decide(spec).injected.bundles).toEqual({ local: 2 });
+    });
+});
+
+describe("ephemeral containers only new ones (issue 37 point 3)", () => {
+    test("GIVEN an earlier ephemeral container without the mounts WHEN kubectl debug adds another THEN only the new one is patched (Kubernetes forbids changing an existing one)", () => {
+        const original = pod({ annotations: { [ANNOTATIONS.injectBundle]: "local" } });
+        const injected = patched(decideInjection(input(original, { bundles: byName([local]), keys: teamKeys })), original);
+        injected.spec.ephemeralContainers = [{ name: "debugger-old", image: "busybox" }];
+        const before = structuredClone(injected);
+        injected.spec.ephemeralContainers.push({ name: "debugger-new", image: "busybox" });
+        expect(admitted(decideEphemeralContainers(injected, new Set(["debugger-old"]))).patch).toEqual([
+            {
+                op: "add",
+                path: "/spec/ephemeralContainers/1/volumeMounts",
+                value: [{ name: ENTITLEMENTS_VOLUME, mountPath: ENT, readOnly: true }],
+            },
+        ]);
+        expect(before.spec.ephemeralContainers).toHaveLength(1);
+    });
+
+    test("GIVEN an existing ephemeral container whose own mount collides WHEN another is added THEN the update is not refused for it", () => {
+        const original = pod({ annotations: { [ANNOTATIONS.injectBundle]: "local" } });
+        const injected = patched(decideInjection(input(original, { bundles: byName([local]), keys: teamKeys })), original);
+        injected.spec.ephemeralContainers = [
+            { name: "old", volumeMounts: [{ name: "kube-api-access-x1", mountPath: ENT }] },
+            { name: "new", image: "busybox" },
+        ];
+        expect(admitted(decideEphemeralContainers(injected, new Set(["old"]))).patch.map((op) => op.path)).toEqual([
+            "/spec/ephemeralContainers/1/volumeMounts",
         ]);
     });
 });

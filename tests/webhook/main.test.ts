@@ -94,7 +94,7 @@ describe("the entry point (webhook/main.ts) as a process configured by environme
     test("GIVEN RBAC refuses one namespace's Secrets and the review API fails WHEN started THEN /readyz is 200, pods of other namespaces are admitted, that namespace's pods are denied naming the permission, and an undecidable pod gets HTTP 503", async () => {
         const refused = new FakeKubeApi();
         await refused.start();
-        refused.mayList = (requestPath) => !requestPath.startsWith("/api/v1/namespaces/team-b/");
+        refused.authorizeRequest = (request) => request.namespace !== "team-b";
         refused.put(secret("team-a", "local-entitlement", { "local.pem": SECRET_VALUE }));
         refused.put(bundleObject("team-a", "local", { entitlements: [{ name: "local-entitlement" }] }));
         refused.put(secret("team-b", "own", { "own.pem": SECRET_VALUE }));
@@ -125,7 +125,7 @@ describe("the entry point (webhook/main.ts) as a process configured by environme
             const refusedPod = await admit("b", "team-b", { "subscription.openshift.io/inject-bundle": "own" });
             expect(JSON.parse(refusedPod.body).response).toMatchObject({ allowed: false, status: { code: 403 } });
             expect(JSON.parse(refusedPod.body).response.status.message).toContain(
-                "its service account needs list and watch secrets in namespace team-b",
+                'its service account needs get on secrets named "own" in namespace team-b: a Role with resourceNames',
             );
             const undecided = await admit("c", "team-a", { "subscription.openshift.io/inject-cluster-bundle": "cluster" });
             expect(undecided.status).toBe(503);

@@ -63,18 +63,11 @@ describe("what the server image carries", () => {
         expect(WEBHOOK_CERT_DIR).toBe(WEBHOOK_CERT_MOUNT_PATHS[0]);
     });
 
-    test("GIVEN the server's cluster-wide access rules WHEN listed THEN they are list/watch on bundles and create on SubjectAccessReviews; Secrets by the teams' conventional name, or every Secret and ConfigMap with readAllNamespaces", () => {
-        const clusterRules = [
+    test("GIVEN the server's cluster-wide access rules WHEN listed THEN they are list/watch on bundles, create on SubjectAccessReviews, and Secrets only by the teams' conventional name", () => {
+        expect(webhookClusterRules()).toEqual([
             { apiGroups: ["subscription.openshift.io"], resources: ["bundles", "clusterbundles"], verbs: ["list", "watch"] },
             { apiGroups: ["authorization.k8s.io"], resources: ["subjectaccessreviews"], verbs: ["create"] },
-        ];
-        expect(webhookClusterRules(false)).toEqual([
-            ...clusterRules,
-            { apiGroups: [""], resources: ["secrets"], resourceNames: ["etc-pki-entitlement"], verbs: ["list", "watch"] },
-        ]);
-        expect(webhookClusterRules(true)).toEqual([
-            ...clusterRules,
-            { apiGroups: [""], resources: ["secrets", "configmaps"], verbs: ["list", "watch"] },
+            { apiGroups: [""], resources: ["secrets"], resourceNames: ["etc-pki-entitlement"], verbs: ["get", "list", "watch"] },
         ]);
     });
 });

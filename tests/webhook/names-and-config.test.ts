@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { clusterBundleShareName } from "../../webhook/api";
-import { readServerConfig } from "../../webhook/config";
+import { readServerConfig, readSourceSyncConfig } from "../../webhook/config";
 import { fingerprint, isDns1123Label, isDns1123Subdomain } from "../../components/shared/k8s-names";
 import { shareVolumeName } from "../../webhook/mounts";
 
@@ -65,24 +65,88 @@ describe("server configuration from the environment", () => {
                 accessAllowedTtlMs: 60000,
                 accessDeniedTtlMs: 10000,
                 lookupTimeoutMs: 5000,
-                readNamespaces: "all",
+                readScopes: "all",
+                byNameTtlMs: 30000,
+                byNameMaxObjects: 10000,
             },
         });
     });
 
-    test("GIVEN WEBHOOK_READ_NAMESPACES WHEN read THEN a list is sorted and deduplicated, empty means none, and a non-namespace is reported", () => {
+    test("GIVEN WEBHOOK_READ_NAMESPACES WHEN read THEN a namespace means both kinds, /secrets or /configmaps one, empty means nowhere, and anything else is reported", () => {
         const read = (value: string) => readServerConfig({ WEBHOOK_READ_NAMESPACES: value });
-        expect(read("team-a, openshift-config,team-a")).toMatchObject({
+        expect(read("team-a, subscription-sources/secrets,team-a,repos/configmaps")).toMatchObject({
             ok: true,
-            config: { readNamespaces: ["openshift-config", "team-a"] },
+            config: {
+                readScopes: { Secret: new Set(["team-a", "subscription-sources"]), ConfigMap: new Set(["team-a", "repos"]) },
+            },
         });
-        expect(read("")).toMatchObject({ ok: true, config: { readNamespaces: [] } });
-        expect(read(" * ")).toMatchObject({ ok: true, config: { readNamespaces: "all" } });
-        expect(read("team-a,Team_B")).toEqual({
+        expect(read("")).toMatchObject({ ok: true, config: { readScopes: { Secret: new Set(), ConfigMap: new Set() } } });
+        expect(read(" * ")).toMatchObject({ ok: true, config: { readScopes: "all" } });
+        expect(read("team-a,Team_B,team-c/pods,team-d/secrets/x")).toEqual({
             ok: false,
             problems: [
-                'WEBHOOK_READ_NAMESPACES="team-a,Team_B": "Team_B" not a namespace name; give `*` or comma-separated namespace names',
+                'WEBHOOK_READ_NAMESPACES="team-a,Team_B,team-c/pods,team-d/secrets/x": "Team_B", "team-c/pods", "team-d/secrets/x" not a namespace name, optionally followed by /secrets or /configmaps; give `*` or a comma-separated list',
             ],
+        });
+    });
+
+    test("GIVEN WEBHOOK_SOURCE_NAMESPACE and the by-name settings WHEN read THEN they are taken, and bad ones reported", () => {
+        expect(
+            readServerConfig({
+                WEBHOOK_SOURCE_NAMESPACE: "subscription-sources",
+                WEBHOOK_BY_NAME_TTL_SECONDS: "12",
+                WEBHOOK_BY_NAME_MAX_OBJECTS: "500",
+            }),
+        ).toMatchObject({ ok: true, config: { sourceNamespace: "subscription-sources", byNameTtlMs: 12000, byNameMaxObjects: 500 } });
+        expect(readServerConfig({ WEBHOOK_SOURCE_NAMESPACE: "Sources", WEBHOOK_BY_NAME_MAX_OBJECTS: "5" })).toEqual({
+            ok: false,
+            problems: [
+                'WEBHOOK_BY_NAME_MAX_OBJECTS="5": must be a number from 100 to 1000000',
+                'WEBHOOK_SOURCE_NAMESPACE="Sources": not a namespace name',
+            ],
+        });
+    });
+
+    test("GIVEN the source sync's environment WHEN read THEN objects, namespace and intervals are taken, and every problem is reported at once", () => {
+        const objects = [
+            { kind: "Secret", namespace: "openshift-config-managed", name: "etc-pki-entitlement", shares: ["cluster-entitlement-x"] },
+        ];
+        expect(
+            readSourceSyncConfig({ SOURCE_SYNC_NAMESPACE: "subscription-sources", SOURCE_SYNC_OBJECTS: JSON.stringify(objects) }),
+        ).toEqual({
+            ok: true,
+            config: {
+                sourceNamespace: "subscription-sources",
+                objects,
+                resyncMs: 300000,
+                port: 8080,
+                kubeconfig: undefined,
+                logLevel: "info",
+            },
+        });
+        expect(
+            readSourceSyncConfig({
+                SOURCE_SYNC_NAMESPACE: "openshift-config",
+                SOURCE_SYNC_OBJECTS: JSON.stringify([
+                    { kind: "Pod", namespace: "a", name: "b", shares: ["s"] },
+                    { ...objects[0], shares: [] },
+                ]),
+                SOURCE_SYNC_RESYNC_SECONDS: "0",
+                SOURCE_SYNC_PORT: "http",
+            }),
+        ).toEqual({
+            ok: false,
+            problems: [
+                'SOURCE_SYNC_NAMESPACE="openshift-config": must be a namespace name, not a platform one (kube*, openshift*)',
+                "SOURCE_SYNC_OBJECTS[0]: needs kind Secret or ConfigMap, a namespace name, an object name and a non-empty list of share names",
+                "SOURCE_SYNC_OBJECTS[1]: needs kind Secret or ConfigMap, a namespace name, an object name and a non-empty list of share names",
+                'SOURCE_SYNC_RESYNC_SECONDS="0": must be a number from 1 to 86400',
+                'SOURCE_SYNC_PORT="http": must be a whole number from 1 to 65535',
+            ],
+        });
+        expect(readSourceSyncConfig({ SOURCE_SYNC_NAMESPACE: "s", SOURCE_SYNC_OBJECTS: "{" })).toMatchObject({
+            ok: false,
+            problems: [expect.stringMatching(/^SOURCE_SYNC_OBJECTS="\{": not JSON/)],
         });
     });
 

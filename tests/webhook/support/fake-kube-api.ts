@@ -1,8 +1,13 @@
 /**
  * A small stand-in for the Kubernetes API over plain HTTP, enough for the real
- * @kubernetes/client-node code: list (with limit/continue), watch (chunked JSON lines from a
- * resourceVersion, 410 Gone when it is too old), and SubjectAccessReview create. It records every
- * request so tests can count what the webhook read.
+ * @kubernetes/client-node code: list (with limit/continue, cluster-wide or per namespace, selected by
+ * `metadata.name`), watch (chunked JSON lines from a resourceVersion, 410 Gone when it is too old),
+ * get, server-side apply and delete of one object, and SubjectAccessReview create. Each bearer token
+ * is a user; `authorizeRequest` judges every request with the attributes the API server's request
+ * info gives it (kubernetes staging/src/k8s.io/apiserver/pkg/endpoints/request/requestinfo.go: a
+ * list or watch takes the name of a `metadata.name` field selector; a server-side apply that creates
+ * is authorized as `create` too, handlers/patch.go). It records every request so tests can count what
+ * each client read.
  */
 import { execFile } from "node:child_process";
 import * as http from "node:http";
@@ -33,6 +38,18 @@ interface Collection {
 }
 
 const COLLECTIONS: Record<string, Collection> = {
+    SharedSecret: {
+        base: "/apis/sharedresource.openshift.io/v1alpha1",
+        plural: "sharedsecrets",
+        namespaced: false,
+        listKind: "SharedSecretList",
+    },
+    SharedConfigMap: {
+        base: "/apis/sharedresource.openshift.io/v1alpha1",
+        plural: "sharedconfigmaps",
+        namespaced: false,
+        listKind: "SharedConfigMapList",
+    },
     Secret: { base: "/api/v1", plural: "secrets", namespaced: true, listKind: "SecretList" },
     ConfigMap: { base: "/api/v1", plural: "configmaps", namespaced: true, listKind: "ConfigMapList" },
     Bundle: { base: "/apis/subscription.openshift.io/v1alpha1", plural: "bundles", namespaced: true, listKind: "BundleList" },
@@ -63,6 +80,18 @@ export interface RecordedRequest {
     path: string;
     query: Record<string, string>;
     body?: unknown;
+    /** The user the bearer token names (`users`), or "" for an unknown token. */
+    user: string;
+}
+
+/** What the API server's request info makes of a request, as an authorizer sees it. */
+export interface RequestAttributes {
+    user: string;
+    verb: string;
+    group: string;
+    resource: string;
+    namespace?: string;
+    name?: string;
 }
 
 export interface SubjectAccessReviewSpec {
@@ -112,6 +141,10 @@ export class FakeKubeApi {
      * answers 403 Forbidden. Default: everything allowed.
      */
     mayList: (path: string, name: string | undefined) => boolean = () => true;
+    /** Bearer token → user name (the kubeconfig of `kubeConfig(token)`); unknown tokens are "". */
+    readonly users = new Map<string, string>([["fake-token", "system:serviceaccount:webhook"]]);
+    /** RBAC of every request to a collection or an object, by its request attributes. Default: allowed. */
+    authorizeRequest: (attributes: RequestAttributes) => boolean = () => true;
     /** ValidatingAdmissionPolicies enforced on create (POST) and update (PUT), as an API server does. */
     admissionPolicies: AdmissionPolicy[] = [];
     url = "";
@@ -138,24 +171,24 @@ export class FakeKubeApi {
         return this.url ? Number(new URL(this.url).port) : 0;
     }
 
-    kubeConfig(): KubeConfig {
+    kubeConfig(token = "fake-token"): KubeConfig {
         const config = new KubeConfig();
         config.loadFromOptions({
             clusters: [{ name: "fake", server: this.url, skipTLSVerify: true }],
-            users: [{ name: "webhook", token: "fake-token" }],
+            users: [{ name: "webhook", token }],
             contexts: [{ name: "fake", cluster: "fake", user: "webhook" }],
             currentContext: "fake",
         });
         return config;
     }
 
-    /** A kubeconfig file's text pointing at this API. */
-    kubeconfigText(): string {
+    /** A kubeconfig file's text pointing at this API, as the user of `token`. */
+    kubeconfigText(token = "fake-token"): string {
         return JSON.stringify({
             apiVersion: "v1",
             kind: "Config",
             clusters: [{ name: "fake", cluster: { server: this.url } }],
-            users: [{ name: "webhook", user: { token: "fake-token" } }],
+            users: [{ name: "webhook", user: { token } }],
             contexts: [{ name: "fake", context: { cluster: "fake", user: "webhook" } }],
             "current-context": "fake",
         });
@@ -171,6 +204,7 @@ export class FakeKubeApi {
         const previous = this.objects.get(key);
         const stored: StoredObject = structuredClone(object);
         stored.metadata.resourceVersion = String(++this.resourceVersion);
+        stored.metadata.uid = previous?.metadata.uid ?? `uid-${this.resourceVersion}`;
         stored.metadata.generation = previous ? (previous.metadata.generation ?? 1) + 1 : (object.metadata.generation ?? 1);
         this.objects.set(key, stored);
         this.emit({
@@ -190,6 +224,17 @@ export class FakeKubeApi {
         const deleted = structuredClone(previous);
         deleted.metadata.resourceVersion = String(++this.resourceVersion);
         this.emit({ resourceVersion: this.resourceVersion, plural: COLLECTIONS[kind].plural, type: "DELETED", object: deleted });
+    }
+
+    /** The stored object, if any (a copy). */
+    get(kind: string, namespace: string | undefined, name: string): StoredObject | undefined {
+        const found = this.objects.get(this.key(kind, namespace, name));
+        return found && structuredClone(found);
+    }
+
+    /** Watches open now, as "plural namespace name" (namespace and name empty when not selected). */
+    openWatches(): string[] {
+        return [...this.watchers].map((watcher) => `${watcher.plural} ${watcher.namespace ?? ""} ${watcher.name ?? ""}`.trim());
     }
 
     /** Ends every open watch, as an API server does when a watch times out. */
@@ -234,6 +279,81 @@ export class FakeKubeApi {
         return undefined;
     }
 
+    /** A collection path followed by one object's name. */
+    private routeItem(path: string): { collection: Collection; namespace?: string; name: string; kind: string } | undefined {
+        const cut = path.lastIndexOf("/");
+        const target = this.route(path.slice(0, cut));
+        if (!target) return undefined;
+        const kind = Object.keys(COLLECTIONS).find((other) => COLLECTIONS[other] === target.collection) as string;
+        return { ...target, name: decodeURIComponent(path.slice(cut + 1)), kind };
+    }
+
+    private forbidden(res: http.ServerResponse, attributes: RequestAttributes): void {
+        const where = attributes.namespace ? ` in the namespace "${attributes.namespace}"` : " at the cluster scope";
+        this.json(res, 403, {
+            kind: "Status",
+            apiVersion: "v1",
+            status: "Failure",
+            code: 403,
+            reason: "Forbidden",
+            message: `${attributes.resource}${attributes.name ? ` "${attributes.name}"` : ""} is forbidden: User "${attributes.user}" cannot ${attributes.verb} resource "${attributes.resource}" in API group "${attributes.group}"${where}`,
+        });
+    }
+
+    /** GET, PATCH (server-side apply) and DELETE of one object, authorized as the API server would. */
+    private item(req: http.IncomingMessage, path: string, body: unknown, user: string, res: http.ServerResponse): boolean {
+        const target = this.routeItem(path);
+        if (!target) return false;
+        const group = target.collection.base.startsWith("/apis/") ? target.collection.base.split("/")[2] : "";
+        const attributes = (verb: string): RequestAttributes => ({
+            user,
+            verb,
+            group,
+            resource: target.collection.plural,
+            namespace: target.namespace,
+            name: target.name,
+        });
+        const existing = this.objects.get(this.key(target.kind, target.namespace, target.name));
+        const notFound = () =>
+            this.json(res, 404, {
+                kind: "Status",
+                apiVersion: "v1",
+                status: "Failure",
+                code: 404,
+                reason: "NotFound",
+                message: `"${target.name}" not found`,
+            });
+        if (req.method === "GET") {
+            if (!this.authorizeRequest(attributes("get"))) return (this.forbidden(res, attributes("get")), true);
+            if (!existing) return (notFound(), true);
+            this.json(res, 200, existing);
+            return true;
+        }
+        if (req.method === "DELETE") {
+            if (!this.authorizeRequest(attributes("delete"))) return (this.forbidden(res, attributes("delete")), true);
+            if (!existing) return (notFound(), true);
+            this.remove(target.kind, target.namespace, target.name);
+            this.json(res, 200, { kind: "Status", apiVersion: "v1", status: "Success" });
+            return true;
+        }
+        if (req.method === "PATCH" && String(req.headers["content-type"]).startsWith("application/apply-patch")) {
+            if (!this.authorizeRequest(attributes("patch"))) return (this.forbidden(res, attributes("patch")), true);
+            if (!existing && !this.authorizeRequest(attributes("create"))) return (this.forbidden(res, attributes("create")), true);
+            const applied = body as StoredObject;
+            this.json(
+                res,
+                existing ? 200 : 201,
+                this.put({
+                    ...applied,
+                    kind: target.kind,
+                    metadata: { ...applied.metadata, name: target.name, namespace: target.namespace },
+                }),
+            );
+            return true;
+        }
+        return false;
+    }
+
     private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
         const url = new URL(req.url ?? "/", "http://fake");
         const query = Object.fromEntries(url.searchParams.entries());
@@ -241,14 +361,28 @@ export class FakeKubeApi {
         req.on("data", (chunk: Buffer) => chunks.push(chunk));
         req.on("end", () => {
             const body = chunks.length > 0 ? JSON.parse(Buffer.concat(chunks).toString("utf8")) : undefined;
-            this.requests.push({ method: req.method ?? "GET", path: url.pathname, query, body });
+            const token = /^Bearer (.+)$/.exec(String(req.headers.authorization ?? ""))?.[1] ?? "";
+            const user = this.users.get(token) ?? "";
+            this.requests.push({ method: req.method ?? "GET", path: url.pathname, query, body, user });
             if (req.method === "POST" && url.pathname === "/apis/authorization.k8s.io/v1/subjectaccessreviews")
                 return this.review(body, res);
             if (req.method === "POST" || req.method === "PUT") return void this.write(req.method, url.pathname, body, res);
             const target = this.route(url.pathname);
+            if (!target && this.item(req, url.pathname, body, user, res)) return;
             if (req.method !== "GET" || !target)
                 return this.json(res, 404, { kind: "Status", apiVersion: "v1", status: "Failure", code: 404, reason: "NotFound" });
             const name = /^metadata\.name=(.+)$/.exec(query.fieldSelector ?? "")?.[1];
+            const watching = query.watch === "true" || query.watch === "1";
+            const group = target.collection.base.startsWith("/apis/") ? target.collection.base.split("/")[2] : "";
+            const attributes: RequestAttributes = {
+                user,
+                verb: watching ? "watch" : "list",
+                group,
+                resource: target.collection.plural,
+                namespace: target.namespace,
+                name,
+            };
+            if (!this.authorizeRequest(attributes)) return this.forbidden(res, attributes);
             if (!this.mayList(url.pathname, name))
                 return this.json(res, 403, {
                     kind: "Status",

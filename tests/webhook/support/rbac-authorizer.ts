@@ -13,7 +13,7 @@
  *   carrying the aggregate-to labels themselves (plugin/pkg/auth/authorizer/rbac/bootstrappolicy/policy.go).
  */
 import { aggregationLabel, PolicyRule, ruleGrants } from "../../../components/shared/rbac";
-import type { SubjectAccessReviewSpec } from "./fake-kube-api";
+import type { RequestAttributes, SubjectAccessReviewSpec } from "./fake-kube-api";
 
 export interface Subject {
     kind: "User" | "Group" | "ServiceAccount";
@@ -117,4 +117,40 @@ export function rbacAllows(state: RbacState, spec: SubjectAccessReviewSpec): boo
             binding.subjects.some((subject) => appliesTo(subject, spec.user, groups, binding.metadata.namespace)) &&
             rulesOf(binding).some((rule) => ruleAllows(rule, spec.resourceAttributes)),
     );
+}
+
+/** The groups the API server gives a service account's token (kubernetes pkg/serviceaccount/util.go `MakeGroupNames`). */
+export function serviceAccountGroups(user: string): string[] {
+    const namespace = user.split(":")[2];
+    return ["system:serviceaccounts", `system:serviceaccounts:${namespace}`, "system:authenticated"];
+}
+
+/**
+ * The RBAC objects among rendered manifests (ClusterRoles, Roles and their bindings), with the
+ * bootstrap admin/edit/view aggregation, as an RbacState.
+ */
+export function rbacStateOf(manifests: readonly Record<string, unknown>[], extra: Partial<RbacState> = {}): RbacState {
+    const of = <T>(kind: string) => manifests.filter((m) => m.kind === kind) as unknown as T[];
+    return {
+        clusterRoles: [...BOOTSTRAP_AGGREGATED_ROLES, ...of<ClusterRoleObject>("ClusterRole"), ...(extra.clusterRoles ?? [])],
+        roles: [...of<RoleObject>("Role"), ...(extra.roles ?? [])],
+        clusterRoleBindings: [...of<BindingObject>("ClusterRoleBinding"), ...(extra.clusterRoleBindings ?? [])],
+        roleBindings: [...of<BindingObject>("RoleBinding"), ...(extra.roleBindings ?? [])],
+    };
+}
+
+/** A stand-in API's `authorizeRequest` that answers as RBAC would with `state` (a function, so the state can change). */
+export function requestAuthorizer(state: () => RbacState): (attributes: RequestAttributes) => boolean {
+    return (attributes) =>
+        rbacAllows(state(), {
+            user: attributes.user,
+            groups: serviceAccountGroups(attributes.user),
+            resourceAttributes: {
+                group: attributes.group,
+                resource: attributes.resource,
+                verb: attributes.verb,
+                name: attributes.name ?? "",
+                namespace: attributes.namespace,
+            },
+        });
 }

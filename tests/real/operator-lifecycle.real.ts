@@ -81,11 +81,13 @@ afterAll(async () => {
     try {
         await backend?.stop();
         if (stack) {
-            destroyStack(stack, [`CustomResourceDefinition/${CRD}`]);
+            // OLM's two aggregate roles are adopted, so kept on destroy (components/shared/adoption.ts).
+            destroyStack(stack, [`CustomResourceDefinition/${CRD}`, "ClusterRole/aggregate-olm-edit", "ClusterRole/aggregate-olm-view"]);
         }
     } finally {
-        // The stack keeps CRDs on removal and destroy: the test removes what it made.
+        // The stack keeps CRDs and adopted roles on removal and destroy: the test removes what it made.
         kubectlRun(["delete", "crd", CRD, "--ignore-not-found"]);
+        kubectlRun(["delete", "clusterrole", "aggregate-olm-edit", "aggregate-olm-view", "--ignore-not-found"]);
         kubectlRun(["delete", "namespace", TEAM, "--ignore-not-found", "--wait=false"]);
     }
 });

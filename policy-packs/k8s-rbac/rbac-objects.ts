@@ -9,7 +9,7 @@
  * types.go, `+listType=atomic`), so a patch that sets one replaces it whole (once it may: a field
  * another manager owns needs `pulumi.com/patchForce`), labels are merged key by key, and a
  * binding's `roleRef` (immutable) stays the live one when the patch leaves it out
- * (`mergePatch`; tests/real/rbac-authorizer.real.ts applies such patches to the real API server).
+ * (`mergePatch`, as server-side apply merges them).
  * A patch of a binding the pack does not know, without a roleRef, cannot be judged: it is
  * reported so.
  */

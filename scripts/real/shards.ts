@@ -6,7 +6,6 @@ import * as path from "node:path";
  * counts as 60 s. Only the spread between shards depends on them, never a result.
  */
 export const RECORDED_SECONDS: Readonly<Record<string, number>> = {
-    "rbac-authorizer.real.ts": 900,
     "cert-manager.real.ts": 310,
     "upgrade.real.ts": 240,
     "unavailable-apiservice.real.ts": 165,

@@ -91,10 +91,13 @@ beforeAll(() => {
 afterAll(() => {
     try {
         if (stack) {
-            destroyStack(stack, [`CustomResourceDefinition/${CRD}`]);
+            // By now the operator is removed (its kept CRD left the state with it); OLM's two aggregate
+            // roles are adopted, so kept on destroy (components/shared/adoption.ts).
+            destroyStack(stack, ["ClusterRole/aggregate-olm-edit", "ClusterRole/aggregate-olm-view"]);
         }
     } finally {
         kubectlRun(["delete", "crd", CRD, "--ignore-not-found"]);
+        kubectlRun(["delete", "clusterrole", "aggregate-olm-edit", "aggregate-olm-view", "--ignore-not-found"]);
         kubectlRun(["delete", "configmap", "openshift-service-ca.crt", "-n", "default", "--ignore-not-found"]);
     }
 });

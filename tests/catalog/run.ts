@@ -15,6 +15,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { canonicalJson } from "../../components/shared/canonical-json";
 import { goDecodeManifest, goYamlDocuments } from "../../components/shared/go-yaml";
 import { type JsonSchema, structuralValidator } from "../../components/shared/structural-schema";
 import type { OperatorPlan } from "../../components/operator/plan";
@@ -289,10 +290,12 @@ function checkInstall(
         ) {
             problems.push(`${object.kind} ${object.name}: its rules differ from the bundle's`);
         }
+        // Compared as values, not as key order: the oracle's Go structs marshal apiGroup/kind/name while the
+        // rendered object keeps the bundle file's order, and neither OLM nor the API server reads key order.
         if (
             object.roleRef &&
-            (JSON.stringify(rendered.roleRef) !== JSON.stringify(object.roleRef) ||
-                JSON.stringify(rendered.subjects ?? []) !== JSON.stringify(object.subjects ?? []))
+            (canonicalJson(rendered.roleRef) !== canonicalJson(object.roleRef) ||
+                canonicalJson(rendered.subjects ?? []) !== canonicalJson(object.subjects ?? []))
         ) {
             problems.push(`${object.kind} ${object.name}: its roleRef or subjects differ from the bundle's`);
         }

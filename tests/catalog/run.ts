@@ -209,6 +209,7 @@ function checkInstall(
         ...csv.serviceAccounts.map((sa) => ({ key: keyOf("ServiceAccount", sa, namespace), olmLabels: false })),
         ...csv.apiServices.map((a) => ({ key: keyOf("APIService", a), olmLabels: false })),
     ];
+    const replaced = certResourceKeys(install, csv.file, namespace);
     for (const object of facts.objects) {
         if (object.handling === "crd") {
             expected.push({ key: keyOf("CustomResourceDefinition", object.name), olmLabels: false });
@@ -223,7 +224,8 @@ function checkInstall(
                 "ConsoleLink",
                 "ConsolePlugin",
             ].includes(object.kind);
-            expected.push({ key: keyOf(object.kind, object.name, clusterScoped ? undefined : namespace), olmLabels: true });
+            const key = keyOf(object.kind, object.name, clusterScoped ? undefined : namespace);
+            expected.push({ key, olmLabels: !replaced.has(key) });
         }
     }
     for (const { key, olmLabels } of expected) {
@@ -301,6 +303,35 @@ function checkInstall(
         }
     }
     return problems;
+}
+
+/**
+ * The objects OLM's install of the CSV makes for each Deployment that serves a webhook or an owned
+ * APIService, read from the CSV file: the Service `<deployment>-service`, its Secret
+ * `<service>-cert` and that Secret's Role and RoleBinding. A bundle object of one of these names
+ * is replaced: `installCertRequirementsForDeployment` deletes the bundle's Service and creates its
+ * own, and updates the Secret, Role and RoleBinding to its own, none with the label olm.managed
+ * (operator-framework/operator-lifecycle-manager pkg/controller/install/certresources.go;
+ * `ServiceName`, `SecretName`). So such an object is expected, without OLM's bundle label.
+ */
+function certResourceKeys(install: CatalogInstall, csvFile: string, namespace: string): Set<string> {
+    const decoded = goDecodeManifest(fs.readFileSync(path.join(BUNDLES_ROOT, install.bundle, "manifests", csvFile), "utf8"));
+    const spec = (decoded.ok ? ((decoded.value as Json | null)?.spec as Json | undefined) : undefined) ?? {};
+    const owned = ((spec.apiservicedefinitions as Json | undefined)?.owned as Json[] | undefined) ?? [];
+    const served = new Set(
+        [...((spec.webhookdefinitions as Json[] | undefined) ?? []), ...owned]
+            .map((d) => d.deploymentName)
+            .filter((d): d is string => typeof d === "string" && d !== ""),
+    );
+    return new Set(
+        [...served].flatMap((deployment) => {
+            const service = `${deployment}-service`;
+            return [
+                keyOf("Service", service, namespace),
+                ...["Secret", "Role", "RoleBinding"].map((kind) => keyOf(kind, `${service}-cert`, namespace)),
+            ];
+        }),
+    );
 }
 
 /** Every object a pod spec names, by walking it (not through the program's own reference list). */

@@ -14,6 +14,7 @@
  * time; then, when something fails, one line per failure. Exits 1 when anything fails.
  * `CATALOG_ONLY=<substring>` limits the run to the bundles whose key contains it.
  */
+import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { canonicalJson } from "../../components/shared/canonical-json";
@@ -48,14 +49,88 @@ type Manifest = {
 
 const BATCH = 24;
 
+/** A failure and where it sorts: phase, then the file, bundle, install or batch it belongs to (shards merge by it). */
+interface Failure {
+    key: number;
+    text: string;
+}
+const PHASE = { yaml: 0, schemas: 1e7, verdicts: 2e7, renders: 3e7 };
+
+/** What one shard found; the parent adds them up. */
+interface ShardResult {
+    bundles: number;
+    installs: number;
+    installable: number;
+    refused: number;
+    refusedWhy: [string, number][];
+    yamlFiles: number;
+    schemas: number;
+    idleServices: number;
+    failures: Failure[];
+}
+
+/**
+ * The run is split over `CATALOG_WORKERS` processes (default 2, one per core of the CI machine):
+ * each shard plans and judges every install (cheap, and the batches depend on all of them) but reads
+ * every n-th manifest, compiles every n-th bundle's schemas and renders every n-th batch, the costly
+ * parts. The parent merges the shards' results in file, bundle, install and batch order, so the
+ * output does not depend on the number of workers.
+ */
 async function main(): Promise<void> {
     const started = Date.now();
+    const shardEnv = process.env.CATALOG_SHARD;
+    if (shardEnv !== undefined) {
+        const [shard, shards] = shardEnv.split("/").map(Number);
+        process.stdout.write(`${JSON.stringify(await runShard(shard, shards))}\n`);
+        return;
+    }
+    const workers = Math.max(1, Number(process.env.CATALOG_WORKERS ?? 2));
+    const results =
+        workers === 1
+            ? [await runShard(0, 1)]
+            : await Promise.all(Array.from({ length: workers }, (_, shard) => spawnShard(shard, workers)));
+    const sum = (f: (r: ShardResult) => number) => results.reduce((n, r) => n + f(r), 0);
+    const refusedWhy = new Map<string, number>();
+    for (const [why, n] of results.flatMap((r) => r.refusedWhy)) refusedWhy.set(why, (refusedWhy.get(why) ?? 0) + n);
+    const why = [...refusedWhy]
+        .sort((a, b) => b[1] - a[1])
+        .map(([k, v]) => `${k}: ${v}`)
+        .join(", ");
+    const failures = results.flatMap((r) => r.failures).sort((a, b) => a.key - b.key);
+    console.log(
+        `catalog: ${results[0].bundles} bundles, ${results[0].installs} installs (every supported install mode): ${sum((r) => r.installable)} installable / ${sum((r) => r.refused)} refused (${why || "none"}) / ${failures.length} failing; ${sum((r) => r.yamlFiles)} manifests read as Go reads them, ${sum((r) => r.schemas)} CRD schemas compiled; ${sum((r) => r.idleServices)} bundle Services select no pod of their install (legal: OLM creates them as they are); ${workers} workers; ${((Date.now() - started) / 1000).toFixed(0)} s`,
+    );
+    for (const failure of failures) console.log(`  FAIL ${failure.text}`);
+    process.exitCode = failures.length > 0 ? 1 : 0;
+}
+
+/** This file again, as shard `shard` of `shards`, with the same Node flags (tsx's loader); its result is its last stdout line. */
+function spawnShard(shard: number, shards: number): Promise<ShardResult> {
+    return new Promise((resolve, reject) => {
+        const child = spawn(process.execPath, [...process.execArgv, __filename], {
+            env: { ...process.env, CATALOG_SHARD: `${shard}/${shards}` },
+            stdio: ["ignore", "pipe", "inherit"],
+        });
+        let out = "";
+        child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+        child.on("error", reject);
+        child.on("close", (code) => {
+            const last = out.trim().split("\n").pop() ?? "";
+            if (code !== 0 || !last.startsWith("{"))
+                reject(new Error(`catalog shard ${shard}/${shards} exited ${code}: ${out.slice(-2000)}`));
+            else resolve(JSON.parse(last) as ShardResult);
+        });
+    });
+}
+
+async function runShard(shard: number, shards: number): Promise<ShardResult> {
+    const mine = (index: number) => index % shards === shard;
     const only = process.env.CATALOG_ONLY;
     const oracle = readCatalogOracle();
-    const failures: string[] = [];
+    const failures: Failure[] = [];
 
-    const yamlFiles = checkYaml(oracle, only, failures);
-    const schemas = checkSchemas(oracle, only, failures);
+    const yamlFiles = checkYaml(oracle, only, mine, failures);
+    const schemas = checkSchemas(oracle, only, mine, failures);
 
     const installs = catalogInstalls(oracle, only ? (b) => b.includes(only) : undefined);
     const refusedWhy = new Map<string, number>();
@@ -63,7 +138,10 @@ async function main(): Promise<void> {
     const plans = new Map<CatalogInstall, OperatorPlan>();
     const afterSupply = new Set<CatalogInstall>();
     let refused = 0;
-    for (const install of installs) {
+    // Every shard judges every install; shard 0 alone reports and counts the verdicts.
+    const verdictFailures: Failure[] = [];
+    for (const [index, install] of installs.entries()) {
+        const fail = (text: string) => verdictFailures.push({ key: PHASE.verdicts + index, text });
         const facts = oracle.bundles[install.bundle];
         const planned = planCatalogInstall(install);
         const verdict = await catalogVerdict(install, planned);
@@ -71,7 +149,7 @@ async function main(): Promise<void> {
         const where = `${install.bundle} (${install.mode})`;
         if (olmRefuses) {
             if (!verdict.refused) {
-                failures.push(
+                fail(
                     `${where}: OLM refuses it (${facts.refusals.map((r) => `${r.rule}, ${r.source}`).join("; ")}) but the program accepts it`,
                 );
                 continue;
@@ -80,7 +158,7 @@ async function main(): Promise<void> {
                 (r) => !verdict.problems.some((p) => p.includes(install.bundle) && (r.file === undefined || p.includes(r.file))),
             );
             if (unnamed.length > 0) {
-                failures.push(
+                fail(
                     `${where}: refused, but no message names the bundle file of OLM's reason: ${unnamed.map((r) => `${r.rule} (${r.file ?? "CSV"})`).join("; ")}; messages: ${verdict.problems.join(" | ")}`,
                 );
                 continue;
@@ -92,13 +170,13 @@ async function main(): Promise<void> {
         }
         const programOnly = verdict.problems.filter((p) => !verdict.podProblems.includes(p));
         if (programOnly.length > 0) {
-            failures.push(`${where}: refused although OLM installs it: ${programOnly.join(" | ")}`);
+            fail(`${where}: refused although OLM installs it: ${programOnly.join(" | ")}`);
             continue;
         }
         if (verdict.podProblems.length > 0) {
             const unclear = verdict.podProblems.filter((p) => !p.includes(install.bundle) || !p.includes("OLM would install"));
             if (unclear.length > 0)
-                failures.push(`${where}: a pod-reference refusal does not name the bundle or say OLM installs it: ${unclear.join(" | ")}`);
+                fail(`${where}: a pod-reference refusal does not name the bundle or say OLM installs it: ${unclear.join(" | ")}`);
             refused++;
             refusedWhy.set("pods could not start (OLM installs it)", (refusedWhy.get("pods could not start (OLM installs it)") ?? 0) + 1);
             // Rendered all the same with the missing objects created first, as the message tells the admin.
@@ -108,13 +186,17 @@ async function main(): Promise<void> {
         plans.set(install, planned.plans[0]);
     }
 
+    if (shard === 0) failures.push(...verdictFailures);
+
     let installable = 0;
     const idleServices: string[] = [];
-    for (const batch of catalogBatches(accepted, plans, BATCH)) {
+    for (const [index, batch] of catalogBatches(accepted, plans, BATCH).entries()) {
+        if (!mine(index)) continue;
+        const fail = (text: string) => failures.push({ key: PHASE.renders + index, text });
         const supplied = batch.filter((i) => afterSupply.has(i)).flatMap((i) => suppliedObjects(plans.get(i)!));
         const result = await renderCatalogInstalls(batch, supplied);
         if (!result.ok) {
-            failures.push(
+            fail(
                 `render of ${batch.map((i) => `${i.bundle} (${i.mode})`).join(", ")} failed: ${[...result.problems.map((p) => p.message), ...result.errors].join(" | ")}`,
             );
             continue;
@@ -122,28 +204,28 @@ async function main(): Promise<void> {
         for (const install of batch) {
             const problems = checkInstall(install, oracle.bundles[install.bundle], result, batch, supplied, idleServices);
             if (problems.length === 0 && !afterSupply.has(install)) installable++;
-            failures.push(...problems.map((p) => `${install.bundle} (${install.mode}): ${p}`));
+            problems.forEach((p) => fail(`${install.bundle} (${install.mode}): ${p}`));
         }
     }
 
-    const bundles = new Set(installs.map((i) => i.bundle)).size;
-    const why = [...refusedWhy]
-        .sort((a, b) => b[1] - a[1])
-        .map(([k, v]) => `${k}: ${v}`)
-        .join(", ");
-    const failing = failures.length;
-    console.log(
-        `catalog: ${bundles} bundles, ${installs.length} installs (every supported install mode): ${installable} installable / ${refused} refused (${why || "none"}) / ${failing} failing; ${yamlFiles} manifests read as Go reads them, ${schemas} CRD schemas compiled; ${idleServices.length} bundle Services select no pod of their install (legal: OLM creates them as they are); ${((Date.now() - started) / 1000).toFixed(0)} s`,
-    );
-    for (const failure of failures) console.log(`  FAIL ${failure}`);
-    process.exitCode = failing > 0 ? 1 : 0;
+    return {
+        bundles: new Set(installs.map((i) => i.bundle)).size,
+        installs: installs.length,
+        installable,
+        refused: shard === 0 ? refused : 0,
+        refusedWhy: shard === 0 ? [...refusedWhy] : [],
+        yamlFiles,
+        schemas,
+        idleServices: idleServices.length,
+        failures,
+    };
 }
 
 /** Every manifest's first document and every document, as the Go oracle decoded them. */
-function checkYaml(oracle: CatalogOracle, only: string | undefined, failures: string[]): number {
+function checkYaml(oracle: CatalogOracle, only: string | undefined, mine: (index: number) => boolean, failures: Failure[]): number {
     let count = 0;
-    for (const [file, expected] of Object.entries(oracle.files)) {
-        if (only && !file.includes(only)) continue;
+    for (const [index, [file, expected]] of Object.entries(oracle.files).entries()) {
+        if ((only && !file.includes(only)) || !mine(index)) continue;
         count++;
         const text = fs.readFileSync(path.join(BUNDLES_ROOT, file), "utf8");
         const decoded = goDecodeManifest(text);
@@ -152,19 +234,20 @@ function checkYaml(oracle: CatalogOracle, only: string | undefined, failures: st
         const documents = goYamlDocuments(text).map((d) => (d.ok ? goJsonSha256(d.value) : "refused"));
         const wantDocuments = expected.documents.map((d) => (d.error !== undefined ? "refused" : d.sha256));
         if (got !== want || JSON.stringify(documents) !== JSON.stringify(wantDocuments)) {
-            failures.push(
-                `${file}: read ${got} (documents ${documents.length}), Go reads ${want} (documents ${wantDocuments.length})${decoded.ok ? "" : `: ${decoded.error}`}`,
-            );
+            failures.push({
+                key: PHASE.yaml + index,
+                text: `${file}: read ${got} (documents ${documents.length}), Go reads ${want} (documents ${wantDocuments.length})${decoded.ok ? "" : `: ${decoded.error}`}`,
+            });
         }
     }
     return count;
 }
 
 /** Every CRD version's schema of the bundles compiles in the one structural-schema validator, in both modes (two crashed the former render). */
-function checkSchemas(oracle: CatalogOracle, only: string | undefined, failures: string[]): number {
+function checkSchemas(oracle: CatalogOracle, only: string | undefined, mine: (index: number) => boolean, failures: Failure[]): number {
     let count = 0;
-    for (const [bundle, facts] of Object.entries(oracle.bundles)) {
-        if (only && !bundle.includes(only)) continue;
+    for (const [index, [bundle, facts]] of Object.entries(oracle.bundles).entries()) {
+        if ((only && !bundle.includes(only)) || !mine(index)) continue;
         for (const crd of facts.objects.filter((o) => o.handling === "crd")) {
             const decoded = goDecodeManifest(fs.readFileSync(path.join(BUNDLES_ROOT, bundle, "manifests", crd.file), "utf8"));
             const versions = decoded.ok
@@ -178,9 +261,10 @@ function checkSchemas(oracle: CatalogOracle, only: string | undefined, failures:
                     for (const unknownFields of ["ignore", "refuse"] as const)
                         structuralValidator(schema, { root: true, unknownFields })({ apiVersion: "x/v1", kind: "X", metadata: {} });
                 } catch (error) {
-                    failures.push(
-                        `${bundle} ${crd.file} version ${String(version.name)}: the schema validator fails on it: ${(error as Error).message.split("\n")[0]}`,
-                    );
+                    failures.push({
+                        key: PHASE.schemas + index,
+                        text: `${bundle} ${crd.file} version ${String(version.name)}: the schema validator fails on it: ${(error as Error).message.split("\n")[0]}`,
+                    });
                 }
             }
         }

@@ -30,6 +30,14 @@ const REFS = {
 
 export type ReferencedKind = keyof typeof REFS;
 
+/**
+ * The PriorityClasses every cluster has: the API server creates them at start and recreates them
+ * when deleted (kubernetes pkg/apis/scheduling/types.go `SystemClusterCritical`,
+ * `SystemNodeCritical`; pkg/registry/scheduling/rest/storage_scheduling.go `AddSystemPriorityClasses`),
+ * so a pod naming one never waits on it.
+ */
+export const SYSTEM_PRIORITY_CLASSES: ReadonlySet<string> = new Set(["system-cluster-critical", "system-node-critical"]);
+
 function refOf(kind: ReferencedKind, name: string, namespace: string): ObjectRef {
     const { apiVersion, plural, namespaced } = REFS[kind];
     return { apiVersion, kind, plural, name, ...(namespaced ? { namespace } : {}) };
@@ -61,7 +69,9 @@ export function podReferences(deploymentSpec: Json, namespace: string): PodRefer
         text(pod.serviceAccountName) ? "serviceAccountName" : text(pod.serviceAccount) ? "serviceAccount" : "serviceAccountName",
     ]);
     list(pod.imagePullSecrets).forEach((s, i) => add("Secret", record(s)?.name, [...base, "imagePullSecrets", i, "name"]));
-    add("PriorityClass", pod.priorityClassName, [...base, "priorityClassName"]);
+    if (!SYSTEM_PRIORITY_CLASSES.has(text(pod.priorityClassName) ?? "")) {
+        add("PriorityClass", pod.priorityClassName, [...base, "priorityClassName"]);
+    }
     add("RuntimeClass", pod.runtimeClassName, [...base, "runtimeClassName"]);
     const used = new Set(
         (["initContainers", "containers", "ephemeralContainers"] as const).flatMap((group) =>

@@ -30,8 +30,11 @@ export function schemaProblems(path: string, value: unknown, definition: PolicyC
     const schema: PolicyConfigJSONSchema = definition;
     const types = schema.type === undefined ? [] : Array.isArray(schema.type) ? schema.type : [schema.type];
     if (types.length > 0 && !types.some((t) => hasType(value, t))) {
+        // A list names its items' type when the schema gives one ("a list of strings"): the rule, whole.
+        const itemType = typeof schema.items === "object" && !Array.isArray(schema.items) ? schema.items.type : undefined;
+        const list = typeof itemType === "string" ? `a list of ${itemType}s` : "a list";
         return [
-            `${path}: ${describe(value)} must be ${types.map((t) => (t === "array" ? "a list" : t === "object" || t === "integer" ? `an ${t}` : `a ${t}`)).join(" or ")}`,
+            `${path}: ${describe(value)} must be ${types.map((t) => (t === "array" ? list : t === "object" || t === "integer" ? `an ${t}` : `a ${t}`)).join(" or ")}`,
         ];
     }
     const problems: string[] = [];

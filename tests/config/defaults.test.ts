@@ -97,7 +97,6 @@ describe("every config default is the schema's, wherever it is written", () => {
  */
 const STATED_DEFAULTS: Record<string, (value: unknown) => boolean> = {
     "subscriptions.webhook.image": (v) => v === undefined, // computed by the program: the built image's digest
-    "subscriptions.webhook.readAllNamespaces": (v) => v === false, // "off by default"
     "subscriptions.sharedResourceDriver.serviceAccount": (v) =>
         JSON.stringify(v) === JSON.stringify({ name: "csi-driver-shared-resource", namespace: "openshift-builds" }),
     "operators[].deleteCrdsOnRemoval": (v) => v === false, // "default: kept"

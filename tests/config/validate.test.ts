@@ -22,6 +22,8 @@ describe("stack config validation", () => {
                 subscriptions: {
                     enabled: false,
                     namespace: "subscription-injection",
+                    sourceNamespace: "subscription-sources",
+                    removedShares: "keepWhileInUse",
                     webhook: {
                         replicas: 3,
                         failurePolicy: "Fail",

@@ -12,6 +12,7 @@ const OPENSHIFT_AWS_COMPONENTS = [
     "certificates:CertificateAuthority",
     "certificates:Certificates",
     "operator:Operators",
+    "subscriptions:SourceSync",
     "subscriptions:SubscriptionInjection",
     "subscriptions:SubscriptionWebhook",
     "webhook-image:WebhookImage",
@@ -78,8 +79,11 @@ describe("the whole program under mocks, for each example stack", () => {
 
     test("GIVEN the local stack WHEN rendered THEN the Kubernetes provider renders to ./out/local and AWS is off", async () => {
         const result = await renderFile("Pulumi.local.yaml");
+        // An empty kubeconfig beside the render directory: provider 4.25.0 refuses a kubeconfig with
+        // renderYamlToDirectory, which the SDK would fill from $KUBECONFIG (components/shared/cluster.ts).
         expect(resourceNamed(result, "pulumi:providers:kubernetes", "kubernetes").inputs).toEqual({
             enableServerSideApply: "true",
+            kubeconfig: "",
             renderYamlToDirectory: "out/local",
         });
         expect(result.resources.filter((r) => r.type.startsWith("aws:") || r.type === "pulumi:providers:aws")).toEqual([]);

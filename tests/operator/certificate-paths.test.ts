@@ -46,6 +46,9 @@ const MODE_KEYS: Record<string, string[]> = {
 const OPENSHIFT_OBJECTS = [
     { apiVersion: "config.openshift.io/v1", kind: "Proxy", metadata: { name: "cluster" }, spec: {}, status: {} },
     OPERATOR_CONDITION_CRD,
+    // The PriorityClass kubevirt-hyperconverged's Deployments name, which its own hco-operator
+    // creates once it runs (the bundle does not ship it): present on a cluster running HCO.
+    { apiVersion: "scheduling.k8s.io/v1", kind: "PriorityClass", metadata: { name: "kubevirt-cluster-critical" }, value: 1000000000 },
 ] as unknown as KubeObject[];
 
 const MODES = [

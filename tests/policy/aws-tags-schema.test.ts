@@ -369,7 +369,7 @@ describe("bad input: the pack's config, every problem at once, before any resour
         expect(() => violations(reservedTagKeys, bucket, { allowedKeys: ["kubernetes.io/*", 7], clusterIds: "prod" })).toThrow(
             [
                 "invalid config for policy aws-reserved-tag-keys: 2 problems",
-                '  - aws-reserved-tag-keys.allowedKeys: ["kubernetes.io/*",7] item 1 (7) must be a string',
+                "  - aws-reserved-tag-keys.allowedKeys[1]: 7 must be a string",
                 '  - aws-reserved-tag-keys.clusterIds: "prod" must be a list of strings',
             ].join("\n"),
         );

@@ -36,7 +36,10 @@ import { type ConversionBackend, startConversionBackend } from "./helpers/conver
 import { fullStackConfig, preexistingObjects, requireBuild, TEAM_NAMESPACE } from "./helpers/fixtures";
 import { applyObjects, getObject, kubectl, kubectlRun, type KubeObject } from "./helpers/kubectl";
 import { runDeploymentContainer, type RunningContainer } from "./helpers/pod-runtime";
+import { eventually } from "./helpers/eventually";
 import { changedSteps, previewSteps } from "./helpers/preview";
+import { syncCopies } from "./helpers/subscription-servers";
+import { SOURCE_SYNC } from "./helpers/subscription-webhook";
 import { describe as explain, realEnv, REPO_ROOT, type RunResult, TestStack } from "./helpers/stack";
 
 const SUBSCRIPTIONS = "subscription-injection";
@@ -86,6 +89,7 @@ function builderAccess(): KubeObject[] {
 let certManager: CertManager;
 let stack: TestStack;
 let webhookServer: RunningContainer | undefined;
+let syncServer: RunningContainer | undefined;
 let widgetBackend: ConversionBackend | undefined;
 let targetBackend: ConversionBackend | undefined;
 
@@ -110,20 +114,8 @@ function expectNoChanges(): void {
     expect(changedSteps(previewSteps(stack, ["--refresh"])).filter((s) => !onlyPatchFieldManager(s))).toEqual([]);
 }
 
-/** Polls `check` every 250 ms until it returns a value; cert-manager and cainjector act on watch events, asynchronously. */
-async function eventually<T>(what: string, check: () => T | undefined, timeoutMs = 60_000): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-        const value = check();
-        if (value !== undefined) {
-            return value;
-        }
-        if (Date.now() > deadline) {
-            throw new Error(`${what}: not within ${timeoutMs / 1000} s`);
-        }
-        await new Promise((r) => setTimeout(r, 250));
-    }
-}
+/** How long the test waits for cert-manager and the API server to converge (shared helper: helpers/eventually.ts). */
+const WAIT = { timeoutMs: 60_000 };
 
 /** The widget bundle with its conversion webhook only, on port 9443, plus an owned APIService on the same deployment. */
 function widgetBundle(): string {
@@ -367,6 +359,7 @@ beforeAll(async () => {
 afterAll(async () => {
     kubectlRun(["delete", "pod", "cm-admitted", "-n", TEAM_NAMESPACE, "--ignore-not-found", "--wait=false"]);
     await webhookServer?.stop();
+    await syncServer?.stop();
     await widgetBackend?.stop();
     // The target backend serves until destroy has run: an unavailable APIService would hold every namespace deletion.
     const destroyed = stack?.destroy();
@@ -394,10 +387,14 @@ describe("cert-manager mode with cert-manager's controller and cainjector (issue
             (c) => c.metadata.namespace !== TARGETS,
         );
         expect(certificates.map((c) => `${c.metadata.namespace}/${c.metadata.name}`)).toEqual([`${SUBSCRIPTIONS}/${WEBHOOK_SECRET}`]);
-        const ready = await eventually("the webhook's Certificate Ready", () => {
-            const c = getObject("certificate", WEBHOOK_SECRET, SUBSCRIPTIONS);
-            return c?.status?.conditions?.find((x: KubeObject) => x.type === "Ready" && x.status === "True") ? c : undefined;
-        });
+        const ready = await eventually(
+            "the webhook's Certificate Ready",
+            () => {
+                const c = getObject("certificate", WEBHOOK_SECRET, SUBSCRIPTIONS);
+                return c?.status?.conditions?.find((x: KubeObject) => x.type === "Ready" && x.status === "True") ? c : undefined;
+            },
+            WAIT,
+        );
         expect(ready.spec.issuerRef).toEqual({ group: "cert-manager.io", kind: "ClusterIssuer", name: certManager.issuer });
         const ca = new X509Certificate(certManager.caPem);
         const secret = getObject("secret", WEBHOOK_SECRET, SUBSCRIPTIONS);
@@ -410,20 +407,28 @@ describe("cert-manager mode with cert-manager's controller and cainjector (issue
         expect(Buffer.from(secret?.data["ca.crt"], "base64").toString("utf8")).toBe(certManager.caPem);
 
         // cainjector writes the Certificate Secret's ca.crt (pkg/controller/cainjector/sources.go) under its own field manager.
-        const [configuration] = await eventually("the subscription webhook's caBundle", () => {
-            const found = subscriptionWebhookConfigurations();
-            return found.length > 0 && found.every((c) => caBundles(c).every((b) => b === caBase64())) ? found : undefined;
-        });
+        const [configuration] = await eventually(
+            "the subscription webhook's caBundle",
+            () => {
+                const found = subscriptionWebhookConfigurations();
+                return found.length > 0 && found.every((c) => caBundles(c).every((b) => b === caBase64())) ? found : undefined;
+            },
+            WAIT,
+        );
         expect([
             configuration.metadata.annotations["cert-manager.io/inject-ca-from"],
             caBundleOwners("mutatingwebhookconfiguration", configuration.metadata.name),
         ]).toEqual([`${SUBSCRIPTIONS}/${WEBHOOK_SECRET}`, [`${CAINJECTOR} (Apply)`]]);
         for (const kind of TARGET_KINDS) {
             const name = { validatingwebhookconfiguration: TARGET_WEBHOOK, apiservice: TARGET_APISERVICE, crd: TARGET_CRD }[kind];
-            const target = await eventually(`the caBundle of ${kind} ${name}`, () => {
-                const object = getObject(kind, name);
-                return caBundles(object).every((b) => b === caBase64()) ? object : undefined;
-            });
+            const target = await eventually(
+                `the caBundle of ${kind} ${name}`,
+                () => {
+                    const object = getObject(kind, name);
+                    return caBundles(object).every((b) => b === caBase64()) ? object : undefined;
+                },
+                WAIT,
+            );
             expect([kind, target.metadata.annotations["cert-manager.io/inject-ca-from"], caBundleOwners(kind, name)]).toEqual([
                 kind,
                 `${TARGETS}/${TARGET_CERTIFICATE}`,
@@ -437,6 +442,17 @@ describe("cert-manager mode with cert-manager's controller and cainjector (issue
         const dir = path.join(realEnv("REAL_WORK"), "cm-webhook-pod");
         fs.mkdirSync(dir, { recursive: true });
         webhookServer = await runDeploymentContainer(SUBSCRIPTIONS, WEBHOOK, dir);
+        // The ClusterBundle's shares point at copies only the source sync writes; the webhook reads their keys.
+        fs.mkdirSync(path.join(dir, "sync"), { recursive: true });
+        syncServer = await runDeploymentContainer(SUBSCRIPTIONS, SOURCE_SYNC.deployment, path.join(dir, "sync"));
+        await eventually(
+            "the source sync writes every copy the ClusterBundle shares",
+            () =>
+                syncCopies().every((copy) => getObject(copy.kind.toLowerCase(), copy.name, copy.namespace) !== undefined)
+                    ? true
+                    : undefined,
+            { timeoutMs: 60_000, describe: () => syncServer?.output() ?? "" },
+        );
         await servedEverywhere(secretCertificate(SUBSCRIPTIONS, WEBHOOK_SECRET).fingerprint256);
 
         const admitted = admitPod("cm-admitted", false);
@@ -469,7 +485,9 @@ describe("cert-manager mode with cert-manager's controller and cainjector (issue
         const up = stack.runAsync(["up", "--stack", stack.name, "--non-interactive", "--color", "never", "--yes", "--skip-preview"]);
         try {
             // The backend starts as soon as cert-manager has written its Secret, as the operator's pod would.
-            const data = await eventually("the widget Secret", () => getObject("secret", WIDGET_SECRET, OPERATOR_NAMESPACE)?.data, 300_000);
+            const data = await eventually("the widget Secret", () => getObject("secret", WIDGET_SECRET, OPERATOR_NAMESPACE)?.data, {
+                timeoutMs: 300_000,
+            });
             widgetBackend = await startConversionBackend(data, WIDGET_PORT, path.join(realEnv("REAL_WORK"), "cm-widget-backend"));
         } finally {
             // Never leave the update running (and the stack locked) behind a failure.
@@ -539,11 +557,15 @@ describe("cert-manager mode with cert-manager's controller and cainjector (issue
                 failures.push(`call ${calls}: exit ${result.status}, volumes ${JSON.stringify(result.volumes)}: ${result.stderr.trim()}`);
             }
         };
-        const renewed = await eventually("the renewed certificate in the Secret", () => {
-            admit();
-            const current = secretCertificate(SUBSCRIPTIONS, WEBHOOK_SECRET);
-            return current.fingerprint256 !== oldServed.fingerprint256 ? current : undefined;
-        });
+        const renewed = await eventually(
+            "the renewed certificate in the Secret",
+            () => {
+                admit();
+                const current = secretCertificate(SUBSCRIPTIONS, WEBHOOK_SECRET);
+                return current.fingerprint256 !== oldServed.fingerprint256 ? current : undefined;
+            },
+            WAIT,
+        );
         // The kubelet writes a changed Secret into the pod's volume on its next sync; the server reloads it.
         webhookServer?.syncVolumes();
         const deadline = Date.now() + 60_000;

@@ -16,7 +16,7 @@ import { getObject, kubectlRun } from "./helpers/kubectl";
 import { changedSteps, previewSteps } from "./helpers/preview";
 import { destroyStack } from "./helpers/destroy";
 import { widgetBundle } from "./helpers/fixtures";
-import { describe as explain, realEnv, REPO_ROOT, TestStack } from "./helpers/stack";
+import { describe as explain, TestStack } from "./helpers/stack";
 
 const NAMESPACE = "rename-operator";
 const CRD = "widgets.samples.cluster-platform.io";

@@ -15,10 +15,10 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { selfSignedCertificate } from "../helpers/openssl";
-import { applyObjects, kubectl, kubectlRun, type KubeObject } from "./helpers/kubectl";
+import { kubectl, kubectlRun, type KubeObject } from "./helpers/kubectl";
 import { destroyStack } from "./helpers/destroy";
 import { widgetBundle } from "./helpers/fixtures";
-import { describe as explain, realEnv, REPO_ROOT, TestStack } from "./helpers/stack";
+import { describe as explain, realEnv, TestStack } from "./helpers/stack";
 
 const NAMESPACE = "service-ca-widgets";
 const CRD = "widgets.samples.cluster-platform.io";

@@ -112,7 +112,7 @@ describe("offline render of a program", () => {
         });
         expect(result.errors).toEqual([
             "Widget team-a/bad: spec.colour: is not in the schema (the API server would prune it)",
-            "Widget team-a/bad: spec.size: must be integer",
+            "Widget team-a/bad: spec.size: a string of 1 character is not of type integer",
         ]);
         expect(result.unvalidatedKinds).toEqual(["Gadget.example.com/v1"]);
     });

@@ -63,7 +63,7 @@ describe("the outputs the next update reads back", () => {
             `the previous update's installedCrds output is not {[crd]: {owner, onRemoval: "keep" | "delete", conversion?: "webhook", kind?}} (got {"x.io":{"owner":"operator a","onRemoval":"maybe"}}); this preview cannot name the CRDs that leave the stack`,
             `the previous update's conversionResets output is not {[crd]: kind} (got {"z.io":1}); CRDs whose converting operator left earlier are no longer held at conversion None`,
             `the previous update's operatorInstalls output is not {[install]: {namespace, csv, previousNames?}} (got {"a":{"namespace":"ops"}}); an install renamed without previousNames, or one taking over what a removed install declared for both, is not aliased to it: its creates meet those objects`,
-            `the previous update's subscriptionShareGrants output is not {<bundle>: {shares: string[], roles: string[]}} (got {"cluster":{"shares":"x"}}); this preview cannot say what running pods would lose`,
+            `the previous update's subscriptionShareGrants output is not {<bundle>: {shares: string[], roles: string[], sources?: {<share>: {kind: "Secret" | "ConfigMap", namespace, name}}}} (got {"cluster":{"shares":"x"}}); this update cannot keep the shares running pods mount, nor say what they would lose`,
         ]);
     });
 

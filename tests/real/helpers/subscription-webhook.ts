@@ -6,6 +6,8 @@
  * happened to be created first. With the keeper, admissions really happen: the API server calls the
  * server the stack built, at the pod IPs kwok gave (helpers/pod-runtime.ts), during `pulumi up` too.
  *
+ * The source sync's Deployment is kept the same way (the webhook reads the copies it writes).
+ *
  * The keeper is a process of its own (this file run with tsx), because the tests block in the CLI
  * (spawnSync) while the API server calls the webhook. Every second it reads the Deployment, its
  * pods and the Secrets it mounts: once a pod exists it starts the server; when the Deployment's
@@ -18,13 +20,14 @@ import * as https from "node:https";
 import * as path from "node:path";
 import { getObject, type KubeObject, kubectlRun } from "./kubectl";
 import { runDeploymentContainer, type RunningContainer, startUntilReady, terminate } from "./pod-runtime";
+import { syncCopies } from "./subscription-servers";
 import { realEnv, REPO_ROOT } from "./stack";
 
 /** What the stack's fullStackConfig installs (components/subscriptions: its namespace and Deployment). */
 export const SUBSCRIPTION_WEBHOOK = { namespace: "subscription-injection", deployment: "subscription-injection-webhook" } as const;
 
 export interface WebhookKeeper {
-    /** Whether the server answers /readyz (its informers synced) at every pod IP of the Deployment. */
+    /** Whether the server answers /readyz (its informers synced) at every pod IP of the Deployment, and every copy the source sync keeps exists. */
     ready(): Promise<boolean>;
     /** The admission requests the server answered, by outcome (its /metrics). */
     admissions(): Promise<Record<string, number>>;
@@ -33,30 +36,62 @@ export interface WebhookKeeper {
     stop(): Promise<void>;
 }
 
-/** Starts the keeper for the webhook Deployment `deployment` in `namespace`. */
-export async function keepSubscriptionWebhook(
-    target: { namespace: string; deployment: string } = SUBSCRIPTION_WEBHOOK,
-): Promise<WebhookKeeper> {
+/** The source sync Deployment beside the webhook (components/subscriptions: it writes the copies the shares point at). */
+export const SOURCE_SYNC = { namespace: SUBSCRIPTION_WEBHOOK.namespace, deployment: "subscription-source-sync" } as const;
+
+/** One keeper process for one Deployment: started, its output, stopped. */
+async function startKeeper(target: { namespace: string; deployment: string }) {
     const tsx = path.join(REPO_ROOT, "node_modules", ".bin", "tsx");
     const { child, output } = await startUntilReady(
-        "the webhook keeper",
+        `the keeper of ${target.deployment}`,
         tsx,
         [__filename, target.namespace, target.deployment],
         { env: process.env },
         "keeper: watching",
     );
     return {
-        ready: async () => {
-            const answers = await fromEveryPod(target, "/readyz");
-            return answers.length > 0 && answers.every((a) => a.status === 200);
-        },
-        admissions: () => admissionCounts(target),
         output,
         stop: async () => {
             await terminate(child);
             // tsx ends with its child's status, 143 when that child ends on the SIGTERM it forwarded.
             if (child.exitCode !== 0 && child.exitCode !== 143 && child.signalCode === null) {
-                throw new Error(`the webhook keeper exited with ${child.exitCode}:\n${output()}`);
+                throw new Error(`the keeper of ${target.deployment} exited with ${child.exitCode}:\n${output()}`);
+            }
+        },
+    };
+}
+
+/**
+ * Starts the keepers for the webhook Deployment `deployment` in `namespace` and for the source sync
+ * beside it: the webhook reads the keys of a ClusterBundle's copies, which only the sync writes, so
+ * without it every admission asking for a ClusterBundle would be refused (the copies never exist).
+ * A keeper whose Deployment the stack does not declare only watches.
+ */
+export async function keepSubscriptionWebhook(
+    target: { namespace: string; deployment: string } = SUBSCRIPTION_WEBHOOK,
+    sync: { namespace: string; deployment: string } = SOURCE_SYNC,
+): Promise<WebhookKeeper> {
+    const webhook = await startKeeper(target);
+    let copies: Awaited<ReturnType<typeof startKeeper>>;
+    try {
+        copies = await startKeeper(sync);
+    } catch (error) {
+        await webhook.stop();
+        throw error;
+    }
+    return {
+        ready: async () => {
+            const answers = await fromEveryPod(target, "/readyz");
+            const copied = syncCopies().every((copy) => getObject(copy.kind.toLowerCase(), copy.name, copy.namespace) !== undefined);
+            return answers.length > 0 && answers.every((a) => a.status === 200) && copied;
+        },
+        admissions: () => admissionCounts(target),
+        output: () => `${webhook.output()}${copies.output()}`,
+        stop: async () => {
+            try {
+                await webhook.stop();
+            } finally {
+                await copies.stop();
             }
         },
     };

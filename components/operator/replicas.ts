@@ -25,6 +25,32 @@ export function needsDisruptionBudget(webhooks: readonly Pick<WebhookEntryRef, "
     return webhooks.some(failsClosed) && replicas >= MIN_FAIL_CLOSED_REPLICAS;
 }
 
+/**
+ * The bundle's own PodDisruptionBudget over a Deployment's pods, by name: one named after the
+ * Deployment (the name the stack's budget takes, webhookDisruptionBudget; two resources for one
+ * object would fight) or one whose `matchLabels` all hold on the pod template (the eviction API
+ * refuses a pod that two budgets select: kubernetes pkg/registry/core/pod/storage/eviction.go,
+ * "This pod has more than one PodDisruptionBudget"). OLM creates the bundle's budget as it is
+ * (catalog/supportedresources.go) and none of its own, so the stack then adds none.
+ */
+export function bundleDisruptionBudget(
+    bundleObjects: readonly { kind: string; name: string; manifest: Readonly<Record<string, unknown>> }[],
+    deployment: string,
+    podLabels: Readonly<Record<string, string>>,
+): string | undefined {
+    return bundleObjects.find((o) => {
+        if (o.kind !== "PodDisruptionBudget") return false;
+        if (o.name === deployment) return true;
+        const selector = (
+            o.manifest.spec as { selector?: { matchLabels?: Record<string, string>; matchExpressions?: unknown[] } } | undefined
+        )?.selector;
+        const matchLabels = Object.entries(selector?.matchLabels ?? {});
+        return (
+            matchLabels.length > 0 && (selector?.matchExpressions ?? []).length === 0 && matchLabels.every(([k, v]) => podLabels[k] === v)
+        );
+    })?.name;
+}
+
 /** The warning for a Deployment that serves fail-closed webhooks with fewer than two pods, or undefined. */
 export function singlePodWarning(
     deployment: string,

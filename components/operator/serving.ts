@@ -8,7 +8,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { AdmissionWebhook, webhookCertificateVolumes } from "../admission-webhook";
 import { webhookDisruptionBudget, webhookService } from "../admission-webhook/build";
-import { effectiveReplicas, needsDisruptionBudget } from "./replicas";
+import { bundleDisruptionBudget, effectiveReplicas, needsDisruptionBudget } from "./replicas";
 import type { WebhookBackend } from "../admission-webhook/contract";
 import type { CertificateIssuer, ServingCertificate } from "../certificates/contract";
 import { injectCaBundle } from "../certificates/declared";
@@ -83,7 +83,11 @@ export class WebhookServing {
         // drain from evicting them all, which takes two pods or more (replicas.ts).
         const deployment = args.plan.deployments.find((d) => d.name === backend.deploymentName);
         const replicas = deployment ? effectiveReplicas(deployment.input.deployment, deployment.input.overrides) : 1;
-        if (needsDisruptionBudget(webhooks, replicas)) {
+        const podLabels = (deployment?.input.deployment.spec.template.metadata?.labels ?? {}) as Record<string, string>;
+        if (
+            needsDisruptionBudget(webhooks, replicas) &&
+            !bundleDisruptionBudget(args.plan.bundleObjects, backend.deploymentName, podLabels)
+        ) {
             new k8s.policy.v1.PodDisruptionBudget(
                 `${this.name}-pdb`,
                 webhookDisruptionBudget(backend) as k8s.policy.v1.PodDisruptionBudgetArgs,

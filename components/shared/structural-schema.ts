@@ -179,21 +179,34 @@ function kubeMultipleOf(factor: number, data: number): boolean {
     return Number.isFinite(quotient) && Math.abs(quotient - Math.round(quotient)) <= 1e-9 * Math.max(1, Math.abs(quotient));
 }
 
-const compiled = new Map<string, ValidateFunction>();
-/** A render validates each CRD version once per run; a bound keeps a long-lived host (or the catalog) from holding them all. */
-const COMPILED_ENTRIES = 256;
+const compiled = new Map<string, { validate: ValidateFunction; translated: Record<string, unknown> }>();
+/**
+ * A render validates each CRD version once per run; a bound keeps a long-lived host from holding
+ * every schema it ever saw. Large enough for the whole community catalog (1,087 CRD versions, in
+ * both unknown-field modes), which validates each bundle's schemas in every install mode. ajv
+ * keeps every schema it compiled (its `_cache`, keyed by the schema object) until `removeSchema`,
+ * so an evicted entry is removed there too, or the bound would free nothing.
+ */
+const COMPILED_ENTRIES = 4096;
 
-/** A validator for one schema (compiled once per schema text and options). */
+/** A validator for one schema (compiled once per schema text and options; least recently used evicted first). */
 export function structuralValidator(schema: JsonSchema, options: ValidatorOptions = {}): StructuralValidator {
     const unknownFields = options.unknownFields ?? "ignore";
     const key = `${unknownFields}|${options.root === true}|${JSON.stringify(schema)}`;
-    let validate = compiled.get(key);
-    if (!validate) {
-        validate = ajv().compile(translate(schema, unknownFields, options.root === true));
-        if (compiled.size >= COMPILED_ENTRIES) compiled.delete(compiled.keys().next().value as string);
-        compiled.set(key, validate);
+    let entry = compiled.get(key);
+    if (entry) {
+        compiled.delete(key);
+    } else {
+        const translated = translate(schema, unknownFields, options.root === true);
+        entry = { validate: ajv().compile(translated), translated };
+        if (compiled.size >= COMPILED_ENTRIES) {
+            const [oldest, evicted] = compiled.entries().next().value as [string, { translated: Record<string, unknown> }];
+            compiled.delete(oldest);
+            ajv().removeSchema(evicted.translated);
+        }
     }
-    const check = validate;
+    compiled.set(key, entry);
+    const check = entry.validate;
     const root = options.root === true;
     return (value) => {
         const pruned = prune(value, schema, unknownFields === "ignore", root);

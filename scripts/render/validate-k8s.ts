@@ -127,6 +127,16 @@ const pointerSegments = (pointer: string) =>
 /** `spec.items[2].name` as segments. */
 const pathSegments = (path: string) => (path === "<root>" ? [] : path.split(/\.|\[(\d+)\]/).filter((s) => s !== undefined && s !== ""));
 
+/**
+ * A CRD schema's `additionalProperties` or `additionalItems` of `true` or `false`: kubernetes-models
+ * types JSONSchemaPropsOrBool as an object only, but the API server reads a boolean there too
+ * (k8s.io/apiextensions-apiserver pkg/apis/apiextensions/v1/marshal.go,
+ * `JSONSchemaPropsOrBool.UnmarshalJSON`); stackgres-community's CRDs use `additionalProperties: true`.
+ */
+function schemaPropsOrBool(error: ErrorObject, value: unknown): boolean {
+    return error.keyword === "type" && typeof value === "boolean" && /\/(additionalProperties|additionalItems)$/.test(error.instancePath);
+}
+
 function formatError(error: ErrorObject): string {
     const where = error.instancePath
         .split("/")
@@ -162,7 +172,8 @@ export function validateManifests(objects: KubeObject[]): ValidationSummary {
             continue;
         }
         for (const error of builtIn ? builtIn(object) : []) {
-            if (valueAt(object, pointerSegments(error.instancePath)).some(isMarker)) {
+            const values = valueAt(object, pointerSegments(error.instancePath));
+            if (values.some(isMarker) || schemaPropsOrBool(error, values[values.length - 1])) {
                 continue;
             }
             problems.push({ object: describeObject(object), message: formatError(error) });

@@ -1,4 +1,4 @@
-import { effectiveReplicas, needsDisruptionBudget, singlePodWarning } from "../../components/operator/replicas";
+import { bundleDisruptionBudget, effectiveReplicas, needsDisruptionBudget, singlePodWarning } from "../../components/operator/replicas";
 import type { StrategyDeployment } from "../../components/operator/csv";
 
 const deployment = (replicas?: number) =>
@@ -37,5 +37,27 @@ describe("operator replicas and fail-closed webhooks", () => {
             'deployment "d" runs 1 replica behind webhooks that fail closed (v.x.io): while its pod restarts or is evicted, every call they intercept is refused, and no PodDisruptionBudget is declared (with one pod it could only let the drain through or block it); set operators[2].config.replicas to 2 or more',
         );
         expect([singlePodWarning("d", webhooks, 2, "c"), singlePodWarning("d", [webhooks[1]], 1, "c")]).toEqual([undefined, undefined]);
+    });
+
+    test("GIVEN a bundle that ships a PodDisruptionBudget WHEN the stack decides on its own THEN one named after the Deployment or selecting its pods by matchLabels is the bundle's (the stack adds none); others are not", () => {
+        const pdb = (name: string, selector: Record<string, unknown>) => ({
+            kind: "PodDisruptionBudget",
+            name,
+            manifest: { spec: { selector } },
+        });
+        const pods = { app: "op", tier: "webhook" };
+        // opentelemetry-operator 0.158.0 and dynatrace-operator 1.10.2 ship a budget named after their webhook Deployment.
+        expect(bundleDisruptionBudget([pdb("op-webhook", { matchLabels: { other: "x" } })], "op-webhook", pods)).toBe("op-webhook");
+        expect(bundleDisruptionBudget([pdb("any", { matchLabels: { app: "op" } })], "op-webhook", pods)).toBe("any");
+        expect([
+            bundleDisruptionBudget([pdb("any", { matchLabels: { app: "other" } })], "op-webhook", pods),
+            bundleDisruptionBudget(
+                [pdb("any", { matchLabels: { app: "op" }, matchExpressions: [{ key: "k", operator: "Exists" }] })],
+                "op-webhook",
+                pods,
+            ),
+            bundleDisruptionBudget([{ kind: "Service", name: "op-webhook", manifest: {} }], "op-webhook", pods),
+            bundleDisruptionBudget([pdb("any", {})], "op-webhook", pods),
+        ]).toEqual([undefined, undefined, undefined, undefined]);
     });
 });

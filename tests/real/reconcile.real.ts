@@ -208,23 +208,27 @@ describe("the provider's Deployment await as the reconcile ServiceAccount", () =
         // PersistentVolumeClaims, forbidden (client-go's reflector retries with backoff, its errors on
         // the provider's stderr, which the CLI shows): the await waits on a cache sync that can never
         // happen, not on something that will come.
-        const refusedBefore = refusedClaimLists(output);
+        // The CLI relays the provider's stderr as it comes, so on a loaded machine a refusal may be
+        // shown before the bound starts rather than within it: the run's refusals are counted whole.
         const bound = new Promise<"still running">((resolve) =>
             setTimeout(() => resolve("still running"), 2 * AWAIT_TIMEOUT_SECONDS * 1000),
         );
-        expect(await Promise.race([exited.then((code) => `exited ${code}`), bound])).toBe("still running");
-        expect({ refusedDuringTheBound: refusedClaimLists(output) > refusedBefore, output: output.slice(-3000) }).toMatchObject({
-            refusedDuringTheBound: true,
-        });
-        expect(output).toContain("creating");
-        // The CLI and everything it started (its plugins run in process groups of their own), then
-        // its lock on the stack (a DIY backend's lock files: `pulumi cancel`) and the Deployment its
-        // interrupted create left outside the state.
-        await killTree(up.pid as number);
-        await exited;
-        const cancel = stack.run(["cancel", "--stack", stack.name, "--yes", "--non-interactive"]);
-        expect({ status: cancel.status, stderr: cancel.stderr }).toEqual({ status: 0, stderr: "" });
-        kubectl(["delete", "deployment", "await-without-pvcs", "-n", NAMESPACE, "--ignore-not-found"]);
+        try {
+            expect(await Promise.race([exited.then((code) => `exited ${code}`), bound])).toBe("still running");
+            expect({ refusedClaimLists: refusedClaimLists(output) > 0, output: output.slice(-3000) }).toMatchObject({
+                refusedClaimLists: true,
+            });
+            expect(output).toContain("creating");
+        } finally {
+            // The CLI and everything it started (its plugins run in process groups of their own), then
+            // its lock on the stack (a DIY backend's lock files: `pulumi cancel`) and the Deployment its
+            // interrupted create left outside the state, whatever the assertions found.
+            await killTree(up.pid as number);
+            await exited;
+            const cancel = stack.run(["cancel", "--stack", stack.name, "--yes", "--non-interactive"]);
+            kubectl(["delete", "deployment", "await-without-pvcs", "-n", NAMESPACE, "--ignore-not-found"]);
+            expect({ status: cancel.status, stderr: cancel.stderr }).toEqual({ status: 0, stderr: "" });
+        }
     });
 });
 

@@ -270,6 +270,25 @@ export function widgetOperatorStack(namespace: string): Record<string, unknown> 
     };
 }
 
+/**
+ * The widget CSV without its webhooks, and so without the serving-certificate volume its Deployments
+ * mount: with no webhook OLM mounts no certificate, and a pod naming a Secret nobody provides would
+ * never start (the pre-flight refuses it: components/operator/pod-references.ts).
+ */
+export function withoutWebhooks(csv: KubeObject): void {
+    delete csv.spec.webhookdefinitions;
+    for (const deployment of csv.spec.install.spec.deployments as KubeObject[]) {
+        const pod = deployment.spec.template.spec;
+        const certificates = new Set(
+            ((pod.volumes ?? []) as KubeObject[]).filter((v) => v.secret?.secretName === "webhook-server-cert").map((v) => v.name),
+        );
+        pod.volumes = ((pod.volumes ?? []) as KubeObject[]).filter((v) => !certificates.has(v.name));
+        for (const container of pod.containers as KubeObject[]) {
+            container.volumeMounts = ((container.volumeMounts ?? []) as KubeObject[]).filter((m) => !certificates.has(m.name));
+        }
+    }
+}
+
 /** The sample widget operator's bundle (tests/fixtures/operators/widget-operator), as tests install it. */
 const WIDGET_SAMPLE = path.resolve(__dirname, "..", "..", "fixtures", "operators", "widget-operator", "manifests");
 const WIDGET_CSV_FILE = "widget-operator.clusterserviceversion.yaml";
@@ -279,10 +298,7 @@ const WIDGET_CSV_FILE = "widget-operator.clusterserviceversion.yaml";
  * the other manifests changed by `edit` (default: the webhooks dropped, since no operator container
  * runs here to serve them); returns the CSV's path.
  */
-export function widgetBundle(
-    name: string,
-    edit: (csv: KubeObject, manifests: Map<string, KubeObject>) => void = (csv) => delete csv.spec.webhookdefinitions,
-): string {
+export function widgetBundle(name: string, edit: (csv: KubeObject, manifests: Map<string, KubeObject>) => void = withoutWebhooks): string {
     const dir = path.join(realEnv("REAL_WORK"), "bundles", name);
     fs.mkdirSync(dir, { recursive: true });
     const csv = parse(fs.readFileSync(path.join(WIDGET_SAMPLE, WIDGET_CSV_FILE), "utf8")) as KubeObject;

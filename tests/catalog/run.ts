@@ -287,7 +287,12 @@ function checkInstall(
     const namespace = install.config.namespace;
     const manifests = result.manifests.map((m) => m.object as unknown as Manifest);
     const declared = new Map(manifests.map((m) => [keyOf(m.kind, m.metadata.name, m.metadata.namespace), m]));
-    const cluster = new Set(catalogCluster(batch, supplied).map((o) => keyOf(o.kind, o.metadata.name, o.metadata.namespace)));
+    const cluster = new Set([
+        ...catalogCluster(batch, supplied).map((o) => keyOf(o.kind, o.metadata.name, o.metadata.namespace)),
+        // Every cluster has these: the API server creates them at start (kubernetes
+        // pkg/registry/scheduling/rest/storage_scheduling.go, `AddSystemPriorityClasses`).
+        ...["system-cluster-critical", "system-node-critical"].map((name) => keyOf("PriorityClass", name, undefined)),
+    ]);
     const csv = facts.csv!;
 
     // 1. Every object OLM would create from the bundle is declared.

@@ -42,11 +42,13 @@ beforeAll(() => {
 afterAll(() => {
     try {
         if (stack) {
-            destroyStack(stack, [`CustomResourceDefinition/${CRD}`]);
+            // OLM's two aggregate roles are adopted, so kept on destroy (components/shared/adoption.ts).
+            destroyStack(stack, [`CustomResourceDefinition/${CRD}`, "ClusterRole/aggregate-olm-edit", "ClusterRole/aggregate-olm-view"]);
         }
     } finally {
-        // CRDs are kept on destroy: the test removes what it made.
+        // CRDs and adopted roles are kept on destroy: the test removes what it made.
         kubectlRun(["delete", "crd", CRD, "--ignore-not-found"]);
+        kubectlRun(["delete", "clusterrole", "aggregate-olm-edit", "aggregate-olm-view", "--ignore-not-found"]);
     }
 });
 

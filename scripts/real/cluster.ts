@@ -216,6 +216,18 @@ export interface StartOptions {
 }
 
 /** Starts the cluster; on any failure stops what it started and rethrows. */
+
+/** audit.k8s.io/v1 Policy: metadata of PersistentVolumeClaim lists and watches, nothing else. */
+const AUDIT_POLICY = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: ["RequestReceived"]
+rules:
+  - level: Metadata
+    verbs: ["list", "watch"]
+    resources: [{ group: "", resources: ["persistentvolumeclaims"] }]
+  - level: None
+`;
+
 export async function startCluster(options: StartOptions): Promise<ClusterState> {
     const log = options.log ?? ((line: string) => console.log(line));
     const dir = options.dir ?? defaultClusterDir();
@@ -257,8 +269,15 @@ export async function startCluster(options: StartOptions): Promise<ClusterState>
             "--unsafe-no-fsync",
             "--log-level=warn",
         ]);
+        // An audit log of the requests tests ask the API server about afterwards (who was refused
+        // what), so a test reads the server's own record instead of a client's log: only lists and
+        // watches of PersistentVolumeClaims (the reconcile await's informer, tests/real/reconcile.real.ts).
+        const auditPolicy = path.join(dir, "audit-policy.yaml");
+        fs.writeFileSync(auditPolicy, AUDIT_POLICY);
         run("kube-apiserver", [
             `--etcd-servers=http://127.0.0.1:${etcdClient}`,
+            `--audit-policy-file=${auditPolicy}`,
+            `--audit-log-path=${path.join(logs, "audit.log")}`,
             "--bind-address=127.0.0.1",
             `--secure-port=${apiPort}`,
             `--advertise-address=${NETWORK.hostIp}`,

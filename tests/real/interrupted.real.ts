@@ -9,7 +9,9 @@
  * `up` as soon as the CLI reports the Namespace created, while the rest is in flight.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { getObject, kubectl, kubectlRun } from "./helpers/kubectl";
+import { killAll, processesMarked } from "./helpers/processes";
 import { requireBuild, WIDGET_CRD, widgetOperatorStack } from "./helpers/fixtures";
 import { describe as explain, REPO_ROOT, type RunResult, TestStack } from "./helpers/stack";
 
@@ -18,15 +20,23 @@ const NAMESPACE = "widgets-interrupted";
 
 let stack: TestStack;
 
-/** Starts `up` in a process group of its own and sends `signal` to the group once the Namespace is reported created. */
-function interruptedUp(signal: NodeJS.Signals): Promise<RunResult & { signalled: boolean }> {
+/**
+ * Starts `up` in a process group of its own and sends `signal` to the group once the Namespace is
+ * reported created. The CLI starts its plugins in process groups of their own, so a SIGKILL of its
+ * group leaves them running (the kubernetes provider does not watch its engine): once the CLI is
+ * gone, whatever it started that is still there (found by an environment entry every child
+ * inherits) is killed, as an admin would have to, and returned.
+ */
+function interruptedUp(signal: NodeJS.Signals): Promise<RunResult & { signalled: boolean; leftBehind: string[] }> {
+    const marker = `CLUSTER_PLATFORM_INTERRUPTED_RUN=${randomUUID()}`;
+    const [markerName, markerValue] = marker.split("=");
     return new Promise((resolve, reject) => {
         const child: ChildProcess = spawn(
             "pulumi",
             ["up", "--stack", STACK, "--non-interactive", "--color", "never", "--yes", "--skip-preview"],
             {
                 cwd: stack.project,
-                env: stack.env(),
+                env: { ...stack.env(), [markerName]: markerValue },
                 detached: true,
             },
         );
@@ -42,7 +52,13 @@ function interruptedUp(signal: NodeJS.Signals): Promise<RunResult & { signalled:
         });
         child.stderr?.on("data", (d: Buffer) => (stderr += d.toString("utf8")));
         child.on("error", reject);
-        child.on("close", (code, by) => resolve({ status: code ?? (by ? 128 : 1), stdout, stderr, signalled }));
+        child.on("close", (code, by) => {
+            const left = processesMarked(marker);
+            killAll(left).then(
+                () => resolve({ status: code ?? (by ? 128 : 1), stdout, stderr, signalled, leftBehind: left.map((e) => e.command) }),
+                reject,
+            );
+        });
     });
 }
 
@@ -85,9 +101,15 @@ afterAll(() => {
 describe("interrupted updates converge (issue 39)", () => {
     test("GIVEN an `up` interrupted by SIGINT once its Namespace is created WHEN `pulumi up` runs again THEN it finishes, the Namespace keeps its uid, no lock or pending operation is left and the next preview is empty", async () => {
         const interrupted = await interruptedUp("SIGINT");
-        expect({ signalled: interrupted.signalled, status: interrupted.status === 0 ? "completed" : "stopped" }).toEqual({
+        // Ctrl-C: the CLI cancels, closes its plugins and exits; nothing it started is left.
+        expect({
+            signalled: interrupted.signalled,
+            status: interrupted.status === 0 ? "completed" : "stopped",
+            leftBehind: interrupted.leftBehind,
+        }).toEqual({
             signalled: true,
             status: "stopped",
+            leftBehind: [],
         });
         const uid = getObject("namespace", NAMESPACE)?.metadata?.uid as string;
         expect(stack.lockFiles()).toEqual([]);
@@ -103,7 +125,12 @@ describe("interrupted updates converge (issue 39)", () => {
         expect({ status: destroyed.status, output: destroyed.status === 0 ? "" : explain(destroyed) }).toEqual({ status: 0, output: "" });
 
         const killed = await interruptedUp("SIGKILL");
-        expect({ signalled: killed.signalled, locks: stack.lockFiles().length }).toEqual({ signalled: true, locks: 1 });
+        // The provider that created the Namespace outlives its killed CLI (killed by interruptedUp).
+        expect({
+            signalled: killed.signalled,
+            locks: stack.lockFiles().length,
+            providerLeftRunning: killed.leftBehind.some((command) => command.includes("pulumi-resource-kubernetes")),
+        }).toEqual({ signalled: true, locks: 1, providerLeftRunning: true });
         const uid = getObject("namespace", NAMESPACE)?.metadata?.uid as string;
 
         const refused = stack.up();

@@ -63,17 +63,7 @@ const alive = (pid: number) => fs.existsSync(`/proc/${pid}`) && !/^\d+ \(.*\) Z/
 export async function killTree(pid: number): Promise<ProcessEntry[]> {
     const table = processTable();
     const victims = [...table.filter((e) => e.pid === pid), ...descendantsOf(pid, table)];
-    for (const victim of victims) {
-        try {
-            process.kill(victim.pid, "SIGKILL");
-        } catch {
-            // already gone
-        }
-    }
-    const deadline = Date.now() + 10_000;
-    while (victims.some((v) => v.pid !== pid && alive(v.pid)) && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 50));
-    }
+    await killAll(victims);
     return victims;
 }
 
@@ -95,4 +85,30 @@ export function processesOfRun(work: string): ProcessEntry[] {
         }
         return entry.command.includes(work) || (readProc(String(entry.pid), "environ") ?? "").includes(work);
     });
+}
+
+/**
+ * The processes still running whose environment holds the entry `marker` ("NAME=value"): a command
+ * started with it passes it to everything it starts, whatever their process group or parent (an
+ * orphan's parent is init), so this finds what a command left behind once it is gone.
+ */
+export function processesMarked(marker: string): ProcessEntry[] {
+    return processTable().filter(
+        (entry) => alive(entry.pid) && (readProc(String(entry.pid), "environ") ?? "").split("\0").includes(marker),
+    );
+}
+
+/** SIGKILL to each of `entries`, then waits (at most 10 s) until none is left. */
+export async function killAll(entries: readonly ProcessEntry[]): Promise<void> {
+    for (const entry of entries) {
+        try {
+            process.kill(entry.pid, "SIGKILL");
+        } catch {
+            // already gone
+        }
+    }
+    const deadline = Date.now() + 10_000;
+    while (entries.some((e) => alive(e.pid)) && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 50));
+    }
 }

@@ -117,8 +117,8 @@ beforeAll(() => {
  * forbidden", on the provider's stderr, shown by the CLI).
  */
 /**
- * The lists and watches of PersistentVolumeClaims by `user` the API server refused (403), from
- * its audit log (the hermetic cluster records exactly those: scripts/real/cluster.ts). On a cluster
+ * The lists and watches of PersistentVolumeClaims by `user` (the stack's kubeconfig impersonates
+ * it, so the audit event names it as `impersonatedUser`) the API server refused (403), from its audit log (the hermetic cluster records exactly those: scripts/real/cluster.ts). On a cluster
  * the run did not start there is no log of ours: the refusals the provider's informer reported on
  * its stderr, which the CLI relays, are counted instead.
  */
@@ -135,6 +135,7 @@ function refusedClaimLists(user: string, output: string): number {
             (line) =>
                 JSON.parse(line) as {
                     user?: { username?: string };
+                    impersonatedUser?: { username?: string };
                     objectRef?: { resource?: string };
                     verb?: string;
                     responseStatus?: { code?: number };
@@ -142,7 +143,7 @@ function refusedClaimLists(user: string, output: string): number {
         )
         .filter(
             (event) =>
-                event.user?.username === user &&
+                (event.impersonatedUser ?? event.user)?.username === user &&
                 event.objectRef?.resource === "persistentvolumeclaims" &&
                 (event.verb === "list" || event.verb === "watch") &&
                 event.responseStatus?.code === 403,

@@ -650,9 +650,14 @@ async function memoLookups(port: number, ca: string): Promise<{ hit: number; mis
     return { hit: count("hit"), miss: count("miss") };
 }
 
-/** `npm run build`: the server runs from dist/webhook exactly as the image ships it. */
+/**
+ * `npm run build`: the server runs from dist/webhook exactly as the image ships it. Through tsc's
+ * build mode, the same compilation and output as `tsc -p`, which first compares the inputs with
+ * dist/.tsbuildinfo and stops there when nothing changed (0.5 s of CPU instead of the 12 s an
+ * incremental `tsc -p` takes to load the whole program again; the suite calls this three times).
+ */
 export function build(): void {
-    const result = spawnSync(process.execPath, [require.resolve("typescript/bin/tsc"), "-p", "tsconfig.build.json"], {
+    const result = spawnSync(process.execPath, [require.resolve("typescript/bin/tsc"), "--build", "tsconfig.build.json"], {
         cwd: ROOT,
         stdio: "inherit",
     });

@@ -6,6 +6,7 @@ import { stringify } from "yaml";
 import { awsTagConfigProblems } from "../../components/aws-tags/config";
 import { mergeTags, overrideWarning, resourceLabel, TagLayers, tagLimitProblem } from "../../components/aws-tags/rules";
 import { ROOT } from "../helpers/render";
+import { tsxCommand } from "../helpers/tsx";
 
 const INSTALL = "the install-time tags (Infrastructure/cluster status.platformStatus.aws.resourceTags)";
 const BUCKET = resourceLabel("aws:s3/bucket:Bucket", "prod-east-image-registry");
@@ -149,16 +150,14 @@ describe("per-resource tag limits", () => {
                 }),
             );
             const cli = spawnSync(
-                path.join(ROOT, "node_modules", ".bin", "tsx"),
-                [
-                    path.join(ROOT, "scripts", "render", "cli.ts"),
+                ...tsxCommand(path.join(ROOT, "scripts", "render", "cli.ts"), [
                     "--config",
                     path.join(tmp, "stack.yaml"),
                     "--cluster",
                     path.join(tmp, "cluster.yaml"),
                     "--out",
                     path.join(tmp, "out"),
-                ],
+                ]),
                 { cwd: ROOT, encoding: "utf8" },
             );
             const tooMany = (type: string, name: string) =>

@@ -13,6 +13,7 @@ import { ClusterState } from "../../scripts/render/cluster-state";
 import { flattenConfig } from "../../scripts/render/config-file";
 import { renderProgram, RenderResult } from "../../scripts/render/render";
 import { renderFile, resourcesOfType, ROOT } from "../helpers/render";
+import { tsxCommand } from "../helpers/tsx";
 
 const FIXTURES = path.join("tests", "fixtures", "certificates");
 const existing = ClusterState.fromFile(path.join(ROOT, FIXTURES, "existing-objects.yaml"));
@@ -299,16 +300,14 @@ function renderCli(
         fs.writeFileSync(config, stringify(document));
         const out = path.join(tmp, "out");
         const run = spawnSync(
-            path.join(ROOT, "node_modules", ".bin", "tsx"),
-            [
-                path.join(ROOT, "scripts", "render", "cli.ts"),
+            ...tsxCommand(path.join(ROOT, "scripts", "render", "cli.ts"), [
                 "--config",
                 config,
                 "--cluster",
                 path.join(FIXTURES, "existing-objects.yaml"),
                 "--out",
                 out,
-            ],
+            ]),
             {
                 cwd: ROOT,
                 encoding: "utf8",

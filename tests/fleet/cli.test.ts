@@ -9,12 +9,11 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { maxConcurrent, standInEnv, standInFleet, StandInStack } from "../helpers/fleet-stand-in";
 import { ROOT } from "../helpers/root";
-
-const TSX = path.join(ROOT, "node_modules", ".bin", "tsx");
+import { tsxCommand } from "../helpers/tsx";
 
 function fleet(stacks: StandInStack[], args: string[]): { status: number | null; stdout: string; stderr: string; directory: string } {
     const directory = standInFleet(stacks);
-    const run = spawnSync(TSX, [path.join(ROOT, "scripts", "fleet", "cli.ts"), "preview", "--cwd", directory, ...args], {
+    const run = spawnSync(...tsxCommand(path.join(ROOT, "scripts", "fleet", "cli.ts"), ["preview", "--cwd", directory, ...args]), {
         env: standInEnv(directory),
         encoding: "utf8",
         timeout: 120_000,

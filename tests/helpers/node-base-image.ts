@@ -7,9 +7,10 @@
  */
 import { execFile, execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { chmodSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { promisify } from "node:util";
+import { keptDirectory, linkTree } from "./kept-cache";
 
 const sha256 = (data: Buffer | string) => `sha256:${createHash("sha256").update(data).digest("hex")}`;
 
@@ -36,14 +37,39 @@ export interface NodeBaseLayout {
     rootfs: string;
 }
 
-/** Builds the base image's OCI layout under `workDirectory`. */
+const REF = "test";
+
+/**
+ * Builds the base image's OCI layout under `workDirectory` (`base-layout/`, and the root
+ * filesystem it packs, `base-rootfs/`). Under the suite the layout is made once per node binary
+ * and its libraries and this file's text (tests/helpers/kept-cache.ts; gzip of the 100 MB
+ * binary alone is 2 s of CPU, and six files of the suite build this base) and linked here.
+ */
 export function buildNodeBaseLayout(workDirectory: string): NodeBaseLayout {
-    const rootfs = path.join(workDirectory, "base-rootfs");
     const node = execFileSync("readlink", ["-f", process.execPath], { encoding: "utf8" }).trim();
+    const libraries = sharedLibraries(node);
+    const identity = (file: string) => {
+        const stat = statSync(file);
+        return `${file} ${stat.ino} ${stat.size} ${stat.mtimeMs}`;
+    };
+    const kept = keptDirectory("node-base-layout", [readFileSync(__filename, "utf8"), ...[node, ...libraries].map(identity)], (directory) =>
+        writeNodeBaseLayout(directory, node, libraries),
+    );
+    if (kept === undefined) {
+        return writeNodeBaseLayout(workDirectory, node, libraries);
+    }
+    for (const name of ["base-layout", "base-rootfs"]) {
+        linkTree(path.join(kept, name), path.join(workDirectory, name));
+    }
+    return { layout: path.join(workDirectory, "base-layout"), ref: REF, rootfs: path.join(workDirectory, "base-rootfs") };
+}
+
+function writeNodeBaseLayout(workDirectory: string, node: string, libraries: readonly string[]): NodeBaseLayout {
+    const rootfs = path.join(workDirectory, "base-rootfs");
     mkdirSync(path.join(rootfs, "nodejs", "bin"), { recursive: true });
     copyFileSync(node, path.join(rootfs, "nodejs", "bin", "node"));
     chmodSync(path.join(rootfs, "nodejs", "bin", "node"), 0o755);
-    for (const library of sharedLibraries(node)) {
+    for (const library of libraries) {
         mkdirSync(path.join(rootfs, path.dirname(library)), { recursive: true });
         copyFileSync(library, path.join(rootfs, library));
     }
@@ -73,6 +99,7 @@ export function buildNodeBaseLayout(workDirectory: string): NodeBaseLayout {
     ]);
     const tarBytes = readFileSync(tarFile);
     const gz = execFileSync("gzip", ["-1", "-n", "-c", tarFile], { maxBuffer: 512 * 1024 * 1024 });
+    rmSync(tarFile);
 
     const layout = path.join(workDirectory, "base-layout");
     mkdirSync(layout, { recursive: true });
@@ -111,7 +138,7 @@ export function buildNodeBaseLayout(workDirectory: string): NodeBaseLayout {
         return { mediaType: "application/vnd.oci.image.manifest.v1+json", ...manifest, platform: { architecture, os: "linux" } };
     });
     const index = blob(layout, JSON.stringify({ schemaVersion: 2, mediaType: "application/vnd.oci.image.index.v1+json", manifests }));
-    const ref = "test";
+    const ref = REF;
     writeFileSync(
         path.join(layout, "index.json"),
         JSON.stringify({

@@ -4,11 +4,12 @@
  * webhook in dist/webhook: the stand-in fixture, or the real server when it is built.
  */
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import type { ImageContent } from "../../components/webhook-image/build";
 import { productionClosure, Lockfile } from "../../components/webhook-image/closure";
+import { keptDirectory } from "./kept-cache";
 import { ROOT } from "./root";
 
 export { ROOT };
@@ -72,6 +73,34 @@ export function imageContent(project: string, baseImage: string, overrides: Part
  * neutral modules it imports, under `components/shared/`); returns `<directory>`. Type declarations of Node.js come from this checkout (they are a devDependency).
  */
 export function compileWebhook(directory: string, sourceRoot: string = ROOT): string {
+    // This checkout's compile is the same for every test file that needs it (bench:image's tiny
+    // run, chroot-e2e): made once per content of its inputs (tests/helpers/kept-cache.ts). Another
+    // checkout's (two-clones.test.ts compiles each clone, which is what it tests) always compiles.
+    const kept = sourceRoot === ROOT ? keptDirectory("compiled-webhook", compileInputs(), (fresh) => runTsc(fresh, sourceRoot)) : undefined;
+    if (kept === undefined) {
+        runTsc(directory, sourceRoot);
+    } else {
+        cpSync(kept, directory, { recursive: true });
+    }
+    return directory;
+}
+
+/**
+ * What the compiled webhook depends on, as text: the sources and JSON it can import (webhook/
+ * and components/, where its neutral modules live), the lockfile (the compiler's and the type
+ * packages' versions, which decide import elision), and this file (the compiler's options).
+ */
+function compileInputs(): string[] {
+    const sources = ["webhook", "components"].flatMap((folder) =>
+        (readdirSync(path.join(ROOT, folder), { recursive: true }) as string[])
+            .filter((file) => file.endsWith(".ts") || file.endsWith(".json"))
+            .sort()
+            .map((file) => path.join(folder, file)),
+    );
+    return [__filename, "package-lock.json", ...sources].flatMap((file) => [file, readFileSync(path.resolve(ROOT, file), "utf8")]);
+}
+
+function runTsc(directory: string, sourceRoot: string): void {
     execFileSync(
         process.execPath,
         [
@@ -98,7 +127,6 @@ export function compileWebhook(directory: string, sourceRoot: string = ROOT): st
         ],
         { stdio: "pipe" },
     );
-    return directory;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { spawnSync } from "node:child_process";
 import * as path from "node:path";
 import { applyMutant, mutationPoints, sampleMutants } from "../../scripts/mutation/mutants";
+import { tsxCommand } from "../helpers/tsx";
 
 describe("mutation points", () => {
     it("GIVEN a rule with a comparison, a conjunction, a negation and a condition WHEN mutated THEN each gets its plausible mistakes", () => {
@@ -41,14 +42,7 @@ describe("mutation points", () => {
 describe("npm run mutation -- --help", () => {
     it("GIVEN --help WHEN the runner starts THEN it prints its usage, naming every option, and exits 0 without running a mutant", () => {
         const root = path.resolve(__dirname, "..", "..");
-        const run = spawnSync(
-            process.execPath,
-            [path.join(root, "node_modules", "tsx", "dist", "cli.mjs"), "scripts/mutation/sample.ts", "--help"],
-            {
-                cwd: root,
-                encoding: "utf8",
-            },
-        );
+        const run = spawnSync(...tsxCommand("scripts/mutation/sample.ts", ["--help"]), { cwd: root, encoding: "utf8" });
         expect({ status: run.status, stderr: run.stderr }).toEqual({ status: 0, stderr: "" });
         expect(run.stdout.split("\n")[0]).toBe(
             "usage: npm run mutation -- [--files a.ts,b.ts] [--tests t1,t2] [--count N] [--seed S] [--timeout SECONDS]",

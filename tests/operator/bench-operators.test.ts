@@ -4,19 +4,12 @@
  * the parse cache empty, so the plan can never come out cheaper than parsing the same YAML.
  */
 import { spawnSync } from "node:child_process";
-import * as path from "node:path";
 import { ROOT } from "../helpers/root";
+import { tsxCommand } from "../helpers/tsx";
 
 describe("bench:operators", () => {
     test("GIVEN one round WHEN the benchmark runs THEN it exits 0 and its last line gives a ratio no lower than parsing alone would allow", () => {
-        const run = spawnSync(
-            process.execPath,
-            [path.join(ROOT, "node_modules", "tsx", "dist", "cli.mjs"), "scripts/bench/operators.ts", "--rounds", "1"],
-            {
-                cwd: ROOT,
-                encoding: "utf8",
-            },
-        );
+        const run = spawnSync(...tsxCommand("scripts/bench/operators.ts", ["--rounds", "1"]), { cwd: ROOT, encoding: "utf8" });
         expect(run.status).toBe(0);
         const last = run.stdout.trim().split("\n").pop() as string;
         expect(last).toMatch(/^bench:operators ratio=\d+\.\d\d csvs=\d+ floor_ms=\d+\.\d plan_ms=\d+\.\d$/);

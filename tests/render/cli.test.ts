@@ -4,6 +4,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { ROOT } from "../helpers/render";
 import { certificateRequest, generateKey, selfSign, signRequest } from "../helpers/tls-signer";
+import { tsxCommand } from "../helpers/tsx";
 
 const DAY = 24 * 3600 * 1000;
 
@@ -28,11 +29,10 @@ function ageingTrust(): { caBundle: string[]; servingCertificates: Record<string
     return { caBundle: [ca], servingCertificates: { "subscription-injection/subscription-webhook-cert": leaf } };
 }
 
-const TSX = path.join(ROOT, "node_modules", ".bin", "tsx");
 const CLI = path.join(ROOT, "scripts", "render", "cli.ts");
 
 function render(args: string[]) {
-    return spawnSync(TSX, [CLI, ...args], { cwd: ROOT, encoding: "utf8" });
+    return spawnSync(...tsxCommand(CLI, args), { cwd: ROOT, encoding: "utf8" });
 }
 
 /** Two renders at once: independent processes, so the pair costs about one on a 2-core machine. */
@@ -41,7 +41,7 @@ function renderConcurrently(...runs: string[][]): Promise<{ status: number | nul
         runs.map(
             (args) =>
                 new Promise<{ status: number | null }>((resolve, reject) => {
-                    const child = spawn(TSX, [CLI, ...args], { cwd: ROOT, stdio: "ignore" });
+                    const child = spawn(...tsxCommand(CLI, args), { cwd: ROOT, stdio: "ignore" });
                     child.on("error", reject);
                     child.on("close", (status) => resolve({ status }));
                 }),

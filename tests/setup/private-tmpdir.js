@@ -12,13 +12,15 @@ const VARIABLE = "CLUSTER_PLATFORM_TEST_TMPDIR";
 
 /**
  * Tool caches are not test output: they live outside the run's directory, in one place kept
- * between runs. ts-node (the Pulumi SDK's vendored 7.0.1, which the language host and policy
+ * between runs (also the suite's own, tests/helpers/kept-cache.ts). ts-node (the Pulumi SDK's vendored 7.0.1, which the language host and policy
  * analyzers use) takes TS_NODE_CACHE_DIRECTORY; tsx has no such setting and caches in
  * `<tmpdir>/tsx-<uid>`, so that name is a link into the kept place.
  */
 function toolCaches(directory) {
     const kept = path.join(os.tmpdir(), "cluster-platform-test-caches");
     process.env.TS_NODE_CACHE_DIRECTORY = path.join(kept, "ts-node");
+    // The suite's own kept directories (tests/helpers/kept-cache.ts), keyed by their inputs' hash.
+    process.env.CLUSTER_PLATFORM_TEST_CACHES = kept;
     const tsx = `tsx-${typeof process.getuid === "function" ? process.getuid() : 0}`;
     fs.mkdirSync(path.join(kept, tsx), { recursive: true });
     fs.symlinkSync(path.join(kept, tsx), path.join(directory, tsx));

@@ -4,9 +4,10 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { parseAllDocuments, stringify } from "yaml";
 import { ROOT } from "../helpers/render";
+import { tsxCommand } from "../helpers/tsx";
 
 function render(args: string[]) {
-    return spawnSync(path.join(ROOT, "node_modules", ".bin", "tsx"), [path.join(ROOT, "scripts", "render", "cli.ts"), ...args], {
+    return spawnSync(...tsxCommand(path.join(ROOT, "scripts", "render", "cli.ts"), args), {
         cwd: ROOT,
         encoding: "utf8",
     });

@@ -11,6 +11,7 @@ import * as path from "node:path";
 import { parseAllDocuments, stringify } from "yaml";
 import { ClusterState, KubeObject } from "../../scripts/render/cluster-state";
 import { renderFile, ROOT } from "../helpers/render";
+import { tsxCommand } from "../helpers/tsx";
 
 const EXAMPLE = "examples/openshift-aws.yaml";
 const CLUSTER_FILE = path.join(ROOT, "tests/fixtures/certificates/openshift-aws.cluster.yaml");
@@ -77,8 +78,7 @@ describe("no Secret data in what the program records or prints", () => {
             );
             const out = path.join(tmp, "out");
             const run = spawnSync(
-                path.join(ROOT, "node_modules", ".bin", "tsx"),
-                [path.join(ROOT, "scripts", "render", "cli.ts"), "--config", EXAMPLE, "--cluster", cluster, "--out", out],
+                ...tsxCommand(path.join(ROOT, "scripts", "render", "cli.ts"), ["--config", EXAMPLE, "--cluster", cluster, "--out", out]),
                 {
                     cwd: ROOT,
                     encoding: "utf8",

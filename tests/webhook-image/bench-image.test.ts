@@ -1,5 +1,5 @@
 /**
- * `npm run bench:image` at a tiny size (`--tiny`: one round, two reproducibility builds), so the
+ * `npm run bench:image` at a tiny size (`--tiny`: one round, no warm-up, two reproducibility builds), so the
  * benchmark cannot rot unseen: the same script against the same loopback registry, the same last
  * line (figures at this size mean nothing). It had rotted once: the compiled webhook's layout
  * changed when the neutral modules moved under components/shared/.

@@ -14,6 +14,7 @@ import { buildNodeBaseLayout, pushBase } from "../helpers/node-base-image";
 import { LocalRegistry, startRegistry } from "../helpers/registry";
 import { imageContent, makeProject, ROOT } from "../helpers/webhook-project";
 import { requireTools } from "../helpers/system-tools";
+import { tsxCommand } from "../helpers/tsx";
 
 requireTools("docker-registry", "skopeo");
 
@@ -42,8 +43,7 @@ describe("the serialized provider", () => {
         registry = await startRegistry();
         work = mkdtempSync(path.join(os.tmpdir(), "image-serialized-"));
         project = makeProject();
-        const tsx = path.join(ROOT, "node_modules", ".bin", "tsx");
-        const { stdout } = await run(tsx, [path.join(__dirname, "support", "serialize-provider.ts")], {
+        const { stdout } = await run(...tsxCommand(path.join(__dirname, "support", "serialize-provider.ts")), {
             cwd: ROOT,
             env: { ...process.env, REGISTRY_PASSWORD: SECRET, DOCKER_CONFIG: path.join(work, "docker") },
         });

@@ -42,7 +42,14 @@ describe("bench:webhook", () => {
     test("GIVEN tiny sizes WHEN the benchmark runs THEN it finishes and prints its line with the realistic figures", () => {
         const run = spawnSync(process.execPath, ["--import", "tsx", "scripts/bench/webhook.ts"], {
             cwd: ROOT,
-            env: { ...process.env, BENCH_REQUESTS: "400", BENCH_WARMUP: "100", BENCH_ROTATION: "200", BENCH_REALISTIC: "400" },
+            env: {
+                ...process.env,
+                BENCH_REQUESTS: "400",
+                BENCH_WARMUP: "100",
+                BENCH_ROTATION: "200",
+                BENCH_REALISTIC: "400",
+                BENCH_COST_ROUNDS: "500",
+            },
             encoding: "utf8",
             timeout: 300_000,
         });
@@ -52,5 +59,9 @@ describe("bench:webhook", () => {
             / realistic_cpu_us=\d+ realistic_floor_cpu_us=\d+ memo_hit_pct=\d+\.\d realistic_true_floor_cpu_us=\d+ realistic_main_thread_cpu_us=\d+\/\d+\/\d+$/,
         );
         expect(line).toMatch(/ rotation_failed=0 shutdown_dropped=0 /);
+        // The rolling restart ran under load: the replicas answered admissions across it.
+        expect(run.stdout).toMatch(
+            /^rolling restart of 3 replicas .*: 0 of [1-9]\d* admissions failed; [1-9]\d* connections opened; exit codes 0,0,0$/m,
+        );
     }, 320_000);
 });

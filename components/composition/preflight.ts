@@ -11,6 +11,7 @@ import { sectionsFromPulumiConfig, StackConfig, validateStackConfig } from "../c
 import { bundleApiProblems, OperatorsPlan, planOperators, requiredClusterObjects, upgradeProblems } from "../operator";
 import type { EnvVar } from "../operator/deployments";
 import { clusterProxyEnv, olmEnvironmentDecision } from "../operator/olm-environment";
+import { requiredOn } from "../operator/pod-references";
 import { ClusterConnection, clusterConnection, projectDirectory, skippedWithoutCluster } from "../shared/cluster";
 import { apiDiscovery, apiKindDiscovery } from "../shared/discovery";
 import { warnOfUnavailableApiServices } from "../shared/namespace-deletion";
@@ -112,8 +113,8 @@ export async function preflight(config: StackConfig): Promise<Preflight> {
                 ...(config.subscriptions.enabled ? requiredObjectsOf(config.subscriptions.clusterBundles) : []),
                 ...requiredClusterObjects(config.operators, config.olm),
                 ...requiredCaSourceObjects(config.certificates.mode, config.caInjection),
-                // What operator pods need that neither their bundle nor the stack provides (components/operator/pod-references.ts).
-                ...operators.plans.flatMap((plan) => plan.clusterReferences),
+                // What operator pods need that neither their bundle, the stack nor the platform provides (components/operator/pod-references.ts).
+                ...operators.plans.flatMap((plan) => requiredOn(config.cluster.platform, plan.clusterReferences)),
             ],
             presenceLookup(connection, projectDirectory()),
         ).catch((error: Error) => {

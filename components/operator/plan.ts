@@ -14,8 +14,16 @@ import type { WebhookBackend } from "../admission-webhook/contract";
 import { ApiServicePlan, apiServicesByDeployment } from "./apiservices";
 import { CrdObject, loadBundle, LoadedBundle, ManifestReader } from "./bundle";
 import { BundleObjectPlan, bundleObjectKey, planBundleObjects } from "./bundle-objects";
-import { podReferences, referenceKey, serviceAccountPullSecrets } from "./pod-references";
-import type { RequiredObject } from "../shared/object-presence";
+import {
+    inEveryNamespace,
+    inEveryOpenShiftNamespace,
+    operatorCreators,
+    PodRequirement,
+    podReferences,
+    referenceKey,
+    serviceAccountPullSecrets,
+    servingCertSecrets,
+} from "./pod-references";
 import { OPERATOR_LABEL, platformLabels } from "../shared/labels";
 import { ClusterServiceVersion, InstallModeType, permissionsOf } from "./csv";
 import { CertificateMount, DeploymentInput, withCertificateMount } from "./deployments";
@@ -117,7 +125,7 @@ export interface OperatorPlan {
     /** The bundle's own ServiceAccount objects for ServiceAccounts the CSV names (declared with their content). */
     serviceAccountObjects: Record<string, Record<string, unknown>>;
     /** Objects the Deployments' pods need that neither the bundle nor the stack provides: the cluster must have them (pre-flight). */
-    clusterReferences: RequiredObject[];
+    clusterReferences: PodRequirement[];
 }
 
 export interface OperatorsPlan {
@@ -324,11 +332,13 @@ export function planOperator(
         );
     }
     bundleObjects.splice(0, bundleObjects.length, ...bundleObjects.filter((o) => !generated.has(bundleObjectKey(o))));
-    const clusterReferences = unprovidedReferences(config, index, csv.spec.install.spec.deployments, {
-        served: new Set(served.byDeployment.keys()),
-        serviceAccounts,
-        bundleObjects: bundlePlan.objects,
-    });
+    const clusterReferences = unprovidedReferences(
+        config,
+        index,
+        csv,
+        { served: new Set(served.byDeployment.keys()), serviceAccounts, bundleObjects: bundlePlan.objects },
+        warn,
+    );
 
     if (problems.length > 0) {
         return { problems, warnings };
@@ -365,27 +375,43 @@ export function planOperator(
 
 /**
  * The objects the Deployments' pods need (pod-references.ts) that neither the bundle nor the
- * stack provides, for the pre-flight to ask the cluster about. The stack provides the
- * ServiceAccounts it creates and each served deployment's serving Secret (OLM's certificate
- * volumes replace the bundle's own of the same name, and its mounts at the same paths); every namespace has
- * the ServiceAccount `default`.
+ * stack provides, for the pre-flight to ask the cluster about, and warnings for the ones a real
+ * install provides later or does without. The stack provides the ServiceAccounts it creates and
+ * each served deployment's serving Secret (OLM's certificate volumes replace the bundle's own of
+ * the same name, and its mounts at the same paths); every namespace has what Kubernetes puts in
+ * each (`EVERY_NAMESPACE`). OpenShift also provides its service CA ConfigMap and the Secrets its
+ * service-ca creates for the bundle's annotated Services (required on Kubernetes only); another
+ * Deployment of the CSV may create the object at start (`operatorCreators`: a warning); a
+ * missing image pull Secret does not stop the pod (a warning).
  */
 function unprovidedReferences(
     config: OperatorConfig,
     index: number,
-    deployments: ClusterServiceVersion["spec"]["install"]["spec"]["deployments"],
+    csv: ClusterServiceVersion,
     provided: { served: ReadonlySet<string>; serviceAccounts: readonly string[]; bundleObjects: readonly BundleObjectPlan[] },
-): RequiredObject[] {
+    warn: (text: string) => void,
+): PodRequirement[] {
     const namespace = config.namespace;
+    const deployments = csv.spec.install.spec.deployments;
     const keys = new Set([
         ...provided.bundleObjects.map(bundleObjectKey),
-        ...[...provided.serviceAccounts, "default"].map((sa) => `ServiceAccount ${namespace}/${sa}`),
+        ...provided.serviceAccounts.map((sa) => `ServiceAccount ${namespace}/${sa}`),
         ...[...provided.served].map((d) => `Secret ${namespace}/${webhookCertSecretName(d)}`),
     ]);
     const serviceAccountObjects = new Map(
         provided.bundleObjects.filter((o) => o.kind === "ServiceAccount").map((o) => [o.name, o.manifest]),
     );
-    const required: RequiredObject[] = [];
+    const servingCerts = servingCertSecrets(provided.bundleObjects.filter((o) => o.kind === "Service").map((o) => o.manifest));
+    const identities = deployments.map((d) => ({
+        name: d.name,
+        serviceAccount: d.spec.template.spec.serviceAccountName || "default",
+    }));
+    const { permissions, clusterPermissions } = permissionsOf(csv);
+    const grants = [
+        ...permissions.map((p) => ({ serviceAccount: serviceAccountOf(p), cluster: false, rules: p.rules })),
+        ...clusterPermissions.map((p) => ({ serviceAccount: serviceAccountOf(p), cluster: true, rules: p.rules })),
+    ];
+    const required: PodRequirement[] = [];
     deployments.forEach((deployment, i) => {
         const at = (field: string) =>
             `${JSON.stringify(config.csv)} ${formatPath(["spec", "install", "spec", "deployments", i, "spec"])}.${field}`;
@@ -409,13 +435,35 @@ function unprovidedReferences(
         const pullSecrets = account
             ? serviceAccountPullSecrets(account, namespace).map((r) => ({ ...r, field: `(its ServiceAccount's) ${r.field}` }))
             : [];
+        const who = `deployment ${describeValue(deployment.name)} of operator ${describeValue(config.name)}`;
         for (const reference of [...references, ...pullSecrets]) {
-            if (keys.has(referenceKey(reference.ref))) continue;
-            required.push({
-                ref: reference.ref,
-                path: formatPath(["operators", index, "csv"]),
-                why: `deployment ${describeValue(deployment.name)} of operator ${describeValue(config.name)} needs it (${at(reference.field)}), and neither its bundle nor this stack provides it, so its pods would never start (OLM would install the bundle all the same and leave them waiting); create it first, or add it to the bundle`,
-            });
+            const key = referenceKey(reference.ref);
+            if (keys.has(key) || inEveryNamespace(reference.ref)) continue;
+            const service = reference.ref.kind === "Secret" ? servingCerts.get(reference.ref.name) : undefined;
+            const openShiftProvides = service
+                ? `OpenShift's service-ca creates it for the bundle's Service ${describeValue(service)} (its serving-cert-secret-name annotation)`
+                : inEveryOpenShiftNamespace(reference.ref);
+            // Who provides it on OpenShift is known; only otherwise may another Deployment of the CSV be the one.
+            const creators = openShiftProvides ? [] : operatorCreators(reference.ref, deployment.name, identities, grants);
+            if (reference.pullOnly) {
+                warn(
+                    `${who} names image pull Secret ${key} (${at(reference.field)}), which neither its bundle nor this stack provides: unless it exists, the kubelet pulls its images with the node's credentials or none (an image that needs it fails to pull)`,
+                );
+            } else if (creators.length > 0) {
+                warn(
+                    `${who} needs ${key} (${at(reference.field)}), which neither its bundle nor this stack provides; deployment ${creators.map((c) => describeValue(c)).join(", ")} of the same CSV may create it (its ServiceAccount may create ${reference.ref.plural}), and its pods wait until it exists`,
+                );
+            } else {
+                const fix = service
+                    ? `on Kubernetes, where no service-ca runs, create a kubernetes.io/tls Secret ${describeValue(reference.ref.name)} for Service ${describeValue(service)} first (cert-manager can issue one)`
+                    : "create it first, or add it to the bundle";
+                required.push({
+                    ref: reference.ref,
+                    path: formatPath(["operators", index, "csv"]),
+                    why: `${who} needs it (${at(reference.field)}), and neither its bundle nor this stack provides it${openShiftProvides ? ` (${openShiftProvides}, on OpenShift only)` : ""}, so ${openShiftProvides ? "on Kubernetes " : ""}its pods would never start (OLM would install the bundle all the same and leave them waiting); ${fix}`,
+                    ...(openShiftProvides ? { openShiftProvides } : {}),
+                });
+            }
         }
     });
     return required;

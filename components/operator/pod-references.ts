@@ -1,20 +1,36 @@
 /**
  * The objects a CSV Deployment's pods need before they can start: the ServiceAccount they run as,
  * the Secrets and ConfigMaps their volumes (projected sources included), `env` and `envFrom` read
- * unless marked `optional`, image pull Secrets (the pod's and its ServiceAccount's), claims,
- * PriorityClass and RuntimeClass. A pod whose object is missing never starts (the kubelet waits
- * on a volume or env source; admission refuses a pod with a missing ServiceAccount, PriorityClass
+ * unless marked `optional`, claims, PriorityClass and RuntimeClass. A pod whose object is missing
+ * never starts (the kubelet waits on a volume or env source: ContainerCreating or
+ * CreateContainerConfigError; admission refuses a pod with a missing ServiceAccount, PriorityClass
  * or RuntimeClass), so `up` would wait out the Deployment's await and declare nothing after it.
- * The plan resolves each against the bundle's objects and the stack's own; the pre-flight asks
- * the cluster about the rest (components/composition/preflight.ts). Pure.
+ * Image pull Secrets (the pod's and its ServiceAccount's) are listed apart: a missing one does not
+ * stop the pod (see `pullOnly`).
+ *
+ * Who provides a reference in a real install, besides the bundle and the stack (plan.ts):
+ * - every namespace: ServiceAccount `default` and ConfigMap `kube-root-ca.crt` (Kubernetes'
+ *   controllers, `EVERY_NAMESPACE`); on OpenShift also ConfigMap `openshift-service-ca.crt`;
+ * - OpenShift's service-ca: the Secret a bundle Service names in its serving-cert annotation
+ *   (`servingCertSecrets`), on OpenShift only;
+ * - the operator itself: an object another Deployment of the same CSV may create at start
+ *   (`operatorCreators`), as HyperConverged's operator creates the PriorityClass its operands use.
+ * The pre-flight asks the cluster about the rest (components/composition/preflight.ts). Pure.
  */
-import type { ObjectRef } from "../shared/object-presence";
+import type { ObjectRef, RequiredObject } from "../shared/object-presence";
 import { formatPath } from "../shared/problems";
 
 export interface PodReference {
     ref: ObjectRef;
     /** Where the Deployment names it, inside its spec (`template.spec.volumes[0].secret.secretName`). */
     field: string;
+    /**
+     * An image pull Secret: the pod starts without it. The kubelet pulls with the Secrets it finds,
+     * records `FailedToRetrieveImagePullSecret` for the others and pulls all the same, with the
+     * node's own credentials or none (kubernetes pkg/kubelet/kubelet_pods.go, `getPullSecretsForPod`);
+     * only an image the node cannot pull then fails, which no object check can tell.
+     */
+    pullOnly?: true;
 }
 
 type Json = Record<string, unknown>;
@@ -58,9 +74,9 @@ const text = (value: unknown): string | undefined => (typeof value === "string" 
  */
 export function podReferences(deploymentSpec: Json, namespace: string): PodReference[] {
     const refs: PodReference[] = [];
-    const add = (kind: ReferencedKind, name: unknown, path: PropertyKey[]) => {
+    const add = (kind: ReferencedKind, name: unknown, path: PropertyKey[], pullOnly?: true) => {
         const n = text(name);
-        if (n) refs.push({ ref: refOf(kind, n, namespace), field: formatPath(path) });
+        if (n) refs.push({ ref: refOf(kind, n, namespace), field: formatPath(path), ...(pullOnly ? { pullOnly } : {}) });
     };
     const pod = record(record(deploymentSpec.template)?.spec) ?? {};
     const base = ["template", "spec"];
@@ -68,7 +84,7 @@ export function podReferences(deploymentSpec: Json, namespace: string): PodRefer
         ...base,
         text(pod.serviceAccountName) ? "serviceAccountName" : text(pod.serviceAccount) ? "serviceAccount" : "serviceAccountName",
     ]);
-    list(pod.imagePullSecrets).forEach((s, i) => add("Secret", record(s)?.name, [...base, "imagePullSecrets", i, "name"]));
+    list(pod.imagePullSecrets).forEach((s, i) => add("Secret", record(s)?.name, [...base, "imagePullSecrets", i, "name"], true));
     if (!SYSTEM_PRIORITY_CLASSES.has(text(pod.priorityClassName) ?? "")) {
         add("PriorityClass", pod.priorityClassName, [...base, "priorityClassName"]);
     }
@@ -133,11 +149,123 @@ export function podReferences(deploymentSpec: Json, namespace: string): PodRefer
 export function serviceAccountPullSecrets(serviceAccount: Json, namespace: string): PodReference[] {
     return list(serviceAccount.imagePullSecrets).flatMap((s, i) => {
         const name = text(record(s)?.name);
-        return name ? [{ ref: refOf("Secret", name, namespace), field: formatPath(["imagePullSecrets", i, "name"]) }] : [];
+        return name
+            ? [{ ref: refOf("Secret", name, namespace), field: formatPath(["imagePullSecrets", i, "name"]), pullOnly: true as const }]
+            : [];
     });
 }
 
 /** `Kind namespace/name` or `Kind name`, the key the plan's provided objects are listed by. */
 export function referenceKey(ref: ObjectRef): string {
     return `${ref.kind} ${ref.namespace ? `${ref.namespace}/` : ""}${ref.name}`;
+}
+
+/**
+ * The objects every namespace gets from the cluster itself, soon after the namespace is created:
+ * - ServiceAccount `default`: kubernetes pkg/controller/serviceaccount/serviceaccounts_controller.go
+ *   (`DefaultServiceAccountsControllerOptions`); until it exists the ReplicaSet controller retries
+ *   the pod the ServiceAccount admission plugin refused.
+ * - ConfigMap `kube-root-ca.crt`: kubernetes pkg/controller/certificates/rootcacertpublisher/publisher.go
+ *   (`RootCACertConfigMapName`), in every namespace since 1.21; the kubelet's volume wait covers the gap.
+ * - ConfigMap `openshift-service-ca.crt`, OpenShift only: openshift/kubernetes
+ *   openshift-kube-controller-manager/servicecacertpublisher/publisher.go (`ServiceCACertConfigMapName`).
+ */
+export const EVERY_NAMESPACE = {
+    kubernetes: ["ServiceAccount default", "ConfigMap kube-root-ca.crt"],
+    openshift: ["ConfigMap openshift-service-ca.crt"],
+} as const;
+
+/** Whether every namespace of every cluster has it (the platform's own ones are `openShiftProvides`). */
+export function inEveryNamespace(ref: ObjectRef): boolean {
+    return ref.namespace !== undefined && (EVERY_NAMESPACE.kubernetes as readonly string[]).includes(`${ref.kind} ${ref.name}`);
+}
+
+/** Whether only OpenShift puts it in every namespace, and by what, for the message. */
+export function inEveryOpenShiftNamespace(ref: ObjectRef): string | undefined {
+    return ref.namespace !== undefined && (EVERY_NAMESPACE.openshift as readonly string[]).includes(`${ref.kind} ${ref.name}`)
+        ? "OpenShift's service CA publisher creates it in every namespace (openshift/kubernetes openshift-kube-controller-manager/servicecacertpublisher/publisher.go)"
+        : undefined;
+}
+
+/**
+ * The annotations by which a Service asks OpenShift's service-ca for a serving certificate: its
+ * controller creates a `kubernetes.io/tls` Secret of that name in the Service's namespace, the
+ * beta annotation taking precedence over the alpha one (openshift/service-ca-operator
+ * pkg/controller/api/api.go `ServingCertSecretAnnotation`, `AlphaServingCertSecretAnnotation`;
+ * pkg/controller/servingcert/controller/secret_creating_controller.go). Only OpenShift runs it.
+ */
+export const SERVING_CERT_ANNOTATIONS = [
+    "service.beta.openshift.io/serving-cert-secret-name",
+    "service.alpha.openshift.io/serving-cert-secret-name",
+] as const;
+
+/** Secret name -> the Service whose serving-cert annotation makes service-ca create it, over the bundle's Services. */
+export function servingCertSecrets(services: readonly Json[]): Map<string, string> {
+    const secrets = new Map<string, string>();
+    for (const service of services) {
+        const metadata = record(service.metadata) ?? {};
+        const annotations = record(metadata.annotations) ?? {};
+        const secret = SERVING_CERT_ANNOTATIONS.map((a) => text(annotations[a])).find((s) => s !== undefined);
+        const name = text(metadata.name);
+        if (secret && name && !secrets.has(secret)) secrets.set(secret, name);
+    }
+    return secrets;
+}
+
+/** A CSV Deployment as `operatorCreators` needs it: its name and the ServiceAccount its pods run as. */
+export interface CsvDeploymentIdentity {
+    name: string;
+    serviceAccount: string;
+}
+
+/** A CSV permission entry: the ServiceAccount, its rules, and whether it is cluster-wide (`clusterPermissions`). */
+export interface CsvGrant {
+    serviceAccount: string;
+    cluster: boolean;
+    rules: readonly { apiGroups?: string[]; resources?: string[]; resourceNames?: string[]; verbs: string[] }[];
+}
+
+/**
+ * The other Deployments of the same CSV whose pods may create `ref`: their ServiceAccount is
+ * granted `create` on its resource by the CSV's permissions (cluster-wide for a cluster-scoped
+ * kind), without `resourceNames` (RBAC cannot restrict a create by name: the name is not part of
+ * a create request's attributes: Kubernetes' RBAC docs, "Referring to resources"). Such an operator creates the object at start, and the pod needing it waits
+ * (ContainerCreating, or the ReplicaSet retrying admission) until it exists; e.g. HyperConverged's
+ * operator creates `kubevirt-cluster-critical` for virt-operator's pods, "as OLM is not able to
+ * create it" (kubevirt/hyperconverged-cluster-operator cmd/hyperconverged-cluster-operator/main.go,
+ * `createPriorityClass`). The Deployment needing it cannot create it for itself.
+ */
+export function operatorCreators(
+    ref: ObjectRef,
+    needing: string,
+    deployments: readonly CsvDeploymentIdentity[],
+    grants: readonly CsvGrant[],
+): string[] {
+    const group = ref.apiVersion.includes("/") ? ref.apiVersion.split("/")[0] : "";
+    const has = (values: readonly string[] | undefined, value: string) => (values ?? []).some((v) => v === "*" || v === value);
+    const mayCreate = (serviceAccount: string) =>
+        grants.some(
+            (grant) =>
+                grant.serviceAccount === serviceAccount &&
+                (grant.cluster || ref.namespace !== undefined) &&
+                grant.rules.some(
+                    (rule) =>
+                        has(rule.apiGroups, group) &&
+                        has(rule.resources, ref.plural) &&
+                        has(rule.verbs, "create") &&
+                        (rule.resourceNames ?? []).length === 0,
+                ),
+        );
+    return deployments.filter((d) => d.name !== needing && mayCreate(d.serviceAccount)).map((d) => d.name);
+}
+
+/** An object a Deployment's pods need that the cluster must hold; on OpenShift the platform may provide it. */
+export interface PodRequirement extends RequiredObject {
+    /** Set when OpenShift creates it by itself (what does, for the message): required on Kubernetes only. */
+    openShiftProvides?: string;
+}
+
+/** The requirements the pre-flight asks the cluster about on `platform` (OpenShift provides its own). */
+export function requiredOn(platform: string, requirements: readonly PodRequirement[]): PodRequirement[] {
+    return requirements.filter((r) => !(platform === "openshift" && r.openShiftProvides));
 }

@@ -329,16 +329,34 @@ function checkInstall(
         }
     }
 
-    // 2. Every object a pod references exists (declared by the stack, or in the fresh cluster).
+    // 2. Every object a pod references exists (declared by the stack, or in the fresh cluster), or
+    // another Deployment of the install runs as a ServiceAccount the CSV lets create it (RBAC cannot
+    // limit a create by name), as HyperConverged's operator creates its operands' PriorityClass
+    // (kubevirt/hyperconverged-cluster-operator cmd/hyperconverged-cluster-operator/main.go).
     const deployments = csv.deployments
         .map((d) => declared.get(keyOf("Deployment", d, namespace)))
         .filter((d): d is Manifest => d !== undefined);
+    const serviceAccountOf = (d: Manifest) =>
+        ((((d.spec as Json).template as Json).spec as Json).serviceAccountName as string) || "default";
+    const createdByOperator = (kind: string, name: string, needing: Manifest) => {
+        const [apiGroup, resource] = REFERENCED_RESOURCES[kind];
+        return deployments.some(
+            (d) =>
+                d !== needing &&
+                csv.permissions.some(
+                    (p) =>
+                        p.serviceAccount === serviceAccountOf(d) &&
+                        (p.cluster || !["PriorityClass", "RuntimeClass"].includes(kind)) &&
+                        (p.rules ?? []).some((r) => covers(r, { apiGroups: [apiGroup], resources: [resource], verbs: ["create"] })),
+                ),
+        );
+    };
     for (const deployment of deployments) {
         const pod = ((deployment.spec as Json).template as Json).spec as Json;
         for (const [kind, name, where] of referencesIn(pod)) {
             const scoped = kind === "PriorityClass" || kind === "RuntimeClass" ? undefined : namespace;
             const key = keyOf(kind, name, scoped);
-            if (!declared.has(key) && !cluster.has(key))
+            if (!declared.has(key) && !cluster.has(key) && !createdByOperator(kind, name, deployment))
                 problems.push(`Deployment ${deployment.metadata.name} references ${key} (${where}), which nothing provides`);
         }
     }
@@ -429,7 +447,21 @@ function certResourceKeys(install: CatalogInstall, csvFile: string, namespace: s
     );
 }
 
-/** Every object a pod spec names, by walking it (not through the program's own reference list). */
+/** The API group and resource of each kind a pod spec names. */
+const REFERENCED_RESOURCES: Record<string, [string, string]> = {
+    ServiceAccount: ["", "serviceaccounts"],
+    Secret: ["", "secrets"],
+    ConfigMap: ["", "configmaps"],
+    PersistentVolumeClaim: ["", "persistentvolumeclaims"],
+    PriorityClass: ["scheduling.k8s.io", "priorityclasses"],
+    RuntimeClass: ["node.k8s.io", "runtimeclasses"],
+};
+
+/**
+ * Every object a pod spec names, by walking it (not through the program's own reference list).
+ * Image pull Secrets are not among them: the kubelet pulls without a missing one (kubernetes
+ * pkg/kubelet/kubelet_pods.go, `getPullSecretsForPod`).
+ */
 function referencesIn(pod: Json): [string, string, string][] {
     const found: [string, string, string][] = [];
     found.push(["ServiceAccount", (pod.serviceAccountName as string) || (pod.serviceAccount as string) || "default", "serviceAccountName"]);
@@ -466,10 +498,6 @@ function referencesIn(pod: Json): [string, string, string][] {
                     found.push(["ConfigMap", (child as Json).name as string, at]);
             } else if (key === "secret" && child && typeof child === "object" && typeof (child as Json).name === "string") {
                 if ((child as Json).optional !== true) found.push(["Secret", (child as Json).name as string, at]); // a projected source
-            } else if (key === "imagePullSecrets" && Array.isArray(child)) {
-                child.forEach(
-                    (s, i) => typeof (s as Json).name === "string" && found.push(["Secret", (s as Json).name as string, `${at}[${i}]`]),
-                );
             } else {
                 walk(child, at);
             }
@@ -482,7 +510,6 @@ function referencesIn(pod: Json): [string, string, string][] {
             volumes: ((pod.volumes as Json[] | undefined) ?? []).filter((v) => mounted.has(v.name as string)),
             containers: pod.containers,
             initContainers: pod.initContainers,
-            imagePullSecrets: pod.imagePullSecrets,
         },
         "spec",
     );

@@ -114,7 +114,7 @@ export function judgeCanary(
     if ("refused" in answer) return { result: "failed", why: `the canary pod was refused: ${answer.refused}` };
     const { generations, volumes, mounts } = injection(answer.object);
     const section = kind === "ClusterBundle" ? "clusterBundles" : "bundles";
-    if (!generations?.[section]?.[bundle]) {
+    if (generations?.[section]?.[bundle] === undefined) {
         return {
             result: "failed",
             why: `the API server admitted the canary without ${kind} ${bundle} (no ${GENERATIONS} entry): the webhook was not called (failurePolicy Ignore, or the namespace is excluded) or skipped it`,

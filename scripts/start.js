@@ -19,6 +19,7 @@ const { spawnSync } = require("node:child_process");
 const fs = require("node:fs");
 const path = require("node:path");
 const { parse } = require("yaml");
+const { checkStack, recoveryMessage } = require("./interrupted-state");
 const { EXE, installedCli } = require("./pulumi-cli");
 
 const root = path.resolve(__dirname, "..");
@@ -106,13 +107,17 @@ function run(bin, args, env, options = {}) {
     const result = spawnSync(bin, args, {
         cwd: root,
         env,
-        stdio: options.capture ? ["ignore", "pipe", "inherit"] : "inherit",
+        stdio: options.capture ? ["ignore", "pipe", "inherit"] : options.captureErrors ? ["inherit", "inherit", "pipe"] : "inherit",
         encoding: "utf8",
+        maxBuffer: 256 << 20,
     });
     if (result.error) {
         throw result.error;
     }
-    return { status: result.status ?? 1, stdout: result.stdout ?? "" };
+    if (options.captureErrors) {
+        process.stderr.write(result.stderr ?? "");
+    }
+    return { status: result.status ?? 1, stdout: result.stdout ?? "", stderr: result.stderr ?? "" };
 }
 
 async function main() {
@@ -160,7 +165,14 @@ async function main() {
         if (selected.status !== 0) {
             return selected.status;
         }
-        return run(bin, ["up", "--stack", STACK, "--yes", "--non-interactive", ...process.argv.slice(2)], env).status;
+        // The CLI's errors (its lock message among them) are read, then shown as they came.
+        const up = run(bin, ["up", "--stack", STACK, "--yes", "--non-interactive", ...process.argv.slice(2)], env, { captureErrors: true });
+        // A lock or pending operations left by an interrupted run: the recovery commands, not just the CLI's error.
+        const interrupted = checkStack({ cli: bin, cwd: root, stack: STACK, env, output: up.stderr });
+        if (interrupted) {
+            process.stderr.write(`npm start: ${recoveryMessage(STACK, interrupted)}\n`);
+        }
+        return up.status;
     } finally {
         restore(snapshot);
     }

@@ -9,6 +9,7 @@
  */
 import * as os from "node:os";
 import { CommandError, EngineEvent, LocalWorkspace, PulumiCommand, Stack } from "@pulumi/pulumi/automation";
+import { checkStack, interruption, leftByInterruption, locksInOutput, recoveryMessage } from "../interrupted-state";
 import { installedPulumiCommand } from "./cli-command";
 import { driftFrom, failureReason, stalledFrom, StackOutcome } from "./report";
 
@@ -68,12 +69,24 @@ function stderrOf(error: unknown): string {
     return error instanceof CommandError && typeof result?.stderr === "string" ? result.stderr : "";
 }
 
-async function previewOne(workspace: LocalWorkspace, name: string, timeoutSeconds: number, interrupt?: AbortSignal): Promise<StackOutcome> {
+async function previewOne(
+    workspace: LocalWorkspace,
+    cli: string,
+    name: string,
+    timeoutSeconds: number,
+    interrupt?: AbortSignal,
+): Promise<StackOutcome> {
     const started = process.hrtime.bigint();
     const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
     const events: EngineEvent[] = [];
     if (interrupt?.aborted) {
         return { stack: name, status: "failed", resources: [], reason: "interrupted (not previewed)", seconds: 0 };
+    }
+    // A stack left by an interrupted update (pending operations, the lock of a runner that ended)
+    // is reported with its recovery commands: a preview of it would not show what the next `up` does.
+    const left = checkStack({ cli, cwd: workspace.workDir, stack: name, env: { ...process.env, ...workspace.envVars } });
+    if (left && leftByInterruption(left)) {
+        return { stack: name, status: "failed", resources: [], reason: recoveryMessage(name, left), seconds: seconds() };
     }
     const controller = new AbortController();
     let timedOut = false;
@@ -96,11 +109,14 @@ async function previewOne(workspace: LocalWorkspace, name: string, timeoutSecond
             seconds: seconds(),
         };
     } catch (error) {
+        const locked = interruption(locksInOutput(stderrOf(error)), []);
         const reason = timedOut
             ? `timed out after ${timeoutSeconds}s (preview cancelled)`
             : interrupt?.aborted
               ? "interrupted (preview cancelled)"
-              : failureReason(events, stderrOf(error), String((error as Error).message ?? error));
+              : locked
+                ? recoveryMessage(name, locked)
+                : failureReason(events, stderrOf(error), String((error as Error).message ?? error));
         return { stack: name, status: "failed", resources: [], reason, seconds: seconds() };
     } finally {
         clearTimeout(timer);
@@ -115,15 +131,13 @@ async function previewOne(workspace: LocalWorkspace, name: string, timeoutSecond
  * is interrupted (`signal`: the previews are cancelled first, then the stack is selected).
  */
 export async function previewFleet(options: FleetOptions): Promise<StackOutcome[]> {
-    const workspace = await LocalWorkspace.create({
-        workDir: options.workDir,
-        pulumiCommand: options.pulumiCommand ?? installedPulumiCommand(),
-    });
+    const pulumiCommand = options.pulumiCommand ?? installedPulumiCommand();
+    const workspace = await LocalWorkspace.create({ workDir: options.workDir, pulumiCommand });
     const listed = await workspace.listStacks();
     const names = options.stacks ?? listed.map((s) => s.name);
     try {
         return await boundedMap(names, options.concurrency, async (name) => {
-            const outcome = await previewOne(workspace, name, options.timeoutSeconds, options.signal);
+            const outcome = await previewOne(workspace, pulumiCommand.command, name, options.timeoutSeconds, options.signal);
             options.onOutcome?.(outcome);
             return outcome;
         });

@@ -16,6 +16,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
 import { parse, stringify } from "yaml";
+import { checkStack, leftByInterruption, recoveryMessage } from "../interrupted-state";
 import { installedCli } from "../pulumi-cli";
 
 const REPO = path.resolve(__dirname, "..", "..");
@@ -102,6 +103,11 @@ export function upgradeCheck(from: string, project: string, stackName: string | 
         return r.status === 0 ? r.stdout.trim() : undefined;
     };
     const commit = releaseCommit(from, fs.readFileSync(path.join(REPO, "CHANGELOG.md"), "utf8"), revParse);
+    // A stack left by an interrupted update: its recovery first; a preview would not show what `up` does to it.
+    const left = checkStack({ cli, cwd: project, stack, env: process.env });
+    if (left && leftByInterruption(left)) {
+        throw new Error(recoveryMessage(stack, left));
+    }
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "upgrade-check-"));
     const worktree = path.join(dir, "release");
     try {

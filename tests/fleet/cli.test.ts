@@ -4,7 +4,7 @@
  * CLI, which cannot be installed here). The stand-in is found as `pulumi` on PATH, as the real CLI is.
  */
 import { spawnSync } from "node:child_process";
-import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { maxConcurrent, standInEnv, standInFleet, StandInStack } from "../helpers/fleet-stand-in";
@@ -46,6 +46,41 @@ describe("npm run fleet -- preview", () => {
         expect(run.status).toBe(0);
         // prod-eu was the current stack before the run (stacks.json); prod-us was selected last to preview it.
         expect(readFileSync(path.join(run.directory, "selected"), "utf8")).toBe("prod-eu\n");
+    }, 60_000);
+
+    test("GIVEN a stack whose state holds a pending create (an update killed half-way) among in-sync ones WHEN previewed THEN it is not previewed, its line gives the recovery commands of docs/operations.md, and exit 1", () => {
+        const directory = standInFleet([
+            { name: "a", preview: "in-sync" },
+            { name: "killed", preview: "in-sync" },
+        ]);
+        directories.push(directory);
+        const urn = "urn:pulumi:killed::cluster-platform::kubernetes:core/v1:Namespace::namespace-widgets";
+        // As `pulumi stack export` prints it (sdk/go/common/apitype/core.go, DeploymentV3.PendingOperations).
+        writeFileSync(
+            path.join(directory, "killed.export.json"),
+            JSON.stringify({ version: 3, deployment: { resources: [], pending_operations: [{ resource: { urn }, type: "creating" }] } }),
+        );
+        const run = spawnSync(TSX, [path.join(ROOT, "scripts", "fleet", "cli.ts"), "preview", "--cwd", directory], {
+            env: standInEnv(directory),
+            encoding: "utf8",
+            timeout: 120_000,
+        });
+        expect({ status: run.status, stdout: run.stdout.split("\n"), stderr: run.stderr }).toEqual({
+            status: 1,
+            stdout: [
+                "a       in sync",
+                'killed  failed: stack killed was left by an interrupted or running update (docs/operations.md, "Interrupted updates"):',
+                `  pending operation: creating ${urn}`,
+                "recover with:",
+                "  pulumi refresh --stack killed --clear-pending-creates --yes",
+                "  pulumi up --stack killed",
+                "  pulumi preview --stack killed --expect-no-changes",
+                "2 stacks: 1 in sync, 0 drifted, 1 failed",
+                "",
+            ],
+            stderr: "",
+        });
+        expect(readFileSync(path.join(directory, "activity.log"), "utf8")).toBe("start a\nend a\n");
     }, 60_000);
 
     test("GIVEN one drifted stack among in-sync ones WHEN previewed THEN its line names the resources and properties, and exit 2", () => {

@@ -15,9 +15,11 @@ let log: string;
 
 const STAND_IN = (version: string) => `#!/bin/sh
 printf '%s\\n' "$(node -e 'console.log(JSON.stringify({ argv: process.argv.slice(1), env: Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith("PULUMI_") || k === "PATH")) }))' -- "$@")" >> "$STAND_IN_LOG"
-case "$1" in
-  version) echo "v${version}" ;;
-  stack) printf 'encryptionsalt: v1:c3RhbmQtaW4=:v1:stand-in\\n' >> Pulumi.local.yaml ;;
+case "$1 \${2:-}" in
+  "version "*) echo "v${version}" ;;
+  "stack export") if [ -n "\${STAND_IN_EXPORT:-}" ]; then cat "$STAND_IN_EXPORT"; else exit 255; fi ;;
+  "stack "*) printf 'encryptionsalt: v1:c3RhbmQtaW4=:v1:stand-in\\n' >> Pulumi.local.yaml ;;
+  "up "*) if [ -n "\${STAND_IN_UP_STDERR:-}" ]; then cat "$STAND_IN_UP_STDERR" >&2; exit 255; fi ;;
 esac
 `;
 
@@ -88,6 +90,7 @@ describe("npm start with a Pulumi CLI on PATH", () => {
             ["version"],
             ["stack", "select", "local", "--create", "--secrets-provider", "passphrase", "--non-interactive"],
             ["up", "--stack", "local", "--yes", "--non-interactive"],
+            ["stack", "export", "--stack", "local", "--non-interactive"],
         ]);
         for (const { env } of records()) {
             expect(env).toMatchObject({
@@ -128,5 +131,38 @@ describe("npm start with a Pulumi CLI on PATH", () => {
             /^npm start: no Pulumi CLI on PATH, it could not be downloaded \(.+\), and no Go toolchain on PATH could build one \(npm run real:tools\); for an offline preview run: npm run render -- --config Pulumi\.local\.yaml --out out\/render$/,
         );
         expect(records()).toEqual([]);
+    });
+
+    test("GIVEN a stack locked by a runner of another machine, with a pending create WHEN the start script's `up` is refused THEN the CLI's message is shown and then the recovery commands of docs/operations.md, with the CLI's exit status and no stack trace", () => {
+        const bin = standIn("3.260.0");
+        const urn = "urn:pulumi:local::cluster-platform::kubernetes:core/v1:Namespace::namespace-widgets";
+        // The CLI's texts (pulumi/pulumi v3.259.0 pkg/backend/diy/lock.go checkForLock; sdk/go/common/apitype/core.go);
+        // pid 0 on host "gone-runner": a runner of another machine, which may still run.
+        const locked = `error: the stack is currently locked by 1 lock(s). Either wait for the other process(es) to end or delete the lock file with \`pulumi cancel\`.\n  file:///state/.pulumi/locks/organization/cluster-platform/local/1d4a.json: created by root@gone-runner (pid 4242) at 2026-11-27T04:51:09Z\n`;
+        fs.writeFileSync(path.join(tmp, "up.stderr"), locked);
+        fs.writeFileSync(
+            path.join(tmp, "export.json"),
+            JSON.stringify({ version: 3, deployment: { resources: [], pending_operations: [{ resource: { urn }, type: "creating" }] } }),
+        );
+        const result = spawnSync(process.execPath, [path.join(ROOT, "scripts", "start.js")], {
+            cwd: ROOT,
+            env: { ...environment([bin]), STAND_IN_UP_STDERR: path.join(tmp, "up.stderr"), STAND_IN_EXPORT: path.join(tmp, "export.json") },
+            encoding: "utf8",
+        });
+        expect({ status: result.status, stderr: result.stderr.split("\n") }).toEqual({
+            status: 255,
+            stderr: [
+                ...locked.split("\n").slice(0, 2),
+                'npm start: stack local was left by an interrupted or running update (docs/operations.md, "Interrupted updates"):',
+                "  locked by root@gone-runner (pid 4242) since 2026-11-27T04:51:09Z: file:///state/.pulumi/locks/organization/cluster-platform/local/1d4a.json",
+                `  pending operation: creating ${urn}`,
+                "if that update is still running, wait for it; once its runner has certainly ended, recover with:",
+                "  pulumi cancel --stack local --yes",
+                "  pulumi refresh --stack local --clear-pending-creates --yes",
+                "  pulumi up --stack local",
+                "  pulumi preview --stack local --expect-no-changes",
+                "",
+            ],
+        });
     });
 });

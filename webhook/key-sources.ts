@@ -72,6 +72,18 @@ export interface ByNameSettings {
     maxStaleMs: number;
 }
 
+/**
+ * Items per page when listing Secrets and ConfigMaps. Each item arrives whole, values included (an
+ * entitlement Secret is 6-10 KB of JSON), and a page is received, parsed and reduced to key names in
+ * one piece. At 500 items (client-go's default) a page is 4 MB of body, text and parsed objects at
+ * once: more than V8's young generation holds, so it is promoted and kept committed, and Node keeps a
+ * text over 1 MB outside the V8 heap. At 50 a page is about 0.4 MB and dies young: with 10,000 teams
+ * the peak while listing fell from 253 to 149-159 MiB and RSS once ready from 169 to 143-155 MiB
+ * (`npm run bench:scale`, docs/subscriptions.md "Scale"). 10,000 Secrets take 200 requests instead of
+ * 20, once at start and after a failed watch.
+ */
+export const KEY_LIST_PAGE_SIZE = 50;
+
 export const DEFAULT_BY_NAME: ByNameSettings = { freshMs: 30_000, negativeMs: 5_000, maxObjects: 10_000, maxStaleMs: 300_000 };
 
 export interface KeySourcesOptions {
@@ -79,7 +91,7 @@ export interface KeySourcesOptions {
     metrics: WebhookMetrics;
     logger: Logger;
     retry?: { initialMs: number; maxMs: number };
-    /** Items per list page. */
+    /** Items per list page; default KEY_LIST_PAGE_SIZE. */
     pageSize?: number;
     readScopes: ReadScopes;
     /** Names read by one cluster-wide informer per kind; default: TEAM_BUNDLE_SECRET_NAMES for Secrets (none with readScopes "all"). */
@@ -250,7 +262,7 @@ export class KeySources {
         return listInPages(
             (next, limit) => this.listPage(kind, namespace, fieldSelector, next, limit) as Promise<ListPage>,
             keyNames,
-            this.options.pageSize ?? 500,
+            this.options.pageSize ?? KEY_LIST_PAGE_SIZE,
             () => this.options.metrics.recordKubeApiRequest("list", RESOURCES[kind]),
         );
     }

@@ -6,7 +6,7 @@
  */
 import type { WebhookDefinition } from "../admission-webhook/contract";
 import { platformLabels } from "../shared/labels";
-import { WEBHOOK_SERVER } from "../../webhook/api";
+import { WEBHOOK_PROCESS_ENV, WEBHOOK_SERVER } from "../../webhook/api";
 import { type AccessRule, KEY_RESOURCES, type KeyResource, keyReadByNameRule, keyReadRule } from "../../webhook/access";
 import type { BundleDeclaration, ClusterBundleReference } from "./bundles";
 
@@ -248,6 +248,8 @@ export function webhookDeploymentManifest<S, A>(inputs: WebhookPodInputs<S, A>) 
                             env: [
                                 { name: "WEBHOOK_READ_NAMESPACES", value: inputs.readNamespaces },
                                 { name: "WEBHOOK_SOURCE_NAMESPACE", value: inputs.sourceNamespace },
+                                // Memory the C heap keeps after a long list (webhook/api.ts WEBHOOK_PROCESS_ENV).
+                                ...Object.entries(WEBHOOK_PROCESS_ENV).map(([name, value]) => ({ name, value })),
                             ],
                             ports: [{ name: WEBHOOK_SERVER.portName, containerPort: WEBHOOK_SERVER.port, protocol: "TCP" }],
                             readinessProbe: probe(WEBHOOK_SERVER.readinessPath, 5),

@@ -6,21 +6,25 @@
  * (`etc-pki-entitlement`, a realistic entitlement certificate and key) and, for one team in ten,
  * a second Bundle on a Secret of another name (read by name: a cached GET), plus one ClusterBundle
  * whose copy is in the source namespace. The compiled server (dist/webhook/main.js, configured as
- * the stack configures it: `WEBHOOK_READ_NAMESPACES=<source>/secrets`, `WEBHOOK_SOURCE_NAMESPACE`)
- * starts against it; once ready it admits `BENCH_SCALE_ADMISSIONS` pods (default 3,000, 16 at a time)
- * spread over the teams, each asking for its team's Bundles and the ClusterBundle.
+ * the stack configures it: `WEBHOOK_READ_NAMESPACES=<source>/secrets`, `WEBHOOK_SOURCE_NAMESPACE`,
+ * `WEBHOOK_PROCESS_ENV`)
+ * starts against it; once ready and its key caches synced it admits `BENCH_SCALE_ADMISSIONS` pods
+ * (default 3,000, 16 at a time) spread over the teams, each asking for its team's Bundles and the
+ * ClusterBundle.
  *
  * Measured per size: the server's resident memory (VmRSS) once ready and after the admissions, each
- * after a full garbage collection in its process (scripts/bench/gc-probe.js, preloaded with
- * `--expose-gc`; what the server retains, not garbage V8 has yet to collect), its V8 heap in use then,
+ * after a full garbage collection in its process and the time V8 takes to hand the freed pages back
+ * (scripts/bench/gc-probe.js, preloaded with `--expose-gc`; what the server retains, not garbage V8 has
+ * yet to collect or return), its V8 heap in use then,
  * its peak RSS (VmHWM, informational: it includes uncollected garbage, which in a container V8 collects
  * against the cgroup's limit), the watches open at the API (the stand-in counts them), admission
  * p50/p99 and the admissions not allowed. The floor is size 0 in the same run; the goal: RSS after the
  * admissions at the largest size at most 1.25 × that at 0, the same number of open watches at every
  * size, nothing refused.
  *
- * `BENCH_SCALE_SIZES` (comma-separated) and `BENCH_SCALE_ADMISSIONS` shrink it; the suite runs a
- * tiny size so the script cannot rot (tests/webhook/bench-scale.test.ts).
+ * `BENCH_SCALE_SIZES` (comma-separated) and `BENCH_SCALE_ADMISSIONS` shrink it, `BENCH_SCALE_SETTLE_MS`
+ * (default 3000) is the probe's wait; the suite runs a tiny size with no wait so the script cannot rot
+ * (tests/webhook/bench-scale.test.ts).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import * as fs from "node:fs";
@@ -31,7 +35,8 @@ import { createAuthority, issueServingPair, projectPair } from "../../tests/webh
 import { FakeKubeApi, bundleObject, secret, type StoredObject } from "../../tests/webhook/support/fake-kube-api";
 import { podCreateReview } from "../../tests/webhook/support/fixtures";
 import { freePort } from "../../tests/webhook/support/servers";
-import { sourceCopyName } from "../../webhook/api";
+import { staleOutputs } from "../../components/webhook-image/sources";
+import { WEBHOOK_PROCESS_ENV, sourceCopyName } from "../../webhook/api";
 import { build } from "./webhook";
 
 const ROOT = path.resolve(__dirname, "../..");
@@ -164,21 +169,36 @@ function post(
     });
 }
 
+function get(port: number, ca: string, path: string): Promise<{ status: number; text: string }> {
+    return new Promise((resolve) =>
+        https
+            .get({ host: "127.0.0.1", servername: "localhost", port, path, ca, agent: false }, (response) => {
+                let text = "";
+                response.on("data", (chunk) => (text += chunk));
+                response.on("end", () => resolve({ status: response.statusCode ?? 0, text }));
+            })
+            .on("error", () => resolve({ status: 0, text: "" })),
+    );
+}
+
+/**
+ * Ready (`/readyz`: the Bundle caches are listed) and every key cache synced (each
+ * `subscription_webhook_key_cache_synced` series is 1). Readiness does not wait for the key caches
+ * (one unlistable namespace must not make every replica unready); until they sync, a pod needing them
+ * gets a 503 (retry). The benchmark measures the server in service, so it admits once they have.
+ */
 async function ready(port: number, ca: string, child: ChildProcess, timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-        const status = await new Promise<number>((resolve) =>
-            https
-                .get({ host: "127.0.0.1", servername: "localhost", port, path: "/readyz", ca, agent: false }, (response) => {
-                    response.resume();
-                    resolve(response.statusCode ?? 0);
-                })
-                .on("error", () => resolve(0)),
-        );
-        if (status === 200) return;
+        if ((await get(port, ca, "/readyz")).status === 200) {
+            const series = (await get(port, ca, "/metrics")).text
+                .split("\n")
+                .filter((line) => line.startsWith("subscription_webhook_key_cache_synced{"));
+            if (series.length > 0 && series.every((line) => line.endsWith(" 1"))) return;
+        }
         if (child.exitCode !== null) throw new Error(`the webhook exited with ${child.exitCode}`);
         if (Date.now() > deadline) throw new Error("the webhook did not become ready in time");
-        await new Promise((resolve) => setTimeout(resolve, 100));
+        await new Promise((resolve) => setTimeout(resolve, 250));
     }
 }
 
@@ -218,6 +238,8 @@ async function measure(teams: number, work: string, ca: string): Promise<SizeFig
             WEBHOOK_READ_NAMESPACES: `${SOURCES}/secrets`,
             WEBHOOK_SOURCE_NAMESPACE: SOURCES,
             WEBHOOK_SHUTDOWN_DELAY_SECONDS: "0",
+            ...WEBHOOK_PROCESS_ENV,
+            GC_PROBE_SETTLE_MS: process.env.BENCH_SCALE_SETTLE_MS ?? "3000",
             LOG_LEVEL: "warn",
         },
         stdio: ["ignore", "ignore", "pipe"],
@@ -288,8 +310,18 @@ async function measure(teams: number, work: string, ca: string): Promise<SizeFig
     }
 }
 
+/**
+ * `npm run build` unless dist/ already holds every source the server runs (webhook/ and the shared
+ * modules it imports) newer than its .ts: the suite's tiny run then costs no second build of the
+ * whole program after the one CI makes first.
+ */
+async function buildUnlessFresh(): Promise<void> {
+    const stale = (await Promise.all(["webhook", "components/shared"].map((folder) => staleOutputs(ROOT, folder, "dist")))).flat();
+    if (stale.length > 0 || !fs.existsSync(path.join(ROOT, "dist/webhook/main.js"))) build();
+}
+
 async function main(): Promise<void> {
-    build();
+    await buildUnlessFresh();
     const work = fs.mkdtempSync(path.join(os.tmpdir(), "bench-scale-"));
     try {
         const authority = await createAuthority("bench-scale-ca");

@@ -104,6 +104,7 @@ describe("the subscription webhook in the rendered openshift-aws example", () =>
         expect(deployment.spec.template.spec.containers[0].env).toEqual([
             { name: "WEBHOOK_READ_NAMESPACES", value: "subscription-sources/secrets,subscription-sources/configmaps" },
             { name: "WEBHOOK_SOURCE_NAMESPACE", value: "subscription-sources" },
+            { name: "MALLOC_MMAP_THRESHOLD_", value: "65536" },
         ]);
         const bindings = manifestsNamed(result, "RoleBinding", "subscription-injection-webhook-read") as Namespaced[];
         expect(bindings.map((b) => [b.metadata.namespace, b.roleRef, b.subjects])).toEqual(

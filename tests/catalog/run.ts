@@ -14,13 +14,13 @@
  * time; then, when something fails, one line per failure. Exits 1 when anything fails.
  * `CATALOG_ONLY=<substring>` limits the run to the bundles whose key contains it.
  */
-import { spawn } from "node:child_process";
+import { fork } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { canonicalJson } from "../../components/shared/canonical-json";
 import { goDecodeManifest, goYamlDocuments } from "../../components/shared/go-yaml";
 import { type JsonSchema, structuralValidator } from "../../components/shared/structural-schema";
-import type { OperatorPlan } from "../../components/operator/plan";
+import type { KubeObject } from "../../scripts/render/cluster-state";
 import type { RenderResult } from "../../scripts/render/render";
 import {
     BUNDLES_ROOT,
@@ -30,6 +30,7 @@ import {
     catalogCluster,
     catalogInstalls,
     catalogVerdict,
+    clusterObjectKeys,
     OracleBundle,
     OracleRule,
     planCatalogInstall,
@@ -49,207 +50,246 @@ type Manifest = {
 
 const BATCH = 24;
 
-/** A failure and where it sorts: phase, then the file, bundle, install or batch it belongs to (shards merge by it). */
+/** A failure and where it sorts: phase, then the file, bundle, install or batch it belongs to (workers merge by it). */
 interface Failure {
     key: number;
     text: string;
 }
 const PHASE = { yaml: 0, schemas: 1e7, verdicts: 2e7, renders: 3e7 };
 
-/** What one shard found; the parent adds them up. */
-interface ShardResult {
-    bundles: number;
-    installs: number;
-    installable: number;
-    refused: number;
-    refusedWhy: [string, number][];
+/** What a worker is given: first every bundle (read, compile, plan, judge), then every render batch. */
+type Task =
+    | { kind: "bundle"; bundle: string }
+    | { kind: "batch"; index: number; installs: number[]; afterSupply: number[]; supplied: KubeObject[] };
+
+/** One install as judged where it was planned; the parent batches the rendered ones and counts the rest. */
+interface Judged {
+    index: number;
+    /** Refused by OLM's rules (the rules), refused for its pods (rendered after supplying them), rendered, or failed here. */
+    outcome: "olm" | "pods" | "accepted" | "failed";
+    olmRules?: string[];
+    /** The cluster-scoped objects its plan declares (catalogBatches). */
+    keys?: string[];
+    /** What the pre-flight found missing for its pods, created first in its render. */
+    supplied?: KubeObject[];
+}
+interface BundleResult {
     yamlFiles: number;
     schemas: number;
+    judged: Judged[];
+    failures: Failure[];
+}
+interface BatchResult {
+    installable: number;
     idleServices: number;
     failures: Failure[];
 }
 
 /**
- * The run is split over `CATALOG_WORKERS` processes (default 2, one per core of the CI machine):
- * each shard plans and judges every install (cheap, and the batches depend on all of them) but reads
- * every n-th manifest, compiles every n-th bundle's schemas and renders every n-th batch, the costly
- * parts. The parent merges the shards' results in file, bundle, install and batch order, so the
- * output does not depend on the number of workers.
+ * The run is split over `CATALOG_WORKERS` processes (default 2, one per core of the CI machine),
+ * each handed the next task when it is free: first the bundles (each manifest read and each schema
+ * compiled once, each install planned and judged once, where its bundle was read), then the render
+ * batches, formed by the parent from every install's verdict. The parent merges the results in
+ * file, bundle, install and batch order, so the output does not depend on the number of workers.
  */
 async function main(): Promise<void> {
     const started = Date.now();
-    const shardEnv = process.env.CATALOG_SHARD;
-    if (shardEnv !== undefined) {
-        const [shard, shards] = shardEnv.split("/").map(Number);
-        process.stdout.write(`${JSON.stringify(await runShard(shard, shards))}\n`);
-        return;
-    }
+    if (process.env.CATALOG_WORKER !== undefined) return serveTasks();
     const workers = Math.max(1, Number(process.env.CATALOG_WORKERS ?? 2));
-    const results =
-        workers === 1
-            ? [await runShard(0, 1)]
-            : await Promise.all(Array.from({ length: workers }, (_, shard) => spawnShard(shard, workers)));
-    const sum = (f: (r: ShardResult) => number) => results.reduce((n, r) => n + f(r), 0);
-    const refusedWhy = new Map<string, number>();
-    for (const [why, n] of results.flatMap((r) => r.refusedWhy)) refusedWhy.set(why, (refusedWhy.get(why) ?? 0) + n);
-    const why = [...refusedWhy]
-        .sort((a, b) => b[1] - a[1])
-        .map(([k, v]) => `${k}: ${v}`)
-        .join(", ");
-    const failures = results.flatMap((r) => r.failures).sort((a, b) => a.key - b.key);
-    console.log(
-        `catalog: ${results[0].bundles} bundles, ${results[0].installs} installs (every supported install mode): ${sum((r) => r.installable)} installable / ${sum((r) => r.refused)} refused (${why || "none"}) / ${failures.length} failing; ${sum((r) => r.yamlFiles)} manifests read as Go reads them, ${sum((r) => r.schemas)} CRD schemas compiled; ${sum((r) => r.idleServices)} bundle Services select no pod of their install (legal: OLM creates them as they are); ${workers} workers; ${((Date.now() - started) / 1000).toFixed(0)} s`,
-    );
-    for (const failure of failures) console.log(`  FAIL ${failure.text}`);
-    process.exitCode = failures.length > 0 ? 1 : 0;
-}
-
-/** This file again, as shard `shard` of `shards`, with the same Node flags (tsx's loader); its result is its last stdout line. */
-function spawnShard(shard: number, shards: number): Promise<ShardResult> {
-    return new Promise((resolve, reject) => {
-        const child = spawn(process.execPath, [...process.execArgv, __filename], {
-            env: { ...process.env, CATALOG_SHARD: `${shard}/${shards}` },
-            stdio: ["ignore", "pipe", "inherit"],
-        });
-        let out = "";
-        child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
-        child.on("error", reject);
-        child.on("close", (code) => {
-            const last = out.trim().split("\n").pop() ?? "";
-            if (code !== 0 || !last.startsWith("{"))
-                reject(new Error(`catalog shard ${shard}/${shards} exited ${code}: ${out.slice(-2000)}`));
-            else resolve(JSON.parse(last) as ShardResult);
-        });
-    });
-}
-
-async function runShard(shard: number, shards: number): Promise<ShardResult> {
-    const mine = (index: number) => index % shards === shard;
     const only = process.env.CATALOG_ONLY;
     const oracle = readCatalogOracle();
-    const failures: Failure[] = [];
-
-    const yamlFiles = checkYaml(oracle, only, mine, failures);
-    const schemas = checkSchemas(oracle, only, mine, failures);
-
     const installs = catalogInstalls(oracle, only ? (b) => b.includes(only) : undefined);
-    const refusedWhy = new Map<string, number>();
-    const accepted: CatalogInstall[] = [];
-    const plans = new Map<CatalogInstall, OperatorPlan>();
-    const afterSupply = new Set<CatalogInstall>();
-    let refused = 0;
-    // Every shard judges every install; shard 0 alone reports and counts the verdicts.
-    const verdictFailures: Failure[] = [];
-    for (const [index, install] of installs.entries()) {
-        const fail = (text: string) => verdictFailures.push({ key: PHASE.verdicts + index, text });
-        const facts = oracle.bundles[install.bundle];
-        const planned = planCatalogInstall(install);
-        const verdict = await catalogVerdict(install, planned);
-        const olmRefuses = facts.refusals.length > 0;
-        const where = `${install.bundle} (${install.mode})`;
-        if (olmRefuses) {
-            if (!verdict.refused) {
-                fail(
-                    `${where}: OLM refuses it (${facts.refusals.map((r) => `${r.rule}, ${r.source}`).join("; ")}) but the program accepts it`,
+    const pool = workers === 1 ? inProcess() : workerPool(workers);
+    try {
+        const bundles = (await pool.runAll(
+            Object.keys(oracle.bundles).map((bundle): Task => ({ kind: "bundle", bundle })),
+        )) as BundleResult[];
+        const failures = bundles.flatMap((r) => r.failures);
+        const judged = bundles.flatMap((r) => r.judged).sort((a, b) => a.index - b.index);
+        const refusedWhy = new Map<string, number>();
+        let refused = 0;
+        for (const install of judged) {
+            if (install.outcome === "olm") {
+                refused++;
+                for (const rule of install.olmRules!) refusedWhy.set(`OLM: ${rule}`, (refusedWhy.get(`OLM: ${rule}`) ?? 0) + 1);
+            } else if (install.outcome === "pods") {
+                refused++;
+                refusedWhy.set(
+                    "pods could not start (OLM installs it)",
+                    (refusedWhy.get("pods could not start (OLM installs it)") ?? 0) + 1,
                 );
-                continue;
             }
-            const unnamed = facts.refusals.filter(
-                (r) => !verdict.problems.some((p) => p.includes(install.bundle) && (r.file === undefined || p.includes(r.file))),
-            );
-            if (unnamed.length > 0) {
-                fail(
-                    `${where}: refused, but no message names the bundle file of OLM's reason: ${unnamed.map((r) => `${r.rule} (${r.file ?? "CSV"})`).join("; ")}; messages: ${verdict.problems.join(" | ")}`,
-                );
-                continue;
-            }
-            refused++;
-            for (const rule of new Set(facts.refusals.map((r) => r.rule)))
-                refusedWhy.set(`OLM: ${rule}`, (refusedWhy.get(`OLM: ${rule}`) ?? 0) + 1);
-            continue;
         }
-        const programOnly = verdict.problems.filter((p) => !verdict.podProblems.includes(p));
-        if (programOnly.length > 0) {
-            fail(`${where}: refused although OLM installs it: ${programOnly.join(" | ")}`);
-            continue;
-        }
-        if (verdict.podProblems.length > 0) {
-            const unclear = verdict.podProblems.filter((p) => !p.includes(install.bundle) || !p.includes("OLM would install"));
-            if (unclear.length > 0)
-                fail(`${where}: a pod-reference refusal does not name the bundle or say OLM installs it: ${unclear.join(" | ")}`);
-            refused++;
-            refusedWhy.set("pods could not start (OLM installs it)", (refusedWhy.get("pods could not start (OLM installs it)") ?? 0) + 1);
-            // Rendered all the same with the missing objects created first, as the message tells the admin.
-            afterSupply.add(install);
-        }
-        accepted.push(install);
-        plans.set(install, planned.plans[0]);
+        const rendered = judged.filter((i) => i.outcome === "accepted" || i.outcome === "pods");
+        const batches = catalogBatches(rendered, (i) => i.keys!, BATCH).map((batch, index): Task => ({
+            kind: "batch",
+            index,
+            installs: batch.map((i) => i.index),
+            afterSupply: batch.filter((i) => i.outcome === "pods").map((i) => i.index),
+            supplied: batch.flatMap((i) => i.supplied ?? []),
+        }));
+        const renders = (await pool.runAll(batches)) as BatchResult[];
+        failures.push(...renders.flatMap((r) => r.failures));
+        failures.sort((a, b) => a.key - b.key);
+        const sum = <T>(results: T[], f: (r: T) => number) => results.reduce((n, r) => n + f(r), 0);
+        const why = [...refusedWhy]
+            .sort((a, b) => b[1] - a[1])
+            .map(([k, v]) => `${k}: ${v}`)
+            .join(", ");
+        console.log(
+            `catalog: ${new Set(installs.map((i) => i.bundle)).size} bundles, ${installs.length} installs (every supported install mode): ${sum(renders, (r) => r.installable)} installable / ${refused} refused (${why || "none"}) / ${failures.length} failing; ${sum(bundles, (r) => r.yamlFiles)} manifests read as Go reads them, ${sum(bundles, (r) => r.schemas)} CRD schemas compiled; ${sum(renders, (r) => r.idleServices)} bundle Services select no pod of their install (legal: OLM creates them as they are); ${workers} workers; ${((Date.now() - started) / 1000).toFixed(0)} s`,
+        );
+        for (const failure of failures) console.log(`  FAIL ${failure.text}`);
+        process.exitCode = failures.length > 0 ? 1 : 0;
+    } finally {
+        pool.close();
     }
+}
 
-    if (shard === 0) failures.push(...verdictFailures);
+interface Pool {
+    /** Every task's result, in the tasks' order. */
+    runAll(tasks: Task[]): Promise<(BundleResult | BatchResult)[]>;
+    close(): void;
+}
 
-    let installable = 0;
-    const idleServices: string[] = [];
-    for (const [index, batch] of catalogBatches(accepted, plans, BATCH).entries()) {
-        if (!mine(index)) continue;
-        const fail = (text: string) => failures.push({ key: PHASE.renders + index, text });
-        const supplied = batch.filter((i) => afterSupply.has(i)).flatMap((i) => suppliedObjects(plans.get(i)!));
-        const result = await renderCatalogInstalls(batch, supplied);
-        if (!result.ok) {
-            fail(
-                `render of ${batch.map((i) => `${i.bundle} (${i.mode})`).join(", ")} failed: ${[...result.problems.map((p) => p.message), ...result.errors].join(" | ")}`,
-            );
-            continue;
-        }
-        for (const install of batch) {
-            const problems = checkInstall(install, oracle.bundles[install.bundle], result, batch, supplied, idleServices);
-            if (problems.length === 0 && !afterSupply.has(install)) installable++;
-            problems.forEach((p) => fail(`${install.bundle} (${install.mode}): ${p}`));
-        }
-    }
-
+/** The tasks run here, one after the other (CATALOG_WORKERS=1: one process to profile). */
+function inProcess(): Pool {
+    const worker = new Worker();
     return {
-        bundles: new Set(installs.map((i) => i.bundle)).size,
-        installs: installs.length,
-        installable,
-        refused: shard === 0 ? refused : 0,
-        refusedWhy: shard === 0 ? [...refusedWhy] : [],
-        yamlFiles,
-        schemas,
-        idleServices: idleServices.length,
-        failures,
+        runAll: async (tasks) => {
+            const results = [];
+            for (const task of tasks) results.push(await worker.run(task));
+            return results;
+        },
+        close: () => undefined,
     };
 }
 
-/** Every manifest's first document and every document, as the Go oracle decoded them. */
-function checkYaml(oracle: CatalogOracle, only: string | undefined, mine: (index: number) => boolean, failures: Failure[]): number {
-    let count = 0;
-    for (const [index, [file, expected]] of Object.entries(oracle.files).entries()) {
-        if ((only && !file.includes(only)) || !mine(index)) continue;
-        count++;
-        const text = fs.readFileSync(path.join(BUNDLES_ROOT, file), "utf8");
-        const decoded = goDecodeManifest(text);
-        const got = !decoded.ok ? "refused" : decoded.value === null ? "no object" : goJsonSha256(decoded.value);
-        const want = expected.opm.error !== undefined ? "refused" : expected.opm.empty ? "no object" : expected.opm.sha256;
-        const documents = goYamlDocuments(text).map((d) => (d.ok ? goJsonSha256(d.value) : "refused"));
-        const wantDocuments = expected.documents.map((d) => (d.error !== undefined ? "refused" : d.sha256));
-        if (got !== want || JSON.stringify(documents) !== JSON.stringify(wantDocuments)) {
-            failures.push({
-                key: PHASE.yaml + index,
-                text: `${file}: read ${got} (documents ${documents.length}), Go reads ${want} (documents ${wantDocuments.length})${decoded.ok ? "" : `: ${decoded.error}`}`,
+/** `count` processes of this file (same Node flags: tsx's loader), each sent its next task when it answers. */
+function workerPool(count: number): Pool {
+    const children = Array.from({ length: count }, () =>
+        fork(__filename, [], {
+            env: { ...process.env, CATALOG_WORKER: "1" },
+            // A larger young generation: parsing and compiling allocate much short-lived garbage, and
+            // the default semi-space made the scavenger a sixth of the profile.
+            execArgv: [...process.execArgv, "--max-semi-space-size=64"],
+            stdio: ["ignore", "inherit", "inherit", "ipc"],
+        }),
+    );
+    let failed: Error | undefined;
+    const exits = children.map(
+        (child, n) =>
+            new Promise<never>((_, reject) =>
+                child.on("exit", (code, signal) => {
+                    failed ??= new Error(`catalog worker ${n} exited (${code ?? signal}) before its work was done`);
+                    reject(failed);
+                }),
+            ),
+    );
+    exits.forEach((e) => e.catch(() => undefined));
+    return {
+        runAll: (tasks) => {
+            const results: (BundleResult | BatchResult)[] = new Array(tasks.length);
+            let next = 0;
+            let done = 0;
+            return new Promise((resolve, reject) => {
+                if (tasks.length === 0) return resolve(results);
+                exits.forEach((e) => e.catch(reject));
+                for (const child of children) {
+                    const give = () => {
+                        if (next >= tasks.length) return;
+                        const at = next++;
+                        child.once("message", (message: { result?: BundleResult | BatchResult; error?: string }) => {
+                            if (message.error !== undefined) return reject(new Error(`catalog worker: ${message.error}`));
+                            results[at] = message.result!;
+                            if (++done === tasks.length) resolve(results);
+                            else give();
+                        });
+                        child.send(tasks[at]);
+                    };
+                    give();
+                }
             });
-        }
-    }
-    return count;
+        },
+        close: () => children.forEach((child) => child.connected && child.disconnect()),
+    };
 }
 
-/** Every CRD version's schema of the bundles compiles in the one structural-schema validator, in both modes (two crashed the former render). */
-function checkSchemas(oracle: CatalogOracle, only: string | undefined, mine: (index: number) => boolean, failures: Failure[]): number {
-    let count = 0;
-    for (const [index, [bundle, facts]] of Object.entries(oracle.bundles).entries()) {
-        if ((only && !bundle.includes(only)) || !mine(index)) continue;
-        for (const crd of facts.objects.filter((o) => o.handling === "crd")) {
-            const decoded = goDecodeManifest(fs.readFileSync(path.join(BUNDLES_ROOT, bundle, "manifests", crd.file), "utf8"));
+/** A worker process: runs each task the parent sends and answers with its result; ends when the parent disconnects. */
+function serveTasks(): void {
+    const worker = new Worker();
+    process.on("message", (task: Task) => {
+        worker.run(task).then(
+            (result) => process.send!({ result }),
+            (error: unknown) => process.send!({ error: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
+        );
+    });
+}
+
+/** What one process keeps between tasks: the oracle, the installs, and what it read of each bundle. */
+class Worker {
+    private readonly only = process.env.CATALOG_ONLY;
+    private readonly oracle = readCatalogOracle();
+    private readonly installs = catalogInstalls(this.oracle, this.only ? (b) => b.includes(this.only!) : undefined);
+    private readonly fileIndex = new Map(Object.keys(this.oracle.files).map((file, index) => [file, index]));
+    private readonly bundleIndex = new Map(Object.keys(this.oracle.bundles).map((bundle, index) => [bundle, index]));
+    /** Each manifest as Go's decoder reads it, once per process (by path in the bundles folder). */
+    private readonly decoded = new Map<string, ReturnType<typeof goDecodeManifest>>();
+
+    run(task: Task): Promise<BundleResult | BatchResult> {
+        return task.kind === "bundle" ? this.bundle(task.bundle) : this.batch(task);
+    }
+
+    private decode(file: string, text?: string): ReturnType<typeof goDecodeManifest> {
+        let decoded = this.decoded.get(file);
+        if (!decoded) {
+            decoded = goDecodeManifest(text ?? fs.readFileSync(path.join(BUNDLES_ROOT, file), "utf8"));
+            this.decoded.set(file, decoded);
+        }
+        return decoded;
+    }
+
+    private async bundle(bundle: string): Promise<BundleResult> {
+        const failures: Failure[] = [];
+        const yamlFiles = this.checkYaml(bundle, failures);
+        const schemas = this.only && !bundle.includes(this.only) ? 0 : this.checkSchemas(bundle, failures);
+        const judged: Judged[] = [];
+        for (const [index, install] of this.installs.entries()) {
+            if (install.bundle === bundle) judged.push(await this.judge(index, install, failures));
+        }
+        // Only the batches read these again, in whichever process renders them.
+        for (const file of this.decoded.keys())
+            if (file.startsWith(`${bundle}/`) && !file.includes("clusterserviceversion")) this.decoded.delete(file);
+        return { yamlFiles, schemas, judged, failures };
+    }
+
+    /** Every manifest of the bundle: its first document and every document, as the Go oracle decoded them. */
+    private checkYaml(bundle: string, failures: Failure[]): number {
+        let count = 0;
+        for (const [file, expected] of Object.entries(this.oracle.files)) {
+            if (!file.startsWith(`${bundle}/`) || (this.only && !file.includes(this.only))) continue;
+            count++;
+            const text = fs.readFileSync(path.join(BUNDLES_ROOT, file), "utf8");
+            const decoded = this.decode(file, text);
+            const got = !decoded.ok ? "refused" : decoded.value === null ? "no object" : goJsonSha256(decoded.value);
+            const want = expected.opm.error !== undefined ? "refused" : expected.opm.empty ? "no object" : expected.opm.sha256;
+            const documents = goYamlDocuments(text).map((d) => (d.ok ? goJsonSha256(d.value) : "refused"));
+            const wantDocuments = expected.documents.map((d) => (d.error !== undefined ? "refused" : d.sha256));
+            if (got !== want || JSON.stringify(documents) !== JSON.stringify(wantDocuments)) {
+                failures.push({
+                    key: PHASE.yaml + this.fileIndex.get(file)!,
+                    text: `${file}: read ${got} (documents ${documents.length}), Go reads ${want} (documents ${wantDocuments.length})${decoded.ok ? "" : `: ${decoded.error}`}`,
+                });
+            }
+        }
+        return count;
+    }
+
+    /** Every CRD version's schema of the bundle compiles in the one structural-schema validator, in both modes (two crashed the former render). */
+    private checkSchemas(bundle: string, failures: Failure[]): number {
+        let count = 0;
+        for (const crd of this.oracle.bundles[bundle].objects.filter((o) => o.handling === "crd")) {
+            const decoded = this.decode(`${bundle}/manifests/${crd.file}`);
             const versions = decoded.ok
                 ? ((((decoded.value as Json | null)?.spec as Json | undefined)?.versions as Json[] | undefined) ?? [])
                 : [];
@@ -262,14 +302,85 @@ function checkSchemas(oracle: CatalogOracle, only: string | undefined, mine: (in
                         structuralValidator(schema, { root: true, unknownFields })({ apiVersion: "x/v1", kind: "X", metadata: {} });
                 } catch (error) {
                     failures.push({
-                        key: PHASE.schemas + index,
+                        key: PHASE.schemas + this.bundleIndex.get(bundle)!,
                         text: `${bundle} ${crd.file} version ${String(version.name)}: the schema validator fails on it: ${(error as Error).message.split("\n")[0]}`,
                     });
                 }
             }
         }
+        return count;
     }
-    return count;
+
+    /** The pre-flight's verdict on one install against OLM's (the oracle). */
+    private async judge(index: number, install: CatalogInstall, failures: Failure[]): Promise<Judged> {
+        const fail = (text: string): Judged => {
+            failures.push({ key: PHASE.verdicts + index, text });
+            return { index, outcome: "failed" };
+        };
+        const facts = this.oracle.bundles[install.bundle];
+        const planned = planCatalogInstall(install);
+        const verdict = await catalogVerdict(install, planned);
+        const where = `${install.bundle} (${install.mode})`;
+        if (facts.refusals.length > 0) {
+            if (!verdict.refused)
+                return fail(
+                    `${where}: OLM refuses it (${facts.refusals.map((r) => `${r.rule}, ${r.source}`).join("; ")}) but the program accepts it`,
+                );
+            const unnamed = facts.refusals.filter(
+                (r) => !verdict.problems.some((p) => p.includes(install.bundle) && (r.file === undefined || p.includes(r.file))),
+            );
+            if (unnamed.length > 0)
+                return fail(
+                    `${where}: refused, but no message names the bundle file of OLM's reason: ${unnamed.map((r) => `${r.rule} (${r.file ?? "CSV"})`).join("; ")}; messages: ${verdict.problems.join(" | ")}`,
+                );
+            return { index, outcome: "olm", olmRules: [...new Set(facts.refusals.map((r) => r.rule))] };
+        }
+        const programOnly = verdict.problems.filter((p) => !verdict.podProblems.includes(p));
+        if (programOnly.length > 0) return fail(`${where}: refused although OLM installs it: ${programOnly.join(" | ")}`);
+        const plan = planned.plans[0];
+        if (verdict.podProblems.length > 0) {
+            const unclear = verdict.podProblems.filter((p) => !p.includes(install.bundle) || !p.includes("OLM would install"));
+            if (unclear.length > 0)
+                failures.push({
+                    key: PHASE.verdicts + index,
+                    text: `${where}: a pod-reference refusal does not name the bundle or say OLM installs it: ${unclear.join(" | ")}`,
+                });
+            // Rendered all the same with the missing objects created first, as the message tells the admin.
+            return { index, outcome: "pods", keys: clusterObjectKeys(plan), supplied: suppliedObjects(plan) };
+        }
+        return { index, outcome: "accepted", keys: clusterObjectKeys(plan) };
+    }
+
+    /** One render of a batch of installs (the whole program, one stack) and the checks of each install in it. */
+    private async batch(task: Extract<Task, { kind: "batch" }>): Promise<BatchResult> {
+        const failures: Failure[] = [];
+        const fail = (text: string) => failures.push({ key: PHASE.renders + task.index, text });
+        const batch = task.installs.map((i) => this.installs[i]);
+        const result = await renderCatalogInstalls(batch, task.supplied);
+        if (!result.ok) {
+            fail(
+                `render of ${batch.map((i) => `${i.bundle} (${i.mode})`).join(", ")} failed: ${[...result.problems.map((p) => p.message), ...result.errors].join(" | ")}`,
+            );
+            return { installable: 0, idleServices: 0, failures };
+        }
+        let installable = 0;
+        const idleServices: string[] = [];
+        for (const [n, install] of batch.entries()) {
+            const csvFile = `${install.bundle}/manifests/${this.oracle.bundles[install.bundle].csv!.file}`;
+            const problems = checkInstall(
+                install,
+                this.oracle.bundles[install.bundle],
+                result,
+                batch,
+                task.supplied,
+                idleServices,
+                this.decode(csvFile),
+            );
+            if (problems.length === 0 && !task.afterSupply.includes(task.installs[n])) installable++;
+            problems.forEach((p) => fail(`${install.bundle} (${install.mode}): ${p}`));
+        }
+        return { installable, idleServices: idleServices.length, failures };
+    }
 }
 
 const keyOf = (kind: string, name: string, namespace?: string) => `${kind} ${namespace ? `${namespace}/` : ""}${name}`;
@@ -282,6 +393,7 @@ function checkInstall(
     batch: readonly CatalogInstall[],
     supplied: Parameters<typeof catalogCluster>[1],
     idleServices: string[],
+    csvDecoded: ReturnType<typeof goDecodeManifest>,
 ): string[] {
     const problems: string[] = [];
     const namespace = install.config.namespace;
@@ -301,7 +413,7 @@ function checkInstall(
         ...csv.serviceAccounts.map((sa) => ({ key: keyOf("ServiceAccount", sa, namespace), olmLabels: false })),
         ...csv.apiServices.map((a) => ({ key: keyOf("APIService", a), olmLabels: false })),
     ];
-    const replaced = certResourceKeys(install, csv.file, namespace);
+    const replaced = certResourceKeys(csvDecoded, namespace);
     for (const object of facts.objects) {
         if (object.handling === "crd") {
             expected.push({ key: keyOf("CustomResourceDefinition", object.name), olmLabels: false });
@@ -427,8 +539,7 @@ function checkInstall(
  * (operator-framework/operator-lifecycle-manager pkg/controller/install/certresources.go;
  * `ServiceName`, `SecretName`). So such an object is expected, without OLM's bundle label.
  */
-function certResourceKeys(install: CatalogInstall, csvFile: string, namespace: string): Set<string> {
-    const decoded = goDecodeManifest(fs.readFileSync(path.join(BUNDLES_ROOT, install.bundle, "manifests", csvFile), "utf8"));
+function certResourceKeys(decoded: ReturnType<typeof goDecodeManifest>, namespace: string): Set<string> {
     const spec = (decoded.ok ? ((decoded.value as Json | null)?.spec as Json | undefined) : undefined) ?? {};
     const owned = ((spec.apiservicedefinitions as Json | undefined)?.owned as Json[] | undefined) ?? [];
     const served = new Set(

@@ -16,7 +16,8 @@
  * - `catalogCluster(installs)`: what a fresh cluster holds for those installs (their namespaces, each
  *   namespace's `default` ServiceAccount and `kube-root-ca.crt` ConfigMap).
  * - `renderCatalogInstalls(installs)`: the whole program rendered with those installs as its operators.
- * - `catalogBatches(installs, plans)`: installs grouped so no two in a group declare one cluster object.
+ * - `clusterObjectKeys(plan)`, `catalogBatches(installs, keysOf, size)`: installs grouped so no two in a group
+ *   declare one cluster object.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -187,22 +188,26 @@ export async function catalogVerdict(install: CatalogInstall, planned: ReturnTyp
     return { refused: problems.length + podProblems.length > 0, problems: [...problems, ...podProblems], podProblems };
 }
 
-/** Installs grouped (at most `size` each) so that no two in a group declare the same cluster-scoped object. */
-export function catalogBatches(
-    installs: readonly CatalogInstall[],
-    plans: ReadonlyMap<CatalogInstall, OperatorPlan>,
-    size: number,
-): CatalogInstall[][] {
-    const batches: { installs: CatalogInstall[]; keys: Set<string> }[] = [];
+/** The cluster-scoped objects a plan declares (a CRD, cluster RBAC, a cluster-scoped bundle object, an APIService), as keys. */
+export function clusterObjectKeys(plan: OperatorPlan): string[] {
+    return [
+        ...plan.crds.filter((c) => c.manifest).map((c) => `CustomResourceDefinition ${c.name}`),
+        ...plan.rbac.filter((o) => !o.metadata.namespace).map((o) => `${o.kind} ${o.metadata.name}`),
+        ...plan.bundleObjects.filter((o) => !o.namespace).map((o) => `${o.kind} ${o.name}`),
+        ...plan.deployments.flatMap((d) => d.apiServices ?? []).map((a) => `APIService ${a.name}`),
+        // OLM's fixed-name serving-certificate bindings (certresources.go) are per Service, so per install namespace: not shared.
+    ];
+}
+
+/**
+ * Installs grouped (at most `size` each, in order, each into the first group with room) so that no
+ * two in a group declare the same cluster-scoped object; `keysOf` gives an install's
+ * `clusterObjectKeys` (computed where it was planned).
+ */
+export function catalogBatches<T>(installs: readonly T[], keysOf: (install: T) => readonly string[], size: number): T[][] {
+    const batches: { installs: T[]; keys: Set<string> }[] = [];
     for (const install of installs) {
-        const plan = plans.get(install)!;
-        const keys = [
-            ...plan.crds.filter((c) => c.manifest).map((c) => `CustomResourceDefinition ${c.name}`),
-            ...plan.rbac.filter((o) => !o.metadata.namespace).map((o) => `${o.kind} ${o.metadata.name}`),
-            ...plan.bundleObjects.filter((o) => !o.namespace).map((o) => `${o.kind} ${o.name}`),
-            ...plan.deployments.flatMap((d) => d.apiServices ?? []).map((a) => `APIService ${a.name}`),
-            // OLM's fixed-name serving-certificate bindings (certresources.go) are per Service, so per install namespace: not shared.
-        ];
+        const keys = keysOf(install);
         const batch = batches.find((b) => b.installs.length < size && keys.every((k) => !b.keys.has(k)));
         if (batch) {
             batch.installs.push(install);

@@ -59,9 +59,10 @@ export function bundleInfo(object: BundleObject): BundleInfo {
 
 /**
  * What an informer keeps of a Bundle or ClusterBundle: identity and resourceVersion for the cache,
- * and the BundleInfo the index holds, nothing else (no managedFields, annotations, other labels or
- * status), so each costs a few hundred bytes. The index holds the same BundleInfo object (not a second copy of its references: with
- * 10,000 teams each copy cost about 2 MiB).
+ * and its BundleInfo, nothing else (no managedFields, annotations, other labels or status), so each
+ * costs a few hundred bytes. Admissions read Bundles from the informer's own per-namespace store and
+ * the ClusterBundle index holds the same BundleInfo objects: with 10,000 teams a second index (a map
+ * per namespace, a copy of each bundle's references) cost about 2 MiB of heap.
  */
 interface CachedBundle extends KubernetesObject {
     metadata: { name: string; namespace?: string; resourceVersion?: string };
@@ -107,7 +108,6 @@ export class ClusterState implements KeySets {
     private readonly custom: CustomObjectsApi;
     private readonly bundles: Informer<CachedBundle>;
     private readonly clusterBundles: Informer<CachedBundle>;
-    private readonly bundleIndex = new Map<string, Map<string, BundleInfo>>();
     private readonly clusterIndex = new Map<string, BundleInfo>();
     private readonly keys: KeySources;
     private started = false;
@@ -129,7 +129,8 @@ export class ClusterState implements KeySets {
             byName: options.byName,
             now: options.now,
         });
-        this.bundles = this.bundleInformer(BUNDLE_PLURAL, (event, object) => this.indexBundle(event, object));
+        // Bundles are read from the informer's own per-namespace store (no second index of 10,000 namespaces).
+        this.bundles = this.bundleInformer(BUNDLE_PLURAL, () => undefined);
         this.clusterBundles = this.bundleInformer(CLUSTER_BUNDLE_PLURAL, (event, object) => this.indexClusterBundle(event, object));
     }
 
@@ -175,19 +176,6 @@ export class ClusterState implements KeySets {
         );
     }
 
-    private indexBundle(event: string, object: CachedBundle): void {
-        const info = object.info;
-        const namespace = info.namespace ?? "";
-        let index = this.bundleIndex.get(namespace);
-        if (event === "delete") {
-            index?.delete(info.name);
-            if (index?.size === 0) this.bundleIndex.delete(namespace);
-            return;
-        }
-        if (!index) this.bundleIndex.set(namespace, (index = new Map()));
-        index.set(info.name, info);
-    }
-
     private indexClusterBundle(event: string, object: CachedBundle): void {
         const info = object.info;
         if (event === "delete") this.clusterIndex.delete(info.name);
@@ -199,12 +187,10 @@ export class ClusterState implements KeySets {
         const needed = new Map<string, [ReferencedKind, string]>();
         const note = (kind: ReferencedKind, namespace: string | undefined) =>
             namespace && needed.set(`${kind}/${namespace}`, [kind, namespace]);
-        for (const index of this.bundleIndex.values()) {
-            for (const bundle of index.values()) {
-                // A Bundle may only use its own namespace; other references are denied, not read.
-                if (bundle.entitlements.length > 0) note("Secret", bundle.namespace);
-                if (bundle.yumRepositories.length > 0) note("ConfigMap", bundle.namespace);
-            }
+        for (const { info: bundle } of this.bundles.list()) {
+            // A Bundle may only use its own namespace; other references are denied, not read.
+            if (bundle.entitlements.length > 0) note("Secret", bundle.namespace);
+            if (bundle.yumRepositories.length > 0) note("ConfigMap", bundle.namespace);
         }
         for (const bundle of this.clusterIndex.values()) {
             for (const ref of bundle.entitlements) note("Secret", keyLocation(this, true, ref)?.namespace);
@@ -262,7 +248,8 @@ export class ClusterState implements KeySets {
     }
 
     bundlesIn(namespace: string): ReadonlyMap<string, BundleInfo> {
-        return this.bundleIndex.get(namespace) ?? EMPTY;
+        const cached = namespace ? this.bundles.list(namespace) : [];
+        return cached.length === 0 ? EMPTY : new Map(cached.map(({ info }) => [info.name, info]));
     }
 
     clusterBundleMap(): ReadonlyMap<string, BundleInfo> {

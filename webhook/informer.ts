@@ -183,8 +183,9 @@ export class Informer<T extends KubernetesObject> {
         return this.listWatch.get(name, namespace);
     }
 
-    list(): ReadonlyArray<T> {
-        return this.listWatch.list();
+    /** Every object, or those of one namespace. */
+    list(namespace?: string): ReadonlyArray<T> {
+        return this.listWatch.list(namespace);
     }
 
     stop(): void {

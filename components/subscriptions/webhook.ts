@@ -255,9 +255,9 @@ export function webhookDeploymentManifest<S, A>(inputs: WebhookPodInputs<S, A>) 
                             readinessProbe: probe(WEBHOOK_SERVER.readinessPath, 5),
                             livenessProbe: { ...probe(WEBHOOK_SERVER.livenessPath, 10), initialDelaySeconds: 10 },
                             // From `npm run bench:scale` (docs/subscriptions.md, "Scale: teams' Bundles"): the
-                            // request covers the RSS under load at 1,000 teams' Bundles (166-177 MiB), the
-                            // limit twice the peak at 10,000 (248 MiB), so no replica is OOM-killed at a
-                            // scale a project template reaches.
+                            // request covers the RSS the server keeps at 10,000 teams' Bundles (134-139 MiB)
+                            // with a third to spare, the limit more than twice the peak there (197-220 MiB),
+                            // so no replica is OOM-killed at a scale a project template reaches.
                             resources: {
                                 requests: { cpu: "50m", memory: "192Mi" },
                                 limits: { cpu: "1", memory: "512Mi" },

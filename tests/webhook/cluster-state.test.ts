@@ -156,6 +156,38 @@ describe("cluster state from list + watch against a stand-in API (real @kubernet
         }
     });
 
+    test("GIVEN 120 teams' etc-pki-entitlement Secrets and no page size given WHEN a state starts THEN Secrets are listed 50 a page (each page parsed whole, values included) and Bundles 500 a page, and every team's keys are known", async () => {
+        state.stop(); // only the state under test talks to the API
+        for (let i = 0; i < 120; i++) {
+            api.put(secret(`team-${i}`, "etc-pki-entitlement", { "entitlement.pem": SECRET_VALUE, "entitlement-key.pem": SECRET_VALUE }));
+            api.put(bundleObject(`team-${i}`, "team", { entitlements: [{ name: "etc-pki-entitlement" }] }));
+        }
+        const before = api.requests.length;
+        const defaults = new ClusterState({
+            kubeConfig: api.kubeConfig(),
+            metrics: new WebhookMetrics({ processMetrics: false }),
+            logger: capturedLogger().logger,
+            retry: { initialMs: 10, maxMs: 50 },
+            readScopes: { Secret: new Set(["shared-config"]), ConfigMap: new Set(["shared-config"]) },
+        });
+        try {
+            await defaults.start();
+            const named = () => defaults.keyCacheContents()["Secret/<all>/etc-pki-entitlement"] ?? {};
+            // The 120 teams' and shared-config's own: 121, three pages.
+            await waitFor(() => Object.keys(named()).length === 121, "the 121 Secrets named etc-pki-entitlement");
+            expect(named()["team-7/etc-pki-entitlement"]).toEqual(["entitlement-key.pem", "entitlement.pem"]);
+            const lists = (path: string) =>
+                api.requests
+                    .slice(before)
+                    .filter((request) => request.path === path && !request.query.watch)
+                    .map((request) => request.query.limit);
+            expect(lists("/api/v1/secrets")).toEqual(["50", "50", "50"]);
+            expect(lists("/apis/subscription.openshift.io/v1alpha1/bundles")).toEqual(["500"]);
+        } finally {
+            defaults.stop();
+        }
+    });
+
     test("GIVEN a watched Secret WHEN a key is added THEN the new key name is known without a new list", async () => {
         const before = api.requests.length;
         api.put(secret("team-a", "local-entitlement", { "local.pem": SECRET_VALUE, "local-key.pem": SECRET_VALUE }));

@@ -8,8 +8,10 @@
  * One stack: the sample widget operator in a namespace the stack creates. Each case interrupts the
  * `up` as soon as the CLI reports the Namespace created, while the rest is in flight.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import * as path from "node:path";
+import { pendingOperations } from "../../scripts/interrupted-state";
 import { getObject, kubectl, kubectlRun } from "./helpers/kubectl";
 import { killAll, processesMarked } from "./helpers/processes";
 import { requireBuild, WIDGET_CRD, widgetOperatorStack } from "./helpers/fixtures";
@@ -20,46 +22,66 @@ const NAMESPACE = "widgets-interrupted";
 
 let stack: TestStack;
 
+interface UpRun {
+    /** What the CLI printed so far. */
+    output(): string;
+    /** The CLI's process group leader. */
+    readonly pid: number;
+    /** Resolves once the CLI is gone, after whatever it started and left running was killed. */
+    readonly done: Promise<RunResult & { leftBehind: string[] }>;
+}
+
 /**
- * Starts `up` in a process group of its own and sends `signal` to the group once the Namespace is
- * reported created. The CLI starts its plugins in process groups of their own, so a SIGKILL of its
- * group leaves them running (the kubernetes provider does not watch its engine): once the CLI is
- * gone, whatever it started that is still there (found by an environment entry every child
- * inherits) is killed, as an admin would have to, and returned.
+ * Starts `up` in a process group of its own; `onOutput` sees the output as it grows. The CLI starts
+ * its plugins in process groups of their own, so a SIGKILL of its group leaves them running (the
+ * kubernetes provider does not watch its engine): once the CLI is gone, whatever it started that is
+ * still there (found by an environment entry every child inherits) is killed, as an admin would
+ * have to, and named in `leftBehind`.
  */
-function interruptedUp(signal: NodeJS.Signals): Promise<RunResult & { signalled: boolean; leftBehind: string[] }> {
-    const marker = `CLUSTER_PLATFORM_INTERRUPTED_RUN=${randomUUID()}`;
-    const [markerName, markerValue] = marker.split("=");
-    return new Promise((resolve, reject) => {
-        const child: ChildProcess = spawn(
-            "pulumi",
-            ["up", "--stack", STACK, "--non-interactive", "--color", "never", "--yes", "--skip-preview"],
-            {
-                cwd: stack.project,
-                env: { ...stack.env(), [markerName]: markerValue },
-                detached: true,
-            },
-        );
-        let stdout = "";
-        let stderr = "";
-        let signalled = false;
-        child.stdout?.on("data", (d: Buffer) => {
-            stdout += d.toString("utf8");
-            if (!signalled && new RegExp(`Namespace +namespace-${NAMESPACE} +created`).test(stdout)) {
-                signalled = true;
-                process.kill(-(child.pid as number), signal);
-            }
-        });
-        child.stderr?.on("data", (d: Buffer) => (stderr += d.toString("utf8")));
-        child.on("error", reject);
-        child.on("close", (code, by) => {
-            const left = processesMarked(marker);
-            killAll(left).then(
-                () => resolve({ status: code ?? (by ? 128 : 1), stdout, stderr, signalled, leftBehind: left.map((e) => e.command) }),
-                reject,
-            );
-        });
-    });
+function startUp(onOutput: (stdout: string, run: UpRun) => void = () => undefined): UpRun {
+    const [markerName, markerValue] = ["CLUSTER_PLATFORM_INTERRUPTED_RUN", randomUUID()];
+    const child: ChildProcess = spawn(
+        "pulumi",
+        ["up", "--stack", STACK, "--non-interactive", "--color", "never", "--yes", "--skip-preview"],
+        { cwd: stack.project, env: { ...stack.env(), [markerName]: markerValue }, detached: true },
+    );
+    let stdout = "";
+    let stderr = "";
+    const run: UpRun = {
+        output: () => `${stdout}${stderr}`,
+        pid: child.pid as number,
+        done: new Promise((resolve, reject) => {
+            child.stdout?.on("data", (d: Buffer) => {
+                stdout += d.toString("utf8");
+                onOutput(stdout, run);
+            });
+            child.stderr?.on("data", (d: Buffer) => (stderr += d.toString("utf8")));
+            child.on("error", reject);
+            child.on("close", (code, by) => {
+                const left = processesMarked(`${markerName}=${markerValue}`);
+                killAll(left).then(
+                    () => resolve({ status: code ?? (by ? 128 : 1), stdout, stderr, leftBehind: left.map((e) => e.command) }),
+                    reject,
+                );
+            });
+        }),
+    };
+    return run;
+}
+
+/** The CLI's line for the stack's Namespace created: the point each case interrupts at, with the rest in flight. */
+const namespaceCreated = (stdout: string) => new RegExp(`Namespace +namespace-${NAMESPACE} +created`).test(stdout);
+
+/** `up`, with `signal` sent to its process group once the Namespace is reported created. */
+async function interruptedUp(signal: NodeJS.Signals): Promise<RunResult & { signalled: boolean; leftBehind: string[] }> {
+    let signalled = false;
+    const result = await startUp((stdout, run) => {
+        if (!signalled && namespaceCreated(stdout)) {
+            signalled = true;
+            process.kill(-run.pid, signal);
+        }
+    }).done;
+    return { ...result, signalled };
 }
 
 /** The stack's objects in its namespace, by kind and name (a duplicate would show as a second name). */
@@ -140,6 +162,38 @@ describe("interrupted updates converge (issue 39)", () => {
         }).toEqual({
             status: 1,
             locked: true,
+        });
+
+        // The fleet report meets the killed runner's lock (a previewing wrapper takes none) and
+        // prints the recovery below instead of previewing: exit 1, no stack trace.
+        const pending = pendingOperations(stack.exportState());
+        const fleet = spawnSync(
+            path.join(REPO_ROOT, "node_modules", ".bin", "tsx"),
+            [path.join(REPO_ROOT, "scripts", "fleet", "cli.ts"), "preview", STACK, "--cwd", stack.project],
+            { env: stack.env(), encoding: "utf8", timeout: 120_000 },
+        );
+        expect({
+            status: fleet.status,
+            lines: fleet.stdout.split("\n").filter((line) => !line.startsWith("  pending operation: ") && !line.startsWith("  locked by ")),
+            lock: fleet.stdout.split("\n").filter((line) => line.startsWith("  locked by ") && line.includes(", a runner that has ended: "))
+                .length,
+            pending: fleet.stdout.split("\n").filter((line) => line.startsWith("  pending operation: ")).length,
+            stderr: fleet.stderr,
+        }).toEqual({
+            status: 1,
+            lines: [
+                `${STACK}  failed: stack ${STACK} was left by an interrupted or running update (docs/operations.md, "Interrupted updates"):`,
+                "recover with:",
+                `  pulumi cancel --stack ${STACK} --yes`,
+                ...(pending.length > 0 ? [`  pulumi refresh --stack ${STACK} --clear-pending-creates --yes`] : []),
+                `  pulumi up --stack ${STACK}`,
+                `  pulumi preview --stack ${STACK} --expect-no-changes`,
+                "1 stacks: 0 in sync, 0 drifted, 1 failed",
+                "",
+            ],
+            lock: 1,
+            pending: pending.length,
+            stderr: "",
         });
 
         // The recovery docs/operations.md gives, in its order.

@@ -5,17 +5,25 @@
  * to the objects an uninterrupted run makes: the objects created before the interruption keep their
  * uid, none is duplicated, no lock or pending operation is left, and the next preview is empty.
  *
+ * Two more cases: the cluster's kube-apiserver stopped once the Namespace is created and started
+ * again (hermetic only: scripts/real/test.ts leaves this file out with --cluster existing), and an
+ * operator Deployment that never becomes Available under a short create timeout, then fixed.
+ *
  * One stack: the sample widget operator in a namespace the stack creates. Each case interrupts the
  * `up` as soon as the CLI reports the Namespace created, while the rest is in flight.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import * as fs from "node:fs";
 import * as path from "node:path";
+import { parse, stringify } from "yaml";
 import { pendingOperations } from "../../scripts/interrupted-state";
+import { startApiServer, stopApiServer } from "../../scripts/real/cluster";
+import { eventually } from "./helpers/eventually";
 import { getObject, kubectl, kubectlRun } from "./helpers/kubectl";
 import { killAll, processesMarked } from "./helpers/processes";
 import { requireBuild, WIDGET_CRD, widgetOperatorStack } from "./helpers/fixtures";
-import { describe as explain, REPO_ROOT, type RunResult, TestStack } from "./helpers/stack";
+import { describe as explain, realEnv, REPO_ROOT, type RunResult, TestStack } from "./helpers/stack";
 
 const STACK = "interrupted";
 const NAMESPACE = "widgets-interrupted";
@@ -105,6 +113,58 @@ function expectConverged(namespaceUid: string): void {
         pending: false,
         locks: [],
     });
+}
+
+/**
+ * The program with a stack transformation giving every Deployment a create and update timeout of
+ * `seconds`. The program itself has no such setting: the provider's Deployment await waits 10
+ * minutes by default (pulumi-kubernetes v4.25.0 `provider/pkg/await/deployment.go`,
+ * `DefaultDeploymentTimeoutMins`), longer than a CI run can spend on one case. The engine hands a
+ * resource's custom timeout to the same await (`awaitConfig.getTimeout`), so only the wait is shorter.
+ */
+function deploymentTimeoutProgram(seconds: number): string {
+    const dir = path.join(realEnv("REAL_WORK"), "stacks", STACK, "timeout-program");
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "interrupted-timeout", main: "index.ts" }));
+    if (!fs.existsSync(path.join(dir, "node_modules"))) {
+        fs.symlinkSync(path.join(REPO_ROOT, "node_modules"), path.join(dir, "node_modules"));
+    }
+    const base = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "tsconfig.pulumi.json"), "utf8")) as { compilerOptions: object };
+    fs.writeFileSync(
+        path.join(dir, "tsconfig.pulumi.json"),
+        JSON.stringify({
+            extends: path.join(REPO_ROOT, "tsconfig.json"),
+            compilerOptions: base.compilerOptions,
+            files: ["index.ts"],
+            include: [],
+        }),
+    );
+    fs.writeFileSync(
+        path.join(dir, "index.ts"),
+        [
+            'import * as pulumi from "@pulumi/pulumi";',
+            "pulumi.runtime.registerStackTransformation((args) =>",
+            '    args.type === "kubernetes:apps/v1:Deployment"',
+            `        ? { props: args.props, opts: { ...args.opts, customTimeouts: { create: "${seconds}s", update: "${seconds}s" } } }`,
+            "        : undefined,",
+            ");",
+            `export = require(${JSON.stringify(REPO_ROOT)});`,
+            "",
+        ].join("\n"),
+    );
+    return dir;
+}
+
+/** Runs `work` with the stack's project pointing at the program in `main`, then at the repository's again. */
+function withProgram<T>(main: string, work: () => T): T {
+    const file = path.join(stack.project, "Pulumi.yaml");
+    const original = fs.readFileSync(file, "utf8");
+    fs.writeFileSync(file, stringify({ ...(parse(original) as object), main: path.relative(stack.project, main) }));
+    try {
+        return work();
+    } finally {
+        fs.writeFileSync(file, original);
+    }
 }
 
 let uninterrupted: string[];
@@ -210,6 +270,125 @@ describe("interrupted updates converge (issue 39)", () => {
             });
         }
         expectConverged(uid);
+        expect(namespaceObjects()).toEqual(uninterrupted);
+    });
+    test("GIVEN an `up` during which the cluster's kube-apiserver is stopped once the Namespace is created WHEN it is started again THEN the update has failed on the refused calls, leaving no lock and no pending operation, and `pulumi up` brings back the same objects, no duplicate, and an empty preview", async () => {
+        // Only the hermetic cluster's API server can be stopped (scripts/real/test.ts leaves this file out with --cluster existing).
+        const clusterDir = process.env.REAL_CLUSTER_DIR;
+        if (!clusterDir) {
+            throw new Error("this case stops the run's own kube-apiserver (REAL_CLUSTER_DIR): it cannot run against an existing cluster");
+        }
+        const destroyed = stack.destroy();
+        expect({ status: destroyed.status, output: destroyed.status === 0 ? "" : explain(destroyed) }).toEqual({ status: 0, output: "" });
+
+        let stopped: Promise<void> | undefined;
+        let exited = false;
+        const run = startUp((stdout) => {
+            if (!stopped && namespaceCreated(stdout)) {
+                stopped = stopApiServer(clusterDir);
+            }
+        });
+        void run.done.then(() => (exited = true));
+        let whileDown: string;
+        try {
+            await eventually("the CLI reports the Namespace created, then the API server is stopped", () => (stopped ? true : undefined), {
+                timeoutMs: 300_000,
+            });
+            await stopped;
+            // What the engine does with the API server gone: ends the update, or reports refused calls and goes on.
+            whileDown = await eventually(
+                "the engine reacts to the API server being gone",
+                () => (exited ? "exited" : /connection refused/.test(run.output()) ? "refused, still running" : undefined),
+                { timeoutMs: 120_000, describe: () => run.output().slice(-2000) },
+            );
+        } finally {
+            if (stopped) {
+                await stopped;
+                await startApiServer(clusterDir);
+            }
+        }
+        const result = await run.done;
+        const state = JSON.parse(stack.exportState()) as {
+            deployment: { pending_operations?: { type: string; resource: { urn: string } }[] };
+        };
+        const observed = {
+            whileDown,
+            status: result.status,
+            errors: `${result.stdout}${result.stderr}`
+                .split("\n")
+                .filter((line) => /error:/.test(line))
+                .slice(0, 8),
+            pending: (state.deployment.pending_operations ?? []).map((op) => `${op.type} ${op.resource.urn.split("::").pop()}`),
+            locks: stack.lockFiles().length,
+            leftBehind: result.leftBehind,
+        };
+        console.log(`interrupted.real.ts: API server stopped mid-update: ${JSON.stringify(observed, null, 2)}`);
+        expect({
+            whileDown: observed.whileDown,
+            failed: observed.status !== 0,
+            locks: observed.locks,
+            leftBehind: observed.leftBehind,
+        }).toEqual({
+            whileDown: "exited",
+            failed: true,
+            locks: 0,
+            leftBehind: [],
+        });
+        const uid = getObject("namespace", NAMESPACE)?.metadata?.uid as string;
+
+        const up = stack.up();
+        expect({ status: up.status, output: up.status === 0 ? "" : explain(up) }).toEqual({ status: 0, output: "" });
+        expectConverged(uid);
+        expect(namespaceObjects()).toEqual(uninterrupted);
+    });
+
+    test("GIVEN an operator Deployment that cannot become Available (its pods' nodeSelector matches no node) and a 20 s create timeout WHEN `up` runs THEN it fails naming the Deployment, and the state records that Deployment, live, with the await's errors and no pending operation; with the nodeSelector removed `pulumi up` updates the same Deployment (same uid) and the next preview is empty", async () => {
+        const destroyed = stack.destroy();
+        expect({ status: destroyed.status, output: destroyed.status === 0 ? "" : explain(destroyed) }).toEqual({ status: 0, output: "" });
+        const config = widgetOperatorStack(NAMESPACE);
+        const [operator] = config.operators as Record<string, unknown>[];
+        stack.setConfig({
+            ...config,
+            operators: [{ ...operator, config: { nodeSelector: { "cluster-platform.io/no-such-node": "true" } } }],
+        });
+
+        const failed = withProgram(deploymentTimeoutProgram(20), () => stack.up());
+        const state = JSON.parse(stack.exportState()) as {
+            deployment: {
+                pending_operations?: unknown[];
+                resources: { type: string; outputs?: { metadata?: { name?: string; uid?: string } }; initErrors?: string[] }[];
+            };
+        };
+        const recorded = state.deployment.resources.find(
+            (r) => r.type === "kubernetes:apps/v1:Deployment" && r.outputs?.metadata?.name === "widget-webhook",
+        );
+        const live = getObject("deployment", "widget-webhook", NAMESPACE);
+        const observed = {
+            status: failed.status,
+            errors: `${failed.stdout}${failed.stderr}`
+                .split("\n")
+                .filter((line) => /error:|timed out|failed to initialize/i.test(line))
+                .slice(0, 8),
+            recordedUid: recorded?.outputs?.metadata?.uid,
+            liveUid: live?.metadata?.uid,
+            initErrors: recorded?.initErrors,
+            pending: state.deployment.pending_operations?.length ?? 0,
+            locks: stack.lockFiles().length,
+        };
+        console.log(`interrupted.real.ts: Deployment never Available: ${JSON.stringify(observed, null, 2)}`);
+        expect({
+            failed: failed.status !== 0,
+            recorded: observed.recordedUid !== undefined && observed.recordedUid === observed.liveUid,
+            initErrors: (observed.initErrors ?? []).length > 0,
+            pending: observed.pending,
+            locks: observed.locks,
+        }).toEqual({ failed: true, recorded: true, initErrors: true, pending: 0, locks: 0 });
+
+        stack.setConfig(config);
+        const up = stack.up();
+        expect({ status: up.status, output: up.status === 0 ? "" : explain(up) }).toEqual({ status: 0, output: "" });
+        expect(getObject("deployment", "widget-webhook", NAMESPACE)?.metadata?.uid).toEqual(observed.liveUid);
+        expectConverged(getObject("namespace", NAMESPACE)?.metadata?.uid as string);
         expect(namespaceObjects()).toEqual(uninterrupted);
     });
 });

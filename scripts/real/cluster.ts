@@ -22,7 +22,7 @@ import * as https from "node:https";
 import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
-import { makeCa, makePki } from "./pki";
+import { type ClusterPki, makeCa, makePki } from "./pki";
 
 /**
  * The addresses one cluster owns; all inside the namespace and veth pair it creates. `REAL_SLOT`
@@ -58,6 +58,8 @@ export interface ClusterState {
     readonly kubeconfig: string;
     readonly server: string;
     readonly pids: Record<string, number>;
+    /** Each started process's arguments, by name: what restartApiServer starts kube-apiserver with again. */
+    readonly commands?: Record<string, string[]>;
     readonly network: boolean;
 }
 
@@ -166,7 +168,7 @@ function startProcess(dir: string, name: string, bin: string, args: string[], op
 }
 
 /** GET on the API server with the admin certificate; resolves to the status code (0 if unreachable). */
-function probe(server: string, pki: ReturnType<typeof makePki>, urlPath: string): Promise<number> {
+function probe(server: string, pki: Pick<ClusterPki, "caCert" | "adminCert" | "adminKey">, urlPath: string): Promise<number> {
     return new Promise((resolve) => {
         const request = https.get(
             `${server}${urlPath}`,
@@ -200,10 +202,17 @@ function kubectl(bin: string, kubeconfig: string, args: string[], input?: string
     return result.stdout;
 }
 
+/** Whether `pid` runs: a zombie (ended, not yet reaped by the process that started it, e.g. this one) does not. */
 function alive(pid: number): boolean {
     try {
         process.kill(pid, 0);
-        return true;
+    } catch {
+        return false;
+    }
+    try {
+        // "pid (comm) state ...": comm may hold spaces and parentheses, so read after the last ")".
+        const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+        return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
     } catch {
         return false;
     }
@@ -239,8 +248,10 @@ export async function startCluster(options: StartOptions): Promise<ClusterState>
     fs.rmSync(dir, { recursive: true, force: true });
     fs.mkdirSync(path.join(dir, "logs"), { recursive: true });
     const pids: Record<string, number> = {};
-    const saveState = (state: Omit<ClusterState, "pids">) => fs.writeFileSync(stateFile(dir), JSON.stringify({ ...state, pids }, null, 2));
-    let state: Omit<ClusterState, "pids"> = { dir, bin, kubeconfig: path.join(dir, "kubeconfig"), server: "", network: false };
+    const commands: Record<string, string[]> = {};
+    const saveState = (state: Omit<ClusterState, "pids" | "commands">) =>
+        fs.writeFileSync(stateFile(dir), JSON.stringify({ ...state, pids, commands }, null, 2));
+    let state: Omit<ClusterState, "pids" | "commands"> = { dir, bin, kubeconfig: path.join(dir, "kubeconfig"), server: "", network: false };
     saveState(state);
     try {
         createNetwork();
@@ -254,6 +265,7 @@ export async function startCluster(options: StartOptions): Promise<ClusterState>
         saveState(state);
         const logs = path.join(dir, "logs");
         const run = (name: string, args: string[]) => {
+            commands[name] = args;
             pids[name] = startProcess(dir, name, path.join(bin, name), args).pid as number;
             saveState(state);
         };
@@ -385,7 +397,7 @@ export async function startCluster(options: StartOptions): Promise<ClusterState>
             logs,
         );
         log(`real:cluster ready in ${((Date.now() - started) / 1000).toFixed(1)} s (${dir})`);
-        return { ...state, pids };
+        return { ...state, pids, commands };
     } catch (error) {
         await stopCluster(dir);
         throw error;
@@ -501,6 +513,49 @@ export async function stopCertManager(dir: string = defaultClusterDir()): Promis
     fs.writeFileSync(stateFile(dir), JSON.stringify({ ...state, pids }, null, 2));
     kubectl(state.bin, state.kubeconfig, ["delete", "clusterissuer", CERT_MANAGER.issuer, "--ignore-not-found"]);
     kubectl(state.bin, state.kubeconfig, ["delete", "namespace", CERT_MANAGER.namespace, "--ignore-not-found", "--wait=false"]);
+}
+
+/**
+ * Stops only the cluster's kube-apiserver (SIGTERM, SIGKILL after 15 s), as an API server restart
+ * does to a running update: etcd, the controllers and kwok keep running. Hermetic clusters only.
+ */
+export async function stopApiServer(dir: string = defaultClusterDir()): Promise<void> {
+    const state = readState(dir);
+    const pid = state?.pids["kube-apiserver"];
+    if (pid === undefined || !state?.commands?.["kube-apiserver"]) {
+        throw new Error(`real:cluster: no kube-apiserver started by this script runs from ${dir}`);
+    }
+    await endProcesses([pid]);
+}
+
+/**
+ * Starts kube-apiserver again with the arguments it first ran with (same port, certificates and
+ * etcd, so clients and their kubeconfig work unchanged), records its pid and waits for /readyz.
+ */
+export async function startApiServer(dir: string = defaultClusterDir()): Promise<void> {
+    const state = readState(dir);
+    const args = state?.commands?.["kube-apiserver"];
+    if (!state?.bin || !args) {
+        throw new Error(`real:cluster: no kube-apiserver started by this script runs from ${dir}`);
+    }
+    if (alive(state.pids["kube-apiserver"])) {
+        throw new Error("real:cluster: kube-apiserver is still running (stopApiServer first)");
+    }
+    const pid = startProcess(dir, "kube-apiserver", path.join(state.bin, "kube-apiserver"), args).pid as number;
+    fs.writeFileSync(stateFile(dir), JSON.stringify({ ...state, pids: { ...state.pids, "kube-apiserver": pid } }, null, 2));
+    // makePki's file names: the admin client probes, as at start.
+    const pkiDir = path.join(dir, "pki");
+    const pki = {
+        caCert: path.join(pkiDir, "ca.crt"),
+        adminCert: path.join(pkiDir, "admin.crt"),
+        adminKey: path.join(pkiDir, "admin.key"),
+    };
+    await until(
+        "the restarted API server's /readyz",
+        120_000,
+        async () => (await probe(state.server, pki, "/readyz")) === 200,
+        path.join(dir, "logs"),
+    );
 }
 
 /** Ends every process the cluster started (TERM, then KILL after 15 s), deletes its namespace and its directory. */

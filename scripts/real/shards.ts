@@ -8,9 +8,9 @@ import * as path from "node:path";
 export const RECORDED_SECONDS: Readonly<Record<string, number>> = {
     "cert-manager.real.ts": 310,
     "upgrade.real.ts": 240,
+    "interrupted.real.ts": 220,
     "unavailable-apiservice.real.ts": 165,
     "lifecycle.real.ts": 160,
-    "interrupted.real.ts": 120,
     "import-adoption.real.ts": 115,
     "reconcile.real.ts": 90,
     "operator-lifecycle.real.ts": 90,

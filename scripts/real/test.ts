@@ -32,11 +32,11 @@ if (at >= 0) {
         // npm start's and the plugin-resolution tests run the tools this repository builds, which an existing
         // cluster's run does not use; the service-ca test publishes and rotates a bundle an existing
         // OpenShift's service-ca owns; the cert-manager test starts cert-manager's controllers on the
-        // hermetic cluster.
+        // hermetic cluster; the interrupted-update test stops and restarts the hermetic cluster's API server.
         console.log(
-            "test:real --cluster existing: tests/real/start.real.ts, plugins.real.ts, service-ca-bundle.real.ts and cert-manager.real.ts run only in the hermetic tier",
+            "test:real --cluster existing: tests/real/start.real.ts, plugins.real.ts, service-ca-bundle.real.ts, cert-manager.real.ts and interrupted.real.ts run only in the hermetic tier",
         );
-        args.push("--testPathIgnorePatterns", "(start|service-ca-bundle|plugins|cert-manager)\\.real\\.ts$");
+        args.push("--testPathIgnorePatterns", "(start|service-ca-bundle|plugins|cert-manager|interrupted)\\.real\\.ts$");
     }
 }
 const jest = require.resolve("jest/bin/jest");

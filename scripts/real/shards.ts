@@ -12,6 +12,7 @@ export const RECORDED_SECONDS: Readonly<Record<string, number>> = {
     "lifecycle.real.ts": 160,
     "interrupted.real.ts": 120,
     "import-adoption.real.ts": 115,
+    "verify.real.ts": 180,
     "reconcile.real.ts": 90,
     "operator-lifecycle.real.ts": 90,
     "bench.real.ts": 80,

@@ -12,6 +12,7 @@ export const RECORDED_SECONDS: Readonly<Record<string, number>> = {
     "unavailable-apiservice.real.ts": 165,
     "lifecycle.real.ts": 160,
     "import-adoption.real.ts": 115,
+    "verify.real.ts": 180,
     "reconcile.real.ts": 90,
     "operator-lifecycle.real.ts": 90,
     "bench.real.ts": 80,

@@ -400,7 +400,8 @@ export function readyBackends(
 /** Per webhook, APIService and conversion the stack owns or patches: its Service reachable, its served certificate chaining to the caBundle. */
 export async function servingChecks(d: Declared, api: VerifyApi): Promise<Row[]> {
     const rows: Row[] = [];
-    const targets = d.objects.filter((o) => CALLED_KINDS.includes(o.kind));
+    // Once per object: a state may hold an object and a patch of it (a CRD and its conversion patch).
+    const targets = [...new Map(d.objects.filter((o) => CALLED_KINDS.includes(o.kind)).map((o) => [objectKey(o), o] as const)).values()];
     for (const o of targets) {
         const live = await api.get(livePath(o));
         if (!live) {

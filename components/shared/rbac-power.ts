@@ -17,7 +17,7 @@
  * - aggregation: pkg/controller/clusterroleaggregation/clusterroleaggregation_controller.go
  *   `syncClusterRole`: a ClusterRole with an aggregationRule gets the union of the rules of every
  *   other ClusterRole one of its selectors matches, replacing its own `rules` (an empty selector
- *   matches every ClusterRole); the controller requeues every aggregated role on any ClusterRole
+ *   matches every ClusterRole; an empty union leaves the role's own rules); the controller requeues every aggregated role on any ClusterRole
  *   change, so chains (view into edit into admin) settle at the least fixed point computed here.
  *   Until the controller has run, the role holds the rules it was written with: `ownRules`.
  *

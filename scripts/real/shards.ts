@@ -10,7 +10,7 @@ export const RECORDED_SECONDS: Readonly<Record<string, number>> = {
     "rbac-authorizer.real.ts": 300,
     "operator-lifecycle.real.ts": 296,
     "lifecycle.real.ts": 277,
-    "interrupted.real.ts": 270,
+    "interrupted.real.ts": 330,
     "upgrade.real.ts": 184,
     "verify.real.ts": 180,
     "unavailable-apiservice.real.ts": 157,

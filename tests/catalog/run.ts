@@ -25,7 +25,6 @@ import type { RenderResult } from "../../scripts/render/render";
 import {
     BUNDLES_ROOT,
     CatalogInstall,
-    CatalogOracle,
     catalogBatches,
     catalogCluster,
     catalogInstalls,

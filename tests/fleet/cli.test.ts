@@ -60,7 +60,7 @@ describe("npm run fleet -- preview", () => {
             path.join(directory, "killed.export.json"),
             JSON.stringify({ version: 3, deployment: { resources: [], pending_operations: [{ resource: { urn }, type: "creating" }] } }),
         );
-        const run = spawnSync(TSX, [path.join(ROOT, "scripts", "fleet", "cli.ts"), "preview", "--cwd", directory], {
+        const run = spawnSync(...tsxCommand(path.join(ROOT, "scripts", "fleet", "cli.ts"), ["preview", "--cwd", directory]), {
             env: standInEnv(directory),
             encoding: "utf8",
             timeout: 120_000,

@@ -358,6 +358,9 @@ beforeAll(async () => {
 
 afterAll(async () => {
     kubectlRun(["delete", "pod", "cm-admitted", "-n", TEAM_NAMESPACE, "--ignore-not-found", "--wait=false"]);
+    // The team's builder goes too: later files of the run share team-a (verify.real.ts lists every bound account).
+    kubectlRun(["delete", "rolebinding", `${BUILDER}-edit`, "-n", TEAM_NAMESPACE, "--ignore-not-found"]);
+    kubectlRun(["delete", "serviceaccount", BUILDER, "-n", TEAM_NAMESPACE, "--ignore-not-found"]);
     await webhookServer?.stop();
     await syncServer?.stop();
     await widgetBackend?.stop();

@@ -33,7 +33,7 @@ import * as tls from "node:tls";
 import { parse, stringify } from "yaml";
 import { type CertManager, defaultClusterDir, NETWORK, startCertManager, stopCertManager } from "../../scripts/real/cluster";
 import { type ConversionBackend, startConversionBackend } from "./helpers/conversion-backend";
-import { fullStackConfig, preexistingObjects, requireBuild, TEAM_NAMESPACE } from "./helpers/fixtures";
+import { editServiceAccount, fullStackConfig, preexistingObjects, requireBuild, TEAM_NAMESPACE } from "./helpers/fixtures";
 import { applyObjects, getObject, kubectl, kubectlRun, type KubeObject } from "./helpers/kubectl";
 import { runDeploymentContainer, type RunningContainer } from "./helpers/pod-runtime";
 import { eventually } from "./helpers/eventually";
@@ -72,19 +72,6 @@ const TARGET_IP = NETWORK.podCidr.replace(/\.0\/24$/, ".250");
 const CAINJECTOR = "cert-manager-cainjector";
 /** The team's service account that may use the ClusterBundle. */
 const BUILDER = "cm-builder";
-
-function builderAccess(): KubeObject[] {
-    return [
-        { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: BUILDER, namespace: TEAM_NAMESPACE } },
-        {
-            apiVersion: "rbac.authorization.k8s.io/v1",
-            kind: "RoleBinding",
-            metadata: { name: `${BUILDER}-edit`, namespace: TEAM_NAMESPACE },
-            roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "edit" },
-            subjects: [{ kind: "ServiceAccount", name: BUILDER, namespace: TEAM_NAMESPACE }],
-        },
-    ];
-}
 
 let certManager: CertManager;
 let stack: TestStack;
@@ -341,7 +328,7 @@ function admitPod(name: string, dryRun: boolean): { status: number; volumes: str
 beforeAll(async () => {
     requireBuild(REPO_ROOT);
     certManager = await startCertManager(defaultClusterDir());
-    applyObjects([...preexistingObjects(), ...builderAccess()]);
+    applyObjects([...preexistingObjects(), ...editServiceAccount(TEAM_NAMESPACE, BUILDER)]);
     kubectl(["apply", "--server-side", "--field-manager=cm-targets-team", "-f", "-"], {
         input: JSON.stringify({ apiVersion: "v1", kind: "List", items: targetObjects() }),
     });

@@ -12,7 +12,7 @@
  */
 import { AuthorizationV1Api, KubeConfig, type V1ResourceAttributes } from "@kubernetes/client-node";
 import { applyObjects, getObject, kubectl, kubectlRun, type KubeObject } from "./helpers/kubectl";
-import { DRIVER, fullStackConfig, preexistingObjects, requireBuild } from "./helpers/fixtures";
+import { DRIVER, editServiceAccount, fullStackConfig, preexistingObjects, requireBuild } from "./helpers/fixtures";
 import { runSubscriptionServers, type SubscriptionServers, SUBSCRIPTION_NAMESPACE } from "./helpers/subscription-servers";
 import { describe as explain, realEnv, REPO_ROOT, TestStack } from "./helpers/stack";
 
@@ -53,14 +53,7 @@ function platformObjects(): object[] {
         secret(TEAM, "team-database", { password: "TEAM-DB" }),
         secret(OTHER, "etc-pki-entitlement", { "other.pem": "OTHER-CERT" }),
         secret(OTHER, "other-database", { password: "OTHER-DB" }),
-        { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "builder", namespace: TEAM } },
-        {
-            apiVersion: "rbac.authorization.k8s.io/v1",
-            kind: "RoleBinding",
-            metadata: { name: "builder-edit", namespace: TEAM },
-            roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "edit" },
-            subjects: [{ kind: "ServiceAccount", name: "builder", namespace: TEAM }],
-        },
+        ...editServiceAccount(TEAM, "builder"),
     ];
 }
 

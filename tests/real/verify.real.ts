@@ -28,6 +28,7 @@ import {
     TEAM_NAMESPACE,
     WIDGET_CRD,
     widgetBundle,
+    editServiceAccount,
 } from "./helpers/fixtures";
 import { applyObjects, getObject, kubectl, kubectlRun, type KubeObject } from "./helpers/kubectl";
 import { describe as explain, REPO_ROOT, realEnv, runTemp, TestStack } from "./helpers/stack";
@@ -116,14 +117,7 @@ beforeAll(async () => {
     applyObjects([
         ...preexistingObjects(),
         // A team's build identity, bound to edit, which the ClusterBundle's role aggregates to: verify finds it from the binding.
-        { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "builder", namespace: TEAM_NAMESPACE } },
-        {
-            apiVersion: "rbac.authorization.k8s.io/v1",
-            kind: "RoleBinding",
-            metadata: { name: "builder-edit", namespace: TEAM_NAMESPACE },
-            roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "edit" },
-            subjects: [{ kind: "ServiceAccount", name: "builder", namespace: TEAM_NAMESPACE }],
-        },
+        ...editServiceAccount(TEAM_NAMESPACE, "builder"),
     ]);
     const csv = widgetBundle("verify-widgets", (c) => {
         for (const d of c.spec.install.spec.deployments as KubeObject[]) {

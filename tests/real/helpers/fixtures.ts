@@ -154,6 +154,23 @@ export function preexistingObjects(): object[] {
     ];
 }
 
+/**
+ * A team's build identity: ServiceAccount `name` in `namespace` and a RoleBinding `<name>-edit` to
+ * `edit`, which the ClusterBundle's role aggregates to (so it may use the bundle's shares).
+ */
+export function editServiceAccount(namespace: string, name: string): KubeObject[] {
+    return [
+        { apiVersion: "v1", kind: "ServiceAccount", metadata: { name, namespace } },
+        {
+            apiVersion: "rbac.authorization.k8s.io/v1",
+            kind: "RoleBinding",
+            metadata: { name: `${name}-edit`, namespace },
+            roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "edit" },
+            subjects: [{ kind: "ServiceAccount", name, namespace }],
+        },
+    ];
+}
+
 /** The full stack: self-signed certificates, caInjection, subscriptions with both bundle kinds, one operator, the RBAC toggles. */
 export function fullStackConfig(overrides: Record<string, unknown> = {}): Record<string, unknown> {
     return {

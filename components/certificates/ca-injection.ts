@@ -19,7 +19,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { ClusterTarget, skippedWithoutCluster } from "../shared/cluster";
 import { attributedTo } from "../shared/resource-errors";
 import type { CertificateIssuer } from "./contract";
-import { BundleValue, InjectionPlan, LiveObject, PATCH_FIELDS, PatchBody, planExistingInjection } from "./injection";
+import { BundleValue, InjectionPlan, injectionOutcome, LiveObject, PATCH_FIELDS, PatchBody, planExistingInjection } from "./injection";
 import { CaInjectionEntry, CertificateMode, describeEntry, InjectableKind } from "./rules";
 
 export interface CaInjectionArgs {
@@ -108,23 +108,38 @@ function declarePatch(
 
 /** Injects the CA bundle into the existing objects listed in `caInjection`. */
 export class CaInjection extends pulumi.ComponentResource {
+    /**
+     * What each entry's patch does (`injectionOutcome`), by `<Kind> <namespace>/<name>`; empty
+     * without entries or without a live cluster. Taken into the stack outputs: that also keeps the
+     * program running until every plan is settled, so a refused entry is reported under this
+     * component. Once the program's outputs are resolved, the Node SDK prints a later failure at the
+     * Stack with its stack trace instead (cmd/run/index.js, `programRunning`), which the real tier saw.
+     */
+    readonly outcomes: pulumi.Output<Record<string, string>>;
     /** The serving certificates issued for `caSource.issue`, by `<service>|<secretName>`. */
     private readonly issued = new Set<string>();
 
     constructor(name: string, args: CaInjectionArgs, opts?: pulumi.ComponentResourceOptions) {
         super("cluster-platform:certificates:CaInjection", name, {}, opts);
+        const outcomes: Record<string, pulumi.Output<string>> = {};
         if (args.entries.length > 0 && !args.cluster.live) {
             pulumi.log.warn(skippedWithoutCluster(`caInjection into ${args.entries.map(describeEntry).join(", ")}`), this);
         } else if (args.entries.length > 0) {
             const bundle = args.mode === "self-signed" ? args.bundle?.() : undefined;
             for (const entry of args.entries) {
-                this.inject(entry, bundle, args);
+                outcomes[`${entry.kind} ${entryId(entry)}`] = this.inject(entry, bundle, args);
             }
         }
+        this.outcomes = pulumi.output(outcomes);
         this.registerOutputs({});
     }
 
-    private inject(entry: CaInjectionEntry, stackBundle: BundleValue<pulumi.Output<string>> | undefined, args: CaInjectionArgs): void {
+    /** Reads and patches `entry`; resolves to what the patch does (a refused entry: rejects). */
+    private inject(
+        entry: CaInjectionEntry,
+        stackBundle: BundleValue<pulumi.Output<string>> | undefined,
+        args: CaInjectionArgs,
+    ): pulumi.Output<string> {
         const slug = entrySlug(entry);
         const live = readLive(entry, `ca-injection-read-${slug}`, { parent: this });
         const bundle = stackBundle && this.bundleOf(entry, slug, stackBundle, args);
@@ -140,10 +155,16 @@ export class CaInjection extends pulumi.ComponentResource {
                 if (planned.warning) {
                     pulumi.log.warn(planned.warning, this);
                 }
-                return withPatchAnnotations(planned);
+                return { body: withPatchAnnotations(planned), outcome: injectionOutcome(args.mode, planned) };
             }),
         );
-        declarePatch(entry, `ca-injection-${slug}`, plan, { parent: this });
+        declarePatch(
+            entry,
+            `ca-injection-${slug}`,
+            plan.apply((p) => p.body),
+            { parent: this },
+        );
+        return plan.apply((p) => p.outcome);
     }
 
     /**

@@ -48,6 +48,8 @@ export class Certificates extends pulumi.ComponentResource {
     private readonly issuers = new Map<string, CertificateIssuer>();
     private readonly selfSigned: SelfSignedIssuer;
     private authority?: CertificateAuthority;
+    private readonly caInjection: CaInjection;
+    private readonly injectsExisting: boolean;
     /** Set once the stack outputs are taken: an issuer asked for later would be missing from them. */
     private closed = false;
 
@@ -56,6 +58,7 @@ export class Certificates extends pulumi.ComponentResource {
         this.settings = args.settings;
         this.cluster = args.cluster;
         this.serviceCaBundle = args.serviceCaBundle;
+        this.injectsExisting = args.caInjection.length > 0 && args.cluster.live;
         // One CA per stack, shared by every self-signed certificate, made on first use.
         const authority = (): CertificateAuthority =>
             (this.authority ??= new CertificateAuthority(
@@ -75,7 +78,7 @@ export class Certificates extends pulumi.ComponentResource {
             cluster: args.cluster,
         });
         this.issuer = this.issuerFor(undefined);
-        new CaInjection(
+        this.caInjection = new CaInjection(
             `${name}-ca-injection`,
             {
                 entries: args.caInjection,
@@ -129,7 +132,8 @@ export class Certificates extends pulumi.ComponentResource {
     /**
      * Stack outputs to export: the trust state the next update reads back (only when the
      * stack's CA exists), and every certificate the stack issues or relies on with its expiry
-     * (`certificateExpiry`, when there is any). Closes the issuers: asking for one afterwards throws.
+     * (`certificateExpiry`, when there is any), and what each `caInjection` entry's patch does
+     * (`caInjection`, when the stack patches any). Closes the issuers: asking for one afterwards throws.
      */
     stackOutputs(): Record<string, pulumi.Input<unknown>> {
         this.closed = true;
@@ -142,6 +146,7 @@ export class Certificates extends pulumi.ComponentResource {
         return {
             ...carriedOutputs({ certificateTrust: this.authority ? this.selfSigned.trustState() : undefined }),
             ...(this.authority || delegated.length > 0 ? { [EXPIRY_OUTPUT]: expiry } : {}),
+            ...(this.injectsExisting ? { caInjection: this.caInjection.outcomes } : {}),
         };
     }
 }

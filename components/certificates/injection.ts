@@ -232,6 +232,25 @@ function nothingToTrust(entry: CaInjectionEntry, live: LiveObject): string | und
 }
 
 /**
+ * What a plan does to its object, in words for the `caInjection` stack output: who writes the
+ * bundle (the stack, or the injector its annotation asks), or that nothing is written (the plan's
+ * warning says why).
+ */
+export function injectionOutcome(mode: CertificateMode, plan: Pick<InjectionPlan<unknown>, "writes">): string {
+    if (!plan.writes) {
+        return "nothing written";
+    }
+    switch (mode) {
+        case "self-signed":
+            return "bundle written by the stack";
+        case "service-ca":
+            return "annotated for service-ca, which writes the bundle";
+        case "cert-manager":
+            return "annotated for cert-manager's cainjector, which writes the bundle";
+    }
+}
+
+/**
  * What to write into the existing object `live` named by `entry`, in the stack's mode:
  * - self-signed: only the bundle field(s), with the entry's bundle (the stack's CA where the
  *   stack issues its backend's certificate, or the CA its caSource names); refused when a

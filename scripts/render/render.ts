@@ -288,7 +288,10 @@ export async function renderProgram(options: RenderOptions): Promise<RenderResul
             result.stackOutputs = present(await settled(outputs ?? {})) as Record<string, unknown>;
         }
     } catch (error) {
-        result.errors.push(errorText(error));
+        // The stack's run rejects with an error a stack output carried (CaInjection's outcomes):
+        // the same object as an unhandled rejection of a resource's inputs, reported once, as the
+        // SDK's handler does (cmd/run/run.js, isErrorReported).
+        onRejection(error);
     } finally {
         // Rejections settle a few turns apart; collect them until no more arrive.
         for (let seen = -1; seen !== rejections.length;) {

@@ -168,6 +168,25 @@ describe("caInjection in mode self-signed", () => {
             'caInjection: ValidatingWebhookConfiguration "injected-by-service-ca": it carries service.beta.openshift.io/inject-cabundle="TRUE", so OpenShift\'s service-ca writes its bundle; writing the self-signed bundle too would make the two overwrite each other, so nothing is written (remove the annotation, or the entry)',
         ]);
     });
+
+    test("GIVEN existing objects WHEN rendered THEN the caInjection stack output says, per object, whether the stack writes its bundle: exactly the objects whose patch sets a field", () => {
+        const written = "bundle written by the stack";
+        expect(result.stackOutputs.caInjection).toEqual({
+            "APIService v1.metrics.example.io": written,
+            "APIService v1.apps": "nothing written",
+            "ConfigMap team-a/trusted-ca": written,
+            "ConfigMap team-a/service-ca-only": written,
+            "CustomResourceDefinition rules.policy.example.io": written,
+            "CustomResourceDefinition notes.policy.example.io": "nothing written",
+            "MutatingWebhookConfiguration policy-defaults": written,
+            "ValidatingWebhookConfiguration injected-by-service-ca": "nothing written",
+        });
+        // The same set, from the patches: a patch that writes sets more than its identity.
+        const setsAField = patches(result)
+            .filter(([, object]) => JSON.stringify(object).includes("caBundle") || JSON.stringify(object).includes("service-ca.crt"))
+            .map(([file]) => file);
+        expect(setsAField).toHaveLength(Object.values(result.stackOutputs.caInjection as object).filter((v) => v === written).length);
+    });
 });
 
 describe("caInjection in mode service-ca", () => {
@@ -275,6 +294,15 @@ describe("caInjection in mode cert-manager", () => {
             ["patches/CustomResourceDefinition_apiextensions.k8s.io_cluster_notes.policy.example.io.yaml", NOTES_IDENTITY_PATCH.spec],
         ]);
         expect(result.warnings.sort()).toEqual(NOTHING_WRITTEN_WARNINGS);
+        const annotated = "annotated for cert-manager's cainjector, which writes the bundle";
+        expect(result.stackOutputs.caInjection).toEqual({
+            "APIService v1.metrics.example.io": annotated,
+            "APIService v1.apps": "nothing written",
+            "CustomResourceDefinition rules.policy.example.io": annotated,
+            "CustomResourceDefinition notes.policy.example.io": "nothing written",
+            "MutatingWebhookConfiguration policy-defaults": annotated,
+            "ValidatingWebhookConfiguration injected-by-service-ca": annotated,
+        });
     });
 });
 

@@ -558,6 +558,22 @@ export async function startApiServer(dir: string = defaultClusterDir()): Promise
     );
 }
 
+/**
+ * The cluster's processes (by the state's pids) that are no longer running, each with the end of
+ * its log: a control-plane process that died mid-run fails every later test with "connection
+ * refused", and its log is gone once stopCluster deletes the directory.
+ */
+export function endedProcesses(dir: string = defaultClusterDir(), lines = 40): { name: string; logTail: string }[] {
+    const state = readState(dir);
+    return Object.entries(state?.pids ?? {})
+        .filter(([, pid]) => !alive(pid))
+        .map(([name]) => {
+            const log = path.join(dir, "logs", `${name}.log`);
+            const text = fs.existsSync(log) ? fs.readFileSync(log, "utf8") : "(no log)";
+            return { name, logTail: text.trimEnd().split("\n").slice(-lines).join("\n") };
+        });
+}
+
 /** Ends every process the cluster started (TERM, then KILL after 15 s), deletes its namespace and its directory. */
 export async function stopCluster(dir: string = defaultClusterDir()): Promise<boolean> {
     const state = readState(dir);

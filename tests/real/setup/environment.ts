@@ -12,7 +12,7 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { startCluster, stopCluster } from "../../../scripts/real/cluster";
+import { endedProcesses, startCluster, stopCluster } from "../../../scripts/real/cluster";
 import { ensureTools } from "../../../scripts/real/tools";
 import { buildNodeBaseLayout, pushBase } from "../../helpers/node-base-image";
 import { startRegistry } from "../../helpers/registry";
@@ -38,6 +38,8 @@ export async function startRealEnvironment(
         for (const s of stops.reverse()) {
             await s();
         }
+        // A control-plane process that ended on its own is named with its log's end (read before the directory goes).
+        const ended = clusterDir ? endedProcesses(clusterDir) : [];
         if (clusterDir) {
             await stopCluster(clusterDir);
         }
@@ -48,6 +50,7 @@ export async function startRealEnvironment(
         }
         fs.rmSync(work, { recursive: true, force: true });
         const problems = [
+            ...ended.map((e) => `test:real: the cluster's ${e.name} ended during the run; the end of its log:\n${e.logTail}`),
             ...(leftovers.length > 0 ? [`test:real could not delete what it created:\n${leftovers.join("\n")}`] : []),
             ...(stray.length > 0
                 ? [

@@ -47,9 +47,9 @@ const EXPECTED: Record<string, { components: string[]; outputs: string[] }> = {
         outputs: OPENSHIFT_AWS_OUTPUTS,
     },
     "examples/openshift-aws.yaml": {
-        // The full example also asks for the image registry's storage.
+        // The full example also asks for the image registry's storage, and injects CA bundles into existing objects.
         components: [...OPENSHIFT_AWS_COMPONENTS, "aws-tags:ImageRegistryStorage"].sort(),
-        outputs: ["awsImageRegistryStorage", ...OPENSHIFT_AWS_OUTPUTS],
+        outputs: ["awsImageRegistryStorage", ...OPENSHIFT_AWS_OUTPUTS, "caInjection"].sort(),
     },
 };
 

@@ -17,7 +17,9 @@
  * - aggregation: pkg/controller/clusterroleaggregation/clusterroleaggregation_controller.go
  *   `syncClusterRole`: a ClusterRole with an aggregationRule gets the union of the rules of every
  *   other ClusterRole one of its selectors matches, replacing its own `rules` (an empty selector
- *   matches every ClusterRole; an empty union leaves the role's own rules); the controller requeues every aggregated role on any ClusterRole
+ *   matches every ClusterRole; an empty union leaves the role's own rules, unless the controller
+ *   had already applied a union to it: then server-side apply removes them, and the evaluator
+ *   keeps the written rules, the larger power); the controller requeues every aggregated role on any ClusterRole
  *   change, so chains (view into edit into admin) settle at the least fixed point computed here.
  *   Until the controller has run, the role holds the rules it was written with: `ownRules`.
  *
@@ -209,7 +211,9 @@ export class RbacAuthorizer {
         // As the controller runs: from the rules each role was written with, every aggregator recomputed from what the
         // others hold now, until nothing changes. An empty union leaves the role's rules as they are: the controller's
         // apply then carries no rules (`WithRules()` of nothing) and server-side apply keeps what another manager wrote
-        // (clusterroleaggregation_controller.go `applyClusterRoles`; seen by the SubjectAccessReview differential).
+        // (clusterroleaggregation_controller.go `applyClusterRoles`; seen by the SubjectAccessReview differential). If the
+        // controller had applied a union before (a patch emptied the selected roles later), it owned the rules and they
+        // are removed instead; the differential saw both. Kept rules are the larger power, the safe answer for a pack.
         let current = new Map(aggregators.map((r) => [r.name, r.rules]));
         for (let round = 0; round <= aggregators.length + 1; round++) {
             let changed = false;

@@ -18,12 +18,24 @@ export interface LabelSelector {
     matchExpressions?: readonly SelectorRequirement[];
 }
 
+/**
+ * A selector's requirements, kept per selector object: the RBAC evaluator asks the same
+ * aggregation selectors of hundreds of roles for every role a pack judges. Selectors are never
+ * mutated once built; a policy's proxied one is a new object at every read, so it is never kept.
+ */
+const requirementCache = new WeakMap<LabelSelector, readonly SelectorRequirement[]>();
+
 /** Every requirement of a selector, matchLabels as `In` requirements. */
-export function requirementsOf(selector: LabelSelector): SelectorRequirement[] {
-    return [
-        ...Object.entries(selector.matchLabels ?? {}).map(([key, value]) => ({ key, operator: "In", values: [value] })),
-        ...(selector.matchExpressions ?? []),
-    ];
+export function requirementsOf(selector: LabelSelector): readonly SelectorRequirement[] {
+    let requirements = requirementCache.get(selector);
+    if (requirements === undefined) {
+        requirements = [
+            ...Object.entries(selector.matchLabels ?? {}).map(([key, value]) => ({ key, operator: "In", values: [value] })),
+            ...(selector.matchExpressions ?? []),
+        ];
+        requirementCache.set(selector, requirements);
+    }
+    return requirements;
 }
 
 /** Whether one requirement (a matchLabels entry is an `In`) holds of a label set, as apimachinery's. */

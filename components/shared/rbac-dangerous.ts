@@ -336,6 +336,44 @@ function powersOfRequests(
     return POWER_IDS.flatMap((p) => (found.has(p) ? [found.get(p) as PowerFinding] : []));
 }
 
+/**
+ * The powers `after` holds at `scope` that are not in `held`, where `after` is a rule set that held
+ * exactly `held` before `added` joined it (an aggregated role taking a new role's rules): the
+ * same findings as `powersOf(after)` minus `held`, asked of the added rules alone where one
+ * request shows a power, since a request the old rules allowed would have put its power in
+ * `held`. A power shown by several requests together (CSR approval) is asked of all of `after`.
+ */
+export function gainedPowers(
+    held: ReadonlySet<PowerId>,
+    added: readonly Partial<PolicyRule>[],
+    after: readonly Partial<PolicyRule>[],
+    scope: Scope,
+    powerful: PowerfulIdentities,
+): PowerFinding[] {
+    const found = new Map<PowerId, PowerFinding>();
+    if (added.length === 0) {
+        return [];
+    }
+    const allowedByAfter = (request: AuthorizationRequest) => after.findIndex((rule) => ruleAllows(rule, request));
+    for (const entry of dangerousRequests(scope, powerful)) {
+        if (held.has(entry.power) || found.has(entry.power) || !counts(entry, scope, powerful)) {
+            continue;
+        }
+        if (entry.with !== undefined) {
+            const index = allowedByAfter(entry.request);
+            if (index >= 0 && entry.with.every((other) => allowedByAfter(other) >= 0)) {
+                found.set(entry.power, { power: entry.power, request: entry.request, rule: index });
+            }
+            continue;
+        }
+        const rule = added.find((r) => ruleAllows(r, entry.request));
+        if (rule !== undefined) {
+            found.set(entry.power, { power: entry.power, request: entry.request, rule: allowedByAfter(entry.request) });
+        }
+    }
+    return POWER_IDS.flatMap((p) => (found.has(p) ? [found.get(p) as PowerFinding] : []));
+}
+
 /** `create pods/exec in namespace "ns" (group "")`, `get /healthz`: a request as messages show it. */
 export function describeRequest(request: AuthorizationRequest): string {
     if (isNonResourceRequest(request)) {

@@ -110,15 +110,83 @@ function requirementMayMatch(requirement: SelectorRequirement, role: ClusterRole
     return requirementMatches(requirement, role.labels);
 }
 
+/**
+ * Answers kept per selector and role object: a pack builds an authorizer over the well-known roles
+ * plus the one it judges, for every role of the stack, and the well-known pairs answer the same
+ * each time. Neither object is mutated once built.
+ */
+const selects = new WeakMap<LabelSelector, WeakMap<ClusterRoleObject, boolean>>();
+
 /** Whether an aggregationRule selector selects `role` (for roles with open labels: whether it may). */
 export function selectorSelectsRole(selector: LabelSelector, role: ClusterRoleObject): boolean {
-    return requirementsOf(selector).every((r) => requirementMayMatch(r, role));
+    let byRole = selects.get(selector);
+    if (byRole === undefined) {
+        byRole = new WeakMap();
+        selects.set(selector, byRole);
+    }
+    let answer = byRole.get(role);
+    if (answer === undefined) {
+        answer = requirementsOf(selector).every((r) => requirementMayMatch(r, role));
+        byRole.set(role, answer);
+    }
+    return answer;
+}
+
+/**
+ * `names` ordered so that each comes after every name `dependsOn` gives for it; undefined when
+ * they depend on each other in a cycle.
+ */
+function dependencyOrder(names: readonly string[], dependsOn: (name: string) => readonly string[]): string[] | undefined {
+    const order: string[] = [];
+    const state = new Map<string, "visiting" | "done">();
+    const visit = (name: string): boolean => {
+        const seen = state.get(name);
+        if (seen === "done") return true;
+        if (seen === "visiting") return false;
+        state.set(name, "visiting");
+        for (const other of dependsOn(name)) {
+            if (!visit(other)) return false;
+        }
+        state.set(name, "done");
+        order.push(name);
+        return true;
+    };
+    return names.every(visit) ? order : undefined;
+}
+
+/** Whether one of `aggregator`'s selectors selects `other` (never itself). */
+function selectsRole(aggregator: ClusterRoleObject, other: ClusterRoleObject): boolean {
+    return (
+        other.name !== aggregator.name &&
+        (aggregator.aggregationRule?.clusterRoleSelectors ?? []).some((s) => selectorSelectsRole(s, other))
+    );
 }
 
 // ---------------------------------------------------------------- the evaluator
 
-const ruleKey = (rule: Partial<PolicyRule>) =>
-    JSON.stringify([rule.apiGroups ?? [], rule.resources ?? [], rule.verbs ?? [], rule.resourceNames ?? [], rule.nonResourceURLs ?? []]);
+/** Rule keys kept per rule object: the aggregation's fixed point unions the same well-known rules for every role judged. */
+const ruleKeys = new WeakMap<Partial<PolicyRule>, string>();
+
+function ruleKey(rule: Partial<PolicyRule>): string {
+    let key = ruleKeys.get(rule);
+    if (key === undefined) {
+        key = JSON.stringify([
+            rule.apiGroups ?? [],
+            rule.resources ?? [],
+            rule.verbs ?? [],
+            rule.resourceNames ?? [],
+            rule.nonResourceURLs ?? [],
+        ]);
+        ruleKeys.set(rule, key);
+    }
+    return key;
+}
+
+/** The rules of `after` that no rule of `before` equals (same lists, in the same order). */
+export function rulesNotIn(after: readonly Partial<PolicyRule>[], before: readonly Partial<PolicyRule>[]): Partial<PolicyRule>[] {
+    const keys = new Set(before.map(ruleKey));
+    return after.filter((rule) => !keys.has(ruleKey(rule)));
+}
 
 function union(into: Map<string, Partial<PolicyRule>>, rules: readonly Partial<PolicyRule>[]): boolean {
     let grew = false;
@@ -166,6 +234,9 @@ export class RbacAuthorizer {
     private readonly clusterBindings: BindingObject[] = [];
     private readonly roleBindingsByNamespace = new Map<string, BindingObject[]>();
     private aggregated: Map<string, Partial<PolicyRule>[]> | undefined;
+    private matchedNames: ReadonlyMap<string, readonly string[]> | undefined;
+    /** Set by `withClusterRoles`: the authorizer these objects extend, and which of the aggregators the added roles reach. */
+    private reuse: { base: RbacAuthorizer; affected(matched: ReadonlyMap<string, readonly string[]>): Set<string> } | undefined;
 
     constructor(objects: RbacObjects) {
         this.objects = objects;
@@ -196,34 +267,45 @@ export class RbacAuthorizer {
             return this.aggregated;
         }
         const aggregators = [...this.clusterRoles.values()].filter((r) => r.aggregationRule !== undefined);
-        const matched = new Map(
-            aggregators.map((aggregator) => [
-                aggregator.name,
-                [...this.clusterRoles.values()]
-                    .filter(
-                        (other) =>
-                            other.name !== aggregator.name &&
-                            (aggregator.aggregationRule?.clusterRoleSelectors ?? []).some((s) => selectorSelectsRole(s, other)),
-                    )
-                    .map((other) => other.name),
-            ]),
+        const matched = this.matched();
+        // As the controller runs: every aggregator holds the union of what the roles it selects hold. An empty union
+        // leaves the role's rules as they are: the controller's apply then carries no rules (`WithRules()` of nothing)
+        // and server-side apply keeps what another manager wrote (clusterroleaggregation_controller.go
+        // `applyClusterRoles`; seen by the SubjectAccessReview differential). If the controller had applied a union
+        // before (a patch emptied the selected roles later), it owned the rules and they are removed instead; the
+        // differential saw both. Kept rules are the larger power, the safe answer for a pack.
+        const order = dependencyOrder(
+            aggregators.map((r) => r.name),
+            (name) => (matched.get(name) ?? []).filter((other) => this.clusterRoles.get(other)?.aggregationRule !== undefined),
         );
-        // As the controller runs: from the rules each role was written with, every aggregator recomputed from what the
-        // others hold now, until nothing changes. An empty union leaves the role's rules as they are: the controller's
-        // apply then carries no rules (`WithRules()` of nothing) and server-side apply keeps what another manager wrote
-        // (clusterroleaggregation_controller.go `applyClusterRoles`; seen by the SubjectAccessReview differential). If the
-        // controller had applied a union before (a patch emptied the selected roles later), it owned the rules and they
-        // are removed instead; the differential saw both. Kept rules are the larger power, the safe answer for a pack.
-        let current = new Map(aggregators.map((r) => [r.name, r.rules]));
+        const settled = (name: string, current: ReadonlyMap<string, readonly Partial<PolicyRule>[]>) => {
+            const into = new Map<string, Partial<PolicyRule>>();
+            for (const other of matched.get(name) ?? []) {
+                union(into, current.get(other) ?? (this.clusterRoles.get(other) as ClusterRoleObject).rules);
+            }
+            return into.size > 0 ? [...into.values()] : [...(this.clusterRoles.get(name) as ClusterRoleObject).rules];
+        };
+        if (order !== undefined) {
+            // No aggregator selects itself through others: the equations have one solution, which each aggregator
+            // reaches once those it selects have theirs. An aggregator of `reuse` whose selection reaches no role added
+            // to it holds what it holds there.
+            const current = new Map<string, readonly Partial<PolicyRule>[]>();
+            const changedByAdded = this.reuse?.affected(matched);
+            for (const name of order) {
+                const kept = changedByAdded && !changedByAdded.has(name) ? this.reuse?.base.aggregation().get(name) : undefined;
+                current.set(name, kept ?? settled(name, current));
+            }
+            this.aggregated = new Map(aggregators.map((r) => [r.name, current.get(r.name) as Partial<PolicyRule>[]]));
+            return this.aggregated;
+        }
+        // A cycle of aggregators: as the controller would, from the rules each role was written with, every aggregator
+        // recomputed from what the others hold now, until nothing changes (or one round per aggregator has passed).
+        let current = new Map<string, readonly Partial<PolicyRule>[]>(aggregators.map((r) => [r.name, r.rules]));
         for (let round = 0; round <= aggregators.length + 1; round++) {
             let changed = false;
             const next = new Map<string, readonly Partial<PolicyRule>[]>();
             for (const aggregator of aggregators) {
-                const into = new Map<string, Partial<PolicyRule>>();
-                for (const name of matched.get(aggregator.name) ?? []) {
-                    union(into, current.get(name) ?? (this.clusterRoles.get(name) as ClusterRoleObject).rules);
-                }
-                const rules = into.size > 0 ? [...into.values()] : aggregator.rules;
+                const rules = settled(aggregator.name, current);
                 const before = current.get(aggregator.name) ?? [];
                 changed ||= rules.length !== before.length || rules.some((r, i) => ruleKey(r) !== ruleKey(before[i]));
                 next.set(aggregator.name, rules);
@@ -235,16 +317,71 @@ export class RbacAuthorizer {
         return this.aggregated;
     }
 
+    /** The names of the ClusterRoles each aggregated role's selectors match (itself excluded), in the objects' order. */
+    private matched(): ReadonlyMap<string, readonly string[]> {
+        if (this.matchedNames === undefined) {
+            const all = [...this.clusterRoles.values()];
+            this.matchedNames = new Map(
+                all
+                    .filter((r) => r.aggregationRule !== undefined)
+                    .map((aggregator) => [
+                        aggregator.name,
+                        all.filter((other) => selectsRole(aggregator, other)).map((other) => other.name),
+                    ]),
+            );
+        }
+        return this.matchedNames;
+    }
+
+    /**
+     * The authorizer over `base`'s objects with `roles` added. When no added role replaces one of
+     * `base`'s, what each of `base`'s aggregated roles selects is `base`'s answer plus the added
+     * roles it selects (which come last, as in the merged objects' order), so only the added roles
+     * are matched against the selectors: a pack asks this for every role of a stack.
+     */
+    static withClusterRoles(base: RbacAuthorizer, roles: readonly ClusterRoleObject[]): RbacAuthorizer {
+        if (roles.some((role) => base.clusterRoles.has(role.name)) || new Set(roles.map((r) => r.name)).size !== roles.length) {
+            return new RbacAuthorizer(mergeObjects(base.objects, { clusterRoles: roles, roles: [], bindings: [] }));
+        }
+        // No name replaced: what mergeObjects would give, base's objects in their order and then the added roles.
+        const merged = new RbacAuthorizer({ ...base.objects, clusterRoles: [...base.objects.clusterRoles, ...roles] });
+        const baseMatched = base.matched();
+        const all = [...merged.clusterRoles.values()];
+        const matchedNames = new Map<string, readonly string[]>();
+        for (const aggregator of all.filter((r) => r.aggregationRule !== undefined)) {
+            const known = baseMatched.get(aggregator.name);
+            matchedNames.set(
+                aggregator.name,
+                known === undefined
+                    ? all.filter((other) => selectsRole(aggregator, other)).map((other) => other.name)
+                    : [...known, ...roles.filter((other) => selectsRole(aggregator, other)).map((other) => other.name)],
+            );
+        }
+        merged.matchedNames = matchedNames;
+        const added = new Set(roles.map((r) => r.name));
+        merged.reuse = {
+            base,
+            // The aggregators whose selection reaches an added role, directly or through other aggregators.
+            affected: (matched) => {
+                const affected = new Set<string>();
+                for (let grew = true; grew;) {
+                    grew = false;
+                    for (const [name, selected] of matched) {
+                        if (!affected.has(name) && (added.has(name) || selected.some((other) => added.has(other) || affected.has(other)))) {
+                            affected.add(name);
+                            grew = true;
+                        }
+                    }
+                }
+                return affected;
+            },
+        };
+        return merged;
+    }
+
     /** The ClusterRoles an aggregated role's selectors match (itself excluded). */
     aggregatedFrom(name: string): ClusterRoleObject[] {
-        const aggregator = this.clusterRoles.get(name);
-        if (!aggregator?.aggregationRule) {
-            return [];
-        }
-        return [...this.clusterRoles.values()].filter(
-            (other) =>
-                other.name !== name && (aggregator.aggregationRule?.clusterRoleSelectors ?? []).some((s) => selectorSelectsRole(s, other)),
-        );
+        return (this.matched().get(name) ?? []).map((other) => this.clusterRoles.get(other) as ClusterRoleObject);
     }
 
     /** A ClusterRole's rules once aggregation has settled (its written rules when it aggregates nothing); undefined when unknown. */

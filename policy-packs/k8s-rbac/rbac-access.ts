@@ -27,6 +27,7 @@ import {
 import {
     DANGEROUS_POWERS,
     describeRequest,
+    gainedPowers,
     PowerFinding,
     PowerId,
     powersOf,
@@ -40,6 +41,7 @@ import {
     RbacAuthorizer,
     RbacObjects,
     rulesAllow,
+    rulesNotIn,
     selectorSelectsRole,
 } from "../../components/shared/rbac-power";
 import { wellKnown } from "../../components/shared/rbac-well-known";
@@ -101,8 +103,7 @@ const scopeOf = (role: Pick<RoleView, "kind" | "identity">): Scope =>
 
 /** The authorizer over the well-known objects with `roles` in place of theirs (undefined: nothing to add). */
 function withRoles(roles: readonly ClusterRoleObject[]): RbacAuthorizer {
-    const known = wellKnown().authorizer;
-    return new RbacAuthorizer(mergeObjects(known.objects, { clusterRoles: roles, roles: [], bindings: [] }));
+    return RbacAuthorizer.withClusterRoles(wellKnown().authorizer, roles);
 }
 
 const asClusterRole = (role: RoleView): ClusterRoleObject => ({
@@ -120,6 +121,28 @@ function joinsWellKnownAggregate(role: ClusterRoleObject): boolean {
             aggregator.name !== role.name &&
             (aggregator.aggregationRule?.clusterRoleSelectors ?? []).some((s) => selectorSelectsRole(s, role)),
     );
+}
+
+/** What a well-known aggregated role allows as the cluster holds it, asked once per role (every stack role that joins it asks). */
+const knownPowerCache = new WeakMap<object, WeakMap<PowerfulIdentities, Map<string, ReadonlySet<PowerId>>>>();
+
+function knownPowers(known: ReturnType<typeof wellKnown>, name: string, powerful: PowerfulIdentities): ReadonlySet<PowerId> {
+    let byPowerful = knownPowerCache.get(known);
+    if (byPowerful === undefined) {
+        byPowerful = new WeakMap();
+        knownPowerCache.set(known, byPowerful);
+    }
+    let byName = byPowerful.get(powerful);
+    if (byName === undefined) {
+        byName = new Map();
+        byPowerful.set(powerful, byName);
+    }
+    let powers = byName.get(name);
+    if (powers === undefined) {
+        powers = new Set(powersOf(known.authorizer.clusterRoleRules(name) ?? [], {}, powerful).map((f) => f.power));
+        byName.set(name, powers);
+    }
+    return powers;
 }
 
 /**
@@ -161,9 +184,9 @@ export function roleFindings(role: RoleView, powerful: PowerfulIdentities = well
     const known = wellKnown();
     for (const aggregator of known.authorizer.objects.clusterRoles) {
         if (!aggregator.aggregationRule || !authorizer.aggregatedFrom(aggregator.name).some((r) => r.name === self.name)) continue;
-        const before = new Set(powersOf(known.authorizer.clusterRoleRules(aggregator.name) ?? [], {}, powerful).map((f) => f.power));
-        for (const gained of powersOf(authorizer.clusterRoleRules(aggregator.name) ?? [], {}, powerful)) {
-            if (before.has(gained.power)) continue;
+        const before = known.authorizer.clusterRoleRules(aggregator.name) ?? [];
+        const after = authorizer.clusterRoleRules(aggregator.name) ?? [];
+        for (const gained of gainedPowers(knownPowers(known, aggregator.name, powerful), rulesNotIn(after, before), after, {}, powerful)) {
             findings.push({
                 ...gained,
                 where: `its labels put its rules into ClusterRole ${JSON.stringify(aggregator.name)} (${aggregator.source ?? "the cluster"}), which then allows ${describeRequest(gained.request)}`,

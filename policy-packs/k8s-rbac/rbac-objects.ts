@@ -62,14 +62,17 @@ function rulesOf(props: Obj, legacy: boolean): Partial<PolicyRule>[] {
     if (legacy) {
         return normalizeLegacyRules(props.rules);
     }
+    // Each list is read once into a plain array (a value unknown during a preview throws here, as
+    // any later read of it would): the evaluator asks hundreds of requests of every rule, and each
+    // read through the policy SDK's proxy costs a new proxy.
     return asArray(props.rules).map((rule) => {
         const r = asObject(rule) ?? {};
         return {
-            apiGroups: asArray(r.apiGroups) as string[],
-            resources: asArray(r.resources) as string[],
-            verbs: asArray(r.verbs) as string[],
-            resourceNames: asArray(r.resourceNames) as string[],
-            nonResourceURLs: asArray(r.nonResourceURLs) as string[],
+            apiGroups: [...asArray(r.apiGroups)] as string[],
+            resources: [...asArray(r.resources)] as string[],
+            verbs: [...asArray(r.verbs)] as string[],
+            resourceNames: [...asArray(r.resourceNames)] as string[],
+            nonResourceURLs: [...asArray(r.nonResourceURLs)] as string[],
         };
     });
 }

@@ -6,10 +6,18 @@
  * server-side-apply patches) is held to its SubjectAccessReview answers by the differential,
  * tests/real/rbac-authorizer.real.ts.
  */
+import fc from "fast-check";
 import { normalizeLegacyBinding, normalizeLegacyRules } from "../../components/shared/rbac-openshift";
-import { patchedBinding, patchedRole, RbacAuthorizer, selectorSelectsRole } from "../../components/shared/rbac-power";
+import {
+    mergeObjects,
+    patchedBinding,
+    patchedRole,
+    RbacAuthorizer,
+    rulesNotIn,
+    selectorSelectsRole,
+} from "../../components/shared/rbac-power";
 import { OLM_GENERATED_ROLES, PRIVILEGED_SCCS, wellKnown } from "../../components/shared/rbac-well-known";
-import { powersOf } from "../../components/shared/rbac-dangerous";
+import { gainedPowers, powersOf } from "../../components/shared/rbac-dangerous";
 
 describe("OpenShift's legacy RBAC kinds as openshift-apiserver stores them (pkg/authorization/apis/authorization)", () => {
     test("GIVEN legacy rules WHEN normalised THEN the old allow-all means every group, resources without groups mean the core group, attributeRestrictions drop the rule and a mixed rule splits in two (v1/defaults.go, rbacconversion/conversion.go)", () => {
@@ -213,5 +221,75 @@ describe("server-side-apply patches of RBAC objects (k8s.io/api rbac/v1 types.go
             ...binding,
             subjects: [{ kind: "Group", name: "system:authenticated" }],
         });
+    });
+});
+
+describe("the evaluator's shortcuts answer as the whole computation does", () => {
+    // Labels the well-known aggregated roles select by (their selectors' own matchLabels), plus one nobody selects.
+    const selectedLabels = [
+        ...new Map(
+            wellKnown()
+                .authorizer.objects.clusterRoles.flatMap((r) => r.aggregationRule?.clusterRoleSelectors ?? [])
+                .flatMap((s) => Object.entries(s.matchLabels ?? {}))
+                .map(([key, value]) => [`${key}=${value}`, [key, value] as const]),
+        ).values(),
+        ["team", "x"] as const,
+    ];
+    const label = fc.constantFrom(...selectedLabels);
+    const rule = fc.record({
+        apiGroups: fc.subarray(["", "*", "apps", "rbac.authorization.k8s.io", "certificates.k8s.io"], { minLength: 1 }),
+        resources: fc.subarray(
+            ["*", "secrets", "pods/exec", "clusterroles", "signers", "certificatesigningrequests/approval", "configmaps"],
+            {
+                minLength: 1,
+            },
+        ),
+        verbs: fc.subarray(["*", "get", "list", "create", "update", "bind", "escalate", "approve"], { minLength: 1 }),
+    });
+    const role = (name: string) =>
+        fc.record({
+            name: fc.constant(name),
+            labels: fc.array(label, { maxLength: 2 }).map((pairs) => Object.fromEntries(pairs)),
+            rules: fc.array(rule, { maxLength: 3 }),
+            aggregation: fc.option(fc.array(label, { minLength: 1, maxLength: 2 }), { nil: undefined }),
+        });
+    const roles = fc.tuple(role("stack-a"), role("stack-b")).map((generated) =>
+        generated.map(({ aggregation, ...r }) =>
+            aggregation === undefined
+                ? r
+                : {
+                      ...r,
+                      aggregationRule: { clusterRoleSelectors: aggregation.map(([key, value]) => ({ matchLabels: { [key]: value } })) },
+                  },
+        ),
+    );
+
+    test("GIVEN generated roles added to the well-known set WHEN withClusterRoles reuses the well-known answers THEN every ClusterRole's aggregated rules and selection equal those of an authorizer built over all of them", () => {
+        const base = wellKnown().authorizer;
+        fc.assert(
+            fc.property(roles, (added) => {
+                const reused = RbacAuthorizer.withClusterRoles(base, added);
+                const whole = new RbacAuthorizer(mergeObjects(base.objects, { clusterRoles: added, roles: [], bindings: [] }));
+                for (const { name } of whole.objects.clusterRoles) {
+                    expect(reused.clusterRoleRules(name)).toEqual(whole.clusterRoleRules(name));
+                    expect(reused.aggregatedFrom(name).map((r) => r.name)).toEqual(whole.aggregatedFrom(name).map((r) => r.name));
+                }
+            }),
+            { numRuns: 40 },
+        );
+    });
+
+    test("GIVEN a rule set and rules added to it WHEN gainedPowers asks only the added rules THEN it finds exactly the powers powersOf finds in the whole set beyond those held before", () => {
+        const powerful = wellKnown().powerful;
+        fc.assert(
+            fc.property(fc.array(rule, { maxLength: 4 }), fc.array(rule, { maxLength: 3 }), (before, extra) => {
+                const after = [...before, ...extra];
+                const held = new Set(powersOf(before, {}, powerful).map((f) => f.power));
+                expect(gainedPowers(held, rulesNotIn(after, before), after, {}, powerful)).toEqual(
+                    powersOf(after, {}, powerful).filter((f) => !held.has(f.power)),
+                );
+            }),
+            { numRuns: 200 },
+        );
     });
 });

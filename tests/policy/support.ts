@@ -1,24 +1,14 @@
 /**
  * Unit tests of one policy call the policy's own `validateResource` / `validateStack` with the
- * arguments @pulumi/policy's public API declares (`ResourceValidationArgs`,
- * `StackValidationArgs`), the properties behind its exported `unknownCheckingProxy` as the
- * analyzer server puts them. Nothing of the server is re-implemented: what the server adds (the
- * description before each message, enforcement levels, "can't run during preview" for unknown
- * values) is tested through the analyzer process itself (analyzer-process.ts,
+ * arguments @pulumi/policy's public API declares (scripts/policy/direct.ts). Nothing of the server
+ * is re-implemented: what the server adds (the description before each message, enforcement
+ * levels, "can't run during preview" for unknown values) is tested through the analyzer process itself (analyzer-process.ts,
  * tests/helpers/policy-packs.ts).
  */
-import {
-    Policy,
-    PolicyResource,
-    ReportViolation,
-    ResourceValidationArgs,
-    ResourceValidationPolicy,
-    StackValidationArgs,
-    StackValidationPolicy,
-    unknownCheckingProxy,
-} from "@pulumi/policy";
+import { Policy, ResourceValidationPolicy, StackValidationPolicy } from "@pulumi/policy";
 import { AWS_TAGS_POLICIES } from "../../policy-packs/aws-tags/policies";
 import { analyzeAll, EngineResource, UNKNOWN_VALUE, urnOf } from "../../scripts/policy/analyzer";
+import { validateResource, validateStack } from "../../scripts/policy/direct";
 import { sharedPacks } from "../helpers/policy-packs";
 
 export { UNKNOWN_VALUE };
@@ -56,54 +46,10 @@ export function k8s<T extends { kind: string; metadata: { name: string; namespac
     return resource(type, object.metadata.name, object as unknown as Record<string, unknown>);
 }
 
-// The SDK's index re-exports it from a module whose declarations omit it, so it types as any.
-const proxy = unknownCheckingProxy as <T>(value: T) => T;
-
-const options = (resource: EngineResource) => ({
-    protect: false,
-    ignoreChanges: [],
-    aliases: [],
-    customTimeouts: { createSeconds: 0, updateSeconds: 0, deleteSeconds: 0 },
-    additionalSecretOutputs: [],
-    ...resource.opts,
-    ...(resource.parent ? { parent: resource.parent } : {}),
-});
-
-const isType = (type: string) => (resourceClass: { __pulumiType?: unknown }) => resourceClass.__pulumiType === type;
-
-function view(resource: EngineResource) {
-    const props = proxy(resource.props);
-    return {
-        type: resource.type,
-        props,
-        urn: resource.urn,
-        name: resource.name,
-        opts: options(resource),
-        isType: isType(resource.type) as ResourceValidationArgs["isType"],
-        asType: ((resourceClass: { __pulumiType?: unknown }) =>
-            isType(resource.type)(resourceClass) ? props : undefined) as ResourceValidationArgs["asType"],
-        ...(resource.provider ? { provider: { ...resource.provider, props: proxy(resource.provider.props) } } : {}),
-    };
-}
-
-const notApplicable = (reason?: string): never => {
-    throw new Error(`notApplicable: ${reason ?? ""}`);
-};
-
 /** The violations (as reported, without the description) one resource policy reports for `target`. */
 export function violations(policy: ResourceValidationPolicy, target: EngineResource, config?: object): string[] {
     const found: string[] = [];
-    const report: ReportViolation = (message) => found.push(message);
-    const args: ResourceValidationArgs = {
-        ...view(target),
-        stackTags: new Map(),
-        getConfig: <T extends object>() => ({ ...(config ?? {}) }) as T,
-        notApplicable,
-    };
-    const validations = Array.isArray(policy.validateResource) ? policy.validateResource : [policy.validateResource];
-    for (const validate of validations) {
-        validate?.(args, report);
-    }
+    validateResource(policy, target, config, (message) => found.push(message));
     return found;
 }
 
@@ -114,23 +60,7 @@ export function stackViolations(
     config?: object,
 ): { violation: string; urn?: string }[] {
     const found: { violation: string; urn?: string }[] = [];
-    const byUrn = new Map<string, PolicyResource>();
-    const policyResources = resources.map((r) => {
-        const resource: PolicyResource = { ...view(r), dependencies: [], propertyDependencies: {} };
-        byUrn.set(r.urn, resource);
-        return resource;
-    });
-    resources.forEach((r, i) => {
-        const parent = r.parent ? byUrn.get(r.parent) : undefined;
-        if (parent) policyResources[i].parent = parent;
-    });
-    const args: StackValidationArgs = {
-        resources: policyResources,
-        stackTags: new Map(),
-        getConfig: <T extends object>() => ({ ...(config ?? {}) }) as T,
-        notApplicable,
-    };
-    policy.validateStack(args, (violation, urn) => found.push({ violation, ...(urn === undefined ? {} : { urn }) }));
+    validateStack(policy, resources, config, (violation, urn) => found.push({ violation, ...(urn === undefined ? {} : { urn }) }));
     return found;
 }
 

@@ -17,7 +17,7 @@
  * as them is theirs). A Role's power stays in its namespace: it is judged there.
  */
 import { RbacAuthorizer, RBAC_GROUPS } from "./rbac-power";
-import { AuthorizationRequest, isNonResourceRequest, PolicyRule, ResourceRequest, ruleAllows } from "./rbac";
+import { AuthorizationRequest, firstAllowing, isNonResourceRequest, PolicyRule, ResourceRequest } from "./rbac";
 
 /** Names no object carries: a request for one is allowed only by a rule that does not narrow by name (or by namespace, group, resource, verb, URL). */
 export const PROBE = {
@@ -323,7 +323,7 @@ function powersOfRequests(
     requests: readonly DangerousRequest[],
 ): PowerFinding[] {
     const found = new Map<PowerId, PowerFinding>();
-    const allowedBy = (request: AuthorizationRequest) => rules.findIndex((rule) => ruleAllows(rule, request));
+    const allowedBy = firstAllowing(rules);
     for (const entry of requests) {
         if (found.has(entry.power) || !counts(entry, scope, powerful)) {
             continue;
@@ -354,7 +354,10 @@ export function gainedPowers(
     if (added.length === 0) {
         return [];
     }
-    const allowedByAfter = (request: AuthorizationRequest) => after.findIndex((rule) => ruleAllows(rule, request));
+    // The whole set is asked only for a power found, or one shown by several requests together.
+    let inAfter: ((request: AuthorizationRequest) => number) | undefined;
+    const allowedByAfter = (request: AuthorizationRequest) => (inAfter ??= firstAllowing(after))(request);
+    const allowedByAdded = firstAllowing(added);
     for (const entry of dangerousRequests(scope, powerful)) {
         if (held.has(entry.power) || found.has(entry.power) || !counts(entry, scope, powerful)) {
             continue;
@@ -366,8 +369,7 @@ export function gainedPowers(
             }
             continue;
         }
-        const rule = added.find((r) => ruleAllows(r, entry.request));
-        if (rule !== undefined) {
+        if (allowedByAdded(entry.request) >= 0) {
             found.set(entry.power, { power: entry.power, request: entry.request, rule: allowedByAfter(entry.request) });
         }
     }

@@ -19,7 +19,7 @@ import { normalizeLegacyBinding, normalizeLegacyRules } from "../../components/s
 import { BindingObject, ClusterRoleObject, patchedBinding, patchedRole, RoleObject } from "../../components/shared/rbac-power";
 import { wellKnown } from "../../components/shared/rbac-well-known";
 import { CarriedObject, identityOf, isRbacKind, K8sType, k8sTypeOf, labelsOf, ObjectIdentity } from "../shared/k8s";
-import { asArray, asObject, knownEntries, knownStringMap, Obj } from "../shared/values";
+import { arrayCopy, asArray, asObject, knownEntries, knownStringMap, Obj } from "../shared/values";
 
 export const LEGACY_GROUP = "authorization.openshift.io";
 
@@ -68,11 +68,11 @@ function rulesOf(props: Obj, legacy: boolean): Partial<PolicyRule>[] {
     return asArray(props.rules).map((rule) => {
         const r = asObject(rule) ?? {};
         return {
-            apiGroups: [...asArray(r.apiGroups)] as string[],
-            resources: [...asArray(r.resources)] as string[],
-            verbs: [...asArray(r.verbs)] as string[],
-            resourceNames: [...asArray(r.resourceNames)] as string[],
-            nonResourceURLs: [...asArray(r.nonResourceURLs)] as string[],
+            apiGroups: arrayCopy(r.apiGroups) as string[],
+            resources: arrayCopy(r.resources) as string[],
+            verbs: arrayCopy(r.verbs) as string[],
+            resourceNames: arrayCopy(r.resourceNames) as string[],
+            nonResourceURLs: arrayCopy(r.nonResourceURLs) as string[],
         };
     });
 }

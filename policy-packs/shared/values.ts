@@ -43,6 +43,23 @@ export function asArray(value: unknown): unknown[] {
     return Array.isArray(value) ? value : [];
 }
 
+/**
+ * A plain copy of an array (empty for anything else), each element read once: through the policy
+ * SDK's proxy every read of an index or of `length` costs a new proxy, and spreading or iterating
+ * reads `length` again at every step. An element unknown during a preview throws here.
+ */
+export function arrayCopy(value: unknown): unknown[] {
+    if (!Array.isArray(value)) {
+        return [];
+    }
+    const length = value.length;
+    const out = new Array<unknown>(length);
+    for (let i = 0; i < length; i++) {
+        out[i] = value[i];
+    }
+    return out;
+}
+
 /** A map of strings whose values may be unknown one by one: unknown values become UNKNOWN. */
 export function knownStringMap(value: unknown): Record<string, string | Unknown> | undefined {
     const map = asObject(value);

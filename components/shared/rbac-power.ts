@@ -154,6 +154,21 @@ function dependencyOrder(names: readonly string[], dependsOn: (name: string) => 
     return names.every(visit) ? order : undefined;
 }
 
+/** The aggregators (keys of `matched`) that are among `names` or select one of them, directly or through other aggregators. */
+function reaching(matched: ReadonlyMap<string, readonly string[]>, names: ReadonlySet<string>): Set<string> {
+    const found = new Set<string>();
+    for (let grew = true; grew;) {
+        grew = false;
+        for (const [name, selected] of matched) {
+            if (!found.has(name) && (names.has(name) || selected.some((other) => names.has(other) || found.has(other)))) {
+                found.add(name);
+                grew = true;
+            }
+        }
+    }
+    return found;
+}
+
 /** Whether one of `aggregator`'s selectors selects `other` (never itself). */
 function selectsRole(aggregator: ClusterRoleObject, other: ClusterRoleObject): boolean {
     return (
@@ -235,8 +250,8 @@ export class RbacAuthorizer {
     private readonly roleBindingsByNamespace = new Map<string, BindingObject[]>();
     private aggregated: Map<string, Partial<PolicyRule>[]> | undefined;
     private matchedNames: ReadonlyMap<string, readonly string[]> | undefined;
-    /** Set by `withClusterRoles`: the authorizer these objects extend, and which of the aggregators the added roles reach. */
-    private reuse: { base: RbacAuthorizer; affected(matched: ReadonlyMap<string, readonly string[]>): Set<string> } | undefined;
+    /** Set by `withClusterRoles`: the authorizer these objects extend, and the names of the roles added to it. */
+    private reuse: { base: RbacAuthorizer; added: ReadonlySet<string> } | undefined;
 
     constructor(objects: RbacObjects) {
         this.objects = objects;
@@ -290,7 +305,7 @@ export class RbacAuthorizer {
             // reaches once those it selects have theirs. An aggregator of `reuse` whose selection reaches no role added
             // to it holds what it holds there.
             const current = new Map<string, readonly Partial<PolicyRule>[]>();
-            const changedByAdded = this.reuse?.affected(matched);
+            const changedByAdded = this.reuse && reaching(matched, this.reuse.added);
             for (const name of order) {
                 const kept = changedByAdded && !changedByAdded.has(name) ? this.reuse?.base.aggregation().get(name) : undefined;
                 current.set(name, kept ?? settled(name, current));
@@ -358,24 +373,7 @@ export class RbacAuthorizer {
             );
         }
         merged.matchedNames = matchedNames;
-        const added = new Set(roles.map((r) => r.name));
-        merged.reuse = {
-            base,
-            // The aggregators whose selection reaches an added role, directly or through other aggregators.
-            affected: (matched) => {
-                const affected = new Set<string>();
-                for (let grew = true; grew;) {
-                    grew = false;
-                    for (const [name, selected] of matched) {
-                        if (!affected.has(name) && (added.has(name) || selected.some((other) => added.has(other) || affected.has(other)))) {
-                            affected.add(name);
-                            grew = true;
-                        }
-                    }
-                }
-                return affected;
-            },
-        };
+        merged.reuse = { base, added: new Set(roles.map((r) => r.name)) };
         return merged;
     }
 

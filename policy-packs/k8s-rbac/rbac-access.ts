@@ -123,20 +123,15 @@ function joinsWellKnownAggregate(role: ClusterRoleObject): boolean {
     );
 }
 
-/** What a well-known aggregated role allows as the cluster holds it, asked once per role (every stack role that joins it asks). */
-const knownPowerCache = new WeakMap<object, WeakMap<PowerfulIdentities, Map<string, ReadonlySet<PowerId>>>>();
+/**
+ * What a well-known aggregated role allows as the cluster holds it, asked once per role and set of
+ * powerful names (every stack role that joins it asks; roleFindings only asks of wellKnown()).
+ */
+const knownPowerCache = new WeakMap<PowerfulIdentities, Map<string, ReadonlySet<PowerId>>>();
 
 function knownPowers(known: ReturnType<typeof wellKnown>, name: string, powerful: PowerfulIdentities): ReadonlySet<PowerId> {
-    let byPowerful = knownPowerCache.get(known);
-    if (byPowerful === undefined) {
-        byPowerful = new WeakMap();
-        knownPowerCache.set(known, byPowerful);
-    }
-    let byName = byPowerful.get(powerful);
-    if (byName === undefined) {
-        byName = new Map();
-        byPowerful.set(powerful, byName);
-    }
+    const byName = knownPowerCache.get(powerful) ?? new Map<string, ReadonlySet<PowerId>>();
+    knownPowerCache.set(powerful, byName);
     let powers = byName.get(name);
     if (powers === undefined) {
         powers = new Set(powersOf(known.authorizer.clusterRoleRules(name) ?? [], {}, powerful).map((f) => f.power));

@@ -61,7 +61,7 @@ export interface AwsTagsArgs {
  * transformation. Children inherit the `aws` and `kubernetes` providers given in `opts.providers`.
  */
 export class AwsTags extends pulumi.ComponentResource {
-    /** The merge and the safety-net transformation; index.ts registers the latter for the whole stack. */
+    /** The merge and the safety-net transformation; `installAwsTags` (install.ts) registers the latter for the whole stack. */
     readonly tagger: ResourceTagger;
     /** This update's tag key state: exported as a stack output, read back by the next update. */
     readonly tagKeys: TagKeyState;

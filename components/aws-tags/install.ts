@@ -13,7 +13,7 @@ import { ClusterTarget } from "../shared/cluster";
 import { Carried, carriedOutputs } from "../shared/previous-update";
 import { AwsAssetPlan, registryTrustOf, RegistryTrustConfig } from "../aws-assets";
 import { AwsTags } from "./component";
-import { AwsTagConfig, IgnoreTags } from "./config";
+import { AwsTagConfig, IgnoreTags } from "./rules";
 import { previousInstallTagKeys, previousTagKeyState } from "./day2";
 import { stackAwsProvider } from "./providers";
 import { propagateUserTags } from "./rules";

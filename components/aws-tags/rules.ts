@@ -1,13 +1,17 @@
 /**
  * Rules for user-defined AWS tags (seed 004), shared by the config validator, the tagging
- * component and the aws-tags policy pack. Pure: no Pulumi imports.
+ * component and the aws-tags policy pack; the only module of the room config imports
+ * (tests/toolchain/import-rules.test.ts). Pure: no Pulumi imports.
  *
  * Messages start with the installer's own wording (`key is in the kubernetes.io namespace`,
  * `value contains invalid characters`, ...) so admins who know OpenShift's install-config
  * recognise them, then say what exactly is wrong and what is allowed.
  */
-import { describeValue, formatPath, Problem } from "../shared/problems";
+import type { PlannedResource } from "../aws-assets/assets";
 import { compareText } from "../shared/order";
+import { CONFIG_NAMESPACE, describeValue, formatPath, Problem } from "../shared/problems";
+import { isRecord } from "../shared/records";
+import { consumerFormatProblems } from "./consumers";
 
 /** The installer's limit on user tags. */
 export const MAX_USER_TAGS = 25;
@@ -533,4 +537,131 @@ export function keysIgnoredBy(ignore: { keys: readonly string[]; keyPrefixes: re
 /** The error for a resource that carries `count` tags (its own and its provider's defaults), over its type's limit; undefined when it fits. */
 export function tagCountProblem(type: string, name: string, count: number): string | undefined {
     return count <= tagLimitFor(type) ? undefined : `${resourceLabel(type, name)} carries ${count} tags; ${tagLimitText(type)}`;
+}
+
+// The `aws` config section's rules beyond its shape:
+// - `normalizeAwsSection` runs on the raw section before it is parsed. It reads keys
+//   case-insensitively, as the installer reads install-config (its test honours
+//   `experimentalPropagateUsertags`), with a warning to fix the spelling; and it warns about
+//   tag values written as YAML numbers or booleans (see `tagValueText`).
+// - `awsTagConfigProblems` runs on the parsed config: whether every resource's merged tags fit
+//   its limit, whether tags to propagate survive the consumers' `key=value` formats, and whether
+//   `aws.ignoreTags` leaves every tag the stack sets alone.
+
+const warningAt = (path: PropertyKey[], message: string) => `${CONFIG_NAMESPACE}:${formatPath(path)}: ${message}`;
+
+/** The raw `aws` section with mis-cased keys renamed, and the warnings about what was read how. */
+export function normalizeAwsSection(raw: unknown, knownKeys: readonly string[]): { value: unknown; warnings: string[] } {
+    if (!isRecord(raw)) {
+        return { value: raw, warnings: [] };
+    }
+    const warnings: string[] = [];
+    const value: Record<string, unknown> = {};
+    for (const [key, entry] of Object.entries(raw)) {
+        const canonical = knownKeys.includes(key) ? key : knownKeys.find((k) => k.toLowerCase() === key.toLowerCase());
+        if (canonical !== undefined && canonical !== key && !(canonical in raw)) {
+            warnings.push(
+                warningAt(
+                    ["aws", key],
+                    `read as aws.${canonical} (keys are matched case-insensitively, as the installer reads install-config); spell it ${canonical}`,
+                ),
+            );
+            value[canonical] = entry;
+        } else {
+            value[key] = entry;
+        }
+    }
+    if (isRecord(value.userTags)) {
+        for (const [key, tagValue] of Object.entries(value.userTags)) {
+            const text = tagValueText(tagValue);
+            if (text.ok && text.warning) {
+                warnings.push(warningAt(["aws", "userTags", key], text.warning));
+            }
+        }
+    }
+    const flags = value as PropagationFlags;
+    if (typeof flags.experimentalPropagateUserTags === "boolean") {
+        const deprecation = propagationDeprecation({
+            experimentalPropagateUserTags: flags.experimentalPropagateUserTags,
+            propagateUserTags: typeof flags.propagateUserTags === "boolean" ? flags.propagateUserTags : undefined,
+        });
+        if (deprecation) {
+            warnings.push(warningAt(["aws", "experimentalPropagateUserTags"], deprecation));
+        }
+    }
+    return { value, warnings };
+}
+
+/** The parts of the parsed `aws` section these rules need. */
+export interface AwsTagConfig extends PropagationFlags {
+    enabled: boolean;
+    userTags: Record<string, string>;
+    ignoreTags?: IgnoreTags;
+}
+
+/** The AWS provider's `ignoreTags`, as `aws.ignoreTags` configures it. */
+export interface IgnoreTags {
+    keys: string[];
+    keyPrefixes: string[];
+}
+
+/**
+ * Problems the tags would cause before anything is created: a planned resource whose own tags
+ * plus `aws.userTags` exceed its limit (the install-time tags are only known after the cluster
+ * read and are checked then), tags that cannot be written in the consumers' formats when
+ * propagation is on, and `aws.ignoreTags` entries that cover a tag the stack sets (the provider
+ * would neither apply nor track it).
+ */
+export function awsTagConfigProblems(aws: AwsTagConfig, planned: readonly PlannedResource[]): Problem[] {
+    if (!aws.enabled) {
+        return [];
+    }
+    const problems: Problem[] = [];
+    if (aws.ignoreTags) {
+        problems.push(...ignoreTagsProblems(aws.ignoreTags, aws.userTags, planned));
+    }
+    for (const resource of planned) {
+        const limit = tagLimitProblem(resource.type, resource.name, mergeTags({ config: aws.userTags, resource: resource.ownTags }));
+        if (limit) {
+            problems.push({ path: "aws.userTags", message: limit });
+        }
+    }
+    if (propagateUserTags(aws)) {
+        for (const [key, value] of Object.entries(aws.userTags)) {
+            for (const problem of consumerFormatProblems(key, value)) {
+                problems.push({
+                    path: formatPath(["aws", "userTags", key]),
+                    message: `cannot be propagated to in-cluster consumers: ${problem}; change the tag or set aws.propagateUserTags to false`,
+                });
+            }
+        }
+    }
+    return problems;
+}
+
+/** `aws.ignoreTags` entries that cover a key of `aws.userTags` or a key a planned resource sets itself. */
+function ignoreTagsProblems(
+    ignore: IgnoreTags,
+    userTags: Readonly<Record<string, string>>,
+    planned: readonly PlannedResource[],
+): Problem[] {
+    const problems: Problem[] = [];
+    const own = [...new Set(planned.flatMap((r) => Object.keys(r.ownTags)))];
+    const check = (field: "keys" | "keyPrefixes", index: number, entry: IgnoreTags) => {
+        const user = keysIgnoredBy(entry, Object.keys(userTags));
+        const stack = keysIgnoredBy(entry, own);
+        const named = [
+            ...user.map((k) => `aws.userTags ${JSON.stringify(k)}`),
+            ...stack.map((k) => `the stack's own tag ${JSON.stringify(k)}`),
+        ];
+        if (named.length > 0) {
+            problems.push({
+                path: formatPath(["aws", "ignoreTags", field, index]),
+                message: `${JSON.stringify(field === "keys" ? ignore.keys[index] : ignore.keyPrefixes[index])} covers ${named.join(", ")}: the AWS provider would neither apply nor track a tag it ignores; ignoreTags is for tags other tools manage`,
+            });
+        }
+    };
+    ignore.keys.forEach((key, i) => check("keys", i, { keys: [key], keyPrefixes: [] }));
+    ignore.keyPrefixes.forEach((prefix, i) => check("keyPrefixes", i, { keys: [], keyPrefixes: [prefix] }));
+    return problems;
 }

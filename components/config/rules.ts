@@ -2,14 +2,13 @@
  * Rules that span config sections or need more than shape checks. Each runs only on the
  * sections that parsed, so every section's own problems are reported alongside these.
  */
-import { awsAssetPlan, plannedAssetResources } from "../aws-assets/assets";
-import { awsTagConfigProblems } from "../aws-tags/config";
+import { awsAssetPlan, plannedAssetResources } from "../aws-assets/rules";
+import { awsTagConfigProblems } from "../aws-tags/rules";
 import { caInjectionModeProblems, effectiveCertificateSettings } from "../certificates/rules";
 import { clusterConnection } from "../shared/cluster";
 import { describeValue, formatPath, Problem } from "../shared/problems";
 import { buildsWebhookImage, webhookImageOutput, webhookImageProblems } from "../webhook-image/rules";
-import { RECONCILE_OFF_BY_OPERATOR, stackNameProblem } from "../reconcile/names";
-import { derivedResyncSeconds, scheduleProblem } from "../reconcile/schedule";
+import { derivedResyncSeconds, RECONCILE_OFF_BY_OPERATOR, scheduleProblem, stackNameProblem } from "../reconcile/rules";
 import type { StackConfig } from "./schema";
 
 export interface RuleResult {

@@ -1,11 +1,10 @@
 import { z } from "zod";
-import { DNS1123_LABEL_RULE, DNS1123_SUBDOMAIN_RULE, isDns1123Label, isDns1123Subdomain } from "../shared/k8s-names";
-import { registryTrustProblems } from "../aws-assets/trust";
-import { normalizeAwsSection } from "../aws-tags/config";
-import { tagValueText, userTagIssues } from "../aws-tags/rules";
-import { describeValue } from "../shared/problems";
 import {
+    DNS1123_LABEL_RULE,
+    DNS1123_SUBDOMAIN_RULE,
     ENV_VAR_NAME_RULE,
+    isDns1123Label,
+    isDns1123Subdomain,
     isEnvVarName,
     isLabelKey,
     isLabelValue,
@@ -13,8 +12,11 @@ import {
     LABEL_KEY_RULE,
     LABEL_VALUE_RULE,
     QUANTITY_RULE,
-    STACK_ENV_NAMES,
-} from "../operator/pod-overrides";
+} from "../shared/k8s-names";
+import { registryTrustProblems } from "../aws-assets/rules";
+import { normalizeAwsSection, tagValueText, userTagIssues } from "../aws-tags/rules";
+import { describeValue } from "../shared/problems";
+import { STACK_ENV_NAMES } from "../operator/rules";
 import {
     baseImageProblem,
     DEFAULT_BASE_IMAGE,

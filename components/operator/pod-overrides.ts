@@ -9,57 +9,14 @@
  * - tolerations: `mergeTolerations`, appended unless an identical toleration is there;
  * - resources: `InjectResourcesIntoDeployment`, the whole ResourceRequirements replaced;
  * - nodeSelector: `InjectNodeSelectorIntoDeployment`, the whole map replaced.
- * Pure; the rules of the values live in the config schema (components/config/schema.ts).
+ * Pure; the rules of the values live in the config schema (components/config/schema.ts), with
+ * Kubernetes' own value rules from components/shared/k8s-names.ts and this room's from ./rules.ts.
  */
 import type { PodOverridesConfig } from "../config/schema";
 
 export type EnvEntry = { name: string; [key: string]: unknown };
 type Container = { name: string; env?: EnvEntry[]; [key: string]: unknown };
 type PodSpec = { containers: Container[]; [key: string]: unknown };
-
-/** Kubernetes' rule for a label key (apimachinery `validation.IsQualifiedName`): `[prefix/]name`. */
-export const LABEL_KEY_RULE =
-    "must be a label key: an optional DNS-1123 subdomain prefix of at most 253 characters and '/', then a name of at most 63 characters of [A-Za-z0-9-_.] starting and ending with an alphanumeric character";
-const LABEL_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
-const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-
-export function isLabelKey(key: string): boolean {
-    const slash = key.lastIndexOf("/");
-    const prefix = slash >= 0 ? key.slice(0, slash) : undefined;
-    const name = slash >= 0 ? key.slice(slash + 1) : key;
-    if (prefix !== undefined && (prefix.length === 0 || prefix.length > 253 || !DNS_SUBDOMAIN.test(prefix))) {
-        return false;
-    }
-    return name.length <= 63 && LABEL_NAME.test(name);
-}
-
-/** Kubernetes' rule for a label value (apimachinery `validation.IsValidLabelValue`). */
-export const LABEL_VALUE_RULE =
-    "must be a label value: at most 63 characters of [A-Za-z0-9-_.], starting and ending with an alphanumeric character, or empty";
-export function isLabelValue(value: string): boolean {
-    return value === "" || (value.length <= 63 && LABEL_NAME.test(value));
-}
-
-/** A resource quantity as apimachinery `resource.ParseQuantity` accepts it (`100m`, `1.5Gi`, `2e3`). */
-export const QUANTITY_RULE = "must be a Kubernetes quantity such as 100m, 1, 1.5, 512Mi or 2Gi";
-const QUANTITY = /^[+-]?(\d+(\.\d*)?|\.\d+)([KMGTPE]i|[numkMGTPE]|[eE][+-]?\d+)?$/;
-export function isQuantity(value: string): boolean {
-    return QUANTITY.test(value);
-}
-
-/** Kubernetes' rule for an environment variable name (apimachinery `validation.IsEnvVarName`). */
-export const ENV_VAR_NAME_RULE = "must be an environment variable name: [-._a-zA-Z][-._a-zA-Z0-9]*";
-const ENV_VAR_NAME = /^[-._a-zA-Z][-._a-zA-Z0-9]*$/;
-export function isEnvVarName(name: string): boolean {
-    return ENV_VAR_NAME.test(name);
-}
-
-/**
- * Variables the stack derives and an override may not replace: OLM's `OPERATOR_CONDITION_NAME`
- * (the CSV name, `pkg/controller/install/deployment.go`) and `WATCH_NAMESPACE`, which the
- * operator reads to know its namespaces (targetNamespaces/rbacNamespaces say which).
- */
-export const STACK_ENV_NAMES = ["OPERATOR_CONDITION_NAME", "WATCH_NAMESPACE"] as const;
 
 /** OLM's proxy variables (pkg/lib/proxy/envvar.go): an override naming one drops the cluster's proxy variables (`proxy.IsOverridden`). */
 export function overridesProxy(config: PodOverridesConfig | undefined, proxyNames: readonly string[]): boolean {

@@ -1,8 +1,9 @@
 /**
  * The RBAC an operator install gets, derived purely from its CSV, its targetNamespaces and the
  * OLM toggles (seed 003). With every toggle off the objects carry OLM's rules and aggregation
- * labels; their names have OLM's shape (`<csv>-<hash>`) but not OLM's hash, which is over a Go
- * deep-print that cannot be reproduced outside Go (names.ts). See docs/rbac-toggles.md.
+ * labels, under OLM's own names (`<csv>-<hash>`, `<csv>-<serviceAccount>-<hash>`: the SHA-224
+ * hash OLM has used since commit 658a6a60d, reproduced in names.ts `olmRbacName` and checked against
+ * Go running OLM's code). See docs/rbac-toggles.md.
  * Ownership labels differ on purpose: OLM's `olm.owner*` labels would make a running OLM garbage-collect these objects (it deletes
  * ClusterRoles whose owner CSV does not exist), so each object carries this stack's labels and
  * a `cluster-platform.io/generated-by` label naming the CSV field or toggle that produced it.

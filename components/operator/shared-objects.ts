@@ -27,9 +27,21 @@ import { canonicalJson } from "../shared/canonical-json";
 import { GENERATED_BY_LABEL, OPERATOR_LABEL } from "../shared/labels";
 import { describeValue, formatPath, Problem } from "../shared/problems";
 import type { ApiServicePlan } from "./apiservices";
-import type { OperatorPlan } from "./plan";
-import { bundleObjectKey, OLM_OWNER_LABELS } from "./bundle-objects";
+import { bundleObjectKey, BundleObjectPlan, OLM_OWNER_LABELS } from "./bundle-objects";
 import { GENERATED_BY, KUBE_SYSTEM, objectKey, RbacObject, Subject } from "./rbac";
+
+/**
+ * The parts of an install's plan (plan.ts `OperatorPlan`) that sharing reads and rewrites. The
+ * functions are generic over it, so this module does not import plan.ts, which imports it.
+ */
+export interface ShareablePlan {
+    config: OperatorConfig;
+    crds: readonly { name: string; manifest?: unknown; sharedFrom?: string }[];
+    rbac: readonly RbacObject[];
+    bundleObjects: readonly BundleObjectPlan[];
+    deployments: readonly { apiServices?: ApiServicePlan[] }[];
+    shared: SharedObjects;
+}
 
 export interface SharedObjects {
     /** Keys of objects this install declares for others too. */
@@ -64,7 +76,7 @@ function withoutOwnParts(object: RbacObject): unknown {
 }
 
 /** Every object this install declares that other installs may share, with the content they must agree on. */
-function shareable(plan: OperatorPlan): Map<string, string> {
+function shareable(plan: ShareablePlan): Map<string, string> {
     const objects = new Map<string, string>();
     for (const crd of plan.crds.filter((c) => c.manifest)) {
         objects.set(`CustomResourceDefinition ${crd.name}`, canonicalJson(crd.manifest ?? null));
@@ -88,7 +100,7 @@ function shareable(plan: OperatorPlan): Map<string, string> {
 }
 
 /** The objects (`Kind namespace/name`) this install declares that other installs of its bundle may share. */
-export function shareableKeys(plan: OperatorPlan): string[] {
+export function shareableKeys(plan: ShareablePlan): string[] {
     return [...shareable(plan).keys()];
 }
 
@@ -101,17 +113,17 @@ function distinctSubjects(subjects: readonly Subject[]): Subject[] {
     });
 }
 
-export function shareClusterObjects(
-    plans: readonly OperatorPlan[],
+export function shareClusterObjects<P extends ShareablePlan>(
+    plans: readonly P[],
     operators: readonly OperatorConfig[],
-): { plans: OperatorPlan[]; problems: Problem[] } {
-    const first = new Map<string, { plan: OperatorPlan; content: string }>();
+): { plans: P[]; problems: Problem[] } {
+    const first = new Map<string, { plan: P; content: string }>();
     const problems: Problem[] = [];
     const declared = new Map<string, string[]>();
     const fromOthers = new Map<string, Record<string, string>>();
     // A shared binding's subjects: every install's, the declaring one's first.
     const subjects = new Map<string, Subject[]>();
-    const subjectsOf = (plan: OperatorPlan, key: string): Subject[] =>
+    const subjectsOf = (plan: P, key: string): Subject[] =>
         (plan.rbac.find((o) => objectKey(o) === key) as (RbacObject & { subjects?: Subject[] }) | undefined)?.subjects ?? [];
     for (const plan of plans) {
         for (const [key, content] of shareable(plan)) {

@@ -14,7 +14,7 @@ import type { PolicyRule } from "./rbac";
 import { reconcileRoleName } from "./names";
 import { pkoStackObject, StackObjectArgs } from "./stack";
 
-export { derivedResyncSeconds, scheduleProblem } from "./schedule";
+export { derivedResyncSeconds, scheduleProblem } from "./rules";
 export { recordDeclaredKinds } from "./declared-kinds";
 export {
     MAX_RECONCILED_CLUSTER_NAME,

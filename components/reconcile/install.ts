@@ -8,7 +8,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { Reconcile } from "./index";
 import type { PolicyRule } from "./rbac";
 import { pkoStackName } from "./names";
-import { derivedResyncSeconds } from "./schedule";
+import { derivedResyncSeconds } from "./rules";
 import { FluxProgramSource, GitProgramSource } from "./stack";
 
 /** The parts of the validated `reconcile` config section the capability installs from. */

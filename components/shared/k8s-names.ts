@@ -1,6 +1,7 @@
 /**
- * Kubernetes name rules (kubernetes/apimachinery pkg/util/validation/validation.go:
- * IsDNS1123Label, IsDNS1123Subdomain, IsConfigMapKey), as pure checks, and generated-name
+ * Kubernetes name and value rules (kubernetes/apimachinery pkg/util/validation/validation.go:
+ * IsDNS1123Label, IsDNS1123Subdomain, IsConfigMapKey, IsQualifiedName, IsValidLabelValue,
+ * IsEnvVarName; pkg/api/resource ParseQuantity), as pure checks, and generated-name
  * fingerprints. A neutral module: it imports nothing, so the program, the policy packs and the
  * admission server (whose image carries it, see components/webhook-image/index.ts
  * WEBHOOK_INPUT_PATHS) all import it.
@@ -29,6 +30,42 @@ export function isDns1123Subdomain(value: string): boolean {
 const CONFIG_MAP_KEY = /^[-._a-zA-Z0-9]+$/;
 export function isConfigMapKey(value: string): boolean {
     return value.length <= 253 && CONFIG_MAP_KEY.test(value) && value !== "." && value !== ".." && !value.startsWith("..");
+}
+
+/** Kubernetes' rule for a label key (apimachinery `validation.IsQualifiedName`): `[prefix/]name`. */
+export const LABEL_KEY_RULE =
+    "must be a label key: an optional DNS-1123 subdomain prefix of at most 253 characters and '/', then a name of at most 63 characters of [A-Za-z0-9-_.] starting and ending with an alphanumeric character";
+const LABEL_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
+
+export function isLabelKey(key: string): boolean {
+    const slash = key.lastIndexOf("/");
+    const prefix = slash >= 0 ? key.slice(0, slash) : undefined;
+    const name = slash >= 0 ? key.slice(slash + 1) : key;
+    if (prefix !== undefined && (prefix.length === 0 || prefix.length > 253 || !DNS1123_SUBDOMAIN.test(prefix))) {
+        return false;
+    }
+    return name.length <= 63 && LABEL_NAME.test(name);
+}
+
+/** Kubernetes' rule for a label value (apimachinery `validation.IsValidLabelValue`). */
+export const LABEL_VALUE_RULE =
+    "must be a label value: at most 63 characters of [A-Za-z0-9-_.], starting and ending with an alphanumeric character, or empty";
+export function isLabelValue(value: string): boolean {
+    return value === "" || (value.length <= 63 && LABEL_NAME.test(value));
+}
+
+/** A resource quantity as apimachinery `resource.ParseQuantity` accepts it (`100m`, `1.5Gi`, `2e3`). */
+export const QUANTITY_RULE = "must be a Kubernetes quantity such as 100m, 1, 1.5, 512Mi or 2Gi";
+const QUANTITY = /^[+-]?(\d+(\.\d*)?|\.\d+)([KMGTPE]i|[numkMGTPE]|[eE][+-]?\d+)?$/;
+export function isQuantity(value: string): boolean {
+    return QUANTITY.test(value);
+}
+
+/** Kubernetes' rule for an environment variable name (apimachinery `validation.IsEnvVarName`). */
+export const ENV_VAR_NAME_RULE = "must be an environment variable name: [-._a-zA-Z][-._a-zA-Z0-9]*";
+const ENV_VAR_NAME = /^[-._a-zA-Z][-._a-zA-Z0-9]*$/;
+export function isEnvVarName(name: string): boolean {
+    return ENV_VAR_NAME.test(name);
 }
 
 /** FNV-1a (32 bit) as 8 hex digits: a short, stable, dependency-free fingerprint for generated names. */

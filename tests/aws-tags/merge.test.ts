@@ -3,7 +3,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { stringify } from "yaml";
-import { awsTagConfigProblems } from "../../components/aws-tags/config";
+import { awsTagConfigProblems } from "../../components/aws-tags/rules";
 import { mergeTags, overrideWarning, resourceLabel, TagLayers, tagLimitProblem } from "../../components/aws-tags/rules";
 import { ROOT } from "../helpers/render";
 import { tsxCommand } from "../helpers/tsx";

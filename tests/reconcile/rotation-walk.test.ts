@@ -11,7 +11,7 @@
  * checked without rendering.
  */
 import { caRotationRunsLeft } from "../../components/certificates/expiry";
-import { longestResyncSeconds, scheduleProblem } from "../../components/reconcile/schedule";
+import { longestResyncSeconds, scheduleProblem } from "../../components/reconcile/rules";
 import { chainsTo, DAY, split, T0, up, Update } from "../helpers/certificate-updates";
 import { TlsProviderState } from "../helpers/tls-signer";
 

@@ -1,5 +1,5 @@
 /**
- * The reconcile schedule rule (components/reconcile/schedule.ts) and the RBAC derivation
+ * The reconcile schedule rule (components/reconcile/rules.ts) and the RBAC derivation
  * (components/reconcile/rbac.ts), directly.
  */
 import fc from "fast-check";
@@ -9,7 +9,7 @@ import {
     PKO_MIN_RESYNC_SECONDS,
     runsInWindow,
     scheduleProblem,
-} from "../../components/reconcile/schedule";
+} from "../../components/reconcile/rules";
 import { kindUseOfToken, reconcileRules, resourceOfKind } from "../../components/reconcile/rbac";
 import { Plurals, resourcesOfCrd } from "../../components/shared/api-resources";
 

@@ -1,6 +1,10 @@
 /**
+ * The reconcile room's rules that stack config checks, the only module of the room config imports
+ * (tests/toolchain/import-rules.test.ts): the schedule rule below, and the Stack-name rule and
+ * the turn-off refusal of ./names.ts, re-exported. Pure.
+ *
  * How often the Pulumi Kubernetes Operator (PKO) runs the stack, and the rule that makes that
- * schedule complete a CA rotation in time. Pure.
+ * schedule complete a CA rotation in time.
  *
  * PKO re-runs a Stack every `resyncFrequencySeconds` when `continueResyncOnCommitMatch` is set,
  * with a floor of 60 seconds (pulumi/pulumi-kubernetes-operator operator/api/pulumi/shared/
@@ -10,6 +14,8 @@
  * scheduled runs whatever their phase, so the period must be at most W / 3.
  */
 import { CA_ROTATION_RUNS } from "../certificates/expiry";
+
+export { RECONCILE_OFF_BY_OPERATOR, stackNameProblem } from "./names";
 
 const DAY_SECONDS = 24 * 3600;
 /** PKO's floor: shorter periods (and 0) run every 60 seconds. */

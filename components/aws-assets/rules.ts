@@ -1,9 +1,15 @@
 /**
- * Whom the image registry role trusts, from the `aws` section (pure: no Pulumi imports).
- * `registryTrustProblems` runs inside the section's schema; `registryTrustOf` gives the
- * trust of valid config to the `ImageRegistryStorage`.
+ * The aws-assets room's rules that stack config checks (pure: no Pulumi imports), the only module
+ * of the room config imports (tests/toolchain/import-rules.test.ts):
+ * - whom the image registry role trusts, from the `aws` section: `registryTrustProblems` runs
+ *   inside the section's schema; `registryTrustOf` gives the trust of valid config to the
+ *   `ImageRegistryStorage`;
+ * - the planned assets (./assets.ts), whose tags config's cross-section rules check against
+ *   each resource's limit before anything is created.
  */
 import { RegistryTrust } from "./assets";
+
+export { awsAssetPlan, plannedAssetResources } from "./assets";
 
 /** The parts of the parsed `aws` section that decide whom the registry role trusts. */
 export interface RegistryTrustConfig {

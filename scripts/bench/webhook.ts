@@ -7,17 +7,19 @@
  * Measures: throughput ratios server/floor (a constant ~100-byte answer) and server/true floor
  * (the webhook's exact response bytes, precomputed), interleaved rounds; CPU per request of all
  * three (/proc/<pid>/stat); p50/p99 latency (process.hrtime.bigint); API reads per admission; RSS
- * before/after 100,000 admissions; then a certificate rotation under load, and a rolling restart
- * of three replicas behind one address under load, with one keep-alive pool for all of them as
- * kube-apiserver has, counting failed admissions.
+ * before/after 100,000 admissions; then the realistic stream's CPU per admission against both
+ * floors. Throughput, latency and CPU only: certificate rotation and a rolling restart under load
+ * are the webhook's tests (tests/webhook/resilience.test.ts), on the same load driver
+ * (tests/webhook/support/admission-load.ts).
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
-import * as https from "node:https";
-import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
+import { exitOf, keepAliveAgent, load, type LoadResult, ready, type Target } from "../../tests/webhook/support/admission-load";
 import { createAuthority, issueServingPair, projectPair } from "../../tests/webhook/support/certs";
+import { request } from "../../tests/webhook/support/https-client";
+import { waitFor } from "../../tests/webhook/support/wait";
 import { FakeKubeApi, bundleObject, configMap, secret } from "../../tests/webhook/support/fake-kube-api";
 import { freePort } from "../../tests/webhook/support/servers";
 import { allow, bundle, clusterBundle, keySets, podCreateReview, staticAccess, staticCluster } from "../../tests/webhook/support/fixtures";
@@ -27,10 +29,9 @@ import { AdmissionHandler } from "../../webhook/admission";
 import { WebhookMetrics } from "../../webhook/metrics";
 
 const ROOT = path.resolve(__dirname, "../..");
-const CONCURRENCY = 32;
 /**
- * Admissions measured against each floor (BENCH_REQUESTS, BENCH_WARMUP and BENCH_ROTATION
- * override the phases' sizes for quick looks; the figures use the defaults).
+ * Admissions measured against each floor (BENCH_REQUESTS and BENCH_WARMUP override the phases'
+ * sizes for quick looks; the figures use the defaults).
  */
 const MEASURED = Number(process.env.BENCH_REQUESTS ?? 100_000);
 const ROUNDS = 4;
@@ -43,18 +44,6 @@ const SATELLITE_NAMESPACE = SCENARIO === "bundles" ? "builds" : "openshift-confi
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 5_000);
 /** Requests per in-process cost measurement (BENCH_COST_ROUNDS overrides, for the suite's tiny run). */
 const COST_ROUNDS = Number(process.env.BENCH_COST_ROUNDS ?? 20_000);
-
-interface Target {
-    name: string;
-    port: number;
-    agent: https.Agent;
-}
-
-interface LoadResult {
-    latenciesMs: Float64Array;
-    elapsedMs: number;
-    failures: number;
-}
 
 /**
  * Runs a compiled script with plain node, as the image does (BENCH_CPU_PROFILE=<dir> writes a V8
@@ -71,29 +60,14 @@ function spawnChild(script: string, env: Record<string, string>): ChildProcess {
     return child;
 }
 
-function get(port: number, ca: string, requestPath: string): Promise<{ status: number; body: string; serial?: string }> {
-    return new Promise((resolve, reject) => {
-        https
-            .get({ host: "127.0.0.1", servername: "localhost", port, path: requestPath, ca, agent: false, timeout: 5_000 }, (res) => {
-                let body = "";
-                const serial = (res.socket as import("node:tls").TLSSocket).getPeerCertificate().serialNumber;
-                res.on("data", (chunk) => (body += chunk));
-                res.on("end", () => resolve({ status: res.statusCode ?? 0, body, serial }));
-            })
-            .on("timeout", function (this: import("node:http").ClientRequest) {
-                this.destroy(new Error(`GET ${requestPath} timed out`));
-            })
-            .on("error", reject);
-    });
+/** GET `requestPath`; its status and body. */
+function get(port: number, ca: string, requestPath: string): Promise<{ status: number; body: string }> {
+    return request({ port, ca, path: requestPath });
 }
 
+/** Resolves once `check` holds (a failed check is a "not yet"), or fails after `timeoutMs`. */
 async function until(check: () => Promise<boolean>, what: string, timeoutMs = 60_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-        if (await check().catch(() => false)) return;
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await waitFor(() => check().catch(() => false), what, timeoutMs);
 }
 
 /** The AdmissionReview body of a realistic pod, split around the uid so each request gets its own. */
@@ -282,89 +256,6 @@ export interface RealisticFigures {
     failures: number;
 }
 
-function post(
-    target: Target,
-    ca: string,
-    uid: string,
-    agent: https.Agent | false,
-    template: [string, string] = [HEAD, TAIL],
-): Promise<boolean> {
-    const body = `${template[0]}${uid}${template[1]}`;
-    return new Promise((resolve) => {
-        let settled = false;
-        // A connection cut mid-answer, or an answer that never comes, is a failed admission (the
-        // API server's webhook client gives up after the webhook's timeout, 10 s by default).
-        const timer = setTimeout(() => req.destroy(new Error("no answer within 10 s")), 10_000);
-        const settle = (ok: boolean) => {
-            if (!settled) resolve(ok);
-            settled = true;
-            clearTimeout(timer);
-        };
-        const req = https.request(
-            {
-                host: "127.0.0.1",
-                servername: "localhost",
-                port: target.port,
-                path: "/mutate-pods",
-                method: "POST",
-                ca,
-                agent,
-                headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) },
-            },
-            (res) => {
-                let text = "";
-                res.setEncoding("utf8");
-                res.on("data", (chunk) => (text += chunk));
-                res.on("end", () => settle(res.statusCode === 200 && text.includes('"allowed":true') && text.includes(uid)));
-                res.on("error", () => settle(false));
-            },
-        );
-        req.on("error", () => settle(false));
-        req.on("close", () => setImmediate(() => settle(false)));
-        req.end(body);
-    });
-}
-
-/**
- * `total` requests from `CONCURRENCY` workers, each waiting for its answer before the next.
- * `pick` chooses the target per request; `fresh(i)` says whether request i opens its own connection.
- */
-async function load(
-    total: number,
-    ca: string,
-    pick: () => Target,
-    options: {
-        fresh?: (i: number) => boolean;
-        onDone?: (done: number) => void;
-        prefix: string;
-        /** The request body of request i (default: the one realistic pod). */
-        template?: (i: number) => [string, string];
-    },
-): Promise<LoadResult> {
-    const latenciesMs = new Float64Array(total);
-    let issued = 0;
-    let done = 0;
-    let failures = 0;
-    const started = process.hrtime.bigint();
-    const worker = async () => {
-        while (issued < total) {
-            const i = issued++;
-            const target = pick();
-            const begin = process.hrtime.bigint();
-            try {
-                const agent = options.fresh?.(i) ? false : target.agent;
-                if (!(await post(target, ca, `${options.prefix}-${i}`, agent, options.template?.(i)))) failures++;
-            } catch {
-                failures++;
-            }
-            latenciesMs[i] = Number(process.hrtime.bigint() - begin) / 1e6;
-            options.onDone?.(++done);
-        }
-    };
-    await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-    return { latenciesMs, elapsedMs: Number(process.hrtime.bigint() - started) / 1e6, failures };
-}
-
 function percentile(sorted: Float64Array, p: number): number {
     return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
@@ -464,115 +355,9 @@ function machine(): string {
     return `nproc=${os.availableParallelism()} cpu="${cpu}" ram=${(os.totalmem() / 2 ** 30).toFixed(1)}GiB node=${process.version}`;
 }
 
-function exitOf(child: ChildProcess): Promise<number | null> {
-    return new Promise((resolve) =>
-        child.exitCode !== null || child.signalCode !== null ? resolve(child.exitCode) : child.once("exit", (code) => resolve(code)),
-    );
-}
-
 /** One POST of the benchmark's request (or `template`) with `uid`; the answer's text. */
-function answerOf(port: number, ca: string, uid: string, template: [string, string] = [HEAD, TAIL]): Promise<string> {
-    const body = `${template[0]}${uid}${template[1]}`;
-    return new Promise((resolve, reject) => {
-        https
-            .request(
-                {
-                    host: "127.0.0.1",
-                    servername: "localhost",
-                    port,
-                    path: "/mutate-pods",
-                    method: "POST",
-                    ca,
-                    agent: false,
-                    headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) },
-                },
-                (res) => {
-                    let text = "";
-                    res.setEncoding("utf8");
-                    res.on("data", (chunk) => (text += chunk));
-                    res.on("end", () => resolve(text));
-                },
-            )
-            .on("error", reject)
-            .end(body);
-    });
-}
-
-interface Replica {
-    child: ChildProcess;
-    port: number;
-}
-
-/**
- * Three replicas behind one address, restarted one by one under load, the way kube-apiserver
- * reaches them: one keep-alive pool for the Service host name whatever pod each connection ends
- * at (kubernetes/kubernetes staging/src/k8s.io/apiserver/pkg/util/webhook/client.go). A TCP
- * proxy stands in for the Service and kube-proxy: each new connection goes to the next endpoint;
- * a replica joins the endpoints once /readyz answers 200, and leaves them 200 ms after its
- * SIGTERM (endpoint propagation), while its open connections stay where they are. Only the
- * server closing them moves the client to the other replicas.
- */
-async function rollingRestart(options: {
-    first: Replica;
-    spawnReplica: (port: number) => ChildProcess;
-    children: ChildProcess[];
-    ca: string;
-}): Promise<{ requests: number; failed: number; connections: number; exitCodes: (number | null)[] }> {
-    const endpoints: number[] = [];
-    let next = 0;
-    let connections = 0;
-    const proxy = net.createServer((client) => {
-        connections++;
-        const upstream = net.connect(endpoints[next++ % endpoints.length], "127.0.0.1");
-        client.pipe(upstream).pipe(client);
-        client.on("error", () => upstream.destroy());
-        upstream.on("error", () => client.destroy());
-        client.on("close", () => upstream.end());
-        upstream.on("close", () => client.end());
-    });
-    const proxyPort = await new Promise<number>((resolve) =>
-        proxy.listen(0, "127.0.0.1", () => resolve((proxy.address() as net.AddressInfo).port)),
-    );
-    const start = async (): Promise<Replica> => {
-        const port = await freePort();
-        const child = options.spawnReplica(port);
-        options.children.push(child);
-        await until(async () => (await get(port, options.ca, "/readyz")).status === 200, `replica on port ${port} to be ready`);
-        endpoints.push(port);
-        return { child, port };
-    };
-    const replicas = [options.first, await start(), await start()];
-    endpoints.unshift(options.first.port);
-
-    const service: Target = { name: "service", port: proxyPort, agent: new https.Agent({ keepAlive: true, maxSockets: CONCURRENCY }) };
-    let stopped = false;
-    let requests = 0;
-    let failed = 0;
-    const worker = async () => {
-        while (!stopped) {
-            const uid = `rolling-${requests++}`;
-            if (!(await post(service, options.ca, uid, service.agent))) failed++;
-        }
-    };
-    const workers = Array.from({ length: CONCURRENCY }, worker);
-    const exitCodes: (number | null)[] = [];
-    for (const [index, old] of replicas.entries()) {
-        await new Promise((resolve) => setTimeout(resolve, 500));
-        const replacement = await start();
-        old.child.kill("SIGTERM");
-        await new Promise((resolve) => setTimeout(resolve, 200));
-        endpoints.splice(endpoints.indexOf(old.port), 1);
-        exitCodes.push(await exitOf(old.child));
-        process.stderr.write(
-            `rolling restart: replica ${index + 1} of 3 replaced (port ${old.port} → ${replacement.port}); ${requests} admissions so far, ${failed} failed\n`,
-        );
-    }
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    stopped = true;
-    await Promise.all(workers);
-    service.agent.destroy();
-    proxy.close();
-    return { requests, failed, connections, exitCodes };
+async function answerOf(port: number, ca: string, uid: string, template: readonly [string, string] = [HEAD, TAIL]): Promise<string> {
+    return (await request({ port, ca, body: `${template[0]}${uid}${template[1]}` })).body;
 }
 
 /**
@@ -671,7 +456,7 @@ async function main(): Promise<void> {
     const work = fs.mkdtempSync(path.join(os.tmpdir(), "bench-webhook-"));
     const certDir = path.join(work, "serving-certs");
     const authority = await createAuthority("bench-ca");
-    const [first, second] = await Promise.all([issueServingPair(authority, "0c01"), issueServingPair(authority, "0c02")]);
+    const first = await issueServingPair(authority, "0c01");
     projectPair(certDir, first, 1);
 
     const api = new FakeKubeApi();
@@ -710,9 +495,6 @@ async function main(): Promise<void> {
         WEBHOOK_TLS_KEY_FILE: path.join(certDir, "tls.key"),
         KUBECONFIG: kubeconfig,
         LOG_LEVEL: "warn",
-        WEBHOOK_SHUTDOWN_DELAY_SECONDS: "1",
-        WEBHOOK_SHUTDOWN_TIMEOUT_SECONDS: "10",
-        WEBHOOK_CERT_POLL_SECONDS: "1",
     });
     const [serverPort, floorPort, trueFloorPort] = await Promise.all([freePort(), freePort(), freePort()]);
     const server = spawnChild("dist/webhook/main.js", serverEnv(serverPort));
@@ -725,9 +507,9 @@ async function main(): Promise<void> {
     const children = [server, floor];
     const ca = authority.cert;
     try {
-        await until(async () => (await get(serverPort, ca, "/readyz")).status === 200, "the webhook to be ready");
+        await ready(serverPort, ca, "the webhook to be ready");
         await until(async () => (await get(floorPort, ca, "/")).status === 400, "the floor server");
-        const agent = () => new https.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+        const agent = keepAliveAgent;
         const serverTarget: Target = { name: "webhook", port: serverPort, agent: agent() };
         const floorTarget: Target = { name: "floor", port: floorPort, agent: agent() };
 
@@ -754,7 +536,7 @@ async function main(): Promise<void> {
             [trueFloorTarget, trueFloor],
             [serverTarget, server],
         ]);
-        for (const target of targets) await load(WARMUP, ca, () => target, { prefix: `warm-${target.name}` });
+        for (const target of targets) await load(WARMUP, ca, () => target, { prefix: `warm-${target.name}`, template: () => [HEAD, TAIL] });
 
         const before = await scrape(serverPort, ca);
         const cpuBefore = new Map(targets.map((target) => [target, cpuSeconds(processes.get(target) as ChildProcess)]));
@@ -762,7 +544,9 @@ async function main(): Promise<void> {
         const runs = new Map<Target, LoadResult[]>(targets.map((target) => [target, []]));
         for (let round = 0; round < ROUNDS; round++) {
             for (const target of targets)
-                runs.get(target)?.push(await load(MEASURED / ROUNDS, ca, () => target, { prefix: `${target.name}-${round}` }));
+                runs.get(target)?.push(
+                    await load(MEASURED / ROUNDS, ca, () => target, { prefix: `${target.name}-${round}`, template: () => [HEAD, TAIL] }),
+                );
         }
         const cpuUs = new Map(
             targets.map((target) => [
@@ -820,47 +604,12 @@ async function main(): Promise<void> {
             `realistic stream (${REALISTIC} admissions, each pod its own token volume; ${STREAM_MIX.plain * 100}% plain, ${STREAM_MIX.bundle * 100}% Bundle, ${STREAM_MIX.bundleAndClusterBundle * 100}% Bundle + ClusterBundle, 4 namespaces): webhook ${realistic.cpuUs.toFixed(0)} us CPU per admission, constant floor ${realistic.floorCpuUs.toFixed(0)} us (ratio ${(realistic.cpuUs / realistic.floorCpuUs).toFixed(2)}, goal <= 1.5), true floor (each answer its class's webhook bytes) ${realistic.trueFloorCpuUs.toFixed(0)} us (ratio ${(realistic.cpuUs / realistic.trueFloorCpuUs).toFixed(2)}); memo hits ${realistic.memoHitPct.toFixed(1)}%; ${realistic.failures} failed`,
         );
 
-        // Certificate rotation under load: half the requests open a new TLS connection each, so handshakes cross the swap.
-        let rotated = false;
-        const rotationRequests = Number(process.env.BENCH_ROTATION ?? 20_000);
-        const rotation = await load(rotationRequests, ca, () => serverTarget, {
-            prefix: "rotation",
-            fresh: (i) => i % 2 === 0,
-            onDone: (done) => {
-                if (done === Math.floor(rotationRequests / 4) && !rotated) {
-                    rotated = true;
-                    projectPair(certDir, second, 2);
-                }
-            },
-        });
-        await until(
-            async () => (await get(serverPort, ca, "/healthz")).serial === "0C02",
-            "new connections to get the rotated certificate",
-            5_000,
-        ).catch(() => undefined);
-        const served = (await get(serverPort, ca, "/healthz")).serial;
-        console.log(
-            `rotation: ${rotation.failures} of ${rotationRequests} requests failed; new connections now get serial ${served} (expected 0C02)`,
-        );
-        const rotationFailed = rotation.failures + (served === "0C02" ? 0 : 1);
-
-        const restart = await rollingRestart({
-            first: { child: server, port: serverPort },
-            spawnReplica: (port) => spawnChild("dist/webhook/main.js", serverEnv(port)),
-            children,
-            ca,
-        });
-        console.log(
-            `rolling restart of 3 replicas behind one address, one keep-alive pool (as kube-apiserver): ${restart.failed} of ${restart.requests} admissions failed; ${restart.connections} connections opened; exit codes ${restart.exitCodes.join(",")}`,
-        );
-        const dropped = restart.failed + restart.exitCodes.filter((code) => code !== 0).length;
-
         const ratio = rate(serverTarget) / rate(floorTarget);
         const trueRatio = rate(serverTarget) / rate(trueFloorTarget);
         const readsPerAdmission = reads / serverStats.count;
         const rssGrowth = ((after.rss - before.rss) / before.rss) * 100;
         console.log(
-            `bench:webhook ratio=${ratio.toFixed(2)} p50_ms=${p(serverTarget, 50).toFixed(3)} p99_ms=${p(serverTarget, 99).toFixed(3)} floor_p99_ms=${p(floorTarget, 99).toFixed(3)} reads_per_admission=${readsPerAdmission} rss_growth_pct=${rssGrowth.toFixed(1)} rotation_failed=${rotationFailed} shutdown_dropped=${dropped} true_floor_ratio=${trueRatio.toFixed(2)} cpu_us=${cpuUs.get(serverTarget)?.toFixed(0)} true_floor_cpu_us=${cpuUs.get(trueFloorTarget)?.toFixed(0)} true_floor_p99_ms=${p(trueFloorTarget, 99).toFixed(3)} rolling_restart_failed=${restart.failed} realistic_cpu_us=${realistic.cpuUs.toFixed(0)} realistic_floor_cpu_us=${realistic.floorCpuUs.toFixed(0)} memo_hit_pct=${realistic.memoHitPct.toFixed(1)} realistic_true_floor_cpu_us=${realistic.trueFloorCpuUs.toFixed(0)} realistic_main_thread_cpu_us=${realistic.mainThreadCpuUs.webhook.toFixed(0)}/${realistic.mainThreadCpuUs.floor.toFixed(0)}/${realistic.mainThreadCpuUs.trueFloor.toFixed(0)}`,
+            `bench:webhook ratio=${ratio.toFixed(2)} p50_ms=${p(serverTarget, 50).toFixed(3)} p99_ms=${p(serverTarget, 99).toFixed(3)} floor_p99_ms=${p(floorTarget, 99).toFixed(3)} reads_per_admission=${readsPerAdmission} rss_growth_pct=${rssGrowth.toFixed(1)} true_floor_ratio=${trueRatio.toFixed(2)} cpu_us=${cpuUs.get(serverTarget)?.toFixed(0)} true_floor_cpu_us=${cpuUs.get(trueFloorTarget)?.toFixed(0)} true_floor_p99_ms=${p(trueFloorTarget, 99).toFixed(3)} realistic_cpu_us=${realistic.cpuUs.toFixed(0)} realistic_floor_cpu_us=${realistic.floorCpuUs.toFixed(0)} memo_hit_pct=${realistic.memoHitPct.toFixed(1)} realistic_true_floor_cpu_us=${realistic.trueFloorCpuUs.toFixed(0)} realistic_main_thread_cpu_us=${realistic.mainThreadCpuUs.webhook.toFixed(0)}/${realistic.mainThreadCpuUs.floor.toFixed(0)}/${realistic.mainThreadCpuUs.trueFloor.toFixed(0)}`,
         );
         for (const target of targets) target.agent.destroy();
     } finally {

@@ -46,7 +46,6 @@ describe("bench:webhook", () => {
                 ...process.env,
                 BENCH_REQUESTS: "400",
                 BENCH_WARMUP: "100",
-                BENCH_ROTATION: "200",
                 BENCH_REALISTIC: "400",
                 BENCH_COST_ROUNDS: "500",
             },
@@ -55,13 +54,12 @@ describe("bench:webhook", () => {
         });
         expect(run.status).toBe(0);
         const line = run.stdout.split("\n").find((text) => text.startsWith("bench:webhook "));
+        // Throughput, latency and CPU, every figure present (rotation and restart are tests/webhook/resilience.test.ts).
         expect(line).toMatch(
-            / realistic_cpu_us=\d+ realistic_floor_cpu_us=\d+ memo_hit_pct=\d+\.\d realistic_true_floor_cpu_us=\d+ realistic_main_thread_cpu_us=\d+\/\d+\/\d+$/,
+            /^bench:webhook ratio=\d+\.\d\d p50_ms=\d+\.\d{3} p99_ms=\d+\.\d{3} floor_p99_ms=\d+\.\d{3} reads_per_admission=\d+(\.\d+)? rss_growth_pct=-?\d+\.\d true_floor_ratio=\d+\.\d\d cpu_us=\d+ true_floor_cpu_us=\d+ true_floor_p99_ms=\d+\.\d{3} realistic_cpu_us=\d+ realistic_floor_cpu_us=\d+ memo_hit_pct=\d+\.\d realistic_true_floor_cpu_us=\d+ realistic_main_thread_cpu_us=\d+\/\d+\/\d+$/,
         );
-        expect(line).toMatch(/ rotation_failed=0 shutdown_dropped=0 /);
-        // The rolling restart ran under load: the replicas answered admissions across it.
-        expect(run.stdout).toMatch(
-            /^rolling restart of 3 replicas .*: 0 of [1-9]\d* admissions failed; [1-9]\d* connections opened; exit codes 0,0,0$/m,
-        );
+        // Every admission of every phase was answered, allowed.
+        expect(run.stdout).toMatch(/^webhook: {4}\d+ req\/s .* failures 0$/m);
+        expect(run.stdout).toMatch(/; 0 failed$/m);
     }, 320_000);
 });

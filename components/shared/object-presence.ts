@@ -96,7 +96,13 @@ function apiServerOf(connection: LiveConnection, projectDirectory: string): { co
 export function liveMetadataLookup(connection: LiveConnection, projectDirectory: string): PresenceLookup {
     return async (refs) => {
         const { config, server } = apiServerOf(connection, projectDirectory);
-        return Promise.all(refs.map((ref) => statusOf(config, new URL(apiPath(ref), server)).then((status) => presenceOf(ref, status))));
+        return Promise.all(
+            refs.map((ref) =>
+                apiGet(config, new URL(apiPath(ref), server), PARTIAL_OBJECT_METADATA_ACCEPT, false).then(({ status }) =>
+                    presenceOf(ref, status),
+                ),
+            ),
+        );
     };
 }
 
@@ -112,14 +118,23 @@ function presenceOf(ref: ObjectRef, status: number): Presence {
     );
 }
 
-async function statusOf(config: KubeConfig, url: URL): Promise<number> {
-    const options: https.RequestOptions = { method: "GET", headers: { Accept: PARTIAL_OBJECT_METADATA_ACCEPT } };
+/**
+ * One GET to the API server with the kubeconfig's credentials: the status, and the body as text
+ * when `keepBody` (otherwise it is drained unread, for the questions only the status answers).
+ */
+async function apiGet(config: KubeConfig, url: URL, accept: string, keepBody: boolean): Promise<{ status: number; body: string }> {
+    const options: https.RequestOptions = { method: "GET", headers: { Accept: accept } };
     await config.applyToHTTPSOptions(options);
     return new Promise((resolve, reject) => {
         const request = https.request(url, options, (response) => {
-            // The body is drained unread: only the status says whether the object exists.
-            response.resume();
-            response.on("end", () => resolve(response.statusCode ?? 0));
+            let text = "";
+            if (keepBody) {
+                response.setEncoding("utf8");
+                response.on("data", (chunk: string) => (text += chunk));
+            } else {
+                response.resume();
+            }
+            response.on("end", () => resolve({ status: response.statusCode ?? 0, body: text }));
             response.on("error", reject);
         });
         request.on("error", reject);
@@ -192,7 +207,7 @@ export function liveObjectReader(connection: LiveConnection, projectDirectory: s
 }
 
 async function bodyOf(config: KubeConfig, url: URL, ref: ObjectRef): Promise<ObjectRead> {
-    const { status, body } = await getJson(config, url);
+    const { status, body } = await apiGet(config, url, "application/json", true);
     if (status === 404) {
         return "absent";
     }
@@ -200,22 +215,6 @@ async function bodyOf(config: KubeConfig, url: URL, ref: ObjectRef): Promise<Obj
         throw new Error(`cannot read ${describeRef(ref)}: the API server answered HTTP ${status} to GET ${apiPath(ref)}`);
     }
     return JSON.parse(body) as Record<string, unknown>;
-}
-
-async function getJson(config: KubeConfig, url: URL): Promise<{ status: number; body: string }> {
-    const options: https.RequestOptions = { method: "GET", headers: { Accept: "application/json" } };
-    await config.applyToHTTPSOptions(options);
-    return new Promise<{ status: number; body: string }>((resolve, reject) => {
-        const request = https.request(url, options, (response) => {
-            let text = "";
-            response.setEncoding("utf8");
-            response.on("data", (chunk: string) => (text += chunk));
-            response.on("end", () => resolve({ status: response.statusCode ?? 0, body: text }));
-            response.on("error", reject);
-        });
-        request.on("error", reject);
-        request.end();
-    });
 }
 
 let readerOverride: ObjectReader | undefined;
@@ -271,7 +270,7 @@ export function liveObjectLister(connection: LiveConnection, projectDirectory: s
             if (next) {
                 url.searchParams.set("continue", next);
             }
-            const { status, body } = await getJson(config, url);
+            const { status, body } = await apiGet(config, url, "application/json", true);
             if (status === 404) {
                 return [];
             }

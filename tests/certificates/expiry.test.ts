@@ -5,10 +5,8 @@
  */
 import { X509Certificate } from "node:crypto";
 import { caRotationRunsLeft, delegatedExpiry, expiryWarnings, selfSignedExpiry } from "../../components/certificates/expiry";
+import { DAY, T0 } from "../helpers/clock";
 import { certificateRequest, generateKey, selfSign, signRequest } from "../helpers/tls-signer";
-
-const DAY = 24 * 3600 * 1000;
-const T0 = new Date("2026-01-01T00:00:00Z");
 
 function ca(now: Date, days = 790): { certPem: string; key: string } {
     const key = generateKey().privateKeyPem;

@@ -6,10 +6,8 @@
 import { X509Certificate } from "node:crypto";
 import fc from "fast-check";
 import { certificateToServe, checkTrustState, publishedBundle, rotationStatus, TrustState } from "../../components/certificates/trust";
+import { DAY, T0 } from "../helpers/clock";
 import { certificateRequest, generateKey, GeneratedKey, selfSign, signRequest } from "../helpers/tls-signer";
-
-const DAY = 24 * 3600 * 1000;
-const T0 = new Date("2026-01-01T00:00:00Z");
 
 /** The stack's CA and serving certificates as the tls provider holds them at one moment. */
 interface TlsState {

@@ -1,13 +1,11 @@
 import fc from "fast-check";
+import { configProblemLines } from "../helpers/config-problems";
 import { validateStackConfig } from "../../components/config";
-import { formatProblem, formatReport } from "../../components/shared/problems";
+import { formatReport } from "../../components/shared/problems";
 
 const base = () => ({ cluster: { name: "prod-east", platform: "openshift", kubeContext: "test" } });
 
-function problemLines(raw: Record<string, unknown>): string[] {
-    const result = validateStackConfig(raw);
-    return result.ok ? [] : result.problems.map(formatProblem);
-}
+const problemLines = configProblemLines;
 
 describe("stack config validation", () => {
     test("GIVEN only the cluster key WHEN validated THEN every other section gets its documented defaults", () => {

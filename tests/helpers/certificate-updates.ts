@@ -16,8 +16,7 @@ export const CERTIFICATES_CONFIG = flattenConfig({
     cluster: { name: "test", platform: "kubernetes", kubeContext: "test" },
     certificates: { mode: "self-signed" },
 });
-export const DAY = 24 * 3600 * 1000;
-export const T0 = new Date("2026-01-01T00:00:00Z");
+export { DAY, T0 } from "./clock";
 
 /** One `pulumi up`: what the Secret, the pod template and the webhook configurations received. */
 export interface Update {

@@ -1,11 +1,8 @@
 import { validateStackConfig } from "../../components/config";
-import { formatProblem } from "../../components/shared/problems";
+import { configProblemLines } from "../helpers/config-problems";
 
 const base = { cluster: { name: "prod", platform: "openshift", kubeContext: "test" } };
-const problemLines = (raw: Record<string, unknown>) => {
-    const result = validateStackConfig(raw);
-    return result.ok ? [] : result.problems.map(formatProblem);
-};
+const problemLines = configProblemLines;
 
 describe("operators config", () => {
     test("GIVEN an operator without createNamespace WHEN validated THEN the stack creates its namespace", () => {

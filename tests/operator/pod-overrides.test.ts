@@ -1,14 +1,12 @@
 import fc from "fast-check";
+import { configProblemLines } from "../helpers/config-problems";
 import { validateStackConfig } from "../../components/config";
 import { withPodOverrides } from "../../components/operator/pod-overrides";
-import { formatProblem } from "../../components/shared/problems";
 import { objectNamed, renderOperators, SAMPLE_CSVS, Yaml } from "../helpers/operators";
 
 const base = { cluster: { name: "prod", platform: "kubernetes", kubeContext: "test" } };
-const problemLines = (config: Record<string, unknown>) => {
-    const result = validateStackConfig({ ...base, operators: [{ name: "op", csv: "op.yaml", namespace: "ops", config }] });
-    return result.ok ? [] : result.problems.map(formatProblem);
-};
+const problemLines = (config: Record<string, unknown>) =>
+    configProblemLines({ ...base, operators: [{ name: "op", csv: "op.yaml", namespace: "ops", config }] });
 
 describe("operators[].config: OLM's Subscription config merge rules (olm/overrides/inject/inject.go)", () => {
     const pod = () => ({

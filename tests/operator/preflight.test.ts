@@ -22,8 +22,8 @@ const operator = (overrides: Partial<OperatorConfig> & Pick<OperatorConfig, "csv
     targetNamespaces: [],
     ...overrides,
 });
-/** The problems as the report prints them (sorted by path, then message). */
-const problemLines = (operators: OperatorConfig[], root = ROOT) =>
+/** The pre-flight's problems of an operators plan, as the report prints them (sorted by path, then message). */
+const planProblemLines = (operators: OperatorConfig[], root = ROOT) =>
     sortProblems(planOperators(operators, olm, root).problems).map(formatProblem);
 
 /** A bundle folder in a temporary directory, from objects (the first one is the CSV). */
@@ -89,7 +89,7 @@ describe("operator pre-flight: every problem before anything is registered", () 
     });
 
     test("GIVEN a CSV path that does not exist WHEN planned THEN the problem names the config key and the file", () => {
-        expect(problemLines([operator({ csv: "bundles/missing.yaml" })])).toEqual([
+        expect(planProblemLines([operator({ csv: "bundles/missing.yaml" })])).toEqual([
             `cluster-platform:operators[0].csv: "bundles/missing.yaml": cannot read ${path.join(ROOT, "bundles/missing.yaml")}: does not exist`,
         ]);
     });
@@ -105,7 +105,7 @@ describe("operator pre-flight: every problem before anything is registered", () 
             },
         };
         const { root, csv: file } = bundle(broken);
-        expect(problemLines([operator({ csv: file })], root)).toEqual([
+        expect(planProblemLines([operator({ csv: file })], root)).toEqual([
             'cluster-platform:operators[0].csv: "manifests/op.clusterserviceversion.yaml" spec.install.spec.deployments[0].name: expected string, got number 7',
             'cluster-platform:operators[0].csv: "manifests/op.clusterserviceversion.yaml" spec.install.spec.deployments[0].spec.selector: is required (expected object)',
             'cluster-platform:operators[0].csv: "manifests/op.clusterserviceversion.yaml" spec.install.spec.deployments[0].spec.template: is required (expected object)',
@@ -118,7 +118,7 @@ describe("operator pre-flight: every problem before anything is registered", () 
     test("GIVEN a file that is not YAML WHEN planned THEN the problem says so", () => {
         const { root, csv } = bundle({});
         fs.writeFileSync(path.join(root, csv), "spec: [unclosed");
-        expect(problemLines([operator({ csv })], root)).toEqual([
+        expect(planProblemLines([operator({ csv })], root)).toEqual([
             expect.stringMatching(
                 /^cluster-platform:operators\[0\]\.csv: "manifests\/op\.clusterserviceversion\.yaml": is not valid YAML as OLM's Go tooling reads it \(so OLM finds no CSV in the bundle\): /,
             ),
@@ -126,11 +126,11 @@ describe("operator pre-flight: every problem before anything is registered", () 
     });
 
     test("GIVEN targetNamespaces the CSV's installModes do not support WHEN planned THEN OLM's message names the shape", () => {
-        expect(problemLines([operator({ csv: `${CSVS}/etcdoperator-0.9.4.clusterserviceversion.yaml` })])).toEqual([
+        expect(planProblemLines([operator({ csv: `${CSVS}/etcdoperator-0.9.4.clusterserviceversion.yaml` })])).toEqual([
             'cluster-platform:operators[0].targetNamespaces: operator "op": []: AllNamespaces InstallModeType not supported, cannot configure to watch all namespaces (the CSV supports OwnNamespace, SingleNamespace)',
         ]);
         expect(
-            problemLines([
+            planProblemLines([
                 operator({ csv: `${CSVS}/cert-manager-1.16.1.clusterserviceversion.yaml`, targetNamespaces: ["team-a", "team-b"] }),
             ]),
         ).toEqual([
@@ -159,7 +159,7 @@ describe("operator pre-flight: every problem before anything is registered", () 
             ],
         });
         const { root, csv: file } = bundle(csv);
-        expect(problemLines([operator({ csv: file })], root)).toEqual([
+        expect(planProblemLines([operator({ csv: file })], root)).toEqual([
             'cluster-platform:operators[0].csv: "manifests/op.clusterserviceversion.yaml": operator "op": webhook "mpods.example.io" (spec.webhookdefinitions[1].deploymentName): references non-existent deployment "op-webhook" (the CSV\'s deployments: op-controller)',
             'cluster-platform:operators[0].csv: "manifests/op.clusterserviceversion.yaml": operator "op": webhook "vpods.example.io" (spec.webhookdefinitions[0].rules[0].apiGroups): Webhook rules cannot include all groups',
         ]);
@@ -179,7 +179,7 @@ describe("operator pre-flight: every problem before anything is registered", () 
             ],
         });
         const { root, csv: file } = bundle(csv);
-        expect(problemLines([operator({ csv: file })], root)).toEqual([
+        expect(planProblemLines([operator({ csv: file })], root)).toEqual([
             'cluster-platform:operators[0].csv: "manifests/op.clusterserviceversion.yaml" spec.webhookdefinitions[1].containerPort: operator "op": webhook "vb.example.io" serves port 8443 → 8443, but spec.webhookdefinitions[0] of the same deployment "op-controller" serves 443 → 9443; this stack gives each deployment one webhook Service port',
         ]);
     });
@@ -205,7 +205,7 @@ describe("operator pre-flight: every problem before anything is registered", () 
         });
         const { root, csv: file } = bundle(csv);
         const at = 'cluster-platform:operators[0].csv: "manifests/op.clusterserviceversion.yaml"';
-        expect(problemLines([operator({ csv: file })], root)).toEqual([
+        expect(planProblemLines([operator({ csv: file })], root)).toEqual([
             `${at} spec.apiservicedefinitions.owned: operator "op": owned APIService "v2.wardle.example.com" is served on port 443, but deployment "op-controller" already serves 9443 → 9443; this stack gives each deployment one Service port`,
             `${at} spec.apiservicedefinitions.owned[1].deploymentName: operator "op": owned APIService "v1.wardle.example.com": deploymentName "op-server" is not a deployment of spec.install.spec.deployments (OLM's requirement status DeploymentNotFound)`,
         ]);
@@ -296,7 +296,7 @@ describe("operator pre-flight: every problem before anything is registered", () 
             },
         };
         const { root, csv: file } = bundle(csv, [crd]);
-        expect(problemLines([operator({ csv: file })], root)).toEqual([
+        expect(planProblemLines([operator({ csv: file })], root)).toEqual([
             'cluster-platform:operators[0].csv: "manifests/op.clusterserviceversion.yaml" spec.customresourcedefinitions.owned: owned custom resource definition "bs.example.io" not found in the bundle folder next to the CSV',
         ]);
     });
@@ -315,7 +315,7 @@ describe("operator pre-flight: every problem before anything is registered", () 
             { name: "v2", served: false, storage: false },
         ]);
         const { root, csv: file } = bundle(csv, [crd]);
-        expect(problemLines([operator({ csv: file })], root)).toEqual([
+        expect(planProblemLines([operator({ csv: file })], root)).toEqual([
             `cluster-platform:operators[0].csv: "manifests/op.clusterserviceversion.yaml" spec.customresourcedefinitions.owned[1].version: custom resource definition "as.example.io": version "v2" is not served by its manifest (OLM's requirement status: CRD version not served)`,
         ]);
     });
@@ -344,14 +344,14 @@ describe("operator pre-flight: every problem before anything is registered", () 
             spec: { group: "example.io", names: { plural: "as" }, version: "v1" },
         };
         const { root, csv: file } = bundle(minimalCsv(), [crd]);
-        expect(problemLines([operator({ csv: file })], root)).toEqual([
+        expect(planProblemLines([operator({ csv: file })], root)).toEqual([
             'cluster-platform:operators[0].csv: "manifests/op.clusterserviceversion.yaml": bundle file "object-0.yaml": CustomResourceDefinition "as.example.io" is "apiextensions.k8s.io/v1beta1"; only apiextensions.k8s.io/v1 is served by Kubernetes 1.22 and later (OLM\'s InstallPlan fails on it too: the API server does not serve the version)',
         ]);
     });
 
     test("GIVEN two installs of CSVs owning the same CRD in one namespace WHEN planned THEN every shared object is reported once, on the second install", () => {
         const csv = `${CSVS}/strimzi-cluster-operator-0.12.2.clusterserviceversion.yaml`;
-        const lines = problemLines([operator({ name: "kafka-a", csv }), operator({ name: "kafka-b", csv })]);
+        const lines = planProblemLines([operator({ name: "kafka-a", csv }), operator({ name: "kafka-b", csv })]);
         // Its CRDs have no manifests: they must already exist, neither install declares them.
         expect(lines.filter((l) => l.includes("CustomResourceDefinition"))).toEqual([]);
         expect(lines).toContain(

@@ -2,11 +2,10 @@ import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { DAY } from "../helpers/clock";
 import { ROOT } from "../helpers/render";
 import { certificateRequest, generateKey, selfSign, signRequest } from "../helpers/tls-signer";
 import { tsxCommand } from "../helpers/tsx";
-
-const DAY = 24 * 3600 * 1000;
 
 /** A previous update's certificateTrust output whose CA, issued 770 days ago, is 20 days from expiry. */
 function ageingTrust(): { caBundle: string[]; servingCertificates: Record<string, string> } {

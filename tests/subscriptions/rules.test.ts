@@ -1,6 +1,6 @@
 import fc from "fast-check";
+import { configProblemLines } from "../helpers/config-problems";
 import { validateStackConfig } from "../../components/config";
-import { formatProblem } from "../../components/shared/problems";
 import { isDns1123Subdomain } from "../../components/shared/k8s-names";
 import { referencesOf } from "../../components/subscriptions/bundles";
 
@@ -9,8 +9,7 @@ const cluster = { name: "prod-east", platform: "openshift", renderYamlToDirector
 const entitlement = { name: "etc-pki-entitlement", namespace: "openshift-config" };
 
 function problemLines(subscriptions: Record<string, unknown>): string[] {
-    const result = validateStackConfig({ cluster, subscriptions: { enabled: true, ...subscriptions } });
-    return result.ok ? [] : result.problems.map(formatProblem);
+    return configProblemLines({ cluster, subscriptions: { enabled: true, ...subscriptions } });
 }
 
 const DNS_SUBDOMAIN =

@@ -8,6 +8,7 @@
 import { X509Certificate } from "node:crypto";
 import { type Row, runChecks, type VerifyApi, judgeCanary, canaryPod } from "../../scripts/verify/checks";
 import { verifyServedChain } from "../../scripts/verify/certificates";
+import { DAY } from "../helpers/clock";
 import { declared, type Json, stateObjects } from "../../scripts/verify/declared";
 import { exitCode, formatTable } from "../../scripts/verify/report";
 import { checkIdentity, contextFor, identityObjects } from "../../scripts/verify/target";
@@ -294,7 +295,7 @@ describe("verify", () => {
             ok: false,
             why: expect.stringContaining("does not name other.ops.svc"),
         });
-        expect(verifyServedChain(served, ca.cert, HOST, new Date(Date.now() + 8 * 86_400_000))).toMatchObject({
+        expect(verifyServedChain(served, ca.cert, HOST, new Date(Date.now() + 8 * DAY))).toMatchObject({
             ok: false,
             why: expect.stringContaining("expired on"),
         });

@@ -9,6 +9,7 @@ import { X509Certificate } from "node:crypto";
 import pino from "pino";
 import { CertificateFiles } from "../../webhook/certificates";
 import { WebhookMetrics } from "../../webhook/metrics";
+import { DAY } from "../helpers/clock";
 import { createAuthority, issueServingPair, projectPair } from "./support/certs";
 
 const EXPIRY = "subscription_webhook_certificate_expiry_seconds";
@@ -34,7 +35,7 @@ describe("the serving certificate expiry gauge", () => {
         const pair = await issueServingPair(await createAuthority(), "0a");
         projectPair(directory, pair, 1);
         const notAfter = Date.parse(new X509Certificate(pair.cert).validTo);
-        let now = notAfter - 3 * 86_400_000;
+        let now = notAfter - 3 * DAY;
         const metrics = new WebhookMetrics({ processMetrics: false, now: () => now });
         new CertificateFiles(
             path.join(directory, "tls.crt"),

@@ -8,6 +8,7 @@ import { webcrypto } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as x509 from "@peculiar/x509";
+import { DAY } from "../../helpers/clock";
 
 x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
 type CryptoKeyPair = webcrypto.CryptoKeyPair;
@@ -24,8 +25,6 @@ export interface ServingPair {
     key: string;
     serialNumber: string;
 }
-
-const DAY = 24 * 3600 * 1000;
 
 export async function createAuthority(name = "test-ca"): Promise<Authority> {
     const keys = (await webcrypto.subtle.generateKey(ALGORITHM, true, ["sign", "verify"])) as CryptoKeyPair;

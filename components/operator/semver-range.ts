@@ -121,7 +121,7 @@ function splitParts(text: string): string[] {
     if (text.length - start >= 2) {
         parts.push(text.slice(start));
     }
-    return parts.map((p) => p.replace(/ /g, "")).filter((p) => p.length > 0);
+    return parts.map((p) => p.replace(/ /g, ""));
 }
 
 /** `>=1.2.0` → [">=", "1.2.0"]: the operator is everything before the first digit. */
@@ -167,7 +167,10 @@ function expandWildcard(part: string): string[] | Error {
         case "!":
             return [`<${base}`, `>=${next()}`];
         default:
-            return [part];
+            // blang/semver v4.0.0 range.go `expandWildcardVersion` leaves the operator empty when it
+            // does not know it, so the part becomes the bare flattened version, an equality: `x.1.2`
+            // (operator `x.`) holds exactly 1.2.0 (computed by Go in tests/operator/semver-range.test.ts).
+            return [base];
     }
 }
 

@@ -24,7 +24,8 @@ const VERSIONS = [
  * Which of VERSIONS each range holds, or "error" when it does not parse: computed by Go with
  * github.com/blang/semver/v4 v4.0.0 (OLM's library), `ParseRange(r)` then `r(MustParse(v))`,
  * quirks included (`!=1.2.x` holds nothing: both halves of its expansion land in one conjunction),
- * with pre-release order (`1.0.0-alpha < 1.0.0-alpha.1 < 1.0.0-alpha.beta`) and plain `!=`.
+ * with pre-release order (`1.0.0-alpha < 1.0.0-alpha.1 < 1.0.0-alpha.beta`), plain `!=`, every
+ * operator on an exact version, and one-character pieces (dropped, as range.go's splitAndTrim drops them).
  */
 const BLANG: Record<string, string[] | "error"> = {
     "!=1.0.0-alpha.1": [
@@ -78,11 +79,32 @@ const BLANG: Record<string, string[] | "error"> = {
         "2.1.0",
     ],
     "!=1.2.x": [],
+    "!=1.x.0": "error",
     "1.0.0 ||": "error",
+    "1.0.0 ||  2.0.0": ["1.0.0", "2.0.0"],
     "1.2.3": ["1.2.3"],
+    "1.2.3 x <2.0.0": ["1.2.3"],
     "1.2.x": ["1.2.0", "1.2.3", "1.2.9", "1.3.0-rc.1"],
+    "1.2.x <1.2.5": ["1.2.0", "1.2.3"],
+    "1.x.0": "error",
+    "1.x.3": "error",
+    "<  2.0.0 >=  1.2.0": ["1.2.0", "1.2.3", "1.2.9", "1.3.0", "1.3.0-rc.1"],
     "<1.0.0-alpha.1": ["0.9.0", "1.0.0-alpha"],
     "<1.0.0-beta.2": ["0.9.0", "1.0.0-alpha", "1.0.0-alpha.1", "1.0.0-alpha.beta", "1.0.0-beta.1"],
+    "<1.x.0": ["0.9.0", "1.0.0-alpha", "1.0.0-alpha.1", "1.0.0-alpha.beta", "1.0.0-beta.1", "1.0.0-beta.11", "1.0.0-rc.1"],
+    "<=1.2.3": [
+        "0.9.0",
+        "1.0.0",
+        "1.0.0-alpha",
+        "1.0.0-alpha.1",
+        "1.0.0-alpha.beta",
+        "1.0.0-beta.1",
+        "1.0.0-beta.11",
+        "1.0.0-rc.1",
+        "1.1.0",
+        "1.2.0",
+        "1.2.3",
+    ],
     "<=1.x": [
         "0.9.0",
         "1.0.0",
@@ -99,7 +121,11 @@ const BLANG: Record<string, string[] | "error"> = {
         "1.3.0",
         "1.3.0-rc.1",
     ],
+    "<=1.x.0": "error",
+    "=1.2.3": ["1.2.3"],
     "=1.x.x": ["1.0.0"],
+    "==1.2.3": ["1.2.3"],
+    ">  1.2.9": ["1.3.0", "1.3.0-rc.1", "2.0.0", "2.1.0"],
     ">0.0.0 !1.1.0": [
         "0.9.0",
         "1.0.0",
@@ -119,13 +145,24 @@ const BLANG: Record<string, string[] | "error"> = {
     ],
     ">1.0.0-alpha <1.0.0-alpha.beta": ["1.0.0-alpha.1"],
     ">1.2.x": ["1.3.0", "2.0.0", "2.1.0"],
+    ">1.x.0": "error",
+    ">=  1.0.0": ["1.0.0", "1.1.0", "1.2.0", "1.2.3", "1.2.9", "1.3.0", "1.3.0-rc.1", "2.0.0", "2.1.0"],
     ">= 1.0.0 < 1.3.0": ["1.0.0", "1.1.0", "1.2.0", "1.2.3", "1.2.9", "1.3.0-rc.1"],
     ">=1.0": "error",
     ">=1.0.0 !=1.2.3 <2.0.0": ["1.0.0", "1.1.0", "1.2.0", "1.2.9", "1.3.0", "1.3.0-rc.1"],
     ">=1.0.0 <1.1.0 || >=2.0.0": ["1.0.0", "2.0.0", "2.1.0"],
     ">=1.0.0 <1.3.0": ["1.0.0", "1.1.0", "1.2.0", "1.2.3", "1.2.9", "1.3.0-rc.1"],
+    ">=1.0.0 ab": "error",
+    ">=1.0.0 x": ["1.0.0", "1.1.0", "1.2.0", "1.2.3", "1.2.9", "1.3.0", "1.3.0-rc.1", "2.0.0", "2.1.0"],
     ">=1.0.0-alpha <1.0.0": ["1.0.0-alpha", "1.0.0-alpha.1", "1.0.0-alpha.beta", "1.0.0-beta.1", "1.0.0-beta.11", "1.0.0-rc.1"],
     ">=1.0.0-alpha.1 <1.0.0-beta.11": ["1.0.0-alpha.1", "1.0.0-alpha.beta", "1.0.0-beta.1"],
+    ">=1.2.3 a": ["1.2.3", "1.2.9", "1.3.0", "1.3.0-rc.1", "2.0.0", "2.1.0"],
+    ">=1.x.0": ["1.0.0", "1.1.0", "1.2.0", "1.2.3", "1.2.9", "1.3.0", "1.3.0-rc.1", "2.0.0", "2.1.0"],
+    ">=x": "error",
+    "a >=1.2.3": ["1.2.3", "1.2.9", "1.3.0", "1.3.0-rc.1", "2.0.0", "2.1.0"],
+    "x 1.2.3": ["1.2.3"],
+    "x.1.2": ["1.2.0"],
+    xx: "error",
     "|| 1.0.0": "error",
     "~1.2.0": "error",
 };
@@ -289,6 +326,33 @@ describe("olm.skipRange as OLM evaluates it (blang/semver v4)", () => {
         });
         expect(got).toEqual(BLANG_ORDER);
         expect(BLANG_ORDER).toHaveLength((VERSIONS.length * (VERSIONS.length - 1)) / 2);
+    });
+
+    test("GIVEN malformed build metadata and pre-release identifiers WHEN parsed THEN each is accepted or refused as blang's Parse does", () => {
+        // Computed by Go: semver.Parse(v) == nil, github.com/blang/semver/v4 v4.0.0.
+        const blang: Record<string, boolean> = {
+            "+1.0.0": false,
+            "-1.0.0": false,
+            "1.0.0+": false,
+            "1.0.0+b_1": false,
+            "1.0.0+build..1": false,
+            "1.0.0+build.1-x": true,
+            "1.0.0-": false,
+            "1.0.0-a_b": false,
+            "1.0.0-alpha..1": false,
+        };
+        expect(Object.fromEntries(Object.keys(blang).map((v) => [v, !(parseSemVer(v) instanceof Error)]))).toEqual(blang);
+    });
+
+    test('GIVEN a piece with no version in it WHEN the range is parsed THEN the error names that piece (blang: "Could not get version from string"), which the upgrade check shows', () => {
+        for (const [range, piece] of [
+            [">=1.0.0 ab", "ab"],
+            [">=x", ">=x"],
+        ]) {
+            const parsed = parseSemVerRange(range);
+            expect(parsed).toBeInstanceOf(Error);
+            expect((parsed as Error).message).toBe(`no version in ${JSON.stringify(piece)}`);
+        }
     });
 
     test("GIVEN any two versions WHEN compared THEN the order is antisymmetric, build metadata is ignored, and a pre-release sorts below its release", () => {

@@ -1,10 +1,11 @@
 /**
- * A @kubernetes/client-node ListWatch that counts its API requests, can shrink every object
- * before the cache stores it (Secrets and ConfigMaps keep only key names), restarts itself after
- * errors with backoff, and tells when its first list has completed.
+ * An informer: @kubernetes/client-node's list-then-watch protocol (its ListWatch, kept to the
+ * letter below over a lighter store), counting its API requests, shrinking every object before
+ * the cache stores it (Secrets and ConfigMaps keep only key names), restarting itself after errors
+ * with backoff, and telling when its first list has completed.
  */
 import type * as http from "node:http";
-import { type KubeConfig, type KubernetesListObject, type KubernetesObject, ListWatch, Watch } from "@kubernetes/client-node";
+import { type KubeConfig, type KubernetesListObject, type KubernetesObject, Watch } from "@kubernetes/client-node";
 import type { Logger } from "pino";
 
 export type ListPage<T extends KubernetesObject = KubernetesObject> = { response: http.IncomingMessage; body: KubernetesListObject<T> };
@@ -46,6 +47,194 @@ class ShrinkingWatch<T> extends Watch {
     }
 }
 
+/**
+ * The objects an informer holds, by namespace ("" for cluster-scoped ones): the object itself when
+ * a namespace has one, a Map by name when it has several. client-node's ListWatch keeps a Map per
+ * namespace; with a Bundle and an entitlement Secret in each of 10,000 team namespaces those
+ * 20,000 one-entry Maps were about 3.5 MiB of the server's heap (docs/subscriptions.md, "Scale:
+ * teams' Bundles").
+ */
+export class NamespacedStore<T extends KubernetesObject> {
+    private readonly byNamespace = new Map<string, T | Map<string, T>>();
+
+    get(name: string, namespace = ""): T | undefined {
+        const held = this.byNamespace.get(namespace);
+        if (held instanceof Map) return held.get(name);
+        return held !== undefined && nameOf(held) === name ? held : undefined;
+    }
+
+    /** Every object, or those of one namespace (none given or "": every object, as ListWatch lists). */
+    list(namespace?: string): T[] {
+        if (namespace) {
+            const held = this.byNamespace.get(namespace);
+            return held === undefined ? [] : held instanceof Map ? [...held.values()] : [held];
+        }
+        const all: T[] = [];
+        for (const held of this.byNamespace.values()) {
+            if (held instanceof Map) for (const object of held.values()) all.push(object);
+            else all.push(held);
+        }
+        return all;
+    }
+
+    /** Stores `object`; whether it was new, replaced one of another resourceVersion, or changed nothing (ListWatch's addOrUpdateObject). */
+    upsert(object: T): "add" | "update" | undefined {
+        const namespace = object.metadata?.namespace || "";
+        const name = nameOf(object);
+        const held = this.byNamespace.get(namespace);
+        const found = held instanceof Map ? held.get(name) : held !== undefined && nameOf(held) === name ? held : undefined;
+        if (found) {
+            const version = found.metadata?.resourceVersion;
+            if (version !== undefined && version !== null && version === object.metadata?.resourceVersion) return undefined;
+        }
+        if (held instanceof Map) held.set(name, object);
+        else if (held === undefined || found) this.byNamespace.set(namespace, object);
+        else
+            this.byNamespace.set(
+                namespace,
+                new Map([
+                    [nameOf(held), held],
+                    [name, object],
+                ]),
+            );
+        return found ? "update" : "add";
+    }
+
+    /** Removes the object of `object`'s namespace and name; the removed one, if any (ListWatch's deleteObject). */
+    remove(object: T): T | undefined {
+        const namespace = object.metadata?.namespace || "";
+        const name = nameOf(object);
+        const held = this.byNamespace.get(namespace);
+        if (held instanceof Map) {
+            const removed = held.get(name);
+            held.delete(name);
+            if (held.size === 1) this.byNamespace.set(namespace, held.values().next().value as T);
+            return removed;
+        }
+        if (held === undefined || nameOf(held) !== name) return undefined;
+        this.byNamespace.delete(namespace);
+        return held;
+    }
+
+    /** Removes every object `items` does not name (namespace and name); the removed ones (ListWatch's deleteItems). */
+    keepOnly(items: readonly T[]): T[] {
+        const kept = new Set(items.map((item) => `${item.metadata?.namespace || ""}/${nameOf(item)}`));
+        const removed = this.list().filter((object) => !kept.has(`${object.metadata?.namespace || ""}/${nameOf(object)}`));
+        for (const object of removed) this.remove(object);
+        return removed;
+    }
+}
+
+function nameOf(object: KubernetesObject): string {
+    return object.metadata?.name || "";
+}
+
+interface WatchRequest {
+    abort(): void;
+    removeAllListeners(event: string): void;
+    on(event: string, listener: () => void): void;
+}
+
+/**
+ * @kubernetes/client-node 0.22.3's ListWatch (dist/cache.js) step for step: list when there is no
+ * resourceVersion to resume from, replace the store (a delete for each object gone, an add or
+ * update for each listed one), then watch from the list's resourceVersion; each event moves the
+ * resourceVersion on; a watch that ends without error resumes, 410 Gone lists afresh, any other
+ * error is reported and the caller decides (Informer.run). The store is NamespacedStore.
+ */
+class ListWatchStore<T extends KubernetesObject> {
+    /** Where the next watch resumes; empty: list first. */
+    resourceVersion = "";
+    private readonly store = new NamespacedStore<T>();
+    private request: WatchRequest | undefined;
+    private stopped = false;
+
+    constructor(
+        private readonly path: string,
+        private readonly watch: Watch,
+        private readonly listFn: () => Promise<ListPage<T>>,
+        private readonly on: {
+            change: (event: "add" | "update" | "delete", object: T) => void;
+            error: (error: unknown) => void;
+        },
+    ) {}
+
+    async start(): Promise<void> {
+        this.stopped = false;
+        await this.done(null);
+    }
+
+    stop(): void {
+        this.stopped = true;
+        this.abort();
+    }
+
+    get(name: string, namespace?: string): T | undefined {
+        return this.store.get(name, namespace);
+    }
+
+    list(namespace?: string): T[] {
+        return this.store.list(namespace);
+    }
+
+    private abort(): void {
+        if (!this.request) return;
+        this.request.removeAllListeners("error");
+        // Errors emitted after the abort are not this watch's.
+        this.request.on("error", () => undefined);
+        this.request.abort();
+        this.request = undefined;
+    }
+
+    private async done(error: unknown): Promise<void> {
+        this.abort();
+        const status = error as { statusCode?: unknown; code?: unknown } | null;
+        if (status && (status.statusCode === 410 || status.code === 410)) {
+            this.resourceVersion = "";
+        } else if (error) {
+            this.on.error(error);
+            return;
+        }
+        if (this.stopped) return;
+        if (!this.resourceVersion) {
+            const list = (await this.listFn()).body;
+            for (const gone of this.store.keepOnly(list.items)) this.on.change("delete", gone);
+            for (const object of list.items) this.upsert(object);
+            this.resourceVersion = list.metadata?.resourceVersion || "";
+        }
+        this.request = (await this.watch.watch(
+            this.path,
+            { resourceVersion: this.resourceVersion },
+            (phase, object) => this.event(phase, object as T),
+            (err) => this.done(err),
+        )) as unknown as WatchRequest;
+    }
+
+    private upsert(object: T): void {
+        const event = this.store.upsert(object);
+        if (event) this.on.change(event, object);
+    }
+
+    private async event(phase: string, object: T): Promise<void> {
+        switch (phase) {
+            case "ADDED":
+            case "MODIFIED":
+                this.upsert(object);
+                break;
+            case "DELETED": {
+                if (this.store.remove(object)) this.on.change("delete", object);
+                break;
+            }
+            case "BOOKMARK":
+                break;
+            case "ERROR":
+                await this.done(object);
+                return;
+        }
+        this.resourceVersion = object.metadata?.resourceVersion || "";
+    }
+}
+
 export interface InformerOptions<T extends KubernetesObject> {
     name: string;
     kubeConfig: KubeConfig;
@@ -66,7 +255,7 @@ export interface InformerOptions<T extends KubernetesObject> {
 }
 
 export class Informer<T extends KubernetesObject> {
-    private readonly listWatch: ListWatch<T>;
+    private readonly listWatch: ListWatchStore<T>;
     private stopped = false;
     private synced = false;
     private syncedPromise: Promise<void>;
@@ -98,14 +287,13 @@ export class Informer<T extends KubernetesObject> {
             const items = page.body.items.map((item) => options.shrink(item));
             return { response: page.response, body: { ...page.body, items } };
         };
-        this.listWatch = new ListWatch<T>(options.path, watch, list, false);
-        this.listWatch.on("add", (object) => options.onChange("add", object));
-        this.listWatch.on("update", (object) => options.onChange("update", object));
-        this.listWatch.on("delete", (object) => options.onChange("delete", object));
-        this.listWatch.on("error", (error) => {
-            options.logger.warn({ informer: options.name, err: describeError(error) }, "watch failed; re-listing");
-            this.relist = true;
-            this.scheduleRestart();
+        this.listWatch = new ListWatchStore<T>(options.path, watch, list, {
+            change: (event, object) => options.onChange(event, object),
+            error: (error) => {
+                options.logger.warn({ informer: options.name, err: describeError(error) }, "watch failed; re-listing");
+                this.relist = true;
+                this.scheduleRestart();
+            },
         });
     }
 
@@ -125,10 +313,8 @@ export class Informer<T extends KubernetesObject> {
             // kubernetes/kubernetes staging/src/k8s.io/client-go/tools/cache/reflector.go a watch
             // that ends with an error returns from ListAndWatch, and Run's backoff loop lists
             // again (an expired resourceVersion, 410, relists from ""). The list replaces the
-            // cache, with a delete for everything that disappeared (ListWatch.doneHandler).
-            // @kubernetes/client-node is pinned at 0.22.3, where this field is the resume point;
-            // tests/webhook/cluster-state.test.ts fails if that changes.
-            (this.listWatch as unknown as { resourceVersion: string }).resourceVersion = "";
+            // cache, with a delete for everything that disappeared (ListWatchStore.done).
+            this.listWatch.resourceVersion = "";
             this.relist = false;
         }
         this.listWatch.start().then(
@@ -192,7 +378,7 @@ export class Informer<T extends KubernetesObject> {
         this.stopped = true;
         if (this.retryTimer) clearTimeout(this.retryTimer);
         this.retryTimer = undefined;
-        void this.listWatch.stop();
+        this.listWatch.stop();
     }
 }
 

@@ -21,7 +21,7 @@ import { realEnv } from "./helpers/stack";
 
 const GROUP = "schemas.cluster-platform.io";
 const PER_CRD = 40;
-const CRDS = 12;
+const CRDS = 20;
 
 /** A leaf or nested structural schema (types everywhere; combinators only with value validations). */
 const schemaArb: fc.Arbitrary<JsonSchema> = fc.letrec<{ schema: JsonSchema }>((tie) => ({
@@ -30,7 +30,15 @@ const schemaArb: fc.Arbitrary<JsonSchema> = fc.letrec<{ schema: JsonSchema }>((t
         stringSchema(),
         integerSchema(),
         numberSchema(),
-        fc.record({ type: fc.constant("boolean"), nullable: fc.option(fc.boolean(), { nil: undefined }) }, { requiredKeys: ["type"] }),
+        // A default makes the API server replace a null by it (structural defaulting) instead of dropping it.
+        fc.record(
+            {
+                type: fc.constant("boolean"),
+                nullable: fc.option(fc.boolean(), { nil: undefined }),
+                default: fc.option(fc.boolean(), { nil: undefined }),
+            },
+            { requiredKeys: ["type"] },
+        ),
         fc.constant<JsonSchema>({ "x-kubernetes-int-or-string": true }),
         fc.record(
             {
@@ -44,8 +52,8 @@ const schemaArb: fc.Arbitrary<JsonSchema> = fc.letrec<{ schema: JsonSchema }>((t
         ),
         fc
             .record({
-                properties: fc.dictionary(fc.constantFrom("a", "b", "c"), tie("schema"), { minKeys: 1, maxKeys: 3 }),
-                required: fc.subarray(["a", "b", "c"]),
+                properties: fc.dictionary(fc.constantFrom("a", "b", "kind", "metadata"), tie("schema"), { minKeys: 1, maxKeys: 3 }),
+                required: fc.subarray(["a", "b", "kind", "metadata"]),
                 nullable: fc.option(fc.boolean(), { nil: undefined }),
                 preserve: fc.boolean(),
                 minProperties: fc.option(fc.nat(2), { nil: undefined }),
@@ -59,7 +67,7 @@ const schemaArb: fc.Arbitrary<JsonSchema> = fc.letrec<{ schema: JsonSchema }>((t
                 ...(minProperties === undefined ? {} : { minProperties }),
             })),
         fc.record(
-            { type: fc.constant("object"), additionalProperties: stringSchema() },
+            { type: fc.constant("object"), additionalProperties: fc.oneof(stringSchema(), tie("schema")) },
             { requiredKeys: ["type", "additionalProperties"] },
         ),
     ),
@@ -92,8 +100,11 @@ function integerSchema(): fc.Arbitrary<JsonSchema> {
                 maximum: fc.option(fc.integer({ min: 0, max: 10 }), { nil: undefined }),
                 exclusiveMinimum: fc.option(fc.boolean(), { nil: undefined }),
                 exclusiveMaximum: fc.option(fc.boolean(), { nil: undefined }),
-                multipleOf: fc.option(fc.integer({ min: 2, max: 3 }), { nil: undefined }),
+                // A factor below 1 or with a fraction: kube-openapi cuts it to an integer for integer data.
+                multipleOf: fc.option(fc.constantFrom(2, 3, 0.5, 1.5, 2.5), { nil: undefined }),
                 enum: fc.option(fc.uniqueArray(fc.integer({ min: -2, max: 6 }), { minLength: 1, maxLength: 3 }), { nil: undefined }),
+                allOf: fc.option(fc.constant<JsonSchema[]>([{ minimum: 1 }, { maximum: 8 }]), { nil: undefined }),
+                oneOf: fc.option(fc.constant<JsonSchema[]>([{ maximum: 2 }, { minimum: 5 }]), { nil: undefined }),
                 nullable: fc.option(fc.boolean(), { nil: undefined }),
                 not: fc.option(fc.constant<JsonSchema>({ enum: [4] }), { nil: undefined }),
             },
@@ -111,7 +122,7 @@ function numberSchema(): fc.Arbitrary<JsonSchema> {
                 maximum: fc.option(fc.constantFrom(1, 2.5), { nil: undefined }),
                 exclusiveMinimum: fc.option(fc.boolean(), { nil: undefined }),
                 exclusiveMaximum: fc.option(fc.boolean(), { nil: undefined }),
-                multipleOf: fc.option(fc.constantFrom(0.5, 2), { nil: undefined }),
+                multipleOf: fc.option(fc.constantFrom(0.5, 2, 0.1, 0.25, 1.5, 3), { nil: undefined }),
             },
             { requiredKeys: ["type"] },
         )
@@ -156,7 +167,8 @@ function valueFor(schema: JsonSchema, depth = 0): fc.Arbitrary<unknown> {
             fc.string({ maxLength: 7 }),
         );
     } else if (schema.type === "integer") typed = fc.integer({ min: -4, max: 12 });
-    else if (schema.type === "number") typed = fc.oneof(fc.constantFrom(-1.5, 0, 0.5, 1, 2, 2.5, 3), fc.integer({ min: -2, max: 4 }));
+    else if (schema.type === "number")
+        typed = fc.oneof(fc.constantFrom(-1.5, 0, 0.5, 1, 2, 2.5, 3, 0.3, 0.75, 4.5, 0.2, 7.5, 0.7), fc.integer({ min: -2, max: 9 }));
     else if (schema.type === "boolean") typed = fc.boolean();
     else if (schema.type === "array")
         typed = depth > 3 ? fc.constant([]) : fc.array(valueFor(schema.items as JsonSchema, depth + 1), { maxLength: 4 });
@@ -164,9 +176,9 @@ function valueFor(schema: JsonSchema, depth = 0): fc.Arbitrary<unknown> {
         const fields = Object.fromEntries(
             Object.entries(schema.properties).map(([k, v]) => [k, depth > 3 ? fc.constant(null) : valueFor(v, depth + 1)]),
         );
-        typed = fc.record({ ...fields, extra: fc.string({ maxLength: 3 }) }, { requiredKeys: [] });
+        typed = fc.record({ ...fields, extra: fc.string({ maxLength: 3 }), apiVersion: fc.constant("v1") }, { requiredKeys: [] });
     } else if (schema.type === "object")
-        typed = fc.dictionary(fc.constantFrom("k", "l"), valueFor(schema.additionalProperties as JsonSchema, depth + 1), { maxKeys: 2 });
+        typed = fc.dictionary(fc.constantFrom("k", "kind"), valueFor(schema.additionalProperties as JsonSchema, depth + 1), { maxKeys: 2 });
     else typed = anything;
     return fc.oneof({ weight: 5, arbitrary: typed }, { weight: 1, arbitrary: anything });
 }

@@ -283,7 +283,9 @@ function translate(schema: JsonSchema, unknownFields: "ignore" | "refuse", root:
     ] as const) {
         if (schema[keyword] !== undefined) out[keyword] = schema[keyword];
     }
-    if (schema.enum !== undefined && schema.nullable && !schema.enum.includes(null)) out.enum = [...schema.enum, null];
+    // No null added to a nullable field's enum: kube-openapi's SchemaValidator runs the enum check on
+    // a null too (validate/schema.go: type and common validators for nil data), so the API server
+    // refuses null unless the enum lists it (the real tier's dry-run found this).
     // kube-openapi's rule alone: ajv's own multipleOf refuses 2 for a factor of 1.5 and 0.3 for 0.1,
     // which the API server accepts (tests/real/structural-schema.real.ts found both).
     const inRange = (value: number) => constraintInRange(value, schema.type, schema.format);
@@ -450,10 +452,10 @@ function violationsOf(errors: readonly ErrorObject[], value: unknown): SchemaVio
                 message = "items are not unique";
                 break;
             case "minProperties":
-                message = `${Object.keys((at as object) ?? {}).length} fields, fewer than the minimum ${String(params.limit)}`;
+                message = `${fieldCount(at)}, fewer than the minimum ${String(params.limit)}`;
                 break;
             case "maxProperties":
-                message = `${Object.keys((at as object) ?? {}).length} fields, more than the maximum ${String(params.limit)}`;
+                message = `${fieldCount(at)}, more than the maximum ${String(params.limit)}`;
                 break;
             case "anyOf":
                 message = `${show(at)} matches none of the anyOf schemas`;
@@ -482,6 +484,12 @@ function valueAt(value: unknown, segments: readonly string[]): unknown {
         current = current !== null && typeof current === "object" ? (current as Record<string, unknown>)[segment] : undefined;
     }
     return current;
+}
+
+/** "1 field", "3 fields": an object's size in a message. */
+function fieldCount(value: unknown): string {
+    const count = Object.keys((value as object) ?? {}).length;
+    return `${count} field${count === 1 ? "" : "s"}`;
 }
 
 /** A value for a message, without its text: strings by length; numbers, booleans and null as they are. */

@@ -96,8 +96,11 @@ function integerSchema(): fc.Arbitrary<JsonSchema> {
         .record(
             {
                 type: fc.constant("integer"),
+                // A bound outside the format's range (2^31 for int32, a negative one for uint32) makes
+                // kube-openapi refuse every number of the field.
+                format: fc.option(fc.constantFrom("int32", "uint32", "int64"), { nil: undefined }),
                 minimum: fc.option(fc.integer({ min: -3, max: 3 }), { nil: undefined }),
-                maximum: fc.option(fc.integer({ min: 0, max: 10 }), { nil: undefined }),
+                maximum: fc.option(fc.oneof(fc.integer({ min: 0, max: 10 }), fc.constant(2 ** 31)), { nil: undefined }),
                 exclusiveMinimum: fc.option(fc.boolean(), { nil: undefined }),
                 exclusiveMaximum: fc.option(fc.boolean(), { nil: undefined }),
                 // A factor below 1 or with a fraction: kube-openapi cuts it to an integer for integer data.

@@ -13,10 +13,9 @@ import { ClusterTarget } from "../shared/cluster";
 import { Carried, carriedOutputs } from "../shared/previous-update";
 import { AwsAssetPlan, registryTrustOf, RegistryTrustConfig } from "../aws-assets";
 import { AwsTags } from "./component";
-import { AwsTagConfig, IgnoreTags } from "./rules";
+import { AwsTagConfig, IgnoreTags, propagateUserTags } from "./rules";
 import { previousInstallTagKeys, previousTagKeyState } from "./day2";
 import { stackAwsProvider } from "./providers";
-import { propagateUserTags } from "./rules";
 
 /** The parts of the validated `aws` config section the capability installs from. */
 export interface AwsStackSettings extends AwsTagConfig, RegistryTrustConfig {

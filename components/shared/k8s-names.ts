@@ -41,7 +41,7 @@ export function isLabelKey(key: string): boolean {
     const slash = key.lastIndexOf("/");
     const prefix = slash >= 0 ? key.slice(0, slash) : undefined;
     const name = slash >= 0 ? key.slice(slash + 1) : key;
-    if (prefix !== undefined && (prefix.length === 0 || prefix.length > 253 || !DNS1123_SUBDOMAIN.test(prefix))) {
+    if (prefix !== undefined && !isDns1123Subdomain(prefix)) {
         return false;
     }
     return name.length <= 63 && LABEL_NAME.test(name);

@@ -286,9 +286,9 @@ function translate(schema: JsonSchema, unknownFields: "ignore" | "refuse", root:
     // No null added to a nullable field's enum: kube-openapi's SchemaValidator runs the enum check on
     // a null too (validate/schema.go: type and common validators for nil data), so the API server
     // refuses null unless the enum lists it (the real tier's dry-run found this).
-    // kube-openapi's rule alone: ajv's own multipleOf refuses 2 for a factor of 1.5 and 0.3 for 0.1,
-    // which the API server accepts (tests/real/structural-schema.real.ts found both).
     const inRange = (value: number) => constraintInRange(value, schema.type, schema.format);
+    // kube-openapi's multipleOf alone: ajv's own refuses 2 for a factor of 1.5 and 0.3 for 0.1,
+    // which the API server accepts (tests/real/structural-schema.real.ts found both).
     if (typeof schema.multipleOf === "number") out[MULTIPLE_OF] = { factor: schema.multipleOf, inRange: inRange(schema.multipleOf) };
     if (typeof schema.minimum === "number")
         out[MINIMUM] = { limit: schema.minimum, exclusive: schema.exclusiveMinimum === true, inRange: inRange(schema.minimum) };
@@ -356,12 +356,12 @@ function prune(value: unknown, schema: JsonSchema | undefined, unknown: boolean,
         }
         const childSchema = schema.properties?.[name] ?? additional;
         if (!childSchema && !keepsUnknown) continue;
-        if (child === null && childSchema && childSchema.nullable !== true) {
-            if (childSchema.default === undefined) continue;
-            out[name] = prune(childSchema.default, childSchema, unknown);
-            continue;
-        }
-        out[name] = prune(child, childSchema, unknown);
+        if (child === null && childSchema && childSchema.nullable !== true && childSchema.default === undefined) continue;
+        out[name] = prune(
+            child === null && childSchema && isDefaultedNull(childSchema) ? childSchema.default : child,
+            childSchema,
+            unknown,
+        );
     }
     for (const [name, child] of Object.entries(schema.properties ?? {})) {
         if (child.default !== undefined && !(name in out)) {

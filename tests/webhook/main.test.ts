@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -8,22 +7,11 @@ import { podCreateReview } from "./support/fixtures";
 import { request } from "./support/https-client";
 import { freePort } from "./support/servers";
 import { waitFor } from "./support/wait";
-import { ROOT } from "../helpers/root";
+import { startWebhookProcess } from "./support/webhook-process";
 
 const SECRET_VALUE = Buffer.from("entitlement-private-key-material").toString("base64");
 
-function start(env: Record<string, string>) {
-    const child = spawn(process.execPath, ["--import", "tsx", "webhook/main.ts"], {
-        cwd: ROOT,
-        env: { PATH: process.env.PATH ?? "", ...env },
-        stdio: ["ignore", "pipe", "pipe"],
-    });
-    const output = { stdout: "", stderr: "" };
-    child.stdout.on("data", (chunk) => (output.stdout += chunk));
-    child.stderr.on("data", (chunk) => (output.stderr += chunk));
-    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-    return { child, output, exited };
-}
+const start = startWebhookProcess;
 
 describe("the entry point (webhook/main.ts) as a process configured by environment", () => {
     let dir: string;

@@ -8,7 +8,7 @@
  *   kube-apiserver reaches a webhook Service: no admission fails, and each replica exits 0.
  * These were phases of `npm run bench:webhook`; they are pass/fail properties, so they are tests.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -18,7 +18,7 @@ import { FakeKubeApi, bundleObject, secret } from "./support/fake-kube-api";
 import { podCreateReview } from "./support/fixtures";
 import { request } from "./support/https-client";
 import { freePort } from "./support/servers";
-import { ROOT } from "../helpers/root";
+import { startWebhookProcess } from "./support/webhook-process";
 
 /** A pod of team-a asking for the team's Bundle: admitted with a patch, its uid left to fill in. */
 const TEMPLATE = JSON.stringify(
@@ -57,22 +57,16 @@ describe("the webhook under load while it changes", () => {
 
     /** A server process on `port`, as the image runs it: a 1 s shutdown delay, the certificate files checked every second. */
     function server(port: number): ChildProcess {
-        const child = spawn(process.execPath, ["--import", "tsx", "webhook/main.ts"], {
-            cwd: ROOT,
-            env: {
-                PATH: process.env.PATH ?? "",
-                TMPDIR: os.tmpdir(),
-                WEBHOOK_BIND_ADDRESS: "127.0.0.1",
-                WEBHOOK_PORT: String(port),
-                WEBHOOK_TLS_CERT_FILE: path.join(dir, "certs", "tls.crt"),
-                WEBHOOK_TLS_KEY_FILE: path.join(dir, "certs", "tls.key"),
-                KUBECONFIG: path.join(dir, "kubeconfig"),
-                LOG_LEVEL: "warn",
-                WEBHOOK_SHUTDOWN_DELAY_SECONDS: "1",
-                WEBHOOK_SHUTDOWN_TIMEOUT_SECONDS: "10",
-                WEBHOOK_CERT_POLL_SECONDS: "1",
-            },
-            stdio: ["ignore", "ignore", "inherit"],
+        const { child } = startWebhookProcess({
+            WEBHOOK_BIND_ADDRESS: "127.0.0.1",
+            WEBHOOK_PORT: String(port),
+            WEBHOOK_TLS_CERT_FILE: path.join(dir, "certs", "tls.crt"),
+            WEBHOOK_TLS_KEY_FILE: path.join(dir, "certs", "tls.key"),
+            KUBECONFIG: path.join(dir, "kubeconfig"),
+            LOG_LEVEL: "warn",
+            WEBHOOK_SHUTDOWN_DELAY_SECONDS: "1",
+            WEBHOOK_SHUTDOWN_TIMEOUT_SECONDS: "10",
+            WEBHOOK_CERT_POLL_SECONDS: "1",
         });
         children.push(child);
         return child;

@@ -29,6 +29,7 @@ import {
     catalogCluster,
     catalogInstalls,
     catalogVerdict,
+    olmCreatedObjects,
     clusterObjectKeys,
     OracleBundle,
     OracleRule,
@@ -407,30 +408,10 @@ function checkInstall(
     const csv = facts.csv!;
 
     // 1. Every object OLM would create from the bundle is declared.
-    const expected: { key: string; olmLabels: boolean }[] = [
-        ...csv.deployments.map((d) => ({ key: keyOf("Deployment", d, namespace), olmLabels: false })),
-        ...csv.serviceAccounts.map((sa) => ({ key: keyOf("ServiceAccount", sa, namespace), olmLabels: false })),
-        ...csv.apiServices.map((a) => ({ key: keyOf("APIService", a), olmLabels: false })),
-    ];
-    const replaced = certResourceKeys(csvDecoded, namespace);
-    for (const object of facts.objects) {
-        if (object.handling === "crd") {
-            expected.push({ key: keyOf("CustomResourceDefinition", object.name), olmLabels: false });
-        } else {
-            const clusterScoped = [
-                "ClusterRole",
-                "ClusterRoleBinding",
-                "PriorityClass",
-                "ConsoleYAMLSample",
-                "ConsoleQuickStart",
-                "ConsoleCLIDownload",
-                "ConsoleLink",
-                "ConsolePlugin",
-            ].includes(object.kind);
-            const key = keyOf(object.kind, object.name, clusterScoped ? undefined : namespace);
-            expected.push({ key, olmLabels: !replaced.has(key) });
-        }
-    }
+    const expected = olmCreatedObjects(facts, namespace, csvDecoded).map((o) => ({
+        key: keyOf(o.kind, o.name, o.namespace),
+        olmLabels: o.olmLabels,
+    }));
     for (const { key, olmLabels } of expected) {
         const object = declared.get(key);
         if (!object) {
@@ -527,34 +508,6 @@ function checkInstall(
         }
     }
     return problems;
-}
-
-/**
- * The objects OLM's install of the CSV makes for each Deployment that serves a webhook or an owned
- * APIService, read from the CSV file: the Service `<deployment>-service`, its Secret
- * `<service>-cert` and that Secret's Role and RoleBinding. A bundle object of one of these names
- * is replaced: `installCertRequirementsForDeployment` deletes the bundle's Service and creates its
- * own, and updates the Secret, Role and RoleBinding to its own, none with the label olm.managed
- * (operator-framework/operator-lifecycle-manager pkg/controller/install/certresources.go;
- * `ServiceName`, `SecretName`). So such an object is expected, without OLM's bundle label.
- */
-function certResourceKeys(decoded: ReturnType<typeof goDecodeManifest>, namespace: string): Set<string> {
-    const spec = (decoded.ok ? ((decoded.value as Json | null)?.spec as Json | undefined) : undefined) ?? {};
-    const owned = ((spec.apiservicedefinitions as Json | undefined)?.owned as Json[] | undefined) ?? [];
-    const served = new Set(
-        [...((spec.webhookdefinitions as Json[] | undefined) ?? []), ...owned]
-            .map((d) => d.deploymentName)
-            .filter((d): d is string => typeof d === "string" && d !== ""),
-    );
-    return new Set(
-        [...served].flatMap((deployment) => {
-            const service = `${deployment}-service`;
-            return [
-                keyOf("Service", service, namespace),
-                ...["Secret", "Role", "RoleBinding"].map((kind) => keyOf(kind, `${service}-cert`, namespace)),
-            ];
-        }),
-    );
 }
 
 /** The API group and resource of each kind a pod spec names. */

@@ -26,6 +26,7 @@ import { olmSchema, operatorsSchema } from "../../components/config/schema";
 import type { InstallModeType } from "../../components/operator/csv";
 import { missingApiProblems } from "../../components/operator/bundle-objects";
 import { planOperators, type OperatorPlan } from "../../components/operator/plan";
+import type { GoYamlResult } from "../../components/shared/go-yaml";
 import { describeRef } from "../../components/shared/object-presence";
 import type { KubeObject } from "../../scripts/render/cluster-state";
 import { CURRENT_CLUSTER_KINDS, type RenderResult } from "../../scripts/render/render";
@@ -222,4 +223,80 @@ export function catalogBatches<T>(installs: readonly T[], keysOf: (install: T) =
 /** The whole program rendered (preview) with these installs, on a live-shaped Kubernetes stack over `catalogCluster`. */
 export function renderCatalogInstalls(installs: readonly CatalogInstall[], supplied: readonly KubeObject[] = []): Promise<RenderResult> {
     return renderConfig({ ...MINIMAL, operators: installs.map((i) => ({ ...i.config })) }, { cluster: catalogCluster(installs, supplied) });
+}
+
+/** An object OLM creates when it installs a bundle; `olmLabels`: it carries OLM's bundle label `olm.managed: "true"`. */
+export interface OlmCreatedObject {
+    readonly kind: string;
+    readonly name: string;
+    /** Unset for a cluster-scoped object. */
+    readonly namespace?: string;
+    readonly olmLabels: boolean;
+}
+
+/** Bundle kinds OLM creates cluster-wide (catalog/supportedresources.go's cluster-scoped kinds and cluster RBAC). */
+const CLUSTER_SCOPED_BUNDLE_KINDS = new Set([
+    "ClusterRole",
+    "ClusterRoleBinding",
+    "PriorityClass",
+    "ConsoleYAMLSample",
+    "ConsoleQuickStart",
+    "ConsoleCLIDownload",
+    "ConsoleLink",
+    "ConsolePlugin",
+]);
+
+/**
+ * Every object OLM creates from a bundle installed into `namespace`, from the Go oracle's facts and
+ * the CSV as Go decoded it (never from the program's plan): the CSV's Deployments, ServiceAccounts
+ * and APIServices, the bundle's CRDs, and each other bundle object (catalog/operator.go
+ * `ExecutePlan`), with OLM's label unless OLM's certificate step replaces it (`servingObjects`).
+ */
+export function olmCreatedObjects(facts: OracleBundle, namespace: string, csvDecoded: GoYamlResult): OlmCreatedObject[] {
+    const csv = facts.csv!;
+    const replaced = new Set(servingObjects(csvDecoded, namespace).map((o) => `${o.kind} ${o.namespace}/${o.name}`));
+    return [
+        ...csv.deployments.map((name) => ({ kind: "Deployment", name, namespace, olmLabels: false })),
+        ...csv.serviceAccounts.map((name) => ({ kind: "ServiceAccount", name, namespace, olmLabels: false })),
+        ...csv.apiServices.map((name) => ({ kind: "APIService", name, olmLabels: false })),
+        ...facts.objects.map((object): OlmCreatedObject => {
+            if (object.handling === "crd") return { kind: "CustomResourceDefinition", name: object.name, olmLabels: false };
+            if (CLUSTER_SCOPED_BUNDLE_KINDS.has(object.kind)) return { kind: object.kind, name: object.name, olmLabels: true };
+            return {
+                kind: object.kind,
+                name: object.name,
+                namespace,
+                olmLabels: !replaced.has(`${object.kind} ${namespace}/${object.name}`),
+            };
+        }),
+    ];
+}
+
+/**
+ * The objects OLM's install of the CSV makes for each Deployment that serves a webhook or an owned
+ * APIService, read from the CSV as Go decoded it: the Service `<deployment>-service`, its Secret
+ * `<service>-cert` and that Secret's Role and RoleBinding. A bundle object of one of these names
+ * is replaced: `installCertRequirementsForDeployment` deletes the bundle's Service and creates its
+ * own, and updates the Secret, Role and RoleBinding to its own, none with the label olm.managed
+ * (operator-framework/operator-lifecycle-manager pkg/controller/install/certresources.go;
+ * `ServiceName`, `SecretName`).
+ */
+export function servingObjects(decoded: GoYamlResult, namespace: string): { kind: string; name: string; namespace: string }[] {
+    const spec = ((decoded.ok
+        ? ((decoded.value as Record<string, unknown> | null)?.spec as Record<string, unknown> | undefined)
+        : undefined) ?? {}) as Record<string, unknown>;
+    const owned =
+        ((spec.apiservicedefinitions as Record<string, unknown> | undefined)?.owned as Record<string, unknown>[] | undefined) ?? [];
+    const served = new Set(
+        [...((spec.webhookdefinitions as Record<string, unknown>[] | undefined) ?? []), ...owned]
+            .map((d) => d.deploymentName)
+            .filter((d): d is string => typeof d === "string" && d !== ""),
+    );
+    return [...served].flatMap((deployment) => {
+        const service = `${deployment}-service`;
+        return [
+            { kind: "Service", name: service, namespace },
+            ...["Secret", "Role", "RoleBinding"].map((kind) => ({ kind, name: `${service}-cert`, namespace })),
+        ];
+    });
 }

@@ -74,6 +74,12 @@ const OBJECTS = [
     },
     {
         apiVersion: "v1",
+        kind: "Service",
+        metadata: { name: "op-external", annotations: { "example.io/team": "platform" } },
+        spec: { type: "LoadBalancer", selector: { app: "op" }, ports: [{ port: 8083 }] },
+    },
+    {
+        apiVersion: "v1",
         kind: "ServiceAccount",
         metadata: { name: "op-sa", annotations: { "example.io/team": "platform" } },
         imagePullSecrets: [{ name: "op-pull" }],
@@ -148,6 +154,17 @@ describe("bundle objects installed as OLM's ExecutePlan installs them", () => {
         expect(manifestNamed(result, "ClusterRole", "op-metrics-reader").rules).toEqual([
             { nonResourceURLs: ["/metrics"], verbs: ["get"] },
         ]);
+        // Created as ExecutePlan creates it, without the provider's readiness await (a LoadBalancer Service
+        // would wait for a cloud's address); the bundle's own annotations are kept beside it.
+        expect(manifestNamed(result, "Service", "op-metrics").metadata).toEqual({
+            name: "op-metrics",
+            namespace: NAMESPACE,
+            labels: expect.objectContaining({ "olm.managed": "true" }),
+            annotations: { "pulumi.com/skipAwait": "true" },
+        });
+        expect(manifestNamed(result, "Service", "op-external").metadata).toMatchObject({
+            annotations: { "example.io/team": "platform", "pulumi.com/skipAwait": "true" },
+        });
         // The CSV's ServiceAccount is the bundle's object (OLM creates the bundle's first; its own step changes nothing).
         const serviceAccount = resourceNamed(result, "kubernetes:core/v1:ServiceAccount", "op-sa-op-sa");
         expect(serviceAccount.inputs).toMatchObject({
@@ -241,7 +258,7 @@ describe("bundle objects installed as OLM's ExecutePlan installs them", () => {
     });
 
     test("GIVEN a ServiceMonitor and a cluster that does not serve monitoring.coreos.com/v1 WHEN rendered THEN refused with OLM's InstallPlan message", async () => {
-        const result = await render(bundleFolder({}, [OBJECTS[8]]), { servedKinds: {} });
+        const result = await render(bundleFolder({}, OBJECTS.filter((o) => o.kind === "ServiceMonitor")), { servedKinds: {} });
         expect(result.resources).toEqual([]);
         expect(result.errors.join("\n")).toContain(
             'bundle file "object-0.yaml": api-server resource not found installing ServiceMonitor op-monitor: GroupVersionKind monitoring.coreos.com/v1, Kind=ServiceMonitor not found on the cluster (OLM\'s InstallPlan fails the same way',

@@ -31,7 +31,7 @@ import * as fs from "node:fs";
 import * as https from "node:https";
 import * as os from "node:os";
 import * as path from "node:path";
-import { createAuthority, issueServingPair, projectPair } from "../../tests/webhook/support/certs";
+import { createAuthority, issueServingPair, projectPair } from "../../tests/helpers/tls-signer";
 import { FakeKubeApi, bundleObject, secret, type StoredObject } from "../../tests/webhook/support/fake-kube-api";
 import { podCreateReview } from "../../tests/webhook/support/fixtures";
 import { freePort } from "../../tests/webhook/support/servers";

@@ -17,7 +17,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { exitOf, keepAliveAgent, load, type LoadResult, ready, type Target } from "../../tests/webhook/support/admission-load";
-import { createAuthority, issueServingPair, projectPair } from "../../tests/webhook/support/certs";
+import { createAuthority, issueServingPair, projectPair } from "../../tests/helpers/tls-signer";
 import { request } from "../../tests/webhook/support/https-client";
 import { waitFor } from "../../tests/webhook/support/wait";
 import { FakeKubeApi, bundleObject, configMap, secret } from "../../tests/webhook/support/fake-kube-api";

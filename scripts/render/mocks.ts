@@ -32,7 +32,8 @@ export interface ReadRecord {
     outcome: ReadOutcome;
 }
 
-export type StateProducer = (call: ResourceCall) => Record<string, unknown>;
+/** Computes a resource's outputs; may answer later (e.g. signing with WebCrypto), as the engine would. */
+export type StateProducer = (call: ResourceCall) => Record<string, unknown> | Promise<Record<string, unknown>>;
 
 export interface RenderMocksOptions {
     /** True for `pulumi preview` semantics (computed outputs unknown); false for `up` (tests that need values). */
@@ -77,7 +78,7 @@ export class RenderMocks implements pulumi.runtime.Mocks {
 
     constructor(private readonly options: RenderMocksOptions) {}
 
-    newResource(args: pulumi.runtime.MockResourceArgs): pulumi.runtime.MockResourceResult {
+    newResource(args: pulumi.runtime.MockResourceArgs): pulumi.runtime.MockResourceResult | Promise<pulumi.runtime.MockResourceResult> {
         const call: ResourceCall = {
             type: args.type,
             name: args.name,
@@ -87,17 +88,23 @@ export class RenderMocks implements pulumi.runtime.Mocks {
             ...(args.provider ? { provider: args.provider } : {}),
         };
         this.calls.push(call);
+        const finish = (result: pulumi.runtime.MockResourceResult) => ({ ...result, state: this.withSecretOutputs(call, result.state) });
         const result = call.readId !== undefined ? this.read(call, call.readId) : this.create(call);
-        return { ...result, state: this.withSecretOutputs(call, result.state) };
+        // Only a producer that answers later makes the registration wait; the rest answer at once, as before.
+        return result instanceof Promise ? result.then(finish) : finish(result);
     }
 
-    private create(call: ResourceCall): pulumi.runtime.MockResourceResult {
+    private create(call: ResourceCall): pulumi.runtime.MockResourceResult | Promise<pulumi.runtime.MockResourceResult> {
         if (this.options.preview) {
             // A preview does not know the ids of resources it would create.
             return { id: undefined, state: { ...call.inputs } };
         }
-        const computed = this.options.computed?.[call.type]?.(call) ?? {};
-        return { id: `${call.name}-id`, state: { ...call.inputs, ...serverFields(call), ...computed } };
+        const created = (computed: Record<string, unknown> | undefined) => ({
+            id: `${call.name}-id`,
+            state: { ...call.inputs, ...serverFields(call), ...(computed ?? {}) },
+        });
+        const computed = this.options.computed?.[call.type]?.(call);
+        return computed instanceof Promise ? computed.then(created) : created(computed);
     }
 
     private withSecretOutputs(call: ResourceCall, state: Record<string, unknown>): Record<string, unknown> {

@@ -8,9 +8,9 @@ import { caRotationRunsLeft, delegatedExpiry, expiryWarnings, selfSignedExpiry }
 import { DAY, T0 } from "../helpers/clock";
 import { certificateRequest, generateKey, selfSign, signRequest } from "../helpers/tls-signer";
 
-function ca(now: Date, days = 790): { certPem: string; key: string } {
-    const key = generateKey().privateKeyPem;
-    const built = selfSign(
+async function ca(now: Date, days = 790): Promise<{ certPem: string; key: string }> {
+    const key = (await generateKey()).privateKeyPem;
+    const built = await selfSign(
         key,
         {
             subject: { commonName: "cluster-platform CA (test)", organization: "cluster-platform" },
@@ -23,15 +23,21 @@ function ca(now: Date, days = 790): { certPem: string; key: string } {
     return { certPem: built.certPem, key };
 }
 
-function serving(authority: { certPem: string; key: string }, now: Date, days = 730): string {
-    const request = certificateRequest(generateKey().privateKeyPem, { commonName: "svc.ns.svc" }, ["svc.ns.svc"]);
-    return signRequest(request, authority.certPem, authority.key, { validityPeriodHours: days * 24, allowedUses: ["server_auth"] }, now)
-        .certPem;
+async function serving(authority: { certPem: string; key: string }, now: Date, days = 730): Promise<string> {
+    const request = await certificateRequest((await generateKey()).privateKeyPem, { commonName: "svc.ns.svc" }, ["svc.ns.svc"]);
+    const built = await signRequest(
+        request,
+        authority.certPem,
+        authority.key,
+        { validityPeriodHours: days * 24, allowedUses: ["server_auth"] },
+        now,
+    );
+    return built.certPem;
 }
 
 describe("the certificateExpiry entries", () => {
-    test("GIVEN a certificate the stack holds WHEN listed THEN it carries notAfter and the start of its renewal window, renewed by pulumi up", () => {
-        const authority = ca(T0);
+    test("GIVEN a certificate the stack holds WHEN listed THEN it carries notAfter and the start of its renewal window, renewed by pulumi up", async () => {
+        const authority = await ca(T0);
         expect(selfSignedExpiry("CA", "ca", authority.certPem, 30)).toEqual({
             name: "CA",
             kind: "ca",
@@ -63,29 +69,42 @@ describe("the certificateExpiry entries", () => {
 });
 
 describe("a CA rotation's remaining updates", () => {
-    const first = ca(T0);
-    const leaf = serving(first, T0);
-    const renewed = ca(new Date(T0.getTime() + 761 * DAY));
-    const leafOnRenewed = serving(renewed, new Date(T0.getTime() + 762 * DAY));
+    let certificates: Record<"first" | "leaf" | "renewed" | "leafOnRenewed", string>;
+    beforeAll(async () => {
+        const first = await ca(T0);
+        const renewed = await ca(new Date(T0.getTime() + 761 * DAY));
+        certificates = {
+            first: first.certPem,
+            leaf: await serving(first, T0),
+            renewed: renewed.certPem,
+            leafOnRenewed: await serving(renewed, new Date(T0.getTime() + 762 * DAY)),
+        };
+    });
 
+    // The rows name the certificates, which are signed (asynchronously) once the tests run.
     test.each([
-        ["before the CA's window", [first.certPem], leaf, 700, 0],
-        ["inside the CA's window, not yet renewed", [first.certPem], leaf, 761, 3],
-        ["after the update that published the renewed CA", [renewed.certPem, first.certPem], leaf, 761, 2],
-        ["after the update that rolled the serving certificates", [renewed.certPem, first.certPem], leafOnRenewed, 762, 1],
-        ["after the update that retired the previous CA", [renewed.certPem], leafOnRenewed, 763, 0],
-    ])("GIVEN the stack %s WHEN its remaining updates are counted THEN they are as listed", (_what, caBundle, served, day, runs) => {
+        ["before the CA's window", ["first"], "leaf", 700, 0],
+        ["inside the CA's window, not yet renewed", ["first"], "leaf", 761, 3],
+        ["after the update that published the renewed CA", ["renewed", "first"], "leaf", 761, 2],
+        ["after the update that rolled the serving certificates", ["renewed", "first"], "leafOnRenewed", 762, 1],
+        ["after the update that retired the previous CA", ["renewed"], "leafOnRenewed", 763, 0],
+    ] as const)("GIVEN the stack %s WHEN its remaining updates are counted THEN they are as listed", (_what, bundle, served, day, runs) => {
+        const caBundle = bundle.map((name) => certificates[name]);
         expect(
-            caRotationRunsLeft({ caBundle, servingCertificates: { "ns/svc-cert": served } }, T0.getTime() + (day as number) * DAY, 30),
+            caRotationRunsLeft({ caBundle, servingCertificates: { "ns/svc-cert": certificates[served] } }, T0.getTime() + day * DAY, 30),
         ).toBe(runs);
     });
 });
 
 describe("the expiry warnings", () => {
-    const authority = ca(T0);
-    const leaf = serving(authority, T0);
-    const live = { caBundle: [authority.certPem], servingCertificates: { "ns/svc-cert": leaf } };
-    const caSubject = new X509Certificate(authority.certPem).subject.replace(/\n/g, ", ");
+    let authority: { certPem: string; key: string };
+    let live: { caBundle: string[]; servingCertificates: Record<string, string> };
+    let caSubject: string;
+    beforeAll(async () => {
+        authority = await ca(T0);
+        live = { caBundle: [authority.certPem], servingCertificates: { "ns/svc-cert": await serving(authority, T0) } };
+        caSubject = new X509Certificate(authority.certPem).subject.replace(/\n/g, ", ");
+    });
 
     test("GIVEN nothing near its window WHEN checked THEN no warning", () => {
         expect(expiryWarnings(live, T0.getTime() + 600 * DAY, 30)).toEqual([]);
@@ -105,11 +124,11 @@ describe("the expiry warnings", () => {
         ]);
     });
 
-    test("GIVEN a rotation under way WHEN checked THEN the warning says how many updates are left and by when", () => {
-        const renewed = ca(new Date(T0.getTime() + 761 * DAY));
+    test("GIVEN a rotation under way WHEN checked THEN the warning says how many updates are left and by when", async () => {
+        const renewed = await ca(new Date(T0.getTime() + 761 * DAY));
         const midRotation = {
             caBundle: [renewed.certPem, authority.certPem],
-            servingCertificates: { "ns/svc-cert": serving(authority, new Date(T0.getTime() + 701 * DAY)) },
+            servingCertificates: { "ns/svc-cert": await serving(authority, new Date(T0.getTime() + 701 * DAY)) },
         };
         expect(expiryWarnings(midRotation, T0.getTime() + 762 * DAY, 30)).toEqual([
             "a CA rotation is under way: it needs 2 more `pulumi up` runs (this update included), before the previous CA expires on 2028-03-01T00:00:00.000Z",

@@ -17,9 +17,9 @@ interface TlsState {
     leaves: Record<string, string>;
 }
 
-function newCa(now: Date): Pick<TlsState, "caKey" | "ca"> {
-    const caKey = generateKey();
-    const ca = selfSign(
+async function newCa(now: Date): Promise<Pick<TlsState, "caKey" | "ca">> {
+    const caKey = await generateKey();
+    const { certPem: ca } = await selfSign(
         caKey.privateKeyPem,
         {
             subject: { commonName: "cluster-platform CA (test)", organization: "cluster-platform" },
@@ -30,23 +30,24 @@ function newCa(now: Date): Pick<TlsState, "caKey" | "ca"> {
             setAuthorityKeyId: true,
         },
         now,
-    ).certPem;
+    );
     return { caKey, ca };
 }
 
-function sign(state: Pick<TlsState, "caKey" | "ca">, key: GeneratedKey, service: string, now: Date): string {
-    const csr = certificateRequest(key.privateKeyPem, { commonName: `${service}.policy.svc` }, [
+async function sign(state: Pick<TlsState, "caKey" | "ca">, key: GeneratedKey, service: string, now: Date): Promise<string> {
+    const csr = await certificateRequest(key.privateKeyPem, { commonName: `${service}.policy.svc` }, [
         `${service}.policy`,
         `${service}.policy.svc`,
         `${service}.policy.svc.cluster.local`,
     ]);
-    return signRequest(
+    const { certPem } = await signRequest(
         csr,
         state.ca,
         state.caKey.privateKeyPem,
         { validityPeriodHours: 730 * 24, allowedUses: ["digital_signature", "server_auth"], setSubjectKeyId: true },
         now,
-    ).certPem;
+    );
+    return certPem;
 }
 
 /** What one `pulumi up` publishes and serves, from the tls state and the previous update's outputs. */
@@ -93,14 +94,17 @@ function expectNoOutage(previous: TrustState | undefined, next: TrustState, now:
 const subjectsOf = (bundle: string[]) => bundle.map((pem) => new X509Certificate(pem).fingerprint256);
 
 describe("CA rotation, step by step", () => {
-    test("GIVEN a CA renewed with a new key WHEN the stack updates three times THEN the bundle holds both CAs until every serving certificate is re-signed, with no outage at any step", () => {
+    test("GIVEN a CA renewed with a new key WHEN the stack updates three times THEN the bundle holds both CAs until every serving certificate is re-signed, with no outage at any step", async () => {
         // Step 0: first update. CA1 signs both serving certificates; they go live at once.
-        const ca1 = newCa(T0);
-        const leafKeys = { "policy/a": generateKey(), "policy/b": generateKey() };
+        const ca1 = await newCa(T0);
+        const leafKeys = { "policy/a": await generateKey(), "policy/b": await generateKey() };
         const tls0: TlsState = {
             ...ca1,
             leafKeys,
-            leaves: { "policy/a": sign(ca1, leafKeys["policy/a"], "a", T0), "policy/b": sign(ca1, leafKeys["policy/b"], "b", T0) },
+            leaves: {
+                "policy/a": await sign(ca1, leafKeys["policy/a"], "a", T0),
+                "policy/b": await sign(ca1, leafKeys["policy/b"], "b", T0),
+            },
         };
         const u0 = update(tls0, undefined);
         expect(subjectsOf(u0.state.caBundle)).toEqual(subjectsOf([ca1.ca]));
@@ -113,7 +117,10 @@ describe("CA rotation, step by step", () => {
         const tRenew = new Date(T0.getTime() + 701 * DAY);
         const tls0b: TlsState = {
             ...tls0,
-            leaves: { "policy/a": sign(ca1, leafKeys["policy/a"], "a", tRenew), "policy/b": sign(ca1, leafKeys["policy/b"], "b", tRenew) },
+            leaves: {
+                "policy/a": await sign(ca1, leafKeys["policy/a"], "a", tRenew),
+                "policy/b": await sign(ca1, leafKeys["policy/b"], "b", tRenew),
+            },
         };
         const u0b = update(tls0b, u0.state);
         expect(u0b.heldBack).toEqual([]);
@@ -124,11 +131,14 @@ describe("CA rotation, step by step", () => {
         // replaces the rotation clock, so the CA key and certificate, and re-signs both serving
         // certificates.
         const t1 = new Date(T0.getTime() + 761 * DAY);
-        const ca2 = newCa(t1);
+        const ca2 = await newCa(t1);
         const tls1: TlsState = {
             ...ca2,
             leafKeys,
-            leaves: { "policy/a": sign(ca2, leafKeys["policy/a"], "a", t1), "policy/b": sign(ca2, leafKeys["policy/b"], "b", t1) },
+            leaves: {
+                "policy/a": await sign(ca2, leafKeys["policy/a"], "a", t1),
+                "policy/b": await sign(ca2, leafKeys["policy/b"], "b", t1),
+            },
         };
         const u1 = update(tls1, u0b.state);
         expect(subjectsOf(u1.state.caBundle)).toEqual(subjectsOf([ca2.ca, ca1.ca]));
@@ -163,63 +173,70 @@ describe("CA rotation, step by step", () => {
         expectNoOutage(u3.state, update(tls1, u3.state).state, new Date(T0.getTime() + 800 * DAY));
     });
 
-    test("GIVEN a serving certificate renewed under the same CA WHEN the stack updates THEN it goes live at once and the bundle is unchanged", () => {
-        const ca = newCa(T0);
-        const key = generateKey();
-        const u0 = update({ ...ca, leafKeys: { k: key }, leaves: { k: sign(ca, key, "a", T0) } }, undefined);
+    test("GIVEN a serving certificate renewed under the same CA WHEN the stack updates THEN it goes live at once and the bundle is unchanged", async () => {
+        const ca = await newCa(T0);
+        const key = await generateKey();
+        const u0 = update({ ...ca, leafKeys: { k: key }, leaves: { k: await sign(ca, key, "a", T0) } }, undefined);
         const t1 = new Date(T0.getTime() + 701 * DAY);
-        const renewed = sign(ca, key, "a", t1);
+        const renewed = await sign(ca, key, "a", t1);
         const u1 = update({ ...ca, leafKeys: { k: key }, leaves: { k: renewed } }, u0.state);
         expect(u1.state.servingCertificates).toEqual({ k: renewed });
         expect(u1.state.caBundle).toEqual(u0.state.caBundle);
         expectNoOutage(u0.state, u1.state, t1);
     });
 
-    test("GIVEN a service added during a CA rotation WHEN the stack updates THEN its certificate goes live at once (its objects are created with the new bundle)", () => {
-        const ca1 = newCa(T0);
-        const a = generateKey();
-        const u0 = update({ ...ca1, leafKeys: { a }, leaves: { a: sign(ca1, a, "a", T0) } }, undefined);
-        const ca2 = newCa(T0);
-        const b = generateKey();
-        const fresh = sign(ca2, b, "b", T0);
-        const u1 = update({ ...ca2, leafKeys: { a, b }, leaves: { a: sign(ca2, a, "a", T0), b: fresh } }, u0.state);
+    test("GIVEN a service added during a CA rotation WHEN the stack updates THEN its certificate goes live at once (its objects are created with the new bundle)", async () => {
+        const ca1 = await newCa(T0);
+        const a = await generateKey();
+        const u0 = update({ ...ca1, leafKeys: { a }, leaves: { a: await sign(ca1, a, "a", T0) } }, undefined);
+        const ca2 = await newCa(T0);
+        const b = await generateKey();
+        const fresh = await sign(ca2, b, "b", T0);
+        const u1 = update({ ...ca2, leafKeys: { a, b }, leaves: { a: await sign(ca2, a, "a", T0), b: fresh } }, u0.state);
         expect(u1.heldBack).toEqual(["a"]);
         expect(u1.state.servingCertificates.b).toBe(fresh);
     });
 
-    test("GIVEN a serving key replaced together with the CA WHEN the stack updates THEN the new certificate goes live and a warning names it", () => {
-        const ca1 = newCa(T0);
-        const u0 = update({ ...ca1, leafKeys: {}, leaves: { "policy/a": sign(ca1, generateKey(), "a", T0) } }, undefined);
-        const ca2 = newCa(T0);
-        const u1 = update({ ...ca2, leafKeys: {}, leaves: { "policy/a": sign(ca2, generateKey(), "a", T0) } }, u0.state);
+    test("GIVEN a serving key replaced together with the CA WHEN the stack updates THEN the new certificate goes live and a warning names it", async () => {
+        const ca1 = await newCa(T0);
+        const u0 = update({ ...ca1, leafKeys: {}, leaves: { "policy/a": await sign(ca1, await generateKey(), "a", T0) } }, undefined);
+        const ca2 = await newCa(T0);
+        const u1 = update({ ...ca2, leafKeys: {}, leaves: { "policy/a": await sign(ca2, await generateKey(), "a", T0) } }, u0.state);
         expect(u1.heldBack).toEqual([]);
         expect(u1.warnings).toEqual([
             "serving certificate policy/a: its private key changed together with the CA, so the previous certificate cannot be kept while the new CA is published; callers may see TLS failures until this update completes",
         ]);
     });
 
-    test("GIVEN any sequence of CA renewals, serving renewals and new services WHEN the stack updates after each THEN no update ever has an outage", () => {
+    test("GIVEN any sequence of CA renewals, serving renewals and new services WHEN the stack updates after each THEN no update ever has an outage", async () => {
         type Event = "renew-ca" | "renew-serving" | "add-service" | "nothing";
-        fc.assert(
-            fc.property(
+        /** Every current leaf re-signed by `ca` at `now`. */
+        const resign = async (
+            leaves: Record<string, string>,
+            ca: Pick<TlsState, "caKey" | "ca">,
+            leafKeys: Record<string, GeneratedKey>,
+            now: Date,
+        ) => Object.fromEntries(await Promise.all(Object.keys(leaves).map(async (k) => [k, await sign(ca, leafKeys[k], k, now)])));
+        await fc.assert(
+            fc.asyncProperty(
                 fc.array(fc.constantFrom<Event>("renew-ca", "renew-serving", "add-service", "nothing"), { minLength: 1, maxLength: 6 }),
-                (events) => {
+                async (events) => {
                     let now = T0;
-                    let ca = newCa(now);
-                    const leafKeys: Record<string, GeneratedKey> = { s0: generateKey() };
-                    let leaves: Record<string, string> = { s0: sign(ca, leafKeys.s0, "s0", now) };
+                    let ca = await newCa(now);
+                    const leafKeys: Record<string, GeneratedKey> = { s0: await generateKey() };
+                    let leaves: Record<string, string> = { s0: await sign(ca, leafKeys.s0, "s0", now) };
                     let previous = update({ ...ca, leafKeys, leaves }, undefined).state;
                     for (const event of events) {
                         now = new Date(now.getTime() + 10 * DAY);
                         if (event === "renew-ca") {
-                            ca = newCa(now);
-                            leaves = Object.fromEntries(Object.keys(leaves).map((k) => [k, sign(ca, leafKeys[k], k, now)]));
+                            ca = await newCa(now);
+                            leaves = await resign(leaves, ca, leafKeys, now);
                         } else if (event === "renew-serving") {
-                            leaves = Object.fromEntries(Object.keys(leaves).map((k) => [k, sign(ca, leafKeys[k], k, now)]));
+                            leaves = await resign(leaves, ca, leafKeys, now);
                         } else if (event === "add-service") {
                             const key = `s${Object.keys(leaves).length}`;
-                            leafKeys[key] = generateKey();
-                            leaves = { ...leaves, [key]: sign(ca, leafKeys[key], key, now) };
+                            leafKeys[key] = await generateKey();
+                            leaves = { ...leaves, [key]: await sign(ca, leafKeys[key], key, now) };
                         }
                         const next = update({ ...ca, leafKeys, leaves }, previous).state;
                         expectNoOutage(previous, next, now);

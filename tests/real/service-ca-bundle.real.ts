@@ -14,7 +14,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { selfSignedCertificate } from "../helpers/openssl";
+import { selfSignedCertificate } from "../helpers/tls-signer";
 import { kubectl, kubectlRun, type KubeObject } from "./helpers/kubectl";
 import { destroyStack } from "./helpers/destroy";
 import { widgetBundle } from "./helpers/fixtures";
@@ -36,9 +36,9 @@ function configurations(): { kind: string; object: KubeObject }[] {
 let stack: TestStack;
 let work: string;
 
-/** A CA certificate's PEM (the real tier already needs openssl: scripts/real/pki.ts). */
-function caPem(name: string): string {
-    return fs.readFileSync(selfSignedCertificate(work, name, name).certPath, "utf8");
+/** A CA certificate's PEM. */
+async function caPem(name: string): Promise<string> {
+    return fs.readFileSync((await selfSignedCertificate(work, name, name)).certPath, "utf8");
 }
 
 /** The sample bundle with its admission webhooks only (no backend runs to convert), or with its conversion webhook only. */
@@ -103,8 +103,8 @@ afterAll(() => {
 });
 
 describe("service-ca's bundle in the webhook configurations the stack creates (issue 28)", () => {
-    test("GIVEN service-ca's bundle published WHEN up runs THEN every webhook carries it from creation; AND GIVEN service-ca rotating it (an update under its own manager) WHEN previewed and applied THEN the change is planned, applied without a conflict, and the next preview is empty", () => {
-        const first = caPem("service-ca-1");
+    test("GIVEN service-ca's bundle published WHEN up runs THEN every webhook carries it from creation; AND GIVEN service-ca rotating it (an update under its own manager) WHEN previewed and applied THEN the change is planned, applied without a conflict, and the next preview is empty", async () => {
+        const first = await caPem("service-ca-1");
         publish(first);
         const installed = stack.up();
         expect({ status: installed.status, output: installed.status === 0 ? "" : explain(installed) }).toEqual({ status: 0, output: "" });
@@ -114,7 +114,7 @@ describe("service-ca's bundle in the webhook configurations the stack creates (i
         expect({ status: settled.status, output: settled.status === 0 ? "" : explain(settled) }).toEqual({ status: 0, output: "" });
 
         // service-ca rotates: a bundle of the new CA and the old one, published and injected by updates.
-        const rotated = `${caPem("service-ca-2")}${first}`;
+        const rotated = `${await caPem("service-ca-2")}${first}`;
         const rotatedBase64 = Buffer.from(rotated).toString("base64");
         publish(rotated);
         for (const { object: live } of configurations()) {
@@ -132,7 +132,7 @@ describe("service-ca's bundle in the webhook configurations the stack creates (i
         expect({ status: again.status, output: again.status === 0 ? "" : explain(again) }).toEqual({ status: 0, output: "" });
     });
 
-    test("GIVEN the operator's conversion webhook, whose CRD caBundle service-ca wrote (an update under its manager) WHEN the operator is removed THEN the kept CRD's conversion is exactly {strategy: None}, OLM's way, and the next preview is empty", () => {
+    test("GIVEN the operator's conversion webhook, whose CRD caBundle service-ca wrote (an update under its manager) WHEN the operator is removed THEN the kept CRD's conversion is exactly {strategy: None}, OLM's way, and the next preview is empty", async () => {
         stack.setConfig(config([bundle("conversion")]));
         const installed = stack.up();
         expect({ status: installed.status, output: installed.status === 0 ? "" : explain(installed) }).toEqual({ status: 0, output: "" });
@@ -140,7 +140,7 @@ describe("service-ca's bundle in the webhook configurations the stack creates (i
         expect(crd.spec.conversion.strategy).toBe("Webhook");
         // service-ca injects as it does into every annotated CRD: an update of the caBundle under its manager.
         delete crd.metadata.managedFields;
-        crd.spec.conversion.webhook.clientConfig.caBundle = Buffer.from(caPem("service-ca-crd")).toString("base64");
+        crd.spec.conversion.webhook.clientConfig.caBundle = Buffer.from(await caPem("service-ca-crd")).toString("base64");
         kubectl(["replace", "--field-manager=service-ca-operator", "-f", "-"], { input: JSON.stringify(crd) });
         const owners = (
             JSON.parse(kubectl(["get", "crd", CRD, "-o", "json", "--show-managed-fields"])) as KubeObject

@@ -16,7 +16,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { stringify } from "yaml";
 import type { Row } from "../../scripts/verify/checks";
-import { selfSignedCertificate } from "../helpers/openssl";
+import { selfSignedCertificate } from "../helpers/tls-signer";
 import { type ConversionBackend, startConversionBackend } from "./helpers/conversion-backend";
 import { destroyStack } from "./helpers/destroy";
 import { eventually } from "./helpers/eventually";
@@ -195,7 +195,7 @@ describe("npm run verify on the stack's live cluster", () => {
     test("GIVEN the subscription webhook's caBundle replaced by another CA THEN its certificate check fails and the API server refuses both canaries (failurePolicy Fail); restored, they pass", async () => {
         const mwc = healthy.rows.find((r) => r.check === "certificate" && SUBSCRIPTION_MWC_OBJECT.test(r.object))!.object.split(" ")[1];
         const original = getObject("mutatingwebhookconfiguration", mwc).webhooks[0].clientConfig.caBundle as string;
-        const other = selfSignedCertificate(runTemp(), "verify-other-ca", "other-ca");
+        const other = await selfSignedCertificate(runTemp(), "verify-other-ca", "other-ca");
         jsonPatch("mutatingwebhookconfiguration", mwc, undefined, [
             { op: "replace", path: "/webhooks/0/clientConfig/caBundle", value: fs.readFileSync(other.certPath).toString("base64") },
         ]);

@@ -8,10 +8,10 @@ import { certificateRequest, generateKey, selfSign, signRequest } from "../helpe
 import { tsxCommand } from "../helpers/tsx";
 
 /** A previous update's certificateTrust output whose CA, issued 770 days ago, is 20 days from expiry. */
-function ageingTrust(): { caBundle: string[]; servingCertificates: Record<string, string> } {
+async function ageingTrust(): Promise<{ caBundle: string[]; servingCertificates: Record<string, string> }> {
     const issued = new Date(Date.now() - 770 * DAY);
-    const caKey = generateKey().privateKeyPem;
-    const ca = selfSign(
+    const caKey = (await generateKey()).privateKeyPem;
+    const { certPem: ca } = await selfSign(
         caKey,
         {
             subject: { commonName: "cluster-platform CA (prod-east)", organization: "cluster-platform" },
@@ -20,11 +20,19 @@ function ageingTrust(): { caBundle: string[]; servingCertificates: Record<string
             isCaCertificate: true,
         },
         issued,
-    ).certPem;
-    const request = certificateRequest(generateKey().privateKeyPem, { commonName: "subscription-webhook.subscription-injection.svc" }, [
-        "subscription-webhook.subscription-injection.svc",
-    ]);
-    const leaf = signRequest(request, ca, caKey, { validityPeriodHours: 730 * 24, allowedUses: ["server_auth"] }, issued).certPem;
+    );
+    const request = await certificateRequest(
+        (await generateKey()).privateKeyPem,
+        { commonName: "subscription-webhook.subscription-injection.svc" },
+        ["subscription-webhook.subscription-injection.svc"],
+    );
+    const { certPem: leaf } = await signRequest(
+        request,
+        ca,
+        caKey,
+        { validityPeriodHours: 730 * 24, allowedUses: ["server_auth"] },
+        issued,
+    );
     return { caBundle: [ca], servingCertificates: { "subscription-injection/subscription-webhook-cert": leaf } };
 }
 
@@ -98,9 +106,9 @@ describe("npm run render", () => {
         expect(fs.existsSync(out)).toBe(false);
     });
 
-    test("GIVEN the previous update's outputs with a CA near expiry WHEN rendered THEN outputs.json sits beside resources.json with certificateExpiry, and stderr warns naming the CA", () => {
+    test("GIVEN the previous update's outputs with a CA near expiry WHEN rendered THEN outputs.json sits beside resources.json with certificateExpiry, and stderr warns naming the CA", async () => {
         const previous = path.join(tmp, "previous-outputs.json");
-        fs.writeFileSync(previous, JSON.stringify({ certificateTrust: ageingTrust() }));
+        fs.writeFileSync(previous, JSON.stringify({ certificateTrust: await ageingTrust() }));
         const run = render(["--config", "examples/openshift-aws.yaml", "--out", path.join(tmp, "expiry"), "--stack-outputs", previous]);
         expect(run.status).toBe(0);
         const outputs = JSON.parse(fs.readFileSync(path.join(tmp, "expiry", "outputs.json"), "utf8")) as Record<string, unknown>;

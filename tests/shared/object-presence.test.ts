@@ -9,7 +9,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { stringify } from "yaml";
 import { apiPath, liveMetadataLookup, ObjectRef, PARTIAL_OBJECT_METADATA_ACCEPT } from "../../components/shared/object-presence";
-import { selfSignedCertificate } from "../helpers/openssl";
+import { selfSignedCertificate } from "../helpers/tls-signer";
 
 /** kubeContext connections read the default kubeconfig; the project directory is not used. */
 const ROOT_DIRECTORY = "/";
@@ -38,7 +38,7 @@ describe("asking the API server whether objects exist, by metadata only", () => 
     let previousKubeconfig: string | undefined;
 
     beforeAll(async () => {
-        const { keyPath: key, certPath: cert } = selfSignedCertificate(tmp, "server", "127.0.0.1", "IP:127.0.0.1");
+        const { keyPath: key, certPath: cert } = await selfSignedCertificate(tmp, "server", "127.0.0.1", ["127.0.0.1"]);
         const listen = (name: string) =>
             new Promise<https.Server>((resolve) => {
                 const server = https.createServer({ key: fs.readFileSync(key), cert: fs.readFileSync(cert) }, (request, response) => {

@@ -13,7 +13,7 @@ import { declared, type Json, stateObjects } from "../../scripts/verify/declared
 import { exitCode, formatTable } from "../../scripts/verify/report";
 import { checkIdentity, contextFor, identityObjects } from "../../scripts/verify/target";
 import { parseCanary } from "../../scripts/verify/cli";
-import { type Authority, createAuthority, issueServingPair } from "../webhook/support/certs";
+import { type Authority, createAuthority, issueServingPair } from "../helpers/tls-signer";
 
 const CONFIG = {
     "cluster-platform:cluster": { value: JSON.stringify({ name: "c1", platform: "kubernetes", kubeContext: "prod" }) },

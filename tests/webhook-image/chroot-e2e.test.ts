@@ -15,7 +15,7 @@ import { planImage } from "../../components/webhook-image/build";
 import type { WebhookImageOutputs } from "../../components/webhook-image/operations";
 import { WebhookImageProvider } from "../../components/webhook-image/provider";
 import { WEBHOOK_CERT_DIR } from "../../webhook/api";
-import { createAuthority, issueServingPair, projectPair } from "../webhook/support/certs";
+import { createAuthority, issueServingPair, projectPair } from "../helpers/tls-signer";
 import { bundleObject, FakeKubeApi, secret } from "../webhook/support/fake-kube-api";
 import { podCreateReview } from "../webhook/support/fixtures";
 import { request } from "../webhook/support/https-client";

@@ -10,7 +10,7 @@ import pino from "pino";
 import { CertificateFiles } from "../../webhook/certificates";
 import { WebhookMetrics } from "../../webhook/metrics";
 import { DAY } from "../helpers/clock";
-import { createAuthority, issueServingPair, projectPair } from "./support/certs";
+import { createAuthority, issueServingPair, projectPair } from "../helpers/tls-signer";
 
 const EXPIRY = "subscription_webhook_certificate_expiry_seconds";
 

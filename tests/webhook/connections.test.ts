@@ -10,7 +10,7 @@ import pino from "pino";
 import { AdmissionHandler } from "../../webhook/admission";
 import { WebhookMetrics } from "../../webhook/metrics";
 import type { WebhookServer } from "../../webhook/server";
-import type { Authority } from "./support/certs";
+import type { Authority } from "../helpers/tls-signer";
 import { bundle, keySets, podCreateReview, staticAccess, staticCluster } from "./support/fixtures";
 import { waitFor } from "./support/wait";
 import { servingCertificates, startTestServer } from "./support/servers";

@@ -7,7 +7,7 @@ import { ANNOTATIONS } from "../../webhook/api";
 import { AdmissionHandler } from "../../webhook/admission";
 import { WebhookMetrics } from "../../webhook/metrics";
 import { WebhookServer } from "../../webhook/server";
-import type { Authority } from "./support/certs";
+import type { Authority } from "../helpers/tls-signer";
 import { allow, bundle, clusterBundle, keySets, podCreateReview, staticAccess, staticCluster } from "./support/fixtures";
 import { request } from "./support/https-client";
 import { servingCertificates, startTestServer } from "./support/servers";

@@ -10,7 +10,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { type Authority, createAuthority, issueServingPair, projectPair } from "./support/certs";
+import { type Authority, createAuthority, issueServingPair, projectPair } from "../helpers/tls-signer";
 import { FakeKubeApi, bundleObject, secret, type StoredObject } from "./support/fake-kube-api";
 import { podCreateReview } from "./support/fixtures";
 import { request } from "./support/https-client";

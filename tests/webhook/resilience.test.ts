@@ -13,7 +13,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { exitOf, keepAliveAgent, load, ready, rollingRestart, type RequestTemplate } from "./support/admission-load";
-import { type Authority, createAuthority, issueServingPair, projectPair, type ServingPair } from "./support/certs";
+import { type Authority, createAuthority, issueServingPair, projectPair, type ServingPair } from "../helpers/tls-signer";
 import { FakeKubeApi, bundleObject, secret } from "./support/fake-kube-api";
 import { podCreateReview } from "./support/fixtures";
 import { request } from "./support/https-client";

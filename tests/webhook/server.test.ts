@@ -9,7 +9,7 @@ import { AdmissionHandler } from "../../webhook/admission";
 import { ClusterState, subjectAccessReviewer } from "../../webhook/cluster-state";
 import { WebhookMetrics } from "../../webhook/metrics";
 import { WebhookServer } from "../../webhook/server";
-import { type Authority, type ServingPair, createAuthority, issueServingPair, projectPair } from "./support/certs";
+import { type Authority, type ServingPair, createAuthority, issueServingPair, projectPair } from "../helpers/tls-signer";
 import { FakeKubeApi, bundleObject, secret } from "./support/fake-kube-api";
 import { request } from "./support/https-client";
 import { startTestServer } from "./support/servers";

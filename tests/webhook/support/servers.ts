@@ -7,7 +7,7 @@ import type { Logger } from "pino";
 import type { AdmissionHandler } from "../../../webhook/admission";
 import type { WebhookMetrics } from "../../../webhook/metrics";
 import { WebhookServer } from "../../../webhook/server";
-import { type Authority, createAuthority, issueServingPair, projectPair } from "./certs";
+import { type Authority, createAuthority, issueServingPair, projectPair } from "../../helpers/tls-signer";
 
 /** A temporary directory holding a serving pair (kubelet layout) signed by a fresh CA. */
 export async function servingCertificates(prefix: string, serialNumber: string): Promise<{ dir: string; authority: Authority }> {

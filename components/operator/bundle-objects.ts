@@ -186,12 +186,42 @@ function manifestOf(
               }
             : {}),
     };
-    return {
+    return asStored(object.kind, {
         ...rest,
         apiVersion,
         kind: object.kind,
         metadata: { ...metadata, name: object.name, ...(namespace ? { namespace } : {}), labels },
-    };
+    });
+}
+
+/**
+ * A core object as the API server stores it, where the bundle writes a value the server replaces:
+ * declared as written, every preview would show the stored value changing back (the real tier's
+ * catalog sample found both). A Service port's `targetPort` of 0 or "" becomes its `port`
+ * (kubernetes `pkg/apis/core/v1/defaults.go`, `SetDefaults_Service`); an empty `data`,
+ * `stringData` or `binaryData` map of a Secret or ConfigMap is left out, as the server's JSON
+ * (`omitempty`) leaves it out. Pure.
+ */
+export function asStored(kind: string, manifest: Record<string, unknown>): Record<string, unknown> {
+    if (kind === "Service") {
+        const spec = manifest.spec as { ports?: unknown } | undefined;
+        if (!spec || !Array.isArray(spec.ports)) return manifest;
+        const ports = spec.ports.map((port: unknown) => {
+            const p = port as { port?: unknown; targetPort?: unknown } | null;
+            return p && typeof p === "object" && (p.targetPort === 0 || p.targetPort === "") && typeof p.port === "number"
+                ? { ...p, targetPort: p.port }
+                : port;
+        });
+        return { ...manifest, spec: { ...spec, ports } };
+    }
+    if (kind === "Secret" || kind === "ConfigMap") {
+        const empty = (value: unknown) =>
+            value !== null && typeof value === "object" && !Array.isArray(value) && Object.keys(value).length === 0;
+        return Object.fromEntries(
+            Object.entries(manifest).filter(([field, value]) => !(["data", "stringData", "binaryData"].includes(field) && empty(value))),
+        );
+    }
+    return manifest;
 }
 
 /**

@@ -258,11 +258,51 @@ describe("bundle objects installed as OLM's ExecutePlan installs them", () => {
     });
 
     test("GIVEN a ServiceMonitor and a cluster that does not serve monitoring.coreos.com/v1 WHEN rendered THEN refused with OLM's InstallPlan message", async () => {
-        const result = await render(bundleFolder({}, OBJECTS.filter((o) => o.kind === "ServiceMonitor")), { servedKinds: {} });
+        const result = await render(
+            bundleFolder(
+                {},
+                OBJECTS.filter((o) => o.kind === "ServiceMonitor"),
+            ),
+            { servedKinds: {} },
+        );
         expect(result.resources).toEqual([]);
         expect(result.errors.join("\n")).toContain(
             'bundle file "object-0.yaml": api-server resource not found installing ServiceMonitor op-monitor: GroupVersionKind monitoring.coreos.com/v1, Kind=ServiceMonitor not found on the cluster (OLM\'s InstallPlan fails the same way',
         );
+    });
+
+    test('GIVEN a bundle Service whose targetPort is 0 or "" and a Secret and ConfigMap with empty maps WHEN rendered THEN each is declared as the API server stores it, so the next preview shows no change', async () => {
+        // The stored forms are the API server's (the real tier's catalog sample: ndb-operator 1.10.0's
+        // webhook Service and tagger 2.1.17's mirror-registry-config Secret showed in every preview
+        // until declared this way; kubernetes pkg/apis/core/v1/defaults.go SetDefaults_Service).
+        const csv = bundleFolder({}, [
+            {
+                apiVersion: "v1",
+                kind: "Service",
+                metadata: { name: "op-webhook" },
+                spec: {
+                    selector: { app: "op" },
+                    ports: [
+                        { name: "a", port: 9443, targetPort: 0 },
+                        { name: "b", port: 8443, targetPort: "" },
+                        { name: "c", port: 8080, targetPort: "http" },
+                        { name: "d", port: 8081 },
+                    ],
+                },
+            },
+            { apiVersion: "v1", kind: "Secret", metadata: { name: "op-empty" }, data: {}, stringData: {} },
+            { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "op-empty" }, data: {}, binaryData: {} },
+        ]);
+        const result = await render(csv);
+        expect(result.errors).toEqual([]);
+        expect((manifestNamed(result, "Service", "op-webhook").spec as { ports: unknown[] }).ports).toEqual([
+            { name: "a", port: 9443, targetPort: 9443 },
+            { name: "b", port: 8443, targetPort: 8443 },
+            { name: "c", port: 8080, targetPort: "http" },
+            { name: "d", port: 8081 },
+        ]);
+        expect(Object.keys(manifestNamed(result, "Secret", "op-empty")).sort()).toEqual(["apiVersion", "kind", "metadata"]);
+        expect(Object.keys(manifestNamed(result, "ConfigMap", "op-empty")).sort()).toEqual(["apiVersion", "kind", "metadata"]);
     });
 
     test("GIVEN a bundle file with a repeated key and a file Go cannot decode WHEN rendered THEN the last key wins, and the file is left out with a warning, as opm does", async () => {

@@ -315,6 +315,11 @@ const NAMED: readonly (Case & { name: string })[] = [
             [1, 2.9999999999],
             [1, -2.0000000001],
             [0.1, 0.7],
+            // A CRD may say multipleOf 0 or below (the API server creates it): it refuses every number.
+            [0, 0.5],
+            [0, 2],
+            [-0.5, 2.5],
+            [-2, 4],
         ] as const
     ).map(([factor, value]) => ({
         name: `number multipleOf ${factor}, value ${value}`,
@@ -370,7 +375,31 @@ const NAMED: readonly (Case & { name: string })[] = [
             [{ type: "array", items: { type: "string", default: "d" } }, [null]],
             [{ type: "array", items: { type: "string", default: "d" } }, [5]],
             [{ type: "array", items: { type: "string", nullable: true, default: "d" } }, [null]],
-        ] as const
+            [{ type: "object", maxProperties: 0 }, { k: 1 }],
+            [{ type: "object", properties: { a: { type: "string", default: "d" } }, required: ["a"] }, {}],
+            [{ type: "object", properties: { a: { type: "string", default: "d" } }, minProperties: 1 }, {}],
+            // A nullable field's null stays null though it has a default: the not below tells the two apart.
+            [
+                {
+                    type: "object",
+                    properties: { a: { type: "string", nullable: true, default: "d" } },
+                    not: { properties: { a: { enum: ["d"] } } },
+                },
+                { a: null },
+            ],
+            // additionalProperties: true beside properties (a CRD may say it): unknown fields stay.
+            [
+                { type: "object", properties: { a: { type: "string" } }, additionalProperties: true },
+                { a: "x", b: 1 },
+            ],
+            [
+                { type: "object", properties: { a: { type: "string" } }, additionalProperties: true, minProperties: 2 },
+                { a: "x", b: 1 },
+            ],
+            [{ type: "object", properties: { a: { type: "string" } }, additionalProperties: true, minProperties: 1 }, { b: null }],
+            [{ type: "object", "x-kubernetes-preserve-unknown-fields": true, additionalProperties: { type: "string" } }, { b: 1 }],
+            [{ type: "object", "x-kubernetes-preserve-unknown-fields": true, additionalProperties: { type: "string" } }, { b: "x" }],
+        ] as [JsonSchema, unknown][]
     ).map(([schema, value]) => ({ name: `pruned ${JSON.stringify(schema)}, value ${JSON.stringify(value)}`, schema, value })),
 ];
 

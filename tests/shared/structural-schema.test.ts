@@ -134,6 +134,16 @@ describe("the structural-schema validator (answers from the API server)", () => 
                 not: { type: "integer", not: { enum: [3] } },
                 flag: { type: "boolean" },
                 opt: { type: "string", nullable: true, enum: ["x"] },
+                // The corners below are refusals of the API server's table; the paths are those its
+                // messages name (`spec.pN.b` for an unknown nested field, `spec.pN[1]` for an item).
+                whole: { type: "number", multipleOf: 0.1 },
+                either: { "x-kubernetes-int-or-string": true },
+                maybe: { type: "integer", nullable: true },
+                top: { type: "integer", maximum: 5, exclusiveMaximum: true },
+                pair: { type: "array", items: { type: "integer" } },
+                nested: { type: "object", properties: { a: { type: "integer" } } },
+                twice: { type: "integer", minimum: 3, allOf: [{ minimum: 3 }] },
+                text: { type: "string" },
             },
         };
         const value = {
@@ -158,6 +168,14 @@ describe("the structural-schema validator (answers from the API server)", () => 
             not: 3,
             flag: "yes",
             opt: null,
+            whole: 8,
+            either: true,
+            maybe: "x",
+            top: 5,
+            pair: ["x", "y"],
+            nested: { a: 1, b: 2 },
+            twice: 1,
+            text: { a: 1 },
             extra: 1,
         };
         const outOfRange = (constraint: string) =>
@@ -192,6 +210,16 @@ describe("the structural-schema validator (answers from the API server)", () => 
             "not: 3 matches the schema under not",
             "flag: a string of 3 characters is not of type boolean",
             'opt: null is not one of "x"',
+            "whole: 8 is not a multiple of 0.1 (the API server checks an integer against the factor cut to an integer, 0 here: it refuses every integer)",
+            "either: true is not of type integer or string",
+            "maybe: a string of 1 character is not of type integer",
+            "top: 5 is not below the maximum 5",
+            "pair[0]: a string of 1 character is not of type integer",
+            "pair[1]: a string of 1 character is not of type integer",
+            "nested.b: is not in the schema (the API server would prune it)",
+            // Once, though both the field's minimum and its allOf's refuse it.
+            "twice: 1 is below the minimum 3",
+            "text: an object is not of type string",
         ]);
     });
 });

@@ -387,7 +387,7 @@ function translate(schema: JsonSchema, unknownFields: "ignore" | "refuse", root:
         out[MINIMUM] = { limit: schema.minimum, exclusive: schema.exclusiveMinimum === true, inRange: inRange(schema.minimum) };
     if (typeof schema.maximum === "number")
         out[MAXIMUM] = { limit: schema.maximum, exclusive: schema.exclusiveMaximum === true, inRange: inRange(schema.maximum) };
-    if ((schema.type === "integer" || schema.type === "number") && !intOrString) out[RANGE] = { type: schema.type, format: schema.format };
+    if (schema.type === "integer" || schema.type === "number") out[RANGE] = { type: schema.type, format: schema.format };
     if (typeof schema.pattern === "string") out.pattern = schema.pattern;
     if (typeof schema.format === "string" && FORMATS[schema.format]) out.format = schema.format;
     if (schema.properties || root) {

@@ -144,6 +144,9 @@ describe("the structural-schema validator (answers from the API server)", () => 
                 nested: { type: "object", properties: { a: { type: "integer" } } },
                 twice: { type: "integer", minimum: 3, allOf: [{ minimum: 3 }] },
                 text: { type: "string" },
+                wide32: { type: "integer", format: "int32" },
+                wide64: { type: "integer" },
+                single: { type: "number", format: "float" },
             },
         };
         const value = {
@@ -176,6 +179,9 @@ describe("the structural-schema validator (answers from the API server)", () => 
             nested: { a: 1, b: 2 },
             twice: 1,
             text: { a: 1 },
+            wide32: 2147483648,
+            wide64: 2 ** 63,
+            single: 1e39,
             extra: 1,
         };
         const outOfRange = (constraint: string) =>
@@ -220,6 +226,9 @@ describe("the structural-schema validator (answers from the API server)", () => 
             // Once, though both the field's minimum and its allOf's refuse it.
             "twice: 1 is below the minimum 3",
             "text: an object is not of type string",
+            "wide32: 2147483648 is out of the range of int32",
+            "wide64: 9223372036854776000 is out of the range of int64",
+            "single: 1e+39 is out of the range of float",
         ]);
     });
 });

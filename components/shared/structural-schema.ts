@@ -84,10 +84,75 @@ export type StructuralValidator = (value: unknown) => SchemaViolation[];
  * registered as accepting everything, as is any format the registry does not know.
  */
 const FORMATS: Record<string, (value: string) => boolean> = {
-    byte: (v) => /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(v),
-    ipv4: (v) => /^\d{1,3}(\.\d{1,3}){3}$/.test(v) && v.split(".").every((octet) => Number(octet) <= 255),
+    // The last quantum is required: the API server refuses "" (the real tier found it).
+    byte: (v) => /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{4})$/.test(v),
+    ipv4: isIPv4,
     uuid: (v) => /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i.test(v),
 };
+
+/**
+ * kube-openapi's ipv4: any address Kubernetes' lenient IP parser reads whose text holds a dot. So an
+ * IPv6 address ending in dotted IPv4 passes (`::ffff:1.2.3.4`), and octets may carry leading zeros
+ * (`01.2.3.4`); the real tier's dry-runs found both.
+ */
+function isIPv4(v: string): boolean {
+    return isDottedQuad(v) || isIPv6WithDottedTail(v);
+}
+
+function isDottedQuad(v: string): boolean {
+    const octets = v.split(".");
+    return octets.length === 4 && octets.every((octet) => /^\d+$/.test(octet) && Number(octet) <= 255);
+}
+
+/** Eight 16-bit groups, the last two as a dotted quad, `::` standing for at least one zero group. */
+function isIPv6WithDottedTail(v: string): boolean {
+    const halves = v.split("::");
+    if (halves.length > 2) return false;
+    const groups = halves.map((half) => (half === "" ? [] : half.split(":")));
+    const all = groups.flat();
+    const tail = all.pop();
+    if (tail === undefined || !isDottedQuad(tail) || !all.every((g) => /^[0-9A-Fa-f]{1,4}$/.test(g))) return false;
+    if (groups[groups.length - 1].length === 0) return false;
+    const counted = all.length + 2;
+    return halves.length === 2 ? counted < 8 : counted === 8;
+}
+
+/**
+ * The string formats the API server keeps in a CRD schema (apiextensions-apiserver
+ * pkg/apiserver/validation/formats.go, `supportedVersionedFormats` up to 1.34; compared without
+ * dashes, as there). Any other is dropped before validation.
+ */
+const KEPT_STRING_FORMATS: ReadonlySet<string> = new Set(
+    [
+        "bsonobjectid",
+        "uri",
+        "email",
+        "hostname",
+        "ipv4",
+        "ipv6",
+        "cidr",
+        "mac",
+        "uuid",
+        "uuid3",
+        "uuid4",
+        "uuid5",
+        "isbn",
+        "isbn10",
+        "isbn13",
+        "creditcard",
+        "ssn",
+        "hexcolor",
+        "rgbcolor",
+        "byte",
+        "password",
+        "date",
+        "duration",
+        "datetime",
+        "quantity",
+        "k8s-short-name",
+        "k8s-long-name",
+    ].map((f) => f.replace(/-/g, "")),
+);
 
 let instance: AjvClass | undefined;
 
@@ -125,6 +190,14 @@ function ajv(): AjvClass {
             schemaType: "object",
             validate: (b: Bound, data: number) => b.inRange && kubeBound(b, data, -1),
         });
+        instance.addKeyword({
+            keyword: RANGE,
+            type: "number",
+            schemaType: "object",
+            // A fraction on an integer field is the type check's refusal; this one names the range.
+            validate: (r: Range, data: number) =>
+                (r.type === "integer" && !Number.isInteger(data)) || constraintInRange(data, r.type, r.format),
+        });
         for (const [name, check] of Object.entries(FORMATS)) {
             instance.addFormat(name, { type: "string", validate: check });
         }
@@ -155,6 +228,13 @@ const lenientRegExp = Object.assign(
 const MULTIPLE_OF = "x-kube-multipleOf";
 const MINIMUM = "x-kube-minimum";
 const MAXIMUM = "x-kube-maximum";
+/** The value itself in its format's range (numberValidator checks the value as it checks each bound). */
+const RANGE = "x-kube-range";
+
+interface Range {
+    type: string;
+    format: unknown;
+}
 
 /**
  * A numeric constraint and whether kube-openapi finds it in the range of the schema's type and
@@ -173,20 +253,21 @@ interface Factor {
     inRange: boolean;
 }
 
-/** `IsValueValidAgainstRange` for a constraint of a schema of `type` and `format`: an integer schema's must parse as an integer of its format. */
+/**
+ * `IsValueValidAgainstRange` for a number (a constraint or the value itself) of a schema of `type`
+ * and `format`: an integer schema's must parse as an integer of its format, a `float` number's as a
+ * float32. The API server keeps only int32 and int64 on an integer and float and double on a number
+ * (apiextensions-apiserver pkg/apiserver/validation/formats.go, `StripUnsupportedFormatsPostProcessorForVersion`):
+ * uint32 and uint64 check as int64. The number is parsed from Go's shortest decimal text of it, as
+ * JavaScript prints it too: -2^63 reads "-9223372036854776000", past int64 (the real tier found it).
+ */
 function constraintInRange(value: number, type: unknown, format: unknown): boolean {
+    if (type === "number") return format !== "float" || Number.isFinite(Math.fround(value));
     if (type !== "integer") return true;
-    if (!Number.isInteger(value)) return false;
-    switch (format) {
-        case "int32":
-            return value >= -(2 ** 31) && value < 2 ** 31;
-        case "uint32":
-            return value >= 0 && value < 2 ** 32;
-        case "uint64":
-            return value >= 0 && value < 2 ** 64;
-        default:
-            return value >= -(2 ** 63) && value < 2 ** 63;
-    }
+    if (!Number.isInteger(value) || Math.abs(value) >= 1e21) return false;
+    const bits = format === "int32" ? 31n : 63n;
+    const decimal = BigInt(String(value));
+    return decimal >= -(2n ** bits) && decimal < 2n ** bits;
 }
 
 /**
@@ -212,8 +293,21 @@ function kubeMultipleOf(factor: number, data: number): boolean {
         return integerFactor > 0 && data % integerFactor === 0;
     }
     if (factor <= 0) return false;
-    const quotient = factor < 1 ? (1 / factor) * data : data / factor;
-    return Number.isFinite(quotient) && Math.abs(quotient - Math.round(quotient)) <= 1e-9 * Math.max(1, Math.abs(quotient));
+    return isJsonInteger(factor < 1 ? (1 / factor) * data : data / factor);
+}
+
+/**
+ * go-openapi swag's `IsFloat64AJSONInteger` as the API server runs it (the real tier's dry-runs:
+ * 1000000.0015 passes for a factor of 1, 2.9999999999 and 1e-10 do not): within ±(2^53-1), equal to
+ * an integer, or above its integer part by less than 1e-9 of the two summed. A negative fraction
+ * never passes (Go's conversion of it to uint64 does not truncate).
+ */
+function isJsonInteger(f: number): boolean {
+    if (!Number.isFinite(f) || Math.abs(f) > 2 ** 53 - 1) return false;
+    if (Number.isInteger(f)) return true;
+    const whole = Math.trunc(f);
+    if (f < 0 || whole === 0) return false;
+    return (f - whole) / (f + whole) < 1e-9;
 }
 
 const compiled = new Map<string, { validate: ValidateFunction; translated: Record<string, unknown> }>();
@@ -262,12 +356,11 @@ function translate(schema: JsonSchema, unknownFields: "ignore" | "refuse", root:
     const out: Record<string, unknown> = {};
     const intOrString = schema["x-kubernetes-int-or-string"] === true;
     // kube-openapi's type check lets an array through where the schema names a format and its type is
-    // not numeric (validate/type.go: "format" with a string or slice value returns before the check).
+    // not numeric (validate/type.go: "format" with a string or slice value returns before the check),
+    // but the API server first drops a format it does not support (formats.go): a string's kept
+    // formats only, never a boolean's or an object's.
     const arrayThroughFormat =
-        typeof schema.format === "string" &&
-        schema.format !== "" &&
-        schema.type !== undefined &&
-        !["integer", "number", "array"].includes(schema.type);
+        schema.type === "string" && typeof schema.format === "string" && KEPT_STRING_FORMATS.has(schema.format.replace(/-/g, ""));
     const types = intOrString ? ["integer", "string"] : schema.type ? [schema.type, ...(arrayThroughFormat ? ["array"] : [])] : [];
     if (types.length > 0) out.type = schema.nullable ? [...types, "null"] : types.length === 1 ? types[0] : types;
     for (const keyword of [
@@ -294,6 +387,7 @@ function translate(schema: JsonSchema, unknownFields: "ignore" | "refuse", root:
         out[MINIMUM] = { limit: schema.minimum, exclusive: schema.exclusiveMinimum === true, inRange: inRange(schema.minimum) };
     if (typeof schema.maximum === "number")
         out[MAXIMUM] = { limit: schema.maximum, exclusive: schema.exclusiveMaximum === true, inRange: inRange(schema.maximum) };
+    if (schema.type === "integer" || schema.type === "number") out[RANGE] = { type: schema.type, format: schema.format };
     if (typeof schema.pattern === "string") out.pattern = schema.pattern;
     if (typeof schema.format === "string" && FORMATS[schema.format]) out.format = schema.format;
     if (schema.properties || root) {
@@ -428,6 +522,11 @@ function violationsOf(errors: readonly ErrorObject[], value: unknown): SchemaVio
                 message = inRange
                     ? `${show(at)} is not a multiple of ${factor}${Number.isInteger(at) && Math.trunc(factor) <= 0 ? " (the API server checks an integer against the factor cut to an integer, 0 here: it refuses every integer)" : ""}`
                     : outOfRange(`multipleOf ${factor}`);
+                break;
+            }
+            case RANGE: {
+                const { type, format } = error.schema as Range;
+                message = `${show(at)} is out of the range of ${type === "number" ? "float" : format === "int32" ? "int32" : "int64"}`;
                 break;
             }
             case "minLength":

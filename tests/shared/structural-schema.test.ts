@@ -117,7 +117,8 @@ describe("the structural-schema validator (answers from the API server)", () => 
                 high: { type: "number", maximum: 1 },
                 tiny: { type: "integer", multipleOf: 0.5 },
                 wide: { type: "integer", format: "int32", maximum: 2147483648 },
-                negative: { type: "integer", format: "uint32", minimum: -1 },
+                // The API server drops uint32 (its table: a minimum of -1 refuses nothing), not int32.
+                below: { type: "integer", format: "int32", minimum: -2147483649 },
                 fraction: { type: "integer", minimum: 0.5 },
                 zero: { type: "number", multipleOf: 0.4 },
                 word: { type: "string", minLength: 3, maxLength: 4, pattern: "^a" },
@@ -133,6 +134,19 @@ describe("the structural-schema validator (answers from the API server)", () => 
                 not: { type: "integer", not: { enum: [3] } },
                 flag: { type: "boolean" },
                 opt: { type: "string", nullable: true, enum: ["x"] },
+                // The corners below are refusals of the API server's table; the paths are those its
+                // messages name (`spec.pN.b` for an unknown nested field, `spec.pN[1]` for an item).
+                whole: { type: "number", multipleOf: 0.1 },
+                either: { "x-kubernetes-int-or-string": true },
+                maybe: { type: "integer", nullable: true },
+                top: { type: "integer", maximum: 5, exclusiveMaximum: true },
+                pair: { type: "array", items: { type: "integer" } },
+                nested: { type: "object", properties: { a: { type: "integer" } } },
+                twice: { type: "integer", minimum: 3, allOf: [{ minimum: 3 }] },
+                text: { type: "string" },
+                wide32: { type: "integer", format: "int32" },
+                wide64: { type: "integer" },
+                single: { type: "number", format: "float" },
             },
         };
         const value = {
@@ -141,7 +155,7 @@ describe("the structural-schema validator (answers from the API server)", () => 
             high: 1.5,
             tiny: 3,
             wide: 5,
-            negative: 5,
+            below: 5,
             fraction: 0,
             zero: 0.5,
             word: "bbbbb",
@@ -157,6 +171,17 @@ describe("the structural-schema validator (answers from the API server)", () => 
             not: 3,
             flag: "yes",
             opt: null,
+            whole: 8,
+            either: true,
+            maybe: "x",
+            top: 5,
+            pair: ["x", "y"],
+            nested: { a: 1, b: 2 },
+            twice: 1,
+            text: { a: 1 },
+            wide32: 2147483648,
+            wide64: 2 ** 63,
+            single: 1e39,
             extra: 1,
         };
         const outOfRange = (constraint: string) =>
@@ -170,7 +195,7 @@ describe("the structural-schema validator (answers from the API server)", () => 
             "high: 1.5 is above the maximum 1",
             `tiny: ${outOfRange("multipleOf 0.5")}`,
             `wide: ${outOfRange("maximum 2147483648")}`,
-            `negative: ${outOfRange("minimum -1")}`,
+            `below: ${outOfRange("minimum -2147483649")}`,
             `fraction: ${outOfRange("minimum 0.5")}`,
             "zero: 0.5 is not a multiple of 0.4",
             "word: a string of 5 characters is longer than 4 characters",
@@ -191,6 +216,19 @@ describe("the structural-schema validator (answers from the API server)", () => 
             "not: 3 matches the schema under not",
             "flag: a string of 3 characters is not of type boolean",
             'opt: null is not one of "x"',
+            "whole: 8 is not a multiple of 0.1 (the API server checks an integer against the factor cut to an integer, 0 here: it refuses every integer)",
+            "either: true is not of type integer or string",
+            "maybe: a string of 1 character is not of type integer",
+            "top: 5 is not below the maximum 5",
+            "pair[0]: a string of 1 character is not of type integer",
+            "pair[1]: a string of 1 character is not of type integer",
+            "nested.b: is not in the schema (the API server would prune it)",
+            // Once, though both the field's minimum and its allOf's refuse it.
+            "twice: 1 is below the minimum 3",
+            "text: an object is not of type string",
+            "wide32: 2147483648 is out of the range of int32",
+            "wide64: 9223372036854776000 is out of the range of int64",
+            "single: 1e+39 is out of the range of float",
         ]);
     });
 });

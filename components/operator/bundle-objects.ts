@@ -195,33 +195,49 @@ function manifestOf(
 }
 
 /**
- * A core object as the API server stores it, where the bundle writes a value the server replaces:
- * declared as written, every preview would show the stored value changing back (the real tier's
- * catalog sample found both). A Service port's `targetPort` of 0 or "" becomes its `port`
- * (kubernetes `pkg/apis/core/v1/defaults.go`, `SetDefaults_Service`); an empty `data`,
- * `stringData` or `binaryData` map of a Secret or ConfigMap is left out, as the server's JSON
- * (`omitempty`) leaves it out. Pure.
+ * The top-level fields of each kind OLM decodes into its Go type (k8s.io/api core/v1 and rbac/v1
+ * `types.go`; `status` is dropped before). ExecutePlan's `json.Unmarshal` leaves every other field
+ * out, and so does the API server: ecr-secret-operator 0.6.0 ships "Secret"s with a `spec`.
+ */
+const TYPED_FIELDS: Record<string, readonly string[]> = {
+    Secret: ["data", "stringData", "type", "immutable"],
+    ConfigMap: ["data", "binaryData", "immutable"],
+    Service: ["spec"],
+    ServiceAccount: ["secrets", "imagePullSecrets", "automountServiceAccountToken"],
+    Role: ["rules"],
+    ClusterRole: ["rules", "aggregationRule"],
+    RoleBinding: ["subjects", "roleRef"],
+    ClusterRoleBinding: ["subjects", "roleRef"],
+};
+
+/**
+ * A typed object as the API server stores it, where the bundle writes what the server drops or
+ * replaces: declared as written, every preview would show the stored form changing back. Each was
+ * found by the real tier's server-side dry-run of every bundle object of the community catalog
+ * (tests/real/catalog-sample.real.ts): fields the Go type does not have are left out
+ * (`TYPED_FIELDS`); an empty or null top-level map or list (`data: {}`, `data: null`, `rules: []`)
+ * is left out, as the server's JSON leaves it out or stores null; a Service port's `targetPort` of
+ * 0 or "" becomes its `port` (kubernetes `pkg/apis/core/v1/defaults.go`, `SetDefaults_Service`).
+ * Supported kinds of other APIs are created as they are. Pure.
  */
 export function asStored(kind: string, manifest: Record<string, unknown>): Record<string, unknown> {
-    if (kind === "Service") {
-        const spec = manifest.spec as { ports?: unknown } | undefined;
-        if (!spec || !Array.isArray(spec.ports)) return manifest;
-        const ports = spec.ports.map((port: unknown) => {
-            const p = port as { port?: unknown; targetPort?: unknown } | null;
-            return p && typeof p === "object" && (p.targetPort === 0 || p.targetPort === "") && typeof p.port === "number"
-                ? { ...p, targetPort: p.port }
-                : port;
-        });
-        return { ...manifest, spec: { ...spec, ports } };
-    }
-    if (kind === "Secret" || kind === "ConfigMap") {
-        const empty = (value: unknown) =>
-            value !== null && typeof value === "object" && !Array.isArray(value) && Object.keys(value).length === 0;
-        return Object.fromEntries(
-            Object.entries(manifest).filter(([field, value]) => !(["data", "stringData", "binaryData"].includes(field) && empty(value))),
-        );
-    }
-    return manifest;
+    const fields = TYPED_FIELDS[kind];
+    if (!fields) return manifest;
+    const empty = (value: unknown) => value === null || (typeof value === "object" && Object.keys(value as object).length === 0);
+    const stored = Object.fromEntries(
+        Object.entries(manifest).filter(
+            ([field, value]) => ["apiVersion", "kind", "metadata"].includes(field) || (fields.includes(field) && !empty(value)),
+        ),
+    );
+    const spec = stored.spec as { ports?: unknown } | undefined;
+    if (kind !== "Service" || !spec || !Array.isArray(spec.ports)) return stored;
+    const ports = spec.ports.map((port: unknown) => {
+        const p = port as { port?: unknown; targetPort?: unknown } | null;
+        return p && typeof p === "object" && (p.targetPort === 0 || p.targetPort === "") && typeof p.port === "number"
+            ? { ...p, targetPort: p.port }
+            : port;
+    });
+    return { ...stored, spec: { ...spec, ports } };
 }
 
 /**

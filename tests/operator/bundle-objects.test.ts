@@ -291,7 +291,10 @@ describe("bundle objects installed as OLM's ExecutePlan installs them", () => {
                 },
             },
             { apiVersion: "v1", kind: "Secret", metadata: { name: "op-empty" }, data: {}, stringData: {} },
-            { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "op-empty" }, data: {}, binaryData: {} },
+            { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "op-empty" }, data: null, binaryData: {} },
+            // OLM decodes by kind into the core type, whatever the group (ecr-secret-operator 0.6.0 ships these).
+            { apiVersion: "ecr.example.com/v1alpha1", kind: "Secret", metadata: { name: "op-odd" }, type: "Opaque", spec: { region: "x" } },
+            { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRole", metadata: { name: "op-none" }, rules: [] },
         ]);
         const result = await render(csv);
         expect(result.errors).toEqual([]);
@@ -303,6 +306,9 @@ describe("bundle objects installed as OLM's ExecutePlan installs them", () => {
         ]);
         expect(Object.keys(manifestNamed(result, "Secret", "op-empty")).sort()).toEqual(["apiVersion", "kind", "metadata"]);
         expect(Object.keys(manifestNamed(result, "ConfigMap", "op-empty")).sort()).toEqual(["apiVersion", "kind", "metadata"]);
+        expect(Object.keys(manifestNamed(result, "Secret", "op-odd")).sort()).toEqual(["apiVersion", "kind", "metadata", "type"]);
+        expect(manifestNamed(result, "Secret", "op-odd").apiVersion).toBe("v1");
+        expect(Object.keys(manifestNamed(result, "ClusterRole", "op-none")).sort()).toEqual(["apiVersion", "kind", "metadata"]);
     });
 
     test("GIVEN a bundle file with a repeated key and a file Go cannot decode WHEN rendered THEN the last key wins, and the file is left out with a warning, as opm does", async () => {

@@ -12,7 +12,13 @@
  * Available, every object OLM creates from the bundle present with OLM's label, every Service OLM
  * generates for a webhook backed by ready endpoints, every rule of the CSV's permissions allowed
  * to its ServiceAccount (SubjectAccessReview), and a preview with no change. Destroy leaves exactly
- * the bundles' CRDs (helpers/destroy.ts compares the state's objects with the cluster).
+ * the bundles' CRDs and OLM's two aggregate roles (helpers/destroy.ts compares the state's objects
+ * with the cluster).
+ *
+ * Before the install, every bundle object the program declares for the catalog's bundles that
+ * install AllNamespaces is sent to the API server as a server-side dry-run create, and each
+ * declared field must be what the server would store: a field it drops or defaults would show
+ * changing back in every preview (components/operator/bundle-objects.ts `asStored`).
  */
 import * as fs from "node:fs";
 import { goDecodeManifest } from "../../components/shared/go-yaml";
@@ -83,7 +89,7 @@ function upAndSettle(): void {
     expect({ status: again.status, output: again.status === 0 ? "" : explain(again) }).toEqual({ status: 0, output: "" });
 }
 
-/** `kind` (`resource.group` for kubectl) of every object in the cluster, as `objectRef`s with their labels. */
+/** Every object of each kubectl resource (`plural.group`), in all namespaces, keyed by `objectRef`. */
 function liveObjects(resources: readonly string[]): Map<string, KubeObject> {
     const live = new Map<string, KubeObject>();
     for (const resource of resources) {

@@ -33,16 +33,21 @@ export const OLM_MANAGED_LABEL = "olm.managed";
 /** OLM's owner labels (`pkg/lib/ownerutil/util.go`). */
 export const OLM_OWNER_LABELS = { name: "olm.owner", kind: "olm.owner.kind", namespace: "olm.owner.namespace" } as const;
 
-/** How ExecutePlan creates each kind it knows by name: the type it decodes into and its scope. */
-const TYPED_KINDS: Record<string, { apiVersion: string; namespaced: boolean }> = {
-    Secret: { apiVersion: "v1", namespaced: true },
-    ConfigMap: { apiVersion: "v1", namespaced: true },
-    Service: { apiVersion: "v1", namespaced: true },
-    ServiceAccount: { apiVersion: "v1", namespaced: true },
-    Role: { apiVersion: "rbac.authorization.k8s.io/v1", namespaced: true },
-    RoleBinding: { apiVersion: "rbac.authorization.k8s.io/v1", namespaced: true },
-    ClusterRole: { apiVersion: "rbac.authorization.k8s.io/v1", namespaced: false },
-    ClusterRoleBinding: { apiVersion: "rbac.authorization.k8s.io/v1", namespaced: false },
+/**
+ * How ExecutePlan creates each kind it knows by name: the type it decodes into, its scope, and the
+ * type's top-level fields besides apiVersion, kind and metadata (k8s.io/api core/v1 and rbac/v1
+ * `types.go`; `status` is dropped before). Its `json.Unmarshal` leaves every other field out, and
+ * so does the API server: ecr-secret-operator 0.6.0 ships "Secret"s with a `spec`.
+ */
+const TYPED_KINDS: Record<string, { apiVersion: string; namespaced: boolean; fields: readonly string[] }> = {
+    Secret: { apiVersion: "v1", namespaced: true, fields: ["data", "stringData", "type", "immutable"] },
+    ConfigMap: { apiVersion: "v1", namespaced: true, fields: ["data", "binaryData", "immutable"] },
+    Service: { apiVersion: "v1", namespaced: true, fields: ["spec"] },
+    ServiceAccount: { apiVersion: "v1", namespaced: true, fields: ["secrets", "imagePullSecrets", "automountServiceAccountToken"] },
+    Role: { apiVersion: "rbac.authorization.k8s.io/v1", namespaced: true, fields: ["rules"] },
+    RoleBinding: { apiVersion: "rbac.authorization.k8s.io/v1", namespaced: true, fields: ["subjects", "roleRef"] },
+    ClusterRole: { apiVersion: "rbac.authorization.k8s.io/v1", namespaced: false, fields: ["rules", "aggregationRule"] },
+    ClusterRoleBinding: { apiVersion: "rbac.authorization.k8s.io/v1", namespaced: false, fields: ["subjects", "roleRef"] },
 };
 
 /**
@@ -195,33 +200,17 @@ function manifestOf(
 }
 
 /**
- * The top-level fields of each kind OLM decodes into its Go type (k8s.io/api core/v1 and rbac/v1
- * `types.go`; `status` is dropped before). ExecutePlan's `json.Unmarshal` leaves every other field
- * out, and so does the API server: ecr-secret-operator 0.6.0 ships "Secret"s with a `spec`.
- */
-const TYPED_FIELDS: Record<string, readonly string[]> = {
-    Secret: ["data", "stringData", "type", "immutable"],
-    ConfigMap: ["data", "binaryData", "immutable"],
-    Service: ["spec"],
-    ServiceAccount: ["secrets", "imagePullSecrets", "automountServiceAccountToken"],
-    Role: ["rules"],
-    ClusterRole: ["rules", "aggregationRule"],
-    RoleBinding: ["subjects", "roleRef"],
-    ClusterRoleBinding: ["subjects", "roleRef"],
-};
-
-/**
  * A typed object as the API server stores it, where the bundle writes what the server drops or
  * replaces: declared as written, every preview would show the stored form changing back. Each was
  * found by the real tier's server-side dry-run of every bundle object of the community catalog
  * (tests/real/catalog-sample.real.ts): fields the Go type does not have are left out
- * (`TYPED_FIELDS`); an empty or null top-level map or list (`data: {}`, `data: null`, `rules: []`)
+ * (`TYPED_KINDS`' fields); an empty or null top-level map or list (`data: {}`, `data: null`, `rules: []`)
  * is left out, as the server's JSON leaves it out or stores null; a Service port's `targetPort` of
  * 0 or "" becomes its `port` (kubernetes `pkg/apis/core/v1/defaults.go`, `SetDefaults_Service`).
  * Supported kinds of other APIs are created as they are. Pure.
  */
 export function asStored(kind: string, manifest: Record<string, unknown>): Record<string, unknown> {
-    const fields = TYPED_FIELDS[kind];
+    const fields = TYPED_KINDS[kind]?.fields;
     if (!fields) return manifest;
     const empty = (value: unknown) => value === null || (typeof value === "object" && Object.keys(value as object).length === 0);
     const stored = Object.fromEntries(

@@ -20,8 +20,6 @@
  * declared field must be what the server would store: a field it drops or defaults would show
  * changing back in every preview (components/operator/bundle-objects.ts `asStored`).
  */
-import * as fs from "node:fs";
-import { goDecodeManifest } from "../../components/shared/go-yaml";
 import { withoutReadinessAwait } from "../../components/operator/bundle-install";
 import {
     catalogInstalls,
@@ -122,7 +120,7 @@ const KUBECTL_RESOURCE: Record<string, string> = {
 /** What the cluster lacks of what OLM would have created for `installs`, each line naming bundle and object. */
 function missingOlmObjects(installs: readonly SampleInstall[]): string[] {
     const expected = installs.flatMap((s) =>
-        olmCreatedObjects(s.facts, s.entry.namespace, goDecodeManifest(fs.readFileSync(s.csvFile, "utf8"))).map((o) => ({ s, o })),
+        olmCreatedObjects(s.facts, s.entry.namespace, { ok: true, value: s.csv }).map((o) => ({ s, o })),
     );
     const unknownKinds = [...new Set(expected.map(({ o }) => o.kind).filter((k) => !KUBECTL_RESOURCE[k]))];
     expect(unknownKinds).toEqual([]);
@@ -153,7 +151,7 @@ function unavailableDeployments(installs: readonly SampleInstall[]): string[] {
 function servicesWithoutEndpoints(installs: readonly SampleInstall[]): string[] {
     const slices = JSON.parse(kubectl(["get", "endpointslices.discovery.k8s.io", "--all-namespaces", "-o", "json"])).items as KubeObject[];
     return installs.flatMap((s) =>
-        servingObjects(goDecodeManifest(fs.readFileSync(s.csvFile, "utf8")), s.entry.namespace)
+        servingObjects({ ok: true, value: s.csv }, s.entry.namespace)
             .filter((o) => o.kind === "Service")
             .filter(
                 (service) =>

@@ -1,7 +1,8 @@
 /**
  * The structural-schema validator (components/shared/structural-schema.ts) against the API
  * server itself (issue 38, point 1): fast-check (the one seed) generates structural schemas and
- * objects; each schema becomes a property of a CRD's `spec`, the CRD is created, and each object is
+ * objects; each schema becomes a property of a CRD's `spec` (a named case with root keywords gets a
+ * CRD whose root carries them), the CRD is created, and each object is
  * created with a server-side dry-run, twice: with field validation `Ignore` (the API server prunes
  * what the schema does not name: the validator's `unknownFields: "ignore"`, the pre-flight's) and
  * `Strict` (an unknown field is refused: `"refuse"`, the render's). The API server's accept/refuse
@@ -230,6 +231,12 @@ interface Case {
     value: unknown;
     /** A named case's (below the generated ones), carried into the table so a reader finds it. */
     name?: string;
+    /**
+     * Keywords of the CRD's root schema beside `properties.spec` (a root `minProperties` counts the
+     * object's apiVersion, kind and metadata, or does not: the API server says which). A case with
+     * one gets a CRD of its own.
+     */
+    root?: JsonSchema;
 }
 
 /**
@@ -322,6 +329,12 @@ const NAMED: readonly (Case & { name: string })[] = [
             [1, -2.0000000001],
             [0.1, 0.7],
             [1.5, 4.5],
+            // A factor of 1 or more divides, a smaller one multiplies by its inverse: 19.5 / 1.3 is
+            // 15, 19.5 * (1 / 1.3) is 14.999999999999998.
+            [1.3, 19.5],
+            [1.1, 3.3],
+            [2.2, 6.6],
+            [0.7, 2.1],
             // A CRD may say multipleOf 0 or below (the API server creates it): it refuses every number.
             [0, 0.5],
             [0, 2],
@@ -410,6 +423,37 @@ const NAMED: readonly (Case & { name: string })[] = [
             [{ type: "object", "x-kubernetes-preserve-unknown-fields": true, additionalProperties: { type: "string" } }, { b: "x" }],
         ] as [JsonSchema, unknown][]
     ).map(([schema, value]) => ({ name: `pruned ${JSON.stringify(schema)}, value ${JSON.stringify(value)}`, schema, value })),
+    // A fractional bound inside a combinator part (which has no type of its own), on an integer
+    // field: is it cut to an integer as an integer schema's own bound is, or not?
+    ...(
+        [
+            [{ type: "integer", allOf: [{ minimum: 0.5 }] }, 0],
+            [{ type: "integer", allOf: [{ minimum: 0.5 }] }, 1],
+            [{ type: "integer", allOf: [{ maximum: 1.5 }] }, 1],
+            [{ type: "integer", allOf: [{ maximum: 1.5 }] }, 2],
+            [{ type: "integer", anyOf: [{ minimum: 2.5 }, { maximum: -0.5 }] }, 2],
+            [{ type: "integer", anyOf: [{ minimum: 2.5 }, { maximum: -0.5 }] }, 3],
+            [{ type: "integer", not: { maximum: 0.5 } }, 0],
+            [{ type: "integer", not: { maximum: 0.5 } }, 1],
+            [{ type: "integer", allOf: [{ minimum: 0.5, exclusiveMinimum: true }] }, 1],
+        ] as [JsonSchema, unknown][]
+    ).map(([schema, value]) => ({ name: `combinator bound ${JSON.stringify(schema)}, value ${JSON.stringify(value)}`, schema, value })),
+    // Size limits on the CRD's root: the object there has apiVersion, kind, metadata and spec.
+    ...(
+        [
+            [{ minProperties: 4 }, { a: "x" }],
+            [{ minProperties: 5 }, { a: "x" }],
+            [{ minProperties: 2 }, { a: "x" }],
+            [{ maxProperties: 1 }, { a: "x" }],
+            [{ maxProperties: 3 }, { a: "x" }],
+            [{ maxProperties: 4 }, { a: "x" }],
+        ] as [JsonSchema, unknown][]
+    ).map(([root, value]) => ({
+        name: `root ${JSON.stringify(root)}, spec ${JSON.stringify(value)}`,
+        root,
+        schema: { type: "object", properties: { a: { type: "string" } } },
+        value,
+    })),
 ];
 
 const cases: Case[] = [
@@ -421,7 +465,19 @@ const cases: Case[] = [
         .map(([schema, value]) => ({ schema, value })),
     ...NAMED,
 ];
-const CRDS = Math.ceil(cases.length / PER_CRD);
+/** 40 cases to a CRD, and a CRD of its own for each case with root keywords (the table's order). */
+const BATCHES: readonly (readonly Case[])[] = [
+    ...chunks(
+        cases.filter((c) => c.root === undefined),
+        PER_CRD,
+    ),
+    ...cases.filter((c) => c.root !== undefined).map((c) => [c]),
+];
+const CRDS = BATCHES.length;
+
+function chunks<T>(items: readonly T[], size: number): T[][] {
+    return Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
+}
 
 function crdFor(index: number, batch: readonly Case[]): object {
     const properties = Object.fromEntries(batch.map((c, i) => [`p${i}`, c.schema]));
@@ -433,17 +489,18 @@ function crdFor(index: number, batch: readonly Case[]): object {
             group: GROUP,
             scope: "Cluster",
             names: { plural: `s${index}s`, singular: `s${index}`, kind: `S${index}`, listKind: `S${index}List` },
-            versions: [{ name: "v1", served: true, storage: true, schema: { openAPIV3Schema: rootSchema(properties) } }],
+            versions: [{ name: "v1", served: true, storage: true, schema: { openAPIV3Schema: rootSchema(properties, batch[0]?.root) } }],
         },
     };
 }
 
-function rootSchema(properties: Record<string, JsonSchema>): JsonSchema {
-    return { type: "object", properties: { spec: { type: "object", properties } } };
+function rootSchema(properties: Record<string, JsonSchema>, root: JsonSchema = {}): JsonSchema {
+    return { type: "object", ...root, properties: { spec: { type: "object", properties } } };
 }
 
 describe("the structural-schema validator against the API server (server-side dry-run)", () => {
-    const results: { name?: string; schema: JsonSchema; value: unknown; accepted: boolean; acceptedStrict: boolean }[] = [];
+    const results: { name?: string; root?: JsonSchema; schema: JsonSchema; value: unknown; accepted: boolean; acceptedStrict: boolean }[] =
+        [];
 
     afterAll(() => {
         for (let i = 0; i < CRDS; i++) kubectlRun(["delete", "crd", `s${i}s.${GROUP}`, "--ignore-not-found", "--wait=false"]);
@@ -452,7 +509,7 @@ describe("the structural-schema validator against the API server (server-side dr
     test("GIVEN generated schemas and objects WHEN the API server dry-runs each object THEN the validator accepts exactly what it accepts", async () => {
         const disagreements: string[] = [];
         for (let i = 0; i < CRDS; i++) {
-            const batch = cases.slice(i * PER_CRD, (i + 1) * PER_CRD);
+            const batch = BATCHES[i];
             const crd = crdFor(i, batch);
             kubectl(["apply", "-f", "-"], { input: JSON.stringify(crd) });
             kubectl(["wait", "--for=condition=Established", `crd/s${i}s.${GROUP}`, "--timeout=60s"]);
@@ -474,7 +531,7 @@ describe("the structural-schema validator against the API server (server-side dr
                 ignore: { stderr: answers.ignore.map((a, j) => `"c${j}": ${a.message}`).join("\n") },
                 refuse: { stderr: answers.refuse.map((a, j) => `"c${j}": ${a.message}`).join("\n") },
             };
-            const schema = rootSchema(Object.fromEntries(batch.map((c, j) => [`p${j}`, c.schema])));
+            const schema = rootSchema(Object.fromEntries(batch.map((c, j) => [`p${j}`, c.schema])), batch[0]?.root);
             batch.forEach((c, j) => {
                 for (const mode of ["ignore", "refuse"] as const) {
                     const violations = schemaViolations(objects[j], schema, { root: true, unknownFields: mode });
@@ -492,6 +549,7 @@ describe("the structural-schema validator against the API server (server-side dr
                 }
                 results.push({
                     ...(c.name === undefined ? {} : { name: c.name }),
+                    ...(c.root === undefined ? {} : { root: c.root }),
                     schema: c.schema,
                     value: c.value,
                     accepted: accepted.ignore.has(`c${j}`),

@@ -58,12 +58,14 @@ function verdicts(unknownFields: "ignore" | "refuse"): Map<ServerCase, boolean> 
 }
 
 describe("the structural-schema validator (answers from the API server)", () => {
-    test("GIVEN the API server's table WHEN read THEN it holds accepted and refused cases in both modes", () => {
+    test("GIVEN the API server's table WHEN read THEN it holds accepted and refused cases in both modes, and under CRD roots with size limits", () => {
         expect(CASES.length).toBeGreaterThanOrEqual(400);
         for (const key of ["accepted", "acceptedStrict"] as const) {
             expect(CASES.filter((c) => c[key]).length).toBeGreaterThan(CASES.length / 5);
             expect(CASES.filter((c) => !c[key]).length).toBeGreaterThan(CASES.length / 5);
         }
+        // The CRDs whose root carries size limits: some objects there accepted, some refused.
+        expect(new Set(CASES.filter((c) => c.root !== undefined).map((c) => c.accepted))).toEqual(new Set([true, false]));
     });
 
     test("GIVEN every case the API server answered WHEN validated pruning unknown fields THEN the validator accepts exactly what it accepted", () => {

@@ -32,7 +32,7 @@ import {
 import { catalogSample, SAMPLE_QUOTAS, type SampleInstall } from "../helpers/catalog-sample";
 import { destroyStack, objectRef } from "./helpers/destroy";
 import { applyObjects, getObject, kubectl, kubectlRun, type KubeObject } from "./helpers/kubectl";
-import { OLM_AGGREGATE_VIEW } from "./helpers/fixtures";
+import { OLM_AGGREGATE_VIEW, operatorsOnlyStack } from "./helpers/fixtures";
 import { describe as explain, TestStack } from "./helpers/stack";
 
 type Json = Record<string, unknown>;
@@ -71,13 +71,7 @@ let sample: SampleInstall[];
 let stack: TestStack;
 
 function config(installs: readonly SampleInstall[]): Record<string, unknown> {
-    return {
-        cluster: { name: "real", platform: "kubernetes", kubeContext: process.env.REAL_CONTEXT ?? "real" },
-        certificates: { mode: "self-signed" },
-        subscriptions: { enabled: false },
-        aws: { enabled: false },
-        operators: installs.map((s) => s.entry),
-    };
+    return operatorsOnlyStack(installs.map((s) => s.entry));
 }
 
 function upAndSettle(): void {

@@ -10,7 +10,7 @@
  * through its status subresource, as OpenShift's network operator writes it.
  */
 import { applyObjects, getObject, kubectl, kubectlRun } from "./helpers/kubectl";
-import { widgetBundle } from "./helpers/fixtures";
+import { operatorsOnlyStack, widgetBundle } from "./helpers/fixtures";
 import { describe as explain, TestStack } from "./helpers/stack";
 
 const NAMESPACE = "proxy-operator";
@@ -49,15 +49,13 @@ function proxyEnvOf(): Record<string, string> {
 beforeAll(() => {
     applyObjects([{ apiVersion: "config.openshift.io/v1", kind: "Proxy", metadata: { name: "cluster" }, spec: {} }]);
     noProxyStatus();
-    stack = new TestStack("openshift-proxy", {
-        cluster: { name: "real", platform: "openshift", kubeContext: process.env.REAL_CONTEXT ?? "real" },
-        certificates: { mode: "self-signed" },
-        subscriptions: { enabled: false },
-        aws: { enabled: false },
-        operators: [
-            { name: "widgets", csv: widgetBundle("widgets-proxy"), namespace: NAMESPACE, createNamespace: true, targetNamespaces: [] },
-        ],
-    });
+    stack = new TestStack(
+        "openshift-proxy",
+        operatorsOnlyStack(
+            [{ name: "widgets", csv: widgetBundle("widgets-proxy"), namespace: NAMESPACE, createNamespace: true, targetNamespaces: [] }],
+            { platform: "openshift" },
+        ),
+    );
 });
 
 afterAll(() => {

@@ -19,6 +19,7 @@ import { type ConversionBackend, startConversionBackend } from "./helpers/conver
 import { changedSteps, previewSteps } from "./helpers/preview";
 import { destroyStack } from "./helpers/destroy";
 import { realEnv, REPO_ROOT, TestStack } from "./helpers/stack";
+import { operatorsOnlyStack } from "./helpers/fixtures";
 
 const NAMESPACE = "widget-operator";
 const CRD = "widgets.samples.cluster-platform.io";
@@ -49,13 +50,7 @@ function bundle(name: string, edit: (csv: KubeObject, crd: KubeObject) => void =
 }
 
 function config(operators: object[]): Record<string, unknown> {
-    return {
-        cluster: { name: "real", platform: "kubernetes", kubeContext: process.env.REAL_CONTEXT ?? "real" },
-        certificates: { mode: "self-signed" },
-        subscriptions: { enabled: false },
-        aws: { enabled: false },
-        operators,
-    };
+    return operatorsOnlyStack(operators);
 }
 
 const widgets = (csv: string) => ({ name: "widgets", csv, namespace: NAMESPACE, createNamespace: true, targetNamespaces: [] });

@@ -15,7 +15,7 @@
 import { getObject, kubectlRun } from "./helpers/kubectl";
 import { changedSteps, previewSteps } from "./helpers/preview";
 import { destroyStack } from "./helpers/destroy";
-import { widgetBundle } from "./helpers/fixtures";
+import { operatorsOnlyStack, widgetBundle } from "./helpers/fixtures";
 import { describe as explain, TestStack } from "./helpers/stack";
 
 const NAMESPACE = "rename-operator";
@@ -25,13 +25,7 @@ let stack: TestStack;
 let csvPath: string;
 
 function config(operator: object): Record<string, unknown> {
-    return {
-        cluster: { name: "real", platform: "kubernetes", kubeContext: process.env.REAL_CONTEXT ?? "real" },
-        certificates: { mode: "self-signed" },
-        subscriptions: { enabled: false },
-        aws: { enabled: false },
-        operators: [{ csv: csvPath, namespace: NAMESPACE, createNamespace: true, targetNamespaces: [], ...operator }],
-    };
+    return operatorsOnlyStack([{ csv: csvPath, namespace: NAMESPACE, createNamespace: true, targetNamespaces: [], ...operator }]);
 }
 
 beforeAll(() => {

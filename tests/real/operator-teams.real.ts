@@ -9,7 +9,7 @@
  * objects) must hand them to the other without touching its grants or its Deployment.
  */
 import { applyObjects, getObject, kubectlRun, type KubeObject } from "./helpers/kubectl";
-import { widgetBundle } from "./helpers/fixtures";
+import { operatorsOnlyStack, widgetBundle } from "./helpers/fixtures";
 import { describe as explain, TestStack } from "./helpers/stack";
 
 const CRD = "widgets.samples.cluster-platform.io";
@@ -22,13 +22,9 @@ let stack: TestStack;
 let csvPath: string;
 
 function config(teams: readonly string[]): Record<string, unknown> {
-    return {
-        cluster: { name: "real", platform: "kubernetes", kubeContext: process.env.REAL_CONTEXT ?? "real" },
-        certificates: { mode: "self-signed" },
-        subscriptions: { enabled: false },
-        aws: { enabled: false },
-        operators: teams.map((team) => ({ name: team, csv: csvPath, namespace: team, createNamespace: true, targetNamespaces: [team] })),
-    };
+    return operatorsOnlyStack(
+        teams.map((team) => ({ name: team, csv: csvPath, namespace: team, createNamespace: true, targetNamespaces: [team] })),
+    );
 }
 
 /** The webhook ServiceAccount of `team`'s install. */

@@ -17,7 +17,7 @@ import * as path from "node:path";
 import { selfSignedCertificate } from "../helpers/tls-signer";
 import { kubectl, kubectlRun, type KubeObject } from "./helpers/kubectl";
 import { destroyStack } from "./helpers/destroy";
-import { widgetBundle } from "./helpers/fixtures";
+import { operatorsOnlyStack, widgetBundle } from "./helpers/fixtures";
 import { describe as explain, realEnv, TestStack } from "./helpers/stack";
 
 const NAMESPACE = "service-ca-widgets";
@@ -71,13 +71,10 @@ function publish(pem: string): void {
 }
 
 function config(csvs: string[]): Record<string, unknown> {
-    return {
-        cluster: { name: "real", platform: "openshift", kubeContext: process.env.REAL_CONTEXT ?? "real" },
-        certificates: { mode: "service-ca" },
-        subscriptions: { enabled: false },
-        aws: { enabled: false },
-        operators: csvs.map((csv) => ({ name: "widgets", csv, namespace: NAMESPACE, createNamespace: true, targetNamespaces: [] })),
-    };
+    return operatorsOnlyStack(
+        csvs.map((csv) => ({ name: "widgets", csv, namespace: NAMESPACE, createNamespace: true, targetNamespaces: [] })),
+        { platform: "openshift", certificates: "service-ca" },
+    );
 }
 
 const bundles = () => configurations().map(({ object }) => object.webhooks.map((w: KubeObject) => w.clientConfig.caBundle as string));

@@ -257,34 +257,45 @@ export function requireBuild(root: string): void {
 export const WIDGET_CRD = "widgets.samples.cluster-platform.io";
 
 /**
+ * A stack of operator installs alone (subscriptions and AWS off) on the run's cluster: what every
+ * operator-focused real-tier file starts from.
+ */
+export function operatorsOnlyStack(
+    operators: readonly object[],
+    options: { platform?: "kubernetes" | "openshift"; certificates?: "self-signed" | "service-ca" } = {},
+): Record<string, unknown> {
+    return {
+        cluster: { name: "real", platform: options.platform ?? "kubernetes", kubeContext: process.env.REAL_CONTEXT ?? "real" },
+        certificates: { mode: options.certificates ?? "self-signed" },
+        subscriptions: { enabled: false },
+        aws: { enabled: false },
+        operators,
+    };
+}
+
+/**
  * A small stack (issue 39's day-2 tests): the sample widget operator, as its bundle ships, in a
  * namespace the stack creates. Its webhooks are configured but never called (no Widget is written).
  */
 export function widgetOperatorStack(namespace: string): Record<string, unknown> {
-    return {
-        cluster: { name: "real", platform: "kubernetes", kubeContext: process.env.REAL_CONTEXT ?? "real" },
-        certificates: { mode: "self-signed" },
-        subscriptions: { enabled: false },
-        aws: { enabled: false },
-        operators: [
-            {
-                name: "widgets",
-                csv: path.resolve(
-                    __dirname,
-                    "..",
-                    "..",
-                    "fixtures",
-                    "operators",
-                    "widget-operator",
-                    "manifests",
-                    "widget-operator.clusterserviceversion.yaml",
-                ),
-                namespace,
-                createNamespace: true,
-                targetNamespaces: [],
-            },
-        ],
-    };
+    return operatorsOnlyStack([
+        {
+            name: "widgets",
+            csv: path.resolve(
+                __dirname,
+                "..",
+                "..",
+                "fixtures",
+                "operators",
+                "widget-operator",
+                "manifests",
+                "widget-operator.clusterserviceversion.yaml",
+            ),
+            namespace,
+            createNamespace: true,
+            targetNamespaces: [],
+        },
+    ]);
 }
 
 /**

@@ -1,4 +1,3 @@
-import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
 import {
     ABORT_INCOMPLETE_UPLOADS_DAYS,
@@ -13,6 +12,7 @@ import {
     RegistryTrust,
     registryTrustPolicy,
 } from "./assets";
+import { awsPackage } from "./aws-package";
 import { TaggedAssetArgs } from "./tagged-asset";
 
 export interface ImageRegistryStorageArgs extends TaggedAssetArgs {
@@ -46,6 +46,7 @@ export class ImageRegistryStorage extends pulumi.ComponentResource {
         const resources = assetResourceNames(clusterName);
         const own = (physical: string) => assetOwnTags(clusterName, physical);
         const parent = { parent: this };
+        const aws = awsPackage();
         const account = aws.getCallerIdentityOutput({}, parent);
 
         const key = new aws.kms.Key(

@@ -1,6 +1,6 @@
-import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
 import { ASSET_TYPES, assetNames, assetOwnTags, assetResourceNames, webhookLifecyclePolicy, WEBHOOK_IMAGES_KEPT } from "./assets";
+import { awsPackage } from "./aws-package";
 import { TaggedAssetArgs } from "./tagged-asset";
 
 /** The repository is `<cluster>/subscription-webhook`. */
@@ -27,6 +27,7 @@ export class WebhookImageRepository extends pulumi.ComponentResource {
         super("cluster-platform:aws-tags:WebhookImageRepository", name, {}, opts);
         const repositoryName = assetNames(args.clusterName).ecrRepository;
         const resourceName = assetResourceNames(args.clusterName).ecrRepository;
+        const aws = awsPackage();
         const repository = new aws.ecr.Repository(
             resourceName,
             {

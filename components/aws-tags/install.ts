@@ -6,12 +6,13 @@
  * the tags: a stack transformation applies to resources registered after it
  * (pulumi/pulumi sdk/nodejs/runtime/stack.ts, registerStackTransformation).
  */
-import * as aws from "@pulumi/aws";
+import type * as Aws from "@pulumi/aws";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { ClusterTarget } from "../shared/cluster";
 import { Carried, carriedOutputs } from "../shared/previous-update";
 import { AwsAssetPlan, registryTrustOf, RegistryTrustConfig } from "../aws-assets";
+import { awsPackage } from "../aws-assets/aws-package";
 import { AwsTags } from "./component";
 import { AwsTagConfig, IgnoreTags, propagateUserTags } from "./rules";
 import { previousInstallTagKeys, previousTagKeyState } from "./day2";
@@ -37,8 +38,8 @@ export function installAwsTags(
     kubernetes: k8s.Provider,
     previous: Readonly<Partial<Carried>>,
 ): AwsTags {
-    const awsProvider = new aws.Provider("aws", {
-        region: awsConfig.region as aws.Region,
+    const awsProvider = new (awsPackage().Provider)("aws", {
+        region: awsConfig.region as Aws.Region,
         ignoreTags: { keys: awsConfig.ignoreTags.keys, keyPrefixes: awsConfig.ignoreTags.keyPrefixes },
     });
     const awsTags = new AwsTags(

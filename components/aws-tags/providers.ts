@@ -1,5 +1,5 @@
-import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
+import { awsPackage } from "../aws-assets/aws-package";
 
 /**
  * A legacy transformation (registered for the whole stack) that gives every AWS resource declared
@@ -26,5 +26,5 @@ function hasAwsProvider(opts: pulumi.ResourceOptions): boolean {
     if (providers === undefined) {
         return false;
     }
-    return Array.isArray(providers) ? providers.some((p) => aws.Provider.isInstance(p)) : "aws" in providers;
+    return Array.isArray(providers) ? providers.some((p) => awsPackage().Provider.isInstance(p)) : "aws" in providers;
 }

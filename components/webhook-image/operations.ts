@@ -27,29 +27,6 @@ export interface WebhookImageOutputs extends WebhookImageInputs {
     imageRef: string;
 }
 
-export interface DiffOutcome {
-    changes: boolean;
-    replaces: string[];
-    deleteBeforeReplace: boolean;
-}
-
-/** Inputs whose change means a different image somewhere else: a new resource, not an update. */
-const REPLACING_INPUTS = ["repository", "output", "layoutDirectory"] as const;
-
-/**
- * No change when the content hash, destination and delete policy are the same: an unchanged
- * webhook shows nothing in a preview, wherever the project is checked out.
- */
-export function diffImage(olds: Partial<WebhookImageOutputs>, news: WebhookImageInputs): DiffOutcome {
-    const replaces = REPLACING_INPUTS.filter((key) => (olds[key] ?? null) !== (news[key] ?? null));
-    const changes =
-        replaces.length > 0 ||
-        olds.contentHash !== news.contentHash ||
-        olds.deleteOnDestroy !== news.deleteOnDestroy ||
-        olds.digest === undefined;
-    return { changes, replaces: [...replaces], deleteBeforeReplace: false };
-}
-
 /** The spec with its paths made absolute (against the working directory). */
 export function resolvedSpec(inputs: ImageSpec): ImageSpec {
     return {

@@ -1,11 +1,12 @@
 /**
  * The WebhookImage dynamic provider. It holds one relative module path and nothing else: each
- * method loads the operations module (and through it every library) at call time
+ * method but `diff` loads the operations module (and through it every library) at call time
  * (components/shared/dynamic-module.ts), and registry credentials are looked up from the
- * environment then, never captured.
+ * environment then, never captured. `diff` (diff.ts) is serialized with the provider.
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { loadModule, moduleRelativeToWorkingDirectory } from "../shared/dynamic-module";
+import { diffImage } from "./diff";
 import type * as Operations from "./operations";
 
 /** The operations module, relative to the working directory (the project directory, for the program and the provider alike). */
@@ -20,7 +21,8 @@ export class WebhookImageProvider implements pulumi.dynamic.ResourceProvider {
     constructor(private readonly operationsModule: string = OPERATIONS_MODULE) {}
 
     async diff(_id: string, olds: Operations.WebhookImageOutputs, news: Operations.WebhookImageInputs): Promise<pulumi.dynamic.DiffResult> {
-        return loadOperations(this.operationsModule).diffImage(olds, news);
+        // Serialized by value (diff.ts is neutral): answered without loading the operations module.
+        return diffImage(olds, news);
     }
 
     async create(inputs: Operations.WebhookImageInputs): Promise<pulumi.dynamic.CreateResult> {

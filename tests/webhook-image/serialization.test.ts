@@ -4,7 +4,7 @@
  * the engine's dynamic-provider host loads it (require-from-string in a plain `node` process).
  */
 import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
@@ -62,6 +62,41 @@ describe("the serialized provider", () => {
         expect(serialized.text).not.toContain(ROOT);
         expect(serialized.text).not.toContain("process.env");
         expect(serialized.text).toContain('__provider.operationsModule = "components/webhook-image/operations"');
+    });
+
+    test("GIVEN the serialized text WHEN a plain node process outside the project calls diff THEN it answers from the closure alone, loading no module of the project", async () => {
+        // The host's working directory holds no project: were diff to load the operations module
+        // (and through it tsx and the build's libraries), the call would fail.
+        const outside = path.join(work, "outside");
+        mkdirSync(outside);
+        writeFileSync(path.join(outside, "provider.js"), serialized.text);
+        const olds = {
+            repository: "registry.example/webhook",
+            output: "registry",
+            contentHash: "sha256:aa",
+            deleteOnDestroy: false,
+            digest: "sha256:d1",
+        };
+        const diff = async (news: Record<string, unknown>): Promise<unknown> => {
+            writeFileSync(path.join(outside, "args.json"), JSON.stringify(["registry.example/webhook", olds, news]));
+            const { stdout } = await run(
+                process.execPath,
+                ["-e", HOST, path.join(outside, "provider.js"), "diff", path.join(outside, "args.json")],
+                {
+                    cwd: outside,
+                    env: { PATH: process.env.PATH, HOME: work, NODE_PATH: path.join(ROOT, "node_modules") },
+                },
+            );
+            return JSON.parse(stdout);
+        };
+
+        expect(await diff({ ...olds, digest: undefined })).toEqual({ changes: false, replaces: [], deleteBeforeReplace: false });
+        expect(await diff({ ...olds, contentHash: "sha256:bb" })).toEqual({ changes: true, replaces: [], deleteBeforeReplace: false });
+        expect(await diff({ ...olds, repository: "registry.example/other" })).toEqual({
+            changes: true,
+            replaces: ["repository"],
+            deleteBeforeReplace: false,
+        });
     });
 
     test("GIVEN the serialized text WHEN a plain node process in the project directory loads it and calls create THEN the image is built and pushed", async () => {

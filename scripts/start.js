@@ -55,7 +55,7 @@ function buildCli(env) {
         return undefined;
     }
     process.stderr.write(
-        "npm start: no Pulumi CLI on PATH and none could be downloaded; building one from Go modules with npm run real:tools (the first build takes about 25 minutes on 2 cores; later runs reuse ~/.cache/cluster-platform/real)\n",
+        "npm start: no Pulumi CLI on PATH and none could be downloaded; building one from Go modules with npm run real:tools (the first build takes about 40 minutes on 2 cores; later runs reuse ~/.cache/cluster-platform/real)\n",
     );
     const tsx = path.join(root, "node_modules", ".bin", "tsx");
     const result = spawnSync(tsx, [path.join(root, "scripts", "real", "tools.ts")], {

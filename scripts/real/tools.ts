@@ -181,7 +181,7 @@ function ensureTool(spec: ToolSpec, root: string, go: string): { out: string; se
     fs.rmSync(partial, { recursive: true, force: true });
     fs.mkdirSync(partial, { recursive: true });
     console.log(
-        `real:tools ${spec.name} building (no cached build for these inputs; cold, the whole toolchain takes about 25 min on 2 cores)`,
+        `real:tools ${spec.name} building (no cached build for these inputs; cold, the whole toolchain takes about 40 min on 2 cores)`,
     );
     build(spec, partial);
     fs.writeFileSync(path.join(partial, ".complete"), `${key}\n`);

@@ -3,7 +3,7 @@
  * or update makes to it. Neutral, like components/shared/dynamic-module.ts: it imports nothing at
  * run time, so the SDK serializes `diffImage` by value into the provider's closure, and the
  * dynamic-provider host answers `diff` without loading the operations module, its libraries and
- * a TypeScript loader (about 0.6 s of that process's CPU on every preview).
+ * a TypeScript loader (about 0.7 s of that process's CPU on every preview: docs/performance.md).
  */
 import type { WebhookImageInputs, WebhookImageOutputs } from "./operations";
 

@@ -1,5 +1,5 @@
 /**
- * What the WebhookImage provider does for each engine call, as plain functions over plain
+ * What the WebhookImage provider does for each engine call but diff (diff.ts), as plain functions over plain
  * data. The provider (provider.ts) loads this module inside its methods, in the process the
  * engine runs it in, so nothing here is serialized and nothing here is captured in state.
  *

@@ -221,8 +221,13 @@ func dependencies(packages []*pulumirpc.PackageDependency) []dependency {
 	for _, p := range packages {
 		out = append(out, dependency{p.GetName(), p.GetKind(), p.GetVersion(), p.GetServer(), param(p.GetParameterization()), param(p.GetExtension())})
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name+out[i].Version < out[j].Name+out[j].Version })
-	return out
+	return sortedDependencies(out)
+}
+
+// sortedDependencies orders deps by name and version, so two lists compare whatever order each was made in.
+func sortedDependencies(deps []dependency) []dependency {
+	sort.Slice(deps, func(i, j int) bool { return deps[i].Name+deps[i].Version < deps[j].Name+deps[j].Version })
+	return deps
 }
 
 // Upstream's getPackagesFromDir/getPackageInfo: every package.json below a node_modules directory
@@ -325,7 +330,7 @@ func TestGetRequiredPackagesOfTheRepositoryProgramMatchTheLockfile(t *testing.T)
 		}
 		want = append(want, dependency{name, "resource", "v" + entry.Version, "", "", ""})
 	}
-	sort.Slice(want, func(i, j int) bool { return want[i].Name+want[i].Version < want[j].Name+want[j].Version })
+	want = sortedDependencies(want)
 	h := startHost(t, "", time.Minute)
 	resp, err := h.client.GetRequiredPackages(context.Background(), &pulumirpc.GetRequiredPackagesRequest{
 		Info: &pulumirpc.ProgramInfo{RootDirectory: root, ProgramDirectory: root, EntryPoint: "."},

@@ -14,6 +14,15 @@ import * as path from "node:path";
 export const REPO_ROOT = path.resolve(__dirname, "..", "..");
 export const TOOLS_ROOT = path.join(REPO_ROOT, "tools");
 
+/**
+ * Compiler flags every tool's build and tests take, part of each tool's cache key. The builds link
+ * with `-s -w`, which drops DWARF from the binaries; `-dwarf=false` stops the compiler generating
+ * it per package first: 6 % less CPU and 7 % less time for the same binaries (kwok from an empty
+ * build cache: 371 s of CPU in 194 s generating it, 348 s in 180 s not, 2026-11-28), on a cold CI
+ * machine, where building the tools is 40 % of the run.
+ */
+export const GO_COMPILE_FLAGS: readonly string[] = ["-gcflags=all=-dwarf=false"];
+
 /** One `go build` of a tool module. */
 export interface GoBuild {
     /** Package paths, as `go build` takes them, relative to the tool's module. */
@@ -494,6 +503,7 @@ export function cacheKey(spec: ToolSpec, goVersion: string, toolsRoot: string = 
     const hash = createHash("sha256");
     hash.update(`go ${goVersion}\n`);
     const recipe = {
+        compile: GO_COMPILE_FLAGS,
         binaries: spec.binaries,
         builds: spec.builds,
         moduleFiles: spec.moduleFiles,

@@ -21,6 +21,7 @@ import * as path from "node:path";
 import {
     cacheKey,
     cacheRoot,
+    GO_COMPILE_FLAGS,
     type ModuleFiles,
     pinProblems,
     REPO_ROOT,
@@ -147,16 +148,22 @@ function build(spec: ToolSpec, out: string): void {
     }
     for (const b of spec.builds) {
         const target = b.output ? path.join(out, b.output) : `${out}${path.sep}`;
-        const args = ["build", "-p", BUILD_PARALLELISM, "-trimpath", "-o", target, "-ldflags", b.ldflags.join(" ")];
+        const args = ["build", "-p", BUILD_PARALLELISM, "-trimpath", ...GO_COMPILE_FLAGS, "-o", target, "-ldflags", b.ldflags.join(" ")];
         if (b.tags?.length) {
             args.push("-tags", b.tags.join(","));
         }
         run(spec.name, `go build ${b.packages.join(" ")}`, "go", [...args, ...b.packages], { cwd, env: goEnv() });
         if (b.tests?.length) {
-            run(spec.name, `go test ${b.tests.join(" ")}`, "go", ["test", "-count=1", "-p", BUILD_PARALLELISM, "-trimpath", ...b.tests], {
-                cwd,
-                env: goEnv(),
-            });
+            run(
+                spec.name,
+                `go test ${b.tests.join(" ")}`,
+                "go",
+                ["test", "-count=1", "-p", BUILD_PARALLELISM, "-trimpath", ...GO_COMPILE_FLAGS, ...b.tests],
+                {
+                    cwd,
+                    env: goEnv(),
+                },
+            );
         }
     }
     for (const [name, text] of Object.entries(spec.scripts ?? {})) {

@@ -405,7 +405,14 @@ export async function startCluster(options: StartOptions): Promise<ClusterState>
 }
 
 /** SIGTERM to each pid, then SIGKILL to those still alive after 15 s. */
-async function endProcesses(pids: readonly number[]): Promise<void> {
+/**
+ * Ends `pids`: SIGTERM, SIGKILL to whichever is still running after `graceMs`, and resolves only
+ * once none is running. A SIGKILLed process is not gone at once: a kube-apiserver of 500 MB whose
+ * graceful shutdown outlasted the grace (a loaded CI machine, 2026-11-28) was still alive when the
+ * next call started its replacement, which then refused to start, and every later file of that
+ * shard found no API server.
+ */
+export async function endProcesses(pids: readonly number[], graceMs = 15_000): Promise<void> {
     for (const pid of pids) {
         try {
             process.kill(pid, "SIGTERM");
@@ -413,12 +420,20 @@ async function endProcesses(pids: readonly number[]): Promise<void> {
             // already gone
         }
     }
-    const deadline = Date.now() + 15_000;
-    while (pids.some(alive) && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 100));
-    }
+    const waitGone = async (ms: number) => {
+        const deadline = Date.now() + ms;
+        while (pids.some(alive) && Date.now() < deadline) {
+            await new Promise((r) => setTimeout(r, 100));
+        }
+    };
+    await waitGone(graceMs);
     for (const pid of pids.filter(alive)) {
         process.kill(pid, "SIGKILL");
+    }
+    await waitGone(30_000);
+    const left = pids.filter(alive);
+    if (left.length > 0) {
+        throw new Error(`real:cluster: pids ${left.join(", ")} still run 30 s after SIGKILL`);
     }
 }
 

@@ -404,7 +404,6 @@ export async function startCluster(options: StartOptions): Promise<ClusterState>
     }
 }
 
-/** SIGTERM to each pid, then SIGKILL to those still alive after 15 s. */
 /**
  * Ends `pids`: SIGTERM, SIGKILL to whichever is still running after `graceMs`, and resolves only
  * once none is running. A SIGKILLed process is not gone at once: a kube-apiserver of 500 MB whose

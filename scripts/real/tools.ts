@@ -176,10 +176,19 @@ function build(spec: ToolSpec, out: string): void {
     }
 }
 
+/** Where a tool's build for its current inputs is kept (complete once it holds `.complete`). */
+function toolDir(spec: ToolSpec, root: string, go: string): string {
+    return path.join(root, "tools", `${spec.name}-${cacheKey(spec, go)}`);
+}
+
+/** The tools of `specs` with no complete build in the cache for their current inputs. */
+function unbuilt(specs: readonly ToolSpec[], root: string, go: string): ToolSpec[] {
+    return specs.filter((spec) => !fs.existsSync(path.join(toolDir(spec, root, go), ".complete")));
+}
+
 /** Builds (or reuses) one tool; returns its output directory and whether it was built now. */
 function ensureTool(spec: ToolSpec, root: string, go: string): { out: string; seconds?: number } {
-    const key = cacheKey(spec, go);
-    const out = path.join(root, "tools", `${spec.name}-${key}`);
+    const out = toolDir(spec, root, go);
     const started = process.hrtime.bigint();
     if (fs.existsSync(path.join(out, ".complete"))) {
         return { out };
@@ -191,7 +200,7 @@ function ensureTool(spec: ToolSpec, root: string, go: string): { out: string; se
         `real:tools ${spec.name} building (no cached build for these inputs; cold, the whole toolchain takes about 40 min on 2 cores)`,
     );
     build(spec, partial);
-    fs.writeFileSync(path.join(partial, ".complete"), `${key}\n`);
+    fs.writeFileSync(path.join(partial, ".complete"), `${cacheKey(spec, go)}\n`);
     fs.rmSync(out, { recursive: true, force: true });
     fs.renameSync(partial, out);
     return { out, seconds: Number(process.hrtime.bigint() - started) / 1e9 };
@@ -303,8 +312,7 @@ export async function ensureTools(env: NodeJS.ProcessEnv = process.env): Promise
     }
     const specs = toolSpecs();
     // The modules of every tool still to build after the first, fetched while the first one compiles.
-    const missing = specs.filter((spec) => !fs.existsSync(path.join(root, "tools", `${spec.name}-${cacheKey(spec, go)}`, ".complete")));
-    const prefetch = prefetchModules(missing.slice(1));
+    const prefetch = prefetchModules(unbuilt(specs, root, go).slice(1));
     const outputs: string[] = [];
     try {
         for (const spec of specs) {
@@ -344,11 +352,7 @@ async function checkedTool(spec: ToolSpec, root: string, go: string): Promise<st
  */
 async function fetchModules(env: NodeJS.ProcessEnv = process.env): Promise<void> {
     const go = goVersion();
-    const root = cacheRoot(env);
-    const missing = toolSpecs().filter(
-        (spec) => !fs.existsSync(path.join(root, "tools", `${spec.name}-${cacheKey(spec, go)}`, ".complete")),
-    );
-    await prefetchModules(missing).done;
+    await prefetchModules(unbuilt(toolSpecs(), cacheRoot(env), go)).done;
 }
 
 if (require.main === module && process.argv.includes("--fetch-modules")) {

@@ -9,9 +9,9 @@
  * `REAL_SHARDS=<n>` (hermetic only, no file arguments) runs the files in n jest processes at once,
  * each with a cluster of its own in its own slot (`REAL_SLOT`, `REAL_SLOT+1`, ...: its own network
  * namespace and CIDR, scripts/real/cluster.ts), the files spread by their recorded wall times
- * (`shardFiles`). Most of a real-tier file's time is waiting on the engine, the provider and the
- * API server, so two clusters on two cores finish sooner than one; `.ci/run` uses 2 (three were
- * slower: docs/real-tier.md, "Shards").
+ * (`shardFiles`). A real-tier file waits on the engine, the provider and the API server in turn,
+ * keeping about 1.3 of two cores busy, so two clusters on two cores finish sooner than one;
+ * `.ci/run` uses 2 (three were slower: docs/real-tier.md, "Shards").
  */
 import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";

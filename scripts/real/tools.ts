@@ -176,19 +176,20 @@ function build(spec: ToolSpec, out: string): void {
     }
 }
 
-/** Where a tool's build for its current inputs is kept (complete once it holds `.complete`). */
-function toolDir(spec: ToolSpec, root: string, go: string): string {
-    return path.join(root, "tools", `${spec.name}-${cacheKey(spec, go)}`);
+/** Where the build of a tool whose inputs hash to `key` (cacheKey) is kept; complete once it holds `.complete`. */
+function toolDir(spec: ToolSpec, root: string, key: string): string {
+    return path.join(root, "tools", `${spec.name}-${key}`);
 }
 
 /** The tools of `specs` with no complete build in the cache for their current inputs. */
 function unbuilt(specs: readonly ToolSpec[], root: string, go: string): ToolSpec[] {
-    return specs.filter((spec) => !fs.existsSync(path.join(toolDir(spec, root, go), ".complete")));
+    return specs.filter((spec) => !fs.existsSync(path.join(toolDir(spec, root, cacheKey(spec, go)), ".complete")));
 }
 
 /** Builds (or reuses) one tool; returns its output directory and whether it was built now. */
 function ensureTool(spec: ToolSpec, root: string, go: string): { out: string; seconds?: number } {
-    const out = toolDir(spec, root, go);
+    const key = cacheKey(spec, go);
+    const out = toolDir(spec, root, key);
     const started = process.hrtime.bigint();
     if (fs.existsSync(path.join(out, ".complete"))) {
         return { out };
@@ -200,7 +201,7 @@ function ensureTool(spec: ToolSpec, root: string, go: string): { out: string; se
         `real:tools ${spec.name} building (no cached build for these inputs; cold, the whole toolchain takes about 40 min on 2 cores)`,
     );
     build(spec, partial);
-    fs.writeFileSync(path.join(partial, ".complete"), `${cacheKey(spec, go)}\n`);
+    fs.writeFileSync(path.join(partial, ".complete"), `${key}\n`);
     fs.rmSync(out, { recursive: true, force: true });
     fs.renameSync(partial, out);
     return { out, seconds: Number(process.hrtime.bigint() - started) / 1e9 };

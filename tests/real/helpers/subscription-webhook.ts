@@ -180,17 +180,17 @@ function apiClients(): { apps: AppsV1Api; core: CoreV1Api } {
  */
 async function servingInputs(target: { namespace: string; deployment: string }): Promise<string | undefined> {
     const { apps, core } = apiClients();
-    let deployments: KubeObject[], podItems: KubeObject[], secretItems: KubeObject[];
+    let lists;
     try {
-        const [d, p, s] = await Promise.all([
+        lists = await Promise.all([
             apps.listNamespacedDeployment(target.namespace),
             core.listNamespacedPod(target.namespace),
             core.listNamespacedSecret(target.namespace),
         ]);
-        [deployments, podItems, secretItems] = [d.body.items, p.body.items, s.body.items];
     } catch {
         return undefined;
     }
+    const [deployments, podItems, secretItems] = lists.map((list) => list.body.items as KubeObject[]);
     const deployment = deployments.find((i) => i.metadata.name === target.deployment);
     if (!deployment) {
         return undefined;

@@ -1,19 +1,23 @@
 /**
  * `npm run bench:operators` at a tiny size (one round), so the benchmark cannot rot unseen: the
- * same script and the same last line (figures at this size mean nothing). The rounds start with
- * the parse cache empty, so the plan can never come out cheaper than parsing the same YAML.
+ * same script and the same last line (figures at this size mean nothing, and a ratio of times on
+ * a shared machine is no assertion: CI's cold run measured 0.42 with a build beside it). What the
+ * line must show is that a round starts cold, as a preview's process does: it parses every CSV
+ * again (a round served from the cache was once timed at 0.08x).
  */
 import { spawnSync } from "node:child_process";
 import { ROOT } from "../helpers/root";
 import { tsxCommand } from "../helpers/tsx";
 
 describe("bench:operators", () => {
-    test("GIVEN one round WHEN the benchmark runs THEN it exits 0 and its last line gives a ratio no lower than parsing alone would allow", () => {
+    test("GIVEN one round WHEN the benchmark runs THEN it exits 0 and its last line shows a round that parsed every CSV again", () => {
         const run = spawnSync(...tsxCommand("scripts/bench/operators.ts", ["--rounds", "1"]), { cwd: ROOT, encoding: "utf8" });
         expect(run.status).toBe(0);
         const last = run.stdout.trim().split("\n").pop() as string;
-        expect(last).toMatch(/^bench:operators ratio=\d+\.\d\d csvs=\d+ floor_ms=\d+\.\d plan_ms=\d+\.\d$/);
-        // A plan that re-uses cached parses would be far below the floor (it was 0.08x).
-        expect(Number(/ratio=([\d.]+)/.exec(last)?.[1])).toBeGreaterThan(0.5);
+        expect(last).toMatch(/^bench:operators ratio=\d+\.\d\d csvs=\d+ parses=\d+ floor_ms=\d+\.\d plan_ms=\d+\.\d$/);
+        const csvs = Number(/ csvs=(\d+)/.exec(last)?.[1]);
+        // The fixtures' two CSVs and ../shared/testdata/csvs, each read from its file in the round.
+        expect(csvs).toBeGreaterThanOrEqual(2);
+        expect(Number(/ parses=(\d+)/.exec(last)?.[1])).toBeGreaterThanOrEqual(csvs);
     }, 120_000);
 });

@@ -153,7 +153,8 @@ export function versionProblems(
         });
 }
 
-function goModOf(dir: string): string {
+/** A tool's go.mod text. */
+export function goModOf(dir: string): string {
     return fs.readFileSync(path.join(TOOLS_ROOT, dir, "go.mod"), "utf8");
 }
 
@@ -244,6 +245,62 @@ export function pinProblems(lock = readLockfile()): string[] {
     const tls = lockfileVersion(lock, "@pulumi/tls");
     if (npmDependencyVersion("@pulumi/tls") !== tls) {
         problems.push(`package.json pins @pulumi/tls ${npmDependencyVersion("@pulumi/tls")}, but ${VERSION_RULES.tls} is ${tls}`);
+    }
+    return problems;
+}
+
+/** A go.mod as `go mod edit -json` prints it (the fields read here). */
+export interface GoModJson {
+    readonly Require?: ReadonlyArray<{ readonly Path: string; readonly Version: string }>;
+    readonly Replace?: ReadonlyArray<{
+        readonly Old: { readonly Path: string };
+        readonly New: { readonly Path: string; readonly Version?: string };
+    }>;
+}
+
+/**
+ * Tools whose go.mod must select exactly the modules their upstream release's go.mod requires, not
+ * merely versions that compile: kube, because the API server is the real tier's oracle. Raising its
+ * go-openapi/swag from 1.36.3's v0.23.0 to v0.26.0 (to share a build cache with cert-manager)
+ * changed its `multipleOf` verdicts, and structural-schema.real.ts's differential caught it only in
+ * a cold run (docs/real-tier.md, "Shared module versions").
+ */
+export const RELEASE_MODULE_GRAPHS: ReadonlyArray<{ readonly tool: string; readonly module: string }> = [
+    { tool: "kube", module: "k8s.io/kubernetes" },
+];
+
+/**
+ * Each requirement of a tool's go.mod that differs from the release's own: a module at another
+ * version, or one the release does not require. The release's local staging modules (`v0.0.0`,
+ * replaced by directories) are expected at the release's staging version (v1.36.3 → v0.36.3).
+ */
+export function releaseGraphProblems(
+    tool: string,
+    release: { readonly module: string; readonly version: string },
+    toolGoMod: GoModJson,
+    releaseGoMod: GoModJson,
+): string[] {
+    const staging = release.version.replace(/^v\d+\./, "v0.");
+    const wanted = new Map((releaseGoMod.Require ?? []).map((r) => [r.Path, r.Version === "v0.0.0" ? staging : r.Version]));
+    const replaced = new Map(
+        (toolGoMod.Replace ?? []).flatMap((r) => (r.New.Version === undefined ? [] : [[r.Old.Path, r.New.Version] as const])),
+    );
+    const problems: string[] = [];
+    for (const requirement of toolGoMod.Require ?? []) {
+        if (requirement.Path === release.module) {
+            continue;
+        }
+        const selected = replaced.get(requirement.Path) ?? requirement.Version;
+        const expected = wanted.get(requirement.Path);
+        if (expected === undefined) {
+            problems.push(
+                `tools/${tool}/go.mod requires ${requirement.Path} ${selected}, which ${release.module} ${release.version} does not`,
+            );
+        } else if (selected !== expected) {
+            problems.push(
+                `tools/${tool}/go.mod selects ${requirement.Path} ${selected}, but ${release.module} ${release.version} requires ${expected}`,
+            );
+        }
     }
     return problems;
 }

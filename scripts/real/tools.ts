@@ -22,9 +22,14 @@ import {
     cacheKey,
     cacheRoot,
     GO_COMPILE_FLAGS,
+    type GoModJson,
+    goModOf,
     type ModuleFiles,
     pinProblems,
+    RELEASE_MODULE_GRAPHS,
+    releaseGraphProblems,
     REPO_ROOT,
+    requiredVersion,
     TOOLS_ROOT,
     type ToolSpec,
     toolSpecs,
@@ -70,6 +75,19 @@ function goVersion(): string {
 /** The build environment: static binaries, no toolchain downloads, the committed go.sum only. */
 function goEnv(): NodeJS.ProcessEnv {
     return { ...process.env, CGO_ENABLED: "0", GOTOOLCHAIN: "local", GOFLAGS: "-mod=readonly -buildvcs=false" };
+}
+
+/** releaseGraphProblems for one tool: the release's go.mod fetched (it alone, a few kB) and both read by `go mod edit -json`. */
+function releaseGraphCheck(tool: string, module: string): string[] {
+    const cwd = path.join(TOOLS_ROOT, tool);
+    const version = requiredVersion(goModOf(tool), module);
+    const step = `read ${module}@${version}'s go.mod`;
+    const download = JSON.parse(run(tool, step, "go", ["mod", "download", "-json", `${module}@${version}`], { cwd, env: goEnv() })) as {
+        GoMod: string;
+    };
+    const read = (file: string): GoModJson =>
+        JSON.parse(run(tool, step, "go", ["mod", "edit", "-json", file], { cwd, env: goEnv() })) as GoModJson;
+    return releaseGraphProblems(tool, { module, version }, read("go.mod"), read(download.GoMod));
 }
 
 function moduleDir(spec: ToolSpec, module: string): string {
@@ -310,6 +328,12 @@ export async function ensureTools(env: NodeJS.ProcessEnv = process.env): Promise
     const pins = pinProblems();
     if (pins.length > 0) {
         throw new StepFailure("versions", "compare the tool pins with package-lock.json", pins.join("; "));
+    }
+    for (const { tool, module } of RELEASE_MODULE_GRAPHS) {
+        const problems = releaseGraphCheck(tool, module);
+        if (problems.length > 0) {
+            throw new StepFailure(tool, `compare its go.mod with ${module}'s`, problems.join("; "));
+        }
     }
     const specs = toolSpecs();
     // The modules of every tool still to build after the first, fetched while the first one compiles.

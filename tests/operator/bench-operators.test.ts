@@ -1,9 +1,9 @@
 /**
  * `npm run bench:operators` at a tiny size (one round), so the benchmark cannot rot unseen: the
  * same script and the same last line (figures at this size mean nothing, and a ratio of times on
- * a shared machine is no assertion: a cold `.ci/run` measured 0.42 with the tool build beside it). What the
- * line must show is that a round starts cold, as a preview's process does: it parses every CSV
- * again (a round served from the cache was once timed at 0.08x).
+ * a shared machine is no assertion: a cold `.ci/run` measured 0.42 with the tool build beside
+ * it). What the line must show is that a round starts cold, as a preview's process does: it
+ * parses every CSV again (a round served from the cache was once timed at 0.08x).
  */
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";

@@ -305,6 +305,15 @@ export function releaseGraphProblems(
     return problems;
 }
 
+/**
+ * Every version problem `real:tools` checks before it builds, all at once: the pins against the
+ * lockfile (`pinProblems`), then each release-bound tool's go.mod against its release's
+ * (`graphProblems(tool, module)`, which fetches and reads them with Go), so one edit can fix them all.
+ */
+export function versionCheckProblems(graphProblems: (tool: string, module: string) => string[], lock = readLockfile()): string[] {
+    return [...pinProblems(lock), ...RELEASE_MODULE_GRAPHS.flatMap(({ tool, module }) => graphProblems(tool, module))];
+}
+
 export function toolSpecs(lock = readLockfile()): ToolSpec[] {
     const pulumiVersion = requiredVersion(goModOf("pulumi"), "github.com/pulumi/pulumi/pkg/v3");
     const kubeVersion = requiredVersion(goModOf("kube"), "k8s.io/kubernetes");

@@ -25,8 +25,6 @@ import {
     type GoModJson,
     goModOf,
     type ModuleFiles,
-    pinProblems,
-    RELEASE_MODULE_GRAPHS,
     releaseGraphProblems,
     REPO_ROOT,
     requiredVersion,
@@ -34,6 +32,7 @@ import {
     type ToolSpec,
     toolSpecs,
     type VersionCheck,
+    versionCheckProblems,
     versionIn,
     versionProblems,
 } from "./toolchain";
@@ -325,15 +324,9 @@ function hashOf(text: string): string {
 export async function ensureTools(env: NodeJS.ProcessEnv = process.env): Promise<string> {
     const go = goVersion();
     const root = cacheRoot(env);
-    const pins = pinProblems();
-    if (pins.length > 0) {
-        throw new StepFailure("versions", "compare the tool pins with package-lock.json", pins.join("; "));
-    }
-    for (const { tool, module } of RELEASE_MODULE_GRAPHS) {
-        const problems = releaseGraphCheck(tool, module);
-        if (problems.length > 0) {
-            throw new StepFailure(tool, `compare its go.mod with ${module}'s`, problems.join("; "));
-        }
+    const problems = versionCheckProblems(releaseGraphCheck);
+    if (problems.length > 0) {
+        throw new StepFailure("versions", "compare the tool pins with package-lock.json and each release's go.mod", problems.join("; "));
     }
     const specs = toolSpecs();
     // The modules of every tool still to build after the first, fetched while the first one compiles.

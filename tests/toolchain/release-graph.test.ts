@@ -4,9 +4,18 @@
  * go-openapi/swag raised from 1.36.3's v0.23.0 to v0.26.0 changed its multipleOf verdicts. The
  * go.mod shapes below are those `go mod edit -json` prints for k8s.io/kubernetes v1.36.3's go.mod
  * (staging modules at v0.0.0, replaced by directories) and for tools/kube/go.mod (the staging
- * modules replaced by their published v0.36.3).
+ * modules replaced by their published v0.36.3). versionCheckProblems is what real:tools reports
+ * before it builds: these problems and the pin problems together, in one failure.
  */
-import { type GoModJson, releaseGraphProblems } from "../../scripts/real/toolchain";
+import {
+    type GoModJson,
+    npmDependencyVersion,
+    readLockfile,
+    RELEASE_MODULE_GRAPHS,
+    releaseGraphProblems,
+    versionCheckProblems,
+    VERSION_RULES,
+} from "../../scripts/real/toolchain";
 
 const release = { module: "k8s.io/kubernetes", version: "v1.36.3" };
 const releaseGoMod: GoModJson = {
@@ -46,5 +55,26 @@ describe("releaseGraphProblems", () => {
             "tools/kube/go.mod selects k8s.io/api v0.36.1, but k8s.io/kubernetes v1.36.3 requires v0.36.3",
             "tools/kube/go.mod requires github.com/google/cel-go v0.30.0, which k8s.io/kubernetes v1.36.3 does not",
         ]);
+    });
+});
+
+describe("versionCheckProblems", () => {
+    test("GIVEN a lockfile moved off a pin and a release-bound go.mod that differs from its release WHEN real:tools checks before building THEN both are named in one list, the pin first", () => {
+        const moved = readLockfile();
+        (moved.packages as Record<string, { version?: string }>)["node_modules/@pulumi/tls"] = { version: "5.7.0" };
+        const asked: string[] = [];
+        const problems = versionCheckProblems((tool, module) => {
+            asked.push(`${tool} ${module}`);
+            return [`tools/${tool}/go.mod selects github.com/go-openapi/swag v0.26.0, but ${module} v1.36.3 requires v0.23.0`];
+        }, moved);
+        expect(asked).toEqual(RELEASE_MODULE_GRAPHS.map(({ tool, module }) => `${tool} ${module}`));
+        expect(problems).toEqual([
+            `package.json pins @pulumi/tls ${npmDependencyVersion("@pulumi/tls")}, but ${VERSION_RULES.tls} is 5.7.0`,
+            "tools/kube/go.mod selects github.com/go-openapi/swag v0.26.0, but k8s.io/kubernetes v1.36.3 requires v0.23.0",
+        ]);
+    });
+
+    test("GIVEN the committed lockfile and go.mods that match their releases WHEN checked THEN there is no problem", () => {
+        expect(versionCheckProblems(() => [])).toEqual([]);
     });
 });

@@ -120,9 +120,16 @@ export function scenarioConfig(scenario: BenchScenario): Record<string, unknown>
         return { ...base, subscriptions: { ...subscriptions, clusterBundles } };
     }
     const [first] = base.operators as Array<Record<string, unknown>>;
-    const operators = Array.from({ length: scenario.size }, (_, i) =>
-        i === 0 ? first : { ...first, name: `${first.name}-${i + 1}`, namespace: `${first.namespace}-${i + 1}` },
-    );
+    // Each copy's permissions confined to its own namespace: OLM names an install's Roles after the
+    // CSV and its rules, so copies sharing the fixture's rbacNamespaces would declare the same Role
+    // twice, which the program refuses ("one cluster object cannot belong to two installs").
+    const operators = Array.from({ length: scenario.size }, (_, i) => {
+        if (i === 0) {
+            return first;
+        }
+        const namespace = `${first.namespace}-${i + 1}`;
+        return { ...first, name: `${first.name}-${i + 1}`, namespace, rbacNamespaces: [namespace] };
+    });
     return { ...base, operators };
 }
 
@@ -156,7 +163,7 @@ export async function benchScenario(scenario: BenchScenario, previews: number): 
         previewSeconds = median(
             Array.from({ length: previews }, () => timed(`no-change preview (${label})`, () => full.preview(["--expect-no-changes"]))),
         );
-        destroyStack(full, fullStackKept());
+        destroyStack(full, fullStackKept({ operator: true, installs: scenario.family === "operators" ? scenario.size : 1 }));
     } finally {
         await keeper.stop();
     }

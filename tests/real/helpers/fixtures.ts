@@ -234,15 +234,22 @@ export function fullStackConfig(overrides: Record<string, unknown> = {}): Record
  * "Objects the stack does not own"): the subscription CRDs, with the teams' custom resources in them,
  * OLM's two aggregate roles (adopted where OLM made them: aggregate-olm-view here; aggregate-olm-edit,
  * which no fixture makes, created and then left as OLM's would be; components/operator/rbac.ts
- * olmAggregateRoles), and with the operator its CRD. As helpers/destroy.ts refs.
+ * olmAggregateRoles), and with the operator its CRD. With the operator's bundle installed more than
+ * once (`installs` > 1, bench:real's operators family), also the per-API roles the installs share,
+ * kept with the CRD as OLM leaves them: OLM's `ensureClusterRolesForCSV` names them
+ * `<crd>-<version>-admin|edit|view|crdview` (components/operator/install.ts, declareRbac). As
+ * helpers/destroy.ts refs.
  */
-export function fullStackKept(options: { operator: boolean } = { operator: true }): string[] {
+export function fullStackKept(options: { operator: boolean; installs?: number } = { operator: true }): string[] {
+    const crd = "nodemaintenances.nodemaintenance.medik8s.io";
+    const shared = options.operator && (options.installs ?? 1) > 1;
     return [
         "ClusterRole/aggregate-olm-edit",
         `ClusterRole/${OLM_AGGREGATE_VIEW}`,
         "CustomResourceDefinition/bundles.subscription.openshift.io",
         "CustomResourceDefinition/clusterbundles.subscription.openshift.io",
-        ...(options.operator ? ["CustomResourceDefinition/nodemaintenances.nodemaintenance.medik8s.io"] : []),
+        ...(options.operator ? [`CustomResourceDefinition/${crd}`] : []),
+        ...(shared ? ["admin", "edit", "view", "crdview"].map((suffix) => `ClusterRole/${crd}-v1beta1-${suffix}`) : []),
     ];
 }
 

@@ -8,12 +8,19 @@ import { delegatedBackendProblems } from "../certificates/delegated-backends";
 import { SERVICE_CA_BUNDLE_SOURCE } from "../certificates/delegated";
 import { effectiveCertificateSettings, requiredCaSourceObjects } from "../certificates/rules";
 import { sectionsFromPulumiConfig, StackConfig, validateStackConfig } from "../config";
-import { bundleApiProblems, OperatorsPlan, planOperators, requiredClusterObjects, upgradeProblems } from "../operator";
+import {
+    bundleApiProblems,
+    minKubeVersionProblems,
+    OperatorsPlan,
+    planOperators,
+    requiredClusterObjects,
+    upgradeProblems,
+} from "../operator";
 import type { EnvVar } from "../operator/deployments";
 import { clusterProxyEnv, olmEnvironmentDecision } from "../operator/olm-environment";
 import { requiredOn } from "../operator/pod-references";
 import { ClusterConnection, clusterConnection, projectDirectory, skippedWithoutCluster } from "../shared/cluster";
-import { apiDiscovery, apiKindDiscovery } from "../shared/discovery";
+import { apiDiscovery, apiKindDiscovery, serverVersion } from "../shared/discovery";
 import { warnOfUnavailableApiServices } from "../shared/namespace-deletion";
 import { checkExisting, describeRef, objectLister, objectReader, type ObjectReader, presenceLookup } from "../shared/object-presence";
 import { formatReport, Problem } from "../shared/problems";
@@ -124,6 +131,8 @@ export async function preflight(config: StackConfig): Promise<Preflight> {
         problems.push(...existing.problems);
         // Bundle objects whose API the cluster does not serve, as OLM's InstallPlan would fail on them.
         problems.push(...(await bundleApiProblems(operators.plans, config.operators, apiKindDiscovery(connection, PROJECT_DIRECTORY))));
+        // CSVs whose minKubeVersion this cluster's Kubernetes does not meet, as OLM leaves them Pending.
+        problems.push(...(await minKubeVersionProblems(operators.plans, config.operators, serverVersion(connection, PROJECT_DIRECTORY))));
         const reader = objectReader(connection, projectDirectory());
         // What OLM checks before an upgrade (components/operator/upgrade.ts), against the cluster's CRDs and running operators.
         const upgrades = await upgradeProblems(operators.plans, config.operators, reader, objectLister(connection, projectDirectory()));

@@ -127,6 +127,8 @@ const csvSchema = z.object({
         skips: z.array(z.string()).optional(),
         /** The operator's semantic version, which a later CSV's `olm.skipRange` is matched against. */
         version: z.string().optional(),
+        /** The oldest Kubernetes OLM installs the CSV on (min-kube-version.ts). */
+        minKubeVersion: z.string().optional(),
         installModes: z.array(z.object({ type: z.enum(INSTALL_MODE_TYPES), supported: z.boolean() })).default([]),
         install: z.object({
             strategy: z.literal("deployment"),

@@ -26,6 +26,7 @@ export { requiredClusterObjects } from "./existing";
 export { upgradeProblems } from "./upgrade";
 export { planOperators, togglesOf } from "./plan";
 export { bundleApiProblems } from "./bundle-objects";
+export { minKubeVersionProblems } from "./min-kube-version";
 export type { OperatorPlan, OperatorsPlan } from "./plan";
 
 export interface OperatorsArgs {

@@ -34,6 +34,7 @@ import {
     supportsAllNamespacesOnly,
     unsupportedInstallMode,
 } from "./install-modes";
+import { minKubeVersionParseProblem } from "./min-kube-version";
 import { contentHash } from "./names";
 import { podSelectorOf } from "./pod-selector";
 import { effectiveReplicas, singlePodWarning } from "./replicas";
@@ -117,6 +118,8 @@ export interface OperatorPlan {
     shared: SharedObjects;
     /** The CSV's upgrade edges, checked against the installed CSV (upgrade-path.ts). */
     edges: UpgradeEdges;
+    /** `spec.minKubeVersion` ("" for none), checked against a live cluster's version before registration (min-kube-version.ts). */
+    minKubeVersion: string;
     /**
      * The bundle's other objects, as OLM's ExecutePlan creates them (bundle-objects.ts). A bundle
      * ServiceAccount the CSV also names is not here: it is `serviceAccountObjects`' entry.
@@ -193,6 +196,9 @@ export function planOperator(
     const toggles = togglesOf(olm);
 
     problems.push(...csvStructureProblems(csv).map((p) => fileProblem(p.field, p.message)));
+    // A minKubeVersion OLM cannot read refuses the CSV whatever the cluster; one it can read is compared with a live cluster's version (pre-flight).
+    const unreadable = minKubeVersionParseProblem(csv.spec.minKubeVersion ?? "");
+    if (unreadable !== undefined) problems.push(fileProblem("spec.minKubeVersion", unreadable));
 
     // Install modes: the list itself, then the shape targetNamespaces asks for.
     for (const message of installModeListProblems(csv)) {
@@ -366,6 +372,7 @@ export function planOperator(
                 skips: csv.spec.skips ?? [],
                 skipRange: csv.metadata.annotations?.["olm.skipRange"],
             },
+            minKubeVersion: csv.spec.minKubeVersion ?? "",
             bundleObjects,
             serviceAccountObjects,
             clusterReferences,

@@ -3,7 +3,8 @@
  * document (`GET /apis/<group>/<version>`, an APIResourceList: resource names and verbs, never an
  * object), asked with the kubeconfig and context the provider uses. A 404 means the group version
  * is not served. Used by pre-flight checks that pick an API version, skip an optional object, or
- * refuse a bundle object whose API the cluster lacks, before anything is registered.
+ * refuse a bundle object whose API the cluster lacks, before anything is registered; and the
+ * server's version (`GET /version`), which a CSV's minKubeVersion is compared with.
  */
 import * as https from "node:https";
 import { type LiveConnection, kubeConfigFor } from "./object-presence";
@@ -57,13 +58,39 @@ export function liveKindDiscovery(connection: LiveConnection, projectDirectory: 
 
 /** The APIResourceList of a group version (`/api/v1` for the core group), or undefined when it is not served. */
 async function discoveryDocument(connection: LiveConnection, projectDirectory: string, groupVersion: string): Promise<unknown> {
+    const pathname = groupVersion.includes("/") ? `/apis/${groupVersion}` : `/api/${groupVersion}`;
+    const { status, text } = await getFromApiServer(connection, projectDirectory, pathname);
+    if (status === 404) return undefined;
+    if (status !== 200) throw new Error(`cannot read the API server's discovery of ${groupVersion}: HTTP ${status} to GET ${pathname}`);
+    return JSON.parse(text);
+}
+
+/** The API server's version (`GET /version`, what discovery's `ServerVersion()` reads): its `gitVersion`. */
+export type ServerVersion = () => Promise<string>;
+
+/** Asks the API server the provider talks to. */
+export function liveServerVersion(connection: LiveConnection, projectDirectory: string): ServerVersion {
+    return async () => {
+        const { status, text } = await getFromApiServer(connection, projectDirectory, "/version");
+        if (status !== 200) throw new Error(`cannot read the API server's version: HTTP ${status} to GET /version`);
+        const gitVersion = (JSON.parse(text) as { gitVersion?: unknown } | null)?.gitVersion;
+        if (typeof gitVersion !== "string") throw new Error(`the API server's GET /version names no gitVersion: ${text.slice(0, 200)}`);
+        return gitVersion;
+    };
+}
+
+async function getFromApiServer(
+    connection: LiveConnection,
+    projectDirectory: string,
+    pathname: string,
+): Promise<{ status: number; text: string }> {
     const config = kubeConfigFor(connection, projectDirectory);
     const server = config.getCurrentCluster()?.server;
     if (!server) throw new Error(`the kubeconfig has no cluster for context ${JSON.stringify(config.getCurrentContext())}`);
     const options: https.RequestOptions = { method: "GET", headers: { Accept: "application/json" } };
     await config.applyToHTTPSOptions(options);
-    const url = new URL(groupVersion.includes("/") ? `/apis/${groupVersion}` : `/api/${groupVersion}`, server);
-    const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+    const url = new URL(pathname, server);
+    return new Promise<{ status: number; text: string }>((resolve, reject) => {
         const request = https.request(url, options, (response) => {
             const chunks: Buffer[] = [];
             response.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -73,9 +100,6 @@ async function discoveryDocument(connection: LiveConnection, projectDirectory: s
         request.on("error", reject);
         request.end();
     });
-    if (status === 404) return undefined;
-    if (status !== 200) throw new Error(`cannot read the API server's discovery of ${groupVersion}: HTTP ${status} to GET ${url.pathname}`);
-    return JSON.parse(text);
 }
 
 let override: ServedResources | undefined;
@@ -100,4 +124,16 @@ export function apiKindDiscovery(connection: LiveConnection, projectDirectory: s
 /** Installs (or, with undefined, removes) the harness's kind discovery. */
 export function setApiKindDiscovery(discovery: ServedKinds | undefined): void {
     kindOverride = discovery;
+}
+
+let versionOverride: ServerVersion | undefined;
+
+/** The server version the program uses: the live one, unless a harness installed its own. */
+export function serverVersion(connection: LiveConnection, projectDirectory: string): ServerVersion {
+    return versionOverride ?? liveServerVersion(connection, projectDirectory);
+}
+
+/** Installs (or, with undefined, removes) the harness's server version. */
+export function setServerVersion(version: ServerVersion | undefined): void {
+    versionOverride = version;
 }

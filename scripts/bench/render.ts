@@ -14,8 +14,8 @@ import * as path from "node:path";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { flattenConfig } from "../render/config-file";
-import { CURRENT_CLUSTER_APIS } from "../render/render";
-import { setApiDiscovery } from "../../components/shared/discovery";
+import { CURRENT_CLUSTER_APIS, CURRENT_CLUSTER_VERSION } from "../render/render";
+import { setApiDiscovery, setServerVersion } from "../../components/shared/discovery";
 import { setObjectLister, setObjectReader, setPresenceLookup } from "../../components/shared/object-presence";
 
 const ROOT = path.resolve(__dirname, "..", "..");
@@ -123,6 +123,7 @@ async function run(body: () => Promise<unknown>, config: Record<string, unknown>
     setObjectReader(async (refs) => refs.map(() => "absent" as const));
     setObjectLister(async () => []);
     setApiDiscovery(async (groupVersion) => new Set(CURRENT_CLUSTER_APIS[groupVersion] ?? []));
+    setServerVersion(async () => CURRENT_CLUSTER_VERSION);
     const warn = console.warn;
     console.warn = () => undefined; // the program's one skipped-read warning per run is not the point here
     const start = process.cpuUsage();

@@ -6,7 +6,7 @@
 import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import { sectionsFromPulumiConfig, validateStackConfig } from "../../components/config";
-import { setApiDiscovery, setApiKindDiscovery } from "../../components/shared/discovery";
+import { setApiDiscovery, setApiKindDiscovery, setServerVersion } from "../../components/shared/discovery";
 import {
     ObjectRead,
     ObjectRef,
@@ -61,6 +61,12 @@ export const CURRENT_CLUSTER_KINDS: Record<string, Record<string, { namespaced: 
     },
 };
 
+/**
+ * The `gitVersion` of a current cluster's API server (`GET /version`), which a CSV's minKubeVersion
+ * is compared with (components/operator/min-kube-version.ts).
+ */
+export const CURRENT_CLUSTER_VERSION = "v1.34.1";
+
 export interface RenderOptions {
     config: FlatConfig;
     /** Objects that exist in the cluster (`--cluster`); reads of anything else fail. */
@@ -72,6 +78,8 @@ export interface RenderOptions {
     servedApis?: Record<string, string[]>;
     /** What discovery lists per group version: kinds and their scope. Default: CURRENT_CLUSTER_KINDS. */
     servedKinds?: Record<string, Record<string, { namespaced: boolean }>>;
+    /** The API server's `gitVersion`. Default: CURRENT_CLUSTER_VERSION. */
+    serverVersion?: string;
     /** Outputs of this stack's previous update (`--stack-outputs`), for StackReferences to itself. */
     stackOutputs?: Record<string, unknown>;
     /** Stack name (default "render"). */
@@ -237,6 +245,8 @@ export async function renderProgram(options: RenderOptions): Promise<RenderResul
     setApiDiscovery(async (groupVersion) => new Set(served[groupVersion] ?? []));
     const kinds = options.servedKinds ?? CURRENT_CLUSTER_KINDS;
     setApiKindDiscovery(async (groupVersion) => (kinds[groupVersion] ? new Map(Object.entries(kinds[groupVersion])) : undefined));
+    const gitVersion = options.serverVersion ?? CURRENT_CLUSTER_VERSION;
+    setServerVersion(async () => gitVersion);
     // An error thrown inside an apply rejects the inputs of the resources that use it, which are
     // then never registered. The engine's language host reports each such rejection once, as an
     // error, and the program fails; so does the render, instead of waiting for those resources.
@@ -304,6 +314,7 @@ export async function renderProgram(options: RenderOptions): Promise<RenderResul
         setObjectLister(undefined);
         setApiDiscovery(undefined);
         setApiKindDiscovery(undefined);
+        setServerVersion(undefined);
         restoreConsole();
     }
     result.errors.push(...rejections.map(errorText));

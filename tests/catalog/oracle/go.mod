@@ -3,6 +3,7 @@ module cluster-platform/tests/catalog/oracle
 go 1.26.3
 
 require (
+	github.com/coreos/go-semver v0.3.1
 	github.com/operator-framework/api v0.45.0
 	github.com/operator-framework/operator-registry v1.73.0
 	github.com/sirupsen/logrus v1.9.4

@@ -30,13 +30,17 @@ import (
 )
 
 func main() {
-	if len(os.Args) != 3 || (os.Args[1] != "bundles" && os.Args[1] != "yaml") {
-		fmt.Fprintln(os.Stderr, "usage: oracle bundles <folder> | oracle yaml <cases.json>")
+	if len(os.Args) != 3 || (os.Args[1] != "bundles" && os.Args[1] != "yaml" && os.Args[1] != "minkube") {
+		fmt.Fprintln(os.Stderr, "usage: oracle bundles <folder> | oracle yaml <cases.json> | oracle minkube <cases.json>")
 		os.Exit(2)
 	}
 	logrus.SetOutput(io.Discard)
 	if os.Args[1] == "yaml" {
 		yamlCases(os.Args[2])
+		return
+	}
+	if os.Args[1] == "minkube" {
+		minKube(os.Args[2])
 		return
 	}
 	root := os.Args[2]

@@ -1,5 +1,6 @@
 import {
     compareGoSemver,
+    formatGoSemver,
     type GoSemver,
     minKubeVersionParseProblem,
     minKubeVersionProblem,
@@ -19,6 +20,7 @@ import { readCsv, renderOperators, writeBundle } from "../helpers/operators";
 const GO = require("../catalog/oracle/minkube-cases.expected.json") as {
     requirements: { minKubeVersion: string; gitVersion: string; met: boolean; message: string }[];
     parse: Record<string, string>;
+    strings: Record<string, string>;
     order: string[];
 };
 
@@ -42,7 +44,7 @@ describe("a CSV's minKubeVersion as OLM judges it (requirements.go over coreos/g
         );
     });
 
-    test("GIVEN version strings WHEN read THEN each is accepted, or refused with go-semver's own error text", () => {
+    test("GIVEN version strings WHEN read THEN each is accepted, or refused with go-semver's own error text, and written back as its String() writes it", () => {
         const got = Object.fromEntries(
             Object.keys(GO.parse).map((text) => {
                 const parsed = parseGoSemver(text);
@@ -50,6 +52,10 @@ describe("a CSV's minKubeVersion as OLM judges it (requirements.go over coreos/g
             }),
         );
         expect(got).toEqual(GO.parse);
+        // And each readable one written back as go-semver's String() writes it (the message's server version).
+        const written = Object.fromEntries(Object.keys(GO.strings).map((text) => [text, formatGoSemver(parseGoSemver(text) as GoSemver)]));
+        expect(written).toEqual(GO.strings);
+        expect(Object.keys(GO.strings)).toEqual(Object.keys(GO.parse).filter((text) => GO.parse[text] === ""));
     });
 
     test("GIVEN every pair of the readable versions WHEN compared THEN the order is go-semver's (pre-releases, numeric identifiers, Atoi's signs)", () => {

@@ -4,7 +4,7 @@ package main
 // version (operator-lifecycle-manager pkg/controller/operators/olm/requirements.go,
 // minKubeVersionStatus, whose steps are restated here over the library it calls:
 // github.com/coreos/go-semver v0.3.1, the version OLM's go.mod pins), go-semver's reading of
-// each version string, and its order of every pair of them.
+// each version string and its String(), and its order of every pair of them.
 
 import (
 	"encoding/json"
@@ -30,6 +30,7 @@ type requirement struct {
 type minKubeResult struct {
 	Requirements []requirement     `json:"requirements"`
 	Parse        map[string]string `json:"parse"`
+	Strings      map[string]string `json:"strings"`
 	Order        []string          `json:"order"`
 }
 
@@ -57,7 +58,7 @@ func minKube(file string) {
 	check(err)
 	var cases minKubeCases
 	check(json.Unmarshal(data, &cases))
-	result := minKubeResult{Parse: map[string]string{}}
+	result := minKubeResult{Parse: map[string]string{}, Strings: map[string]string{}}
 	for _, c := range cases.Requirements {
 		met, message := judge(c[0], c[1])
 		result.Requirements = append(result.Requirements, requirement{c[0], c[1], met, message})
@@ -71,6 +72,7 @@ func minKube(file string) {
 			continue
 		}
 		result.Parse[text] = ""
+		result.Strings[text] = v.String()
 		parsed = append(parsed, v)
 		names = append(names, text)
 	}

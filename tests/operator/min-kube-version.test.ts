@@ -4,6 +4,7 @@ import {
     type GoSemver,
     minKubeVersionParseProblem,
     minKubeVersionProblem,
+    minKubeVersionProblems,
     minKubeVersionVerdict,
     parseGoSemver,
 } from "../../components/operator/min-kube-version";
@@ -103,6 +104,24 @@ const render = (csv: string, serverVersion?: string) =>
     renderOperators([install(csv)], { render: serverVersion === undefined ? {} : { serverVersion } });
 
 describe("the pre-flight refuses an operator whose CSV's minKubeVersion the cluster does not meet", () => {
+    test("GIVEN installs whose CSVs name no minKubeVersion WHEN checked THEN the API server is not asked its version; GIVEN two that do THEN it is asked once and each is judged", async () => {
+        const asked: string[] = [];
+        const server = async () => (asked.push("GET /version"), "v1.30.2");
+        const plan = (name: string, minKubeVersion: string) => ({ config: { name, csv: `${name}.yaml` }, minKubeVersion });
+        const operators = [{ name: "a" }, { name: "b" }, { name: "c" }];
+        expect(await minKubeVersionProblems([plan("a", ""), plan("b", "")], operators, server)).toEqual([]);
+        expect(asked).toEqual([]);
+        const problems = await minKubeVersionProblems([plan("a", "1.30.2"), plan("b", ""), plan("c", "1.31.0")], operators, server);
+        expect(asked).toEqual(["GET /version"]);
+        expect(problems).toEqual([
+            {
+                path: "operators[2].csv",
+                message:
+                    '"c.yaml" spec.minKubeVersion "1.31.0": the cluster\'s Kubernetes is "v1.30.2", and OLM leaves this CSV Pending, RequirementsNotMet: "CSV version requirement not met: minKubeVersion (1.31.0) > server version (1.30.2)" (operator-lifecycle-manager pkg/controller/operators/olm/requirements.go, minKubeVersionStatus); install a version of the operator this cluster meets, or upgrade the cluster',
+            },
+        ]);
+    });
+
     test("GIVEN a CSV asking for a newer Kubernetes than the API server's WHEN previewed THEN nothing is registered and the problem names the install, the file, both versions and OLM's message", async () => {
         const csv = bundle("1.35.0");
         const result = await render(csv, "v1.34.2+rke2r1");

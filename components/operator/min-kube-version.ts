@@ -110,10 +110,15 @@ export interface MinKubeVersionVerdict {
     readonly message: string;
 }
 
+/** `strings.TrimPrefix(text, "v")`, as requirements.go trims both versions. */
+function trimV(text: string): string {
+    return text.startsWith("v") ? text.slice(1) : text;
+}
+
 /** A value OLM cannot read refuses the CSV on every cluster, so it is reported without one. */
 export function minKubeVersionParseProblem(minKubeVersion: string): string | undefined {
     if (minKubeVersion === "") return undefined;
-    const parsed = parseGoSemver(minKubeVersion.startsWith("v") ? minKubeVersion.slice(1) : minKubeVersion);
+    const parsed = parseGoSemver(trimV(minKubeVersion));
     return "error" in parsed
         ? `${JSON.stringify(minKubeVersion)} is not a version OLM can read (${parsed.error}): OLM leaves the CSV Pending on every cluster, RequirementsNotMet with "CSV version parsing error" (operator-lifecycle-manager pkg/controller/operators/olm/requirements.go, minKubeVersionStatus; github.com/coreos/go-semver)`
         : undefined;
@@ -122,9 +127,9 @@ export function minKubeVersionParseProblem(minKubeVersion: string): string | und
 /** `minKubeVersionStatus(name, minKubeVersion)` against a server whose `gitVersion` is given. */
 export function minKubeVersionVerdict(minKubeVersion: string, gitVersion: string): MinKubeVersionVerdict {
     if (minKubeVersion === "") return { met: true, message: "" };
-    const server = parseGoSemver((gitVersion.startsWith("v") ? gitVersion.slice(1) : gitVersion).split("-")[0]);
+    const server = parseGoSemver(trimV(gitVersion).split("-")[0]);
     if ("error" in server) return { met: false, message: "Server version parsing error" };
-    const csv = parseGoSemver(minKubeVersion.startsWith("v") ? minKubeVersion.slice(1) : minKubeVersion);
+    const csv = parseGoSemver(trimV(minKubeVersion));
     if ("error" in csv) return { met: false, message: "CSV version parsing error" };
     if (compareGoSemver(csv, server) > 0) {
         return {

@@ -11,6 +11,7 @@ import { sectionsFromPulumiConfig, StackConfig, validateStackConfig } from "../c
 import {
     bundleApiProblems,
     minKubeVersionProblems,
+    nativeApiProblems,
     OperatorsPlan,
     planOperators,
     requiredClusterObjects,
@@ -133,6 +134,8 @@ export async function preflight(config: StackConfig): Promise<Preflight> {
         problems.push(...(await bundleApiProblems(operators.plans, config.operators, apiKindDiscovery(connection, PROJECT_DIRECTORY))));
         // CSVs whose minKubeVersion this cluster's Kubernetes does not meet, as OLM leaves them Pending.
         problems.push(...(await minKubeVersionProblems(operators.plans, config.operators, serverVersion(connection, PROJECT_DIRECTORY))));
+        // CSVs whose nativeAPIs this cluster does not serve, as OLM leaves them Pending.
+        problems.push(...(await nativeApiProblems(operators.plans, config.operators, apiKindDiscovery(connection, PROJECT_DIRECTORY))));
         const reader = objectReader(connection, projectDirectory());
         // What OLM checks before an upgrade (components/operator/upgrade.ts), against the cluster's CRDs and running operators.
         const upgrades = await upgradeProblems(operators.plans, config.operators, reader, objectLister(connection, projectDirectory()));

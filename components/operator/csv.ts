@@ -129,6 +129,10 @@ const csvSchema = z.object({
         version: z.string().optional(),
         /** The oldest Kubernetes OLM installs the CSV on (min-kube-version.ts). */
         minKubeVersion: z.string().optional(),
+        /** GroupVersionKinds the operator needs the cluster to serve (native-apis.ts); a missing field decodes as "", as in Go. */
+        nativeAPIs: z
+            .array(z.object({ group: z.string().default(""), version: z.string().default(""), kind: z.string().default("") }))
+            .optional(),
         installModes: z.array(z.object({ type: z.enum(INSTALL_MODE_TYPES), supported: z.boolean() })).default([]),
         install: z.object({
             strategy: z.literal("deployment"),

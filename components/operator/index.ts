@@ -27,6 +27,7 @@ export { upgradeProblems } from "./upgrade";
 export { planOperators, togglesOf } from "./plan";
 export { bundleApiProblems } from "./bundle-objects";
 export { minKubeVersionProblems } from "./min-kube-version";
+export { nativeApiProblems } from "./native-apis";
 export type { OperatorPlan, OperatorsPlan } from "./plan";
 
 export interface OperatorsArgs {

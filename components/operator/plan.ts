@@ -35,6 +35,7 @@ import {
     unsupportedInstallMode,
 } from "./install-modes";
 import { minKubeVersionParseProblem } from "./min-kube-version";
+import type { NativeApi } from "./native-apis";
 import { contentHash } from "./names";
 import { podSelectorOf } from "./pod-selector";
 import { effectiveReplicas, singlePodWarning } from "./replicas";
@@ -120,6 +121,8 @@ export interface OperatorPlan {
     edges: UpgradeEdges;
     /** `spec.minKubeVersion` ("" for none), checked against a live cluster's version before registration (min-kube-version.ts). */
     minKubeVersion: string;
+    /** `spec.nativeAPIs`, checked against a live cluster's discovery before registration (native-apis.ts). */
+    nativeApis: NativeApi[];
     /**
      * The bundle's other objects, as OLM's ExecutePlan creates them (bundle-objects.ts). A bundle
      * ServiceAccount the CSV also names is not here: it is `serviceAccountObjects`' entry.
@@ -373,6 +376,7 @@ export function planOperator(
                 skipRange: csv.metadata.annotations?.["olm.skipRange"],
             },
             minKubeVersion: csv.spec.minKubeVersion ?? "",
+            nativeApis: csv.spec.nativeAPIs ?? [],
             bundleObjects,
             serviceAccountObjects,
             clusterReferences,

@@ -30,6 +30,9 @@ interface Table {
 
 export const API_RESOURCES_SOURCE = (table as unknown as Table).source;
 
+/** The resources of the checked-in discovery alone (what a cluster serves before any CRD of the stack's). */
+export const DISCOVERED_API_RESOURCES: readonly ApiResource[] = (table as unknown as Table).discovered;
+
 /** Every resource of the checked-in discovery and CRD manifests. */
 export const KNOWN_API_RESOURCES: readonly ApiResource[] = [...(table as unknown as Table).discovered, ...(table as unknown as Table).crds];
 

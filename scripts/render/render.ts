@@ -6,6 +6,7 @@
 import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import { sectionsFromPulumiConfig, validateStackConfig } from "../../components/config";
+import { type ApiResource, DISCOVERED_API_RESOURCES } from "../../components/shared/api-resources";
 import { setApiDiscovery, setApiKindDiscovery, setServerVersion } from "../../components/shared/discovery";
 import {
     ObjectRead,
@@ -18,6 +19,7 @@ import {
 import { CONFIG_NAMESPACE, Problem } from "../../components/shared/problems";
 import { ClusterState, typeTokenOf } from "./cluster-state";
 import { FlatConfig } from "./config-file";
+import currentClusterKinds from "./current-cluster-kinds.json";
 import { ReadRecord, RenderMocks, ResourceCall, StateProducer } from "./mocks";
 import { isSecretValue, present, SECRET, UNKNOWN } from "./present";
 import { propertyDependenciesOf, recordInto, RecordedResource, resourcesOf } from "./recorder";
@@ -33,33 +35,30 @@ export const CURRENT_CLUSTER_APIS: Record<string, string[]> = {
 };
 
 /**
- * The kinds of the optional APIs a current OpenShift cluster serves that an operator bundle may
- * ship (OLM's supported kinds: operator-lifecycle-manager catalog/supportedresources.go), and the
- * core and RBAC group versions.
+ * What discovery lists on a current OpenShift cluster, per group version: the kinds of
+ * components/shared/api-resources.table.json's discovery (kube-apiserver, with the OpenShift and OLM
+ * CRDs the real tier installs) and of current-cluster-kinds.json (the optional APIs an operator
+ * bundle may ship objects of, and OpenShift's own APIs a CSV may name as nativeAPIs). The catalog's
+ * Go oracle reads the same two files (tests/catalog/oracle/olm.go).
  */
-export const CURRENT_CLUSTER_KINDS: Record<string, Record<string, { namespaced: boolean }>> = {
-    v1: {
-        Secret: { namespaced: true },
-        ConfigMap: { namespaced: true },
-        Service: { namespaced: true },
-        ServiceAccount: { namespaced: true },
-    },
-    "monitoring.coreos.com/v1": {
-        ServiceMonitor: { namespaced: true },
-        PrometheusRule: { namespaced: true },
-        PodMonitor: { namespaced: true },
-    },
-    "policy/v1": { PodDisruptionBudget: { namespaced: true } },
-    "scheduling.k8s.io/v1": { PriorityClass: { namespaced: false } },
-    "networking.k8s.io/v1": { NetworkPolicy: { namespaced: true } },
-    "console.openshift.io/v1": {
-        ConsoleYAMLSample: { namespaced: false },
-        ConsoleQuickStart: { namespaced: false },
-        ConsoleCLIDownload: { namespaced: false },
-        ConsoleLink: { namespaced: false },
-        ConsolePlugin: { namespaced: false },
-    },
-};
+export const CURRENT_CLUSTER_KINDS: Record<string, Record<string, { namespaced: boolean }>> = servedKindsOf(
+    DISCOVERED_API_RESOURCES,
+    (currentClusterKinds as { kinds: Record<string, Record<string, { namespaced: boolean }>> }).kinds,
+);
+
+/** Discovered resources and extra kinds, as one table of group version → kind → scope. */
+function servedKindsOf(
+    discovered: readonly ApiResource[],
+    extra: Record<string, Record<string, { namespaced: boolean }>>,
+): Record<string, Record<string, { namespaced: boolean }>> {
+    const kinds: Record<string, Record<string, { namespaced: boolean }>> = {};
+    for (const resource of discovered) {
+        const groupVersion = resource.group === "" ? resource.version : `${resource.group}/${resource.version}`;
+        (kinds[groupVersion] ??= {})[resource.kind] = { namespaced: resource.namespaced };
+    }
+    for (const [groupVersion, byKind] of Object.entries(extra)) Object.assign((kinds[groupVersion] ??= {}), byKind);
+    return kinds;
+}
 
 /**
  * The `gitVersion` of a current cluster's API server (`GET /version`), which a CSV's minKubeVersion

@@ -25,6 +25,7 @@ import type { OlmConfig, OperatorConfig } from "../../components/config/schema";
 import { olmSchema, operatorsSchema } from "../../components/config/schema";
 import type { InstallModeType } from "../../components/operator/csv";
 import { missingApiProblems } from "../../components/operator/bundle-objects";
+import { nativeApiProblems } from "../../components/operator/native-apis";
 import { planOperators, type OperatorPlan } from "../../components/operator/plan";
 import type { GoYamlResult } from "../../components/shared/go-yaml";
 import { describeRef } from "../../components/shared/object-presence";
@@ -162,7 +163,7 @@ export interface CatalogVerdict {
     podProblems: string[];
 }
 
-/** The pre-flight's verdict on one install on a fresh cluster serving CURRENT_CLUSTER_KINDS. */
+/** The pre-flight's verdict on one install on a fresh cluster serving CURRENT_CLUSTER_KINDS (bundle objects' APIs, the CSV's nativeAPIs). */
 export async function catalogVerdict(install: CatalogInstall, planned: ReturnType<typeof planOperators>): Promise<CatalogVerdict> {
     const problems = planned.problems.map((p) => `cluster-platform:${p.path}: ${p.message}`);
     const podProblems: string[] = [];
@@ -184,6 +185,9 @@ export async function catalogVerdict(install: CatalogInstall, planned: ReturnTyp
             ...(await missingApiProblems(plan.bundleObjects, served)).map(
                 (m) => `cluster-platform:operators[0].csv: ${JSON.stringify(install.config.csv)}: ${m}`,
             ),
+        );
+        problems.push(
+            ...(await nativeApiProblems([plan], [install.config], served)).map((p) => `cluster-platform:${p.path}: ${p.message}`),
         );
     }
     return { refused: problems.length + podProblems.length > 0, problems: [...problems, ...podProblems], podProblems };

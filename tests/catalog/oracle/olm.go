@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -11,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 )
@@ -30,6 +32,8 @@ type CSVFacts struct {
 	Webhooks        []string     `json:"webhooks"`
 	APIServices     []string     `json:"apiServices"`
 	MinKubeVersion  string       `json:"minKubeVersion,omitempty"`
+	// NativeAPIs: spec.nativeAPIs as decoded, each as apimachinery prints a GroupVersionKind.
+	NativeAPIs []string `json:"nativeAPIs,omitempty"`
 }
 
 type OwnedCRD struct {
@@ -192,6 +196,12 @@ func csvFactsOf(file string, object *unstructured.Unstructured, raw []byte, refu
 		return facts
 	}
 	facts.MinKubeVersion = csv.Spec.MinKubeVersion
+	for _, native := range csv.Spec.NativeAPIs {
+		facts.NativeAPIs = append(facts.NativeAPIs, native.String())
+		if !currentClusterServes(native) {
+			*refusals = append(*refusals, Refusal{Rule: "native API not served", Source: "operator-lifecycle-manager olm/requirements.go (requirementStatus and isGVKRegistered: Native API does not exist)", File: file, Detail: native.String()})
+		}
+	}
 	set, err := v1alpha1.NewInstallModeSet(csv.Spec.InstallModes)
 	if err != nil {
 		*refusals = append(*refusals, Refusal{Rule: "install modes", Source: "operator-framework/api v1alpha1 NewInstallModeSet (OLM's operatorgroup.go)", File: file, Detail: err.Error()})
@@ -244,4 +254,62 @@ func csvFactsOf(file string, object *unstructured.Unstructured, raw []byte, refu
 	}
 	sort.Strings(facts.ServiceAccounts)
 	return facts
+}
+
+// The cluster the catalog is judged on, as its discovery lists it: the render's model of a current
+// OpenShift cluster, read from the same two files (scripts/render/render.ts CURRENT_CLUSTER_KINDS):
+// the real tier's kube-apiserver discovery and current-cluster-kinds.json. Paths are relative to
+// this folder, where `go run .` runs.
+const (
+	discoveryTable     = "../../../components/shared/api-resources.table.json"
+	currentClusterFile = "../../../scripts/render/current-cluster-kinds.json"
+)
+
+var servedKinds map[string]map[string]bool
+
+func loadServedKinds() map[string]map[string]bool {
+	served := map[string]map[string]bool{}
+	add := func(groupVersion, kind string) {
+		if served[groupVersion] == nil {
+			served[groupVersion] = map[string]bool{}
+		}
+		served[groupVersion][kind] = true
+	}
+	var table struct {
+		Discovered []struct{ Group, Version, Kind string } `json:"discovered"`
+	}
+	mustReadJSON(discoveryTable, &table)
+	for _, r := range table.Discovered {
+		add(metav1.GroupVersion{Group: r.Group, Version: r.Version}.String(), r.Kind)
+	}
+	var extra struct {
+		Kinds map[string]map[string]json.RawMessage `json:"kinds"`
+	}
+	mustReadJSON(currentClusterFile, &extra)
+	for groupVersion, kinds := range extra.Kinds {
+		for kind := range kinds {
+			add(groupVersion, kind)
+		}
+	}
+	return served
+}
+
+func mustReadJSON(file string, into interface{}) {
+	raw, err := os.ReadFile(file)
+	if err == nil {
+		err = json.Unmarshal(raw, into)
+	}
+	if err != nil {
+		panic(fmt.Sprintf("cannot read %s (run the oracle from tests/catalog/oracle): %v", file, err))
+	}
+}
+
+// currentClusterServes is isGVKRegistered against that cluster: discovery of the group version
+// (`ServerResourcesForGroupVersion(gv.String())`, an error for an empty one) lists the kind.
+func currentClusterServes(api metav1.GroupVersionKind) bool {
+	if servedKinds == nil {
+		servedKinds = loadServedKinds()
+	}
+	groupVersion := metav1.GroupVersion{Group: api.Group, Version: api.Version}.String()
+	return groupVersion != "" && servedKinds[groupVersion][api.Kind]
 }

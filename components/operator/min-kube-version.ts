@@ -124,10 +124,15 @@ export function minKubeVersionParseProblem(minKubeVersion: string): string | und
         : undefined;
 }
 
+/** An API server's `gitVersion` as requirements.go reads it: without its leading `v`, up to its first `-`. */
+export function serverVersionOf(gitVersion: string): GoSemver | { error: string } {
+    return parseGoSemver(trimV(gitVersion).split("-")[0]);
+}
+
 /** `minKubeVersionStatus(name, minKubeVersion)` against a server whose `gitVersion` is given. */
 export function minKubeVersionVerdict(minKubeVersion: string, gitVersion: string): MinKubeVersionVerdict {
     if (minKubeVersion === "") return { met: true, message: "" };
-    const server = parseGoSemver(trimV(gitVersion).split("-")[0]);
+    const server = serverVersionOf(gitVersion);
     if ("error" in server) return { met: false, message: "Server version parsing error" };
     const csv = parseGoSemver(trimV(minKubeVersion));
     if ("error" in csv) return { met: false, message: "CSV version parsing error" };

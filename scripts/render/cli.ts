@@ -1,6 +1,6 @@
 /**
  * `npm run render -- --config <stack file or plain YAML> --out <dir> [--cluster <objects.yaml>]
- *   [--stack-outputs <outputs.json>] [--stack <name>]`
+ *   [--stack-outputs <outputs.json>] [--stack <name>] [--kube-version <gitVersion>]`
  *
  * Offline review of what `pulumi preview` would do (like `helm template` / `cdk synth`):
  * writes `<dir>/resources.json`, `<dir>/outputs.json` (the stack outputs, secrets as "[secret]")
@@ -11,13 +11,25 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
 import { stringify } from "yaml";
+import { serverVersionOf } from "../../components/operator/min-kube-version";
 import { formatReport } from "../../components/shared/problems";
 import { ClusterState } from "./cluster-state";
 import { readConfigFile } from "./config-file";
 import { renderProgram, RenderResult } from "./render";
 
 const USAGE =
-    "usage: npm run render -- --config <Pulumi.<stack>.yaml | plain.yaml> --out <dir> [--cluster <objects.yaml>] [--stack-outputs <outputs.json>] [--stack <name>]";
+    "usage: npm run render -- --config <Pulumi.<stack>.yaml | plain.yaml> --out <dir> [--cluster <objects.yaml>] [--stack-outputs <outputs.json>] [--stack <name>] [--kube-version <gitVersion>]";
+
+/**
+ * Why a `--kube-version` value cannot stand for the cluster's `gitVersion` (what `GET /version`
+ * answers, and what CSVs' minKubeVersions are compared with: min-kube-version.ts), or undefined.
+ */
+export function kubeVersionProblem(value: string): string | undefined {
+    const read = serverVersionOf(value);
+    return "error" in read
+        ? `--kube-version ${JSON.stringify(value)}: not a Kubernetes version as the API server's GET /version gives it (v<major>.<minor>.<patch>, e.g. v1.29.5 or v1.29.5-gke.100), so OLM could not read it either: ${read.error}`
+        : undefined;
+}
 
 export function stackNameOf(configFile: string, explicit?: string): string {
     if (explicit) {
@@ -52,6 +64,7 @@ async function main(argv: string[]): Promise<number> {
                 cluster: { type: "string" },
                 "stack-outputs": { type: "string" },
                 stack: { type: "string" },
+                "kube-version": { type: "string" },
             },
         }).values;
     } catch (error) {
@@ -62,11 +75,18 @@ async function main(argv: string[]): Promise<number> {
         process.stderr.write(`${USAGE}\n`);
         return 2;
     }
+    const kubeVersion = args["kube-version"];
+    const badKubeVersion = kubeVersion === undefined ? undefined : kubeVersionProblem(kubeVersion);
+    if (badKubeVersion !== undefined) {
+        process.stderr.write(`${badKubeVersion}\n${USAGE}\n`);
+        return 2;
+    }
     const result = await renderProgram({
         config: readConfigFile(args.config),
         cluster: args.cluster ? ClusterState.fromFile(args.cluster) : undefined,
         stackOutputs: args["stack-outputs"] ? JSON.parse(fs.readFileSync(args["stack-outputs"], "utf8")) : undefined,
         stack: stackNameOf(args.config, args.stack),
+        serverVersion: kubeVersion,
     });
     for (const info of result.infos) {
         process.stderr.write(`info: ${info}\n`);

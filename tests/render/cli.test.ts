@@ -3,6 +3,9 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { DAY } from "../helpers/clock";
+import { stringify } from "yaml";
+import { kubeVersionProblem } from "../../scripts/render/cli";
+import { CSV_DIR } from "../helpers/operators";
 import { ROOT } from "../helpers/render";
 import { certificateRequest, generateKey, selfSign, signRequest } from "../helpers/tls-signer";
 import { tsxCommand } from "../helpers/tsx";
@@ -125,5 +128,46 @@ describe("npm run render", () => {
         const result = render([]);
         expect(result.status).toBe(2);
         expect(result.stderr).toContain("usage: npm run render -- --config");
+    });
+
+    test("GIVEN an operator whose CSV needs Kubernetes 1.23.0 WHEN rendered with --kube-version v1.22.17-eks-1 THEN it exits 1 naming both versions, as on such a cluster, and writes nothing", () => {
+        const csv = path.join(ROOT, CSV_DIR, "node-maintenance-operator-0.0.1.clusterserviceversion.yaml");
+        const config = path.join(tmp, "operator.yaml");
+        fs.writeFileSync(
+            config,
+            stringify({
+                cluster: { name: "old", platform: "kubernetes", kubeContext: "old" },
+                operators: [{ name: "nm", csv, namespace: "nm", createNamespace: true, targetNamespaces: [] }],
+            }),
+        );
+
+        const run = render(["--config", config, "--out", path.join(tmp, "old"), "--kube-version", "v1.22.17-eks-1"]);
+
+        expect(run.status).toBe(1);
+        expect(run.stderr).toContain(
+            `cluster-platform:operators[0].csv: ${JSON.stringify(csv)} spec.minKubeVersion "1.23.0": the cluster's Kubernetes is "v1.22.17-eks-1", and OLM leaves this CSV Pending`,
+        );
+        expect(fs.existsSync(path.join(tmp, "old"))).toBe(false);
+    });
+});
+
+describe("--kube-version", () => {
+    /** go-semver's own reading of each version string (tests/catalog/oracle, `go run . minkube`): "" when it reads. */
+    const GO_PARSE = (require("../catalog/oracle/minkube-cases.expected.json") as { parse: Record<string, string> }).parse;
+
+    test("GIVEN versions as API servers give them WHEN checked THEN each is accepted", () => {
+        for (const gitVersion of ["v1.34.1", "v1.29.5-gke.100", "v1.30.4+k3s1", "1.31.0"]) {
+            expect([gitVersion, kubeVersionProblem(gitVersion)]).toEqual([gitVersion, undefined]);
+        }
+    });
+
+    test("GIVEN a value OLM cannot read as a server version WHEN checked THEN the problem names the flag, the value, the form and go-semver's reason", () => {
+        for (const read of ["1.0", "1.0.0.0", "10000000000000000000.0.0"]) {
+            expect(GO_PARSE[read]).not.toBe("");
+            expect(kubeVersionProblem(`v${read}`)).toBe(
+                `--kube-version "v${read}": not a Kubernetes version as the API server's GET /version gives it (v<major>.<minor>.<patch>, e.g. v1.29.5 or v1.29.5-gke.100), so OLM could not read it either: ${GO_PARSE[read]}`,
+            );
+        }
+        expect(kubeVersionProblem("latest")).toContain('--kube-version "latest": not a Kubernetes version');
     });
 });

@@ -395,7 +395,7 @@ export function tagValueText(value: unknown): TagValueText {
     }
     return {
         ok: false,
-        problem: `expected a string tag value, got ${value === null ? "null" : Array.isArray(value) ? "array" : typeof value} ${describeValue(value)}`,
+        problem: `expected a string tag value, got ${value === null ? "null" : `${Array.isArray(value) ? "array" : typeof value} ${describeValue(value)}`}`,
     };
 }
 

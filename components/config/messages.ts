@@ -33,7 +33,9 @@ function messageFor(issue: z.core.$ZodIssue): string {
         case "invalid_type":
             return input === undefined
                 ? `is required (expected ${issue.expected})`
-                : `expected ${issue.expected}, got ${typeName(input)} ${describeValue(input)}`;
+                : input === null
+                  ? `expected ${issue.expected}, got null`
+                  : `expected ${issue.expected}, got ${typeName(input)} ${describeValue(input)}`;
         case "invalid_value":
             return `${describeValue(input)} is not one of ${issue.values.map((v) => describeValue(v)).join(", ")}`;
         case "too_small":

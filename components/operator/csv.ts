@@ -12,49 +12,75 @@ import type { LabelSelector } from "../shared/label-selector";
 
 const stringList = () => z.array(z.string());
 
+/**
+ * OLM decodes the CSV with Go's encoding/json into operator-framework/api's v1alpha1 types, where
+ * a JSON null leaves a field at its zero value ("unmarshaling a JSON null into any other Go type has
+ * no effect on the value"; a slice, map or pointer becomes nil): the same as the field left out. So
+ * a null reads as absent here too (`replaces:` with no value is YAML's null), where the program
+ * would otherwise refuse a CSV OLM installs.
+ */
+const nullAsAbsent = (value: unknown) => (value === null ? undefined : value);
+function goOptional<T extends z.ZodType>(schema: T) {
+    return z.preprocess(nullAsAbsent, schema.optional());
+}
+/** A list Go leaves nil on null or absence, which the program reads as empty. */
+function goList<T extends z.ZodType>(item: T) {
+    return z.preprocess(nullAsAbsent, z.array(item).default([]));
+}
+/** A string Go leaves "" on null or absence. */
+function goString() {
+    return z.preprocess(nullAsAbsent, z.string().default(""));
+}
+/** A map[string]string: a null value decodes as "", the element's zero value. */
+const goStringMap = () =>
+    z.record(
+        z.string(),
+        z.preprocess((value) => (value === null ? "" : value), z.string()),
+    );
+
 /** rbac.authorization.k8s.io/v1 PolicyRule. */
 const policyRuleSchema = z.object({
-    apiGroups: stringList().optional(),
-    resources: stringList().optional(),
-    resourceNames: stringList().optional(),
-    nonResourceURLs: stringList().optional(),
+    apiGroups: goOptional(stringList()),
+    resources: goOptional(stringList()),
+    resourceNames: goOptional(stringList()),
+    nonResourceURLs: goOptional(stringList()),
     verbs: stringList(),
 });
 
 const permissionSchema = z.object({
     serviceAccountName: z.string(),
-    rules: z.array(policyRuleSchema).default([]),
+    rules: goList(policyRuleSchema),
 });
 
 const labelSelectorSchema = z.object({
-    matchLabels: z.record(z.string(), z.string()).optional(),
-    matchExpressions: z.array(z.object({ key: z.string(), operator: z.string(), values: stringList().optional() })).optional(),
+    matchLabels: goOptional(goStringMap()),
+    matchExpressions: goOptional(z.array(z.object({ key: z.string(), operator: z.string(), values: goOptional(stringList()) }))),
 }) satisfies z.ZodType<LabelSelector>;
 
 const containerSchema = z.looseObject({
     name: z.string(),
-    ports: z.array(z.looseObject({ containerPort: z.number().int(), name: z.string().optional() })).optional(),
-    env: z.array(z.looseObject({ name: z.string() })).optional(),
-    volumeMounts: z.array(z.looseObject({ name: z.string(), mountPath: z.string() })).optional(),
+    ports: goOptional(z.array(z.looseObject({ containerPort: z.number().int(), name: goOptional(z.string()) }))),
+    env: goOptional(z.array(z.looseObject({ name: z.string() }))),
+    volumeMounts: goOptional(z.array(z.looseObject({ name: z.string(), mountPath: z.string() }))),
 });
 
 const podTemplateSchema = z.looseObject({
-    metadata: z
-        .looseObject({
-            labels: z.record(z.string(), z.string()).optional(),
-            annotations: z.record(z.string(), z.string()).optional(),
-        })
-        .optional(),
+    metadata: goOptional(
+        z.looseObject({
+            labels: goOptional(goStringMap()),
+            annotations: goOptional(goStringMap()),
+        }),
+    ),
     spec: z.looseObject({
-        serviceAccountName: z.string().optional(),
+        serviceAccountName: goOptional(z.string()),
         containers: z.array(containerSchema).min(1),
-        initContainers: z.array(containerSchema).optional(),
-        volumes: z.array(z.looseObject({ name: z.string() })).optional(),
+        initContainers: goOptional(z.array(containerSchema)),
+        volumes: goOptional(z.array(z.looseObject({ name: z.string() }))),
     }),
 });
 
 const deploymentSpecSchema = z.looseObject({
-    replicas: z.number().int().min(0).optional(),
+    replicas: goOptional(z.number().int().min(0)),
     selector: labelSelectorSchema,
     template: podTemplateSchema,
 });
@@ -62,15 +88,15 @@ const deploymentSpecSchema = z.looseObject({
 const strategyDeploymentSchema = z.object({
     name: z.string(),
     spec: deploymentSpecSchema,
-    label: z.record(z.string(), z.string()).optional(),
+    label: goOptional(goStringMap()),
 });
 
 const ruleWithOperationsSchema = z.object({
-    operations: stringList().default([]),
-    apiGroups: stringList().default([]),
-    apiVersions: stringList().default([]),
-    resources: stringList().default([]),
-    scope: z.enum(["Cluster", "Namespaced", "*"]).optional(),
+    operations: goList(z.string()),
+    apiGroups: goList(z.string()),
+    apiVersions: goList(z.string()),
+    resources: goList(z.string()),
+    scope: goOptional(z.enum(["Cluster", "Namespaced", "*"])),
 });
 
 export const WEBHOOK_TYPES = ["ValidatingAdmissionWebhook", "MutatingAdmissionWebhook", "ConversionWebhook"] as const;
@@ -79,19 +105,19 @@ export const WEBHOOK_TYPES = ["ValidatingAdmissionWebhook", "MutatingAdmissionWe
 const webhookDescriptionSchema = z.object({
     generateName: z.string(),
     type: z.enum(WEBHOOK_TYPES),
-    deploymentName: z.string().optional(),
-    containerPort: z.number().int().optional(),
-    targetPort: z.union([z.number().int(), z.string()]).optional(),
-    rules: z.array(ruleWithOperationsSchema).optional(),
-    failurePolicy: z.enum(["Fail", "Ignore"]).optional(),
-    matchPolicy: z.enum(["Exact", "Equivalent"]).optional(),
-    objectSelector: labelSelectorSchema.optional(),
-    sideEffects: z.string().optional(),
-    timeoutSeconds: z.number().int().optional(),
-    admissionReviewVersions: stringList().optional(),
-    reinvocationPolicy: z.enum(["Never", "IfNeeded"]).optional(),
-    webhookPath: z.string().optional(),
-    conversionCRDs: stringList().optional(),
+    deploymentName: goOptional(z.string()),
+    containerPort: goOptional(z.number().int()),
+    targetPort: goOptional(z.union([z.number().int(), z.string()])),
+    rules: goOptional(z.array(ruleWithOperationsSchema)),
+    failurePolicy: goOptional(z.enum(["Fail", "Ignore"])),
+    matchPolicy: goOptional(z.enum(["Exact", "Equivalent"])),
+    objectSelector: goOptional(labelSelectorSchema),
+    sideEffects: goOptional(z.string()),
+    timeoutSeconds: goOptional(z.number().int()),
+    admissionReviewVersions: goOptional(stringList()),
+    reinvocationPolicy: goOptional(z.enum(["Never", "IfNeeded"])),
+    webhookPath: goOptional(z.string()),
+    conversionCRDs: goOptional(stringList()),
 });
 
 const crdDescriptionSchema = z.object({
@@ -105,8 +131,8 @@ const apiServiceDescriptionSchema = z.object({
     group: z.string(),
     version: z.string(),
     kind: z.string(),
-    deploymentName: z.string().optional(),
-    containerPort: z.number().int().optional(),
+    deploymentName: goOptional(z.string()),
+    containerPort: goOptional(z.number().int()),
 });
 
 export const INSTALL_MODE_TYPES = ["OwnNamespace", "SingleNamespace", "MultiNamespace", "AllNamespaces"] as const;
@@ -119,42 +145,42 @@ const csvSchema = z.object({
     kind: z.literal("ClusterServiceVersion"),
     metadata: z.object({
         name: z.string(),
-        annotations: z.record(z.string(), z.string()).optional(),
+        annotations: goOptional(goStringMap()),
     }),
     spec: z.object({
         /** The CSV this one upgrades from, and those it may jump over (OLM's upgrade edges: upgrade-path.ts). */
-        replaces: z.string().optional(),
-        skips: z.array(z.string()).optional(),
+        replaces: goOptional(z.string()),
+        skips: goOptional(stringList()),
         /** The operator's semantic version, which a later CSV's `olm.skipRange` is matched against. */
+        // Not null: OLM's OperatorVersion has its own UnmarshalJSON, which fails on null
+        // ("strconv.ParseUint: parsing \"\": invalid syntax", tests/catalog/oracle csvnulls).
         version: z.string().optional(),
         /** The oldest Kubernetes OLM installs the CSV on (min-kube-version.ts). */
-        minKubeVersion: z.string().optional(),
+        minKubeVersion: goOptional(z.string()),
         /** GroupVersionKinds the operator needs the cluster to serve (native-apis.ts); a missing field decodes as "", as in Go. */
-        nativeAPIs: z
-            .array(z.object({ group: z.string().default(""), version: z.string().default(""), kind: z.string().default("") }))
-            .optional(),
-        installModes: z.array(z.object({ type: z.enum(INSTALL_MODE_TYPES), supported: z.boolean() })).default([]),
+        nativeAPIs: goOptional(z.array(z.object({ group: goString(), version: goString(), kind: goString() }))),
+        installModes: goList(z.object({ type: z.enum(INSTALL_MODE_TYPES), supported: z.boolean() })),
         install: z.object({
             strategy: z.literal("deployment"),
             spec: z.object({
                 deployments: z.array(strategyDeploymentSchema).min(1),
-                permissions: z.array(permissionSchema).optional(),
-                clusterPermissions: z.array(permissionSchema).optional(),
+                permissions: goOptional(z.array(permissionSchema)),
+                clusterPermissions: goOptional(z.array(permissionSchema)),
             }),
         }),
-        customresourcedefinitions: z
-            .object({
-                owned: z.array(crdDescriptionSchema).optional(),
-                required: z.array(crdDescriptionSchema).optional(),
-            })
-            .optional(),
-        apiservicedefinitions: z
-            .object({
-                owned: z.array(apiServiceDescriptionSchema).optional(),
-                required: z.array(apiServiceDescriptionSchema).optional(),
-            })
-            .optional(),
-        webhookdefinitions: z.array(webhookDescriptionSchema).optional(),
+        customresourcedefinitions: goOptional(
+            z.object({
+                owned: goOptional(z.array(crdDescriptionSchema)),
+                required: goOptional(z.array(crdDescriptionSchema)),
+            }),
+        ),
+        apiservicedefinitions: goOptional(
+            z.object({
+                owned: goOptional(z.array(apiServiceDescriptionSchema)),
+                required: goOptional(z.array(apiServiceDescriptionSchema)),
+            }),
+        ),
+        webhookdefinitions: goOptional(z.array(webhookDescriptionSchema)),
     }),
 });
 

@@ -192,7 +192,7 @@ const cases: [string, Record<string, unknown>, string[]][] = [
             ),
         ],
     ],
-    ["a null value", { owner: null }, [at(".owner", "expected string, got null null")]],
+    ["a null value", { owner: null }, [at(".owner", "expected string, got null")]],
     ["a list value", { owner: ["a"] }, [at(".owner", 'expected string, got array ["a"]')]],
     [
         "problems in several tags at once, with a value that cannot be read",
@@ -277,7 +277,7 @@ describe("aws.userTags validation", () => {
 describe("tag values written as YAML scalars (tagValueText)", () => {
     test.each<[string, unknown, ReturnType<typeof tagValueText>]>([
         ["a string", "7536", { ok: true, text: "7536" }],
-        ["null", null, { ok: false, problem: "expected a string tag value, got null null" }],
+        ["null", null, { ok: false, problem: "expected a string tag value, got null" }],
         ["a list", ["a"], { ok: false, problem: 'expected a string tag value, got array ["a"]' }],
         ["a map", { a: 1 }, { ok: false, problem: 'expected a string tag value, got object {"a":1}' }],
     ])("GIVEN %s WHEN read as tag text THEN the answer names what arrived", (_name, value, expected) => {

@@ -30,8 +30,8 @@ import (
 )
 
 func main() {
-	if len(os.Args) != 3 || (os.Args[1] != "bundles" && os.Args[1] != "yaml" && os.Args[1] != "minkube") {
-		fmt.Fprintln(os.Stderr, "usage: oracle bundles <folder> | oracle yaml <cases.json> | oracle minkube <cases.json>")
+	if len(os.Args) != 3 || (os.Args[1] != "bundles" && os.Args[1] != "yaml" && os.Args[1] != "minkube" && os.Args[1] != "csvnulls") {
+		fmt.Fprintln(os.Stderr, "usage: oracle bundles <folder> | oracle yaml <cases.json> | oracle minkube <cases.json> | oracle csvnulls <cases.json>")
 		os.Exit(2)
 	}
 	logrus.SetOutput(io.Discard)
@@ -41,6 +41,10 @@ func main() {
 	}
 	if os.Args[1] == "minkube" {
 		minKube(os.Args[2])
+		return
+	}
+	if os.Args[1] == "csvnulls" {
+		csvNulls(os.Args[2])
 		return
 	}
 	root := os.Args[2]

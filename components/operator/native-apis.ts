@@ -20,25 +20,22 @@ export interface NativeApi {
     kind: string;
 }
 
-/** `metav1.GroupVersion{Group, Version}.String()`: the version alone for the core group. */
-export function groupVersionString(api: { group: string; version: string }): string {
-    return api.group === "" ? api.version : `${api.group}/${api.version}`;
-}
-
 /**
- * The native APIs of a CSV that the cluster does not serve, as `isGVKRegistered` finds them. An empty
- * group version (core group, no version) is an error in client-go's discovery, so not served; a
+ * The native APIs of a CSV that the cluster does not serve, as `isGVKRegistered` finds them. With no
+ * version there is no group version to ask: `metav1.GroupVersion.String()` is "" for the core group
+ * (an error in client-go's discovery) and "apps/" for a named one (no such path), so not served. A
  * group version the discovery does not list serves no kind. Each group version is asked once.
  */
 export async function missingNativeApis(apis: readonly NativeApi[], served: ServedKinds): Promise<NativeApi[]> {
     const asked = new Map<string, Promise<ReadonlyMap<string, unknown> | undefined>>();
     const missing: NativeApi[] = [];
     for (const api of apis) {
-        const groupVersion = groupVersionString(api);
-        if (groupVersion === "" || api.version === "") {
+        if (api.version === "") {
             missing.push(api);
             continue;
         }
+        // metav1.GroupVersion{Group, Version}.String(): the version alone for the core group.
+        const groupVersion = api.group === "" ? api.version : `${api.group}/${api.version}`;
         if (!asked.has(groupVersion)) asked.set(groupVersion, served(groupVersion));
         const kinds = await asked.get(groupVersion)!;
         if (!kinds?.has(api.kind)) missing.push(api);

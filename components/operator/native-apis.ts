@@ -11,7 +11,7 @@
  * Pure but for the discovery it is given.
  */
 import { formatPath, Problem } from "../shared/problems";
-import type { ServedKinds } from "../shared/discovery";
+import { groupVersionOf, type ServedKinds } from "../shared/discovery";
 
 /** One entry of `spec.nativeAPIs` (metav1.GroupVersionKind: a missing field decodes as ""). */
 export interface NativeApi {
@@ -34,8 +34,7 @@ export async function missingNativeApis(apis: readonly NativeApi[], served: Serv
             missing.push(api);
             continue;
         }
-        // metav1.GroupVersion{Group, Version}.String(): the version alone for the core group.
-        const groupVersion = api.group === "" ? api.version : `${api.group}/${api.version}`;
+        const groupVersion = groupVersionOf(api.group, api.version);
         if (!asked.has(groupVersion)) asked.set(groupVersion, served(groupVersion));
         const kinds = await asked.get(groupVersion)!;
         if (!kinds?.has(api.kind)) missing.push(api);

@@ -24,6 +24,11 @@ export function servedPlurals(body: unknown): Set<string> {
     return names;
 }
 
+/** `metav1.GroupVersion{Group, Version}.String()`, what discovery is asked for: the version alone for the core group. */
+export function groupVersionOf(group: string, version: string): string {
+    return group === "" ? version : `${group}/${version}`;
+}
+
 /** The kinds served at a group version and whether each is namespaced (undefined when the group version is not served). */
 export type ServedKinds = (groupVersion: string) => Promise<ReadonlyMap<string, { namespaced: boolean }> | undefined>;
 

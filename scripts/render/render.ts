@@ -7,7 +7,7 @@ import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import { sectionsFromPulumiConfig, validateStackConfig } from "../../components/config";
 import { type ApiResource, DISCOVERED_API_RESOURCES } from "../../components/shared/api-resources";
-import { setApiDiscovery, setApiKindDiscovery, setServerVersion } from "../../components/shared/discovery";
+import { groupVersionOf, setApiDiscovery, setApiKindDiscovery, setServerVersion } from "../../components/shared/discovery";
 import {
     ObjectRead,
     ObjectRef,
@@ -53,8 +53,7 @@ function servedKindsOf(
 ): Record<string, Record<string, { namespaced: boolean }>> {
     const kinds: Record<string, Record<string, { namespaced: boolean }>> = {};
     for (const resource of discovered) {
-        const groupVersion = resource.group === "" ? resource.version : `${resource.group}/${resource.version}`;
-        (kinds[groupVersion] ??= {})[resource.kind] = { namespaced: resource.namespaced };
+        (kinds[groupVersionOf(resource.group, resource.version)] ??= {})[resource.kind] = { namespaced: resource.namespaced };
     }
     for (const [groupVersion, byKind] of Object.entries(extra)) Object.assign((kinds[groupVersion] ??= {}), byKind);
     return kinds;

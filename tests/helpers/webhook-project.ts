@@ -3,7 +3,7 @@
  * its node_modules (linked, or the production closure copied with fresh mtimes), and a compiled
  * webhook in dist/webhook: the stand-in fixture, or the real server when it is built.
  */
-import { execFileSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -68,15 +68,21 @@ export function imageContent(project: string, baseImage: string, overrides: Part
 }
 
 /**
- * Compiles the real admission server (webhook/main.ts and what it imports) of the checkout at
- * `sourceRoot` (default: this one) as `npm run build` does, into `<directory>` (`webhook/` and the
- * neutral modules it imports, under `components/shared/`); returns `<directory>`. Type declarations of Node.js come from this checkout (they are a devDependency).
+ * Compiles the real admission server of the checkout at `sourceRoot` (default: this one) as
+ * `npm run build` does: `tsc -p` over a config that extends the checkout's tsconfig.build.json,
+ * restricted to `webhook/` (the same JavaScript as the build's `dist/`, without the source maps,
+ * whose `sources` are relative to where the output is written), into `<directory>` (`webhook/`
+ * and the neutral modules it imports, under `components/shared/`); returns `<directory>`. Type declarations come from this checkout (they are devDependencies).
+ * It is also the oracle of the run-time compile (tests/webhook-image/compile.test.ts).
  */
 export function compileWebhook(directory: string, sourceRoot: string = ROOT): string {
-    // This checkout's compile is the same for every test file that needs it (bench:image's tiny
-    // run, chroot-e2e): made once per content of its inputs (tests/helpers/kept-cache.ts). Another
-    // checkout's (two-clones.test.ts compiles each clone, which is what it tests) always compiles.
-    const kept = sourceRoot === ROOT ? keptDirectory("compiled-webhook", compileInputs(), (fresh) => runTsc(fresh, sourceRoot)) : undefined;
+    // The compiler's output is a function of the sources, the lockfile (compiler and type
+    // packages) and the options, all in the key; not of where the checkout is or how it was
+    // cloned. So every test file that needs a compile of the same content (bench:image's tiny run,
+    // chroot-e2e, compile.test's oracle, and each clone of two-clones.test.ts, whose sources are
+    // this commit's) shares one, made once per content (tests/helpers/kept-cache.ts): about 7 s
+    // of CPU each on the suite's 2-core machines. A clone whose sources differ gets its own.
+    const kept = keptDirectory("compiled-webhook", compileInputs(sourceRoot), (fresh) => runTsc(fresh, sourceRoot));
     if (kept === undefined) {
         runTsc(directory, sourceRoot);
     } else {
@@ -86,47 +92,49 @@ export function compileWebhook(directory: string, sourceRoot: string = ROOT): st
 }
 
 /**
- * What the compiled webhook depends on, as text: the sources and JSON it can import (webhook/
- * and components/, where its neutral modules live), the lockfile (the compiler's and the type
- * packages' versions, which decide import elision), and this file (the compiler's options).
+ * What the compiled webhook of `sourceRoot` depends on, as text: the sources and JSON it can
+ * import (webhook/ and components/, where its neutral modules live), the lockfile (the
+ * compiler's and the type packages' versions, which decide import elision), the tsconfig files
+ * (the build's options) and this file (how the compiler is run). Paths are relative to the
+ * checkout, so two checkouts of one content share a key.
  */
-function compileInputs(): string[] {
+function compileInputs(sourceRoot: string): string[] {
     const sources = ["webhook", "components"].flatMap((folder) =>
-        (readdirSync(path.join(ROOT, folder), { recursive: true }) as string[])
+        (readdirSync(path.join(sourceRoot, folder), { recursive: true }) as string[])
             .filter((file) => file.endsWith(".ts") || file.endsWith(".json"))
             .sort()
             .map((file) => path.join(folder, file)),
     );
-    return [__filename, "package-lock.json", ...sources].flatMap((file) => [file, readFileSync(path.resolve(ROOT, file), "utf8")]);
+    const files = ["package-lock.json", "tsconfig.json", "tsconfig.build.json", ...sources];
+    return [readFileSync(__filename, "utf8"), ...files.flatMap((file) => [file, readFileSync(path.join(sourceRoot, file), "utf8")])];
 }
 
 function runTsc(directory: string, sourceRoot: string): void {
-    execFileSync(
-        process.execPath,
-        [
-            path.join(ROOT, "node_modules", "typescript", "bin", "tsc"),
-            "--outDir",
-            directory,
-            "--rootDir",
-            sourceRoot,
-            "--module",
-            "commonjs",
-            "--target",
-            "ES2022",
-            "--moduleResolution",
-            "node",
-            "--esModuleInterop",
-            "--resolveJsonModule",
-            "--skipLibCheck",
-            "--strict",
-            "--types",
-            "node",
-            "--typeRoots",
-            path.join(ROOT, "node_modules", "@types"),
-            path.join(sourceRoot, "webhook", "main.ts"),
-        ],
-        { stdio: "pipe" },
+    const config = path.join(directory, "tsconfig.oracle.json");
+    writeFileSync(
+        config,
+        JSON.stringify({
+            extends: path.join(sourceRoot, "tsconfig.build.json"),
+            compilerOptions: {
+                outDir: directory,
+                rootDir: sourceRoot,
+                incremental: false,
+                // Source maps name the sources relative to the output directory: without them, one
+                // compile serves every place it is copied to.
+                sourceMap: false,
+                typeRoots: [path.join(ROOT, "node_modules", "@types")],
+            },
+            include: [path.join(sourceRoot, "webhook", "**", "*.ts")],
+        }),
     );
+    const tsc = spawnSync(process.execPath, [path.join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", config], {
+        encoding: "utf8",
+    });
+    rmSync(config);
+    // tsc reports type errors on stdout and still emits: a compile that says anything failed.
+    if (tsc.status !== 0 || tsc.stdout !== "" || tsc.stderr !== "") {
+        throw new Error(`tsc -p over ${sourceRoot}/tsconfig.build.json (webhook/) exited ${tsc.status}:\n${tsc.stdout}${tsc.stderr}`);
+    }
 }
 
 /**

@@ -1,16 +1,14 @@
 /**
  * The webhook compiled at run time (components/webhook-image/compile.ts), as PKO's workspace
  * needs it: the same JavaScript the TypeScript CLI writes with tsconfig.build.json's options
- * (the oracle: `tsc -p` over a config that extends it, restricted to webhook/), and nothing else.
+ * (the oracle: `tsc -p` over a config that extends it, restricted to webhook/, which
+ * tests/helpers/webhook-project.ts `compileWebhook` runs), and nothing else.
  */
-import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { compileApplication } from "../../components/webhook-image/compile";
-
-const ROOT = path.resolve(__dirname, "..", "..");
-const TSC = path.join(ROOT, "node_modules", ".bin", "tsc");
+import { compileWebhook, ROOT } from "../helpers/webhook-project";
 
 /** Every `.js` file under `directory`, relative, with its text. */
 function javascript(directory: string): Record<string, string> {
@@ -40,24 +38,22 @@ describe("the webhook compiled at run time for a checkout nobody built", () => {
         const written = compileApplication({ projectDirectory: ROOT, application: "webhook", outputDirectory: path.relative(ROOT, ours) });
         expect(written.length).toBeGreaterThan(0);
 
-        writeFileSync(
-            path.join(theirs, "tsconfig.json"),
-            JSON.stringify({
-                extends: path.join(ROOT, "tsconfig.build.json"),
-                compilerOptions: {
-                    outDir: path.join(theirs, "out"),
-                    rootDir: ROOT,
-                    incremental: false,
-                    typeRoots: [path.join(ROOT, "node_modules", "@types")],
-                },
-                include: [path.join(ROOT, "webhook", "**", "*.ts")],
-            }),
-        );
-        const tsc = spawnSync(TSC, ["-p", path.join(theirs, "tsconfig.json")], { cwd: ROOT, encoding: "utf8" });
-        expect(tsc.stdout).toBe("");
+        // Throws unless tsc exits 0 and prints nothing.
+        compileWebhook(theirs);
 
+        // The oracle is compiled without source maps (so one compile serves every test that needs
+        // it); the build's options have them, so each of ours ends with tsc's trailer naming its
+        // map, which is written beside it, and is otherwise the oracle's text.
         const compiled = javascript(ours);
-        expect(compiled).toEqual(javascript(path.join(theirs, "out")));
+        const trailers = Object.entries(compiled).map(([file, text]) => {
+            const trailer = `\n//# sourceMappingURL=${path.basename(file)}.map`;
+            return [file, text.endsWith(trailer), existsSync(path.join(ours, `${file}.map`))];
+        });
+        expect(trailers).toEqual(Object.keys(compiled).map((file) => [file, true, true]));
+        const withoutTrailers = Object.fromEntries(
+            Object.entries(compiled).map(([file, text]) => [file, text.slice(0, text.lastIndexOf("\n//# sourceMappingURL=") + 1)]),
+        );
+        expect(withoutTrailers).toEqual(javascript(theirs));
         // The webhook's files, the neutral modules it imports (tests/webhook/module-graph.test.ts),
         // and pod-volumes.js, which tsc emits for a types-only import but nothing requires.
         expect(

@@ -84,7 +84,13 @@ function dropNestedOutsideClosure(clone: string, location: string, inClosure: Se
     }
 }
 
-/** The content hash and labels a clone's program would give the webhook image. */
+/**
+ * The content hash and labels a clone's program would give the webhook image. The clone's
+ * `dist/` is its own copy of the compile of its content (`compileWebhook`, shared by every
+ * checkout of the same sources): what differs between the clones (git metadata, file attributes,
+ * npm's hidden lockfile) is no input of the compiler; it could reach the digest only through the
+ * provenance labels and the node_modules layer, which each clone gives from its own files.
+ */
 async function imageOf(clone: string): Promise<{ contentHash: string; labels: Record<string, string> }> {
     compileWebhook(path.join(clone, "dist"), clone);
     const labels = provenanceLabels(checkoutProvenance(clone, WEBHOOK_INPUT_PATHS));

@@ -441,7 +441,7 @@ async function memoLookups(port: number, ca: string): Promise<{ hit: number; mis
  * `npm run build`: the server runs from dist/webhook exactly as the image ships it. Through tsc's
  * build mode, the same compilation and output as `tsc -p`, which first compares the inputs with
  * dist/.tsbuildinfo and stops there when nothing changed (0.5 s of CPU instead of the 12 s an
- * incremental `tsc -p` takes to load the whole program again; the suite calls this three times).
+ * incremental `tsc -p` takes to load the whole program again; the suite calls it a few times).
  */
 export function build(): void {
     const result = spawnSync(process.execPath, [require.resolve("typescript/bin/tsc"), "--build", "tsconfig.build.json"], {

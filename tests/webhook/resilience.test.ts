@@ -1,7 +1,7 @@
 /**
  * The webhook stays available while it changes, under load from 32 keep-alive connections
  * (tests/webhook/support/admission-load.ts), as the server process the image runs
- * (webhook/main.ts, configured by environment):
+ * (dist/webhook/main.js, configured by environment):
  * - its serving certificate rotates (the files projected anew, as kubelet updates a Secret
  *   volume): no admission fails, and new connections get the new certificate without a restart;
  * - three replicas behind one address restart one by one, reached through one keep-alive pool as

@@ -8,8 +8,11 @@
  * the program process's 8 s of CPU (docs/performance.md, "The SDK's per-promise stacks").
  *
  * So, unless PULUMI_DEBUG_PROMISE_LEAKS asks for the report, those captures get V8's own
- * unmapped format, the one a plain JavaScript program pays. Every other stack keeps the installed
- * formatter: errors the program reports, and the SDK's per-resource capture (`Resource.callsites`
+ * unmapped format, and only their first frame (`debuggablePromise` itself): the stored stack's one
+ * reader is `promiseDebugString`, which the leak report calls only with that variable set, and
+ * formatting all ten frames V8 collects, even unmapped, was still 7 s of the 56 s of CPU the
+ * operator test folder took (`--cpu-prof`; docs/performance.md). Every other stack keeps the
+ * installed formatter: errors the program reports, and the SDK's per-resource capture (`Resource.callsites`
  * in sdk/nodejs/resource.ts), whose first frame becomes the resource's source position in state
  * and must stay mapped.
  */
@@ -37,13 +40,13 @@ export function isSdkPromiseCapture(frames: readonly NodeJS.CallSite[]): boolean
 
 const WRAPPED = Symbol("cheap SDK promise captures");
 
-/** `formatter` for every stack but the SDK's per-promise captures, which get V8's format. */
+/** `formatter` for every stack but the SDK's per-promise captures, which get V8's format of their first frame. */
 export function withCheapPromiseCaptures(formatter: StackFormatter): StackFormatter {
     if (WRAPPED in formatter) {
         return formatter;
     }
     const wrapped: StackFormatter = (error, frames) =>
-        isSdkPromiseCapture(frames) ? v8StackFormat(error, frames) : formatter(error, frames);
+        isSdkPromiseCapture(frames) ? v8StackFormat(error, frames.slice(0, 1)) : formatter(error, frames);
     return Object.assign(wrapped, { [WRAPPED]: true });
 }
 

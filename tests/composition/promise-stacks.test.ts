@@ -1,5 +1,5 @@
 /**
- * The SDK's per-promise stack captures get V8's format; every other stack keeps the installed
+ * The SDK's per-promise stack captures get V8's format of their first frame; every other stack keeps the installed
  * formatter (components/composition/promise-stacks.ts). The captures are the SDK's own, taken by
  * the installed @pulumi/pulumi (its `debuggablePromise` and `Resource.callsites`), so an SDK that
  * renames or moves them fails here rather than silently paying the mapping again.
@@ -39,13 +39,14 @@ describe("the SDK's per-promise stack captures", () => {
         Error.prepareStackTrace = original;
     });
 
-    it("GIVEN a mapping formatter installed WHEN the SDK makes a promise after cheapenSdkPromiseCaptures THEN its stack is V8's format and the formatter never sees it", () => {
+    it("GIVEN a mapping formatter installed WHEN the SDK makes a promise after cheapenSdkPromiseCaptures THEN its stack is V8's format of its first frame only and the formatter never sees it", () => {
         const { formatter, formatted } = markingFormatter();
         Error.prepareStackTrace = formatter;
         cheapenSdkPromiseCaptures({});
 
         const stack = sdkPromiseStack();
 
+        expect(stack.split("\n")).toHaveLength(2);
         expect(stack.split("\n")[0]).toBe("Error");
         expect(stack.split("\n")[1]).toMatch(
             /^ {4}at (Object\.)?debuggablePromise \(.*[\\/]node_modules[\\/]@pulumi[\\/]pulumi[\\/]runtime[\\/]debuggable\.js:\d+:\d+\)$/,

@@ -39,9 +39,18 @@ export const NAMESPACED_CSVS = ["etcdoperator-0.9.4.clusterserviceversion.yaml",
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- CSVs are read as plain YAML, independently of the typed parser under test
 export type Yaml = any;
 
-/** A real CSV as plain YAML (not through the parser under test). */
+const parsedCsvs = new Map<string, unknown>();
+
+/**
+ * A real CSV as plain YAML (not through the parser under test): a fresh copy each call, since
+ * callers change what they get; each file is parsed once per test folder (some CSVs are hundreds
+ * of kilobytes, and the operator tests read the same ones many times).
+ */
 export function readCsv(file: string): Yaml {
-    return parse(fs.readFileSync(path.join(ROOT, CSV_DIR, file), "utf8"));
+    if (!parsedCsvs.has(file)) {
+        parsedCsvs.set(file, parse(fs.readFileSync(path.join(ROOT, CSV_DIR, file), "utf8")));
+    }
+    return structuredClone(parsedCsvs.get(file));
 }
 
 /** A bundle folder in a temporary directory holding `csv` (and optional other manifests); returns the CSV's absolute path. */

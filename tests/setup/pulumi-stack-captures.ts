@@ -6,16 +6,15 @@
  * every frame: in a render that was about 40 % of the time. Under the mocks nothing reads those
  * stacks (the promise-leak report is printed only with PULUMI_DEBUG_PROMISE_LEAKS set, and the mock
  * monitor ignores source positions), so these captures get V8's own, unmapped format. Every other
- * error, a failing test's included, keeps jest's mapped stack.
+ * error, a failing test's included, keeps jest's mapped stack. (The program itself does the same
+ * for the per-promise captures alone, components/composition/promise-stacks.ts, whose V8 format
+ * this uses.)
  */
+import { v8StackFormat } from "../../components/composition/promise-stacks";
 
 /** A capture the SDK takes for itself: an empty `Error` made inside @pulumi/pulumi. */
 function isPulumiCapture(error: Error, frames: NodeJS.CallSite[]): boolean {
     return error.message === "" && error.name === "Error" && (frames[0]?.getFileName() ?? "").includes("/node_modules/@pulumi/pulumi/");
-}
-
-function v8Format(error: Error, frames: NodeJS.CallSite[]): string {
-    return `${error.name}: ${error.message}${frames.map((frame) => `\n    at ${frame}`).join("")}`;
 }
 
 // Jest installs its formatter on the worker's own Error (jest-runner testWorker.js), which formats
@@ -25,5 +24,5 @@ function v8Format(error: Error, frames: NodeJS.CallSite[]): string {
 const workerError = (setTimeout as unknown as { constructor: FunctionConstructor }).constructor("return Error")() as ErrorConstructor;
 if (workerError !== Error) {
     Error.prepareStackTrace = (error: Error, frames: NodeJS.CallSite[]) =>
-        isPulumiCapture(error, frames) ? v8Format(error, frames) : (workerError.prepareStackTrace ?? v8Format)(error, frames);
+        isPulumiCapture(error, frames) ? v8StackFormat(error, frames) : (workerError.prepareStackTrace ?? v8StackFormat)(error, frames);
 }

@@ -10,11 +10,12 @@
  * So, unless PULUMI_DEBUG_PROMISE_LEAKS asks for the report, those captures get V8's own
  * unmapped format, and only their first frame (`debuggablePromise` itself): the stored stack's one
  * reader is `promiseDebugString`, which the leak report calls only with that variable set, and
- * formatting all ten frames V8 collects, even unmapped, was still 7 s of the 56 s of CPU the
- * operator test folder took (`--cpu-prof`; docs/performance.md). Every other stack keeps the
- * installed formatter: errors the program reports, and the SDK's per-resource capture (`Resource.callsites`
- * in sdk/nodejs/resource.ts), whose first frame becomes the resource's source position in state
- * and must stay mapped.
+ * formatting every frame V8 collects (`Error.stackTraceLimit`: 10 in the program, 100 under
+ * jest), even unmapped, was still 7 s of the 56 s of CPU the operator test folder took
+ * (`--cpu-prof`; docs/performance.md). Every other stack keeps the installed formatter: errors
+ * the program reports, and the SDK's per-resource capture (`Resource.callsites` in
+ * sdk/nodejs/resource.ts), whose first frame becomes the resource's source position in state and
+ * must stay mapped.
  */
 
 /** The SDK function whose per-promise captures are formatted cheaply. */

@@ -72,8 +72,9 @@ export function imageContent(project: string, baseImage: string, overrides: Part
  * `npm run build` does: `tsc -p` over a config that extends the checkout's tsconfig.build.json,
  * restricted to `webhook/` (the same JavaScript as the build's `dist/`, without the source maps,
  * whose `sources` are relative to where the output is written), into `<directory>` (`webhook/`
- * and the neutral modules it imports, under `components/shared/`); returns `<directory>`. Type declarations come from this checkout (they are devDependencies).
- * It is also the oracle of the run-time compile (tests/webhook-image/compile.test.ts).
+ * and the neutral modules it imports, under `components/shared/`); returns `<directory>`. Type
+ * declarations come from this checkout (they are devDependencies). It is also the oracle of the
+ * run-time compile (tests/webhook-image/compile.test.ts).
  */
 export function compileWebhook(directory: string, sourceRoot: string = ROOT): string {
     // The compiler's output is a function of the sources, the lockfile (compiler and type

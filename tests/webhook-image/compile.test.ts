@@ -45,13 +45,16 @@ describe("the webhook compiled at run time for a checkout nobody built", () => {
         // it); the build's options have them, so each of ours ends with tsc's trailer naming its
         // map, which is written beside it, and is otherwise the oracle's text.
         const compiled = javascript(ours);
-        const trailers = Object.entries(compiled).map(([file, text]) => {
-            const trailer = `\n//# sourceMappingURL=${path.basename(file)}.map`;
-            return [file, text.endsWith(trailer), existsSync(path.join(ours, `${file}.map`))];
-        });
-        expect(trailers).toEqual(Object.keys(compiled).map((file) => [file, true, true]));
+        const trailer = (file: string) => `//# sourceMappingURL=${path.basename(file)}.map`;
+        expect(
+            Object.entries(compiled).map(([file, text]) => [
+                file,
+                text.endsWith(`\n${trailer(file)}`),
+                existsSync(path.join(ours, `${file}.map`)),
+            ]),
+        ).toEqual(Object.keys(compiled).map((file) => [file, true, true]));
         const withoutTrailers = Object.fromEntries(
-            Object.entries(compiled).map(([file, text]) => [file, text.slice(0, text.lastIndexOf("\n//# sourceMappingURL=") + 1)]),
+            Object.entries(compiled).map(([file, text]) => [file, text.slice(0, -trailer(file).length)]),
         );
         expect(withoutTrailers).toEqual(javascript(theirs));
         // The webhook's files, the neutral modules it imports (tests/webhook/module-graph.test.ts),

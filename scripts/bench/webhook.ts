@@ -6,7 +6,8 @@
  *
  * Measures: throughput ratios server/floor (a constant ~100-byte answer) and server/true floor
  * (the webhook's exact response bytes, precomputed), interleaved rounds; CPU per request of all
- * three (/proc/<pid>/stat); p50/p99 latency (process.hrtime.bigint); API reads per admission; RSS
+ * three and of the frame (the webhook's own process doing only the true floor's work,
+ * frame-preload.ts: what the webhook costs before it decides anything) (/proc/<pid>/stat); p50/p99 latency (process.hrtime.bigint); API reads per admission; RSS
  * before/after 100,000 admissions; then the realistic stream's CPU per admission against both
  * floors. Throughput, latency and CPU only: certificate rotation and a rolling restart under load
  * are the webhook's tests (tests/webhook/resilience.test.ts), on the same load driver
@@ -49,9 +50,9 @@ const COST_ROUNDS = Number(process.env.BENCH_COST_ROUNDS ?? 20_000);
  * Runs a compiled script with plain node, as the image does (BENCH_CPU_PROFILE=<dir> writes a V8
  * CPU profile of each child there on its graceful exit).
  */
-function spawnChild(script: string, env: Record<string, string>): ChildProcess {
+function spawnChild(script: string, env: Record<string, string>, preload?: string): ChildProcess {
     const profile = process.env.BENCH_CPU_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE}`] : [];
-    const child = spawn(process.execPath, [...profile, script], {
+    const child = spawn(process.execPath, [...profile, ...(preload ? ["--require", preload] : []), script], {
         cwd: ROOT,
         env: { ...process.env, ...env },
         stdio: ["ignore", "pipe", "inherit"],
@@ -525,15 +526,27 @@ async function main(): Promise<void> {
         const trueFloorTarget: Target = { name: "true floor", port: trueFloorPort, agent: agent() };
         if ((await answerOf(trueFloorPort, ca, "@@UID@@")) !== sample)
             throw new Error("the true floor does not answer the webhook's bytes");
+        // The frame: the webhook's own process doing only the true floor's work (frame-preload.ts).
+        const framePort = await freePort();
+        const frame = spawnChild(
+            "dist/webhook/main.js",
+            { ...serverEnv(framePort), FRAME_RESPONSE_FILE: responseFile },
+            "./dist/scripts/bench/frame-preload.js",
+        );
+        children.push(frame);
+        await ready(framePort, ca, "the frame to be ready");
+        const frameTarget: Target = { name: "frame", port: framePort, agent: agent() };
+        if ((await answerOf(framePort, ca, "@@UID@@")) !== sample) throw new Error("the frame does not answer the webhook's bytes");
 
         console.log(`machine: ${machine()}`);
         console.log(
             `request: ${Buffer.byteLength(`${HEAD}x${TAIL}`)} bytes (pod with 3 containers + 1 init container, injecting ${SCENARIO === "bundles" ? "Bundles rhel and satellite" : "Bundle rhel and ClusterBundle satellite"}); response ${Buffer.byteLength(sample)} bytes`,
         );
-        const targets = [floorTarget, trueFloorTarget, serverTarget];
+        const targets = [floorTarget, trueFloorTarget, frameTarget, serverTarget];
         const processes = new Map<Target, ChildProcess>([
             [floorTarget, floor],
             [trueFloorTarget, trueFloor],
+            [frameTarget, frame],
             [serverTarget, server],
         ]);
         for (const target of targets) await load(WARMUP, ca, () => target, { prefix: `warm-${target.name}`, template: () => [HEAD, TAIL] });
@@ -571,7 +584,7 @@ async function main(): Promise<void> {
             );
         }
         console.log(
-            `server CPU per request (/proc, load-independent): floor ${cpuUs.get(floorTarget)?.toFixed(0)} us, true floor ${cpuUs.get(trueFloorTarget)?.toFixed(0)} us, webhook ${cpuUs.get(serverTarget)?.toFixed(0)} us`,
+            `server CPU per request (/proc, load-independent): floor ${cpuUs.get(floorTarget)?.toFixed(0)} us, true floor ${cpuUs.get(trueFloorTarget)?.toFixed(0)} us, frame (the webhook's process doing the true floor's work) ${cpuUs.get(frameTarget)?.toFixed(0)} us, webhook ${cpuUs.get(serverTarget)?.toFixed(0)} us`,
         );
         const cost = await inProcessCost();
         console.log(
@@ -609,7 +622,7 @@ async function main(): Promise<void> {
         const readsPerAdmission = reads / serverStats.count;
         const rssGrowth = ((after.rss - before.rss) / before.rss) * 100;
         console.log(
-            `bench:webhook ratio=${ratio.toFixed(2)} p50_ms=${p(serverTarget, 50).toFixed(3)} p99_ms=${p(serverTarget, 99).toFixed(3)} floor_p99_ms=${p(floorTarget, 99).toFixed(3)} reads_per_admission=${readsPerAdmission} rss_growth_pct=${rssGrowth.toFixed(1)} true_floor_ratio=${trueRatio.toFixed(2)} cpu_us=${cpuUs.get(serverTarget)?.toFixed(0)} true_floor_cpu_us=${cpuUs.get(trueFloorTarget)?.toFixed(0)} true_floor_p99_ms=${p(trueFloorTarget, 99).toFixed(3)} realistic_cpu_us=${realistic.cpuUs.toFixed(0)} realistic_floor_cpu_us=${realistic.floorCpuUs.toFixed(0)} memo_hit_pct=${realistic.memoHitPct.toFixed(1)} realistic_true_floor_cpu_us=${realistic.trueFloorCpuUs.toFixed(0)} realistic_main_thread_cpu_us=${realistic.mainThreadCpuUs.webhook.toFixed(0)}/${realistic.mainThreadCpuUs.floor.toFixed(0)}/${realistic.mainThreadCpuUs.trueFloor.toFixed(0)}`,
+            `bench:webhook ratio=${ratio.toFixed(2)} p50_ms=${p(serverTarget, 50).toFixed(3)} p99_ms=${p(serverTarget, 99).toFixed(3)} floor_p99_ms=${p(floorTarget, 99).toFixed(3)} reads_per_admission=${readsPerAdmission} rss_growth_pct=${rssGrowth.toFixed(1)} true_floor_ratio=${trueRatio.toFixed(2)} cpu_us=${cpuUs.get(serverTarget)?.toFixed(0)} true_floor_cpu_us=${cpuUs.get(trueFloorTarget)?.toFixed(0)} true_floor_p99_ms=${p(trueFloorTarget, 99).toFixed(3)} realistic_cpu_us=${realistic.cpuUs.toFixed(0)} realistic_floor_cpu_us=${realistic.floorCpuUs.toFixed(0)} memo_hit_pct=${realistic.memoHitPct.toFixed(1)} realistic_true_floor_cpu_us=${realistic.trueFloorCpuUs.toFixed(0)} realistic_main_thread_cpu_us=${realistic.mainThreadCpuUs.webhook.toFixed(0)}/${realistic.mainThreadCpuUs.floor.toFixed(0)}/${realistic.mainThreadCpuUs.trueFloor.toFixed(0)} frame_cpu_us=${cpuUs.get(frameTarget)?.toFixed(0)} frame_true_floor_ratio=${((cpuUs.get(frameTarget) ?? 0) / (cpuUs.get(trueFloorTarget) ?? 1)).toFixed(2)}`,
         );
         for (const target of targets) target.agent.destroy();
     } finally {

@@ -39,7 +39,7 @@ describe("bench:webhook", () => {
         expect(stream.every((request) => request.namespace === request.object.metadata.namespace)).toBe(true);
     });
 
-    test("GIVEN tiny sizes WHEN the benchmark runs THEN it finishes and prints its line with the realistic figures", () => {
+    test("GIVEN tiny sizes WHEN the benchmark runs THEN it finishes and prints its line with the realistic and the frame figures", () => {
         const run = spawnSync(process.execPath, ["--import", "tsx", "scripts/bench/webhook.ts"], {
             cwd: ROOT,
             env: {
@@ -56,10 +56,11 @@ describe("bench:webhook", () => {
         const line = run.stdout.split("\n").find((text) => text.startsWith("bench:webhook "));
         // Throughput, latency and CPU, every figure present (rotation and restart are tests/webhook/resilience.test.ts).
         expect(line).toMatch(
-            /^bench:webhook ratio=\d+\.\d\d p50_ms=\d+\.\d{3} p99_ms=\d+\.\d{3} floor_p99_ms=\d+\.\d{3} reads_per_admission=\d+(\.\d+)? rss_growth_pct=-?\d+\.\d true_floor_ratio=\d+\.\d\d cpu_us=\d+ true_floor_cpu_us=\d+ true_floor_p99_ms=\d+\.\d{3} realistic_cpu_us=\d+ realistic_floor_cpu_us=\d+ memo_hit_pct=\d+\.\d realistic_true_floor_cpu_us=\d+ realistic_main_thread_cpu_us=\d+\/\d+\/\d+$/,
+            /^bench:webhook ratio=\d+\.\d\d p50_ms=\d+\.\d{3} p99_ms=\d+\.\d{3} floor_p99_ms=\d+\.\d{3} reads_per_admission=\d+(\.\d+)? rss_growth_pct=-?\d+\.\d true_floor_ratio=\d+\.\d\d cpu_us=\d+ true_floor_cpu_us=\d+ true_floor_p99_ms=\d+\.\d{3} realistic_cpu_us=\d+ realistic_floor_cpu_us=\d+ memo_hit_pct=\d+\.\d realistic_true_floor_cpu_us=\d+ realistic_main_thread_cpu_us=\d+\/\d+\/\d+ frame_cpu_us=\d+ frame_true_floor_ratio=\d+\.\d\d$/,
         );
-        // Every admission of every phase was answered, allowed.
+        // Every admission of every phase was answered, allowed, by the webhook and by its frame.
         expect(run.stdout).toMatch(/^webhook: {4}\d+ req\/s .* failures 0$/m);
+        expect(run.stdout).toMatch(/^frame: {6}\d+ req\/s .* failures 0$/m);
         expect(run.stdout).toMatch(/; 0 failed$/m);
     }, 320_000);
 });

@@ -158,9 +158,17 @@ export async function rollingRestart(options: {
     const endpoints: number[] = [];
     let next = 0;
     let connections = 0;
+    // Every socket the proxy holds, so none outlives the scenario: pipe() stops reading a socket
+    // once its destination has ended, so a connection whose other side closed never reads its own
+    // peer's FIN and stays half-open; what is left is destroyed at the end.
+    const open = new Set<net.Socket>();
     const proxy = net.createServer((client) => {
         connections++;
         const upstream = net.connect(endpoints[next++ % endpoints.length], "127.0.0.1");
+        for (const socket of [client, upstream]) {
+            open.add(socket);
+            socket.once("close", () => open.delete(socket));
+        }
         client.pipe(upstream).pipe(client);
         client.on("error", () => upstream.destroy());
         upstream.on("error", () => client.destroy());
@@ -207,6 +215,8 @@ export async function rollingRestart(options: {
     stopped = true;
     await Promise.all(workers);
     service.agent.destroy();
-    proxy.close();
+    const closed = new Promise((resolve) => proxy.close(resolve));
+    for (const socket of open) socket.destroy();
+    await closed;
     return { requests, failed, connections, exitCodes };
 }

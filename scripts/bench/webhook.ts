@@ -6,11 +6,12 @@
  *
  * Measures: throughput ratios server/floor (a constant ~100-byte answer) and server/true floor
  * (the webhook's exact response bytes, precomputed), interleaved rounds; CPU per request of all
- * three and of the frame (the webhook's own process doing only the true floor's work,
- * frame-preload.ts: what the webhook costs before it decides anything) (/proc/<pid>/stat); p50/p99 latency (process.hrtime.bigint); API reads per admission; RSS
- * before/after 100,000 admissions; then the realistic stream's CPU per admission against both
- * floors. Throughput, latency and CPU only: certificate rotation and a rolling restart under load
- * are the webhook's tests (tests/webhook/resilience.test.ts), on the same load driver
+ * three and of the frame, the webhook's own process doing only the true floor's work
+ * (frame-preload.ts: what the webhook costs before it decides anything) (/proc/<pid>/stat);
+ * p50/p99 latency (process.hrtime.bigint); API reads per admission; RSS before/after 100,000
+ * admissions; then the realistic stream's CPU per admission against both floors. Throughput,
+ * latency and CPU only: certificate rotation and a rolling restart under load are the webhook's
+ * tests (tests/webhook/resilience.test.ts), on the same load driver
  * (tests/webhook/support/admission-load.ts).
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
@@ -530,7 +531,8 @@ async function main(): Promise<void> {
         const framePort = await freePort();
         const frame = spawnChild(
             "dist/webhook/main.js",
-            { ...serverEnv(framePort), FRAME_RESPONSE_FILE: responseFile },
+            // No shutdown delay: it stops once measured, and nothing is left to drain then.
+            { ...serverEnv(framePort), FRAME_RESPONSE_FILE: responseFile, WEBHOOK_SHUTDOWN_DELAY_SECONDS: "0" },
             "./dist/scripts/bench/frame-preload.js",
         );
         children.push(frame);
@@ -568,6 +570,9 @@ async function main(): Promise<void> {
             ]),
         );
         const after = await scrape(serverPort, ca);
+        // The frame served its purpose; its idle informers and certificate poll leave the phases that follow.
+        frame.kill("SIGTERM");
+        await exitOf(frame);
         const stats = new Map(targets.map((target) => [target, merge(runs.get(target) ?? [])]));
         const rate = (target: Target) => {
             const { count, elapsedMs } = stats.get(target) as ReturnType<typeof merge>;

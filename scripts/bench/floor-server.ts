@@ -13,6 +13,7 @@
 import * as fs from "node:fs";
 import * as https from "node:https";
 import { type StreamRequest, streamClass } from "./stream-class";
+import { answerAround } from "./true-floor";
 
 const template = process.env.RESPONSE_FILE
     ? (JSON.parse(fs.readFileSync(process.env.RESPONSE_FILE, "utf8")) as [string, string])
@@ -24,7 +25,7 @@ const templates = process.env.RESPONSE_MAP
 
 function answer(uid: unknown, request?: StreamRequest): string {
     const chosen = templates?.[streamClass(request)] ?? template;
-    if (chosen) return `${chosen[0]}${JSON.stringify(String(uid)).slice(1, -1)}${chosen[1]}`;
+    if (chosen) return answerAround(chosen, uid);
     return JSON.stringify({ apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", response: { uid, allowed: true } });
 }
 

@@ -9,8 +9,9 @@
  */
 import * as fs from "node:fs";
 import { AdmissionHandler, type HandlerResult } from "../../webhook/admission";
+import { answerAround } from "./true-floor";
 
-const [before, after] = JSON.parse(fs.readFileSync(String(process.env.FRAME_RESPONSE_FILE), "utf8")) as [string, string];
+const template = JSON.parse(fs.readFileSync(String(process.env.FRAME_RESPONSE_FILE), "utf8")) as [string, string];
 const decide = AdmissionHandler.prototype.handleText;
 
 AdmissionHandler.prototype.handleText = async function (this: AdmissionHandler, text: string): Promise<HandlerResult> {
@@ -21,5 +22,5 @@ AdmissionHandler.prototype.handleText = async function (this: AdmissionHandler, 
         // The real handler's answer to a body that is not JSON (a 400 naming the parse error).
         return decide.call(this, text);
     }
-    return { status: 200, body: `${before}${JSON.stringify(String(review.request?.uid)).slice(1, -1)}${after}`, outcome: "patched" };
+    return { status: 200, body: answerAround(template, review.request?.uid), outcome: "patched" };
 };

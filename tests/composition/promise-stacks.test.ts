@@ -1,8 +1,9 @@
 /**
  * The SDK's per-promise stack captures get V8's format of their first frame; every other stack
- * keeps the installed formatter (components/composition/promise-stacks.ts). The captures are the SDK's own, taken by
- * the installed @pulumi/pulumi (its `debuggablePromise` and `Resource.callsites`), so an SDK that
- * renames or moves them fails here rather than silently paying the mapping again.
+ * keeps the installed formatter (components/composition/promise-stacks.ts). The captures are the
+ * SDK's own, taken by the installed @pulumi/pulumi (its `debuggablePromise` and
+ * `Resource.callsites`), so an SDK that renames or moves them fails here rather than silently
+ * paying the mapping again.
  */
 import * as pulumi from "@pulumi/pulumi";
 import {

@@ -2,44 +2,43 @@
 import * as path from "node:path";
 
 /**
- * Seconds each file took with two shards at once on a cold CI machine (the run of 2026-11-28 that
- * `.ci/run` printed; two cores); catalog-sample as measured alone once it skipped checkpoints (303 s)
- * times 1.32, policy, bench and bench-load (not reached in that run) from 2026-11-27 times 1.32, and
- * min-kube-version as measured alone on 2026-11-29 (96 s) times 1.32:
- * the ratio between that CI run and the figures of 2026-11-27 over the files both have. A file not
- * listed counts as 60 s. Only the spread between shards depends on them, never a result.
+ * Seconds each file took with two shards at once in the last warm clean-clone `.ci/run` measured
+ * here (2fe422e, 2026-11-29; docs/real-tier.md): jest's time per file, as that run printed it
+ * (`[shard n] PASS tests/real/<file> (<s> s)`; infrastructure.real.ts, under a second of its own,
+ * counts 5). A file not listed counts as 60 s. Only the spread between shards depends on them,
+ * never a result.
  */
 export const RECORDED_SECONDS: Readonly<Record<string, number>> = {
-    "lifecycle.real.ts": 445,
-    "operator-lifecycle.real.ts": 412,
-    "catalog-sample.real.ts": 400,
-    "cert-manager.real.ts": 322,
-    "interrupted.real.ts": 306,
-    "verify.real.ts": 223,
-    "upgrade.real.ts": 201,
-    "bench.real.ts": 176,
-    "unavailable-apiservice.real.ts": 163,
-    "reconcile.real.ts": 149,
-    "service-ca-bundle.real.ts": 141,
-    "min-kube-version.real.ts": 127,
-    "policy.real.ts": 125,
-    "subscriptions-access.real.ts": 121,
-    "rbac-authorizer.real.ts": 118,
-    "structural-schema.real.ts": 106,
-    "webhook.real.ts": 95,
-    "openshift-proxy.real.ts": 87,
-    "operator-teams.real.ts": 81,
-    "errors.real.ts": 75,
-    "operator-rename.real.ts": 73,
-    "start.real.ts": 63,
-    "provider-rule.real.ts": 59,
-    "runners.real.ts": 59,
-    "fleet.real.ts": 55,
-    "plugins.real.ts": 51,
-    "import-adoption.real.ts": 47,
-    "locking.real.ts": 27,
-    "bench-load.real.ts": 21,
-    "infrastructure.real.ts": 6,
+    "cert-manager.real.ts": 333,
+    "catalog-sample.real.ts": 308,
+    "interrupted.real.ts": 197,
+    "bench.real.ts": 194,
+    "operator-lifecycle.real.ts": 187,
+    "lifecycle.real.ts": 167,
+    "upgrade.real.ts": 157,
+    "unavailable-apiservice.real.ts": 150,
+    "verify.real.ts": 117,
+    "reconcile.real.ts": 107,
+    "service-ca-bundle.real.ts": 96,
+    "rbac-authorizer.real.ts": 85,
+    "structural-schema.real.ts": 85,
+    "policy.real.ts": 83,
+    "subscriptions-access.real.ts": 80,
+    "min-kube-version.real.ts": 78,
+    "operator-rename.real.ts": 74,
+    "webhook.real.ts": 62,
+    "runners.real.ts": 54,
+    "operator-teams.real.ts": 49,
+    "openshift-proxy.real.ts": 45,
+    "errors.real.ts": 44,
+    "start.real.ts": 41,
+    "fleet.real.ts": 39,
+    "plugins.real.ts": 32,
+    "provider-rule.real.ts": 26,
+    "locking.real.ts": 21,
+    "import-adoption.real.ts": 20,
+    "bench-load.real.ts": 7,
+    "infrastructure.real.ts": 5,
 };
 
 /** The files split into `shards` groups of about equal recorded time (longest first, each to the lightest group). */

@@ -10,6 +10,7 @@
 import { Certificates } from "./components/certificates";
 import { finishStack, openStack, tagStack, TaggedStack } from "./components/composition/phases";
 import { Preflight, preflight, PROJECT_DIRECTORY, readStackConfig } from "./components/composition/preflight";
+import { unmapPackageFrames } from "./components/composition/package-frames";
 import { cheapenSdkPromiseCaptures } from "./components/composition/promise-stacks";
 import { Operators } from "./components/operator";
 import { reconcileNamespaces } from "./components/reconcile";
@@ -18,7 +19,9 @@ import { SubscriptionInjection } from "./components/subscriptions";
 import { buildsWebhookImage, WebhookImage } from "./components/webhook-image";
 import { publishWebhookImage } from "./components/webhook-image/install";
 
-// Before the first resource: the SDK's per-promise stacks in V8's format (the module says why).
+// Before the first resource: installed packages' frames in their real paths, and the SDK's
+// per-promise stacks in V8's format (each module says why).
+unmapPackageFrames();
 cheapenSdkPromiseCaptures();
 
 export = async function clusterPlatform(): Promise<Record<string, unknown>> {

@@ -80,12 +80,11 @@ describe("withPackageFramesUnmapped", () => {
     it("GIVEN no package frame WHEN formatted THEN the formatter's own output, from one call with every frame", () => {
         const { formatter, seen } = mappingFormatter();
         const frames = [site("a", "/work/project/a.ts"), site("b", "/work/project/b.ts")];
+        const unwrapped = formatter(new Error("boom"), frames);
+        seen.length = 0;
 
-        expect(withPackageFramesUnmapped(formatter)(new Error("boom"), frames)).toBe(formatter(new Error("boom"), frames));
-        expect(seen).toEqual([
-            ["a", "b"],
-            ["a", "b"],
-        ]);
+        expect(withPackageFramesUnmapped(formatter)(new Error("boom"), frames)).toBe(unwrapped);
+        expect(seen).toEqual([["a", "b"]]);
     });
 
     it("GIVEN a formatter whose output is not a line per frame WHEN a package frame is formatted THEN the formatter formats the whole stack, as without the wrapper", () => {
@@ -130,7 +129,7 @@ function packageFiles(stack: string): string[] {
 /** Runs the fixture child: an error thrown inside @pulumi/pulumi, formatted as `mode` says. */
 function sdkErrorStack(mode: "program" | "plain"): { stack: string; inspected?: string } {
     const [command, args] = tsxCommand(path.join(__dirname, "fixtures", "sdk-error-stack.ts"), [mode]);
-    // The heap bound makes a return of the inspect loop fail in about a second instead of 30 s.
+    // The heap bound ends a return of the inspect loop in a few seconds (SIGABRT) instead of 30 or more.
     const run = spawnSync(command, ["--max-old-space-size=128", ...args], { cwd: ROOT, encoding: "utf8", timeout: 60_000 });
     expect({ status: run.status, signal: run.signal, stderr: run.stderr }).toEqual({ status: 0, signal: null, stderr: "" });
     return JSON.parse(run.stdout) as { stack: string; inspected?: string };

@@ -5,8 +5,8 @@ import * as path from "node:path";
  * Seconds each file took with two shards at once in the last warm clean-clone `.ci/run` measured
  * here (2fe422e, 2026-11-29; docs/real-tier.md): jest's time per file, as that run printed it
  * (`[shard n] PASS tests/real/<file> (<s> s)`; infrastructure.real.ts, under a second of its own,
- * counts 5). A file not listed counts as 60 s. Only the spread between shards depends on them,
- * never a result.
+ * counts 5). A file not listed counts as 60 s, and tests/toolchain/shards.test.ts fails on one.
+ * Only the spread between shards depends on them, never a result.
  */
 export const RECORDED_SECONDS: Readonly<Record<string, number>> = {
     "cert-manager.real.ts": 333,

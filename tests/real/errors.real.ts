@@ -68,9 +68,7 @@ describe("a reported problem on the real CLI", () => {
         stacks.push(stack);
         // Plenty for a program that stops at its config. Before package-frames.ts the SDK's inspect
         // of the error grew past it, and the CLI showed a heap dump and no problem at all.
-        const preview = stack.run(["preview", "--stack", stack.name, "--non-interactive", "--color", "never"], {
-            NODE_OPTIONS: "--max-old-space-size=256",
-        });
+        const preview = stack.preview([], { NODE_OPTIONS: "--max-old-space-size=256" });
         const output = preview.stdout + preview.stderr;
 
         expect(preview.status).not.toBe(0);

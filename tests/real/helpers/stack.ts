@@ -219,8 +219,9 @@ export class TestStack {
         return this.run(this.stackArgs(["up"], ["--yes", "--skip-preview", ...extra]));
     }
 
-    preview(extra: string[] = []): RunResult {
-        return this.run(this.stackArgs(["preview"], ["--diff", ...extra]));
+    /** `env` is added to the runner's environment for this run only (NODE_OPTIONS, for one). */
+    preview(extra: string[] = [], env: NodeJS.ProcessEnv = {}): RunResult {
+        return this.run(this.stackArgs(["preview"], ["--diff", ...extra]), env);
     }
 
     refresh(extra: string[] = []): RunResult {

@@ -5,20 +5,24 @@
  */
 
 /**
- * `npx jest tests/<area>/<file>.test.ts` runs that one file: a path to a file inside a test folder
- * switches the entries to the files themselves. Without one (`npm test`, CI, `npx jest tests/<area>.test.ts`)
- * the entries are one per folder (tests/<area>.test.ts, see tests/helpers/test-group.ts), whose
- * files share one module registry, so the Pulumi SDKs and the program load once per folder: run
- * one entry per file, the whole suite would load them about 180 times and take minutes longer.
+ * The entries (tests/helpers/test-group.ts). `npm test` and CI: the parts, tests/part-<n>.test.ts,
+ * each running several folders in one module registry, so the Pulumi SDKs and the program load
+ * four times instead of once per folder (or about 200 times, once per file). A path to a folder's
+ * entry (`npx jest tests/<area>.test.ts`) switches the entries to the folders' own; a path to a
+ * file inside a test folder (`npx jest tests/<area>/<file>.test.ts`) to the files themselves.
  */
-const namesTestFile = process.argv.slice(2).some((arg) => /(^|[\\/])tests[\\/][^\\/]+[\\/](.+[\\/])?[^\\/]+\.test\.ts$/.test(arg));
+const args = process.argv.slice(2);
+const namesTestFile = args.some((arg) => /(^|[\\/])tests[\\/][^\\/]+[\\/](.+[\\/])?[^\\/]+\.test\.ts$/.test(arg));
+const namesFolderEntry = args.some((arg) => /(^|[\\/])tests[\\/](?!part-\d+\.test\.ts$)[^\\/]+\.test\.ts$/.test(arg));
 
 module.exports = {
     testEnvironment: "node",
     roots: ["<rootDir>/tests"],
-    // One entry per test folder (tests/<area>.test.ts, see tests/helpers/test-group.ts): the files of
-    // a folder share one module registry, so the Pulumi SDKs and the program load once per folder.
-    testMatch: namesTestFile ? ["<rootDir>/tests/*/**/*.test.ts"] : ["<rootDir>/tests/*.test.ts"],
+    testMatch: namesTestFile
+        ? ["<rootDir>/tests/*/**/*.test.ts"]
+        : namesFolderEntry
+          ? ["<rootDir>/tests/*.test.ts", "!<rootDir>/tests/part-*.test.ts"]
+          : ["<rootDir>/tests/part-*.test.ts"],
     testPathIgnorePatterns: ["/node_modules/", "<rootDir>/tests/fixtures/", "<rootDir>/tests/real/"],
     // A private TMPDIR per run, which must be empty at the end (tests/setup/private-tmpdir.js).
     globalSetup: "<rootDir>/tests/setup/global-setup.js",

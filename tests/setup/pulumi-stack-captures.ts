@@ -22,7 +22,11 @@ function isPulumiCapture(error: Error, frames: NodeJS.CallSite[]): boolean {
 // worker's own function (jest-environment-node copies it in), so its Function constructor reaches
 // the worker's Error.
 const workerError = (setTimeout as unknown as { constructor: FunctionConstructor }).constructor("return Error")() as ErrorConstructor;
+/** The formatter installed here (exported for its test, which may run after the program has wrapped it). */
+export function suiteStackFormatter(error: Error, frames: NodeJS.CallSite[]): unknown {
+    return isPulumiCapture(error, frames) ? v8StackFormat(error, frames) : (workerError.prepareStackTrace ?? v8StackFormat)(error, frames);
+}
+
 if (workerError !== Error) {
-    Error.prepareStackTrace = (error: Error, frames: NodeJS.CallSite[]) =>
-        isPulumiCapture(error, frames) ? v8StackFormat(error, frames) : (workerError.prepareStackTrace ?? v8StackFormat)(error, frames);
+    Error.prepareStackTrace = suiteStackFormatter;
 }

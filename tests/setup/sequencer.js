@@ -3,7 +3,9 @@
  * none cached (a fresh clone, as in CI), by the entry file's size; every entry here is the same
  * few lines (tests/helpers/test-group.ts), so that order would be arbitrary, and a long folder
  * started last leaves the other worker idle at the end. With no timings, an entry weighs what its
- * folder's test files weigh.
+ * folder's test files weigh. The parts `npm test` runs (tests/part-<n>.test.ts) have no folder of
+ * their own and weigh the same few bytes: packed to take about as long as each other
+ * (tests/helpers/test-group.ts), they run in name order.
  */
 const fs = require("node:fs");
 const path = require("node:path");

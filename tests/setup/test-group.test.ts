@@ -1,41 +1,62 @@
 /**
- * The suite's layout (tests/helpers/test-group.ts): every test folder is run by one entry, a file
- * that fails to load fails alone and says why, and with no timings the heaviest folders start first.
+ * The suite's layout (tests/helpers/test-group.ts): every test folder has an entry of its own and
+ * is run by exactly one part, the parts are packed longest first, a file that fails to load fails
+ * alone and says why, and with no timings the heaviest folders start first.
  */
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { testFilesIn } from "../helpers/test-group";
+import { FOLDER_SECONDS, PART_COUNT, partsOf, testFolders } from "../helpers/test-group";
 import { ROOT } from "../helpers/root";
 
 const TESTS = path.join(ROOT, "tests");
 const FolderSequencer = require("./sequencer.js") as new (options: unknown) => { sort(tests: unknown[]): { path: string }[] };
 
+/** The folders with test files, listed here from the directory itself. */
 function foldersWithTests(): string[] {
     return fs
         .readdirSync(TESTS, { withFileTypes: true })
-        .filter((entry) => entry.isDirectory() && testFilesIn(path.join(TESTS, entry.name)).length > 0)
+        .filter((entry) => entry.isDirectory() && fs.readdirSync(path.join(TESTS, entry.name)).some((name) => name.endsWith(".test.ts")))
         .map((entry) => entry.name)
         .sort();
 }
 
-describe("one jest entry per test folder", () => {
-    test("GIVEN the test folders WHEN the entries are listed THEN each folder with test files has exactly tests/<folder>.test.ts, which runs that folder", () => {
+describe("the suite's entries: one per test folder, and the parts npm test runs", () => {
+    test("GIVEN the test folders WHEN the entries are listed THEN each folder with test files has exactly tests/<folder>.test.ts, which runs that folder, and the parts are tests/part-1 to part-4", () => {
         const entries = fs
             .readdirSync(TESTS)
             .filter((name) => name.endsWith(".test.ts"))
             .sort();
-        expect(entries).toEqual(
-            foldersWithTests()
-                .map((folder) => `${folder}.test.ts`)
-                .sort(),
-        );
+        const parts = ["part-1.test.ts", "part-2.test.ts", "part-3.test.ts", "part-4.test.ts"];
+        expect(PART_COUNT).toBe(parts.length);
+        expect(entries).toEqual([...foldersWithTests().map((folder) => `${folder}.test.ts`), ...parts].sort());
         for (const folder of foldersWithTests()) {
             expect(fs.readFileSync(path.join(TESTS, `${folder}.test.ts`), "utf8")).toContain(
                 `runTestFiles(path.join(__dirname, "${folder}"));`,
             );
         }
+        parts.forEach((part, index) => expect(fs.readFileSync(path.join(TESTS, part), "utf8")).toContain(`runTestPart(${index + 1});`));
+    });
+
+    test("GIVEN the test folders WHEN packed into the parts THEN each folder is in exactly one part, has a recorded time, and no recorded name is stale", () => {
+        const folders = foldersWithTests();
+        expect(testFolders(TESTS)).toEqual(folders);
+        const parts = partsOf(folders, FOLDER_SECONDS, PART_COUNT);
+        expect(parts).toHaveLength(PART_COUNT);
+        expect(parts.flat().sort()).toEqual(folders);
+        expect(Object.keys(FOLDER_SECONDS).sort()).toEqual(folders);
+    });
+
+    test("GIVEN recorded times WHEN packed THEN the longest goes first, each into the part with the least time so far (ties to the lower part), and an unrecorded folder weighs the mean", () => {
+        // By hand: a 9 → part 1 (0 = 0, the lower); b 8 → 2; new (the mean, 26 / 5 = 5.2) → 2 (8 < 9);
+        // c 4 → 1 (9 < 13.2); d 3 → 1 (13 < 13.2); e 2 → 2 (13.2 < 16).
+        const seconds = { a: 9, b: 8, c: 4, d: 3, e: 2 };
+        expect(partsOf(["e", "d", "c", "b", "a", "new"], seconds, 2)).toEqual([
+            ["a", "c", "d"],
+            ["b", "e", "new"],
+        ]);
+        expect(partsOf(["a"], seconds, 3)).toEqual([["a"], [], []]);
     });
 
     test("GIVEN a folder whose first file throws while loading WHEN its entry runs THEN that file fails once with the error's own line, and the next file's tests still pass", () => {
@@ -56,6 +77,8 @@ describe("one jest entry per test folder", () => {
             const config = {
                 ...base,
                 rootDir: project,
+                // The folders' own entries, as when one is named (the parent's match is the parts').
+                testMatch: ["<rootDir>/tests/*.test.ts"],
                 transform: { "^.+\\.ts$": [require.resolve("@swc/jest"), swcOptions] },
                 setupFilesAfterEnv: [],
                 testSequencer: undefined,

@@ -17,7 +17,8 @@
  *   the API server verifies when it calls a Service.
  * A URL backend is refused in both modes: neither injector certifies a URL.
  */
-import type { ObjectRead, ObjectReader, ObjectRef } from "../shared/object-presence";
+import type { ObjectRead, ObjectReader } from "../shared/object-presence";
+import type { ObjectRef } from "../shared/object-refs";
 import { describeValue, formatPath, Problem } from "../shared/problems";
 import { planExistingInjection } from "./injection";
 import { Backend, backendsOf, CaInjectionEntry, CertificateMode, describeEntry, InjectableKind, INJECTION_TARGETS } from "./rules";

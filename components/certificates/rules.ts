@@ -2,7 +2,7 @@
  * The rules of CA bundle injection (seed 001) and of certificate settings, shared by the
  * config validator, the certificates components and policy packs. Pure: no Pulumi imports.
  */
-import type { RequiredObject } from "../shared/object-presence";
+import type { RequiredObject } from "../shared/object-refs";
 import { describeValue, formatPath, Problem } from "../shared/problems";
 import { asRecord } from "../shared/records";
 

@@ -8,7 +8,7 @@
  * OLMConfig/cluster, which the stack patches and never creates.
  */
 import type { OlmConfig, OperatorConfig } from "../config/schema";
-import type { RequiredObject } from "../shared/object-presence";
+import type { RequiredObject } from "../shared/object-refs";
 import { formatPath } from "../shared/problems";
 import { OLM_CONFIG_API_VERSION, OLM_CONFIG_NAME, olmConfigDecision } from "./olm-config";
 

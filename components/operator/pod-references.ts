@@ -17,7 +17,7 @@
  *   (`operatorCreators`), as HyperConverged's operator creates the PriorityClass its operands use.
  * The pre-flight asks the cluster about the rest (components/composition/preflight.ts). Pure.
  */
-import type { ObjectRef, RequiredObject } from "../shared/object-presence";
+import type { ObjectRef, RequiredObject } from "../shared/object-refs";
 import { formatPath } from "../shared/problems";
 
 export interface PodReference {

@@ -13,7 +13,8 @@
  * (crd-compatibility.ts).
  */
 import type { OperatorConfig } from "../config/schema";
-import type { ObjectLister, ObjectRead, ObjectReader, ObjectRef } from "../shared/object-presence";
+import type { ObjectLister, ObjectRead, ObjectReader } from "../shared/object-presence";
+import type { ObjectRef } from "../shared/object-refs";
 import { describeValue, formatPath, Problem } from "../shared/problems";
 import { existingResourceProblems } from "./crd-compatibility";
 import type { OperatorPlan } from "./plan";

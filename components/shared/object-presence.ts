@@ -22,19 +22,10 @@ import * as path from "node:path";
 // not by every program run, render and test that never asks one.
 import type { KubeConfig } from "@kubernetes/client-node";
 import type { ClusterConnection } from "./cluster";
+import type { ObjectRef, RequiredObject } from "./object-refs";
 
 /** A connection to a cluster the program can ask: every kind but rendering to a directory. */
 export type LiveConnection = Exclude<ClusterConnection, { kind: "renderYamlToDirectory" }>;
-
-/** An object the pre-flight needs to exist. */
-export interface ObjectRef {
-    apiVersion: string;
-    kind: string;
-    /** The resource's plural (`secrets`, `namespaces`, `olmconfigs`). */
-    plural: string;
-    namespace?: string;
-    name: string;
-}
 
 /** `unknown` only when nothing can be asked (an offline render without `--cluster`). */
 export type Presence = "present" | "absent" | "unknown";
@@ -155,15 +146,6 @@ export function presenceLookup(connection: LiveConnection, projectDirectory: str
 /** Installs (or, with undefined, removes) the harness's lookup. */
 export function setPresenceLookup(lookup: PresenceLookup | undefined): void {
     override = lookup;
-}
-
-/** An object the stack needs but does not create, with the config path that names it and why it must exist. */
-export interface RequiredObject {
-    ref: ObjectRef;
-    /** Config path (without namespace), e.g. `subscriptions.clusterBundles[0].entitlements[0]`. */
-    path: string;
-    /** Why the stack needs it, for the message. */
-    why: string;
 }
 
 export interface ExistenceCheck {

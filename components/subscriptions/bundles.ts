@@ -31,7 +31,7 @@ import {
 import type { ObjectReference } from "../../webhook/api";
 import type { SourceObject } from "../../webhook/access";
 import { platformLabels } from "../shared/labels";
-import type { RequiredObject } from "../shared/object-presence";
+import type { RequiredObject } from "../shared/object-refs";
 import { formatPath } from "../shared/problems";
 import { aggregationLabel, BundleSource, SHARE_ROLES } from "./rules";
 

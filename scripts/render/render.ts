@@ -8,14 +8,8 @@ import * as pulumi from "@pulumi/pulumi";
 import { sectionsFromPulumiConfig, validateStackConfig } from "../../components/config";
 import { type ApiResource, DISCOVERED_API_RESOURCES } from "../../components/shared/api-resources";
 import { groupVersionOf, setApiDiscovery, setApiKindDiscovery, setServerVersion } from "../../components/shared/discovery";
-import {
-    ObjectRead,
-    ObjectRef,
-    Presence,
-    setObjectLister,
-    setObjectReader,
-    setPresenceLookup,
-} from "../../components/shared/object-presence";
+import { ObjectRead, Presence, setObjectLister, setObjectReader, setPresenceLookup } from "../../components/shared/object-presence";
+import type { ObjectRef } from "../../components/shared/object-refs";
 import { CONFIG_NAMESPACE, Problem } from "../../components/shared/problems";
 import { ClusterState, typeTokenOf } from "./cluster-state";
 import { FlatConfig } from "./config-file";

@@ -6,7 +6,7 @@
  */
 import { X509Certificate } from "node:crypto";
 import { podReferences, referenceKey, serviceAccountPullSecrets } from "../../components/operator/pod-references";
-import type { ObjectRef } from "../../components/shared/object-presence";
+import type { ObjectRef } from "../../components/shared/object-refs";
 import { verifyServedChain } from "./certificates";
 import { type Declared, type Json, objectKey, type StateObject } from "./declared";
 

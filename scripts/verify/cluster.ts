@@ -10,7 +10,7 @@ import * as https from "node:https";
 import { Duplex, PassThrough } from "node:stream";
 import * as tls from "node:tls";
 import type { KubeConfig } from "@kubernetes/client-node";
-import type { ObjectRef } from "../../components/shared/object-presence";
+import type { ObjectRef } from "../../components/shared/object-refs";
 import type { Review, VerifyApi } from "./checks";
 import type { Json } from "./declared";
 

@@ -7,7 +7,8 @@
  */
 import { delegatedBackendProblems } from "../../components/certificates/delegated-backends";
 import type { CaInjectionEntry } from "../../components/certificates/rules";
-import type { ObjectRead, ObjectRef } from "../../components/shared/object-presence";
+import type { ObjectRead } from "../../components/shared/object-presence";
+import type { ObjectRef } from "../../components/shared/object-refs";
 
 type Obj = Record<string, unknown>;
 

@@ -10,7 +10,7 @@ import {
     requiredOn,
     servingCertSecrets,
 } from "../../components/operator/pod-references";
-import type { ObjectRef } from "../../components/shared/object-presence";
+import type { ObjectRef } from "../../components/shared/object-refs";
 
 const spec = (pod: Record<string, unknown>) => ({ template: { spec: { containers: [{ name: "manager" }], ...pod } } });
 const needed = (pod: Record<string, unknown>) =>

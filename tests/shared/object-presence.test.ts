@@ -8,7 +8,8 @@ import type { AddressInfo } from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 import { stringify } from "yaml";
-import { apiPath, liveMetadataLookup, ObjectRef, PARTIAL_OBJECT_METADATA_ACCEPT } from "../../components/shared/object-presence";
+import { apiPath, liveMetadataLookup, PARTIAL_OBJECT_METADATA_ACCEPT } from "../../components/shared/object-presence";
+import type { ObjectRef } from "../../components/shared/object-refs";
 import { selfSignedCertificate } from "../helpers/tls-signer";
 
 /** kubeContext connections read the default kubeconfig; the project directory is not used. */

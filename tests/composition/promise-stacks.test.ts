@@ -5,7 +5,6 @@
  * `Resource.callsites`), so an SDK that renames or moves them fails here rather than silently
  * paying the mapping again.
  */
-import * as pulumi from "@pulumi/pulumi";
 import {
     cheapenSdkPromiseCaptures,
     isSdkPromiseCapture,
@@ -13,9 +12,8 @@ import {
     v8StackFormat,
     withCheapPromiseCaptures,
 } from "../../components/composition/promise-stacks";
-
-// The SDK module that makes every promise it tracks (no public path; @pulumi/pulumi has no `exports` map).
-const debuggable = require("@pulumi/pulumi/runtime/debuggable") as { debuggablePromise<T>(p: Promise<T>, ctx: unknown): Promise<T> };
+// The SDK's own capturing functions: under jest the installed ones take no stack (the setup's file says why).
+import { sdkCaptures } from "../setup/pulumi-stack-captures";
 
 /** A stand-in for source-map-support's formatter: marks what it formats, and counts the frames it saw. */
 function markingFormatter(): { formatter: StackFormatter; formatted: string[] } {
@@ -30,7 +28,7 @@ function markingFormatter(): { formatter: StackFormatter; formatted: string[] } 
 /** The stack `debuggablePromise` records on the promise it is given to track. */
 function sdkPromiseStack(): string {
     const tracked = Promise.resolve(1) as Promise<number> & { _debugStackTrace?: string };
-    void debuggable.debuggablePromise(tracked, "promise-stacks test");
+    void sdkCaptures.debuggablePromise(tracked, "promise-stacks test");
     return String(tracked._debugStackTrace);
 }
 
@@ -65,7 +63,7 @@ describe("the SDK's per-promise stack captures", () => {
         }
         const programError = reportProblem();
         // The capture whose first frame becomes a resource's source position in state.
-        (pulumi.Resource as unknown as { callsites(): unknown[] }).callsites();
+        sdkCaptures.callsites();
 
         expect(programError).toBe("MAPPED bad config");
         expect(formatted).toEqual(["reportProblem", "callsites"]);

@@ -1,49 +1,52 @@
-import * as fs from "node:fs";
-import { suiteStackFormatter } from "./pulumi-stack-captures";
+import * as pulumi from "@pulumi/pulumi";
+import { sdkCaptures } from "./pulumi-stack-captures";
 
 /** Internal to the SDK (no declaration): the wrapper that captures a stack for each promise. */
-const { debuggablePromise } = require("@pulumi/pulumi/runtime/debuggable") as {
+const debuggable = require("@pulumi/pulumi/runtime/debuggable") as {
     debuggablePromise<T>(promise: Promise<T>, context: string): Promise<T>;
 };
+type Tracked = Promise<number> & { _debugStackTrace?: string; _debugCtx?: string };
 
 /** The `line:column` of this file's frame in a stack. */
 function positionInThisFile(stack: string | undefined): string | undefined {
     return /pulumi-stack-captures\.test\.ts:(\d+:\d+)/.exec(stack ?? "")?.[1];
 }
 
-/** Where `marker` starts in this TypeScript file, as `line:column` (1-based, as stacks count). */
-function sourcePosition(marker: string): string {
-    const lines = fs.readFileSync(__filename, "utf8").split("\n");
-    const line = lines.findIndex((text) => text.includes(marker) && !text.includes("sourcePosition("));
-    return `${line + 1}:${lines[line].indexOf(marker) + 1}`;
-}
-
-// The type annotations sit before the calls on purpose: swc drops them, so a call's column in the
-// transpiled file differs from its column here, and only a mapped stack names this file's column.
-describe("stack traces under jest (tests/setup/pulumi-stack-captures.ts)", () => {
-    test("GIVEN an error made in a test WHEN its stack is read THEN it names the TypeScript position (jest's source map still applies)", () => {
-        const error: Error | undefined = new Error("made here");
-        expect(positionInThisFile(error?.stack)).toBe(sourcePosition('new Error("made here")'));
+describe("the SDK's stack captures under jest (tests/setup/pulumi-stack-captures.ts)", () => {
+    test("GIVEN an error made in a test WHEN its stack is read THEN it is jest's mapped one and names this file", () => {
+        const stack = new Error("made here").stack;
+        expect(positionInThisFile(stack)).toMatch(/^\d+:\d+$/);
+        expect(stack?.split("\n").length).toBeGreaterThan(2);
     });
 
-    test("GIVEN a promise the Pulumi SDK wraps WHEN the stack it captured is read THEN it is V8's own, unmapped: a position in the transpiled file", async () => {
-        // The setup's own formatter: a file of the same part that loaded the program (index.ts) has
-        // wrapped it with the program's, which keeps only the first frame of these captures
-        // (components/composition/promise-stacks.ts, tested in tests/composition/).
-        const installed = Error.prepareStackTrace;
-        Error.prepareStackTrace = suiteStackFormatter;
-        const promise = Promise.resolve();
-        let wrapped: Promise<void> | undefined;
-        try {
-            wrapped = debuggablePromise(promise, "test");
-        } finally {
-            Error.prepareStackTrace = installed;
-        }
-        const position = positionInThisFile((promise as unknown as { _debugStackTrace: string })._debugStackTrace);
-        // A mapped frame names the call here: where the callee starts, or its argument list.
-        const mapped = [sourcePosition('debuggablePromise(promise, "test")'), sourcePosition('(promise, "test")')];
-        expect(position).toMatch(/^\d+:\d+$/);
-        expect(mapped).not.toContain(position);
-        await wrapped;
+    test("GIVEN a promise the SDK tracks WHEN the stack it recorded is read THEN it holds no frame, the promise and its context are the SDK's, and the stack limit is restored", async () => {
+        const limit = Error.stackTraceLimit;
+        const promise = Promise.resolve(7) as Tracked;
+
+        const tracked = debuggable.debuggablePromise(promise, "a test's promise");
+
+        // The error's line alone ("Error", or "Error: " as jest's formatter writes an empty message).
+        expect(promise._debugStackTrace).toMatch(/^Error(: )?$/);
+        expect(promise._debugCtx).toBe("a test's promise");
+        expect(Error.stackTraceLimit).toBe(limit);
+        expect(debuggable.debuggablePromise).not.toBe(sdkCaptures.debuggablePromise);
+        await expect(tracked).resolves.toBe(7);
+    });
+
+    test("GIVEN the SDK's own debuggablePromise (sdkCaptures) WHEN it tracks a promise THEN it records a real stack naming this file", () => {
+        const promise = Promise.resolve(1) as Tracked;
+
+        void sdkCaptures.debuggablePromise(promise, "the SDK's own");
+
+        expect(positionInThisFile(promise._debugStackTrace)).toMatch(/^\d+:\d+$/);
+    });
+
+    test("GIVEN a resource constructed under the mocks WHEN the SDK asks for its callsites THEN there are none, while the SDK's own callsites (sdkCaptures) finds this file", () => {
+        const installed = (pulumi.Resource as unknown as { callsites(): unknown[] }).callsites;
+
+        const own = sdkCaptures.callsites() as { file?: string }[];
+
+        expect(installed()).toEqual([]);
+        expect(own.some((frame) => frame.file?.endsWith("pulumi-stack-captures.test.ts"))).toBe(true);
     });
 });

@@ -1,32 +1,58 @@
 /**
- * The Pulumi SDK reads a stack trace for every promise it makes (`debuggablePromise`,
- * pulumi/pulumi sdk/nodejs/runtime/debuggable.ts) and an unbounded one for every resource it
- * constructs (`Resource.callsites` in sdk/nodejs/resource.ts, for the source position the engine
- * shows). Under jest each of those goes through jest's source-map formatter, which clones and maps
- * every frame: in a render that was about 40 % of the time. Under the mocks nothing reads those
- * stacks (the promise-leak report is printed only with PULUMI_DEBUG_PROMISE_LEAKS set, and the mock
- * monitor ignores source positions), so these captures get V8's own, unmapped format. Every other
- * error, a failing test's included, keeps jest's mapped stack. (The program itself does the same
- * for the per-promise captures alone, components/composition/promise-stacks.ts, whose V8 format
- * this uses.)
+ * The Pulumi SDK takes two stack captures of its own that nothing reads under the mocks:
+ *
+ * - `debuggablePromise` (pulumi/pulumi sdk/nodejs/runtime/debuggable.ts) stores `new Error().stack`
+ *   on every promise it makes, for a leak report printed only with PULUMI_DEBUG_PROMISE_LEAKS set;
+ * - `Resource.callsites` (sdk/nodejs/resource.ts) captures the whole stack (`stackTraceLimit`
+ *   set to infinity) for every resource constructed, to send the engine a source position, which
+ *   the mock monitor ignores.
+ *
+ * Under jest each capture collects up to 100 frames (jest-runner sets `Error.stackTraceLimit` to
+ * 100) and formats them, and the promises' captures alone were a fifth of a render's CPU: the
+ * operator folder took 44.6 s of CPU in one profile (`node --cpu-prof node_modules/jest/bin/jest.js
+ * -i tests/operator.test.ts`), 8.7 s of it inside `debuggablePromise` and 1.7 s in `callsites`. So
+ * here, unless PULUMI_DEBUG_PROMISE_LEAKS asks for the report, the promises' captures take no frame
+ * and `Resource.callsites` answers that there are none (the SDK then sends no source position, as
+ * it does when a stack has no usable frame). Every other stack, a failing test's included, keeps
+ * jest's mapped format. The program itself formats the promises' captures cheaply
+ * (components/composition/promise-stacks.ts); its tests read real captures through
+ * {@link sdkCaptures}.
  */
-import { v8StackFormat } from "../../components/composition/promise-stacks";
+import * as pulumi from "@pulumi/pulumi";
 
-/** A capture the SDK takes for itself: an empty `Error` made inside @pulumi/pulumi. */
-function isPulumiCapture(error: Error, frames: NodeJS.CallSite[]): boolean {
-    return error.message === "" && error.name === "Error" && (frames[0]?.getFileName() ?? "").includes("/node_modules/@pulumi/pulumi/");
+/** The SDK module that makes every promise it tracks (internal: no declaration, no `exports` map). */
+const debuggable = require("@pulumi/pulumi/runtime/debuggable") as {
+    debuggablePromise<T>(promise: Promise<T>, context: unknown): Promise<T>;
+};
+/** `Resource.callsites`, a static method the Resource constructor calls through the class. */
+const resourceClass = pulumi.Resource as unknown as { callsites(): unknown[] };
+
+/** On each replacement: the SDK's own function it stands for, so a second load of this module neither wraps twice nor loses it. */
+const SDK_FUNCTION = Symbol.for("cluster-platform.tests.sdk-function");
+
+function sdkFunctionOf<F extends object>(installed: F): F {
+    return (installed as F & { [SDK_FUNCTION]?: F })[SDK_FUNCTION] ?? installed;
 }
 
-// Jest installs its formatter on the worker's own Error (jest-runner testWorker.js), which formats
-// errors made in the test's context only while that context's Error has none. setTimeout is the
-// worker's own function (jest-environment-node copies it in), so its Function constructor reaches
-// the worker's Error.
-const workerError = (setTimeout as unknown as { constructor: FunctionConstructor }).constructor("return Error")() as ErrorConstructor;
-/** The formatter installed here (exported for its test, which may run after the program has wrapped it). */
-export function suiteStackFormatter(error: Error, frames: NodeJS.CallSite[]): unknown {
-    return isPulumiCapture(error, frames) ? v8StackFormat(error, frames) : (workerError.prepareStackTrace ?? v8StackFormat)(error, frames);
-}
+/** The SDK's own capturing functions, as @pulumi/pulumi defines them, for the tests that read real captures. */
+export const sdkCaptures = {
+    debuggablePromise: sdkFunctionOf(debuggable.debuggablePromise),
+    callsites: sdkFunctionOf(resourceClass.callsites),
+} as const;
 
-if (workerError !== Error) {
-    Error.prepareStackTrace = suiteStackFormatter;
+if (!process.env.PULUMI_DEBUG_PROMISE_LEAKS) {
+    const { debuggablePromise, callsites } = sdkCaptures;
+    debuggable.debuggablePromise = Object.assign(
+        <T>(promise: Promise<T>, context: unknown): Promise<T> => {
+            const limit = Error.stackTraceLimit;
+            Error.stackTraceLimit = 0;
+            try {
+                return debuggablePromise(promise, context);
+            } finally {
+                Error.stackTraceLimit = limit;
+            }
+        },
+        { [SDK_FUNCTION]: debuggablePromise },
+    );
+    resourceClass.callsites = Object.assign((): unknown[] => [], { [SDK_FUNCTION]: callsites });
 }

@@ -7,7 +7,7 @@
 /**
  * The entries (tests/helpers/test-group.ts). `npm test` and CI: the parts, tests/part-<n>.test.ts,
  * each running several folders in one module registry, so the Pulumi SDKs and the program load
- * four times instead of once per folder (or about 200 times, once per file). A path to a folder's
+ * eight times instead of once per folder (or about 200 times, once per file). A path to a folder's
  * entry (`npx jest tests/<area>.test.ts`) switches the entries to the folders' own; a path to a
  * file inside a test folder (`npx jest tests/<area>/<file>.test.ts`) to the files themselves.
  */
@@ -48,8 +48,11 @@ module.exports = {
         "<rootDir>/tests/setup/property-seed.ts",
     ],
     testTimeout: 60000,
-    // Two workers on the 2-core machines this runs on (jest's default is cores - 1, i.e. one):
+    // Four workers on the 2-core machines this runs on (jest's default is cores - 1, i.e. one):
     // many suites spend their time waiting on real peers (a registry, tsx/npm/node children,
-    // policy analyzers over gRPC), so a second worker overlaps that waiting with work.
-    maxWorkers: 2,
+    // policy analyzers over gRPC, a fleet preview's timeout), blocked in spawnSync or on a socket,
+    // and with two workers a core sat idle through each wait. Eight parts on four workers took
+    // 171 and 179 s on a 2-vCPU machine where four on two took 203-211 s and six on three 196 s
+    // (docs/performance.md, "Four workers on two cores").
+    maxWorkers: 4,
 };

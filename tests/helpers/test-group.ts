@@ -5,7 +5,7 @@
  *
  * - `npm test` runs the folders in a few parts, `tests/part-<n>.test.ts` (`runTestPart`), each one
  *   registry for several folders, packed from each folder's recorded time so that the parts take
- *   about as long as each other and the two workers end together (docs/performance.md, "Fewer
+ *   about as long as each other and the workers end together (docs/performance.md, "Fewer
  *   registries", for the figures that chose this over one entry per folder);
  * - `npx jest tests/<area>.test.ts` runs one folder in one registry (`runTestFiles`);
  * - `npx jest tests/<area>/<file>.test.ts` runs that one file (jest.config.js switches the match).
@@ -19,8 +19,11 @@ import * as path from "node:path";
 /** tests/: its folders hold the test files, its top-level files are jest's entries. */
 export const TESTS_DIRECTORY = path.resolve(__dirname, "..");
 
-/** How many parts `npm test` runs: two per worker, so one long part cannot hold a worker alone at the end. */
-export const PART_COUNT = 4;
+/**
+ * How many parts `npm test` runs: two per worker (jest.config.js runs four), so one long part cannot
+ * hold a worker alone at the end.
+ */
+export const PART_COUNT = 8;
 
 /**
  * Seconds each folder took as its own entry in `npm test` inside two clean-clone `.ci/run`s (the

@@ -1,0 +1,3 @@
+import { runTestPart } from "./helpers/test-group";
+
+runTestPart(8);

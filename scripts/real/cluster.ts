@@ -194,8 +194,18 @@ async function until(what: string, deadlineMs: number, check: () => Promise<bool
     throw new Error(`real:cluster: ${what} did not happen within ${deadlineMs / 1000} s (logs: ${logs})`);
 }
 
+/** What the start reads of a CRD: its conditions. */
+interface CrdStatus {
+    status?: { conditions?: { type: string; status: string }[] | null };
+}
+
 function kubectl(bin: string, kubeconfig: string, args: string[], input?: string): string {
-    const result = spawnSync(path.join(bin, "kubectl"), ["--kubeconfig", kubeconfig, ...args], { encoding: "utf8", input });
+    // The CRDs the cluster starts with, read whole, pass spawnSync's 1 MB default.
+    const result = spawnSync(path.join(bin, "kubectl"), ["--kubeconfig", kubeconfig, ...args], {
+        encoding: "utf8",
+        input,
+        maxBuffer: 64 << 20,
+    });
     if (result.status !== 0) {
         throw new Error(`real:cluster: kubectl ${args.join(" ")}: ${result.stderr.trim()}`);
     }
@@ -379,7 +389,17 @@ export async function startCluster(options: StartOptions): Promise<ClusterState>
                 fs.realpathSync(path.join(bin, crds)),
             ]);
         }
-        kubectl(bin, state.kubeconfig, ["wait", "--for=condition=Established", "crd", "--all", "--timeout=60s"]);
+        // Polled, not `kubectl wait --for=condition=Established`, which fails at once on a CRD whose
+        // status.conditions the apiextensions controller has not written yet (tests/real/helpers/kubectl.ts).
+        await until(
+            "every CRD Established",
+            60_000,
+            () =>
+                (JSON.parse(kubectl(bin, state.kubeconfig, ["get", "crd", "-o", "json"])).items as CrdStatus[]).every((crd) =>
+                    (crd.status?.conditions ?? []).some((c) => c.type === "Established" && c.status === "True"),
+                ),
+            logs,
+        );
         // The default ServiceAccount comes from the controller-manager: tests create pods as soon as we return.
         await until(
             "the default ServiceAccount",

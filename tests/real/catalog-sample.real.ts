@@ -31,7 +31,7 @@ import {
 } from "../helpers/catalog";
 import { catalogSample, SAMPLE_QUOTAS, type SampleInstall } from "../helpers/catalog-sample";
 import { destroyStack, objectRef } from "./helpers/destroy";
-import { applyObjects, getObject, kubectl, kubectlRun, type KubeObject } from "./helpers/kubectl";
+import { applyObjects, getObject, kubectl, kubectlRun, type KubeObject, waitForCrdsEstablished } from "./helpers/kubectl";
 import { OLM_AGGREGATE_VIEW, operatorsOnlyStack } from "./helpers/fixtures";
 import { describe as explain, TestStack } from "./helpers/stack";
 
@@ -284,11 +284,11 @@ describe("the community catalog's sample on the real tier (issue 35, point 7)", 
         console.log(`catalog sample: ${sample.map((s) => `${s.bundle} (${s.contents.join(", ")})`).join("; ")}`);
     });
 
-    test("GIVEN every bundle object the program declares for the catalog's installable bundles WHEN the API server stores it (server-side dry-run) THEN every field the program declares is stored as declared, so no preview shows it changing back", () => {
+    test("GIVEN every bundle object the program declares for the catalog's installable bundles WHEN the API server stores it (server-side dry-run) THEN every field the program declares is stored as declared, so no preview shows it changing back", async () => {
         const oracle = readCatalogOracle();
         const namespace = "catalog-dry-run";
         applyObjects([{ apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } }, ...prometheusCrds()]);
-        kubectl(["wait", "--for=condition=Established", ...prometheusCrds().map((c) => `crd/${c.metadata.name}`), "--timeout=60s"]);
+        await waitForCrdsEstablished(prometheusCrds().map((c) => c.metadata.name));
         const sent: { bundle: string; file: string; manifest: Json }[] = [];
         for (const install of catalogInstalls(oracle)) {
             if (install.mode !== "AllNamespaces" || oracle.bundles[install.bundle].refusals.length > 0) continue;
@@ -327,7 +327,7 @@ describe("the community catalog's sample on the real tier (issue 35, point 7)", 
         );
     });
 
-    test("GIVEN the sample WHEN the stack installs it THEN every Deployment is Available, OLM's objects exist, webhook Services have ready endpoints, the CSVs' rules are allowed, and the next preview is empty", () => {
+    test("GIVEN the sample WHEN the stack installs it THEN every Deployment is Available, OLM's objects exist, webhook Services have ready endpoints, the CSVs' rules are allowed, and the next preview is empty", async () => {
         // As the admin has them before installing: Prometheus's API, and what the pre-flight said the pods reference.
         applyObjects([
             ...prometheusCrds(),
@@ -337,7 +337,7 @@ describe("the community catalog's sample on the real tier (issue 35, point 7)", 
                     : [],
             ),
         ]);
-        kubectl(["wait", "--for=condition=Established", ...prometheusCrds().map((c) => `crd/${c.metadata.name}`), "--timeout=60s"]);
+        await waitForCrdsEstablished(prometheusCrds().map((c) => c.metadata.name));
         upAndSettle();
         expectInstalled(sample);
     });

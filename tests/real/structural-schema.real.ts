@@ -17,7 +17,7 @@ import { type JsonSchema, schemaViolations } from "../../components/shared/struc
 import * as path from "node:path";
 import * as https from "node:https";
 import { KubeConfig } from "@kubernetes/client-node";
-import { kubectl, kubectlRun } from "./helpers/kubectl";
+import { kubectl, kubectlRun, waitForCrdsEstablished } from "./helpers/kubectl";
 import { realEnv } from "./helpers/stack";
 
 const GROUP = "schemas.cluster-platform.io";
@@ -512,7 +512,7 @@ describe("the structural-schema validator against the API server (server-side dr
             const batch = BATCHES[i];
             const crd = crdFor(i, batch);
             kubectl(["apply", "-f", "-"], { input: JSON.stringify(crd) });
-            kubectl(["wait", "--for=condition=Established", `crd/s${i}s.${GROUP}`, "--timeout=60s"]);
+            await waitForCrdsEstablished([`s${i}s.${GROUP}`]);
             const objects = batch.map((c, j) => ({
                 apiVersion: `${GROUP}/v1`,
                 kind: `S${i}`,

@@ -53,6 +53,7 @@ module.exports = {
     // policy analyzers over gRPC, a fleet preview's timeout), blocked in spawnSync or on a socket,
     // and with two workers a core sat idle through each wait. Eight parts on four workers took
     // 171-185 s on a 2-vCPU machine where four on two took 203-211 s and six on three 196 s, and
-    // 187 s in a clean-clone .ci/run against 194 s (docs/performance.md, "Four workers on two cores").
+    // 187-205 s in clean-clone .ci/runs, where four on two took 194-215 s (docs/performance.md,
+    // "Four workers on two cores").
     maxWorkers: 4,
 };

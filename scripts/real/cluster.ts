@@ -194,9 +194,36 @@ async function until(what: string, deadlineMs: number, check: () => Promise<bool
     throw new Error(`real:cluster: ${what} did not happen within ${deadlineMs / 1000} s (logs: ${logs})`);
 }
 
-/** What the start reads of a CRD: its conditions. */
-interface CrdStatus {
-    status?: { conditions?: { type: string; status: string }[] | null };
+/** What is read of a CRD to know whether it is served: its conditions (null until the apiextensions controller writes them). */
+export interface CrdStatus {
+    metadata?: { name?: string };
+    status?: { conditions?: { type: string; status: string; message?: string }[] | null };
+}
+
+/**
+ * Whether a CRD is served yet, from its conditions: `established`, `pending`, or its names refused
+ * (`NamesAccepted` False), an answer rather than a pending state, with the API server's message.
+ * Polled instead of `kubectl wait --for=condition=Established`, which fails at once while the
+ * conditions are still null (`.status.conditions accessor error: <nil> is of the type <nil>,
+ * expected []interface{}`, which failed a clean-clone `.ci/run` of structural-schema.real.ts).
+ */
+export function crdEstablishment(crd: CrdStatus): "established" | "pending" | { refused: string } {
+    const condition = (type: string) => (crd.status?.conditions ?? []).find((c) => c.type === type);
+    const names = condition("NamesAccepted");
+    if (names?.status === "False") {
+        return { refused: `${crd.metadata?.name} (${names.message})` };
+    }
+    return condition("Established")?.status === "True" ? "established" : "pending";
+}
+
+/** True once every CRD is established; throws naming the CRDs whose names were refused. */
+export function allCrdsEstablished(crds: readonly CrdStatus[]): boolean {
+    const states = crds.map(crdEstablishment);
+    const refused = states.flatMap((state) => (typeof state === "object" ? [state.refused] : []));
+    if (refused.length > 0) {
+        throw new Error(`CRD names refused: ${refused.join(", ")}`);
+    }
+    return states.every((state) => state === "established");
 }
 
 function kubectl(bin: string, kubeconfig: string, args: string[], input?: string): string {
@@ -389,15 +416,10 @@ export async function startCluster(options: StartOptions): Promise<ClusterState>
                 fs.realpathSync(path.join(bin, crds)),
             ]);
         }
-        // Polled, not `kubectl wait --for=condition=Established`, which fails at once on a CRD whose
-        // status.conditions the apiextensions controller has not written yet (tests/real/helpers/kubectl.ts).
         await until(
             "every CRD Established",
             60_000,
-            () =>
-                (JSON.parse(kubectl(bin, state.kubeconfig, ["get", "crd", "-o", "json"])).items as CrdStatus[]).every((crd) =>
-                    (crd.status?.conditions ?? []).some((c) => c.type === "Established" && c.status === "True"),
-                ),
+            () => allCrdsEstablished(JSON.parse(kubectl(bin, state.kubeconfig, ["get", "crd", "-o", "json"])).items as CrdStatus[]),
             logs,
         );
         // The default ServiceAccount comes from the controller-manager: tests create pods as soon as we return.

@@ -5,6 +5,7 @@
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { allCrdsEstablished, crdEstablishment, type CrdStatus } from "../../../scripts/real/cluster";
 import { eventually } from "./eventually";
 import { realEnv } from "./stack";
 
@@ -123,31 +124,19 @@ export function getObject(kind: string, name: string, namespace?: string): KubeO
     return JSON.parse(result.stdout) as KubeObject;
 }
 
-/**
- * Waits until every CRD named is Established. Not `kubectl wait --for=condition=Established`: that
- * reads `status.conditions` as a list and fails at once while the apiextensions controller has not
- * yet written them (`.status.conditions accessor error: <nil> is of the type <nil>, expected
- * []interface{}`, which failed a clean-clone `.ci/run` of structural-schema.real.ts). A CRD whose
- * names were refused (`NamesAccepted` False) is an answer, not a pending state, and fails at once.
- */
+/** Waits until every CRD named is Established (`crdEstablishment` says why it is polled); a refused name fails at once. */
 export async function waitForCrdsEstablished(names: readonly string[], timeoutMs = 60_000): Promise<void> {
     let last = "";
     await eventually(
         "the apiextensions controller writes a new CRD's conditions after the create returns",
         () => {
             const read = JSON.parse(kubectl(["get", ...names.map((name) => `crd/${name}`), "-o", "json"])) as KubeObject;
-            const crds: KubeObject[] = read.kind === "List" ? read.items : [read];
-            const condition = (crd: KubeObject, type: string) =>
-                ((crd.status?.conditions ?? []) as { type: string; status: string; message?: string }[]).find((c) => c.type === type);
-            const refused = crds.filter((crd) => condition(crd, "NamesAccepted")?.status === "False");
-            if (refused.length > 0) {
-                throw new Error(
-                    `CRD names refused: ${refused.map((crd) => `${crd.metadata.name} (${condition(crd, "NamesAccepted")?.message})`).join(", ")}`,
-                );
-            }
-            const pending = crds.filter((crd) => condition(crd, "Established")?.status !== "True").map((crd) => crd.metadata.name);
-            last = pending.join(", ");
-            return pending.length === 0 ? true : undefined;
+            const crds: CrdStatus[] = read.kind === "List" ? read.items : [read];
+            last = crds
+                .filter((crd) => crdEstablishment(crd) === "pending")
+                .map((crd) => crd.metadata?.name)
+                .join(", ");
+            return allCrdsEstablished(crds) ? true : undefined;
         },
         { timeoutMs, describe: () => `not Established: ${last}` },
     );

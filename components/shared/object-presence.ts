@@ -18,10 +18,11 @@
  */
 import * as https from "node:https";
 import * as path from "node:path";
-// Types only: the client library (6.6 MB of JavaScript) is loaded when a live cluster is asked,
-// not by every program run, render and test that never asks one.
+// Types only: the client's KubeConfig is loaded when a live cluster is asked, without the
+// client's generated API (kube-config-class.ts), not by every render and test that never asks one.
 import type { KubeConfig } from "@kubernetes/client-node";
 import type { ClusterConnection } from "./cluster";
+import { kubeConfigClass } from "./kube-config-class";
 import type { ObjectRef, RequiredObject } from "./object-refs";
 
 /** A connection to a cluster the program can ask: every kind but rendering to a directory. */
@@ -56,7 +57,7 @@ export function describeRef(ref: Pick<ObjectRef, "kind" | "namespace" | "name">)
  * file's current context, or the pod's service account.
  */
 export function kubeConfigFor(connection: LiveConnection, projectDirectory: string): KubeConfig {
-    const { KubeConfig: KubeConfigClass } = require("@kubernetes/client-node") as typeof import("@kubernetes/client-node");
+    const KubeConfigClass = kubeConfigClass();
     const config = new KubeConfigClass();
     switch (connection.kind) {
         case "kubeContext":

@@ -8,7 +8,8 @@ import { createHash } from "node:crypto";
 import { CredentialSource, environmentCredentials } from "./credentials";
 import { GzipEngine } from "./gzip";
 import { AddedLayer, BaseImage, composeImage, composeIndex, ComposedImage, ImageSettings } from "./image-config";
-import { compressLayer, CompressedLayer, completeLayer, layerDigests, LayerEntry } from "./layer";
+import { digestCacheDirectory, rememberedLayerDigests } from "./digest-cache";
+import { compressLayer, CompressedLayer, completeLayer, LayerEntry } from "./layer";
 import { ImageLayout } from "./layout";
 import { canonicalJson } from "../shared/canonical-json";
 import { Descriptor, ImageConfig, ImageIndex, ImageManifest, INDEX_MEDIA_TYPES } from "./oci";
@@ -181,7 +182,12 @@ export function contentHashOf(spec: ImageContent, layers: LayerIds): string {
 export async function planImage(spec: ImageContent): Promise<ImagePlan> {
     assertValid(contentProblems(spec));
     const sets = await layerSets(spec);
-    const [dependencies, application] = await Promise.all([layerDigests(sets.dependencies), layerDigests(sets.application)]);
+    // An unchanged layer's digest is remembered by its files' identity on disk (digest-cache.ts).
+    const cache = { directory: digestCacheDirectory(spec.projectDirectory) };
+    const [dependencies, application] = await Promise.all([
+        rememberedLayerDigests(sets.dependencies, cache),
+        rememberedLayerDigests(sets.application, cache),
+    ]);
     const layers = { dependencies: dependencies.diffId, application: application.diffId };
     return { contentHash: contentHashOf(spec, layers), layers };
 }

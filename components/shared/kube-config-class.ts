@@ -16,8 +16,8 @@
  * while a stand-in holds `./api`'s place in Node's module cache, and the stand-in leaves the cache
  * as soon as config.js has loaded: a later `require("@kubernetes/client-node")` loads the real
  * module, and config.js's own reference reads it (loading it then) on its first use. Where the
- * module cache is not Node's (jest's module registry, which ignores `require.cache`), or config.js
- * is loaded already, nothing is stood in for and this is the plain load.
+ * module cache is not Node's (jest's `require.cache` reads jest's own registry and ignores writes),
+ * or config.js is loaded already, nothing is stood in for and this is the plain load.
  */
 import { Module } from "node:module";
 import type { KubeConfig } from "@kubernetes/client-node";

@@ -68,7 +68,10 @@ function runChild(): ChildReport {
 }
 
 describe("client-node's KubeConfig without the generated API", () => {
-    const report = runChild();
+    let report: ChildReport;
+    beforeAll(() => {
+        report = runChild();
+    });
 
     it("GIVEN token, client-certificate, exec-plugin and basic-auth kubeconfigs WHEN each is applied to HTTPS options THEN the options are exactly those the whole client's KubeConfig gives", () => {
         expect(report.light).toEqual(report.oracle);

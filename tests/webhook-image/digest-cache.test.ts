@@ -10,10 +10,8 @@ import { layerFingerprint, rememberedLayerDigests, SETTLED_NS } from "../../comp
 import { completeLayer, LayerDigests, layerDigests, LayerEntry } from "../../components/webhook-image/layer";
 import { temporaryDirectory } from "../helpers/temporary";
 
-/** Now, as the kernel's file times count it. */
-const clock = (): bigint => BigInt(Date.now()) * 1_000_000n;
 /** A clock far enough ahead that every file written so far is settled. */
-const later = (): bigint => clock() + 10n * SETTLED_NS;
+const later = (): bigint => BigInt(Date.now()) * 1_000_000n + 10n * SETTLED_NS;
 /** The mtime every file is given (whole seconds, so putting it back is exact to the nanosecond). */
 const MTIME = 1_700_000_000;
 
@@ -95,19 +93,22 @@ describe("layer digests remembered by their files' identity", () => {
         expect(again.calls()).toBe(1);
     });
 
-    test("GIVEN files written less than SETTLED_NS ago WHEN the digests are asked twice THEN both are computed and nothing is recorded", async () => {
-        const { entries, cache } = project({ "a.js": "one" });
+    test("GIVEN files written less than SETTLED_NS before now WHEN the digests are asked twice THEN both are computed and nothing is recorded", async () => {
+        const { root, entries, cache } = project({ "a.js": "one" });
+        // Now: just after the file's last change (its ctime), whatever the machine's load.
+        const changed = fs.statSync(path.join(root, "a.js"), { bigint: true }).ctimeNs;
+        const justAfter = (): bigint => changed + 1_000_000n;
         const spy = counted();
         const memory = new Map<string, LayerDigests>();
         const oracle = await layerDigests(entries);
 
-        expect(await rememberedLayerDigests(entries, { directory: cache, compute: spy.compute, memory })).toEqual(oracle);
-        expect(await rememberedLayerDigests(entries, { directory: cache, compute: spy.compute, memory })).toEqual(oracle);
+        expect(await rememberedLayerDigests(entries, { directory: cache, now: justAfter, compute: spy.compute, memory })).toEqual(oracle);
+        expect(await rememberedLayerDigests(entries, { directory: cache, now: justAfter, compute: spy.compute, memory })).toEqual(oracle);
 
         expect(spy.calls()).toBe(2);
         expect({ memory: memory.size, recorded: fs.existsSync(cache) }).toEqual({ memory: 0, recorded: false });
-        expect(layerFingerprint(entries, clock()).settled).toBe(false);
-        expect(layerFingerprint(entries, later()).settled).toBe(true);
+        expect(layerFingerprint(entries, changed + SETTLED_NS - 1n).settled).toBe(false);
+        expect(layerFingerprint(entries, changed + SETTLED_NS).settled).toBe(true);
     });
 
     test("GIVEN a damaged record, or a cache directory that cannot be made WHEN the digests are asked THEN they are computed, never read from it", async () => {

@@ -58,14 +58,15 @@ function standIn(apiPath: string): Module {
 export function kubeConfigClass(): typeof KubeConfig {
     const configPath = require.resolve(CLIENT_MODULES.config);
     const apiPath = require.resolve(CLIENT_MODULES.api);
+    const load = () => (require(configPath) as typeof import("@kubernetes/client-node/dist/config")).KubeConfig;
     const cache = require.cache;
     if (cache[configPath] !== undefined || cache[apiPath] !== undefined) {
-        return (require(configPath) as typeof import("@kubernetes/client-node/dist/config")).KubeConfig;
+        return load();
     }
     const placeholder = standIn(apiPath);
     cache[apiPath] = placeholder;
     try {
-        return (require(configPath) as typeof import("@kubernetes/client-node/dist/config")).KubeConfig;
+        return load();
     } finally {
         if (cache[apiPath] === placeholder) {
             delete cache[apiPath];

@@ -22,6 +22,7 @@ import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { LayerDigests, layerDigests, LayerEntry } from "./layer";
+import { writeAtomically } from "./layout";
 
 /** How old every file must be for a fingerprint to be remembered: far above the kernel's ctime tick. */
 export const SETTLED_NS = 2_000_000_000n;
@@ -82,20 +83,10 @@ function readRecord(file: string): LayerDigests | undefined {
     }
 }
 
-function writeRecord(directory: string, file: string, digests: LayerDigests): void {
-    const temporary = `${file}.${process.pid}.tmp`;
-    try {
-        fs.mkdirSync(directory, { recursive: true });
-        fs.writeFileSync(temporary, JSON.stringify({ diffId: digests.diffId, uncompressedSize: digests.uncompressedSize }));
-        // Whole or not at all: a reader never sees half a record.
-        fs.renameSync(temporary, file);
-    } catch {
-        try {
-            fs.rmSync(temporary, { force: true });
-        } catch {
-            // No directory to write in: nothing was written.
-        }
-    }
+/** Keeps a record, written whole (layout.ts `writeAtomically`); a folder that cannot be written only means nothing is kept. */
+async function writeRecord(file: string, digests: LayerDigests): Promise<void> {
+    const record = JSON.stringify({ diffId: digests.diffId, uncompressedSize: digests.uncompressedSize });
+    await writeAtomically(file, Buffer.from(record)).catch(() => undefined);
 }
 
 export interface DigestCacheOptions {
@@ -125,8 +116,8 @@ export async function rememberedLayerDigests(entries: ReadonlyArray<LayerEntry>,
     const digests = await (options.compute ?? layerDigests)(entries);
     if (settled) {
         remembered.set(key, digests);
-        if (options.directory !== undefined && file !== undefined) {
-            writeRecord(options.directory, file, digests);
+        if (file !== undefined) {
+            await writeRecord(file, digests);
         }
     }
     return digests;

@@ -102,10 +102,15 @@ export class ImageLayout {
 
 let temporaries = 0;
 
-/** Writes through a temporary file renamed into place, so readers never see a partial file. */
-async function writeAtomically(file: string, bytes: Buffer): Promise<void> {
+/** Writes through a temporary file renamed into place, so readers never see a partial file (and no temporary is left). */
+export async function writeAtomically(file: string, bytes: Buffer): Promise<void> {
     await fs.mkdir(path.dirname(file), { recursive: true });
     const temporary = `${file}.${process.pid}.${++temporaries}.tmp`;
-    await fs.writeFile(temporary, bytes);
-    await fs.rename(temporary, file);
+    try {
+        await fs.writeFile(temporary, bytes);
+        await fs.rename(temporary, file);
+    } catch (error) {
+        await fs.rm(temporary, { force: true });
+        throw error;
+    }
 }

@@ -29,7 +29,6 @@
  * (components/shared/api-resources.table.json) to the cluster's discovery.
  */
 import * as https from "node:https";
-import { KubeConfig } from "@kubernetes/client-node";
 import fc from "fast-check";
 import type { LabelSelector } from "../../components/shared/label-selector";
 import type { AuthorizationRequest, PolicyRule, RbacSubject } from "../../components/shared/rbac";
@@ -50,6 +49,7 @@ import {
 import apiResources from "../../components/shared/api-resources.table.json";
 import kubernetesWellKnown from "../../components/shared/rbac-well-known.kubernetes.json";
 import { BOOTSTRAP_LABEL, discoveredResources, normalize } from "../../scripts/policy/well-known-rbac";
+import { type AccessReviewSpec, ApiClient, askAccessReviews, inParallel } from "./helpers/api-client";
 import { kubectl, KubeObject } from "./helpers/kubectl";
 import { realEnv } from "./helpers/stack";
 
@@ -355,74 +355,11 @@ const ORDINARY: AuthorizationRequest[] = [
 
 // ---------------------------------------------------------------- the API server
 
-/**
- * The API server through Node's https with one keep-alive Agent: a bounded pool of TLS
- * connections, every request queued on it. A request is retried only when the transport fails
- * (a connection reset or closed before the answer, no answer in time), at most TRANSPORT_ATTEMPTS
- * times, each failure recorded with its reason; an answer, whatever its status, is never retried.
- */
+/** The API server (helpers/api-client.ts): a pool of SOCKETS connections, IN_FLIGHT requests queued on it at a time. */
 const SOCKETS = 16;
 const IN_FLIGHT = 32;
-const TRANSPORT_ATTEMPTS = 4;
-const ANSWER_TIMEOUT_MS = 60_000;
 
-let agent: https.Agent;
-let server: URL;
-/** Every transport failure that was retried, with its reason (printed with the count). */
-const transportRetries: string[] = [];
-
-interface Answer {
-    status: number;
-    json: KubeObject;
-}
-
-function send(method: string, path: string, data: string | undefined, contentType: string): Promise<Answer> {
-    return new Promise((resolve, reject) => {
-        const req = https.request(
-            {
-                agent,
-                host: server.hostname,
-                port: server.port,
-                method,
-                path,
-                headers: { accept: "application/json", ...(data !== undefined ? { "content-type": contentType } : {}) },
-            },
-            (res) => {
-                const chunks: Buffer[] = [];
-                res.on("data", (chunk: Buffer) => chunks.push(chunk));
-                res.on("error", reject);
-                res.on("end", () => {
-                    const text = Buffer.concat(chunks).toString("utf8");
-                    try {
-                        resolve({ status: res.statusCode ?? 0, json: JSON.parse(text || "{}") });
-                    } catch {
-                        // An answer that is not JSON is an answer: reported, not retried.
-                        resolve({ status: res.statusCode ?? 0, json: { unparsed: text.slice(0, 300) } });
-                    }
-                });
-            },
-        );
-        req.setTimeout(ANSWER_TIMEOUT_MS, () => req.destroy(new Error(`no answer in ${ANSWER_TIMEOUT_MS / 1000} s`)));
-        req.on("error", reject);
-        req.end(data);
-    });
-}
-
-async function request(method: string, path: string, body?: unknown, contentType = "application/json"): Promise<Answer> {
-    const data = body === undefined ? undefined : JSON.stringify(body);
-    for (let attempt = 1; ; attempt++) {
-        try {
-            return await send(method, path, data, contentType);
-        } catch (error) {
-            const reason =
-                `${method} ${path.split("?")[0]}: ${(error as NodeJS.ErrnoException).code ?? ""} ${(error as Error).message}`.trim();
-            if (attempt >= TRANSPORT_ATTEMPTS) {
-                throw new Error(`transport failed ${attempt} times, giving up: ${reason}`);
-            }
-            transportRetries.push(reason);
-        }
-    }
-}
+let client: ApiClient;
 
 const PLURALS: Record<string, string> = {
     ClusterRole: "clusterroles",
@@ -439,7 +376,7 @@ function collectionPath(apiVersion: string, kind: string, namespace?: string): s
 
 /** Server-side apply of one object by `manager` (what `kubectl apply --server-side` sends), forced for the patches. */
 async function apply(object: KubeObject, manager: string, force: boolean): Promise<void> {
-    const { status, json } = await request(
+    const { status, json } = await client.request(
         "PATCH",
         `${collectionPath(object.apiVersion, object.kind, object.metadata.namespace)}/${encodeURIComponent(object.metadata.name)}?fieldManager=${manager}${force ? "&force=true" : ""}`,
         object,
@@ -465,16 +402,16 @@ async function deleteRun(run: string): Promise<void> {
         ]),
     ];
     for (const collection of collections) {
-        const { status, json } = await request("DELETE", `${collection}${selector}`);
+        const { status, json } = await client.request("DELETE", `${collection}${selector}`);
         if (status !== 200) {
             throw new Error(`deleting ${collection}${selector} failed: HTTP ${status}: ${JSON.stringify(json).slice(0, 300)}`);
         }
     }
 }
 
-/** What the API server answers a SubjectAccessReview of `user` for `req`. */
-async function subjectAccessReview(user: UserInfo, req: AuthorizationRequest): Promise<boolean> {
-    const spec = {
+/** The SubjectAccessReview spec that asks whether `user` may make `req`. */
+function accessReviewSpec(user: UserInfo, req: AuthorizationRequest): AccessReviewSpec {
+    return {
         user: user.name,
         groups: user.groups,
         ...(isNonResourceRequest(req)
@@ -490,28 +427,6 @@ async function subjectAccessReview(user: UserInfo, req: AuthorizationRequest): P
                   },
               }),
     };
-    const { status, json } = await request("POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", {
-        apiVersion: "authorization.k8s.io/v1",
-        kind: "SubjectAccessReview",
-        spec,
-    });
-    if (status !== 201) {
-        throw new Error(`SubjectAccessReview failed: HTTP ${status}: ${JSON.stringify(json).slice(0, 300)}`);
-    }
-    return json.status?.allowed === true;
-}
-
-async function inParallel<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
-    const out: R[] = new Array(items.length);
-    let next = 0;
-    await Promise.all(
-        Array.from({ length: limit }, async () => {
-            for (let i = next++; i < items.length; i = next++) {
-                out[i] = await work(items[i]);
-            }
-        }),
-    );
-    return out;
 }
 
 /** The cluster's RBAC objects (both role and both binding kinds, every namespace) that `selector` selects. */
@@ -592,7 +507,7 @@ async function aggregationSettled(authorizer: RbacAuthorizer, deadlineMs: number
     };
     const path = collectionPath(RBAC_API, "ClusterRole");
     while (pending.size > 0 && Date.now() < deadline) {
-        const list = await request("GET", path);
+        const list = await client.request("GET", path);
         if (list.status !== 200) throw new Error(`listing ClusterRoles failed: HTTP ${list.status}`);
         (list.json.items as KubeObject[]).forEach(observe);
         if (pending.size === 0) break;
@@ -601,9 +516,9 @@ async function aggregationSettled(authorizer: RbacAuthorizer, deadlineMs: number
         await new Promise<void>((resolve) => {
             const req = https.request(
                 {
-                    agent,
-                    host: server.hostname,
-                    port: server.port,
+                    agent: client.agent,
+                    host: client.server.hostname,
+                    port: client.server.port,
                     method: "GET",
                     path: `${path}?watch=true&resourceVersion=${list.json.metadata.resourceVersion}&timeoutSeconds=${seconds}`,
                     headers: { accept: "application/json" },
@@ -626,7 +541,7 @@ async function aggregationSettled(authorizer: RbacAuthorizer, deadlineMs: number
                 },
             );
             req.on("error", (error) => {
-                if (pending.size > 0) transportRetries.push(`watch ClusterRoles: ${error.message}`);
+                if (pending.size > 0) client.transportRetries.push(`watch ClusterRoles: ${error.message}`);
                 resolve();
             });
             req.end();
@@ -634,7 +549,7 @@ async function aggregationSettled(authorizer: RbacAuthorizer, deadlineMs: number
     }
     if (pending.size > 0) {
         // Why the first few still differ, as rule sets: what the server holds beyond the model, and the reverse.
-        const list = await request("GET", path);
+        const list = await client.request("GET", path);
         const items = (list.json.items as KubeObject[]) ?? [];
         for (const name of [...pending].slice(0, 3)) {
             const stored = new Set((JSON.parse(ruleSetKey(items.find((o) => o.metadata.name === name)?.rules ?? [])) as string[]) ?? []);
@@ -694,7 +609,7 @@ interface LiveRbac {
 
 async function liveRbac(): Promise<LiveRbac> {
     const list = async (kind: string) => {
-        const { status, json } = await request("GET", collectionPath(RBAC_API, kind));
+        const { status, json } = await client.request("GET", collectionPath(RBAC_API, kind));
         if (status !== 200) throw new Error(`listing ${kind} failed: HTTP ${status}`);
         return json.items as KubeObject[];
     };
@@ -824,7 +739,11 @@ async function check(cases: readonly GeneratedCase[]): Promise<Checked> {
             `rbac differential: run ${run}: ${cases.length} cases applied in ${applied} s, aggregated by ${settled} s` +
                 `${pending.length > 0 ? ` (not settled: ${pending.slice(0, 10).join(", ")})` : ""}; asking ${asks.length} SubjectAccessReviews\n`,
         );
-        const answers = await inParallel(asks, IN_FLIGHT, ({ i, req }) => subjectAccessReview(materialized[i].user, req));
+        const { allowed: answers } = await askAccessReviews(
+            client,
+            asks.map(({ i, req }) => accessReviewSpec(materialized[i].user, req)),
+            IN_FLIGHT,
+        );
         const disagreements: Disagreement[][] = cases.map(() => []);
         let historyDependent = 0;
         asks.forEach(({ i, req }, k) => {
@@ -845,12 +764,7 @@ async function check(cases: readonly GeneratedCase[]): Promise<Checked> {
 }
 
 beforeAll(async () => {
-    const config = new KubeConfig();
-    config.loadFromFile(realEnv("REAL_KUBECONFIG"));
-    const options: https.AgentOptions = {};
-    await config.applyToHTTPSOptions(options as never);
-    server = new URL(config.getCurrentCluster()?.server as string);
-    agent = new https.Agent({ keepAlive: true, maxSockets: SOCKETS, ca: options.ca, cert: options.cert, key: options.key });
+    client = await ApiClient.fromKubeconfig(realEnv("REAL_KUBECONFIG"), SOCKETS);
     kubectl(["apply", "--server-side", "--field-manager=rbac-diff", "-f", "-"], {
         input: JSON.stringify({
             apiVersion: "v1",
@@ -869,7 +783,7 @@ afterAll(() => {
         RUN_LABEL,
         "--ignore-not-found",
     ]);
-    agent?.destroy();
+    client?.destroy();
 });
 
 describe("the RBAC evaluator against the real authorizer", () => {
@@ -918,7 +832,7 @@ describe("the RBAC evaluator against the real authorizer", () => {
             process.stdout.write(
                 `rbac differential: ${CASES} cases, ${reviews} SubjectAccessReviews, ${disagreements} disagreements` +
                     `${alone > 0 ? ` (${alone} cases reviewed alone while shrinking)` : ""}` +
-                    `${transportRetries.length > 0 ? `; ${transportRetries.length} transport failures retried, first: ${transportRetries[0]}` : ""}\n`,
+                    `${client.transportRetries.length > 0 ? `; ${client.transportRetries.length} transport failures retried, first: ${client.transportRetries[0]}` : ""}\n`,
             );
         }
         // Every request of the dangerous set was asked of some subject in the run (the touched ones and the rotating sample).

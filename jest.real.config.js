@@ -19,4 +19,7 @@ module.exports = {
     // Engine runs against a real API server: an `up` of the full stack takes tens of seconds.
     testTimeout: 600000,
     maxWorkers: 1,
+    // Each test's line and time in the log (jest prints them only for a lone file by default): what
+    // a CI run's real tier spends, test by test, can then be read off its log.
+    verbose: true,
 };

@@ -205,8 +205,9 @@ function accessReviews(s: SampleInstall): { review: Json; what: string }[] {
 }
 
 /**
- * Reviews asked at a time. `kubectl create -f` walks a List one object at a time: 3,000 reviews took
- * 6.7 s that way on the real tier's cluster, and 2.8 s sixteen at a time (2026-11-30).
+ * Reviews asked at a time, each on a connection of its own. `kubectl create -f` walks a List one
+ * object at a time: 3,000 reviews took 6.7 s that way on the real tier's cluster, and 2.8 s sixteen
+ * at a time; the sample's 32,938 distinct reviews took 21.9 s thirty-two at a time (2026-11-30).
  */
 const REVIEWS_IN_FLIGHT = 32;
 
